@@ -1,0 +1,20 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/swc-project/swc/tokens"
+)
+
+func init() {
+	register("version", "print the version", func(ctx context.Context, env *Env, args []string) error {
+		fs := newFlags(env, "version", "")
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "swc %s (%s, tokenizer %s)\n", Version, runtime.Version(), tokens.Name)
+		return nil
+	})
+}

@@ -1,0 +1,130 @@
+package swc
+
+import "context"
+
+// Tier is the priority band a chunk's salience score puts it in.
+type Tier string
+
+// The three tiers of SPEC §2.3.
+const (
+	TierHigh Tier = "high" // kept verbatim
+	TierMid  Tier = "mid"  // replaced by a gist
+	TierLow  Tier = "low"  // discarded
+)
+
+// Action is what a strategy finally did with a chunk.
+type Action string
+
+// Actions a ChunkReport can record.
+const (
+	ActionVerbatim Action = "verbatim"
+	ActionGist     Action = "gist"
+	ActionDropped  Action = "dropped"
+	ActionPartial  Action = "partial" // only some turns kept (truncation, budget cuts)
+)
+
+// Chunk is one session as the unit of compression (SPEC §2.1).
+type Chunk struct {
+	Session *Session
+	Text    string // the rendered session
+	Tokens  int
+}
+
+// Signals are the three salience signals of a chunk, each in [0, 1].
+type Signals struct {
+	Downstream float64 `json:"downstream"`
+	Recency    float64 `json:"recency"`
+	Density    float64 `json:"density"`
+}
+
+// ChunkReport says where one session landed and why.
+type ChunkReport struct {
+	Session    int      `json:"session"`
+	Date       string   `json:"date"`
+	Tokens     int      `json:"tokens"`
+	Signals    Signals  `json:"signals"`
+	Score      float64  `json:"score"`
+	Tier       Tier     `json:"tier,omitempty"`
+	Pinned     bool     `json:"pinned"`
+	Action     Action   `json:"action"`
+	GistTokens int      `json:"gist_tokens"`
+	KeptTurns  []string `json:"kept_turns,omitempty"` // for partial chunks, the turn ids kept
+	Gist       string   `json:"gist,omitempty"`
+}
+
+// Drop records one removal made to meet the budget or by tiering.
+type Drop struct {
+	Session int    `json:"session"`
+	Turns   int    `json:"turns,omitempty"` // turns cut, when only part of a session went
+	Reason  string `json:"reason"`
+}
+
+// Context is a compressed conversation: the text given to a model and the
+// account of how it was made.
+type Context struct {
+	Strategy string        `json:"strategy"`
+	Budget   int           `json:"budget"`
+	Tokens   int           `json:"tokens"`
+	Chunks   []ChunkReport `json:"chunks"`
+	Dropped  []Drop        `json:"dropped"`
+	Text     string        `json:"text"`
+	// Verbatim lists the ids of turns present word for word in Text.
+	Verbatim []string `json:"verbatim_turns,omitempty"`
+}
+
+// CompressOptions are the per-call settings of a Strategy.
+type CompressOptions struct {
+	Budget int // tokens; <= 0 means no budget (only "full" accepts that)
+	// Upto, when > 0, compresses only the first Upto sessions (replay).
+	Upto int
+}
+
+// Strategy turns a conversation into a Context within a budget.
+type Strategy interface {
+	// Name returns the condition name, such as "swc-temporal".
+	Name() string
+	// Compress returns the context, or an error when a gister or embedder
+	// fails or the input is unusable.
+	Compress(ctx context.Context, c *Conversation, opts CompressOptions) (*Context, error)
+}
+
+// Embedder maps texts to vectors. Implementations may use the whole batch
+// (the lexical embedder fits its IDF weights on it), so callers pass all the
+// texts of one conversation in one call.
+type Embedder interface {
+	Name() string
+	// Embed returns one vector per text, in order, or an error.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// GistVariant names the gist prompt family.
+type GistVariant string
+
+// The gist variants of SPEC §2.4, plus the running summary of the sliding
+// window baseline.
+const (
+	GistFull            GistVariant = "full"
+	GistTemporal        GistVariant = "temporal"
+	GistSummary         GistVariant = "summary"          // sliding-window running summary
+	GistSummaryTemporal GistVariant = "summary-temporal" // sliding-temporal
+)
+
+// GistRequest is one chunk to condense.
+type GistRequest struct {
+	Variant GistVariant
+	// Date is the session date text shown to the gister.
+	Date string
+	// Text is the gister's input: the rendered turns (with anchors already
+	// inserted for swc-anchored).
+	Text string
+}
+
+// Gister condenses a chunk into a gist.
+type Gister interface {
+	// Name identifies the gister and its model, e.g. "extractive" or
+	// "anthropic:claude-haiku-4-5-20251001"; it is part of REM cache keys.
+	Name() string
+	// Gist returns the gist text, or an error; it never returns an empty
+	// gist without an error for non-empty input.
+	Gist(ctx context.Context, req GistRequest) (string, error)
+}

@@ -1,0 +1,54 @@
+package swc
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. Callers branch on them with ErrorCode.
+const (
+	EINVALID     = "invalid"     // bad input: malformed data, wrong flags
+	ENOTFOUND    = "not_found"   // a named conversation, file or entry does not exist
+	EUNAVAILABLE = "unavailable" // a provider could not be reached or kept failing
+	EINTERNAL    = "internal"    // a bug
+)
+
+// Error is the one coded error type of the project.
+type Error struct {
+	Code    string
+	Message string
+}
+
+// Error implements error.
+func (e *Error) Error() string { return fmt.Sprintf("swc: %s: %s", e.Code, e.Message) }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
+// for any other non-nil error, and "" for nil.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the message of the first *Error in err's chain, or
+// err.Error() otherwise.
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}

@@ -1,0 +1,61 @@
+// Package tokens is the project's one tokenizer: OpenAI's cl100k_base BPE
+// through github.com/tiktoken-go/tokenizer, whose vocabulary is compiled into
+// the binary (no download). Every token count in swc — budgets, reports,
+// Tok/Q — comes from Count.
+package tokens
+
+import (
+	"sync"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Name is the tokenizer's name as reports print it.
+const Name = "cl100k_base"
+
+var (
+	once  sync.Once
+	codec tokenizer.Codec
+)
+
+func get() tokenizer.Codec {
+	once.Do(func() {
+		c, err := tokenizer.Get(tokenizer.Cl100kBase)
+		if err != nil {
+			panic("tokens: cl100k_base is compiled in but failed to load: " + err.Error())
+		}
+		codec = c
+	})
+	return codec
+}
+
+// Count returns the number of cl100k_base tokens in s. It is safe for
+// concurrent use. Text the encoder rejects (it should not happen for valid
+// UTF-8) is estimated at one token per 4 bytes rather than failing.
+func Count(s string) int {
+	if s == "" {
+		return 0
+	}
+	n, err := get().Count(s)
+	if err != nil {
+		return (len(s) + 3) / 4
+	}
+	return n
+}
+
+// Truncate returns the longest prefix of s, cut at a token boundary, with at
+// most max tokens.
+func Truncate(s string, max int) string {
+	if max <= 0 {
+		return ""
+	}
+	ids, _, err := get().Encode(s)
+	if err != nil || len(ids) <= max {
+		return s
+	}
+	out, err := get().Decode(ids[:max])
+	if err != nil {
+		return ""
+	}
+	return out
+}

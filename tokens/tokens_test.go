@@ -1,0 +1,55 @@
+package tokens
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCount(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"hello world", 2},
+		{"Caroline: I went to the LGBTQ support group yesterday.", 12},
+		{"tiktoken is great!", 6},
+	}
+	for _, tt := range tests {
+		if got := Count(tt.in); got != tt.want {
+			t.Errorf("Count(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	s := strings.Repeat("one two three ", 50)
+	got := Truncate(s, 10)
+	if n := Count(got); n > 10 || n < 9 {
+		t.Fatalf("Truncate to 10 gave %d tokens: %q", n, got)
+	}
+	if !strings.HasPrefix(s, got) {
+		t.Fatalf("Truncate is not a prefix: %q", got)
+	}
+	if Truncate("short", 10) != "short" {
+		t.Fatal("Truncate changed a short string")
+	}
+	if Truncate("short", 0) != "" {
+		t.Fatal("Truncate to 0 should be empty")
+	}
+}
+
+func BenchmarkCount(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		reps int
+	}{{"80words", 10}, {"8000words", 1000}} {
+		s := strings.Repeat("Melanie: I ran a charity race last Sunday! ", size.reps)
+		b.Run(size.name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				Count(s)
+			}
+		})
+	}
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/swc-project/swc"
+)
+
+func init() {
+	register("render", "print the full rendered transcript of a conversation", runRender)
+}
+
+func runRender(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "render", "[--data FILE] --conversation ID")
+	data := fs.String("data", "", "LoCoMo-format JSON file (default: the built-in sample)")
+	id := fs.String("conversation", "", "sample id or 0-based position (default: the first)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("render: unexpected argument %q", fs.Arg(0))
+	}
+	convs, err := loadConversations(env, *data)
+	if err != nil {
+		return err
+	}
+	if *id == "" {
+		*id = "0"
+	}
+	picked, err := pickConversations(convs, *id)
+	if err != nil {
+		return err
+	}
+	for _, c := range picked {
+		if _, err := io.WriteString(env.Stdout, swc.RenderConversation(c)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

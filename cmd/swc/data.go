@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/locomo"
+)
+
+// loadConversations reads a LoCoMo-format file, or the built-in sample when
+// path is empty. Warnings about usable oddities go to stderr.
+func loadConversations(env *Env, path string) ([]*swc.Conversation, error) {
+	if path == "" {
+		return locomo.Sample()
+	}
+	convs, warns, err := locomo.LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warns {
+		fmt.Fprintf(env.Stderr, "swc: warning: %s\n", w)
+	}
+	return convs, nil
+}
+
+// pickConversations returns the conversations named in ids, a
+// comma-separated list of sample ids or 0-based positions ("conv-26,3");
+// all of them when ids is empty. An unknown name is an error listing the
+// known ones.
+func pickConversations(convs []*swc.Conversation, ids string) ([]*swc.Conversation, error) {
+	if strings.TrimSpace(ids) == "" {
+		return convs, nil
+	}
+	var out []*swc.Conversation
+	for _, id := range strings.Split(ids, ",") {
+		id = strings.TrimSpace(id)
+		c := findConversation(convs, id)
+		if c == nil {
+			known := make([]string, len(convs))
+			for i, c := range convs {
+				known[i] = c.ID
+			}
+			return nil, swc.Errorf(swc.ENOTFOUND, "no conversation %q (have: %s)", id, strings.Join(known, ", "))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func findConversation(convs []*swc.Conversation, id string) *swc.Conversation {
+	for _, c := range convs {
+		if c.ID == id {
+			return c
+		}
+	}
+	var n int
+	if _, err := fmt.Sscanf(id, "%d", &n); err == nil && fmt.Sprint(n) == id && n >= 0 && n < len(convs) {
+		return convs[n]
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// locomoPath is the shared LoCoMo file, relative to this package.
+var locomoPath = filepath.Join("..", "..", "..", "shared", "data", "locomo", "locomo10.json")
+
+func needLoCoMo(tb testing.TB) string {
+	tb.Helper()
+	if _, err := os.Stat(locomoPath); err != nil {
+		tb.Skipf("LoCoMo data not found at %s (download data/locomo10.json from the LoCoMo repository): %v", locomoPath, err)
+	}
+	return locomoPath
+}
+
+// run executes the CLI in-process and returns stdout, stderr and the error.
+func run(t *testing.T, vars map[string]string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := NewEnv(strings.NewReader(""), &out, &errb, nil)
+	for k, v := range vars {
+		env.Vars[k] = v
+	}
+	err := Run(context.Background(), env, args)
+	return out.String(), errb.String(), err
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	out, _, err := run(t, nil, "help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"stats", "render", "version", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help does not mention %q", want)
+		}
+	}
+	out, _, err = run(t, nil, "version")
+	if err != nil || !strings.HasPrefix(out, "swc ") || !strings.Contains(out, "cl100k_base") {
+		t.Errorf("version = %q, %v", out, err)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nope"}, `unknown command "nope"`},
+		{[]string{"stats", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"stats", "extra"}, `unexpected argument "extra"`},
+		{[]string{"render", "--conversation"}, "flag needs an argument"},
+	}
+	for _, tt := range tests {
+		_, _, err := run(t, nil, tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || exitCode(err) != 2 {
+			t.Errorf("%v: err = %v (exit %d), want usage error containing %q", tt.args, err, exitCode(err), tt.want)
+		}
+	}
+}
+
+func TestDataErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{filepath.Join(dir, "missing.json"), []string{"missing.json", "no such file"}},
+		{write("empty.json", ""), []string{"empty.json", "file is empty"}},
+		{write("obj.json", `{"a": 1}`), []string{"obj.json", "JSON list"}},
+		{write("trunc.json", `[{"sample_id": "x", "conv`), []string{"trunc.json", "ends early"}},
+		{write("noconv.json", `[{"sample_id": "s9"}]`), []string{"s9", `"conversation"`}},
+	}
+	for _, tt := range tests {
+		for _, cmd := range []string{"stats", "render"} {
+			_, _, err := run(t, nil, cmd, "--data", tt.path)
+			if err == nil || exitCode(err) != 1 {
+				t.Errorf("%s %s: err = %v, want a data error", cmd, tt.path, err)
+				continue
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: error %q does not mention %q", cmd, err, w)
+				}
+			}
+		}
+	}
+}
+
+func TestStatsSample(t *testing.T) {
+	out, _, err := run(t, nil, "stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "total (1)") || !strings.Contains(out, "text-only:") {
+		t.Errorf("stats output:\n%s", out)
+	}
+}
+
+func TestStatsLoCoMoJSON(t *testing.T) {
+	path := needLoCoMo(t)
+	out, stderr, err := run(t, nil, "stats", "--data", path, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"conversations": 10,`, `"sessions": 272,`, `"turns": 5882,`, `"questions": 1986,`, `"text_only": 1935,`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stats --json lacks %s", want)
+		}
+	}
+	r := decodeStats(t, out)
+	tc := r.Totals.TextOnlyByCategory
+	if got := tc["1"] + tc["2"] + tc["3"] + tc["4"]; got != 1501 || tc["5"] != 434 {
+		t.Errorf("text-only by category = %v, want 1501 in 1–4 and 434 in 5", tc)
+	}
+	if !strings.Contains(stderr, "warning") {
+		t.Errorf("expected warnings about dangling evidence on stderr, got %q", stderr)
+	}
+}
+
+func TestRender(t *testing.T) {
+	out, _, err := run(t, nil, "render")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, "[Session 1 — ") {
+		t.Errorf("render output starts %q", out[:min(len(out), 60)])
+	}
+	_, _, err = run(t, nil, "render", "--conversation", "no-such")
+	if err == nil || !strings.Contains(err.Error(), `no conversation "no-such"`) {
+		t.Errorf("unknown conversation: %v", err)
+	}
+}

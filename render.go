@@ -1,0 +1,112 @@
+package swc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Block is one piece of a rendered context: a session's verbatim turns (all
+// or some of them), a gist standing for a session, or a running summary
+// standing for several sessions.
+type Block struct {
+	// Session is the session the block comes from; nil only for a running
+	// summary (see First/Last).
+	Session *Session
+	// Turns are the verbatim turns to show, in order.
+	Turns []Turn
+	// Gist, when non-empty, is shown as a summary of Session instead of
+	// turns (Turns must then be empty).
+	Gist string
+	// First and Last are the session indexes a running summary covers.
+	First, Last int
+}
+
+// SessionHeader returns the header line of a session: "[Session 3 — 1:56 pm
+// on 8 May, 2023]". Sessions are numbered from 1 in the text, as in LoCoMo's
+// turn ids (D3:…).
+func SessionHeader(s *Session) string {
+	return fmt.Sprintf("[Session %d — %s]", s.Index+1, s.DateText)
+}
+
+// RenderTurn returns one turn as "Speaker: text", with a shared image
+// described after the text as "[shares an image: caption]".
+func RenderTurn(t Turn) string {
+	var b strings.Builder
+	b.WriteString(t.Speaker)
+	b.WriteString(": ")
+	b.WriteString(oneLine(t.Text))
+	if t.Image != nil && t.Image.Caption != "" {
+		if t.Text != "" {
+			b.WriteByte(' ')
+		}
+		b.WriteString("[shares an image: ")
+		b.WriteString(oneLine(t.Image.Caption))
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// RenderBlock returns one block's text without a trailing newline.
+func RenderBlock(b Block) string {
+	var sb strings.Builder
+	switch {
+	case b.Session == nil:
+		fmt.Fprintf(&sb, "[Summary of sessions %d–%d]\n%s", b.First+1, b.Last+1, oneParagraph(b.Gist))
+	case b.Gist != "":
+		fmt.Fprintf(&sb, "%s (summary)\n%s", SessionHeader(b.Session), oneParagraph(b.Gist))
+	default:
+		sb.WriteString(SessionHeader(b.Session))
+		for _, t := range b.Turns {
+			sb.WriteByte('\n')
+			sb.WriteString(RenderTurn(t))
+		}
+	}
+	return sb.String()
+}
+
+// BlockSeparator goes between rendered blocks.
+const BlockSeparator = "\n\n"
+
+// Render returns the context text of blocks: each block rendered, separated
+// by a blank line, ending with a newline. Every strategy renders through it
+// so that token counts compare fairly.
+func Render(blocks []Block) string {
+	if len(blocks) == 0 {
+		return ""
+	}
+	parts := make([]string, len(blocks))
+	for i, b := range blocks {
+		parts[i] = RenderBlock(b)
+	}
+	return strings.Join(parts, BlockSeparator) + "\n"
+}
+
+// RenderConversation returns the full transcript of c: every session, every
+// turn.
+func RenderConversation(c *Conversation) string {
+	blocks := make([]Block, len(c.Sessions))
+	for i := range c.Sessions {
+		blocks[i] = Block{Session: &c.Sessions[i], Turns: c.Sessions[i].Turns}
+	}
+	return Render(blocks)
+}
+
+// oneLine folds newlines and runs of spaces so that a turn stays on its line.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") && !strings.Contains(s, "  ") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// oneParagraph trims a gist and drops blank lines inside it.
+func oneParagraph(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -49,6 +49,7 @@ type ChunkReport struct {
 	Action     Action   `json:"action"`
 	GistTokens int      `json:"gist_tokens"`
 	KeptTurns  []string `json:"kept_turns,omitempty"` // for partial chunks, the turn ids kept
+	Reason     string   `json:"reason,omitempty"`     // why the chunk got its action
 	Gist       string   `json:"gist,omitempty"`
 }
 
@@ -70,6 +71,10 @@ type Context struct {
 	Text     string        `json:"text"`
 	// Verbatim lists the ids of turns present word for word in Text.
 	Verbatim []string `json:"verbatim_turns,omitempty"`
+	// Schedule names the consolidation schedule (SWC only) and
+	// Consolidations the session counts after which consolidation ran.
+	Schedule       string `json:"schedule,omitempty"`
+	Consolidations []int  `json:"consolidations,omitempty"`
 }
 
 // CompressOptions are the per-call settings of a Strategy.

@@ -6,6 +6,7 @@ package tokens
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -39,6 +40,31 @@ func Count(s string) int {
 	n, err := get().Count(s)
 	if err != nil {
 		return (len(s) + 3) / 4
+	}
+	return n
+}
+
+var (
+	memo     sync.Map // string → int
+	memoSize atomic.Int64
+)
+
+// MemoLimit is how many distinct strings CountCached remembers; past it,
+// it counts without remembering.
+const MemoLimit = 1 << 20
+
+// CountCached is Count with a process-wide memo, for texts counted again
+// and again (turns, headers) by strategies and replay. It is safe for
+// concurrent use.
+func CountCached(s string) int {
+	if v, ok := memo.Load(s); ok {
+		return v.(int)
+	}
+	n := Count(s)
+	if memoSize.Load() < MemoLimit {
+		if _, loaded := memo.LoadOrStore(s, n); !loaded {
+			memoSize.Add(1)
+		}
 	}
 	return n
 }

@@ -1,0 +1,160 @@
+package baseline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/tokens"
+)
+
+// Sliding keeps the most recent turns and condenses everything older into
+// one running summary made by the gister; the summary counts against the
+// budget (SPEC §2.6). With Variant swc.GistSummaryTemporal it is the
+// sliding-temporal condition, whose summary must keep temporal expressions.
+type Sliding struct {
+	name    string
+	Gister  swc.Gister
+	Variant swc.GistVariant
+	// SummaryShare is the part of the budget reserved for the summary while
+	// the window is chosen (default 0.25). The window is then shrunk if the
+	// real summary is larger.
+	SummaryShare float64
+}
+
+var _ swc.Strategy = (*Sliding)(nil)
+
+// NewSliding returns the sliding-window baseline; name is "sliding" or
+// "sliding-temporal", variant swc.GistSummary or swc.GistSummaryTemporal.
+func NewSliding(name string, g swc.Gister, variant swc.GistVariant) *Sliding {
+	return &Sliding{name: name, Gister: g, Variant: variant, SummaryShare: 0.25}
+}
+
+// Name returns the condition name.
+func (s *Sliding) Name() string { return s.name }
+
+// Compress returns the running summary of the older history followed by
+// the most recent turns. A conversation that fits the budget is returned
+// whole, without a summary. It returns EINVALID for a non-positive budget
+// and the gister's error when it fails.
+func (s *Sliding) Compress(ctx context.Context, c *swc.Conversation, opts swc.CompressOptions) (*swc.Context, error) {
+	c = c.Upto(opts.Upto)
+	if len(c.Sessions) == 0 {
+		return nil, swc.Errorf(swc.EINVALID, "conversation %s has no sessions", c.ID)
+	}
+	if opts.Budget <= 0 {
+		return nil, swc.Errorf(swc.EINVALID, "%s needs a positive token budget", s.name)
+	}
+	sel := newSelection(c)
+	all := make([]int, 0, len(c.Sessions))
+	for i := len(c.Sessions) - 1; i >= 0; i-- {
+		all = append(all, i)
+	}
+	left := opts.Budget
+	fillRecent(c, sel, all, &left, 0)
+	if fullyKept(c, sel) {
+		text := fitExact(c, sel, opts.Budget, nil)
+		return s.context(c, sel, nil, "", text, opts.Budget), nil
+	}
+	share := s.SummaryShare
+	if share <= 0 || share >= 1 {
+		share = 0.25
+	}
+	reserve := int(float64(opts.Budget) * share)
+	sel = newSelection(c)
+	left = opts.Budget - reserve
+	fillRecent(c, sel, all, &left, 1)
+
+	// Everything before the window goes into the summary.
+	var history []swc.Block
+	summarized := map[int]bool{}
+	first, last := -1, -1
+	for i := range c.Sessions {
+		ses := &c.Sessions[i]
+		upto := sel.from[i]
+		if sel.to[i] == sel.from[i] {
+			upto = len(ses.Turns)
+			if isAfterWindow(sel, i) {
+				continue
+			}
+		}
+		if upto == 0 {
+			continue
+		}
+		history = append(history, swc.Block{Session: ses, Turns: ses.Turns[:upto]})
+		summarized[i] = true
+		if first < 0 {
+			first = i
+		}
+		last = i
+	}
+	variant := s.Variant
+	if variant == "" {
+		variant = swc.GistSummary
+	}
+	date := c.Sessions[first].DateText
+	if last != first {
+		date = fmt.Sprintf("%s to %s", c.Sessions[first].DateText, c.Sessions[last].DateText)
+	}
+	summary, err := s.Gister.Gist(ctx, swc.GistRequest{Variant: variant, Date: date, Text: swc.Render(history)})
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %s summary with %s: %w", s.name, s.Gister.Name(), err)
+	}
+	prefix := []swc.Block{{First: first, Last: last, Gist: summary}}
+	if over := tokens.Count(swc.RenderBlock(prefix[0])) - opts.Budget; over > 0 {
+		// The summary alone is too long: shorten it, keep no window.
+		prefix[0].Gist = tokens.Truncate(summary, tokens.Count(summary)-over-2)
+		sel = newSelection(c)
+	}
+	text := fitExact(c, sel, opts.Budget, prefix)
+	if summary == "" {
+		text = fitExact(c, sel, opts.Budget, nil)
+	}
+	return s.context(c, sel, summarized, prefix[0].Gist, text, opts.Budget), nil
+}
+
+// isAfterWindow reports whether session i comes after the first session of
+// the window (so an empty selection there means "cut", not "history").
+func isAfterWindow(sel *selection, i int) bool {
+	for j := 0; j < i; j++ {
+		if sel.to[j] > sel.from[j] {
+			return true
+		}
+	}
+	return false
+}
+
+func fullyKept(c *swc.Conversation, sel *selection) bool {
+	for i, s := range c.Sessions {
+		if sel.from[i] != 0 || sel.to[i] != len(s.Turns) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Sliding) context(c *swc.Conversation, sel *selection, summarized map[int]bool, summary, text string, budget int) *swc.Context {
+	chunks, drops, verbatim := report(c, sel, summarized, func(i int, a swc.Action) string {
+		switch a {
+		case swc.ActionVerbatim:
+			return "in the recent window"
+		case swc.ActionPartial:
+			if summarized[i] {
+				return "older turns in the running summary, recent ones in the window"
+			}
+			return "partly in the window"
+		case swc.ActionGist:
+			return "condensed into the running summary"
+		}
+		return "beyond the budget"
+	})
+	if summary != "" {
+		st := tokens.Count(summary)
+		for i := range chunks {
+			if summarized[i] {
+				chunks[i].GistTokens = st // the shared summary's size
+			}
+		}
+	}
+	return &swc.Context{Strategy: s.name, Budget: budget, Tokens: tokens.Count(text), Text: text, Chunks: chunks, Dropped: drops, Verbatim: verbatim}
+}

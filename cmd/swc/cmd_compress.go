@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/swc-project/swc"
+)
+
+func init() {
+	register("compress", "compress a conversation into a budgeted context", runCompress)
+	register("inspect", "show where each session landed under a strategy, and why", runInspect)
+}
+
+// compressCmd is what compress and inspect share.
+type compressCmd struct {
+	data, conv, strategy string
+	upto                 int
+	eng                  *engineFlags
+}
+
+func parseCompress(env *Env, name, usage string, args []string, extra func(fsAdd func(*compressCmd))) (*compressCmd, *bool, error) {
+	fs := newFlags(env, name, usage)
+	c := &compressCmd{}
+	fs.StringVar(&c.data, "data", "", "LoCoMo-format JSON file (default: the built-in sample)")
+	fs.StringVar(&c.conv, "conversation", "", "sample id or 0-based position (default: the first)")
+	fs.StringVar(&c.strategy, "strategy", "swc-temporal", "one of "+strings.Join(conditionNames, ", "))
+	fs.IntVar(&c.upto, "upto", 0, "compress only the first N sessions (0 = all)")
+	asJSON := fs.Bool("json", false, "print the context and its report as JSON")
+	c.eng = addEngineFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, usagef("%s: unexpected argument %q", name, fs.Arg(0))
+	}
+	if c.upto < 0 {
+		return nil, nil, usagef("--upto must not be negative")
+	}
+	return c, asJSON, nil
+}
+
+// run loads the data and compresses the chosen conversation.
+func (c *compressCmd) run(ctx context.Context, env *Env) (*swc.Context, error) {
+	eng, err := openEngines(ctx, env, c.eng)
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	strat, err := eng.strategy(c.strategy)
+	if err != nil {
+		return nil, err
+	}
+	convs, err := loadConversations(env, c.data)
+	if err != nil {
+		return nil, err
+	}
+	if c.conv == "" {
+		c.conv = "0"
+	}
+	picked, err := pickConversations(convs, c.conv)
+	if err != nil {
+		return nil, err
+	}
+	if len(picked) != 1 {
+		return nil, usagef("--conversation names one conversation")
+	}
+	return strat.Compress(ctx, picked[0], swc.CompressOptions{Budget: c.eng.budget, Upto: c.upto})
+}
+
+func runCompress(ctx context.Context, env *Env, args []string) error {
+	c, asJSON, err := parseCompress(env, "compress", "[--data FILE] [--conversation ID] [--strategy NAME] [--budget 4000] [--gister …] [--embedder …] [--schedule …] [--json]", args, nil)
+	if err != nil {
+		return err
+	}
+	out, err := c.run(ctx, env)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	_, err = io.WriteString(env.Stdout, out.Text)
+	fmt.Fprintf(env.Stderr, "swc: %s: %d tokens (budget %d), %d sessions dropped or cut\n", out.Strategy, out.Tokens, out.Budget, len(out.Dropped))
+	return err
+}
+
+func runInspect(ctx context.Context, env *Env, args []string) error {
+	c, asJSON, err := parseCompress(env, "inspect", "[--data FILE] [--conversation ID] [--strategy NAME] [--budget 4000] [engine flags]", args, nil)
+	if err != nil {
+		return err
+	}
+	out, err := c.run(ctx, env)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		out.Text = ""
+		return enc.Encode(out)
+	}
+	printInspect(env.Stdout, out, env.StdoutTTY && env.Vars["NO_COLOR"] == "")
+	return nil
+}
+
+// printInspect writes the per-chunk table; colour marks the action when
+// colour is true.
+func printInspect(w io.Writer, out *swc.Context, colour bool) {
+	fmt.Fprintf(w, "%s: %d tokens of %d budget", out.Strategy, out.Tokens, out.Budget)
+	if out.Schedule != "" {
+		fmt.Fprintf(w, ", schedule %s (consolidated after sessions %v)", out.Schedule, out.Consolidations)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "session\tdate\ttokens\tdownstream\trecency\tdensity\tscore\ttier\tpinned\taction\tgist\twhy")
+	for _, ch := range out.Chunks {
+		pinned := ""
+		if ch.Pinned {
+			pinned = "yes"
+		}
+		action := string(ch.Action)
+		if colour {
+			action = colourAction(ch.Action) + action + "\x1b[0m"
+		}
+		gist := ""
+		if ch.GistTokens > 0 {
+			gist = fmt.Sprint(ch.GistTokens)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t%s\n",
+			ch.Session, ch.Date, ch.Tokens, ch.Signals.Downstream, ch.Signals.Recency, ch.Signals.Density, ch.Score, ch.Tier, pinned, action, gist, ch.Reason)
+	}
+	tw.Flush()
+	tiers := map[swc.Tier]int{}
+	for _, ch := range out.Chunks {
+		tiers[ch.Tier]++
+	}
+	if len(tiers) > 0 && out.Chunks[0].Tier != "" {
+		fmt.Fprintf(w, "tiers: %d high, %d mid, %d low\n", tiers[swc.TierHigh], tiers[swc.TierMid], tiers[swc.TierLow])
+	}
+	for _, d := range out.Dropped {
+		if d.Turns > 0 {
+			fmt.Fprintf(w, "cut: session %d, %d turns: %s\n", d.Session, d.Turns, d.Reason)
+		} else {
+			fmt.Fprintf(w, "dropped: session %d: %s\n", d.Session, d.Reason)
+		}
+	}
+}
+
+func colourAction(a swc.Action) string {
+	switch a {
+	case swc.ActionVerbatim:
+		return "\x1b[32m"
+	case swc.ActionGist:
+		return "\x1b[33m"
+	case swc.ActionPartial:
+		return "\x1b[36m"
+	}
+	return "\x1b[31m"
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/baseline"
+	"github.com/swc-project/swc/consolidate"
+	"github.com/swc-project/swc/embed"
+	"github.com/swc-project/swc/gist"
+	"github.com/swc-project/swc/mention"
+)
+
+// conditionNames lists every strategy, in the order reports show them.
+var conditionNames = []string{"full", "truncation", "sliding", "sliding-temporal", "swc-full", "swc-temporal", "swc-anchored"}
+
+// engineFlags are the settings shared by every command that compresses.
+type engineFlags struct {
+	budget      int
+	gister      string
+	embedder    string
+	schedule    string
+	calibration string
+	weights     string
+	high, low   float64
+	topK        int
+	cache       cacheFlags
+}
+
+func addEngineFlags(fs *flag.FlagSet) *engineFlags {
+	f := &engineFlags{}
+	def := consolidate.DefaultConfig()
+	fs.IntVar(&f.budget, "budget", 4000, "token budget of the context (cl100k_base)")
+	fs.StringVar(&f.gister, "gister", "extractive", "gister: extractive, or PROVIDER:MODEL (anthropic:…, openai:…, ollama:…)")
+	fs.StringVar(&f.embedder, "embedder", "lexical", "embedder for downstream similarity: lexical, or PROVIDER:MODEL (openai:…, ollama:all-minilm)")
+	fs.StringVar(&f.schedule, "schedule", "end", "consolidation schedule: end, every-k[:K] (K=3), reactive[:TOKENS] (threshold = budget), idle[:DURATION] (6h)")
+	fs.StringVar(&f.calibration, "calibration", string(def.Calibration), "how scores meet the tier thresholds: absolute or minmax")
+	fs.StringVar(&f.weights, "weights", "0.4,0.3,0.3", "salience weights: downstream,recency,density")
+	fs.Float64Var(&f.high, "high", def.High, "score above which a chunk is kept verbatim")
+	fs.Float64Var(&f.low, "low", def.Low, "score below which a chunk is dropped")
+	fs.IntVar(&f.topK, "top-k", def.TopK, "later turns averaged into the downstream signal")
+	f.cache.add(fs)
+	return f
+}
+
+// config returns the SWC configuration the flags describe, or a usage error.
+func (f *engineFlags) config() (consolidate.Config, consolidate.Schedule, error) {
+	cfg := consolidate.DefaultConfig()
+	parts := strings.Split(f.weights, ",")
+	if len(parts) != 3 {
+		return cfg, consolidate.Schedule{}, usagef("--weights wants three numbers, downstream,recency,density (got %q)", f.weights)
+	}
+	var w [3]float64
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return cfg, consolidate.Schedule{}, usagef("--weights: %q is not a number", p)
+		}
+		w[i] = v
+	}
+	cfg.Weights = consolidate.Weights{Downstream: w[0], Recency: w[1], Density: w[2]}
+	cfg.High, cfg.Low, cfg.TopK = f.high, f.low, f.topK
+	cfg.Calibration = consolidate.Calibration(f.calibration)
+	if err := cfg.Validate(); err != nil {
+		return cfg, consolidate.Schedule{}, usagef("%s", swc.ErrorMessage(err))
+	}
+	sched, err := consolidate.ParseSchedule(f.schedule)
+	if err != nil {
+		return cfg, consolidate.Schedule{}, usagef("--schedule: %s", swc.ErrorMessage(err))
+	}
+	if f.budget <= 0 {
+		return cfg, consolidate.Schedule{}, usagef("--budget must be positive (got %d)", f.budget)
+	}
+	return cfg, sched, nil
+}
+
+// engines are the gister, embedder and caches a run uses.
+type engines struct {
+	flags    *engineFlags
+	cfg      consolidate.Config
+	schedule consolidate.Schedule
+	gister   swc.Gister
+	embedder swc.Embedder
+	closers  []func() error
+}
+
+// openEngines builds the engines the flags name. The caller must Close it.
+func openEngines(ctx context.Context, env *Env, f *engineFlags) (*engines, error) {
+	cfg, sched, err := f.config()
+	if err != nil {
+		return nil, err
+	}
+	e := &engines{flags: f, cfg: cfg, schedule: sched}
+	if err := e.openGister(ctx, env); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if err := e.openEmbedder(ctx, env); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *engines) openGister(ctx context.Context, env *Env) error {
+	if e.flags.gister == "extractive" {
+		g := gist.NewExtractive()
+		g.Temporal = mention.HasTemporal
+		e.gister = g // deterministic and cheap: not worth caching
+		return nil
+	}
+	return e.openLLMGister(ctx, env)
+}
+
+func (e *engines) openEmbedder(ctx context.Context, env *Env) error {
+	if e.flags.embedder == "lexical" {
+		e.embedder = embed.New()
+		return nil
+	}
+	return e.openRemoteEmbedder(ctx, env)
+}
+
+// Close releases the caches.
+func (e *engines) Close() error {
+	var first error
+	for _, c := range e.closers {
+		if err := c(); err != nil && first == nil {
+			first = err
+		}
+	}
+	e.closers = nil
+	return first
+}
+
+// salient is the density numerator: named entities plus numbers.
+func salient(text string, speakers []string) int {
+	return len(mention.Entities(text, speakers)) + len(mention.Numbers(text))
+}
+
+// strategy returns the strategy of the named condition.
+func (e *engines) strategy(name string) (swc.Strategy, error) {
+	newSWC := func(variant swc.GistVariant) *consolidate.SWC {
+		s := consolidate.New(name, e.embedder, e.gister, variant, salient)
+		s.Config, s.Schedule = e.cfg, e.schedule
+		return s
+	}
+	switch name {
+	case "full":
+		return baseline.Full{}, nil
+	case "truncation":
+		return baseline.Truncation{}, nil
+	case "sliding":
+		return baseline.NewSliding(name, e.gister, swc.GistSummary), nil
+	case "sliding-temporal":
+		return baseline.NewSliding(name, e.gister, swc.GistSummaryTemporal), nil
+	case "swc-full":
+		return newSWC(swc.GistFull), nil
+	case "swc-temporal":
+		return newSWC(swc.GistTemporal), nil
+	case "swc-anchored":
+		s := newSWC(swc.GistTemporal)
+		s.Anchor = mention.Anchor
+		return s, nil
+	}
+	return nil, usagef("unknown strategy %q (want one of %s)", name, strings.Join(conditionNames, ", "))
+}
+
+// strategies resolves a comma-separated list of condition names ("" = all).
+func (e *engines) strategies(list string) ([]swc.Strategy, error) {
+	names := conditionNames
+	if strings.TrimSpace(list) != "" {
+		names = strings.Split(list, ",")
+	}
+	var out []swc.Strategy
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		s, err := e.strategy(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (e *engines) describe() string {
+	return fmt.Sprintf("gister %s, embedder %s, schedule %s", e.gister.Name(), e.embedder.Name(), e.schedule)
+}

@@ -1,0 +1,115 @@
+package consolidate
+
+import (
+	"fmt"
+
+	"github.com/swc-project/swc"
+)
+
+// estimate returns the plan's token count as the sum of its blocks and
+// separators. BPE merges at block boundaries make it differ from the exact
+// count by a token or two; enforce checks the exact count at the end.
+func (p *plan) estimate() int {
+	n, blocks := 0, 0
+	for i := range p.chunks {
+		if t := p.chunks[i].tokens(); t > 0 {
+			n += t
+			blocks++
+		}
+	}
+	if blocks > 1 {
+		n += (blocks - 1) * p.sepToken
+	}
+	return n
+}
+
+// enforce cuts p to budget in the order of SPEC §2.3: verbatim chunks that
+// are not pinned, lowest salience first; then gists, lowest salience first;
+// then, when the pinned chunks alone exceed the budget, their oldest turns
+// (session 0's last). Each removal is recorded in p.dropped.
+func enforce(p *plan, budget int) {
+	next := p.steps()
+	for p.estimate() > budget {
+		if !next() {
+			break
+		}
+	}
+	for p.exactTokens() > budget {
+		if !next() {
+			return
+		}
+	}
+}
+
+// steps returns a function that makes the next removal and reports whether
+// there was one.
+func (p *plan) steps() func() bool {
+	var idx []int
+	scores := make([]float64, len(p.chunks))
+	for i := range p.chunks {
+		scores[i] = p.chunks[i].score
+		idx = append(idx, i)
+	}
+	order := rankOrder(idx, scores)
+	var verbatim, gists, pinned []int
+	for _, i := range order {
+		ch := &p.chunks[i]
+		switch {
+		case ch.action == swc.ActionVerbatim && !ch.pinned:
+			verbatim = append(verbatim, i)
+		case ch.action == swc.ActionGist:
+			gists = append(gists, i)
+		}
+	}
+	for i := range p.chunks { // chronological, session 0 last
+		if p.chunks[i].pinned && i != 0 {
+			pinned = append(pinned, i)
+		}
+	}
+	if len(p.chunks) > 0 && p.chunks[0].pinned {
+		pinned = append(pinned, 0)
+	}
+	return func() bool {
+		for len(verbatim) > 0 {
+			i := verbatim[0]
+			verbatim = verbatim[1:]
+			if ch := &p.chunks[i]; ch.action == swc.ActionVerbatim {
+				ch.action = swc.ActionDropped
+				ch.reason = "over budget: verbatim chunk, lowest salience first"
+				p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: fmt.Sprintf("over budget: %s chunk dropped (score %.3f)", ch.tier, ch.score)})
+				return true
+			}
+		}
+		for len(gists) > 0 {
+			i := gists[0]
+			gists = gists[1:]
+			if ch := &p.chunks[i]; ch.action == swc.ActionGist {
+				ch.action = swc.ActionDropped
+				ch.reason = "over budget: gist, lowest salience first"
+				p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: fmt.Sprintf("over budget: gist dropped (score %.3f)", ch.score)})
+				return true
+			}
+		}
+		for len(pinned) > 0 {
+			i := pinned[0]
+			ch := &p.chunks[i]
+			if ch.action == swc.ActionDropped || ch.cut >= len(ch.turns) {
+				pinned = pinned[1:]
+				continue
+			}
+			ch.cut++
+			ch.action = swc.ActionPartial
+			ch.reason = "over budget: pinned chunks alone exceed it; oldest turns cut"
+			if ch.cut == len(ch.turns) {
+				ch.action = swc.ActionDropped
+				p.dropped = append(p.dropped, swc.Drop{Session: i, Turns: ch.cut, Reason: "over budget: pinned chunk cut to nothing"})
+			} else if ch.cut == 1 {
+				p.dropped = append(p.dropped, swc.Drop{Session: i, Turns: 1, Reason: "over budget: oldest turns of a pinned chunk cut"})
+			} else {
+				p.dropped[len(p.dropped)-1].Turns = ch.cut
+			}
+			return true
+		}
+		return false
+	}
+}

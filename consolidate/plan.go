@@ -1,0 +1,262 @@
+package consolidate
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/tokens"
+)
+
+// chunk is one session's state while a plan is built and cut to budget.
+type chunk struct {
+	ses        *swc.Session
+	turns      []swc.Turn // as shown (anchored for swc-anchored)
+	turnTokens []int      // tokens of "\n" + each rendered turn
+	header     int        // tokens of the header line
+	sig        swc.Signals
+	score      float64
+	tier       swc.Tier
+	pinned     bool
+	action     swc.Action
+	cut        int // turns cut from the start (partial)
+	gist       string
+	gistTokens int // tokens of the whole gist block
+	reason     string
+}
+
+// tokens returns the block's tokens as it stands (0 when dropped).
+func (ch *chunk) tokens() int {
+	switch ch.action {
+	case swc.ActionGist:
+		return ch.gistTokens
+	case swc.ActionVerbatim, swc.ActionPartial:
+		n := ch.header
+		for _, t := range ch.turnTokens[ch.cut:] {
+			n += t
+		}
+		return n
+	}
+	return 0
+}
+
+func (ch *chunk) fullTokens() int {
+	n := ch.header
+	for _, t := range ch.turnTokens {
+		n += t
+	}
+	return n
+}
+
+func (ch *chunk) block() (swc.Block, bool) {
+	switch ch.action {
+	case swc.ActionGist:
+		return swc.Block{Session: ch.ses, Gist: ch.gist}, true
+	case swc.ActionVerbatim, swc.ActionPartial:
+		return swc.Block{Session: ch.ses, Turns: ch.turns[ch.cut:]}, true
+	}
+	return swc.Block{}, false
+}
+
+// plan is a consolidation of the sessions it holds.
+type plan struct {
+	chunks   []chunk
+	dropped  []swc.Drop
+	sepToken int
+}
+
+var sepTokens = tokens.Count(swc.BlockSeparator)
+
+// clone returns a copy of p whose chunks can change independently.
+func (p *plan) clone() *plan {
+	cp := *p
+	cp.chunks = append([]chunk(nil), p.chunks...)
+	cp.dropped = append([]swc.Drop(nil), p.dropped...)
+	return &cp
+}
+
+// plan scores, tiers and gists every session of c.
+func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*plan, error) {
+	n := len(c.Sessions)
+	p := &plan{chunks: make([]chunk, n), sepToken: sepTokens}
+	toks := make([]int, n)
+	for i := range c.Sessions {
+		ses := &c.Sessions[i]
+		ch := &p.chunks[i]
+		ch.ses = ses
+		ch.turns = ses.Turns
+		if s.Anchor != nil {
+			ch.turns = make([]swc.Turn, len(ses.Turns))
+			for j, t := range ses.Turns {
+				t.Text = s.Anchor(t.Text, ses.Start)
+				ch.turns[j] = t
+			}
+		}
+		ch.header = tokens.CountCached(swc.SessionHeader(ses))
+		ch.turnTokens = make([]int, len(ch.turns))
+		for j, t := range ch.turns {
+			ch.turnTokens[j] = tokens.CountCached("\n" + swc.RenderTurn(t))
+		}
+		toks[i] = ch.fullTokens()
+	}
+	sigs, err := s.signals(ctx, c, toks)
+	if err != nil {
+		return nil, err
+	}
+	scores := make([]float64, n)
+	for i := range p.chunks {
+		p.chunks[i].sig = sigs[i]
+		scores[i] = s.Config.Weights.score(sigs[i])
+	}
+	tierScores := scores
+	if s.Config.Calibration == MinMax {
+		tierScores = minMax(scores)
+	}
+	var toGist []int
+	for i := range p.chunks {
+		ch := &p.chunks[i]
+		ch.score = scores[i]
+		ch.pinned = (s.Config.PinFirst && i == 0) || i >= n-s.Config.PinLast
+		switch ts := tierScores[i]; {
+		case ch.pinned || ts > s.Config.High:
+			ch.tier, ch.action = swc.TierHigh, swc.ActionVerbatim
+			ch.reason = "high tier"
+			if ch.pinned {
+				ch.reason = "pinned"
+			}
+		case ts >= s.Config.Low:
+			ch.tier, ch.action = swc.TierMid, swc.ActionGist
+			ch.reason = "mid tier"
+			toGist = append(toGist, i)
+		default:
+			ch.tier, ch.action = swc.TierLow, swc.ActionDropped
+			ch.reason = "low tier"
+			p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: fmt.Sprintf("low tier (score %.3f < %.2f)", ts, s.Config.Low)})
+		}
+	}
+	if err := s.gistAll(ctx, p, toGist, memo); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// gistAll fills in the gists of the chunks at idx, calling the gister in
+// parallel (at most Config.Concurrency at once) for those not in memo.
+func (s *SWC) gistAll(ctx context.Context, p *plan, idx []int, memo *gistMemo) error {
+	variant := s.Variant
+	if variant == "" {
+		variant = swc.GistFull
+	}
+	reqs := make([]swc.GistRequest, len(idx))
+	var todo []int
+	for k, i := range idx {
+		ch := &p.chunks[i]
+		reqs[k] = swc.GistRequest{Variant: variant, Date: ch.ses.DateText, Text: swc.Render([]swc.Block{{Session: ch.ses, Turns: ch.turns}})}
+		if _, ok := memo.get(reqs[k]); !ok {
+			todo = append(todo, k)
+		}
+	}
+	conc := s.Config.Concurrency
+	if conc <= 0 {
+		conc = 8
+	}
+	results := make([]string, len(reqs))
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, conc)
+	for _, k := range todo {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(k int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[k], errs[k] = memo.gist(ctx, reqs[k])
+		}(k)
+	}
+	wg.Wait()
+	for _, k := range todo {
+		if errs[k] != nil {
+			return fmt.Errorf("session %d: %w", idx[k]+1, errs[k])
+		}
+		memo.put(reqs[k], results[k])
+	}
+	for k, i := range idx {
+		ch := &p.chunks[i]
+		ch.gist, _ = memo.get(reqs[k])
+		if ch.gist == "" { // nothing worth keeping: the chunk goes
+			ch.action = swc.ActionDropped
+			p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: "mid tier, but the gist is empty"})
+			continue
+		}
+		b, _ := ch.block()
+		ch.gistTokens = tokens.Count(swc.RenderBlock(b))
+	}
+	return nil
+}
+
+func minMax(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	if len(xs) == 0 {
+		return out
+	}
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	for i, x := range xs {
+		if hi > lo {
+			out[i] = (x - lo) / (hi - lo)
+		}
+	}
+	return out
+}
+
+// render returns the plan's context text.
+func (p *plan) render() (string, []string) {
+	var blocks []swc.Block
+	var verbatim []string
+	for i := range p.chunks {
+		ch := &p.chunks[i]
+		if b, ok := ch.block(); ok {
+			blocks = append(blocks, b)
+			for _, t := range b.Turns {
+				verbatim = append(verbatim, t.ID)
+			}
+		}
+	}
+	return swc.Render(blocks), verbatim
+}
+
+func (p *plan) exactTokens() int {
+	text, _ := p.render()
+	return tokens.Count(text)
+}
+
+// context turns the plan into the reported Context.
+func (p *plan) context(name string, budget int) *swc.Context {
+	text, verbatim := p.render()
+	out := &swc.Context{Strategy: name, Budget: budget, Text: text, Tokens: tokens.Count(text), Verbatim: verbatim, Dropped: p.dropped}
+	if out.Dropped == nil {
+		out.Dropped = []swc.Drop{}
+	}
+	for i := range p.chunks {
+		ch := &p.chunks[i]
+		r := swc.ChunkReport{
+			Session: ch.ses.Index, Date: ch.ses.DateText, Tokens: ch.fullTokens(),
+			Signals: ch.sig, Score: ch.score, Tier: ch.tier, Pinned: ch.pinned,
+			Action: ch.action, Reason: ch.reason,
+		}
+		if ch.action == swc.ActionGist {
+			r.GistTokens = ch.gistTokens
+			r.Gist = ch.gist
+		}
+		if ch.action == swc.ActionPartial {
+			for _, t := range ch.turns[ch.cut:] {
+				r.KeptTurns = append(r.KeptTurns, t.ID)
+			}
+		}
+		out.Chunks = append(out.Chunks, r)
+	}
+	return out
+}

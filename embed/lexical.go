@@ -1,0 +1,139 @@
+// Package embed holds swc's built-in embedder: Lexical, a TF-IDF model
+// fitted on the batch of texts it is given, which needs no model file and
+// no network. It also has the vector helpers the salience signal uses
+// (Cosine, Dot, MeanNormalized).
+package embed
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	swc "github.com/swc-project/swc"
+)
+
+// Lexical is the offline default embedder (Name "lexical"). Each Embed call
+// fits a TF-IDF model on the texts it receives — for swc, the turns of one
+// conversation — and returns one L2-normalised vector per text, so the dot
+// product of two vectors is their cosine similarity.
+//
+// Terms are Porter stems of lowercased Unicode letter/digit words, minus a
+// small English and chat-filler stopword list (see vocab.termIDs). Weights are
+// sublinear tf times smoothed idf, as scikit-learn's TfidfVectorizer with
+// sublinear_tf=True, smooth_idf=True:
+//
+//	w(t, d) = (1 + ln tf(t, d)) · (ln((1 + N) / (1 + df(t))) + 1)
+//
+// The vocabulary is every stem occurring in at least MinDF texts of the
+// batch, numbered in order of first occurrence; vectors are dense, of that
+// length (at least 1). A text with no vocabulary term (empty, only
+// stopwords) gets a zero vector. The result depends only on the batch, so
+// it is deterministic.
+type Lexical struct {
+	// MinDF is the smallest number of texts a stem must occur in to enter
+	// the vocabulary (scikit-learn's min_df). The default (0 or 1) keeps
+	// every stem, which is exact TF-IDF. 2 drops stems unique to one text:
+	// they can never match another text, so dot products keep their
+	// numerators, the vectors get much shorter, and cosines rise because
+	// the unique words no longer count in the norms.
+	MinDF int
+}
+
+var _ swc.Embedder = (*Lexical)(nil)
+
+// New returns a Lexical embedder with the default settings.
+func New() *Lexical { return &Lexical{} }
+
+// Name returns "lexical", or "lexical-mindf=N" when MinDF > 1 (the name is
+// part of cache keys, and MinDF changes the vectors).
+func (l *Lexical) Name() string {
+	if l.MinDF > 1 {
+		return fmt.Sprintf("lexical-mindf=%d", l.MinDF)
+	}
+	return "lexical"
+}
+
+// Embed returns one vector per text, in order, all of the same length. It
+// returns an error only when ctx is done.
+func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("embed: lexical: %w", err)
+	}
+	type posting struct {
+		id int32
+		tf int32
+	}
+	var (
+		voc     = newVocab()
+		docs    = make([][]posting, len(texts))
+		df      []int32
+		termIDs []int32
+	)
+	for d, text := range texts {
+		if d%256 == 255 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("embed: lexical: %w", err)
+			}
+		}
+		termIDs = voc.termIDs(termIDs[:0], text)
+		for int(voc.n) > len(df) {
+			df = append(df, 0)
+		}
+		slices.Sort(termIDs)
+		var ps []posting
+		for i := 0; i < len(termIDs); {
+			j := i + 1
+			for j < len(termIDs) && termIDs[j] == termIDs[i] {
+				j++
+			}
+			ps = append(ps, posting{termIDs[i], int32(j - i)})
+			df[termIDs[i]]++
+			i = j
+		}
+		docs[d] = ps
+	}
+
+	// Number the kept stems densely, in order of first occurrence.
+	col := make([]int32, len(df))
+	dim := 0
+	for id, n := range df {
+		if int(n) >= max(l.MinDF, 1) {
+			col[id] = int32(dim)
+			dim++
+		} else {
+			col[id] = -1
+		}
+	}
+	idf := make([]float64, len(df))
+	nDocs := float64(len(texts))
+	for id, n := range df {
+		idf[id] = math.Log((1+nDocs)/(1+float64(n))) + 1
+	}
+
+	dim = max(dim, 1)
+	slab := make([]float32, len(texts)*dim)
+	out := make([][]float32, len(texts))
+	for d, ps := range docs {
+		v := slab[d*dim : (d+1)*dim : (d+1)*dim]
+		out[d] = v
+		var norm float64
+		for _, p := range ps {
+			if col[p.id] < 0 {
+				continue
+			}
+			w := (1 + math.Log(float64(p.tf))) * idf[p.id]
+			norm += w * w
+		}
+		if norm == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(norm)
+		for _, p := range ps {
+			if c := col[p.id]; c >= 0 {
+				v[c] = float32((1 + math.Log(float64(p.tf))) * idf[p.id] * inv)
+			}
+		}
+	}
+	return out, nil
+}

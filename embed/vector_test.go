@@ -1,0 +1,59 @@
+package embed
+
+import (
+	"math"
+	"testing"
+)
+
+func TestCosine(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []float32
+		want float64
+	}{
+		{"same", []float32{1, 2, 3}, []float32{1, 2, 3}, 1},
+		{"scaled", []float32{1, 2, 3}, []float32{2, 4, 6}, 1},
+		{"orthogonal", []float32{1, 0}, []float32{0, 1}, 0},
+		{"opposite", []float32{1, 1}, []float32{-1, -1}, -1},
+		{"45 degrees", []float32{1, 0}, []float32{1, 1}, 1 / math.Sqrt2},
+		{"zero", []float32{0, 0}, []float32{1, 1}, 0},
+		{"length mismatch", []float32{1}, []float32{1, 1}, 0},
+		{"empty", nil, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Cosine(tt.a, tt.b); math.Abs(got-tt.want) > 1e-6 {
+				t.Errorf("Cosine = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDot(t *testing.T) {
+	a := []float32{1, 2, 3, 4, 5, 6, 7}
+	b := []float32{7, 6, 5, 4, 3, 2, 1}
+	if got, want := Dot(a, b), 84.0; got != want {
+		t.Errorf("Dot = %v, want %v", got, want)
+	}
+}
+
+func TestMeanNormalized(t *testing.T) {
+	got := MeanNormalized([][]float32{{1, 0, 0}, {0, 1}, {1, 1, 0}})
+	// Sum (2, 2, 0) -> unit (1/√2, 1/√2, 0).
+	want := []float32{float32(1 / math.Sqrt2), float32(1 / math.Sqrt2), 0}
+	if len(got) != len(want) {
+		t.Fatalf("len = %d, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+			t.Errorf("got[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if MeanNormalized(nil) != nil {
+		t.Error("MeanNormalized(nil) is not nil")
+	}
+	z := MeanNormalized([][]float32{{0, 0}, {0, 0}})
+	if len(z) != 2 || z[0] != 0 || z[1] != 0 {
+		t.Errorf("zero mean = %v, want [0 0]", z)
+	}
+}

@@ -1,0 +1,93 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/swc-project/swc"
+)
+
+// fillGists stores n gists and returns their keys.
+func fillGists(b *testing.B, db *DB, n int) []GistKey {
+	b.Helper()
+	keys := make([]GistKey, n)
+	tx, err := db.db.BeginTx(b.Context(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tx.Rollback()
+	for i := range keys {
+		keys[i] = GistKey{"full", "extractive", Hash("prompt"), Hash(fmt.Sprint(i))}
+		if _, err := tx.Exec(`INSERT INTO gists VALUES (?, ?, ?, ?, ?, 0)`,
+			keys[i].Variant, keys[i].Gister, keys[i].PromptHash, keys[i].ContentHash, fmt.Sprintf("gist %d of a few sentences", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	return keys
+}
+
+func BenchmarkGistHit(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			db := openTest(b)
+			keys := fillGists(b, db, n)
+			ctx := b.Context()
+			i := 0
+			for b.Loop() {
+				if _, ok, err := db.Gist(ctx, keys[i%n]); err != nil || !ok {
+					b.Fatalf("miss: %v", err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+func BenchmarkCachedGisterHit(b *testing.B) {
+	db := openTest(b)
+	g := CachedGister(&fakeGister{name: "extractive", gist: func(context.Context, swc.GistRequest) (string, error) {
+		return "gist", nil
+	}}, db, promptHashes)
+	ctx := b.Context()
+	req := swc.GistRequest{Variant: swc.GistTemporal, Date: "8 May 2023", Text: string(make([]byte, 8000))} // ~a session
+	if _, err := g.Gist(ctx, req); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := g.Gist(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCachedEmbedderHit(b *testing.B) {
+	for _, n := range []int{10, 500} {
+		b.Run(fmt.Sprintf("texts=%d", n), func(b *testing.B) {
+			db := openTest(b)
+			e := CachedEmbedder(&fakeEmbedder{name: "e", embed: func(_ context.Context, texts []string) ([][]float32, error) {
+				out := make([][]float32, len(texts))
+				for i := range out {
+					out[i] = make([]float32, 384)
+				}
+				return out, nil
+			}}, db)
+			texts := make([]string, n)
+			for i := range texts {
+				texts[i] = fmt.Sprintf("turn %d text", i)
+			}
+			ctx := b.Context()
+			if _, err := e.Embed(ctx, texts); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := e.Embed(ctx, texts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,209 @@
+package swc
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Price is a model's list price in USD per million tokens.
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+}
+
+// Prices holds list prices (USD per million input/output tokens, standard
+// tier, no batch or cache discounts) by model-name prefix; PriceOf picks
+// the longest prefix, so "gpt-4o-mini-2024-07-18" gets gpt-4o-mini's.
+// Models not listed (local ones included) have no cost.
+var Prices = map[string]Price{
+	"claude-haiku-4-5":       {Input: 1, Output: 5},
+	"claude-sonnet-4-6":      {Input: 3, Output: 15},
+	"gpt-4o-mini":            {Input: 0.15, Output: 0.60},
+	"gpt-4o":                 {Input: 2.50, Output: 10},
+	"text-embedding-3-small": {Input: 0.02},
+	"text-embedding-3-large": {Input: 0.13},
+}
+
+// PriceOf returns the price of model, given bare or as "provider:model",
+// and false when Prices has no prefix of it.
+func PriceOf(model string) (Price, bool) {
+	if _, m, ok := strings.Cut(model, ":"); ok {
+		model = m
+	}
+	best, found := "", false
+	for prefix := range Prices {
+		if strings.HasPrefix(model, prefix) && len(prefix) > len(best) {
+			best, found = prefix, true
+		}
+	}
+	return Prices[best], found
+}
+
+// Cost returns the USD cost of u at price p.
+func (p Price) Cost(u Usage) float64 {
+	return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output) / 1e6
+}
+
+// UsageLine is the usage of one role, one model or everything.
+type UsageLine struct {
+	Key string `json:"key"`
+	Usage
+	// Errors counts calls that failed.
+	Errors int `json:"errors,omitempty"`
+	// CostUSD is the estimated cost of the priced calls; nil when no call
+	// had a known price.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// Unpriced counts calls whose model has no price; CostUSD leaves
+	// them out.
+	Unpriced int `json:"unpriced,omitempty"`
+}
+
+func (l *UsageLine) add(u Usage, cost float64, priced bool, failed bool) {
+	l.Usage = l.Usage.Add(u)
+	if failed {
+		l.Errors++
+	}
+	switch {
+	case priced:
+		c := cost
+		if l.CostUSD != nil {
+			c += *l.CostUSD
+		}
+		l.CostUSD = &c
+	case u.Calls > 0:
+		l.Unpriced += u.Calls
+	}
+}
+
+// UsageSummary is a Meter's totals, by role and by model (sorted by key).
+type UsageSummary struct {
+	Total   UsageLine   `json:"total"`
+	ByRole  []UsageLine `json:"by_role"`
+	ByModel []UsageLine `json:"by_model"`
+}
+
+// Meter accumulates token usage and estimated cost per role (the
+// LLMRequest.Purpose: "gist", "qa", "judge", "embed"; "" is recorded as
+// "other") and per model. It is safe for concurrent use; the zero value is
+// ready.
+type Meter struct {
+	mu    sync.Mutex
+	total UsageLine
+	role  map[string]*UsageLine
+	model map[string]*UsageLine
+}
+
+// Record adds one call's usage. A cached response counts as one cache hit
+// with no tokens, calls or cost, whatever its stored usage says.
+func (m *Meter) Record(role, model string, u Usage, cached bool) {
+	m.record(role, model, u, cached, false)
+}
+
+// RecordError counts one failed call.
+func (m *Meter) RecordError(role, model string) {
+	m.record(role, model, Usage{}, false, true)
+}
+
+func (m *Meter) record(role, model string, u Usage, cached, failed bool) {
+	if role == "" {
+		role = "other"
+	}
+	if cached {
+		u = Usage{CacheHits: 1}
+	}
+	p, priced := PriceOf(model)
+	priced = priced && !cached && !failed
+	cost := p.Cost(u)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.role == nil {
+		m.role, m.model = map[string]*UsageLine{}, map[string]*UsageLine{}
+	}
+	for _, l := range []*UsageLine{&m.total, line(m.role, role), line(m.model, model)} {
+		l.add(u, cost, priced, failed)
+	}
+}
+
+func line(lines map[string]*UsageLine, key string) *UsageLine {
+	l, ok := lines[key]
+	if !ok {
+		l = &UsageLine{Key: key}
+		lines[key] = l
+	}
+	return l
+}
+
+// Summary returns a snapshot of the totals.
+func (m *Meter) Summary() UsageSummary {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := UsageSummary{Total: snapshot(&m.total), ByRole: lines(m.role), ByModel: lines(m.model)}
+	s.Total.Key = "total"
+	return s
+}
+
+func snapshot(l *UsageLine) UsageLine {
+	c := *l
+	if l.CostUSD != nil {
+		v := *l.CostUSD
+		c.CostUSD = &v
+	}
+	return c
+}
+
+func lines(m map[string]*UsageLine) []UsageLine {
+	out := make([]UsageLine, 0, len(m))
+	for _, l := range m {
+		out = append(out, snapshot(l))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// String renders the summary as a plain-text table.
+func (s UsageSummary) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-40s %7s %6s %6s %11s %11s %10s\n", "", "calls", "cached", "errors", "input tok", "output tok", "cost USD")
+	row := func(l UsageLine) {
+		cost := "-"
+		if l.CostUSD != nil {
+			cost = fmt.Sprintf("%.4f", *l.CostUSD)
+			if l.Unpriced > 0 {
+				cost = "≥" + cost
+			}
+		}
+		fmt.Fprintf(&b, "%-40s %7d %6d %6d %11d %11d %10s\n", l.Key, l.Calls, l.CacheHits, l.Errors, l.InputTokens, l.OutputTokens, cost)
+	}
+	for _, group := range [][]UsageLine{s.ByRole, s.ByModel} {
+		for _, l := range group {
+			row(l)
+		}
+	}
+	row(s.Total)
+	return b.String()
+}
+
+// Metered returns l recording each call in m under the request's Purpose
+// and l.Name().
+func Metered(l LLM, m *Meter) LLM { return &meteredLLM{l: l, m: m} }
+
+type meteredLLM struct {
+	l LLM
+	m *Meter
+}
+
+func (ml *meteredLLM) Name() string { return ml.l.Name() }
+
+// Complete returns the wrapped LLM's reply or error unchanged.
+func (ml *meteredLLM) Complete(ctx context.Context, req LLMRequest) (LLMResponse, error) {
+	resp, err := ml.l.Complete(ctx, req)
+	if err != nil {
+		ml.m.RecordError(req.Purpose, ml.l.Name())
+		return resp, err
+	}
+	ml.m.Record(req.Purpose, ml.l.Name(), resp.Usage, resp.Cached)
+	return resp, nil
+}

@@ -71,10 +71,23 @@ type Context struct {
 	Text     string        `json:"text"`
 	// Verbatim lists the ids of turns present word for word in Text.
 	Verbatim []string `json:"verbatim_turns,omitempty"`
+	// Gists lists every gist the strategy made for this context, whether
+	// or not it survived the budget (the preservation analysis audits them).
+	Gists []GistRecord `json:"gists,omitempty"`
 	// Schedule names the consolidation schedule (SWC only) and
 	// Consolidations the session counts after which consolidation ran.
 	Schedule       string `json:"schedule,omitempty"`
 	Consolidations []int  `json:"consolidations,omitempty"`
+}
+
+// GistRecord is one gist a strategy made: the turns it stands for and its
+// text.
+type GistRecord struct {
+	Variant   GistVariant `json:"variant"`
+	Sessions  []int       `json:"sessions"` // session indexes the gist covers
+	Turns     []string    `json:"turns"`    // ids of the turns it condenses
+	Text      string      `json:"text"`
+	InContext bool        `json:"in_context"` // false when the budget dropped it
 }
 
 // CompressOptions are the per-call settings of a Strategy.

@@ -110,7 +110,18 @@ func (s *Sliding) Compress(ctx context.Context, c *swc.Conversation, opts swc.Co
 	if summary == "" {
 		text = fitExact(c, sel, opts.Budget, nil)
 	}
-	return s.context(c, sel, summarized, prefix[0].Gist, text, opts.Budget), nil
+	out := s.context(c, sel, summarized, prefix[0].Gist, text, opts.Budget)
+	if summary != "" {
+		g := swc.GistRecord{Variant: variant, Text: summary, InContext: prefix[0].Gist != ""}
+		for _, b := range history {
+			g.Sessions = append(g.Sessions, b.Session.Index)
+			for _, t := range b.Turns {
+				g.Turns = append(g.Turns, t.ID)
+			}
+		}
+		out.Gists = []swc.GistRecord{g}
+	}
+	return out, nil
 }
 
 // isAfterWindow reports whether session i comes after the first session of

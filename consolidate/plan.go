@@ -61,6 +61,7 @@ func (ch *chunk) block() (swc.Block, bool) {
 
 // plan is a consolidation of the sessions it holds.
 type plan struct {
+	variant  swc.GistVariant
 	chunks   []chunk
 	dropped  []swc.Drop
 	sepToken int
@@ -148,6 +149,7 @@ func (s *SWC) gistAll(ctx context.Context, p *plan, idx []int, memo *gistMemo) e
 	if variant == "" {
 		variant = swc.GistFull
 	}
+	p.variant = variant
 	reqs := make([]swc.GistRequest, len(idx))
 	var todo []int
 	for k, i := range idx {
@@ -250,6 +252,13 @@ func (p *plan) context(name string, budget int) *swc.Context {
 		if ch.action == swc.ActionGist {
 			r.GistTokens = ch.gistTokens
 			r.Gist = ch.gist
+		}
+		if ch.gist != "" {
+			g := swc.GistRecord{Variant: p.variant, Sessions: []int{ch.ses.Index}, Text: ch.gist, InContext: ch.action == swc.ActionGist}
+			for _, t := range ch.ses.Turns {
+				g.Turns = append(g.Turns, t.ID)
+			}
+			out.Gists = append(out.Gists, g)
 		}
 		if ch.action == swc.ActionPartial {
 			for _, t := range ch.turns[ch.cut:] {

@@ -1,0 +1,52 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/swc-project/swc"
+)
+
+// QAInstruction follows the compressed context in every QA request. It is
+// LoCoMo's short-answer instruction, plus the sentence that lets a model
+// decline, which category 5 scoring looks for.
+const QAInstruction = "Based on the above context, write an answer in the form of a short phrase for the following question. " +
+	"Answer with exact words from the context whenever possible. " +
+	"If the context does not contain the answer, reply: Not mentioned in the conversation."
+
+// QAPrompt returns the user message sent to the QA model.
+func QAPrompt(context, question string) string {
+	return fmt.Sprintf("%s\n\n%s\n\nQuestion: %s Short answer:", strings.TrimRight(context, "\n"), QAInstruction, question)
+}
+
+// JudgePrompt is the paper's judge prompt (Appendix E), verbatim.
+func JudgePrompt(question, gold, answer string) string {
+	return fmt.Sprintf("Question: %s. Gold answer: %s. Model answer: %s. Does the model answer correctly answer the question, given the gold answer? Reply only YES or NO.", question, gold, answer)
+}
+
+// AdversarialGold is the gold answer given to the judge for category-5
+// questions, which have none in LoCoMo (their correct behaviour is to
+// decline).
+const AdversarialGold = "Not mentioned in the conversation"
+
+// GoldFor returns the gold answer a question is scored against.
+func GoldFor(q swc.Question) string {
+	if q.Category == swc.Adversarial && q.Answer == "" {
+		return AdversarialGold
+	}
+	return q.Answer
+}
+
+// ParseVerdict reads the judge's reply: 1 for YES, 0 for NO. Anything else
+// is an error (the row records it; it is never scored as wrong).
+func ParseVerdict(reply string) (float64, error) {
+	r := strings.ToUpper(strings.TrimSpace(reply))
+	r = strings.TrimLeft(r, "*\"' ")
+	switch {
+	case strings.HasPrefix(r, "YES"):
+		return 1, nil
+	case strings.HasPrefix(r, "NO"):
+		return 0, nil
+	}
+	return 0, fmt.Errorf("judge reply is neither YES nor NO: %q", reply)
+}

@@ -1,0 +1,242 @@
+// Package bench runs the LoCoMo evaluation protocol (SPEC §3) over
+// compression strategies: offline retention metrics for every question,
+// and with a QA model the answer, LoCoMo token F1 and an LLM judge's
+// verdict; then bootstrap statistics for summary.json.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/tokens"
+)
+
+// Runner runs one benchmark. Strategies, Conversations and Store are
+// required; QA and Judge are optional (both nil = offline).
+type Runner struct {
+	Strategies    []swc.Strategy
+	Conversations []*swc.Conversation
+	Store         *Store
+	Budget        int
+	// QA answers questions; Judge grades answers. Nil QA means offline.
+	QA, Judge swc.LLM
+	// Concurrency bounds questions in flight (default 8).
+	Concurrency int
+	// QAMaxTokens bounds the answer (default 64).
+	QAMaxTokens int
+	// Filter selects the questions asked (default: all).
+	Filter func(swc.Question) bool
+	// Progress, when set, is called after every question with the number
+	// done and the total.
+	Progress func(done, total int)
+	// OnContext, when set, receives every context made.
+	OnContext func(condition string, c *swc.Conversation, x *swc.Context)
+}
+
+// Contexts maps condition → conversation id → context.
+type Contexts map[string]map[string]*swc.Context
+
+// Run compresses every conversation under every strategy once and scores
+// every selected question against the context, appending rows to the
+// store; questions already in the store are skipped. It returns the
+// contexts, and an error only for failures that stop the run (a broken
+// store, a cancelled context, a strategy that fails); per-question LLM
+// failures are recorded in their rows.
+func (r *Runner) Run(ctx context.Context) (Contexts, error) {
+	conc := r.Concurrency
+	if conc <= 0 {
+		conc = 8
+	}
+	filter := r.Filter
+	if filter == nil {
+		filter = func(swc.Question) bool { return true }
+	}
+	total := 0
+	for _, c := range r.Conversations {
+		for _, q := range c.Questions {
+			if filter(q) {
+				total++
+			}
+		}
+	}
+	total *= len(r.Strategies)
+	done := 0
+	var mu sync.Mutex
+	tick := func() {
+		mu.Lock()
+		done++
+		d := done
+		mu.Unlock()
+		if r.Progress != nil {
+			r.Progress(d, total)
+		}
+	}
+	out := Contexts{}
+	for _, s := range r.Strategies {
+		out[s.Name()] = map[string]*swc.Context{}
+		for _, c := range r.Conversations {
+			if err := ctx.Err(); err != nil {
+				return out, err
+			}
+			x, err := s.Compress(ctx, c, swc.CompressOptions{Budget: r.Budget})
+			if err != nil {
+				return out, fmt.Errorf("bench: compress %s under %s: %w", c.ID, s.Name(), err)
+			}
+			out[s.Name()][c.ID] = x
+			if r.OnContext != nil {
+				r.OnContext(s.Name(), c, x)
+			}
+			if err := r.askAll(ctx, s.Name(), c, x, filter, conc, tick); err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// askAll scores the questions of one conversation under one condition.
+func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, filter func(swc.Question) bool, conc int, tick func()) error {
+	idx := NewIndex(x.Text)
+	kept := VerbatimSet(x.Verbatim)
+	ctxTokens := x.Tokens
+	var (
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, conc)
+		errMu    sync.Mutex
+		storeErr error
+	)
+	for _, q := range c.Questions {
+		if !filter(q) {
+			continue
+		}
+		if _, ok := r.Store.Done(condition, q.ID); ok {
+			tick()
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(q swc.Question) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			row := r.ask(ctx, condition, c, x, idx, kept, ctxTokens, q)
+			if ctx.Err() != nil && row.Error != "" {
+				return // cancelled: leave it for the rerun
+			}
+			if err := r.Store.Add(row); err != nil {
+				errMu.Lock()
+				storeErr = errors.Join(storeErr, err)
+				errMu.Unlock()
+			}
+			tick()
+		}(q)
+	}
+	wg.Wait()
+	if storeErr != nil {
+		return storeErr
+	}
+	return ctx.Err()
+}
+
+// ask scores one question.
+func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, idx *Index, kept map[string]bool, ctxTokens int, q swc.Question) Row {
+	gold := GoldFor(q)
+	row := Row{
+		Condition: condition, Conversation: c.ID, QuestionID: q.ID, Category: int(q.Category),
+		Question: q.Question, Gold: gold, Metrics: map[string]float64{},
+		Tokens: RowTokens{Context: ctxTokens},
+	}
+	if q.Category != swc.Adversarial {
+		row.Metrics[MetricAnswerRetention] = idx.Retention(gold)
+		row.Metrics[MetricAnswerTokenRecall] = idx.TokenRecall(gold)
+	}
+	if share, ok := EvidenceRetention(kept, q.Evidence); ok {
+		row.Metrics[MetricEvidenceRetention] = share
+	}
+	if r.QA == nil {
+		return row
+	}
+	prompt := QAPrompt(x.Text, q.Question)
+	row.Tokens.Prompt = tokens.CountCached(prompt)
+	maxTok := r.QAMaxTokens
+	if maxTok <= 0 {
+		maxTok = 64
+	}
+	resp, err := r.QA.Complete(ctx, swc.LLMRequest{
+		Messages:    []swc.Message{{Role: swc.RoleUser, Content: prompt}},
+		Temperature: 0, MaxTokens: maxTok, Purpose: "qa",
+	})
+	if err != nil {
+		row.Error = "qa: " + err.Error()
+		return row
+	}
+	row.Answer = resp.Text
+	f1, err := F1(q.Category, row.Answer, gold)
+	if err != nil {
+		row.Error = "f1: " + err.Error()
+		return row
+	}
+	row.Metrics[MetricF1] = f1
+	if r.Judge == nil {
+		return row
+	}
+	jr, err := r.Judge.Complete(ctx, swc.LLMRequest{
+		Messages:    []swc.Message{{Role: swc.RoleUser, Content: JudgePrompt(q.Question, gold, row.Answer)}},
+		Temperature: 0, MaxTokens: 8, Purpose: "judge",
+	})
+	if err != nil {
+		row.Error = "judge: " + err.Error()
+		return row
+	}
+	row.Verdict = jr.Text
+	v, err := ParseVerdict(jr.Text)
+	if err != nil {
+		row.Error = "judge: " + err.Error()
+		return row
+	}
+	row.Metrics[MetricJudge] = v
+	return row
+}
+
+// sortRows orders rows by condition order, then conversation, then
+// question position, so that summaries never depend on completion order.
+func sortRows(rows []Row, order []string, convOrder map[string]int) {
+	pos := map[string]int{}
+	for i, n := range order {
+		pos[n] = i
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if pos[a.Condition] != pos[b.Condition] {
+			return pos[a.Condition] < pos[b.Condition]
+		}
+		if convOrder[a.Conversation] != convOrder[b.Conversation] {
+			return convOrder[a.Conversation] < convOrder[b.Conversation]
+		}
+		return questionIndex(a.QuestionID) < questionIndex(b.QuestionID)
+	})
+}
+
+// questionIndex reads the n of "conv:qn" (question ids the locomo loader
+// makes); other ids sort first.
+func questionIndex(id string) int {
+	for i := len(id) - 1; i >= 0; i-- {
+		if id[i] == 'q' && i > 0 && id[i-1] == ':' {
+			n := 0
+			for _, ch := range id[i+1:] {
+				if ch < '0' || ch > '9' {
+					return -1
+				}
+				n = n*10 + int(ch-'0')
+			}
+			return n
+		}
+	}
+	return -1
+}

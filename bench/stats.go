@@ -1,0 +1,226 @@
+package bench
+
+import (
+	"strconv"
+
+	"github.com/swc-project/swc"
+)
+
+// DefaultPairs are the paired differences reported when both conditions
+// ran: the paper's ablation (swc-temporal − swc-full), ours (swc-anchored −
+// swc-temporal), and the temporal fix on the sliding window.
+var DefaultPairs = [][2]string{
+	{"swc-temporal", "swc-full"},
+	{"swc-anchored", "swc-temporal"},
+	{"sliding-temporal", "sliding"},
+	{"swc-temporal", "sliding"},
+	{"swc-temporal", "truncation"},
+}
+
+// SummaryInput is what Summarize needs.
+type SummaryInput struct {
+	Settings      Settings
+	Order         []string // conditions, in report order
+	Conversations []*swc.Conversation
+	Rows          []Row
+	Contexts      Contexts
+	Resamples     int
+	Seed          uint64
+	Pairs         [][2]string // default DefaultPairs
+}
+
+// Summarize computes summary.json from finished rows: per condition and
+// category key, the mean and 95% bootstrap CI of every metric over the
+// matched set (questions with a row under every condition); paired
+// differences; per-conversation tables. Only rows without an error count.
+func Summarize(in SummaryInput) *Summary {
+	convOrder := map[string]int{}
+	for i, c := range in.Conversations {
+		convOrder[c.ID] = i
+	}
+	rows := make([]Row, 0, len(in.Rows))
+	for _, r := range in.Rows {
+		if r.Error == "" {
+			rows = append(rows, r)
+		}
+	}
+	sortRows(rows, in.Order, convOrder)
+
+	// The matched set.
+	count := map[string]int{}
+	for _, r := range rows {
+		count[r.QuestionID]++
+	}
+	matched := map[string]bool{}
+	s := &Summary{
+		Settings: in.Settings, Order: in.Order,
+		Conditions:      map[string]*ConditionSummary{},
+		PerConversation: map[string]map[string]*ConvSummary{},
+		Usage:           map[string]swc.Usage{},
+		Paired:          []Paired{},
+		Matched:         Matched{ByCategory: map[string]int{}},
+	}
+	for _, r := range rows {
+		if count[r.QuestionID] == len(in.Order) && !matched[r.QuestionID] {
+			matched[r.QuestionID] = true
+			s.Matched.N++
+			s.Matched.ByCategory[strconv.Itoa(r.Category)]++
+		}
+	}
+	byCond := map[string][]Row{}
+	for _, r := range rows {
+		if matched[r.QuestionID] {
+			byCond[r.Condition] = append(byCond[r.Condition], r)
+		}
+	}
+	for _, name := range in.Order {
+		cr := byCond[name]
+		cs := &ConditionSummary{Categories: categoryStats(cr, in.Resamples, in.Seed), Actions: map[string]int{}, Rows: len(cr)}
+		tok := 0
+		for _, r := range cr {
+			if r.Tokens.Prompt > 0 {
+				tok += r.Tokens.Prompt
+			} else {
+				tok += r.Tokens.Context
+			}
+		}
+		if len(cr) > 0 {
+			cs.TokPerQ = float64(tok) / float64(len(cr))
+		}
+		ctxSum, ctxN := 0, 0
+		for _, c := range in.Conversations {
+			x := in.Contexts[name][c.ID]
+			if x == nil {
+				continue
+			}
+			ctxSum += x.Tokens
+			ctxN++
+			cs.MaxContextTokens = max(cs.MaxContextTokens, x.Tokens)
+			conv := s.PerConversation[c.ID]
+			if conv == nil {
+				conv = map[string]*ConvSummary{}
+				s.PerConversation[c.ID] = conv
+			}
+			cv := &ConvSummary{ContextTokens: x.Tokens, Actions: map[string]int{}}
+			for _, ch := range x.Chunks {
+				cs.Actions[string(ch.Action)]++
+				cv.Actions[string(ch.Action)]++
+				if ch.Tier != "" {
+					if cs.Tiers == nil {
+						cs.Tiers = map[string]int{}
+					}
+					if cv.Tiers == nil {
+						cv.Tiers = map[string]int{}
+					}
+					cs.Tiers[string(ch.Tier)]++
+					cv.Tiers[string(ch.Tier)]++
+				}
+			}
+			var convRows []Row
+			for _, r := range cr {
+				if r.Conversation == c.ID {
+					convRows = append(convRows, r)
+				}
+			}
+			cv.Categories = categoryStats(convRows, in.Resamples, in.Seed)
+			conv[name] = cv
+		}
+		if ctxN > 0 {
+			cs.MeanContextTokens = float64(ctxSum) / float64(ctxN)
+		}
+		for _, r := range in.Rows {
+			if r.Condition == name && r.Error != "" {
+				cs.Errors++
+			}
+		}
+		s.Conditions[name] = cs
+	}
+	pairs := in.Pairs
+	if pairs == nil {
+		pairs = DefaultPairs
+	}
+	for _, p := range pairs {
+		if byCond[p[0]] == nil || byCond[p[1]] == nil {
+			continue
+		}
+		s.Paired = append(s.Paired, paired(p[0], p[1], byCond[p[0]], byCond[p[1]], in.Resamples, in.Seed)...)
+	}
+	return s
+}
+
+// inKey reports whether a category belongs to a category key.
+func inKey(cat int, key string) bool {
+	if key == "1-4" {
+		return cat >= 1 && cat <= 4
+	}
+	return strconv.Itoa(cat) == key
+}
+
+// categoryStats bootstraps every metric of rows per category key.
+func categoryStats(rows []Row, resamples int, seed uint64) map[string]map[string]Stat {
+	out := map[string]map[string]Stat{}
+	for _, key := range CategoryKeys {
+		vals := map[string][]float64{}
+		for _, r := range rows {
+			if !inKey(r.Category, key) {
+				continue
+			}
+			for m, v := range r.Metrics {
+				vals[m] = append(vals[m], v)
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		ms := map[string]Stat{}
+		for m, xs := range vals {
+			ms[m] = StatOf(Bootstrap(xs, resamples, seed))
+		}
+		out[key] = ms
+	}
+	return out
+}
+
+// paired computes A − B for every category key and metric both have, on
+// the questions both answered.
+func paired(a, b string, ra, rb []Row, resamples int, seed uint64) []Paired {
+	rowB := map[string]Row{}
+	for _, r := range rb {
+		rowB[r.QuestionID] = r
+	}
+	var out []Paired
+	for _, key := range CategoryKeys {
+		for _, m := range Metrics {
+			var xa, xb []float64
+			perConv := map[string][2]float64{} // sum of differences, count
+			for _, r := range ra {
+				if !inKey(r.Category, key) {
+					continue
+				}
+				other, ok := rowB[r.QuestionID]
+				va, okA := r.Metrics[m]
+				vb, okB := other.Metrics[m]
+				if !ok || !okA || !okB {
+					continue
+				}
+				xa = append(xa, va)
+				xb = append(xb, vb)
+				pc := perConv[r.Conversation]
+				perConv[r.Conversation] = [2]float64{pc[0] + va - vb, pc[1] + 1}
+			}
+			if len(xa) == 0 {
+				continue
+			}
+			est, err := PairedBootstrap(xa, xb, resamples, seed)
+			if err != nil {
+				continue
+			}
+			p := Paired{A: a, B: b, Category: key, Metric: m, Diff: StatOf(est), PerConversation: map[string]float64{}}
+			for c, v := range perConv {
+				p.PerConversation[c] = v[0] / v[1]
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/bench"
+)
+
+// finishSummary adds what the runner does not compute: usage, the judge
+// audit and the preservation analysis.
+func finishSummary(ctx context.Context, env *Env, sum *bench.Summary, convs []*swc.Conversation, contexts bench.Contexts, llms *benchLLMs, f *benchFlags) error {
+	if llms != nil {
+		sum.Usage, sum.Cost = llms.usage()
+		if f.judgeAudit > 0 {
+			audit, err := bench.AuditJudge(ctx, llms.judge, convs, f.judgeAudit, f.seed)
+			if err != nil {
+				return err
+			}
+			sum.JudgeAudit = audit
+		}
+	} else if f.judgeAudit > 0 {
+		fmt.Fprintln(env.Stderr, "swc: bench: --judge-audit needs a judge model (--qa/--judge); skipped")
+	}
+	sum.Preservation = preservation(convs, contexts)
+	return nil
+}
+
+// writeBenchOutputs writes summary.json and the reports into dir.
+func writeBenchOutputs(dir string, sum *bench.Summary) error {
+	data, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return fmt.Errorf("bench: encode summary: %w", err)
+	}
+	path := filepath.Join(dir, "summary.json")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	return writeReports(dir, sum)
+}
+
+// printBenchTable prints the headline table: per condition, the primary
+// metric for categories 1–4 and each category, and Tok/Q.
+func printBenchTable(w io.Writer, sum *bench.Summary) {
+	metric := bench.MetricAnswerTokenRecall
+	if !sum.Settings.Offline {
+		metric = bench.MetricJudge
+	}
+	fmt.Fprintf(w, "%s (mean [95%% CI]), matched set n = %d\n", metric, sum.Matched.N)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "condition\tcats 1-4\tcat 1\tcat 2\tcat 3\tcat 4\tTok/Q\tmax ctx")
+	for _, name := range sum.Order {
+		cs := sum.Conditions[name]
+		if cs == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t", name, cell(cs, "1-4", metric, true))
+		for _, k := range []string{"1", "2", "3", "4"} {
+			fmt.Fprintf(tw, "%s\t", cell(cs, k, metric, false))
+		}
+		fmt.Fprintf(tw, "%.0f\t%d\n", cs.TokPerQ, cs.MaxContextTokens)
+	}
+	tw.Flush()
+}
+
+func cell(cs *bench.ConditionSummary, key, metric string, ci bool) string {
+	st, ok := cs.Categories[key][metric]
+	if !ok {
+		return "-"
+	}
+	if ci {
+		return fmt.Sprintf("%.3f [%.3f, %.3f]", st.Mean, st.CI[0], st.CI[1])
+	}
+	return fmt.Sprintf("%.3f", st.Mean)
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/bench"
+	"github.com/swc-project/swc/locomo"
+	"github.com/swc-project/swc/tokens"
+)
+
+func init() {
+	register("bench", "run the LoCoMo protocol over strategies and write results and reports", runBench)
+}
+
+type benchFlags struct {
+	data, conditions, conversations, out string
+	offline                              bool
+	qa, judge                            string
+	concurrency                          int
+	seed                                 uint64
+	resamples                            int
+	judgeAudit                           int
+	eng                                  *engineFlags
+}
+
+func runBench(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "bench", "[--data FILE] [--conditions LIST] [--conversations LIST] [--budget 4000] [--out DIR] [--offline | --qa PROVIDER:MODEL --judge PROVIDER:MODEL] [engine flags]")
+	f := &benchFlags{}
+	fs.StringVar(&f.data, "data", "", "LoCoMo-format JSON file (default: the built-in sample)")
+	fs.StringVar(&f.conditions, "conditions", "", "comma-separated conditions (default: all: "+strings.Join(conditionNames, ",")+")")
+	fs.StringVar(&f.conversations, "conversations", "", "comma-separated sample ids or positions (default: all)")
+	fs.StringVar(&f.out, "out", "swc-bench", "output directory (results.jsonl, summary.json, summary.csv, report.md, report.html)")
+	fs.BoolVar(&f.offline, "offline", false, "offline metrics only, even when a QA model is configured")
+	fs.StringVar(&f.qa, "qa", "", "QA model, e.g. anthropic:claude-sonnet-4-6 (none: offline)")
+	fs.StringVar(&f.judge, "judge", "", "judge model (default: anthropic:claude-haiku-4-5-20251001 when --qa is an anthropic model, else the --qa model)")
+	fs.IntVar(&f.concurrency, "concurrency", 8, "questions (and LLM calls) in flight")
+	fs.Uint64Var(&f.seed, "seed", 42, "bootstrap seed")
+	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
+	fs.IntVar(&f.judgeAudit, "judge-audit", 0, "ask the judge about N sampled questions with deliberately wrong answers")
+	f.eng = addEngineFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("bench: unexpected argument %q", fs.Arg(0))
+	}
+	if f.offline && (f.qa != "" || f.judge != "") {
+		return usagef("bench: --offline and --qa/--judge exclude each other")
+	}
+	if f.judge != "" && f.qa == "" {
+		return usagef("bench: --judge needs --qa")
+	}
+	if f.resamples < 1 {
+		return usagef("bench: --resamples must be at least 1")
+	}
+	if f.concurrency < 1 {
+		return usagef("bench: --concurrency must be at least 1")
+	}
+	if f.judgeAudit < 0 {
+		return usagef("bench: --judge-audit must not be negative")
+	}
+	eng, err := openEngines(ctx, env, f.eng)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	strategies, err := eng.strategies(f.conditions)
+	if err != nil {
+		return err
+	}
+	all, err := loadConversations(env, f.data)
+	if err != nil {
+		return err
+	}
+	convs, err := pickConversations(all, f.conversations)
+	if err != nil {
+		return err
+	}
+	var order []string
+	for _, s := range strategies {
+		order = append(order, s.Name())
+	}
+	var ids []string
+	for _, c := range convs {
+		ids = append(ids, c.ID)
+	}
+	dataName, dataHash, err := dataIdentity(f.data)
+	if err != nil {
+		return err
+	}
+	settings := bench.Settings{
+		Data: dataName, Conversations: ids, Conditions: order, Budget: f.eng.budget,
+		Offline: f.qa == "", Gister: eng.gister.Name(), Embedder: eng.embedder.Name(),
+		Schedule: eng.schedule.String(), Calibration: string(eng.cfg.Calibration),
+		Seed: f.seed, Resamples: f.resamples, Tokenizer: tokens.Name, Version: Version,
+	}
+	runner := &bench.Runner{
+		Strategies: strategies, Conversations: convs, Budget: f.eng.budget,
+		Concurrency: f.concurrency, Filter: locomo.TextOnly,
+	}
+	llms, err := openBenchLLMs(ctx, env, eng, f)
+	if err != nil {
+		return err
+	}
+	if llms != nil {
+		runner.QA, runner.Judge = llms.qa, llms.judge
+		settings.QA, settings.Judge, settings.QAPrompt = llms.qa.Name(), llms.judge.Name(), bench.QAInstruction
+	} else {
+		fmt.Fprintln(env.Stderr, "swc: bench: no --qa model: running offline (answer retention, answer-token recall, evidence retention)")
+	}
+	if err := checkResume(f.out, settings, dataHash, f.eng); err != nil {
+		return err
+	}
+	store, err := bench.OpenStore(f.out)
+	if err != nil {
+		return err
+	}
+	if n := store.Len(); n > 0 {
+		fmt.Fprintf(env.Stderr, "swc: bench: resuming: %d rows already in %s\n", n, filepath.Join(f.out, "results.jsonl"))
+	}
+	runner.Store = store
+	bar := newProgress(env.Stderr, env.StderrTTY, "bench", time.Now)
+	runner.Progress = bar.update
+	start := time.Now()
+	contexts, runErr := runner.Run(ctx)
+	if err := store.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return fmt.Errorf("%w (finished rows are kept in %s; rerun the same command to resume)", runErr, f.out)
+	}
+	sum := bench.Summarize(bench.SummaryInput{
+		Settings: settings, Order: order, Conversations: convs, Rows: store.Rows(),
+		Contexts: contexts, Resamples: f.resamples, Seed: f.seed,
+	})
+	if err := finishSummary(ctx, env, sum, convs, contexts, llms, f); err != nil {
+		return err
+	}
+	if err := writeBenchOutputs(f.out, sum); err != nil {
+		return err
+	}
+	printBenchTable(env.Stdout, sum)
+	fmt.Fprintf(env.Stderr, "swc: bench: %d conditions × %d conversations in %s; wrote %s\n", len(order), len(convs), time.Since(start).Round(time.Millisecond), f.out)
+	if llms != nil {
+		llms.printUsage(env.Stderr)
+	}
+	return nil
+}
+
+// dataIdentity names the data and hashes its bytes, so a resumed run can
+// tell whether the data changed.
+func dataIdentity(path string) (string, string, error) {
+	var data []byte
+	name := locomo.SampleName
+	if path == "" {
+		data = locomo.SampleJSON()
+	} else {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", "", swc.Errorf(swc.ENOTFOUND, "bench: %v", err)
+		}
+		data, name = b, filepath.Base(path)
+	}
+	sum := sha256.Sum256(data)
+	return name, hex.EncodeToString(sum[:]), nil
+}
+
+// resumeKey is what must match for rows in DIR to be reused.
+type resumeKey struct {
+	DataSHA256  string `json:"data_sha256"`
+	Budget      int    `json:"budget"`
+	QA          string `json:"qa"`
+	Judge       string `json:"judge"`
+	Gister      string `json:"gister"`
+	Embedder    string `json:"embedder"`
+	Schedule    string `json:"schedule"`
+	Calibration string `json:"calibration"`
+	Weights     string `json:"weights"`
+	Thresholds  string `json:"thresholds"`
+	Tokenizer   string `json:"tokenizer"`
+}
+
+// checkResume writes DIR/run.json on a first run and, on a rerun, refuses
+// to mix rows made with other settings.
+func checkResume(dir string, s bench.Settings, dataHash string, eng *engineFlags) error {
+	key := resumeKey{
+		DataSHA256: dataHash, Budget: s.Budget, QA: s.QA, Judge: s.Judge, Gister: s.Gister,
+		Embedder: s.Embedder, Schedule: s.Schedule, Calibration: s.Calibration,
+		Weights: eng.weights, Thresholds: fmt.Sprintf("%g/%g/top-%d", eng.high, eng.low, eng.topK), Tokenizer: s.Tokenizer,
+	}
+	want, _ := json.MarshalIndent(key, "", "  ")
+	path := filepath.Join(dir, "run.json")
+	have, err := os.ReadFile(path)
+	if err == nil {
+		if !bytes.Equal(bytes.TrimSpace(have), bytes.TrimSpace(want)) {
+			var old resumeKey
+			_ = json.Unmarshal(have, &old)
+			return swc.Errorf(swc.EINVALID, "bench: %s holds results made with other settings (%s); use another --out or remove the directory", dir, diffKeys(old, key))
+		}
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	return os.WriteFile(path, append(want, '\n'), 0o644)
+}
+
+func diffKeys(a, b resumeKey) string {
+	var am, bm map[string]any
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	_ = json.Unmarshal(ja, &am)
+	_ = json.Unmarshal(jb, &bm)
+	var diffs []string
+	for _, k := range []string{"data_sha256", "budget", "qa", "judge", "gister", "embedder", "schedule", "calibration", "weights", "thresholds", "tokenizer"} {
+		if fmt.Sprint(am[k]) != fmt.Sprint(bm[k]) {
+			diffs = append(diffs, fmt.Sprintf("%s was %v, now %v", k, am[k], bm[k]))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}

@@ -56,9 +56,12 @@
 //     just past in a past-tense sentence said on a weekday; next weekend:
 //     the first Saturday after ref and its Sunday.
 //   - last/this/next month and year: the previous, same, next calendar
-//     month or year. last summer: the latest summer that has begun and
-//     whose months are over... precisely, the summer of ref's year when ref
-//     is after August, else of the year before (likewise for other seasons).
+//     month or year. Seasons are spring (March–May), summer (June–August),
+//     autumn (September–November) and winter (December–February, named by
+//     the year it starts in). last summer: the summer of ref's year when ref
+//     is after August, else of the year before; this summer: ref's year;
+//     next summer: ref's year until May, else the year after (likewise for
+//     the other seasons).
 //   - N days/weeks/months/years ago: ref minus N units, at the unit's
 //     precision (a day, an ISO week, a month, a year). a few days ago: the
 //     range ref−4 … ref−2 days; a few weeks/months/years ago has no value.

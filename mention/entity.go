@@ -15,6 +15,7 @@ func entities(text string, toks []tok, speakers []string) []Mention {
 		}
 	}
 	var out []Mention
+	var mid midCaps
 	for i := 0; i < len(toks); i++ {
 		if !nameTok(toks, i) {
 			continue
@@ -48,7 +49,7 @@ func entities(text string, toks []tok, speakers []string) []Mention {
 		for s < j && (stopCaps[toks[s].low] || connectors[toks[s].low] || toks[s].cls == tPunct) {
 			s++
 		}
-		for s < j && toks[s].sent && s+1 == j && !spk[toks[s].low] && !seenMid(toks, toks[s].low) {
+		for s < j && toks[s].sent && s+1 == j && !spk[toks[s].low] && !mid.has(toks, toks[s].low) {
 			s++ // a lone sentence-initial capitalised word is not trusted
 		}
 		for s < j && toks[s].sent && s+1 < j && commonStart[toks[s].low] {
@@ -110,15 +111,26 @@ func nameTok(toks []tok, i int) bool {
 	return true
 }
 
-// seenMid reports whether the word appears capitalised, not at the start
-// of a sentence, elsewhere in the text.
-func seenMid(toks []tok, l string) bool {
-	for _, t := range toks {
-		if t.cap && !t.sent && t.low == l {
-			return true
+// midCaps is the set of words that appear capitalised, not at the start
+// of a sentence, in a text; it is built on first use.
+type midCaps struct {
+	built bool
+	words map[string]bool
+}
+
+func (m *midCaps) has(toks []tok, l string) bool {
+	if !m.built {
+		m.built = true
+		for _, t := range toks {
+			if t.cap && !t.sent && t.cls == tWord {
+				if m.words == nil {
+					m.words = map[string]bool{}
+				}
+				m.words[t.low] = true
+			}
 		}
 	}
-	return false
+	return m.words[l]
 }
 
 func calendarWord(l string) bool {

@@ -380,6 +380,16 @@ func (p *tparser) tense(i int) int {
 	for lo > 0 && !p.t[lo].sent {
 		lo--
 	}
+	if p.tenseOK && p.tenseAt == lo {
+		return p.tenseVal
+	}
+	v := p.sentenceTense(lo)
+	p.tenseOK, p.tenseAt, p.tenseVal = true, lo, v
+	return v
+}
+
+// sentenceTense scans the sentence starting at token lo.
+func (p *tparser) sentenceTense(lo int) int {
 	past, fut := false, false
 	for k := lo; k < len(p.t); k++ {
 		if k > lo && p.t[k].sent {

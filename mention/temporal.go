@@ -42,6 +42,11 @@ type expr struct {
 type tparser struct {
 	text string
 	t    []tok
+	// the tense of the last sentence looked at (sentences hold several
+	// expressions; this keeps the scan linear)
+	tenseOK  bool
+	tenseAt  int
+	tenseVal int
 }
 
 func (p *tparser) low(i int) string {

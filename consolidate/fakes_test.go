@@ -1,0 +1,85 @@
+package consolidate
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/swc-project/swc"
+)
+
+// fakeEmbedder hashes words into a small vector space.
+type fakeEmbedder struct {
+	embed func(texts []string) ([][]float32, error)
+}
+
+func (f *fakeEmbedder) Name() string { return "fake" }
+func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if f.embed != nil {
+		return f.embed(texts)
+	}
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 16)
+		for _, w := range strings.Fields(strings.ToLower(t)) {
+			h := fnv.New32a()
+			h.Write([]byte(w))
+			v[h.Sum32()%16]++
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// fakeGister returns the first turn line of the chunk and counts calls.
+type fakeGister struct {
+	calls atomic.Int64
+	gist  func(req swc.GistRequest) (string, error)
+}
+
+func (f *fakeGister) Name() string { return "fake-gister" }
+func (f *fakeGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
+	f.calls.Add(1)
+	if f.gist != nil {
+		return f.gist(req)
+	}
+	lines := strings.Split(strings.TrimSpace(req.Text), "\n")
+	return fmt.Sprintf("(%s) %s", req.Variant, lines[len(lines)-1]), nil
+}
+
+// countCaps counts capitalised words that do not start the text.
+func countCaps(text string, speakers []string) int {
+	n := 0
+	for i, w := range strings.Fields(text) {
+		if i > 0 && w != "" && w[0] >= 'A' && w[0] <= 'Z' {
+			n++
+		}
+	}
+	return n
+}
+
+// testConversation builds n sessions a day apart with turns words each.
+func testConversation(n, turns int) *swc.Conversation {
+	c := &swc.Conversation{ID: "t", SpeakerA: "Ana", SpeakerB: "Ben"}
+	start := time.Date(2023, 5, 1, 10, 0, 0, 0, time.UTC)
+	topics := []string{"pottery class in Lisbon", "running the Boston marathon", "adopting a dog named Rex", "the garden and tomatoes", "a trip to Kyoto in 2022"}
+	for i := range n {
+		s := swc.Session{Index: i, Start: start.AddDate(0, 0, 3*i), DateText: start.AddDate(0, 0, 3*i).Format("3:04 pm on 2 January, 2006")}
+		for j := range turns {
+			sp := "Ana"
+			if j%2 == 1 {
+				sp = "Ben"
+			}
+			s.Turns = append(s.Turns, swc.Turn{
+				ID:      fmt.Sprintf("D%d:%d", i+1, j+1),
+				Speaker: sp,
+				Text:    fmt.Sprintf("Turn %d of session %d is about %s and we talked for a while about it.", j+1, i+1, topics[(i+j)%len(topics)]),
+			})
+		}
+		c.Sessions = append(c.Sessions, s)
+	}
+	return c
+}

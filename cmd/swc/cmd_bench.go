@@ -22,6 +22,9 @@ func init() {
 	register("bench", "run the LoCoMo protocol over strategies and write results and reports", runBench)
 }
 
+// benchProgressHook, when set (by tests), is called after every question.
+var benchProgressHook func(done, total int)
+
 type benchFlags struct {
 	data, conditions, conversations, out string
 	offline                              bool
@@ -130,7 +133,12 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	}
 	runner.Store = store
 	bar := newProgress(env.Stderr, env.StderrTTY, "bench", time.Now)
-	runner.Progress = bar.update
+	runner.Progress = func(done, total int) {
+		bar.update(done, total)
+		if benchProgressHook != nil {
+			benchProgressHook(done, total)
+		}
+	}
 	start := time.Now()
 	contexts, runErr := runner.Run(ctx)
 	if err := store.Close(); err != nil && runErr == nil {

@@ -195,3 +195,5 @@ func (e *engines) strategies(list string) ([]swc.Strategy, error) {
 func (e *engines) describe() string {
 	return fmt.Sprintf("gister %s, embedder %s, schedule %s", e.gister.Name(), e.embedder.Name(), e.schedule)
 }
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

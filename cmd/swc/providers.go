@@ -22,7 +22,8 @@ type providerOptions struct {
 	anthropicBaseURL string
 	openaiBaseURL    string
 	ollamaBaseURL    string
-	// Set by tests only: the backoff sleep and the HTTP client.
+	// Tests may set the backoff sleep (a no-op keeps them fast) and the
+	// HTTP client; nil means the adapters' defaults.
 	sleep      func(ctx context.Context, d time.Duration) error
 	httpClient *http.Client
 }
@@ -81,9 +82,8 @@ func pick(vals ...string) string {
 
 // openaiConfig returns the settings of an OpenAI-compatible provider and
 // its key: openai (OPENAI_API_KEY, required by api.openai.com only) or
-// ollama (no key).
-// valid lists the providers the caller accepts, for the error about an
-// unknown one.
+// ollama (no key). valid lists the providers the caller accepts, for the
+// usage error about an unknown one.
 func (o *providerOptions) openaiConfig(env *Env, provider, valid string) (openai.Config, string, error) {
 	cfg := openai.Config{
 		Provider: provider, HTTPClient: o.httpClient, Timeout: o.timeout,

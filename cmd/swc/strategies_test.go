@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/consolidate"
+	"github.com/swc-project/swc/locomo"
+	"github.com/swc-project/swc/tokens"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from %s (go test ./cmd/swc -run %s -update rewrites it)\n--- got\n%s", name, path, t.Name(), got)
+	}
+}
+
+// offlineEngines returns the default offline engines with cfg and sched.
+func offlineEngines(t testing.TB, mutate func(*engineFlags)) *engines {
+	t.Helper()
+	f := &engineFlags{budget: 4000, gister: "extractive", embedder: "lexical", schedule: "end",
+		calibration: string(consolidate.DefaultConfig().Calibration), weights: "0.4,0.3,0.3", high: 0.6, low: 0.3, topK: 5}
+	f.cache.noCache = true
+	if mutate != nil {
+		mutate(f)
+	}
+	e, err := openEngines(context.Background(), &Env{Vars: map[string]string{}}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// TestStrategiesGolden renders every strategy on the sample conversation.
+func TestStrategiesGolden(t *testing.T) {
+	convs, err := locomo.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := offlineEngines(t, nil)
+	for _, name := range conditionNames {
+		t.Run(name, func(t *testing.T) {
+			s, err := e.strategy(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := s.Compress(context.Background(), convs[0], swc.CompressOptions{Budget: 4000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name != "full" && x.Tokens > 4000 {
+				t.Errorf("%d tokens over the budget", x.Tokens)
+			}
+			golden(t, filepath.Join("compress", name), x.Text)
+		})
+	}
+}
+
+// TestBudgetPropertyLoCoMo checks, on every LoCoMo conversation and every
+// budgeted strategy, random budgets (1,000–8,000) and random weights: the
+// context never exceeds the budget and the pinned sessions are present
+// unless they alone exceed it.
+func TestBudgetPropertyLoCoMo(t *testing.T) {
+	path := needLoCoMo(t)
+	convs, _, err := locomo.LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(42, 7))
+	trials := 3
+	if testing.Short() {
+		trials = 1
+	}
+	for trial := range trials {
+		w := [3]float64{rng.Float64(), rng.Float64(), rng.Float64()}
+		e := offlineEngines(t, func(f *engineFlags) {
+			f.weights = fmtWeights(w)
+			if trial%2 == 1 {
+				f.calibration = string(consolidate.MinMax)
+			}
+		})
+		for _, name := range conditionNames[1:] {
+			s, err := e.strategy(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range convs {
+				budget := 1000 + rng.IntN(7001)
+				x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: budget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := tokens.Count(x.Text); got > budget || got != x.Tokens {
+					t.Errorf("%s %s budget %d: %d tokens (reported %d)", name, c.ID, budget, got, x.Tokens)
+				}
+				if name == "swc-full" || name == "swc-temporal" || name == "swc-anchored" {
+					checkPins(t, name, c, x, budget)
+				}
+			}
+		}
+	}
+}
+
+func checkPins(t *testing.T, name string, c *swc.Conversation, x *swc.Context, budget int) {
+	t.Helper()
+	n := len(c.Sessions)
+	pinned := []int{0, n - 2, n - 1}
+	alone := 0
+	for _, i := range pinned {
+		alone += tokens.Count(swc.RenderBlock(swc.Block{Session: &c.Sessions[i], Turns: c.Sessions[i].Turns}))
+	}
+	if alone+10 > budget {
+		return // the pins alone (about) exceed it: they may be cut
+	}
+	for _, i := range pinned {
+		if a := x.Chunks[i].Action; a != swc.ActionVerbatim {
+			t.Errorf("%s %s budget %d: pinned session %d is %s", name, c.ID, budget, i, a)
+		}
+	}
+}
+
+func fmtWeights(w [3]float64) string {
+	return formatFloat(w[0]) + "," + formatFloat(w[1]) + "," + formatFloat(w[2])
+}
+
+// BenchmarkCompressAll compresses all 10 LoCoMo conversations under all 7
+// strategies with the offline engines.
+func BenchmarkCompressAll(b *testing.B) {
+	path := needLoCoMo(b)
+	convs, _, err := locomo.LoadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := offlineEngines(b, nil)
+	strategies, err := e.strategies("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		for _, s := range strategies {
+			for _, c := range convs {
+				if _, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 4000}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+}

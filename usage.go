@@ -177,8 +177,10 @@ func (s UsageSummary) String() string {
 		}
 		fmt.Fprintf(&b, "%-40s %7d %6d %6d %11d %11d %10s\n", l.Key, l.Calls, l.CacheHits, l.Errors, l.InputTokens, l.OutputTokens, cost)
 	}
-	for _, group := range [][]UsageLine{s.ByRole, s.ByModel} {
+	for i, group := range [][]UsageLine{s.ByRole, s.ByModel} {
+		fmt.Fprintf(&b, "%s\n", []string{"by role:", "by model:"}[i])
 		for _, l := range group {
+			l.Key = "  " + l.Key
 			row(l)
 		}
 	}
@@ -204,6 +206,10 @@ func (ml *meteredLLM) Complete(ctx context.Context, req LLMRequest) (LLMResponse
 		ml.m.RecordError(req.Purpose, ml.l.Name())
 		return resp, err
 	}
-	ml.m.Record(req.Purpose, ml.l.Name(), resp.Usage, resp.Cached)
+	u := resp.Usage
+	if !resp.Cached {
+		u.Calls = max(u.Calls, 1)
+	}
+	ml.m.Record(req.Purpose, ml.l.Name(), u, resp.Cached)
 	return resp, nil
 }

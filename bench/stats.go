@@ -56,7 +56,6 @@ func Summarize(in SummaryInput) *Summary {
 		Settings: in.Settings, Order: in.Order,
 		Conditions:      map[string]*ConditionSummary{},
 		PerConversation: map[string]map[string]*ConvSummary{},
-		Usage:           map[string]swc.Usage{},
 		Paired:          []Paired{},
 		Matched:         Matched{ByCategory: map[string]int{}},
 	}

@@ -67,10 +67,9 @@ type Summary struct {
 	// Preservation is the preservation analysis of the gists made, when
 	// any were (see package preserve); nil otherwise.
 	Preservation any `json:"preservation,omitempty"`
-	// Usage is LLM usage per role ("gist", "qa", "judge"), offline empty.
-	Usage map[string]swc.Usage `json:"usage"`
-	// Cost is the estimated cost in USD, when every model used is priced.
-	Cost *float64 `json:"cost_usd,omitempty"`
+	// Usage is LLM usage by role ("gist", "qa", "judge") and by model,
+	// with estimated costs; zero when offline.
+	Usage swc.UsageSummary `json:"usage"`
 	// JudgeAudit is the judge audit, when one was asked for.
 	JudgeAudit *JudgeAudit `json:"judge_audit,omitempty"`
 }

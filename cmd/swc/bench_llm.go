@@ -2,24 +2,36 @@ package main
 
 import (
 	"context"
-	"io"
+	"strings"
 
 	"github.com/swc-project/swc"
 )
 
-// benchLLMs are the QA and judge models of a bench run.
-type benchLLMs struct {
-	qa, judge swc.LLM
-}
+// defaultJudge is the paper's judge model.
+const defaultJudge = "anthropic:claude-haiku-4-5-20251001"
 
-// openBenchLLMs returns nil when the run is offline.
-func openBenchLLMs(ctx context.Context, env *Env, eng *engines, f *benchFlags) (*benchLLMs, error) {
-	if f.qa == "" {
-		return nil, nil
+// judgeSpec returns the judge model: --judge, else the paper's judge when
+// the QA model is Anthropic's, else the QA model itself.
+func judgeSpec(qa, judge string) string {
+	switch {
+	case judge != "":
+		return judge
+	case strings.HasPrefix(qa, "anthropic:"):
+		return defaultJudge
 	}
-	return nil, usagef("bench: --qa %q: LLM providers are not wired yet", f.qa)
+	return qa
 }
 
-func (b *benchLLMs) usage() (map[string]swc.Usage, *float64) { return map[string]swc.Usage{}, nil }
-
-func (b *benchLLMs) printUsage(w io.Writer) {}
+// openBenchLLMs returns the QA and judge models, or nils when offline.
+func openBenchLLMs(ctx context.Context, env *Env, eng *engines, f *benchFlags) (qa, judge swc.LLM, err error) {
+	if f.qa == "" {
+		return nil, nil, nil
+	}
+	if qa, err = eng.llm(ctx, env, f.qa); err != nil {
+		return nil, nil, usagef("--qa: %v", err)
+	}
+	if judge, err = eng.llm(ctx, env, judgeSpec(f.qa, f.judge)); err != nil {
+		return nil, nil, usagef("--judge: %v", err)
+	}
+	return qa, judge, nil
+}

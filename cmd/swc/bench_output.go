@@ -15,19 +15,19 @@ import (
 
 // finishSummary adds what the runner does not compute: usage, the judge
 // audit and the preservation analysis.
-func finishSummary(ctx context.Context, env *Env, sum *bench.Summary, convs []*swc.Conversation, contexts bench.Contexts, llms *benchLLMs, f *benchFlags) error {
-	if llms != nil {
-		sum.Usage, sum.Cost = llms.usage()
-		if f.judgeAudit > 0 {
-			audit, err := bench.AuditJudge(ctx, llms.judge, convs, f.judgeAudit, f.seed)
+func finishSummary(ctx context.Context, env *Env, sum *bench.Summary, convs []*swc.Conversation, contexts bench.Contexts, eng *engines, judge swc.LLM, f *benchFlags) error {
+	if f.judgeAudit > 0 {
+		if judge == nil {
+			fmt.Fprintln(env.Stderr, "swc: bench: --judge-audit needs a judge model (--qa/--judge); skipped")
+		} else {
+			audit, err := bench.AuditJudge(ctx, judge, convs, f.judgeAudit, f.seed)
 			if err != nil {
 				return err
 			}
 			sum.JudgeAudit = audit
 		}
-	} else if f.judgeAudit > 0 {
-		fmt.Fprintln(env.Stderr, "swc: bench: --judge-audit needs a judge model (--qa/--judge); skipped")
 	}
+	sum.Usage = eng.meter.Summary()
 	sum.Preservation = preservation(convs, contexts)
 	return nil
 }

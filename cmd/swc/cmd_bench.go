@@ -29,7 +29,6 @@ type benchFlags struct {
 	data, conditions, conversations, out string
 	offline                              bool
 	qa, judge                            string
-	concurrency                          int
 	seed                                 uint64
 	resamples                            int
 	judgeAudit                           int
@@ -46,7 +45,6 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&f.offline, "offline", false, "offline metrics only, even when a QA model is configured")
 	fs.StringVar(&f.qa, "qa", "", "QA model, e.g. anthropic:claude-sonnet-4-6 (none: offline)")
 	fs.StringVar(&f.judge, "judge", "", "judge model (default: anthropic:claude-haiku-4-5-20251001 when --qa is an anthropic model, else the --qa model)")
-	fs.IntVar(&f.concurrency, "concurrency", 8, "questions (and LLM calls) in flight")
 	fs.Uint64Var(&f.seed, "seed", 42, "bootstrap seed")
 	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
 	fs.IntVar(&f.judgeAudit, "judge-audit", 0, "ask the judge about N sampled questions with deliberately wrong answers")
@@ -65,9 +63,6 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	}
 	if f.resamples < 1 {
 		return usagef("bench: --resamples must be at least 1")
-	}
-	if f.concurrency < 1 {
-		return usagef("bench: --concurrency must be at least 1")
 	}
 	if f.judgeAudit < 0 {
 		return usagef("bench: --judge-audit must not be negative")
@@ -109,15 +104,15 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	}
 	runner := &bench.Runner{
 		Strategies: strategies, Conversations: convs, Budget: f.eng.budget,
-		Concurrency: f.concurrency, Filter: locomo.TextOnly,
+		Concurrency: f.eng.prov.concurrency, Filter: locomo.TextOnly,
 	}
-	llms, err := openBenchLLMs(ctx, env, eng, f)
+	qa, judge, err := openBenchLLMs(ctx, env, eng, f)
 	if err != nil {
 		return err
 	}
-	if llms != nil {
-		runner.QA, runner.Judge = llms.qa, llms.judge
-		settings.QA, settings.Judge, settings.QAPrompt = llms.qa.Name(), llms.judge.Name(), bench.QAInstruction
+	if qa != nil {
+		runner.QA, runner.Judge = qa, judge
+		settings.QA, settings.Judge, settings.QAPrompt = qa.Name(), judge.Name(), bench.QAInstruction
 	} else {
 		fmt.Fprintln(env.Stderr, "swc: bench: no --qa model: running offline (answer retention, answer-token recall, evidence retention)")
 	}
@@ -151,7 +146,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		Settings: settings, Order: order, Conversations: convs, Rows: store.Rows(),
 		Contexts: contexts, Resamples: f.resamples, Seed: f.seed,
 	})
-	if err := finishSummary(ctx, env, sum, convs, contexts, llms, f); err != nil {
+	if err := finishSummary(ctx, env, sum, convs, contexts, eng, judge, f); err != nil {
 		return err
 	}
 	if err := writeBenchOutputs(f.out, sum); err != nil {
@@ -159,9 +154,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	}
 	printBenchTable(env.Stdout, sum)
 	fmt.Fprintf(env.Stderr, "swc: bench: %d conditions × %d conversations in %s; wrote %s\n", len(order), len(convs), time.Since(start).Round(time.Millisecond), f.out)
-	if llms != nil {
-		llms.printUsage(env.Stderr)
-	}
+	eng.printUsage(env.Stderr)
 	return nil
 }
 

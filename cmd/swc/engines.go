@@ -13,6 +13,7 @@ import (
 	"github.com/swc-project/swc/embed"
 	"github.com/swc-project/swc/gist"
 	"github.com/swc-project/swc/mention"
+	"github.com/swc-project/swc/sqlite"
 )
 
 // conditionNames lists every strategy, in the order reports show them.
@@ -29,6 +30,7 @@ type engineFlags struct {
 	high, low   float64
 	topK        int
 	cache       cacheFlags
+	prov        *providerOptions
 }
 
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
@@ -44,6 +46,7 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	fs.Float64Var(&f.low, "low", def.Low, "score below which a chunk is dropped")
 	fs.IntVar(&f.topK, "top-k", def.TopK, "later turns averaged into the downstream signal")
 	f.cache.add(fs)
+	f.prov = addProviderFlags(fs)
 	return f
 }
 
@@ -86,6 +89,11 @@ type engines struct {
 	gister   swc.Gister
 	embedder swc.Embedder
 	closers  []func() error
+	// meter records every LLM call the engines and the bench make.
+	meter *swc.Meter
+	db    *sqlite.DB // opened on first use; nil with --no-cache
+	dbErr error
+	dbSet bool
 }
 
 // openEngines builds the engines the flags name. The caller must Close it.
@@ -94,7 +102,7 @@ func openEngines(ctx context.Context, env *Env, f *engineFlags) (*engines, error
 	if err != nil {
 		return nil, err
 	}
-	e := &engines{flags: f, cfg: cfg, schedule: sched}
+	e := &engines{flags: f, cfg: cfg, schedule: sched, meter: &swc.Meter{}}
 	if err := e.openGister(ctx, env); err != nil {
 		e.Close()
 		return nil, err

@@ -28,10 +28,14 @@ type providerOptions struct {
 	httpClient *http.Client
 }
 
+// providerSleepHook, when set by tests, replaces the adapters' backoff
+// sleep so that retries do not make tests slow.
+var providerSleepHook func(ctx context.Context, d time.Duration) error
+
 // addProviderFlags registers the provider flags on fs and returns the
 // options they fill.
 func addProviderFlags(fs *flag.FlagSet) *providerOptions {
-	o := &providerOptions{}
+	o := &providerOptions{sleep: providerSleepHook}
 	fs.IntVar(&o.concurrency, "concurrency", 8, "provider requests in flight at most")
 	fs.Float64Var(&o.rpm, "rpm", 0, "provider requests per minute at most, retries included (0: no limit)")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "deadline of each provider request (a slower one is retried)")

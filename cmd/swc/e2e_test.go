@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/swc-project/swc/bench"
+)
+
+// fakeAnthropic speaks the Messages API: gists for system prompts that
+// carry the gist instructions, YES/NO for judge prompts, a short answer
+// otherwise. Every 7th request gets a 429 and every 11th a 500.
+type fakeAnthropic struct {
+	requests atomic.Int64
+	mu       sync.Mutex
+	verdicts map[string]string // question → YES/NO the judge gave
+	kinds    map[string]int
+}
+
+func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := f.requests.Add(1)
+	if r.URL.Path != "/v1/messages" || r.Header.Get("x-api-key") != "test-key" || r.Header.Get("anthropic-version") == "" {
+		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad request"}}`, 400)
+		return
+	}
+	if n%7 == 0 {
+		w.Header().Set("Retry-After", "0")
+		w.WriteHeader(429)
+		io.WriteString(w, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`)
+		return
+	}
+	if n%11 == 0 {
+		w.WriteHeader(500)
+		io.WriteString(w, `{"type":"error","error":{"type":"api_error","message":"boom"}}`)
+		return
+	}
+	var req struct {
+		Model    string `json:"model"`
+		System   any    `json:"system"`
+		Messages []struct {
+			Content any `json:"content"`
+		} `json:"messages"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
+		http.Error(w, "bad json", 400)
+		return
+	}
+	system := fmt.Sprint(req.System)
+	user := string(body)
+	var reply, kind string
+	switch {
+	case strings.Contains(system, "Preserve:") || strings.Contains(system, "running summary"):
+		kind, reply = "gist", "Maya adopted Biscuit on 6 January 2024 and Jonas builds a canoe."
+	case strings.Contains(user, "Gold answer:"):
+		kind = "judge"
+		q := between(user, "Question: ", ". Gold answer:")
+		h := fnv.New32a()
+		h.Write([]byte(q))
+		reply = "NO"
+		if h.Sum32()%2 == 0 {
+			reply = "YES"
+		}
+		f.mu.Lock()
+		f.verdicts[q] = reply
+		f.mu.Unlock()
+	default:
+		kind, reply = "qa", "6 January 2024"
+	}
+	f.mu.Lock()
+	f.kinds[kind]++
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"id":"msg_%d","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":%q}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":5}}`, n, req.Model, reply, len(body)/4)
+}
+
+func between(s, a, b string) string {
+	i := strings.Index(s, a)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(a):]
+	if j := strings.Index(s, b); j >= 0 {
+		return s[:j]
+	}
+	return s
+}
+
+// TestBenchLLMEndToEnd runs gist + QA + judge against a fake Anthropic
+// server with injected 429 and 500 faults.
+func TestBenchLLMEndToEnd(t *testing.T) {
+	providerSleepHook = func(ctx context.Context, d time.Duration) error { return ctx.Err() }
+	defer func() { providerSleepHook = nil }()
+	fake := &fakeAnthropic{verdicts: map[string]string{}, kinds: map[string]int{}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	vars := map[string]string{"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL}
+	dir := t.TempDir()
+	args := []string{"bench", "--out", dir, "--conditions", "truncation,swc-full,swc-temporal",
+		"--gister", "anthropic:claude-haiku-4-5-20251001", "--qa", "anthropic:claude-sonnet-4-6",
+		"--cache", filepath.Join(dir, "cache.db"), "--resamples", "100", "--concurrency", "4"}
+	_, stderr, err := run(t, vars, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	rows := readRows(t, dir)
+	if len(rows) != 3*58 {
+		t.Fatalf("%d rows, want %d", len(rows), 3*58)
+	}
+	for _, r := range rows {
+		if r.Error != "" {
+			t.Errorf("%s %s: %s", r.Condition, r.QuestionID, r.Error)
+			continue
+		}
+		want, ok := fake.verdicts[strings.TrimSpace(r.Question)]
+		if !ok || r.Verdict != want {
+			t.Errorf("%s: verdict %q, the fake judge said %q", r.QuestionID, r.Verdict, want)
+		}
+		wantJudge := 0.0
+		if want == "YES" {
+			wantJudge = 1
+		}
+		if r.Metrics[bench.MetricJudge] != wantJudge {
+			t.Errorf("%s: judge metric %v for verdict %q", r.QuestionID, r.Metrics[bench.MetricJudge], r.Verdict)
+		}
+		if _, ok := r.Metrics[bench.MetricF1]; !ok || r.Answer != "6 January 2024" || r.Tokens.Prompt <= r.Tokens.Context {
+			t.Errorf("%s: answer %q metrics %v tokens %+v", r.QuestionID, r.Answer, r.Metrics, r.Tokens)
+		}
+	}
+	if fake.kinds["gist"] == 0 {
+		t.Error("no gist requests reached the fake")
+	}
+	if !strings.Contains(stderr, "LLM usage") {
+		t.Errorf("no usage table on stderr:\n%s", stderr)
+	}
+	// A rerun with the warm caches sends nothing.
+	before := fake.requests.Load()
+	dir2 := t.TempDir()
+	args2 := append([]string(nil), args...)
+	args2[2] = dir2
+	if _, _, err := run(t, vars, args2...); err != nil {
+		t.Fatal(err)
+	}
+	if sent := fake.requests.Load() - before; sent != 0 {
+		t.Errorf("rerun with a warm cache sent %d requests", sent)
+	}
+}

@@ -1,0 +1,76 @@
+// Package openai implements swc.LLM and swc.Embedder on any
+// OpenAI-compatible chat-completions and embeddings endpoint (OpenAI,
+// Ollama, vLLM, TEI, …) with the official SDK (github.com/openai/openai-go/v3).
+// The SDK's own retries are off; this package retries, bounds concurrency
+// and rate and times out attempts itself (see Config).
+package openai
+
+import (
+	"context"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/swc-project/swc"
+)
+
+var _ swc.LLM = (*LLM)(nil)
+
+// LLM is a chat model behind an OpenAI-compatible /chat/completions. It is
+// safe for concurrent use.
+type LLM struct {
+	model  string
+	cfg    Config
+	client openai.Client
+	retry  *retrier
+}
+
+// New returns an LLM for model (e.g. "gpt-4o-mini", or "llama3.1" with
+// cfg.BaseURL = OllamaBaseURL and cfg.Provider = "ollama"). apiKey may be
+// empty for servers without authentication; callers that need one check
+// for it. Zero fields of cfg take their defaults. It returns an EINVALID
+// *swc.Error when model is empty.
+func New(model, apiKey string, cfg Config) (*LLM, error) {
+	cfg = cfg.withDefaults()
+	if model == "" {
+		return nil, swc.Errorf(swc.EINVALID, "%s: no model given", cfg.Provider)
+	}
+	return &LLM{model: model, cfg: cfg, client: newClient(apiKey, cfg), retry: newRetrier(cfg, classify)}, nil
+}
+
+// newClient returns an SDK client without retries of its own. The
+// explicit base URL and key override OPENAI_BASE_URL and OPENAI_API_KEY,
+// which the SDK reads from the process environment (an empty key sends no
+// Authorization header).
+func newClient(apiKey string, cfg Config) openai.Client {
+	return openai.NewClient(
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithHTTPClient(cfg.HTTPClient),
+		option.WithMaxRetries(0),
+		option.WithAPIKey(apiKey),
+	)
+}
+
+// Name returns "PROVIDER:MODEL".
+func (l *LLM) Name() string { return l.cfg.Provider + ":" + l.model }
+
+// Complete sends req, retrying transient failures. On failure it returns
+// an *swc.Error naming the provider, model, status and attempts:
+// EUNAVAILABLE when retries ran out, ctx ended or the reply was empty,
+// EINVALID for a request the server rejected (4xx other than 408, 409,
+// 429) or that could not be translated.
+func (l *LLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
+	params, err := toChatParams(req, l.cfg.Provider, l.model, l.cfg.MaxTokens)
+	if err != nil {
+		return swc.LLMResponse{}, err
+	}
+	var res *openai.ChatCompletion
+	n, v, err := l.retry.do(ctx, func(ctx context.Context) error {
+		r, err := l.client.Chat.Completions.New(ctx, params)
+		res = r
+		return err
+	})
+	if err != nil {
+		return swc.LLMResponse{}, failed(l.cfg.Provider, l.model, n, v, err)
+	}
+	return fromChat(res, l.cfg.Provider, l.model)
+}

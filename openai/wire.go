@@ -1,0 +1,116 @@
+package openai
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/swc-project/swc"
+)
+
+// toChatParams translates req into a chat-completions request for model,
+// using maxTokens when req.MaxTokens is 0. The system prompt becomes a
+// leading "system" message. Temperature is always sent, 0 included
+// (param.Opt serialises a set zero). max_tokens is used rather than
+// max_completion_tokens, as every OpenAI-compatible server knows it.
+//
+// It returns an EINVALID *swc.Error, prefixed with provider, for a request
+// without messages or with a role other than user or assistant.
+func toChatParams(req swc.LLMRequest, provider, model string, maxTokens int) (openai.ChatCompletionNewParams, error) {
+	if len(req.Messages) == 0 {
+		return openai.ChatCompletionNewParams{}, swc.Errorf(swc.EINVALID, "%s: %s: request has no messages", provider, model)
+	}
+	p := openai.ChatCompletionNewParams{
+		Model:       model,
+		Temperature: openai.Float(req.Temperature),
+		MaxTokens:   openai.Int(int64(maxTokens)),
+		Messages:    make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1),
+	}
+	if req.MaxTokens > 0 {
+		p.MaxTokens = openai.Int(int64(req.MaxTokens))
+	}
+	if len(req.Stop) > 0 {
+		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: req.Stop}
+	}
+	if req.System != "" {
+		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+	}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case swc.RoleUser:
+			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
+		case swc.RoleAssistant:
+			p.Messages = append(p.Messages, openai.AssistantMessage(m.Content))
+		default:
+			return openai.ChatCompletionNewParams{}, swc.Errorf(swc.EINVALID, "%s: %s: message %d has role %q (want user or assistant)", provider, model, i, m.Role)
+		}
+	}
+	return p, nil
+}
+
+// fromChat translates a chat completion: the first choice's content, its
+// finish reason and token usage (one call). It returns an EUNAVAILABLE
+// *swc.Error when there is no choice or the content is blank (a refusal
+// included), so that a failure never reads as an empty answer.
+func fromChat(c *openai.ChatCompletion, provider, model string) (swc.LLMResponse, error) {
+	if len(c.Choices) == 0 {
+		return swc.LLMResponse{}, swc.Errorf(swc.EUNAVAILABLE, "%s: %s: reply has no choices", provider, model)
+	}
+	ch := c.Choices[0]
+	if strings.TrimSpace(ch.Message.Content) == "" {
+		why := "finish_reason " + ch.FinishReason
+		if ch.Message.Refusal != "" {
+			why = "refusal: " + ch.Message.Refusal
+		}
+		return swc.LLMResponse{}, swc.Errorf(swc.EUNAVAILABLE, "%s: %s: empty reply (%s)", provider, model, why)
+	}
+	if c.Model != "" {
+		model = c.Model
+	}
+	return swc.LLMResponse{
+		Text:       ch.Message.Content,
+		Model:      model,
+		StopReason: ch.FinishReason,
+		Usage: swc.Usage{
+			InputTokens:  int(c.Usage.PromptTokens),
+			OutputTokens: int(c.Usage.CompletionTokens),
+			Calls:        1,
+		},
+	}, nil
+}
+
+// toEmbeddingParams asks for float vectors of texts.
+func toEmbeddingParams(texts []string, model string) openai.EmbeddingNewParams {
+	return openai.EmbeddingNewParams{
+		Model:          model,
+		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
+		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
+	}
+}
+
+// fromEmbeddings returns the n vectors of an embeddings response in input
+// order (servers may return data out of order; index says where each
+// goes) and the tokens used. It returns an EUNAVAILABLE *swc.Error when an
+// index is missing, repeated or out of range or the dimensions differ.
+func fromEmbeddings(r *openai.CreateEmbeddingResponse, n int, provider, model string) ([][]float32, swc.Usage, error) {
+	if len(r.Data) != n {
+		return nil, swc.Usage{}, swc.Errorf(swc.EUNAVAILABLE, "%s: %s: %d embeddings for %d texts", provider, model, len(r.Data), n)
+	}
+	data := append([]openai.Embedding(nil), r.Data...)
+	sort.SliceStable(data, func(i, j int) bool { return data[i].Index < data[j].Index })
+	out := make([][]float32, n)
+	for i, d := range data {
+		if d.Index != int64(i) {
+			return nil, swc.Usage{}, swc.Errorf(swc.EUNAVAILABLE, "%s: %s: embedding indices are not 0..%d", provider, model, n-1)
+		}
+		if len(d.Embedding) == 0 || len(d.Embedding) != len(data[0].Embedding) {
+			return nil, swc.Usage{}, swc.Errorf(swc.EUNAVAILABLE, "%s: %s: embedding %d has %d dimensions, want %d", provider, model, i, len(d.Embedding), len(data[0].Embedding))
+		}
+		v := make([]float32, len(d.Embedding))
+		for k, x := range d.Embedding {
+			v[k] = float32(x)
+		}
+		out[i] = v
+	}
+	return out, swc.Usage{InputTokens: int(r.Usage.PromptTokens), Calls: 1}, nil
+}

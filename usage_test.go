@@ -1,0 +1,140 @@
+package swc_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/swc-project/swc"
+)
+
+func TestPriceOf(t *testing.T) {
+	tests := []struct {
+		model string
+		want  swc.Price
+		ok    bool
+	}{
+		{"claude-haiku-4-5-20251001", swc.Price{1, 5}, true},
+		{"anthropic:claude-haiku-4-5-20251001", swc.Price{1, 5}, true},
+		{"claude-sonnet-4-6", swc.Price{3, 15}, true},
+		{"openai:gpt-4o-mini", swc.Price{0.15, 0.60}, true},
+		{"gpt-4o-mini-2024-07-18", swc.Price{0.15, 0.60}, true},
+		{"gpt-4o-2024-08-06", swc.Price{2.50, 10}, true},
+		{"ollama:llama3.1", swc.Price{}, false},
+		{"claude-opus-4-1", swc.Price{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := swc.PriceOf(tt.model)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("PriceOf(%q) = %v, %v; want %v, %v", tt.model, got, ok, tt.want, tt.ok)
+		}
+	}
+	if c := (swc.Price{1, 5}).Cost(swc.Usage{InputTokens: 2_000_000, OutputTokens: 100_000}); math.Abs(c-2.5) > 1e-12 {
+		t.Errorf("cost = %v, want 2.5", c)
+	}
+}
+
+// fakeLLM is an swc.LLM built from a function.
+type fakeLLM struct {
+	name     string
+	complete func(swc.LLMRequest) (swc.LLMResponse, error)
+}
+
+func (f fakeLLM) Name() string { return f.name }
+func (f fakeLLM) Complete(_ context.Context, r swc.LLMRequest) (swc.LLMResponse, error) {
+	return f.complete(r)
+}
+
+func meteredRun(t *testing.T) *swc.Meter {
+	t.Helper()
+	m := &swc.Meter{}
+	haiku := swc.Metered(fakeLLM{"anthropic:claude-haiku-4-5-20251001", func(r swc.LLMRequest) (swc.LLMResponse, error) {
+		switch r.Messages[0].Content {
+		case "fail":
+			return swc.LLMResponse{}, errors.New("boom")
+		case "cached":
+			return swc.LLMResponse{Text: "c", Cached: true, Usage: swc.Usage{InputTokens: 1000, OutputTokens: 10, Calls: 1}}, nil
+		}
+		return swc.LLMResponse{Text: "ok", Usage: swc.Usage{InputTokens: 1000, OutputTokens: 100, Calls: 1}}, nil
+	}}, m)
+	local := swc.Metered(fakeLLM{"ollama:llama3.1", func(swc.LLMRequest) (swc.LLMResponse, error) {
+		return swc.LLMResponse{Text: "ok", Usage: swc.Usage{InputTokens: 50, OutputTokens: 5}}, nil // Calls unset
+	}}, m)
+	var wg sync.WaitGroup
+	call := func(l swc.LLM, purpose, content string) {
+		wg.Go(func() {
+			l.Complete(context.Background(), swc.LLMRequest{Purpose: purpose, Messages: []swc.Message{{Role: swc.RoleUser, Content: content}}})
+		})
+	}
+	for range 100 {
+		call(haiku, "gist", "x")
+	}
+	for range 10 {
+		call(haiku, "qa", "cached")
+		call(haiku, "qa", "fail")
+		call(local, "judge", "x")
+	}
+	wg.Wait()
+	m.Record("embed", "openai:text-embedding-3-small", swc.Usage{InputTokens: 1_000_000, Calls: 2}, false)
+	return m
+}
+
+func TestMeter(t *testing.T) {
+	s := meteredRun(t).Summary()
+	wantTotal := swc.Usage{InputTokens: 100*1000 + 10*50 + 1_000_000, OutputTokens: 100*100 + 10*5, Calls: 100 + 10 + 2, CacheHits: 10}
+	if s.Total.Usage != wantTotal || s.Total.Errors != 10 || s.Total.Unpriced != 10 {
+		t.Errorf("total %+v", s.Total)
+	}
+	// 100 gist calls: 100k in at $1/M + 10k out at $5/M = $0.15; embed $0.02.
+	if s.Total.CostUSD == nil || math.Abs(*s.Total.CostUSD-0.17) > 1e-9 {
+		t.Errorf("total cost %v, want 0.17", s.Total.CostUSD)
+	}
+	byRole := map[string]swc.UsageLine{}
+	for _, l := range s.ByRole {
+		byRole[l.Key] = l
+	}
+	if qa := byRole["qa"]; qa.CacheHits != 10 || qa.Errors != 10 || qa.Calls != 0 || qa.InputTokens != 0 || qa.CostUSD != nil {
+		t.Errorf("qa %+v: cache hits must cost nothing", qa)
+	}
+	if j := byRole["judge"]; j.Calls != 10 || j.CostUSD != nil || j.Unpriced != 10 {
+		t.Errorf("judge %+v: an unknown model's cost is omitted", j)
+	}
+	if len(s.ByModel) != 3 {
+		t.Errorf("by model %+v", s.ByModel)
+	}
+}
+
+func TestMeterSummaryGolden(t *testing.T) {
+	s := meteredRun(t).Summary()
+	js, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.String() + "\n" + string(js) + "\n"
+	path := filepath.Join("testdata", "usage_summary.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("summary differs from %s (run with -update):\n%s", path, got)
+	}
+}
+
+func TestMeterZeroValue(t *testing.T) {
+	var m swc.Meter
+	s := m.Summary()
+	if s.Total.Calls != 0 || len(s.ByRole) != 0 || s.Total.CostUSD != nil {
+		t.Errorf("zero meter %+v", s)
+	}
+}

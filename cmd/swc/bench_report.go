@@ -3,10 +3,11 @@ package main
 import (
 	"github.com/swc-project/swc"
 	"github.com/swc-project/swc/bench"
+	"github.com/swc-project/swc/report"
 )
 
 // writeReports writes summary.csv, report.md and report.html.
-func writeReports(dir string, sum *bench.Summary) error { return nil }
+func writeReports(dir string, sum *bench.Summary) error { return report.WriteAll(dir, sum) }
 
 // preservation returns the preservation analysis of the gists in contexts.
 func preservation(convs []*swc.Conversation, contexts bench.Contexts) any { return nil }

@@ -71,7 +71,8 @@ func runPreserve(ctx context.Context, env *Env, args []string) error {
 	for _, c := range rep.Coverage {
 		gists += c.Gists
 	}
-	fmt.Fprintf(env.Stderr, "swc: preserve: %d gists of %d conversations audited in %.2fs\n", gists, len(rep.PerConversation), time.Since(start).Seconds())
+	nc := len(rep.PerConversation)
+	fmt.Fprintf(env.Stderr, "swc: preserve: %d gists of %d conversation%s audited in %.2fs\n", gists, nc, plural(nc), time.Since(start).Seconds())
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -161,4 +162,11 @@ func writePreservation(dir string, rep *preserve.Report) error {
 		return fmt.Errorf("preserve: %w", err)
 	}
 	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -1,0 +1,312 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/swc-project/swc/bench"
+)
+
+// sections builds the report's sections from s, in order.
+func sections(s *bench.Summary) []section {
+	pm := primaryMetric(s)
+	out := []section{settingsSection(s), aggregateSection(s, pm), categorySection(s), category5Section(s), matchedSection(s), pairedSection(s)}
+	out = append(out, conversationSection(s, pm), tierSection(s), tokenSection(s))
+	if sec, ok := actionSection(s); ok {
+		out = append(out, sec)
+	}
+	if sec, ok := usageSection(s); ok {
+		out = append(out, sec)
+	}
+	if sec, ok := preservationSection(s); ok {
+		out = append(out, sec)
+	}
+	if sec, ok := auditSection(s); ok {
+		out = append(out, sec)
+	}
+	return out
+}
+
+func settingsSection(s *bench.Summary) section {
+	st := s.Settings
+	rows := [][]string{
+		{"Data", st.Data},
+		{"Conversations", fmt.Sprintf("%d (%s)", len(st.Conversations), strings.Join(st.Conversations, ", "))},
+		{"Conditions", strings.Join(st.Conditions, ", ")},
+		{"Budget", fmt.Sprintf("%d tokens", st.Budget)},
+	}
+	if st.Offline {
+		rows = append(rows, []string{"Mode", "offline (no QA or judge model)"})
+	} else {
+		rows = append(rows, []string{"QA model", orNone(st.QA)}, []string{"Judge model", orNone(st.Judge)})
+	}
+	rows = append(rows,
+		[]string{"Gister", orNone(st.Gister)},
+		[]string{"Embedder", orNone(st.Embedder)},
+		[]string{"Schedule", orNone(st.Schedule)},
+		[]string{"Calibration", orNone(st.Calibration)},
+		[]string{"Bootstrap", fmt.Sprintf("seed %d, %d resamples, 95%% percentile CIs", st.Seed, st.Resamples)},
+		[]string{"Tokenizer", orNone(st.Tokenizer)},
+	)
+	if st.QAPrompt != "" {
+		rows = append(rows, []string{"QA prompt", st.QAPrompt})
+	}
+	if st.Version != "" {
+		rows = append(rows, []string{"Version", st.Version})
+	}
+	return section{ID: "settings", Title: "Settings", Tables: []table{{Header: []string{"Setting", "Value"}, Rows: rows, Labels: 2}}}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+// metricNote says which metric the headline tables use.
+func metricNote(pm string) string {
+	switch pm {
+	case "":
+		return "No metric was recorded."
+	case bench.MetricJudge:
+		return "Primary metric: LLM-judge accuracy (judge)."
+	}
+	return fmt.Sprintf("Primary metric: %s (%s); no judge scores were recorded.", metricLabel(pm), pm)
+}
+
+func aggregateSection(s *bench.Summary, pm string) section {
+	sec := section{ID: "aggregate", Title: "Aggregate, categories 1–4", Text: []string{metricNote(pm)}}
+	if pm == "" {
+		return sec
+	}
+	t := table{
+		Caption: fmt.Sprintf("Table 1: aggregate %s, categories 1–4.", metricLabel(pm)),
+		Header:  []string{"Condition", "Mean", "95% CI", "n", "Tok/Q"},
+	}
+	for _, c := range conditions(s) {
+		row := []string{c, none, none, none, num(s.Conditions[c].TokPerQ, 0)}
+		if st, ok := stat(s, c, "1-4", pm); ok {
+			row[1], row[2], row[3] = f3(st.Mean), interval(st), fmt.Sprint(st.N)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	sec.Tables = []table{t}
+	return sec
+}
+
+// categoryTable is Table 2 for one metric: rows categories (keys), columns
+// conditions.
+func categoryTable(s *bench.Summary, metric, caption string, keys []string) table {
+	conds := conditions(s)
+	t := table{Caption: caption, Header: append([]string{"Category", "n"}, conds...)}
+	for _, key := range keys {
+		row := []string{categoryName(key), ""}
+		var ns []int
+		for _, c := range conds {
+			st, ok := stat(s, c, key, metric)
+			if !ok {
+				row = append(row, none)
+				continue
+			}
+			ns = append(ns, st.N)
+			row = append(row, cell(st))
+		}
+		row[1] = nRange(ns)
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func categorySection(s *bench.Summary) section {
+	sec := section{ID: "categories", Title: "By category", Chart: "categories",
+		Text: []string{"Mean [95% CI] per category and condition; n is the number of questions (a range when conditions differ)."}}
+	keys := []string{"1", "2", "3", "4", "1-4"}
+	for i, m := range metrics(s, keys...) {
+		sec.Tables = append(sec.Tables, categoryTable(s, m, fmt.Sprintf("Table 2.%d: %s by category.", i+1, metricLabel(m)), keys))
+	}
+	if len(sec.Tables) == 0 {
+		sec.Text = []string{"No per-category results."}
+		sec.Chart = ""
+	}
+	return sec
+}
+
+func category5Section(s *bench.Summary) section {
+	sec := section{ID: "category5", Title: "Category 5 (adversarial), reported separately",
+		Text: []string{"Category 5 rewards removing content: an answer saying the information is not available scores 1, so a context that drops everything scores well. It is kept out of the 1–4 aggregate."}}
+	ms := metrics(s, "5")
+	if len(ms) == 0 {
+		sec.Text = append(sec.Text, "No category 5 results.")
+		return sec
+	}
+	t := table{Header: append([]string{"Condition", "n"}, ms...)}
+	for _, c := range conditions(s) {
+		row := []string{c, none}
+		for _, m := range ms {
+			st, ok := stat(s, c, "5", m)
+			if !ok {
+				row = append(row, none)
+				continue
+			}
+			row[1] = fmt.Sprint(st.N)
+			row = append(row, cell(st))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	sec.Tables = []table{t}
+	return sec
+}
+
+func matchedSection(s *bench.Summary) section {
+	sec := section{ID: "matched", Title: "Matched set",
+		Text: []string{fmt.Sprintf("%d questions have a result under every condition; paired differences use them.", s.Matched.N)}}
+	if len(s.Matched.ByCategory) > 0 {
+		t := table{Header: []string{"Category", "n"}}
+		for _, key := range ordered(bench.CategoryKeys, s.Matched.ByCategory) {
+			t.Rows = append(t.Rows, []string{categoryName(key), fmt.Sprint(s.Matched.ByCategory[key])})
+		}
+		sec.Tables = []table{t}
+	}
+	return sec
+}
+
+// pairLabel names a paired difference.
+func pairLabel(p bench.Paired) string {
+	return fmt.Sprintf("%s − %s, cat. %s, %s", p.A, p.B, p.Category, p.Metric)
+}
+
+// convMean returns the unweighted mean of the per-conversation values and
+// how many are positive.
+func convMean(m map[string]float64) (mean float64, positive int) {
+	if len(m) == 0 {
+		return 0, 0
+	}
+	// Sum in a fixed order so the result does not depend on map order.
+	for _, k := range ordered(nil, m) {
+		mean += m[k]
+		if m[k] > 0 {
+			positive++
+		}
+	}
+	return mean / float64(len(m)), positive
+}
+
+func pairedSection(s *bench.Summary) section {
+	sec := section{ID: "paired", Title: "Paired differences (A − B, matched set)"}
+	if len(s.Paired) == 0 {
+		sec.Text = []string{"No paired differences."}
+		return sec
+	}
+	sec.Text = []string{"Paired-bootstrap difference A − B on the matched questions; per-conversation deltas are the mean difference within each conversation, and their mean is unweighted."}
+	t := table{Header: []string{"A − B", "Category", "Metric", "Δ", "95% CI", "n", "Δ > 0 in", "Per-conv. mean"}, Labels: 3}
+	convs := map[string]bool{}
+	for _, p := range s.Paired {
+		mean, pos := convMean(p.PerConversation)
+		perConv := none
+		if len(p.PerConversation) > 0 {
+			perConv = signed(mean)
+		}
+		t.Rows = append(t.Rows, []string{
+			p.A + " − " + p.B, categoryName(p.Category), p.Metric, signed(p.Diff.Mean),
+			"[" + signed(p.Diff.CI[0]) + ", " + signed(p.Diff.CI[1]) + "]", fmt.Sprint(p.Diff.N),
+			fmt.Sprintf("%d/%d conv.", pos, len(p.PerConversation)), perConv,
+		})
+		for c := range p.PerConversation {
+			convs[c] = true
+		}
+	}
+	sec.Tables = []table{t}
+	if len(convs) == 0 {
+		return sec
+	}
+	ids := ordered(conversations(s), convs)
+	pc := table{Caption: "Per-conversation deltas.", Header: append(append([]string{"A − B, category, metric"}, ids...), "Mean")}
+	for _, p := range s.Paired {
+		row := []string{pairLabel(p)}
+		for _, id := range ids {
+			if d, ok := p.PerConversation[id]; ok {
+				row = append(row, signed(d))
+			} else {
+				row = append(row, none)
+			}
+		}
+		mean, _ := convMean(p.PerConversation)
+		row = append(row, signed(mean))
+		pc.Rows = append(pc.Rows, row)
+	}
+	sec.Tables = append(sec.Tables, pc)
+	return sec
+}
+
+// category2Pairs returns the paired differences on category 2 for metric.
+func category2Pairs(s *bench.Summary, metric string) []bench.Paired {
+	var out []bench.Paired
+	for _, p := range s.Paired {
+		if p.Category == "2" && p.Metric == metric && len(p.PerConversation) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func conversationSection(s *bench.Summary, pm string) section {
+	sec := section{ID: "conversations", Title: "Category 2 (temporal) by conversation", Chart: "conversations"}
+	convs := conversations(s)
+	if pm == "" || len(convs) == 0 {
+		sec.Text = []string{"No per-conversation results."}
+		sec.Chart = ""
+		return sec
+	}
+	sec.Text = []string{fmt.Sprintf("Table 4-like: category 2 %s per conversation; the last row is the unweighted mean over conversations.", metricLabel(pm))}
+	conds := conditions(s)
+	pairs := category2Pairs(s, pm)
+	header := append([]string{"Conversation", "n"}, conds...)
+	for _, p := range pairs {
+		header = append(header, "Δ "+p.A+" − "+p.B)
+	}
+	t := table{Header: header}
+	sums := make([]float64, len(conds)+len(pairs))
+	counts := make([]int, len(sums))
+	for _, conv := range convs {
+		row := []string{conv, ""}
+		var ns []int
+		for i, c := range conds {
+			st, ok := convStat(s, conv, c, "2", pm)
+			if !ok {
+				row = append(row, none)
+				continue
+			}
+			ns = append(ns, st.N)
+			row = append(row, f3(st.Mean))
+			sums[i] += st.Mean
+			counts[i]++
+		}
+		for j, p := range pairs {
+			d, ok := p.PerConversation[conv]
+			if !ok {
+				row = append(row, none)
+				continue
+			}
+			row = append(row, signed(d))
+			sums[len(conds)+j] += d
+			counts[len(conds)+j]++
+		}
+		row[1] = nRange(ns)
+		t.Rows = append(t.Rows, row)
+	}
+	mean := []string{"Mean", ""}
+	for i := range sums {
+		switch {
+		case counts[i] == 0:
+			mean = append(mean, none)
+		case i >= len(conds):
+			mean = append(mean, signed(sums[i]/float64(counts[i])))
+		default:
+			mean = append(mean, f3(sums[i]/float64(counts[i])))
+		}
+	}
+	t.Rows = append(t.Rows, mean)
+	sec.Tables = []table{t}
+	return sec
+}

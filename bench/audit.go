@@ -2,13 +2,143 @@ package bench
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
 
 	"github.com/swc-project/swc"
 )
 
-// AuditJudge asks the judge about n sampled questions with deliberately
-// wrong answers. Not yet implemented.
+// Audit answer kinds: deliberately wrong answers shown to the judge.
+const (
+	// AuditVague is a hedge on the question's own topic that names nothing
+	// ("Something to do with Caroline's research").
+	AuditVague = "vague"
+	// AuditOtherAnswer is the gold answer of another question of the same
+	// category in the same conversation: specific, plausible and wrong.
+	AuditOtherAnswer = "other-answer"
+)
+
+// AuditJudge asks the judge, with the paper's prompt, about n questions of
+// categories 1–4 sampled with seed, each paired with a vague answer and
+// with another question's gold answer, and reports how often it says YES.
+// Every such YES is a false acceptance. It returns an error only when the
+// context ends; failed judge calls are counted in AuditCount.Errors.
 func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n int, seed uint64) (*JudgeAudit, error) {
-	return nil, errors.New("bench: judge audit not implemented yet")
+	type item struct {
+		q      swc.Question
+		kind   string
+		answer string
+	}
+	var pool []struct {
+		q     swc.Question
+		other string
+	}
+	for _, c := range convs {
+		byCat := map[swc.Category][]swc.Question{}
+		for _, q := range c.Questions {
+			if q.Category >= swc.MultiHop && q.Category <= swc.SingleHop && q.Answer != "" {
+				byCat[q.Category] = append(byCat[q.Category], q)
+			}
+		}
+		for _, qs := range byCat {
+			for i, q := range qs {
+				for k := 1; k < len(qs); k++ { // the next question with a different answer
+					o := qs[(i+k)%len(qs)]
+					if NormalizeAnswer(o.Answer) != NormalizeAnswer(q.Answer) {
+						pool = append(pool, struct {
+							q     swc.Question
+							other string
+						}{q, o.Answer})
+						break
+					}
+				}
+			}
+		}
+	}
+	sort.Slice(pool, func(i, j int) bool { return pool[i].q.ID < pool[j].q.ID })
+	rng := rand.New(rand.NewPCG(seed, seed^0x5bd1e995))
+	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	if n > len(pool) {
+		n = len(pool)
+	}
+	var items []item
+	for _, p := range pool[:n] {
+		items = append(items, item{p.q, AuditVague, VagueAnswer(p.q.Question)}, item{p.q, AuditOtherAnswer, p.other})
+	}
+	audit := &JudgeAudit{Questions: n, Kinds: map[string]AuditCount{}}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for _, it := range items {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(it item) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			resp, err := judge.Complete(ctx, swc.LLMRequest{
+				Messages:    []swc.Message{{Role: swc.RoleUser, Content: JudgePrompt(it.q.Question, it.q.Answer, it.answer)}},
+				Temperature: 0, MaxTokens: 8, Purpose: "judge",
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			c := audit.Kinds[it.kind]
+			c.Asked++
+			if err != nil {
+				c.Errors++
+			} else if v, err := ParseVerdict(resp.Text); err != nil {
+				c.Errors++
+			} else if v == 1 {
+				c.Accepted++
+			}
+			audit.Kinds[it.kind] = c
+		}(it)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for k, c := range audit.Kinds {
+		if judged := c.Asked - c.Errors; judged > 0 {
+			c.Rate = float64(c.Accepted) / float64(judged)
+		}
+		audit.Kinds[k] = c
+	}
+	return audit, nil
+}
+
+// VagueAnswer returns a non-committal answer on the question's topic:
+// "When did Melanie paint a sunrise?" → "At some point; it had to do with
+// Melanie paint a sunrise."
+func VagueAnswer(question string) string {
+	words := strings.Fields(strings.TrimRight(strings.TrimSpace(question), "?"))
+	var topic []string
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		if i == 0 || lw == "did" || lw == "does" || lw == "do" || lw == "is" || lw == "was" || lw == "were" || lw == "has" || lw == "have" {
+			continue
+		}
+		topic = append(topic, w)
+	}
+	lead := "Something"
+	switch strings.ToLower(firstWord(words)) {
+	case "when":
+		lead = "At some point"
+	case "where":
+		lead = "Somewhere"
+	case "who":
+		lead = "Someone"
+	case "how":
+		lead = "In some way"
+	}
+	return fmt.Sprintf("%s; it had to do with %s.", lead, strings.Join(topic, " "))
+}
+
+func firstWord(ws []string) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	return ws[0]
 }

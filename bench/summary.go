@@ -140,7 +140,7 @@ type Paired struct {
 // JudgeAudit reports how often the judge accepted answers that are wrong.
 type JudgeAudit struct {
 	Questions int `json:"questions"`
-	// Kinds maps an answer kind ("vague", "wrong-entity", …) to its counts.
+	// Kinds maps an answer kind (AuditVague, AuditOtherAnswer) to its counts.
 	Kinds map[string]AuditCount `json:"kinds"`
 }
 
@@ -148,5 +148,6 @@ type JudgeAudit struct {
 type AuditCount struct {
 	Asked    int     `json:"asked"`
 	Accepted int     `json:"accepted"`
-	Rate     float64 `json:"rate"`
+	Errors   int     `json:"errors"`
+	Rate     float64 `json:"rate"` // accepted ÷ (asked − errors)
 }

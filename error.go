@@ -19,8 +19,9 @@ type Error struct {
 	Message string
 }
 
-// Error implements error.
-func (e *Error) Error() string { return fmt.Sprintf("swc: %s: %s", e.Code, e.Message) }
+// Error implements error: the message alone (the code is for callers that
+// branch, see ErrorCode).
+func (e *Error) Error() string { return e.Message }
 
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {

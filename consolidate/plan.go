@@ -99,7 +99,12 @@ func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*p
 		for j, t := range ch.turns {
 			ch.turnTokens[j] = tokens.CountCached("\n" + swc.RenderTurn(t))
 		}
-		toks[i] = ch.fullTokens()
+		// Density is a property of what was said, not of our anchors: its
+		// token count is always that of the original turns.
+		toks[i] = ch.header
+		for _, t := range ses.Turns {
+			toks[i] += tokens.CountCached("\n" + swc.RenderTurn(t))
+		}
 	}
 	sigs, err := s.signals(ctx, c, toks)
 	if err != nil {

@@ -3,11 +3,19 @@ package main
 import (
 	"github.com/swc-project/swc"
 	"github.com/swc-project/swc/bench"
+	"github.com/swc-project/swc/preserve"
 	"github.com/swc-project/swc/report"
 )
 
 // writeReports writes summary.csv, report.md and report.html.
 func writeReports(dir string, sum *bench.Summary) error { return report.WriteAll(dir, sum) }
 
-// preservation returns the preservation analysis of the gists in contexts.
-func preservation(convs []*swc.Conversation, contexts bench.Contexts) any { return nil }
+// preservation returns the preservation analysis of the gists in
+// contexts, or nil when no condition made any.
+func preservation(convs []*swc.Conversation, contexts bench.Contexts) any {
+	rep := preserve.Analyze(convs, contexts)
+	if !rep.HasGists() {
+		return nil
+	}
+	return rep
+}

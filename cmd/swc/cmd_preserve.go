@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,6 +39,17 @@ func runPreserve(ctx context.Context, env *Env, args []string) error {
 	}
 	if *examples < 0 {
 		return usagef("--examples must not be negative")
+	}
+	if *gistsFile != "" {
+		var clash []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "conditions" || f.Name == "gister" || f.Name == "embedder" || f.Name == "budget" || f.Name == "schedule" {
+				clash = append(clash, "--"+f.Name)
+			}
+		})
+		if len(clash) > 0 {
+			return usagef("preserve: %s does not apply with --gists (the gists are already made)", strings.Join(clash, ", "))
+		}
 	}
 	opts := preserve.Options{Examples: *examples}
 	if *examples == 0 {

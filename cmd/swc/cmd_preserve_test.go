@@ -148,6 +148,7 @@ func TestPreserveErrors(t *testing.T) {
 		{[]string{"preserve", "--gists", filepath.Join(dir, "missing.jsonl")}, 1, "missing.jsonl"},
 		{[]string{"preserve", "--data", preserveConvs, "--gists", bad}, 1, "session 7 out of range"},
 		{[]string{"preserve", "--conversations", "nope"}, 1, `no conversation "nope"`},
+		{[]string{"preserve", "--gists", preserveGists, "--gister", "extractive"}, 2, "--gister does not apply with --gists"},
 	}
 	for _, tt := range tests {
 		_, _, err := run(t, nil, tt.args...)

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/bench"
+)
+
+func init() {
+	register("score", "rescore predictions made anywhere with LoCoMo F1 (and a judge)", runScore)
+}
+
+type scoreSummary struct {
+	// Categories maps "1".."5" and "1-4" to metric → estimate.
+	Categories map[string]map[string]bench.Stat `json:"categories"`
+	Rows       int                              `json:"rows"`
+	Errors     int                              `json:"errors"`
+}
+
+func runScore(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "score", "--pred FILE [--judge PROVIDER:MODEL] [--json]")
+	pred := fs.String("pred", "", "JSONL predictions: rows with question, answer (gold), prediction, category; other fields are kept (- for stdin)")
+	judgeSpec := fs.String("judge", "", "also ask this judge model (paper prompt), e.g. anthropic:claude-haiku-4-5-20251001")
+	asJSON := fs.Bool("json", false, `print {"rows": [...], "summary": {...}}`)
+	seed := fs.Uint64("seed", 42, "bootstrap seed")
+	resamples := fs.Int("resamples", 2000, "bootstrap resamples")
+	eng := addEngineFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *pred == "" {
+		return usagef("score: --pred FILE is required")
+	}
+	if fs.NArg() > 0 {
+		return usagef("score: unexpected argument %q", fs.Arg(0))
+	}
+	var r io.Reader = env.Stdin
+	name := "stdin"
+	if *pred != "-" {
+		f, err := os.Open(*pred)
+		if err != nil {
+			return swc.Errorf(swc.ENOTFOUND, "score: %v", err)
+		}
+		defer f.Close()
+		r, name = f, *pred
+	}
+	rows, err := readPredictions(r, name)
+	if err != nil {
+		return err
+	}
+	var judge swc.LLM
+	var e *engines
+	if *judgeSpec != "" {
+		eng.gister = "extractive"
+		if e, err = openEngines(ctx, env, eng); err != nil {
+			return err
+		}
+		defer e.Close()
+		if judge, err = e.llm(ctx, env, *judgeSpec); err != nil {
+			return usagef("--judge: %v", err)
+		}
+	}
+	sum := scoreRows(ctx, rows, judge, *resamples, *seed)
+	if *asJSON {
+		out := struct {
+			Rows    []map[string]any `json:"rows"`
+			Summary scoreSummary     `json:"summary"`
+		}{Rows: make([]map[string]any, len(rows)), Summary: sum}
+		for i, p := range rows {
+			out.Rows[i] = p.fields
+		}
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "category\tn\tF1\t95% CI\tjudge")
+	for _, k := range bench.CategoryKeys {
+		m, ok := sum.Categories[k]
+		if !ok {
+			continue
+		}
+		f1 := m[bench.MetricF1]
+		j := "-"
+		if js, ok := m[bench.MetricJudge]; ok {
+			j = fmt.Sprintf("%.3f", js.Mean)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t[%.3f, %.3f]\t%s\n", k, f1.N, f1.Mean, f1.CI[0], f1.CI[1], j)
+	}
+	tw.Flush()
+	if sum.Errors > 0 {
+		fmt.Fprintf(env.Stderr, "swc: score: %d rows could not be judged (see --json)\n", sum.Errors)
+	}
+	if e != nil {
+		e.printUsage(env.Stderr)
+	}
+	return nil
+}
+
+// prediction is one input row: its fields as read, and what scoring needs.
+type prediction struct {
+	fields            map[string]any
+	question, gold, p string
+	category          swc.Category
+}
+
+// readPredictions reads JSONL rows; a row without prediction or category,
+// or with a category outside 1–5, is an error naming its line.
+func readPredictions(r io.Reader, name string) ([]prediction, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var out []prediction
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var fields map[string]any
+		if err := dec.Decode(&fields); err != nil {
+			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: not a JSON object: %v", name, line, err)
+		}
+		p := prediction{fields: fields}
+		p.question = text(fields["question"])
+		p.gold = text(fields["answer"])
+		pv, ok := fields["prediction"]
+		if !ok {
+			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: missing field \"prediction\"", name, line)
+		}
+		p.p = text(pv)
+		cat, err := strconv.Atoi(text(fields["category"]))
+		if err != nil || !swc.Category(cat).Valid() {
+			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: category must be 1–5, found %q", name, line, text(fields["category"]))
+		}
+		p.category = swc.Category(cat)
+		if p.gold == "" && p.category != swc.Adversarial {
+			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: missing field \"answer\" (the gold answer)", name, line)
+		}
+		out = append(out, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, swc.Errorf(swc.EINVALID, "score: %s: %v", name, err)
+	}
+	if len(out) == 0 {
+		return nil, swc.Errorf(swc.EINVALID, "score: %s: no rows", name)
+	}
+	return out, nil
+}
+
+func text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return strings.TrimSpace(x)
+	case json.Number:
+		return x.String()
+	}
+	return fmt.Sprint(v)
+}
+
+// scoreRows adds "f1" (and "judge", "verdict" or "judge_error") to every
+// row and summarises per category.
+func scoreRows(ctx context.Context, rows []prediction, judge swc.LLM, resamples int, seed uint64) scoreSummary {
+	sum := scoreSummary{Categories: map[string]map[string]bench.Stat{}, Rows: len(rows)}
+	vals := map[string]map[string][]float64{}
+	add := func(cat swc.Category, metric string, v float64) {
+		for _, key := range []string{strconv.Itoa(int(cat)), "1-4"} {
+			if key == "1-4" && cat == swc.Adversarial {
+				continue
+			}
+			if vals[key] == nil {
+				vals[key] = map[string][]float64{}
+			}
+			vals[key][metric] = append(vals[key][metric], v)
+		}
+	}
+	for _, p := range rows {
+		gold := p.gold
+		if gold == "" {
+			gold = bench.AdversarialGold
+		}
+		f1, _ := bench.F1(p.category, p.p, gold) // the category was validated
+		p.fields["f1"] = f1
+		add(p.category, bench.MetricF1, f1)
+		if judge == nil {
+			continue
+		}
+		resp, err := judge.Complete(ctx, swc.LLMRequest{
+			Messages:    []swc.Message{{Role: swc.RoleUser, Content: bench.JudgePrompt(p.question, gold, p.p)}},
+			Temperature: 0, MaxTokens: 8, Purpose: "judge",
+		})
+		var v float64
+		if err == nil {
+			p.fields["verdict"] = resp.Text
+			v, err = bench.ParseVerdict(resp.Text)
+		}
+		if err != nil {
+			p.fields["judge_error"] = err.Error()
+			sum.Errors++
+			continue
+		}
+		p.fields["judge"] = v
+		add(p.category, bench.MetricJudge, v)
+	}
+	for key, ms := range vals {
+		sum.Categories[key] = map[string]bench.Stat{}
+		for m, xs := range ms {
+			sum.Categories[key][m] = bench.StatOf(bench.Bootstrap(xs, resamples, seed))
+		}
+	}
+	return sum
+}

@@ -1,0 +1,43 @@
+package preserve
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/swc-project/swc/locomo"
+)
+
+var locomoPath = filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
+
+// TestLoCoMo runs the whole offline analysis on the ten LoCoMo
+// conversations: compression under the five conditions and the audit must
+// take at most 5 s together.
+func TestLoCoMo(t *testing.T) {
+	if _, err := os.Stat(locomoPath); err != nil {
+		t.Skipf("LoCoMo data not found at %s (download data/locomo10.json from the LoCoMo repository): %v", locomoPath, err)
+	}
+	start := time.Now()
+	convs, _, err := locomo.LoadFile(locomoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contexts := compressAll(t, convs)
+	compressed := time.Since(start)
+	r := Analyze(convs, contexts)
+	total := time.Since(start)
+	t.Logf("load+compress %v, analysis %v, total %v", compressed, total-compressed, total)
+	if total > 5*time.Second {
+		t.Errorf("took %v, want ≤ 5s", total)
+	}
+	if len(r.PerConversation) != 10 {
+		t.Errorf("%d conversations", len(r.PerConversation))
+	}
+	checkOffline(t, r)
+	for _, v := range r.Conditions {
+		c := r.Counts(Temporal, v)
+		t.Logf("%-17s temporal %d/%d value %d  entity %d/%d  event %d/%d", v, c.Preserved, c.Found, *c.ValuePreserved,
+			r.Counts(Entity, v).Preserved, r.Counts(Entity, v).Found, r.Counts(Event, v).Preserved, r.Counts(Event, v).Found)
+	}
+}

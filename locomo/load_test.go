@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/tokens"
 )
 
 // locomoPath is where the shared LoCoMo file lives relative to this package.
@@ -224,6 +225,25 @@ func BenchmarkLoadLoCoMo(b *testing.B) {
 	for b.Loop() {
 		if _, _, err := Parse(data, "locomo10.json"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadAndCount loads locomo10.json and counts the cl100k_base
+// tokens of every rendered transcript: what swc stats does.
+func BenchmarkLoadAndCount(b *testing.B) {
+	path := needLoCoMo(b)
+	for b.Loop() {
+		convs, _, err := LoadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, c := range convs {
+			n += tokens.Count(swc.RenderConversation(c))
+		}
+		if n < 200000 {
+			b.Fatalf("only %d tokens", n)
 		}
 	}
 }

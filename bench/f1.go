@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/porter"
 )
 
 // F1 returns LoCoMo's score for one answer, as eval_question_answering in
@@ -70,7 +71,7 @@ func MultiF1(prediction, gold string) float64 {
 func stemTokens(s string) []string {
 	toks := Tokens(s)
 	for i, t := range toks {
-		toks[i] = Stem(t)
+		toks[i] = porter.Stem(t)
 	}
 	return toks
 }

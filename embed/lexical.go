@@ -18,7 +18,7 @@ import (
 // conversation — and returns one L2-normalised vector per text, so the dot
 // product of two vectors is their cosine similarity.
 //
-// Terms are Porter stems of lowercased Unicode letter/digit words, minus a
+// Terms are Porter stems (package porter, NLTK's variant) of lowercased Unicode letter/digit words, minus a
 // small English and chat-filler stopword list (see vocab.termIDs). Weights are
 // sublinear tf times smoothed idf, as scikit-learn's TfidfVectorizer with
 // sublinear_tf=True, smooth_idf=True:

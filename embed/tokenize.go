@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/swc-project/swc/porter"
 )
 
 // vocab numbers the index terms of a batch. words memoises, per raw
@@ -79,7 +81,7 @@ func (v *vocab) intern(w string) int32 {
 	id := int32(-1)
 	t := strings.TrimSuffix(w, "'s")
 	if _, stop := stopwords[t]; !stop && !oneLetter(t) && t != "" {
-		st := stem(strings.ReplaceAll(t, "'", ""))
+		st := porter.Stem(strings.ReplaceAll(t, "'", ""))
 		var ok bool
 		if id, ok = v.stems[st]; !ok {
 			id = v.n

@@ -69,7 +69,9 @@ func (c *compressCmd) run(ctx context.Context, env *Env) (*swc.Context, error) {
 	if len(picked) != 1 {
 		return nil, usagef("--conversation names one conversation")
 	}
-	return strat.Compress(ctx, picked[0], swc.CompressOptions{Budget: c.eng.budget, Upto: c.upto})
+	out, err := strat.Compress(ctx, picked[0], swc.CompressOptions{Budget: c.eng.budget, Upto: c.upto})
+	eng.printUsage(env.Stderr)
+	return out, err
 }
 
 func runCompress(ctx context.Context, env *Env, args []string) error {

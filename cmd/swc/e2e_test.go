@@ -156,3 +156,54 @@ func TestBenchLLMEndToEnd(t *testing.T) {
 		t.Errorf("rerun with a warm cache sent %d requests", sent)
 	}
 }
+
+// TestCompressLLMGister runs swc compress with the Anthropic gister against
+// the fake server, then again with a warm REM cache.
+func TestCompressLLMGister(t *testing.T) {
+	providerSleepHook = func(ctx context.Context, d time.Duration) error { return ctx.Err() }
+	defer func() { providerSleepHook = nil }()
+	fake := &fakeAnthropic{verdicts: map[string]string{}, kinds: map[string]int{}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	vars := map[string]string{"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL}
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	args := []string{"compress", "--strategy", "swc-temporal", "--gister", "anthropic:claude-haiku-4-5-20251001", "--cache", cache, "--json"}
+	out, stderr, err := run(t, vars, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var x struct {
+		Chunks []struct {
+			Action string `json:"action"`
+			Gist   string `json:"gist"`
+		} `json:"chunks"`
+	}
+	if err := json.Unmarshal([]byte(out), &x); err != nil {
+		t.Fatal(err)
+	}
+	gists := 0
+	for _, ch := range x.Chunks {
+		if ch.Action == "gist" {
+			gists++
+			if !strings.Contains(ch.Gist, "Biscuit") {
+				t.Errorf("gist %q is not the fake's", ch.Gist)
+			}
+		}
+	}
+	if gists == 0 || fake.kinds["gist"] == 0 || !strings.Contains(stderr, "gist") {
+		t.Errorf("gists %d, fake saw %v, stderr %q", gists, fake.kinds, stderr)
+	}
+	before := fake.requests.Load()
+	out2, _, err := run(t, vars, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fake.requests.Load() != before || out2 != out {
+		t.Errorf("warm rerun sent %d requests; same output: %v", fake.requests.Load()-before, out2 == out)
+	}
+	// A missing key is an error naming the variable.
+	_, _, err = run(t, map[string]string{"ANTHROPIC_BASE_URL": srv.URL}, args...)
+	if err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+		t.Errorf("missing key: %v", err)
+	}
+}

@@ -25,7 +25,8 @@ func (p *plan) estimate() int {
 
 // enforce cuts p to budget in the order of SPEC §2.3: verbatim chunks that
 // are not pinned, lowest salience first; then gists, lowest salience first;
-// then, when the pinned chunks alone exceed the budget, their oldest turns
+// (with Config.Demote, each is first replaced by its gist); then, when the
+// pinned chunks alone exceed the budget, their oldest turns
 // (session 0's last). Each removal is recorded in p.dropped.
 func enforce(p *plan, budget int) {
 	next := p.steps()
@@ -74,6 +75,13 @@ func (p *plan) steps() func() bool {
 			i := verbatim[0]
 			verbatim = verbatim[1:]
 			if ch := &p.chunks[i]; ch.action == swc.ActionVerbatim {
+				if p.demote && ch.gist != "" {
+					ch.action, ch.demoted = swc.ActionGist, true
+					ch.reason = "over budget: verbatim chunk replaced by its gist, lowest salience first"
+					p.dropped = append(p.dropped, swc.Drop{Session: i, Turns: len(ch.turns), Reason: fmt.Sprintf("over budget: %s chunk demoted to its gist (score %.3f)", ch.tier, ch.score)})
+					gists = append(gists, i) // it outscores every mid gist: last to go
+					return true
+				}
 				ch.action = swc.ActionDropped
 				ch.reason = "over budget: verbatim chunk, lowest salience first"
 				p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: fmt.Sprintf("over budget: %s chunk dropped (score %.3f)", ch.tier, ch.score)})

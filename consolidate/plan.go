@@ -22,7 +22,8 @@ type chunk struct {
 	action     swc.Action
 	cut        int // turns cut from the start (partial)
 	gist       string
-	gistTokens int // tokens of the whole gist block
+	gistTokens int  // tokens of the whole gist block
+	demoted    bool // a verbatim chunk replaced by its gist to meet the budget
 	reason     string
 }
 
@@ -61,6 +62,7 @@ func (ch *chunk) block() (swc.Block, bool) {
 
 // plan is a consolidation of the sessions it holds.
 type plan struct {
+	demote   bool
 	variant  swc.GistVariant
 	chunks   []chunk
 	dropped  []swc.Drop
@@ -80,7 +82,7 @@ func (p *plan) clone() *plan {
 // plan scores, tiers and gists every session of c.
 func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*plan, error) {
 	n := len(c.Sessions)
-	p := &plan{chunks: make([]chunk, n), sepToken: sepTokens}
+	p := &plan{chunks: make([]chunk, n), sepToken: sepTokens, demote: s.Config.Demote}
 	toks := make([]int, n)
 	for i := range c.Sessions {
 		ses := &c.Sessions[i]
@@ -141,6 +143,13 @@ func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*p
 			p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: fmt.Sprintf("low tier (score %.3f < %.2f)", ts, s.Config.Low)})
 		}
 	}
+	if s.Config.Demote { // high chunks that may be demoted need their gist ready
+		for i := range p.chunks {
+			if ch := &p.chunks[i]; ch.tier == swc.TierHigh && !ch.pinned {
+				toGist = append(toGist, i)
+			}
+		}
+	}
 	if err := s.gistAll(ctx, p, toGist, memo); err != nil {
 		return nil, err
 	}
@@ -191,13 +200,14 @@ func (s *SWC) gistAll(ctx context.Context, p *plan, idx []int, memo *gistMemo) e
 	for k, i := range idx {
 		ch := &p.chunks[i]
 		ch.gist, _ = memo.get(reqs[k])
-		if ch.gist == "" { // nothing worth keeping: the chunk goes
-			ch.action = swc.ActionDropped
-			p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: "mid tier, but the gist is empty"})
+		if ch.gist == "" {
+			if ch.tier == swc.TierMid { // nothing worth keeping: the chunk goes
+				ch.action = swc.ActionDropped
+				p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: "mid tier, but the gist is empty"})
+			}
 			continue
 		}
-		b, _ := ch.block()
-		ch.gistTokens = tokens.Count(swc.RenderBlock(b))
+		ch.gistTokens = tokens.Count(swc.RenderBlock(swc.Block{Session: ch.ses, Gist: ch.gist}))
 	}
 	return nil
 }
@@ -258,7 +268,7 @@ func (p *plan) context(name string, budget int) *swc.Context {
 			r.GistTokens = ch.gistTokens
 			r.Gist = ch.gist
 		}
-		if ch.gist != "" {
+		if ch.gist != "" && (ch.tier == swc.TierMid || ch.demoted) {
 			g := swc.GistRecord{Variant: p.variant, Sessions: []int{ch.ses.Index}, Text: ch.gist, InContext: ch.action == swc.ActionGist}
 			for _, t := range ch.ses.Turns {
 				g.Turns = append(g.Turns, t.ID)

@@ -50,6 +50,10 @@ type Config struct {
 	Calibration Calibration
 	// Concurrency bounds parallel gister calls (default 8).
 	Concurrency int
+	// Demote, beyond SPEC §2.3, replaces an over-budget verbatim chunk by
+	// its gist instead of dropping it whole (default false, as the paper).
+	// It gists every unpinned high chunk up front.
+	Demote bool
 }
 
 // DefaultConfig returns the paper's settings: weights 0.4/0.3/0.3,

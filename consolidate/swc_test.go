@@ -350,3 +350,34 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+func TestDemote(t *testing.T) {
+	c := testConversation(10, 8)
+	for _, demote := range []bool{false, true} {
+		s := newTest(&fakeGister{})
+		s.Config.High, s.Config.Low = 0, 0 // everything high
+		s.Config.Demote = demote
+		x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 1500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Tokens > 1500 {
+			t.Fatalf("demote=%v: %d tokens", demote, x.Tokens)
+		}
+		gists := 0
+		for _, ch := range x.Chunks {
+			if ch.Action == swc.ActionGist {
+				gists++
+				if ch.Tier != swc.TierHigh || ch.Pinned {
+					t.Errorf("demote=%v: session %d gisted with tier %s pinned %v", demote, ch.Session, ch.Tier, ch.Pinned)
+				}
+			}
+		}
+		if demote != (gists > 0) {
+			t.Errorf("demote=%v: %d gists", demote, gists)
+		}
+		if demote != (len(x.Gists) > 0) {
+			t.Errorf("demote=%v: %d gist records", demote, len(x.Gists))
+		}
+	}
+}

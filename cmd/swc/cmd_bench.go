@@ -197,7 +197,7 @@ func checkResume(dir string, s bench.Settings, dataHash string, eng *engineFlags
 	key := resumeKey{
 		DataSHA256: dataHash, Budget: s.Budget, QA: s.QA, Judge: s.Judge, Gister: s.Gister,
 		Embedder: s.Embedder, Schedule: s.Schedule, Calibration: s.Calibration,
-		Weights: eng.weights, Thresholds: fmt.Sprintf("%g/%g/top-%d", eng.high, eng.low, eng.topK), Tokenizer: s.Tokenizer,
+		Weights: eng.weights, Thresholds: fmt.Sprintf("%g/%g/top-%d/demote=%v", eng.high, eng.low, eng.topK, eng.demote), Tokenizer: s.Tokenizer,
 	}
 	want, _ := json.MarshalIndent(key, "", "  ")
 	path := filepath.Join(dir, "run.json")

@@ -29,6 +29,7 @@ type engineFlags struct {
 	weights     string
 	high, low   float64
 	topK        int
+	demote      bool
 	cache       cacheFlags
 	prov        *providerOptions
 }
@@ -45,6 +46,7 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	fs.Float64Var(&f.high, "high", def.High, "score above which a chunk is kept verbatim")
 	fs.Float64Var(&f.low, "low", def.Low, "score below which a chunk is dropped")
 	fs.IntVar(&f.topK, "top-k", def.TopK, "later turns averaged into the downstream signal")
+	fs.BoolVar(&f.demote, "demote", def.Demote, "over budget, replace a verbatim chunk by its gist instead of dropping it (beyond the paper)")
 	f.cache.add(fs)
 	f.prov = addProviderFlags(fs)
 	return f
@@ -66,7 +68,7 @@ func (f *engineFlags) config() (consolidate.Config, consolidate.Schedule, error)
 		w[i] = v
 	}
 	cfg.Weights = consolidate.Weights{Downstream: w[0], Recency: w[1], Density: w[2]}
-	cfg.High, cfg.Low, cfg.TopK = f.high, f.low, f.topK
+	cfg.High, cfg.Low, cfg.TopK, cfg.Demote = f.high, f.low, f.topK, f.demote
 	cfg.Calibration = consolidate.Calibration(f.calibration)
 	if err := cfg.Validate(); err != nil {
 		return cfg, consolidate.Schedule{}, usagef("%s", swc.ErrorMessage(err))

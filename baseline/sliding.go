@@ -17,8 +17,11 @@ type Sliding struct {
 	Gister  swc.Gister
 	Variant swc.GistVariant
 	// SummaryShare is the part of the budget reserved for the summary while
-	// the window is chosen (default 0.25). The window is then shrunk if the
-	// real summary is larger.
+	// the window is chosen (default 0.15, 600 of 4,000 tokens: room for a
+	// 3–5 sentence LLM summary or the extractive one of at most 400 words).
+	// The window does not depend on the summary, so sliding and
+	// sliding-temporal summarise the same history; if the real summary is
+	// larger, the window's oldest turns are cut.
 	SummaryShare float64
 }
 
@@ -27,7 +30,7 @@ var _ swc.Strategy = (*Sliding)(nil)
 // NewSliding returns the sliding-window baseline; name is "sliding" or
 // "sliding-temporal", variant swc.GistSummary or swc.GistSummaryTemporal.
 func NewSliding(name string, g swc.Gister, variant swc.GistVariant) *Sliding {
-	return &Sliding{name: name, Gister: g, Variant: variant, SummaryShare: 0.25}
+	return &Sliding{name: name, Gister: g, Variant: variant, SummaryShare: 0.15}
 }
 
 // Name returns the condition name.
@@ -58,7 +61,7 @@ func (s *Sliding) Compress(ctx context.Context, c *swc.Conversation, opts swc.Co
 	}
 	share := s.SummaryShare
 	if share <= 0 || share >= 1 {
-		share = 0.25
+		share = 0.15
 	}
 	reserve := int(float64(opts.Budget) * share)
 	sel = newSelection(c)

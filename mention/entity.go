@@ -20,9 +20,16 @@ func entities(text string, toks []tok, speakers []string) []Mention {
 		if !nameTok(toks, i) {
 			continue
 		}
+		if n, _ := holidayLen(toks, i); n > 0 {
+			i += n - 1 // holidays are dates, not entities
+			continue
+		}
 		// extend over further capitalised tokens and inner connectors
 		j := i + 1
 		for j < len(toks) {
+			if n, _ := holidayLen(toks, j); n > 0 {
+				break
+			}
 			if toks[j].space && nameTok(toks, j) && !toks[j].sent {
 				j++
 				continue
@@ -43,6 +50,13 @@ func entities(text string, toks []tok, speakers []string) []Mention {
 				continue
 			}
 			break
+		}
+		// a title in quotes is kept whole, even at the start of a
+		// sentence ("Finding Home" is …)
+		if quoted(toks, i, j) {
+			out = appendEntity(out, text, toks, i, j)
+			i = j - 1
+			continue
 		}
 		// drop leading words that are not part of a name
 		s := i
@@ -68,23 +82,76 @@ func entities(text string, toks []tok, speakers []string) []Mention {
 		if s+1 == e && commonStart[toks[s].low] {
 			s = e // a lone common word capitalised mid-sentence ("It", "Even")
 		}
+		if s < e && phraseAt(toks, s, e) {
+			s = e // "Bon Voyage", "Mazel Tov"
+		}
 		if s < e {
-			st, en := toks[s].s, toks[e-1].e
-			w := text[st:en]
-			// "Caroline's" -> "Caroline"
-			if n := len(w); n > 2 && (w[n-2:] == "'s" || strings.HasSuffix(w, "’s")) {
-				en -= len("'s")
-				if strings.HasSuffix(w, "’s") {
-					en = toks[e-1].e - len("’s")
-				}
-				w = text[st:en]
-			}
-			out = append(out, Mention{Kind: Entity, Text: w, Start: st, End: en})
+			out = appendEntity(out, text, toks, s, e)
 		}
 		i = j - 1
 	}
 	return out
 }
+
+// appendEntity appends the entity of tokens [s, e), without a trailing
+// possessive ("Caroline's" -> "Caroline").
+func appendEntity(out []Mention, text string, toks []tok, s, e int) []Mention {
+	st, en := toks[s].s, toks[e-1].e
+	w := text[st:en]
+	if n := len(w); n > 2 && (w[n-2:] == "'s" || strings.HasSuffix(w, "’s")) {
+		en -= len("'s")
+		if strings.HasSuffix(w, "’s") {
+			en = toks[e-1].e - len("’s")
+		}
+		w = text[st:en]
+	}
+	return append(out, Mention{Kind: Entity, Text: w, Start: st, End: en})
+}
+
+// quoted reports whether the name tokens [i, j) are exactly the content of
+// a pair of quotes, of two words or more or of one that is not a common
+// word: a title ("Finding Home", "Inception").
+func quoted(toks []tok, i, j int) bool {
+	if i == 0 || j >= len(toks) || toks[i].space || toks[j].space || toks[j-1].cls == tPunct {
+		return false
+	}
+	o, c := toks[i-1].low, toks[j].low
+	if !(o == "\"" || o == "“") || !(c == "\"" || c == "”") {
+		return false
+	}
+	if j-i == 1 && (commonStart[toks[i].low] || stopCaps[toks[i].low]) {
+		return false
+	}
+	return !phraseAt(toks, i, j)
+}
+
+// phraseAt reports whether tokens [s, e) are a capitalised foreign or set
+// phrase that is not a name.
+func phraseAt(toks []tok, s, e int) bool {
+	if e-s < 2 {
+		return false
+	}
+	for _, ph := range notNamePhrases {
+		if len(ph) != e-s {
+			continue
+		}
+		k := 0
+		for k < len(ph) && toks[s+k].low == ph[k] {
+			k++
+		}
+		if k == len(ph) {
+			return true
+		}
+	}
+	return false
+}
+
+// notNamePhrases are multi-word interjections and set phrases, mostly from
+// other languages, whose words would each look like a name.
+var notNamePhrases = [][]string{{"bon", "voyage"}, {"bon", "appetit"}, {"bon", "appétit"}, {"mazel", "tov"},
+	{"hasta", "la", "vista"}, {"feliz", "navidad"}, {"buen", "camino"}, {"joyeux", "noël"}, {"au", "revoir"},
+	{"carpe", "diem"}, {"hakuna", "matata"}, {"buon", "appetito"}, {"pura", "vida"},
+	{"bon", "courage"}, {"la", "dolce", "vita"}, {"dolce", "vita"}, {"c'est", "la", "vie"}, {"bonne", "chance"}}
 
 // nameTok reports whether token i can be part of a name.
 func nameTok(toks []tok, i int) bool {
@@ -158,7 +225,10 @@ func init() {
 		gosh geez jeez dang damn darn whoa whoah alright agreed right true hooray bravo oops ugh phew mom dad mum mommy daddy
 		grandma grandpa granny nana papa auntie uncle aunt sis bro dude buddy pal babe honey sweetie god heaven internet woah wowza yikes
 		last next
-		yesterday today tomorrow tonight lgbtq lgbt lgbtqia trans`) {
+		yesterday today tomorrow tonight lgbtq lgbt lgbtqia trans
+		ciao voila voilà gracias merci ole olé hola adios adiós namaste salud bravissimo danke prost sayonara
+		arigato aloha kudos tada hurrah hurray huzzah bonjour bonsoir salut cheerio ahoy touché touche
+		bueno merry amen hallelujah shalom skål skol`) {
 		interjections[w] = true
 	}
 	for _, w := range strings.Fields(`the a an my your his her our their its this that these those it it's its we we're we've
@@ -206,4 +276,11 @@ var chatAcronyms = map[string]bool{"omg": true, "lol": true, "lmao": true, "btw"
 	// generic capitalised nouns, not names
 	"tv": true, "pc": true, "rpg": true, "rpgs": true, "vr": true, "gps": true, "diys": true}
 
-var holidays = map[string]bool{"christmas": false, "easter": false}
+func init() {
+	// generic acronyms of chat: relations, hospital wards, game genres,
+	// conditions, roles; names of things, not of one thing
+	for _, w := range strings.Fields(`gf bf bff bffs so er icu ent emt mri cpr ptsd adhd ocd bbq moba mobas mmo mmos
+		mmorpg mmorpgs fps rts tvs pcs ceo ceos dj djs ai atm suv suvs ufo hr dm dms pm am pto phd mba`) {
+		chatAcronyms[w] = true
+	}
+}

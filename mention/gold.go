@@ -14,7 +14,7 @@ import (
 func ParseGold(answer string) (string, bool) {
 	s := "in " + fixMonthTypos(strings.ReplaceAll(strings.TrimSpace(answer), "`", ""))
 	best := Mention{}
-	for _, m := range Temporal(s, time.Time{}) {
+	for _, m := range (&tparser{text: s, t: tokenize(s), gold: true}).run(time.Time{}) {
 		if m.End-m.Start > best.End-best.Start {
 			best = m
 		}

@@ -227,3 +227,177 @@ func TestAllSorted(t *testing.T) {
 		t.Error("Kind.Temporal")
 	}
 }
+
+func day0(s string) time.Time {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// TestTemporalRules covers one rule per group of rows: month + last/this/
+// next year, parts of day after weekdays, the weekend, approximate
+// durations, ages, sets, bare "a week", "back", "the last month" and
+// holidays. An empty span means the text has no temporal mention.
+func TestTemporalRules(t *testing.T) {
+	tests := []struct {
+		ref        string
+		text, span string
+		kind       Kind
+		value      string
+	}{
+		// <Month> last/this/next year
+		{"2023-10-19", "It all started August last year when we met.", "August last year", Relative, "2022-08"},
+		{"2023-10-19", "We married in June this year.", "June this year", Relative, "2023-06"},
+		{"2023-10-19", "We'll go in March next year.", "March next year", Relative, "2024-03"},
+		{"2023-10-19", "It was May 5th last year.", "May 5th last year", Relative, "2022-05-05"},
+		{"2023-10-19", "We move in June of next year.", "June of next year", Relative, "2024-06"},
+		{"2023-10-19", "I went there last August.", "last August", Relative, "2023-08"},
+		// weekday + part of day
+		{"2023-10-13", "Friday night's board game session was a nice break.", "Friday night", Relative, "2023-10-06TNI"},
+		{"2023-05-25", "I'll see you Saturday morning.", "Saturday morning", Relative, "2023-05-27TMO"},
+		{"2023-05-25", "We ate out last Sunday evening.", "last Sunday evening", Relative, "2023-05-21TEV"},
+		{"2023-05-25", "We play every Friday night.", "every Friday night", Set, "XXXX-WXX-5TNI"},
+		{"2023-05-25", "It rained last night.", "last night", Relative, "2023-05-24"},
+		{"2023-05-25", "I ran this morning.", "this morning", Time, "2023-05-25TMO"},
+		// the weekend, by tense like "this weekend"
+		{"2022-06-03", "Do you have any plans for the weekend?", "the weekend", Relative, "2022-06-04/2022-06-05"},
+		{"2023-07-17", "We went camping. What've you been up to? Anything fun over the weekend?", "the weekend", Relative, "2023-07-15/2023-07-16"},
+		{"2023-08-19", "Any weekend plans for you?", "weekend", Relative, "2023-08-19/2023-08-20"},
+		{"2023-07-17", "How was your weekend?", "weekend", Relative, "2023-07-15/2023-07-16"},
+		{"2023-05-25", "We went hiking the weekend before 9 June 2023.", "the weekend before 9 June 2023", Date, "2023-06-03/2023-06-04"},
+		// approximate durations: the approximator is inside the span
+		{"2023-12-06", "I've been playing for just under a year now.", "just under a year", Duration, "P1Y"},
+		{"2023-12-06", "I've been playing for about four months.", "about four months", Duration, "P4M"},
+		{"2023-12-06", "It took almost two weeks.", "almost two weeks", Duration, "P2W"},
+		{"2023-12-06", "We dated for over a year.", "over a year", Duration, "P1Y"},
+		{"2023-12-06", "It lasted more than three days.", "more than three days", Duration, "P3D"},
+		{"2023-12-06", "I taught for nearly a decade.", "nearly a decade", Duration, "P10Y"},
+		{"2023-12-06", "We drove around 3 hours.", "around 3 hours", Duration, "PT3H"},
+		{"2023-12-06", "I started about five years ago.", "five years ago", Relative, "2018"},
+		// ages
+		{"2023-09-13", "Since I was 17 or so.", "I was 17", Age, "P17Y"},
+		{"2023-09-13", "She started when she was 8.", "when she was 8", Age, "P8Y"},
+		{"2023-09-13", "I learned to swim at age 17.", "age 17", Age, "P17Y"},
+		{"2023-09-13", "I moved out at 17 years old.", "17 years old", Age, "P17Y"},
+		{"2023-09-13", "That was when I was 5 minutes late.", "5 minutes", Duration, "PT5M"},
+		// sets
+		{"2023-03-06", "Yeah, we go a few times a week.", "a few times a week", Set, "P1W"},
+		{"2024-01-06", "I limit myself to two ginger snaps a day.", "a day", Set, "P1D"},
+		{"2024-01-06", "She practices 8 hours a day.", "a day", Set, "P1D"},
+		{"2024-01-06", "It costs $20 per hour.", "per hour", Set, "PT1H"},
+		{"2024-01-06", "I volunteer once a month.", "once a month", Set, "P1M"},
+		{"2024-01-06", "We visit twice a year.", "twice a year", Set, "P1Y"},
+		{"2024-01-06", "I water them every other day.", "every other day", Set, "P2D"},
+		{"2023-06-09", "I love taking walks on the weekends.", "the weekends", Set, "XXXX-WXX-WE"},
+		{"2023-06-09", "I hike on weekends.", "weekends", Set, "XXXX-WXX-WE"},
+		{"2023-02-25", "And in the evenings, I read.", "the evenings", Set, "XXXX-XX-XXTEV"},
+		// "a week" alone is a duration; ago/in make it relative
+		{"2023-12-26", "It was a week full of laughs.", "a week", Duration, "P1W"},
+		{"2023-12-26", "She takes a year off.", "a year", Duration, "P1Y"},
+		{"2023-05-25", "I saw him a week ago.", "a week ago", Relative, "2023-W20"},
+		{"2023-05-25", "See you in a week!", "a week", Relative, "2023-W22"},
+		{"2023-05-25", "I'll be back in two months.", "two months", Relative, "2023-07"},
+		{"2023-05-25", "I finished it in a week.", "a week", Duration, "P1W"},
+		{"2023-05-25", "It's my first time in a year!", "a year", Duration, "P1Y"},
+		{"2023-05-25", "We haven't talked in a few days.", "a few days", Duration, "PXD"},
+		{"2023-05-25", "Quite a week since we last talked!", "", "", ""},
+		// back = ago
+		{"2023-05-25", "So a few years back we went on a hike.", "a few years back", Relative, ""},
+		{"2023-05-25", "I moved two weeks back.", "two weeks back", Relative, "2023-W19"},
+		{"2023-05-25", "I quit three years back, and loved it.", "three years back", Relative, "2020"},
+		{"2023-05-25", "I spent a week back home.", "a week", Duration, "P1W"},
+		// the last/past <unit> is a duration; last <unit> is the calendar unit
+		{"2023-07-16", "So much has happened in the last month.", "the last month", Duration, "P1M"},
+		{"2023-07-16", "I grew a lot over the past year.", "the past year", Duration, "P1Y"},
+		{"2023-07-16", "I ran in the past three weeks.", "the past three weeks", Duration, "P3W"},
+		{"2023-07-16", "I ran a lot last month.", "last month", Relative, "2023-06"},
+		{"2023-07-16", "It was the last month of school.", "", "", ""},
+		// "the next morning": relative to an untold event
+		{"2024-01-10", "I saw what happened the next morning.", "the next morning", Relative, ""},
+		// decades and centuries
+		{"2022-07-10", "It was built in the 1900s.", "the 1900s", Date, "19"},
+		{"2022-07-10", "I love music from the 90s.", "the 90s", Date, "199"},
+		{"2022-07-10", "It started in the early 2010s.", "the early 2010s", Date, "201"},
+		// holidays are dates in the year a year-less date takes
+		{"2023-05-25", "We had Christmas with my family.", "Christmas", Date, "2022-12-25"},
+		{"2023-05-25", "I'll host Thanksgiving at my place.", "Thanksgiving", Date, "2023-11-23"},
+		{"2023-05-25", "We'll party on New Year's Eve!", "New Year's Eve", Date, "2023-12-31"},
+		{"2023-05-25", "We went away for Easter 2024.", "Easter 2024", Date, "2024-03-31"},
+		{"2023-05-25", "We met on Valentine's Day.", "Valentine's Day", Date, "2023-02-14"},
+		{"2023-05-25", "I saw her last Christmas.", "last Christmas", Relative, "2022-12-25"},
+		{"2023-05-25", "See you next Halloween!", "next Halloween", Relative, "2023-10-31"},
+		{"2023-05-25", "Thanksgiving dinner was great.", "", "", ""},
+		{"2023-05-25", "It captures the Christmas magic.", "", "", ""},
+	}
+	for _, tt := range tests {
+		ms := Temporal(tt.text, day0(tt.ref))
+		if tt.span == "" {
+			if len(ms) > 0 {
+				t.Errorf("%q: unexpected %+v", tt.text, ms)
+			}
+			continue
+		}
+		var got *Mention
+		for i := range ms {
+			if ms[i].Text == tt.span {
+				got = &ms[i]
+			}
+		}
+		if got == nil {
+			t.Errorf("%q: no span %q in %+v", tt.text, tt.span, ms)
+			continue
+		}
+		if got.Kind != tt.kind || got.Value != tt.value {
+			t.Errorf("%q [%s]: got %s %q, want %s %q", tt.text, tt.ref, got.Kind, got.Value, tt.kind, tt.value)
+		}
+		if tt.text[got.Start:got.End] != got.Text {
+			t.Errorf("%q: offsets %d..%d do not give %q", tt.text, got.Start, got.End, got.Text)
+		}
+	}
+}
+
+func TestHolidayDates(t *testing.T) {
+	for _, tt := range []struct {
+		key  string
+		y    int
+		m, d int
+	}{
+		{"easter", 2023, 4, 9}, {"easter", 2024, 3, 31}, {"easter", 2025, 4, 20}, {"easter", 2019, 4, 21},
+		{"thanksgiving", 2022, 11, 24}, {"thanksgiving", 2023, 11, 23}, {"mother", 2023, 5, 14}, {"father", 2023, 6, 18},
+	} {
+		if m, d := holidayDate(tt.key, tt.y); m != tt.m || d != tt.d {
+			t.Errorf("%s %d = %d-%d, want %d-%d", tt.key, tt.y, m, d, tt.m, tt.d)
+		}
+	}
+	if v := Temporal("Christmas", time.Time{})[0].Value; v != "XXXX-12-25" {
+		t.Errorf("Christmas with a zero ref = %q", v)
+	}
+}
+
+// TestEntityRules: interjections in other languages, generic acronyms,
+// holidays and quoted titles.
+func TestEntityRules(t *testing.T) {
+	speakers := []string{"Caroline", "Melanie"}
+	tests := []struct{ in, want string }{
+		{"Bon Voyage! Have fun, Caroline.", "Caroline"},
+		{"Ciao, Melanie! Merci! Gracias! Voila!", "Melanie"},
+		{"Mazel Tov, Anna!", "Anna"},
+		{"My GF and I ended up in the ER.", ""},
+		{"I play MOBAs and RPGs on my PC, and some FPS too.", ""},
+		{"I had PTSD and ADHD, then a BBQ with my BF.", ""},
+		{"I joined an LGBTQ support group in Boston.", "Boston"},
+		{"We love Christmas and Thanksgiving with Anna.", "Anna"},
+		{"Happy New Year, Caroline!", "Caroline"},
+		{`"Finding Home" is my favorite book.`, "Finding Home"},
+		{`We watched "The Santa Clause" at Christmas.`, "The Santa Clause"},
+		{`"Brave" by Sara Bareilles moves me.`, "Brave|Sara Bareilles"},
+		{`"Home" is where the heart is.`, ""},
+	}
+	for _, tt := range tests {
+		if got := texts(Entities(tt.in, speakers)); got != tt.want {
+			t.Errorf("Entities(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

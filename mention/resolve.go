@@ -30,6 +30,8 @@ func resolve(e expr, ref time.Time) (string, string) {
 			y = strconv.Itoa(e.a.y)
 		}
 		return y + "-" + e.season, seasonNames[e.season] + " " + y
+	case opHoliday:
+		return resolveHoliday(e, r, hasRef)
 	}
 	// anchored to a date in the text
 	if e.op == opAnchor || e.op == opPart {
@@ -78,14 +80,23 @@ func resolve(e expr, ref time.Time) (string, string) {
 				return "", ""
 			}
 		}
+		d := r.AddDate(0, 0, dirOr(dir))
 		if dir == 0 {
-			d := r
-			for int(d.Weekday()) != e.wd {
-				d = d.AddDate(0, 0, 1)
-			}
+			d = r
+		}
+		for int(d.Weekday()) != e.wd {
+			d = d.AddDate(0, 0, dirOr(dir))
+		}
+		if e.tod != "" { // "Friday night", "last Sunday morning"
+			return dayValue(d) + "T" + e.tod, todPhrase(e.tod) + dayPhrase(d)
+		}
+		if dir == 0 {
 			return dayValue(d), dayPhrase(d)
 		}
 		return around(expr{wd: e.wd}, r, dir)
+	case opYearRel:
+		a := dt{r.Year() + e.dir, e.a.m, e.a.d}
+		return dtValue(a), dtPhrase(a)
 	case opUnit:
 		return relUnit(e, r)
 	case opAgo:
@@ -384,6 +395,13 @@ func (p *tparser) tense(i int) int {
 		return p.tenseVal
 	}
 	v := p.sentenceTense(lo)
+	// a sentence without tense cues ("Anything fun over the weekend?")
+	// takes the tense of the nearest earlier sentence that has one
+	for k := lo - 1; v == 0 && k >= 0; k-- {
+		if p.t[k].sent {
+			v = p.sentenceTense(k)
+		}
+	}
 	p.tenseOK, p.tenseAt, p.tenseVal = true, lo, v
 	return v
 }

@@ -2,6 +2,7 @@ package mention
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,8 @@ const (
 	opPart               // ordinal (1..4, -1 last) week/weekend of month a
 	opFixed              // value precomputed (durations, sets, ages, clock times)
 	opClock              // time of day (tod) on the deictic day n
+	opYearRel            // month/day a in the year ref+dir ("August last year")
+	opHoliday            // holiday hol in year a.y (0: by the year-less date rule); dir as opUnit when rel
 )
 
 // dt is a calendar date; y 0 = year unknown, d 0 = month precision,
@@ -37,6 +40,9 @@ type expr struct {
 	tod    string
 	val    string
 	tense  int // -1 past, +1 future, 0 unknown: the sentence's tense
+	skip   int // leading tokens parsed but outside the span ("since" in "since I was 17")
+	hol    string
+	rel    bool // opHoliday: last/this/next <holiday>
 }
 
 type tparser struct {
@@ -47,6 +53,9 @@ type tparser struct {
 	tenseOK  bool
 	tenseAt  int
 	tenseVal int
+	// gold: the text is a gold answer (a noun phrase, not a sentence):
+	// "in two weeks" stays the duration ParseGold's "in" prefix makes it
+	gold bool
 }
 
 func (p *tparser) low(i int) string {
@@ -71,7 +80,12 @@ func (p *tparser) glued(i int) bool { return i > 0 && i < len(p.t) && !p.t[i].sp
 
 // temporal tags and resolves every temporal expression of text.
 func temporal(text string, toks []tok, ref time.Time) []Mention {
-	p := &tparser{text: text, t: toks}
+	return (&tparser{text: text, t: toks}).run(ref)
+}
+
+// run tags and resolves the expressions of p's text against ref.
+func (p *tparser) run(ref time.Time) []Mention {
+	text, toks := p.text, p.t
 	var out []Mention
 	for i := 0; i < len(toks); {
 		if toks[i].cls == tPunct {
@@ -83,7 +97,8 @@ func temporal(text string, toks []tok, ref time.Time) []Mention {
 			i++
 			continue
 		}
-		m := Mention{Kind: e.kind, Text: text[toks[e.i].s:toks[e.j-1].e], Start: toks[e.i].s, End: toks[e.j-1].e}
+		s := toks[e.i+e.skip].s
+		m := Mention{Kind: e.kind, Text: text[s:toks[e.j-1].e], Start: s, End: toks[e.j-1].e}
 		e.tense = p.tense(e.i)
 		m.Value, m.Phrase = resolve(e, ref)
 		out = append(out, m)
@@ -119,6 +134,7 @@ func (p *tparser) at(i int) (expr, bool) {
 	try(p.ageAt(i))
 	try(p.setAt(i))
 	try(p.clockAt(i))
+	try(p.holidayAt(i))
 	if best.j <= i {
 		return expr{}, false
 	}
@@ -140,7 +156,11 @@ var cueWords = map[string]bool{
 	"sundays": true, "mondays": true, "tuesdays": true, "wednesdays": true, "thursdays": true,
 	"fridays": true, "saturdays": true, "weekends": true, "years": true, "months": true, "weeks": true,
 	"days": true, "day": true, "night": true, "s": true, "for": true, "on": true, "hours": true,
-	"decades": true,
+	"decades": true, "about": true, "around": true, "almost": true, "nearly": true, "over": true,
+	"under": true, "roughly": true, "approximately": true, "just": true, "more": true, "less": true,
+	"at": true, "close": true, "per": true, "since": true, "christmas": true, "xmas": true, "new": true,
+	"halloween": true, "thanksgiving": true, "easter": true, "valentine": true, "valentines": true,
+	"mother": true, "father": true, "mothers": true, "fathers": true, "independence": true,
 }
 
 // ---- absolute dates ----
@@ -358,7 +378,10 @@ func (p *tparser) absolute(i int) (expr, bool) {
 			return e, true
 		}
 	}
-	// "the year 2020", bare years after a preposition, "the 90s"
+	if v, k, ok := p.decade(i); ok {
+		return expr{kind: Date, op: opFixed, val: v, j: k}, true
+	}
+	// "the year 2020", bare years after a preposition
 	if p.is(i, "the") && p.is(i+1, "year") {
 		if y, ok := p.year(i + 2); ok {
 			e.a, e.j = dt{y: y}, i+3
@@ -372,6 +395,44 @@ func (p *tparser) absolute(i int) (expr, bool) {
 		}
 	}
 	return e, false
+}
+
+// decade parses "the 90s", "the early 2010s", "the '80s", "the 1900s"
+// (a century: every YY00s is read as one) and, after a preposition,
+// "1990s". It returns the TIMEX3 value ("199", "19") and the index after.
+func (p *tparser) decade(i int) (string, int, bool) {
+	j := i
+	the := p.is(j, "the")
+	if the {
+		j++
+	}
+	if p.is(j, "early", "mid", "late") {
+		j++
+		if p.is(j, "-") {
+			j++
+		}
+	}
+	if p.is(j, "'") && j+1 < len(p.t) && !p.t[j+1].space {
+		j++
+	}
+	if j >= len(p.t) || p.t[j].cls != tNum || !p.is(j+1, "s") || !p.glued(j+1) {
+		return "", i, false
+	}
+	n, digits := p.t[j].num, p.t[j].e-p.t[j].s
+	switch {
+	case digits == 4 && n >= 1000 && n <= 2090 && n%10 == 0 && (the || j == i && datePreps[p.low(i-1)]):
+		if n%100 == 0 {
+			return strconv.Itoa(n / 100), j + 2, true
+		}
+		return strconv.Itoa(n / 10), j + 2, true
+	case digits == 2 && n%10 == 0 && the:
+		y := 1900 + n
+		if n < 30 {
+			y = 2000 + n
+		}
+		return strconv.Itoa(y / 10), j + 2, true
+	}
+	return "", i, false
 }
 
 // rangeEnd parses the end of "between A and B": a full date, or a day
@@ -489,6 +550,15 @@ func (p *tparser) relative(i int) (expr, bool) {
 				return e, true
 			}
 		}
+		// "the next morning", "the following day": relative to an untold event
+		if p.is(i+1, "next", "following") && p.is(i+2, "day", "morning", "afternoon", "evening", "night") {
+			e.op, e.j = opFixed, i+3
+			return e, true
+		}
+		if p.is(i+1, "weekend") { // "plans for the weekend": resolved like "this weekend"
+			e.op, e.unit, e.dir, e.j = opUnit, uWeekend, 0, i+2
+			return e, true
+		}
 		return e, false
 	case "earlier", "later":
 		if p.is(i+1, "today") {
@@ -512,8 +582,8 @@ func (p *tparser) relative(i int) (expr, bool) {
 		w := p.low(j)
 		if wd, ok := weekdays[w]; ok {
 			e.op, e.wd, e.dir, e.j = opWeekday, wd, dir, j+1
-			if _, ok := timesOfDay[p.low(j+1)]; ok {
-				e.j++
+			if tod, ok := timesOfDay[p.low(j+1)]; ok {
+				e.j, e.tod = e.j+1, tod
 			}
 			return e, true
 		}
@@ -533,11 +603,18 @@ func (p *tparser) relative(i int) (expr, bool) {
 			return e, true
 		}
 		if u, ok := units[w]; ok && (u == uWeek || u == uWeekend || u == uMonth || u == uYear) && w[len(w)-1] != 's' {
+			if l == "last" && p.is(i-1, "the") && p.is(j+1, "of") {
+				return e, false // "the last month of school": the final one
+			}
 			e.op, e.unit, e.dir, e.j = opUnit, u, dir, j+1
 			return e, true
 		}
 		if s, ok := seasons[w]; ok {
 			e.op, e.season, e.dir, e.j = opUnit, s, dir, j+1
+			return e, true
+		}
+		if h, k := p.holiday(j); h != "" && l != "past" {
+			e.op, e.hol, e.rel, e.dir, e.j = opHoliday, h, true, dir, k
 			return e, true
 		}
 		if m, k, ok := p.month(j, false); ok && p.t[j].cap && l != "past" && l != "coming" {
@@ -552,15 +629,40 @@ func (p *tparser) relative(i int) (expr, bool) {
 	// bare weekdays: "on Friday", "Friday night"
 	if wd, ok := weekdays[l]; ok && p.t[i].cap {
 		e.op, e.wd, e.dir, e.j = opWeekday, wd, 2, i+1
-		if _, ok := timesOfDay[p.low(i+1)]; ok {
-			e.j++
+		if tod, ok := timesOfDay[p.low(i+1)]; ok {
+			e.j, e.tod = e.j+1, tod
 		}
 		return e, true
 	}
-	// N units ago / from now
+	// "August last year", "May 5th this year", "June of next year"
+	if _, ok := months[l]; ok && p.t[i].cap {
+		a, k, ok := p.dateCore(i)
+		if !ok || a.y != 0 {
+			var m int
+			if m, k, ok = p.month(i, false); !ok {
+				return e, false
+			}
+			a = dt{m: m}
+		}
+		if p.is(k, "of") {
+			k++
+		}
+		if p.is(k, "last", "this", "next") && p.is(k+1, "year") {
+			e.op, e.a, e.j = opYearRel, a, k+2
+			e.dir = map[string]int{"last": -1, "this": 0, "next": 1}[p.low(k)]
+			return e, true
+		}
+		return e, false
+	}
+	// a bare "weekend" after a possessive or "any" ("any weekend plans?")
+	if l == "weekend" && (p.t[i].sent || weekendDets[p.low(i-1)]) {
+		e.op, e.unit, e.j = opUnit, uWeekend, i+1
+		return e, true
+	}
+	// N units ago / back / from now
 	if n, j, ok := p.count(i, true); ok {
 		if u, ok := units[p.low(j)]; ok {
-			if p.is(j+1, "ago") {
+			if p.is(j+1, "ago") || p.is(j+1, "back") && !notBack[p.low(j+2)] {
 				e.op, e.n, e.unit, e.dir, e.j = opAgo, n, u, -1, j+2
 				return e, true
 			}
@@ -572,6 +674,14 @@ func (p *tparser) relative(i int) (expr, bool) {
 	}
 	return e, false
 }
+
+var weekendDets = map[string]bool{"any": true, "your": true, "my": true, "our": true, "his": true, "her": true, "their": true}
+
+// notBack are words after which "back" is an adverb of place, not "ago"
+// ("a week back home").
+var notBack = map[string]bool{"home": true, "in": true, "at": true, "to": true, "from": true, "on": true, "into": true,
+	"there": true, "here": true, "up": true, "down": true, "out": true, "inside": true,
+	"where": true}
 
 // ---- anchored expressions: "the Sunday before 25 May 2023" ----
 
@@ -674,6 +784,57 @@ var durPreps = map[string]bool{"for": true, "in": true, "over": true, "within": 
 	"past": true, "last": true, "only": true, "just": true, "took": true, "takes": true, "been": true}
 
 func (p *tparser) durationAt(i int) (expr, bool) {
+	// "about a year", "just under a year", "more than two weeks": the
+	// approximator is inside the span (TIMEX3 MOD), the value is unchanged
+	if k := p.approx(i); k > i && !p.is(k, "the") {
+		if e, ok := p.durationFrom(k, true); ok && e.kind == Duration {
+			return e, true
+		}
+		return expr{}, false
+	}
+	return p.durationFrom(i, durPreps[p.low(i-1)])
+}
+
+// approx returns the index after an approximator at i ("about", "just
+// over", "more than", "a little under"), or i.
+func (p *tparser) approx(i int) int {
+	switch p.low(i) {
+	case "about", "around", "almost", "nearly", "roughly", "approximately", "over", "under":
+		return i + 1
+	case "just", "a":
+		k := i + 1
+		if p.is(i, "a") {
+			if !p.is(k, "little", "bit") {
+				return i
+			}
+			k++
+		}
+		if p.is(k, "over", "under") {
+			return k + 1
+		}
+	case "more", "less":
+		if p.is(i+1, "than") {
+			return i + 2
+		}
+	case "at":
+		if p.is(i+1, "least", "most") {
+			return i + 2
+		}
+	case "close":
+		if p.is(i+1, "to") {
+			return i + 2
+		}
+	}
+	return i
+}
+
+// standaloneUnits may follow a bare "a"/"an" as a duration ("a week full
+// of laughs"); "a day", "a night", "a minute" are too often idioms.
+var standaloneUnits = map[string]bool{"week": true, "month": true, "year": true, "decade": true, "hour": true}
+
+// durationFrom parses a duration at i; allowA admits the count "a" before
+// any unit (after "for", "in", "took", …).
+func (p *tparser) durationFrom(i int, allowA bool) (expr, bool) {
 	e := expr{kind: Duration, op: opFixed}
 	j := i
 	explicit := false
@@ -685,8 +846,21 @@ func (p *tparser) durationAt(i int) (expr, bool) {
 		e.val, e.j = "PT30M", i+3
 		return e, true
 	}
-	n, k, ok := p.count(j, explicit || durPreps[p.low(i-1)])
+	n, k, ok := p.count(j, explicit || allowA)
+	// a bare "a week" ("a week full of laughs"), but not distributive ("5
+	// miles a week") nor evaluative ("what a week!", "quite a week")
+	if !ok && p.is(j, "a", "an") && standaloneUnits[p.low(j+1)] && !p.distributive(j) && !p.is(j-1, "quite", "what", "such", "helluva") {
+		n, k, ok = 1, j+1, true
+	}
 	if !ok {
+		// "in the last month", "over the past year": a duration of one unit
+		// ("last month" alone is the previous calendar month)
+		if explicit && !p.is(i+1, "next") {
+			if u, ok := units[p.low(j)]; ok && standaloneUnits[p.low(j)] && !p.is(j+1, "of", "before", "after") {
+				e.val, e.j = durValue(1, u), j+1
+				return e, true
+			}
+		}
 		// "for years", "for months"
 		if p.is(i-1, "for", "in", "over", "spent", "spend", "spending", "took", "takes") {
 			if u, ok := units[p.low(i)]; ok && u != uNight && p.low(i)[len(p.low(i))-1] == 's' {
@@ -716,11 +890,11 @@ func (p *tparser) durationAt(i int) (expr, bool) {
 	if !ok {
 		return e, false
 	}
-	if p.is(j, "one") && !explicit && !durPreps[p.low(i-1)] {
+	if p.is(j, "one") && !explicit && !allowA {
 		return e, false // "one day I'll ..."
 	}
 	switch p.low(k + 1) {
-	case "ago", "before", "after", "from", "earlier", "later_", "old":
+	case "ago", "before", "after", "from", "earlier", "old":
 		if p.is(k+1, "old") {
 			return expr{kind: Age, op: opFixed, val: durValue(n, u), j: k + 2}, true
 		}
@@ -738,11 +912,33 @@ func (p *tparser) durationAt(i int) (expr, bool) {
 	}
 	if p.is(k+1, "later") {
 		return expr{kind: Relative, op: opFixed, j: k + 2}, true // relative to an untold event
-	} else {
-		e.j = k + 1
+	}
+	e.j = k + 1
+	// "in two weeks", "see you in a month": a point after ref, unless the
+	// sentence is past or negated ("finished it in a week", "haven't
+	// talked in a few days")
+	// nor a span of time ("the first time in a year", "twice in a week")
+	if p.is(i-1, "in") && !explicit && !p.gold && (u == uDay || u == uWeek || u == uMonth || u == uYear || u == uDecade) &&
+		!p.is(i-2, "time", "times", "once", "twice", "first", "best", "worst", "most") && p.tense(i) >= 0 && !p.negated(i) {
+		return expr{kind: Relative, op: opAgo, n: n, unit: u, dir: 1, j: e.j}, true
 	}
 	e.val = durValue(n, u)
 	return e, true
+}
+
+// negated reports whether the sentence around token i has a negation.
+func (p *tparser) negated(i int) bool {
+	lo := i
+	for lo > 0 && !p.t[lo].sent {
+		lo--
+	}
+	for k := lo; k < len(p.t) && (k == lo || !p.t[k].sent); k++ {
+		l := p.t[k].low
+		if l == "not" || l == "never" || l == "no" || strings.HasSuffix(l, "n't") || strings.HasSuffix(l, "n’t") {
+			return true
+		}
+	}
+	return false
 }
 
 // durValue formats an ISO 8601 duration; n -2 gives an unspecified
@@ -796,12 +992,19 @@ func (p *tparser) ageAt(i int) (expr, bool) {
 		}
 		return e, false
 	}
-	if l == "when" && p.is(i+1, "i", "he", "she", "we", "they", "you") && p.is(i+2, "was", "were") {
+	// "when I was 10"; "since I was 17" (since, a preposition, is outside the span)
+	if (l == "when" || l == "since") && p.is(i+1, "i", "he", "she", "we", "they", "you") && p.is(i+2, "was", "were") {
+		if l == "since" {
+			e.skip = 1
+		}
 		j := i + 3
 		if p.is(j, "about", "around", "only", "just") {
 			j++
 		}
 		if n, k, ok := p.count(j, false); ok && n > 0 && n < 120 {
+			if u, ok := units[p.low(k)]; ok && u != uYear {
+				return e, false // "when I was 5 minutes late"
+			}
 			if p.is(k, "years", "year") {
 				k++
 				if p.is(k, "old") {
@@ -843,8 +1046,8 @@ func (p *tparser) setAt(i int) (expr, bool) {
 		w := p.low(j)
 		if wd, ok := weekdays[w]; ok {
 			e.val, e.j = "XXXX-WXX-"+strconv.Itoa(isoDay(wd)), j+1
-			if _, ok := timesOfDay[p.low(j+1)]; ok {
-				e.j++
+			if tod, ok := timesOfDay[p.low(j+1)]; ok {
+				e.val, e.j = e.val+"T"+tod, e.j+1
 			}
 			return e, true
 		}
@@ -890,17 +1093,35 @@ func (p *tparser) setAt(i int) (expr, bool) {
 		}
 		return e, false
 	case "weekends":
-		if p.is(i-1, "on") {
+		if p.is(i-1, "on", "at", "during", "over", "most") {
 			e.val, e.j = "XXXX-WXX-WE", i+1
 			return e, true
 		}
 		return e, false
+	case "the": // plurals are habitual: "on the weekends", "in the evenings"
+		if p.is(i+1, "weekends") {
+			e.val, e.j = "XXXX-WXX-WE", i+2
+			return e, true
+		}
+		if tod, ok := todPlural[p.low(i+1)]; ok {
+			e.val, e.j = "XXXX-XX-XXT"+tod, i+2
+			return e, true
+		}
+		return e, false
+	case "a", "an", "per": // "two ginger snaps a day", "$20 per hour"
+		if u, ok := units[p.low(i+1)]; ok && distribUnits[p.low(i+1)] && p.distributive(i) {
+			e.val, e.j = durValue(1, u), i+2
+			if u == uWeekend {
+				e.val = "P1WE"
+			}
+			return e, true
+		}
 	}
 	if wd, ok := weekdayPlural[l]; ok && p.t[i].cap {
 		e.val, e.j = "XXXX-WXX-"+strconv.Itoa(isoDay(wd)), i+1
 		return e, true
 	}
-	if n, k, ok := p.count(i, false); ok && n > 0 && p.is(k, "times") && p.is(k+1, "a", "per") {
+	if n, k, ok := p.count(i, false); ok && (n > 0 || n == -2) && p.is(k, "times") && p.is(k+1, "a", "per") {
 		if u, ok := units[p.low(k+2)]; ok {
 			e.val, e.j = durValue(1, u), k+3
 			return e, true
@@ -908,6 +1129,47 @@ func (p *tparser) setAt(i int) (expr, bool) {
 	}
 	return e, false
 }
+
+var todPlural = map[string]string{"mornings": "MO", "afternoons": "AF", "evenings": "EV", "nights": "NI"}
+
+var distribUnits = map[string]bool{"day": true, "week": true, "weekend": true, "month": true, "year": true, "hour": true}
+
+// distributive reports whether "a"/"an"/"per" at i means "in every" ("two
+// snacks a day", "8 hours a day", "per week"): "per" always does; "a" when
+// it follows a number or a plural noun that a count precedes in the same
+// clause.
+func (p *tparser) distributive(i int) bool {
+	if i == 0 || p.t[i].sent {
+		return false
+	}
+	if p.is(i, "per") {
+		return true
+	}
+	prev := p.t[i-1]
+	if prev.cls == tNum {
+		return true
+	}
+	l := prev.low
+	if prev.cls != tWord || len(l) < 3 || l[len(l)-1] != 's' || l[len(l)-2] == 's' || notDistrib[l] {
+		return false
+	}
+	if _, form := verbLemma(l); form == formS && verbContext(p.t, i-1) {
+		return false // "she takes a year off"
+	}
+	for k := i - 2; k >= 0 && k >= i-5; k-- {
+		if p.t[k].cls == tPunct || p.t[k+1].sent {
+			return false
+		}
+		if p.t[k].num > 0 || p.is(k, "few", "several", "couple", "dozen", "many", "lots") {
+			return true
+		}
+	}
+	return false
+}
+
+var notDistrib = map[string]bool{"is": true, "was": true, "has": true, "does": true, "its": true, "this": true,
+	"his": true, "us": true, "yes": true, "plus": true, "always": true, "sometimes": true, "perhaps": true,
+	"as": true}
 
 func isoDay(wd int) int {
 	if wd == 0 {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -109,7 +110,7 @@ func TestBenchLLMEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"bench", "--out", dir, "--conditions", "truncation,swc-full,swc-temporal",
 		"--gister", "anthropic:claude-haiku-4-5-20251001", "--qa", "anthropic:claude-sonnet-4-6",
-		"--cache", filepath.Join(dir, "cache.db"), "--resamples", "100", "--concurrency", "4"}
+		"--cache", filepath.Join(dir, "cache.db"), "--resamples", "100", "--concurrency", "4", "--judge-audit", "5"}
 	_, stderr, err := run(t, vars, args...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -143,6 +144,17 @@ func TestBenchLLMEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "LLM usage") {
 		t.Errorf("no usage table on stderr:\n%s", stderr)
+	}
+	var sum bench.Summary
+	data, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if a := sum.JudgeAudit; a == nil || a.Questions != 5 || a.Kinds[bench.AuditVague].Asked != 5 {
+		t.Errorf("judge audit %+v", sum.JudgeAudit)
+	}
+	if sum.Usage.Total.Calls == 0 || sum.Settings.QA != "anthropic:claude-sonnet-4-6" || sum.Settings.Judge != "anthropic:claude-haiku-4-5-20251001" {
+		t.Errorf("usage %+v, settings %+v", sum.Usage.Total, sum.Settings)
 	}
 	// A rerun with the warm caches sends nothing.
 	before := fake.requests.Load()
@@ -205,5 +217,69 @@ func TestCompressLLMGister(t *testing.T) {
 	_, _, err = run(t, map[string]string{"ANTHROPIC_BASE_URL": srv.URL}, args...)
 	if err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
 		t.Errorf("missing key: %v", err)
+	}
+}
+
+// fakeOpenAI speaks chat completions and embeddings.
+func fakeOpenAI(t *testing.T, embedCalls *atomic.Int64) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/v1/embeddings":
+			embedCalls.Add(1)
+			var req struct {
+				Input []string `json:"input"`
+				Model string   `json:"model"`
+			}
+			if err := json.Unmarshal(body, &req); err != nil || req.Model != "all-minilm" {
+				http.Error(w, "bad embeddings request", 400)
+				return
+			}
+			var data []string
+			for i, in := range req.Input {
+				h := fnv.New32a()
+				h.Write([]byte(in))
+				v := h.Sum32()
+				data = append(data, fmt.Sprintf(`{"object":"embedding","index":%d,"embedding":[%d,%d,%d,1]}`, i, v%7, v%5, v%3))
+			}
+			fmt.Fprintf(w, `{"object":"list","model":"all-minilm","data":[%s],"usage":{"prompt_tokens":%d,"total_tokens":%d}}`, strings.Join(data, ","), len(req.Input), len(req.Input))
+		case "/v1/chat/completions":
+			if !strings.Contains(string(body), `"temperature":0`) {
+				t.Errorf("chat request without temperature 0: %s", body)
+			}
+			fmt.Fprint(w, `{"id":"c1","object":"chat.completion","created":1,"model":"llama3.1","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Maya adopted Biscuit."}}],"usage":{"prompt_tokens":100,"completion_tokens":5,"total_tokens":105}}`)
+		default:
+			http.Error(w, "not found", 404)
+		}
+	}))
+}
+
+// TestCompressOllama uses an Ollama-style OpenAI-compatible server for both
+// the gister and the embedder.
+func TestCompressOllama(t *testing.T) {
+	var embeds atomic.Int64
+	srv := fakeOpenAI(t, &embeds)
+	defer srv.Close()
+	cache := filepath.Join(t.TempDir(), "cache.db")
+	args := []string{"compress", "--strategy", "swc-full", "--gister", "ollama:llama3.1", "--embedder", "ollama:all-minilm",
+		"--ollama-base-url", srv.URL + "/v1", "--cache", cache, "--json"}
+	out, stderr, err := run(t, nil, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "Maya adopted Biscuit.") || embeds.Load() == 0 {
+		t.Errorf("no remote gists or embeddings used (embedding calls %d)", embeds.Load())
+	}
+	before := embeds.Load()
+	if _, _, err := run(t, nil, args...); err != nil {
+		t.Fatal(err)
+	}
+	if embeds.Load() != before {
+		t.Errorf("a warm run embedded again (%d calls)", embeds.Load()-before)
+	}
+	_, _, err = run(t, nil, "compress", "--embedder", "anthropic:x", "--no-cache")
+	if err == nil || !strings.Contains(err.Error(), "no embeddings API") {
+		t.Errorf("anthropic embedder: %v", err)
 	}
 }

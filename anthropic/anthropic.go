@@ -10,6 +10,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/retry"
 )
 
 var _ swc.LLM = (*LLM)(nil)
@@ -20,7 +21,7 @@ type LLM struct {
 	model  string
 	cfg    Config
 	client anthropic.Client
-	retry  *retrier
+	runner *retry.Runner
 }
 
 // New returns an LLM for model (e.g. "claude-haiku-4-5-20251001") that
@@ -45,7 +46,7 @@ func New(model, apiKey string, cfg Config) (*LLM, error) {
 		// when both are present.
 		option.WithHeader("x-api-key", apiKey),
 	)
-	return &LLM{model: model, cfg: cfg, client: client, retry: newRetrier(cfg, classify)}, nil
+	return &LLM{model: model, cfg: cfg, client: client, runner: retry.New(cfg.Config, classify)}, nil
 }
 
 // Name returns "anthropic:MODEL".
@@ -61,13 +62,13 @@ func (l *LLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse
 		return swc.LLMResponse{}, err
 	}
 	var msg *anthropic.Message
-	n, v, err := l.retry.do(ctx, func(ctx context.Context) error {
+	n, v, err := l.runner.Do(ctx, func(ctx context.Context) error {
 		m, err := l.client.Messages.New(ctx, params)
 		msg = m
 		return err
 	})
 	if err != nil {
-		return swc.LLMResponse{}, failed(l.model, n, v, err)
+		return swc.LLMResponse{}, retry.Failed("anthropic", l.model, n, v, err)
 	}
 	return fromMessage(msg, l.model)
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/retry"
 )
 
 const testModel = "claude-haiku-4-5-20251001"
@@ -125,7 +126,7 @@ func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
 func newTestLLM(t testing.TB, url string, edit func(*Config)) (*LLM, *sleeps) {
 	t.Helper()
 	s := &sleeps{}
-	cfg := Config{BaseURL: url, Sleep: s.sleep, Timeout: 5 * time.Second, Seed: 1}
+	cfg := Config{BaseURL: url, Config: retry.Config{Sleep: s.sleep, Timeout: 5 * time.Second, Seed: 1}}
 	if edit != nil {
 		edit(&cfg)
 	}
@@ -277,23 +278,6 @@ func TestCompleteRetries(t *testing.T) {
 	}
 }
 
-func TestBackoffGrowsWithJitter(t *testing.T) {
-	f := newFake(t, reply{status: 503, body: errBody("api_error", "unavailable")})
-	l, s := newTestLLM(t, f.URL, func(c *Config) { c.MaxAttempts = 5 })
-	if _, err := l.Complete(context.Background(), pingReq); err == nil {
-		t.Fatal("no error")
-	}
-	if len(s.d) != 4 {
-		t.Fatalf("sleeps = %v", s.d)
-	}
-	for i, d := range s.d {
-		lo := time.Second << i / 2
-		if d < lo || d >= 2*lo {
-			t.Errorf("sleep %d = %v, want in [%v, %v)", i, d, lo, 2*lo)
-		}
-	}
-}
-
 func TestConnectionRefused(t *testing.T) {
 	f := newFake(t, reply{body: okBody("a")})
 	url := f.URL
@@ -331,51 +315,6 @@ func TestMissingKey(t *testing.T) {
 	_, err := New(testModel, "", Config{})
 	if swc.ErrorCode(err) != swc.EINVALID || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
 		t.Fatalf("err = %v", err)
-	}
-}
-
-func TestConcurrencyBound(t *testing.T) {
-	var inflight, peak atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inflight.Add(1)
-		defer inflight.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, okBody("a"))
-	}))
-	defer srv.Close()
-	l, _ := newTestLLM(t, srv.URL, func(c *Config) { c.Concurrency = 3 })
-	var wg sync.WaitGroup
-	for range 24 {
-		wg.Go(func() {
-			if _, err := l.Complete(context.Background(), pingReq); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	if p := peak.Load(); p != 3 {
-		t.Errorf("peak in flight = %d, want 3", p)
-	}
-}
-
-func TestRPM(t *testing.T) {
-	f := newFake(t, reply{body: okBody("a")})
-	l, _ := newTestLLM(t, f.URL, func(c *Config) { c.RPM = 6000 }) // one per 10ms
-	start := time.Now()
-	for range 11 {
-		if _, err := l.Complete(context.Background(), pingReq); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if el := time.Since(start); el < 95*time.Millisecond {
-		t.Errorf("11 calls at 6000 rpm took %v, want ≥ 100ms", el)
 	}
 }
 

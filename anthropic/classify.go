@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swc-project/swc/retry"
+
 	"github.com/anthropics/anthropic-sdk-go/v2"
 )
 
@@ -17,10 +19,10 @@ import (
 // 429, 5xx (529 overloaded included), timeouts, connection errors and
 // truncated or malformed response bodies are; other 4xx, cancellation and
 // anything else are not. now resolves a Retry-After HTTP date.
-func classify(err error, now time.Time) verdict {
+func classify(err error, now time.Time) retry.Verdict {
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
-		v := verdict{Status: apiErr.StatusCode, Kind: string(apiErr.Type()), Msg: apiErr.Message}
+		v := retry.Verdict{Status: apiErr.StatusCode, Kind: string(apiErr.Type()), Msg: apiErr.Message}
 		if v.Kind == "" {
 			v.Kind = strings.ToLower(http.StatusText(v.Status))
 		}
@@ -29,7 +31,7 @@ func classify(err error, now time.Time) verdict {
 		}
 		v.Retry = retryableStatus(v.Status)
 		if apiErr.Response != nil {
-			v.After, _ = retryAfter(apiErr.Response.Header, now)
+			v.After, _ = retry.After(apiErr.Response.Header, now)
 		}
 		return v
 	}
@@ -39,15 +41,15 @@ func classify(err error, now time.Time) verdict {
 	)
 	switch {
 	case errors.Is(err, context.Canceled):
-		return verdict{Kind: "canceled", Msg: err.Error()}
+		return retry.Verdict{Kind: "canceled", Msg: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
-		return verdict{Retry: true, Kind: "timeout", Msg: err.Error()}
+		return retry.Verdict{Retry: true, Kind: retry.KindTimeout, Msg: err.Error()}
 	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return verdict{Retry: true, Kind: "connection error", Msg: err.Error()}
+		return retry.Verdict{Retry: true, Kind: "connection error", Msg: err.Error()}
 	case errors.As(err, &syntaxErr):
-		return verdict{Retry: true, Kind: "malformed response", Msg: err.Error()}
+		return retry.Verdict{Retry: true, Kind: "malformed response", Msg: err.Error()}
 	}
-	return verdict{Kind: "error", Msg: err.Error()}
+	return retry.Verdict{Kind: "error", Msg: err.Error()}
 }
 
 // retryableStatus reports whether an HTTP status is transient.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/retry"
 )
 
 var integration = flag.Bool("integration", false, "run the conformance suite against the real API (needs ANTHROPIC_API_KEY; model from SWC_TEST_ANTHROPIC_MODEL)")
@@ -27,7 +28,7 @@ func realLLM(t *testing.T, model string) *LLM {
 	if model == "" {
 		model = testModel
 	}
-	l, err := New(model, key, Config{BaseURL: os.Getenv("ANTHROPIC_BASE_URL"), Timeout: 30 * time.Second, MaxAttempts: 3})
+	l, err := New(model, key, Config{BaseURL: os.Getenv("ANTHROPIC_BASE_URL"), Config: retry.Config{Timeout: 30 * time.Second, MaxAttempts: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

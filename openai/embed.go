@@ -6,6 +6,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/retry"
 )
 
 var _ swc.Embedder = (*Embedder)(nil)
@@ -20,7 +21,7 @@ type Embedder struct {
 	model  string
 	cfg    Config
 	client openai.Client
-	retry  *retrier
+	runner *retry.Runner
 	// OnUsage, if set, is called after each successful batch with its
 	// token count (InputTokens, Calls 1), e.g. to feed an swc.Meter.
 	OnUsage func(swc.Usage)
@@ -34,7 +35,7 @@ func NewEmbedder(model, apiKey string, cfg Config) (*Embedder, error) {
 	if model == "" {
 		return nil, swc.Errorf(swc.EINVALID, "%s: no embedding model given", cfg.Provider)
 	}
-	return &Embedder{model: model, cfg: cfg, client: newClient(apiKey, cfg), retry: newRetrier(cfg, classify)}, nil
+	return &Embedder{model: model, cfg: cfg, client: newClient(apiKey, cfg), runner: retry.New(cfg.Config, classify)}, nil
 }
 
 // Name returns "PROVIDER:MODEL".
@@ -78,13 +79,13 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
 	params := toEmbeddingParams(texts, e.model)
 	var res *openai.CreateEmbeddingResponse
-	n, v, err := e.retry.do(ctx, func(ctx context.Context) error {
+	n, v, err := e.runner.Do(ctx, func(ctx context.Context) error {
 		r, err := e.client.Embeddings.New(ctx, params)
 		res = r
 		return err
 	})
 	if err != nil {
-		return nil, failed(e.cfg.Provider, e.model, n, v, err)
+		return nil, retry.Failed(e.cfg.Provider, e.model, n, v, err)
 	}
 	vecs, u, err := fromEmbeddings(res, len(texts), e.cfg.Provider, e.model)
 	if err != nil {

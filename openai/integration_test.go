@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/retry"
 )
 
 var integration = flag.Bool("integration", false, "run the conformance suite against a real endpoint: OPENAI_API_KEY (and OPENAI_BASE_URL) for OpenAI, or SWC_TEST_OPENAI_BASE_URL for a keyless server; models from SWC_TEST_OPENAI_MODEL and SWC_TEST_OPENAI_EMBED_MODEL")
@@ -33,7 +34,7 @@ func realConfig(t *testing.T) (cfg Config, key, chat, embed string) {
 	if embed == "" {
 		embed = "text-embedding-3-small"
 	}
-	return Config{BaseURL: base, Timeout: 60 * time.Second, MaxAttempts: 3}, key, chat, embed
+	return Config{BaseURL: base, Config: retry.Config{Timeout: 60 * time.Second, MaxAttempts: 3}}, key, chat, embed
 }
 
 func TestIntegrationChat(t *testing.T) {

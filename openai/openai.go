@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/retry"
 )
 
 var _ swc.LLM = (*LLM)(nil)
@@ -21,7 +22,7 @@ type LLM struct {
 	model  string
 	cfg    Config
 	client openai.Client
-	retry  *retrier
+	runner *retry.Runner
 }
 
 // New returns an LLM for model (e.g. "gpt-4o-mini", or "llama3.1" with
@@ -34,7 +35,7 @@ func New(model, apiKey string, cfg Config) (*LLM, error) {
 	if model == "" {
 		return nil, swc.Errorf(swc.EINVALID, "%s: no model given", cfg.Provider)
 	}
-	return &LLM{model: model, cfg: cfg, client: newClient(apiKey, cfg), retry: newRetrier(cfg, classify)}, nil
+	return &LLM{model: model, cfg: cfg, client: newClient(apiKey, cfg), runner: retry.New(cfg.Config, classify)}, nil
 }
 
 // newClient returns an SDK client without retries of its own. The
@@ -64,13 +65,13 @@ func (l *LLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse
 		return swc.LLMResponse{}, err
 	}
 	var res *openai.ChatCompletion
-	n, v, err := l.retry.do(ctx, func(ctx context.Context) error {
+	n, v, err := l.runner.Do(ctx, func(ctx context.Context) error {
 		r, err := l.client.Chat.Completions.New(ctx, params)
 		res = r
 		return err
 	})
 	if err != nil {
-		return swc.LLMResponse{}, failed(l.cfg.Provider, l.model, n, v, err)
+		return swc.LLMResponse{}, retry.Failed(l.cfg.Provider, l.model, n, v, err)
 	}
 	return fromChat(res, l.cfg.Provider, l.model)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/retry"
 )
 
 func chatBody(text string) string {
@@ -134,7 +135,7 @@ func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
 }
 
 func testConfig(url string, s *sleeps, edit func(*Config)) Config {
-	cfg := Config{BaseURL: url + "/v1", Sleep: s.sleep, Timeout: 5 * time.Second, Seed: 1}
+	cfg := Config{BaseURL: url + "/v1", Config: retry.Config{Sleep: s.sleep, Timeout: 5 * time.Second, Seed: 1}}
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/swc-project/swc"
 	"github.com/swc-project/swc/anthropic"
 	"github.com/swc-project/swc/openai"
+	"github.com/swc-project/swc/retry"
 )
 
 // providerOptions are the settings of every command that calls an LLM or
@@ -61,6 +62,14 @@ func (o *providerOptions) validate() error {
 	return nil
 }
 
+// retryConfig returns the retry settings o gives every provider.
+func (o *providerOptions) retryConfig() retry.Config {
+	return retry.Config{
+		Timeout: o.timeout, MaxAttempts: o.maxAttempts, Concurrency: o.concurrency,
+		RPM: o.rpm, Sleep: o.sleep,
+	}
+}
+
 // providers lists the PROVIDER:MODEL prefixes newLLM knows.
 const providers = "anthropic:MODEL, openai:MODEL or ollama:MODEL"
 
@@ -89,10 +98,7 @@ func pick(vals ...string) string {
 // ollama (no key). valid lists the providers the caller accepts, for the
 // usage error about an unknown one.
 func (o *providerOptions) openaiConfig(env *Env, provider, valid string) (openai.Config, string, error) {
-	cfg := openai.Config{
-		Provider: provider, HTTPClient: o.httpClient, Timeout: o.timeout,
-		MaxAttempts: o.maxAttempts, Concurrency: o.concurrency, RPM: o.rpm, Sleep: o.sleep,
-	}
+	cfg := openai.Config{Provider: provider, HTTPClient: o.httpClient, Config: o.retryConfig()}
 	switch provider {
 	case "openai":
 		cfg.BaseURL = pick(o.openaiBaseURL, env.Vars["OPENAI_BASE_URL"], openai.DefaultBaseURL)
@@ -126,8 +132,8 @@ func newLLM(env *Env, spec string, o *providerOptions) (swc.LLM, error) {
 			return nil, usagef("%s: set ANTHROPIC_API_KEY", spec)
 		}
 		cfg := anthropic.Config{
-			BaseURL: pick(o.anthropicBaseURL, env.Vars["ANTHROPIC_BASE_URL"]), HTTPClient: o.httpClient, Timeout: o.timeout,
-			MaxAttempts: o.maxAttempts, Concurrency: o.concurrency, RPM: o.rpm, Sleep: o.sleep,
+			BaseURL:    pick(o.anthropicBaseURL, env.Vars["ANTHROPIC_BASE_URL"]),
+			HTTPClient: o.httpClient, Config: o.retryConfig(),
 		}
 		return anthropic.New(model, key, cfg)
 	}

@@ -1,4 +1,4 @@
-package openai
+package retry
 
 import (
 	"net/http"
@@ -20,13 +20,13 @@ func TestBackoff(t *testing.T) {
 		{60, 0, 15 * time.Second},
 	}
 	for _, tt := range tests {
-		if got := backoff(tt.n, time.Second, 30*time.Second, tt.jitter); got != tt.want {
-			t.Errorf("backoff(%d, jitter %v) = %v, want %v", tt.n, tt.jitter, got, tt.want)
+		if got := Backoff(tt.n, time.Second, 30*time.Second, tt.jitter); got != tt.want {
+			t.Errorf("Backoff(%d, jitter %v) = %v, want %v", tt.n, tt.jitter, got, tt.want)
 		}
 	}
 }
 
-func TestRetryAfter(t *testing.T) {
+func TestAfter(t *testing.T) {
 	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name   string
@@ -49,9 +49,9 @@ func TestRetryAfter(t *testing.T) {
 			for k, v := range tt.header {
 				h.Set(k, v)
 			}
-			got, ok := retryAfter(h, now)
+			got, ok := After(h, now)
 			if got != tt.want || ok != tt.ok {
-				t.Errorf("retryAfter = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
+				t.Errorf("After = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
 			}
 		})
 	}

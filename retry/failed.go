@@ -1,4 +1,4 @@
-package anthropic
+package retry
 
 import (
 	"fmt"
@@ -7,21 +7,25 @@ import (
 	"github.com/swc-project/swc"
 )
 
-// failed builds the error of a call that failed for good after n attempts.
-func failed(model string, n int, v verdict, err error) error {
+// Failed returns the error of a call to provider's model that failed for
+// good after n attempts with Verdict v and last error err. Its text is
+// "PROVIDER: MODEL: status N KIND after n attempts: MSG"; it is an
+// *swc.Error with code EINVALID for a 4xx that is not retried and
+// EUNAVAILABLE otherwise, and errors.Is/As also find err through it.
+func Failed(provider, model string, n int, v Verdict, err error) error {
 	code := swc.EUNAVAILABLE
 	if v.Status >= 400 && v.Status < 500 && !v.Retry {
 		code = swc.EINVALID
 	}
 	what := v.Kind
 	if v.Status != 0 {
-		what = fmt.Sprintf("status %d %s", v.Status, v.Kind)
+		what = strings.TrimSpace(fmt.Sprintf("status %d %s", v.Status, v.Kind))
 	}
 	plural := "s"
 	if n == 1 {
 		plural = ""
 	}
-	msg := fmt.Sprintf("anthropic: %s: %s after %d attempt%s", model, what, n, plural)
+	msg := fmt.Sprintf("%s: %s: %s after %d attempt%s", provider, model, what, n, plural)
 	if v.Msg != "" && !strings.Contains(what, v.Msg) {
 		msg += ": " + v.Msg
 	}

@@ -23,7 +23,7 @@ type compressCmd struct {
 	eng                  *engineFlags
 }
 
-func parseCompress(env *Env, name, usage string, args []string, extra func(fsAdd func(*compressCmd))) (*compressCmd, *bool, error) {
+func parseCompress(env *Env, name, usage string, args []string) (*compressCmd, *bool, error) {
 	fs := newFlags(env, name, usage)
 	c := &compressCmd{}
 	fs.StringVar(&c.data, "data", "", "LoCoMo-format JSON file (default: the built-in sample)")
@@ -75,7 +75,7 @@ func (c *compressCmd) run(ctx context.Context, env *Env) (*swc.Context, error) {
 }
 
 func runCompress(ctx context.Context, env *Env, args []string) error {
-	c, asJSON, err := parseCompress(env, "compress", "[--data FILE] [--conversation ID] [--strategy NAME] [--budget 4000] [--gister …] [--embedder …] [--schedule …] [--json]", args, nil)
+	c, asJSON, err := parseCompress(env, "compress", "[--data FILE] [--conversation ID] [--strategy NAME] [--budget 4000] [--gister …] [--embedder …] [--schedule …] [--json]", args)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func runCompress(ctx context.Context, env *Env, args []string) error {
 }
 
 func runInspect(ctx context.Context, env *Env, args []string) error {
-	c, asJSON, err := parseCompress(env, "inspect", "[--data FILE] [--conversation ID] [--strategy NAME] [--budget 4000] [engine flags]", args, nil)
+	c, asJSON, err := parseCompress(env, "inspect", "[--data FILE] [--conversation ID] [--strategy NAME] [--budget 4000] [engine flags]", args)
 	if err != nil {
 		return err
 	}

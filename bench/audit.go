@@ -21,12 +21,21 @@ const (
 	AuditOtherAnswer = "other-answer"
 )
 
+// AuditOptions tune AuditJudge.
+type AuditOptions struct {
+	// Filter selects the questions that may be sampled (default: all).
+	Filter func(swc.Question) bool
+	// Concurrency bounds judge calls in flight (default 8).
+	Concurrency int
+}
+
 // AuditJudge asks the judge, with the paper's prompt, about n questions of
 // categories 1–4 sampled with seed, each paired with a vague answer and
 // with another question's gold answer, and reports how often it says YES.
 // Every such YES is a false acceptance. It returns an error only when the
-// context ends; failed judge calls are counted in AuditCount.Errors.
-func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n int, seed uint64) (*JudgeAudit, error) {
+// context ends; failed judge calls are counted in AuditCount.Errors, the
+// first one's cause in AuditCount.FirstError.
+func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n int, seed uint64, opts AuditOptions) (*JudgeAudit, error) {
 	type item struct {
 		q      swc.Question
 		kind   string
@@ -39,7 +48,7 @@ func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n
 	for _, c := range convs {
 		byCat := map[swc.Category][]swc.Question{}
 		for _, q := range c.Questions {
-			if q.Category >= swc.MultiHop && q.Category <= swc.SingleHop && q.Answer != "" {
+			if q.Category >= swc.MultiHop && q.Category <= swc.SingleHop && q.Answer != "" && (opts.Filter == nil || opts.Filter(q)) {
 				byCat[q.Category] = append(byCat[q.Category], q)
 			}
 		}
@@ -71,7 +80,11 @@ func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n
 	audit := &JudgeAudit{Questions: n, Kinds: map[string]AuditCount{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
+	conc := opts.Concurrency
+	if conc <= 0 {
+		conc = 8
+	}
+	sem := make(chan struct{}, conc)
 	for _, it := range items {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -86,11 +99,17 @@ func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n
 			defer mu.Unlock()
 			c := audit.Kinds[it.kind]
 			c.Asked++
-			if err != nil {
+			var v float64
+			if err == nil {
+				v, err = ParseVerdict(resp.Text)
+			}
+			switch {
+			case err != nil:
 				c.Errors++
-			} else if v, err := ParseVerdict(resp.Text); err != nil {
-				c.Errors++
-			} else if v == 1 {
+				if c.FirstError == "" {
+					c.FirstError = err.Error()
+				}
+			case v == 1:
 				c.Accepted++
 			}
 			audit.Kinds[it.kind] = c

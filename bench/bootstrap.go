@@ -30,9 +30,10 @@ type Estimate struct {
 // and takes the mean of those values; the B resample means are sorted and
 // Lo and Hi are their 2.5th and 97.5th percentiles with linear
 // interpolation between order statistics (numpy.percentile's default:
-// position p/100·(B−1) of the sorted means, counted from 0). The interval
-// is finally widened, if floating-point rounding or a lopsided sample put
-// the mean outside it, to include the mean. With one value, Lo = Hi = Mean.
+// position p/100·(B−1) of the sorted means, counted from 0). Only a
+// floating-point rounding miss (under 1e-9) of the mean is absorbed into
+// the interval; a real one is reported as it is. With one value,
+// Lo = Hi = Mean.
 func Bootstrap(xs []float64, resamples int, seed uint64) Estimate {
 	n := len(xs)
 	if n == 0 {
@@ -56,7 +57,14 @@ func Bootstrap(xs []float64, resamples int, seed uint64) Estimate {
 	}
 	slices.Sort(means)
 	lo, hi := percentile(means, 2.5), percentile(means, 97.5)
-	return Estimate{Mean: mean, Lo: math.Min(lo, mean), Hi: math.Max(hi, mean), N: n}
+	const eps = 1e-9
+	if lo > mean && lo-mean < eps {
+		lo = mean
+	}
+	if hi < mean && mean-hi < eps {
+		hi = mean
+	}
+	return Estimate{Mean: mean, Lo: lo, Hi: hi, N: n}
 }
 
 // PairedBootstrap returns the mean difference mean(a) − mean(b) of two

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/swc-project/swc"
 )
@@ -37,16 +38,19 @@ func GoldFor(q swc.Question) string {
 	return q.Answer
 }
 
-// ParseVerdict reads the judge's reply: 1 for YES, 0 for NO. Anything else
-// is an error (the row records it; it is never scored as wrong).
+// ParseVerdict reads the judge's reply: 1 when its first word is YES, 0
+// when it is NO (case-insensitive, punctuation and markdown around it
+// ignored). Anything else is an error (the row records it; it is never
+// scored as wrong).
 func ParseVerdict(reply string) (float64, error) {
-	r := strings.ToUpper(strings.TrimSpace(reply))
-	r = strings.TrimLeft(r, "*\"' ")
-	switch {
-	case strings.HasPrefix(r, "YES"):
-		return 1, nil
-	case strings.HasPrefix(r, "NO"):
-		return 0, nil
+	first := strings.FieldsFunc(reply, func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(first) > 0 {
+		switch strings.ToUpper(first[0]) {
+		case "YES":
+			return 1, nil
+		case "NO":
+			return 0, nil
+		}
 	}
 	return 0, fmt.Errorf("judge reply is neither YES nor NO: %q", reply)
 }

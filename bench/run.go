@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/swc-project/swc"
@@ -33,8 +34,6 @@ type Runner struct {
 	// Progress, when set, is called after every question with the number
 	// done and the total.
 	Progress func(done, total int)
-	// OnContext, when set, receives every context made.
-	OnContext func(condition string, c *swc.Conversation, x *swc.Context)
 }
 
 // Contexts maps condition → conversation id → context.
@@ -87,9 +86,6 @@ func (r *Runner) Run(ctx context.Context) (Contexts, error) {
 				return out, fmt.Errorf("bench: compress %s under %s: %w", c.ID, s.Name(), err)
 			}
 			out[s.Name()][c.ID] = x
-			if r.OnContext != nil {
-				r.OnContext(s.Name(), c, x)
-			}
 			if err := r.askAll(ctx, s.Name(), c, x, filter, conc, tick); err != nil {
 				return out, err
 			}
@@ -163,7 +159,9 @@ func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation,
 		return row
 	}
 	prompt := QAPrompt(x.Text, q.Question)
-	row.Tokens.Prompt = tokens.CountCached(prompt)
+	// The context's tokens plus those of what follows it: counting the
+	// whole prompt again for every question would re-tokenise the context.
+	row.Tokens.Prompt = ctxTokens + tokens.Count(strings.TrimPrefix(prompt, strings.TrimRight(x.Text, "\n")))
 	maxTok := r.QAMaxTokens
 	if maxTok <= 0 {
 		maxTok = 64

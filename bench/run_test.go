@@ -172,6 +172,34 @@ func TestStoreResume(t *testing.T) {
 	}
 }
 
+// TestSummarizeCountsFailures goes through the Store, as swc bench does:
+// a failed row is not done, is counted as an error, and a rerun's success
+// replaces it.
+func TestSummarizeCountsFailures(t *testing.T) {
+	st, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	add := func(r Row) {
+		if err := st.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(Row{Condition: "x", Conversation: "c", QuestionID: "c:q0", Category: 2, Metrics: map[string]float64{"f1": 1}})
+	add(Row{Condition: "x", Conversation: "c", QuestionID: "c:q1", Category: 2, Metrics: map[string]float64{}, Error: "qa: boom"})
+	add(Row{Condition: "other", Conversation: "c", QuestionID: "c:q0", Category: 2, Metrics: map[string]float64{"f1": 0}})
+	in := SummaryInput{Order: []string{"x"}, Conversations: []*swc.Conversation{{ID: "c"}}, Rows: append(st.Rows(), st.Failed()...), Resamples: 50, Seed: 1}
+	s := Summarize(in)
+	if s.Conditions["x"].Errors != 1 || s.Matched.N != 1 {
+		t.Errorf("errors %d, matched %d (the condition outside the run must not count)", s.Conditions["x"].Errors, s.Matched.N)
+	}
+	add(Row{Condition: "x", Conversation: "c", QuestionID: "c:q1", Category: 2, Metrics: map[string]float64{"f1": 0}})
+	if len(st.Failed()) != 0 {
+		t.Errorf("a retried success still counts as failed")
+	}
+}
+
 func TestSummarizeMatchedAndPaired(t *testing.T) {
 	rows := []Row{
 		{Condition: "x", QuestionID: "c:q0", Conversation: "c", Category: 2, Metrics: map[string]float64{"f1": 1}},
@@ -218,7 +246,7 @@ func TestAuditJudge(t *testing.T) {
 		}
 		return "NO", nil
 	}}
-	a, err := AuditJudge(context.Background(), judge, []*swc.Conversation{c}, 10, 42)
+	a, err := AuditJudge(context.Background(), judge, []*swc.Conversation{c}, 10, 42, AuditOptions{Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,12 +262,12 @@ func TestAuditJudge(t *testing.T) {
 }
 
 func TestParseVerdict(t *testing.T) {
-	for in, want := range map[string]float64{"YES": 1, "yes.": 1, " Yes, it does": 1, "NO": 0, "no": 0, "**NO**": 0} {
+	for in, want := range map[string]float64{"YES": 1, "yes.": 1, " Yes, it does": 1, "NO": 0, "no": 0, "**NO**": 0, "No.": 0} {
 		if got, err := ParseVerdict(in); err != nil || got != want {
 			t.Errorf("ParseVerdict(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"", "maybe", "I think so"} {
+	for _, bad := range []string{"", "maybe", "I think so", "Not sure", "Nothing", "Yesterday", "Nope"} {
 		if _, err := ParseVerdict(bad); err == nil {
 			t.Errorf("ParseVerdict(%q) accepted", bad)
 		}

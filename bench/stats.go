@@ -32,16 +32,28 @@ type SummaryInput struct {
 // Summarize computes summary.json from finished rows: per condition and
 // category key, the mean and 95% bootstrap CI of every metric over the
 // matched set (questions with a row under every condition); paired
-// differences; per-conversation tables. Only rows without an error count.
+// differences; per-conversation tables. Only rows without an error count;
+// rows with one are counted in ConditionSummary.Errors. Rows of conditions
+// or conversations outside in.Order and in.Conversations are ignored.
 func Summarize(in SummaryInput) *Summary {
 	convOrder := map[string]int{}
 	for i, c := range in.Conversations {
 		convOrder[c.ID] = i
 	}
+	inRun := map[string]bool{}
+	for _, n := range in.Order {
+		inRun[n] = true
+	}
 	rows := make([]Row, 0, len(in.Rows))
+	var failed []Row
 	for _, r := range in.Rows {
+		if _, ok := convOrder[r.Conversation]; !ok || !inRun[r.Condition] {
+			continue // rows of another selection, kept in the same directory
+		}
 		if r.Error == "" {
 			rows = append(rows, r)
+		} else {
+			failed = append(failed, r)
 		}
 	}
 	sortRows(rows, in.Order, convOrder)
@@ -127,8 +139,8 @@ func Summarize(in SummaryInput) *Summary {
 		if ctxN > 0 {
 			cs.MeanContextTokens = float64(ctxSum) / float64(ctxN)
 		}
-		for _, r := range in.Rows {
-			if r.Condition == name && r.Error != "" {
+		for _, r := range failed {
+			if r.Condition == name {
 				cs.Errors++
 			}
 		}

@@ -16,10 +16,11 @@ import (
 // synced, so a killed run loses at most the row being written; a rerun
 // reads what is there and skips it.
 type Store struct {
-	path string
-	mu   sync.Mutex
-	f    *os.File
-	done map[rowKey]Row
+	path   string
+	mu     sync.Mutex
+	f      *os.File
+	done   map[rowKey]Row
+	failed map[rowKey]Row // the last failure of keys not done
 }
 
 type rowKey struct{ condition, question string }
@@ -32,7 +33,7 @@ func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
-	s := &Store{path: filepath.Join(dir, "results.jsonl"), done: map[rowKey]Row{}}
+	s := &Store{path: filepath.Join(dir, "results.jsonl"), done: map[rowKey]Row{}, failed: map[rowKey]Row{}}
 	var order []rowKey
 	if data, err := os.ReadFile(s.path); err == nil {
 		sc := bufio.NewScanner(bytes.NewReader(data))
@@ -59,7 +60,6 @@ func OpenStore(dir string) (*Store, error) {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	// Rewrite compacted (atomically), then append from there.
-	tmp := s.path + ".tmp"
 	var buf bytes.Buffer
 	for _, k := range order {
 		if r, ok := s.done[k]; ok {
@@ -68,10 +68,7 @@ func OpenStore(dir string) (*Store, error) {
 			buf.WriteByte('\n')
 		}
 	}
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	if err := os.Rename(tmp, s.path); err != nil {
+	if err := writeFileAtomic(s.path, buf.Bytes()); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0o644)
@@ -112,10 +109,26 @@ func (s *Store) Add(r Row) error {
 	if _, err := s.f.Write(line); err != nil {
 		return fmt.Errorf("bench: write %s: %w", s.path, err)
 	}
+	k := rowKey{r.Condition, r.QuestionID}
 	if r.Error == "" {
-		s.done[rowKey{r.Condition, r.QuestionID}] = r
+		s.done[k] = r
+		delete(s.failed, k)
+	} else {
+		s.failed[k] = r
 	}
 	return nil
+}
+
+// Failed returns the last failed row of every question that this run
+// tried and could not finish.
+func (s *Store) Failed() []Row {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Row, 0, len(s.failed))
+	for _, r := range s.failed {
+		out = append(out, r)
+	}
+	return out
 }
 
 // Rows returns every finished row.
@@ -145,6 +158,19 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// WriteSummary writes s as dir/summary.json (indented, atomically). It
+// returns an error when the file cannot be written.
+func WriteSummary(dir string, s *Summary) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("bench: encode summary: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "summary.json"), append(data, '\n')); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	return nil
 }
 
 var _ io.Closer = (*Store)(nil)

@@ -1,6 +1,9 @@
 package bench
 
-import "github.com/swc-project/swc"
+import (
+	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/preserve"
+)
 
 // The metric names of results.jsonl and summary.json.
 const (
@@ -66,7 +69,7 @@ type Summary struct {
 	PerConversation map[string]map[string]*ConvSummary `json:"per_conversation"`
 	// Preservation is the preservation analysis of the gists made, when
 	// any were (see package preserve); nil otherwise.
-	Preservation any `json:"preservation,omitempty"`
+	Preservation *preserve.Report `json:"preservation,omitempty"`
 	// Usage is LLM usage by role ("gist", "qa", "judge") and by model,
 	// with estimated costs; zero when offline.
 	Usage swc.UsageSummary `json:"usage"`
@@ -150,4 +153,6 @@ type AuditCount struct {
 	Accepted int     `json:"accepted"`
 	Errors   int     `json:"errors"`
 	Rate     float64 `json:"rate"` // accepted ÷ (asked − errors)
+	// FirstError is the cause of the first failed judge call, if any.
+	FirstError string `json:"first_error,omitempty"`
 }

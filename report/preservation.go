@@ -1,53 +1,11 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"github.com/swc-project/swc/bench"
+	"github.com/swc-project/swc/preserve"
 )
 
-// preservation mirrors the shape of Summary.Preservation:
-// {"types": {type: {"variants": {condition: {found, preserved, rate,
-// value_rate}}}}}.
-type preservation struct {
-	Types map[string]struct {
-		Variants map[string]preservedCounts `json:"variants"`
-	} `json:"types"`
-}
-
-type preservedCounts struct {
-	Found     *float64 `json:"found"`
-	Preserved *float64 `json:"preserved"`
-	Rate      *float64 `json:"rate"`
-	ValueRate *float64 `json:"value_rate"`
-}
-
-// preservationTypes is the report order of content types.
-var preservationTypes = []string{"temporal", "entity", "event"}
-
-var preservationNames = map[string]string{"temporal": "Temporal", "entity": "Named entity", "event": "Event"}
-
-// decodePreservation converts v (any JSON-marshalable value) into the
-// preservation shape; ok is false when it has another shape or no types.
-func decodePreservation(v any) (p preservation, ok bool) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return p, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&p); err != nil || len(p.Types) == 0 {
-		return p, false
-	}
-	for _, t := range p.Types {
-		for _, c := range t.Variants {
-			if c.Found == nil || c.Preserved == nil || c.Rate == nil {
-				return p, false
-			}
-		}
-	}
-	return p, true
-}
+var preservationNames = map[string]string{preserve.Temporal: "Temporal", preserve.Entity: "Named entity", preserve.Event: "Event"}
 
 // optPct formats an optional rate.
 func optPct(x *float64) string {
@@ -57,22 +15,33 @@ func optPct(x *float64) string {
 	return pct(*x)
 }
 
+// preservationVariants returns the variants of p with counts for type ty,
+// in the run's order; nil when the type has none.
+func preservationVariants(p *preserve.Report, ty string, order []string) []string {
+	tr := p.Types[ty]
+	if tr == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range ordered(order, tr.Variants) {
+		if tr.Variants[v] != nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 func preservationSection(s *bench.Summary) (section, bool) {
-	if s.Preservation == nil {
+	p := s.Preservation
+	if p == nil {
 		return section{}, false
 	}
 	sec := section{ID: "preservation", Title: "Preservation of gisted content"}
-	p, ok := decodePreservation(s.Preservation)
-	if !ok {
-		sec.Text = []string{"The preservation analysis has a shape this report does not know; see summary.json."}
-		return sec, true
-	}
-	sec.Text = []string{"Mentions found in the source text of gisted chunks, and how many appear verbatim in the gist (case- and whitespace-insensitive); value rate counts the same date/time in any wording."}
-	types := ordered(preservationTypes, p.Types)
+	types := ordered(preserve.Types, p.Types)
 	hasValue := false
 	for _, ty := range types {
-		for _, c := range p.Types[ty].Variants {
-			hasValue = hasValue || c.ValueRate != nil
+		for _, v := range preservationVariants(p, ty, s.Order) {
+			hasValue = hasValue || p.Counts(ty, v).ValueRate != nil
 		}
 	}
 	header := []string{"Type", "Variant", "Found", "Preserved", "Rate"}
@@ -81,16 +50,20 @@ func preservationSection(s *bench.Summary) (section, bool) {
 	}
 	t := table{Header: header, Labels: 2}
 	for _, ty := range types {
-		vs := p.Types[ty].Variants
-		for _, v := range ordered(s.Order, vs) {
-			c := vs[v]
-			row := []string{typeName(ty), v, num(*c.Found, 0), num(*c.Preserved, 0), pct(*c.Rate)}
+		for _, v := range preservationVariants(p, ty, s.Order) {
+			c := p.Counts(ty, v)
+			row := []string{typeName(ty), v, num(float64(c.Found), 0), num(float64(c.Preserved), 0), pct(c.Rate)}
 			if hasValue {
 				row = append(row, optPct(c.ValueRate))
 			}
 			t.Rows = append(t.Rows, row)
 		}
 	}
+	if len(t.Rows) == 0 {
+		sec.Text = []string{"The preservation analysis holds no counts; see summary.json."}
+		return sec, true
+	}
+	sec.Text = []string{"Mentions found in the source text of gisted chunks, and how many appear verbatim in the gist (case- and whitespace-insensitive); value rate counts the same date/time in any wording."}
 	sec.Tables = []table{t}
 	if r, ok := ratioTable(p, types); ok {
 		sec.Tables = append(sec.Tables, r)
@@ -101,22 +74,20 @@ func preservationSection(s *bench.Summary) (section, bool) {
 // ratioTable is the paper's Table 3: found, the verbatim rates of
 // swc-full and swc-temporal, and their ratio; ok is false unless some type
 // has both variants.
-func ratioTable(p preservation, types []string) (table, bool) {
+func ratioTable(p *preserve.Report, types []string) (table, bool) {
 	const full, temporal = "swc-full", "swc-temporal"
 	t := table{Caption: "Table 3: verbatim preservation, " + temporal + " vs " + full + ".",
 		Header: []string{"Type", "Found (" + full + ")", full, temporal, "×"}}
 	for _, ty := range types {
-		vs := p.Types[ty].Variants
-		f, okF := vs[full]
-		tm, okT := vs[temporal]
-		if !okF || !okT {
+		f, tm := p.Counts(ty, full), p.Counts(ty, temporal)
+		if f == nil || tm == nil {
 			continue
 		}
 		ratio := none
-		if *f.Rate > 0 {
-			ratio = num(*tm.Rate / *f.Rate, 2)
+		if f.Rate > 0 {
+			ratio = num(tm.Rate/f.Rate, 2)
 		}
-		t.Rows = append(t.Rows, []string{typeName(ty), num(*f.Found, 0), pct(*f.Rate), pct(*tm.Rate), ratio})
+		t.Rows = append(t.Rows, []string{typeName(ty), num(float64(f.Found), 0), pct(f.Rate), pct(tm.Rate), ratio})
 	}
 	return t, len(t.Rows) > 0
 }

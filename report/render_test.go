@@ -135,17 +135,6 @@ func TestMinimal(t *testing.T) {
 	checkWellFormed(t, page)
 }
 
-func TestPreservationShape(t *testing.T) {
-	s := minimalSummary()
-	s.Preservation = map[string]any{"temporal": 3}
-	md := string(rendered(t, Markdown, s))
-	if !strings.Contains(md, "shape this report does not know") {
-		t.Errorf("unknown preservation shape not reported:\n%s", md)
-	}
-	s.Preservation = []int{1, 2}
-	rendered(t, HTML, s)
-}
-
 func TestWriteAll(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	s := testSummary()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/swc-project/swc"
 	"github.com/swc-project/swc/bench"
+	"github.com/swc-project/swc/preserve"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -17,6 +18,16 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 // st returns a Stat with a CI of ±w around m.
 func st(m, w float64, n int) bench.Stat {
 	return bench.Stat{Mean: m, CI: [2]float64{max(0, m-w), min(1, m+w)}, N: n}
+}
+
+// counts returns preservation counts; a value rate is given for the
+// temporal type only.
+func counts(found, preserved int, rate float64, valueRate ...float64) *preserve.Counts {
+	c := &preserve.Counts{Found: found, Preserved: preserved, Rate: rate}
+	if len(valueRate) > 0 {
+		c.ValueRate = &valueRate[0]
+	}
+	return c
 }
 
 // testSummary builds a summary of three conditions on three conversations,
@@ -55,18 +66,18 @@ func testSummary() *bench.Summary {
 		JudgeAudit: &bench.JudgeAudit{Questions: 20, Kinds: map[string]bench.AuditCount{
 			"vague": {Asked: 20, Accepted: 3, Rate: 0.15}, "wrong-entity": {Asked: 20, Accepted: 1, Rate: 0.05},
 		}},
-		Preservation: map[string]any{"types": map[string]any{
-			"temporal": map[string]any{"variants": map[string]any{
-				"swc-full":     map[string]any{"found": 952, "preserved": 29, "rate": 0.0305, "value_rate": 0.041},
-				"swc-temporal": map[string]any{"found": 952, "preserved": 594, "rate": 0.6239, "value_rate": 0.70},
+		Preservation: &preserve.Report{Types: map[string]*preserve.TypeReport{
+			preserve.Temporal: {Variants: map[string]*preserve.Counts{
+				"swc-full":     counts(952, 29, 0.0305, 0.041),
+				"swc-temporal": counts(952, 594, 0.6239, 0.70),
 			}},
-			"entity": map[string]any{"variants": map[string]any{
-				"swc-full":     map[string]any{"found": 7559, "preserved": 607, "rate": 0.0803},
-				"swc-temporal": map[string]any{"found": 7559, "preserved": 621, "rate": 0.0822},
+			preserve.Entity: {Variants: map[string]*preserve.Counts{
+				"swc-full":     counts(7559, 607, 0.0803),
+				"swc-temporal": counts(7559, 621, 0.0822),
 			}},
-			"event": map[string]any{"variants": map[string]any{
-				"swc-full":     map[string]any{"found": 7072, "preserved": 356, "rate": 0.0503},
-				"swc-temporal": map[string]any{"found": 7072, "preserved": 397, "rate": 0.0561},
+			preserve.Event: {Variants: map[string]*preserve.Counts{
+				"swc-full":     counts(7072, 356, 0.0503),
+				"swc-temporal": counts(7072, 397, 0.0561),
 			}},
 		}},
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/swc-project/swc"
@@ -28,10 +29,10 @@ func openBenchLLMs(ctx context.Context, env *Env, eng *engines, f *benchFlags) (
 		return nil, nil, nil
 	}
 	if qa, err = eng.llm(ctx, env, f.qa); err != nil {
-		return nil, nil, usagef("--qa: %v", err)
+		return nil, nil, fmt.Errorf("--qa: %w", err)
 	}
 	if judge, err = eng.llm(ctx, env, judgeSpec(f.qa, f.judge)); err != nil {
-		return nil, nil, usagef("--judge: %v", err)
+		return nil, nil, fmt.Errorf("--judge: %w", err)
 	}
 	return qa, judge, nil
 }

@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/swc-project/swc"
 	"github.com/swc-project/swc/bench"
+	"github.com/swc-project/swc/locomo"
 )
 
 // finishSummary adds what the runner does not compute: usage, the judge
@@ -20,7 +18,8 @@ func finishSummary(ctx context.Context, env *Env, sum *bench.Summary, convs []*s
 		if judge == nil {
 			fmt.Fprintln(env.Stderr, "swc: bench: --judge-audit needs a judge model (--qa/--judge); skipped")
 		} else {
-			audit, err := bench.AuditJudge(ctx, judge, convs, f.judgeAudit, f.seed)
+			audit, err := bench.AuditJudge(ctx, judge, convs, f.judgeAudit, f.seed,
+				bench.AuditOptions{Filter: locomo.TextOnly, Concurrency: eng.flags.prov.concurrency})
 			if err != nil {
 				return err
 			}
@@ -34,17 +33,8 @@ func finishSummary(ctx context.Context, env *Env, sum *bench.Summary, convs []*s
 
 // writeBenchOutputs writes summary.json and the reports into dir.
 func writeBenchOutputs(dir string, sum *bench.Summary) error {
-	data, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
-		return fmt.Errorf("bench: encode summary: %w", err)
-	}
-	path := filepath.Join(dir, "summary.json")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("bench: %w", err)
+	if err := bench.WriteSummary(dir, sum); err != nil {
+		return err
 	}
 	return writeReports(dir, sum)
 }

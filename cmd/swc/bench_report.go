@@ -12,7 +12,7 @@ func writeReports(dir string, sum *bench.Summary) error { return report.WriteAll
 
 // preservation returns the preservation analysis of the gists in
 // contexts, or nil when no condition made any.
-func preservation(convs []*swc.Conversation, contexts bench.Contexts) any {
+func preservation(convs []*swc.Conversation, contexts bench.Contexts) *preserve.Report {
 	rep := preserve.Analyze(convs, contexts)
 	if !rep.HasGists() {
 		return nil

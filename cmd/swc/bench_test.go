@@ -129,6 +129,26 @@ func TestBenchDeterministic(t *testing.T) {
 	}
 }
 
+// TestBenchSubsetRerun reruns into a directory holding more conditions:
+// the summary covers only what this run asked for.
+func TestBenchSubsetRerun(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := run(t, nil, "bench", "--out", dir, "--resamples", "20"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, nil, "bench", "--out", dir, "--conditions", "truncation", "--resamples", "20"); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	var s bench.Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Matched.N != 58 || len(s.Conditions) != 1 || s.Conditions["truncation"].Rows != 58 {
+		t.Errorf("matched %d, conditions %d", s.Matched.N, len(s.Conditions))
+	}
+}
+
 func TestBenchSettingsMismatch(t *testing.T) {
 	dir := t.TempDir()
 	if _, _, err := run(t, nil, "bench", "--out", dir, "--conditions", "truncation", "--resamples", "10"); err != nil {
@@ -192,8 +212,8 @@ func TestBenchLoCoMoOffline(t *testing.T) {
 				t.Errorf("%s category %s: n = %d, want %d", name, key, got, n)
 			}
 		}
-		if got := cs.Categories["5"][bench.MetricEvidenceRetention].N; got == 0 {
-			t.Errorf("%s: no category-5 rows", name)
+		if got := cs.Categories["5"][bench.MetricEvidenceRetention].N; got != 434 {
+			t.Errorf("%s: %d category-5 rows, want 434", name, got)
 		}
 		if name != "full" && cs.MaxContextTokens > 4000 {
 			t.Errorf("%s: max context %d tokens over the budget", name, cs.MaxContextTokens)

@@ -42,7 +42,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&f.conditions, "conditions", "", "comma-separated conditions (default: all: "+strings.Join(conditionNames, ",")+")")
 	fs.StringVar(&f.conversations, "conversations", "", "comma-separated sample ids or positions (default: all)")
 	fs.StringVar(&f.out, "out", "swc-bench", "output directory (results.jsonl, summary.json, summary.csv, report.md, report.html)")
-	fs.BoolVar(&f.offline, "offline", false, "offline metrics only, even when a QA model is configured")
+	fs.BoolVar(&f.offline, "offline", false, "offline metrics only (the default without --qa; says so explicitly)")
 	fs.StringVar(&f.qa, "qa", "", "QA model, e.g. anthropic:claude-sonnet-4-6 (none: offline)")
 	fs.StringVar(&f.judge, "judge", "", "judge model (default: anthropic:claude-haiku-4-5-20251001 when --qa is an anthropic model, else the --qa model)")
 	fs.Uint64Var(&f.seed, "seed", 42, "bootstrap seed")
@@ -142,8 +142,9 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if runErr != nil {
 		return fmt.Errorf("%w (finished rows are kept in %s; rerun the same command to resume)", runErr, f.out)
 	}
+	failed := store.Failed()
 	sum := bench.Summarize(bench.SummaryInput{
-		Settings: settings, Order: order, Conversations: convs, Rows: store.Rows(),
+		Settings: settings, Order: order, Conversations: convs, Rows: append(store.Rows(), failed...),
 		Contexts: contexts, Resamples: f.resamples, Seed: f.seed,
 	})
 	if err := finishSummary(ctx, env, sum, convs, contexts, eng, judge, f); err != nil {
@@ -155,6 +156,10 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	printBenchTable(env.Stdout, sum)
 	fmt.Fprintf(env.Stderr, "swc: bench: %d conditions × %d conversations in %s; wrote %s\n", len(order), len(convs), time.Since(start).Round(time.Millisecond), f.out)
 	eng.printUsage(env.Stderr)
+	if len(failed) > 0 {
+		return swc.Errorf(swc.EUNAVAILABLE, "bench: %d questions failed (first: %s %s: %s); their rows in %s carry the error, and rerunning the same command retries them",
+			len(failed), failed[0].Condition, failed[0].QuestionID, failed[0].Error, filepath.Join(f.out, "results.jsonl"))
+	}
 	return nil
 }
 

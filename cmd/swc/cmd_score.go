@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/swc-project/swc"
@@ -34,7 +35,9 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 	asJSON := fs.Bool("json", false, `print {"rows": [...], "summary": {...}}`)
 	seed := fs.Uint64("seed", 42, "bootstrap seed")
 	resamples := fs.Int("resamples", 2000, "bootstrap resamples")
-	eng := addEngineFlags(fs)
+	// Only what the judge needs: provider and cache flags.
+	opts := &engineFlags{prov: addProviderFlags(fs)}
+	opts.cache.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -59,18 +62,17 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	var judge swc.LLM
-	var e *engines
+	e := &engines{flags: opts, meter: &swc.Meter{}}
+	defer e.Close()
 	if *judgeSpec != "" {
-		eng.gister = "extractive"
-		if e, err = openEngines(ctx, env, eng); err != nil {
-			return err
-		}
-		defer e.Close()
 		if judge, err = e.llm(ctx, env, *judgeSpec); err != nil {
-			return usagef("--judge: %v", err)
+			return fmt.Errorf("--judge: %w", err)
 		}
 	}
-	sum := scoreRows(ctx, rows, judge, *resamples, *seed)
+	sum, err := scoreRows(ctx, rows, judge, opts.prov.concurrency, *resamples, *seed)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		out := struct {
 			Rows    []map[string]any `json:"rows"`
@@ -101,9 +103,7 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 	if sum.Errors > 0 {
 		fmt.Fprintf(env.Stderr, "swc: score: %d rows could not be judged (see --json)\n", sum.Errors)
 	}
-	if e != nil {
-		e.printUsage(env.Stderr)
-	}
+	e.printUsage(env.Stderr)
 	return nil
 }
 
@@ -173,48 +173,76 @@ func text(v any) string {
 }
 
 // scoreRows adds "f1" (and "judge", "verdict" or "judge_error") to every
-// row and summarises per category.
-func scoreRows(ctx context.Context, rows []prediction, judge swc.LLM, resamples int, seed uint64) scoreSummary {
+// row and summarises per category. Judge calls run conc at a time; it
+// returns ctx's error when the run is interrupted.
+func scoreRows(ctx context.Context, rows []prediction, judge swc.LLM, conc, resamples int, seed uint64) (scoreSummary, error) {
 	sum := scoreSummary{Categories: map[string]map[string]bench.Stat{}, Rows: len(rows)}
-	vals := map[string]map[string][]float64{}
-	add := func(cat swc.Category, metric string, v float64) {
-		for _, key := range []string{strconv.Itoa(int(cat)), "1-4"} {
-			if key == "1-4" && cat == swc.Adversarial {
-				continue
-			}
-			if vals[key] == nil {
-				vals[key] = map[string][]float64{}
-			}
-			vals[key][metric] = append(vals[key][metric], v)
+	gold := func(p prediction) string {
+		if p.gold == "" {
+			return bench.AdversarialGold
 		}
+		return p.gold
 	}
 	for _, p := range rows {
-		gold := p.gold
-		if gold == "" {
-			gold = bench.AdversarialGold
-		}
-		f1, _ := bench.F1(p.category, p.p, gold) // the category was validated
+		f1, _ := bench.F1(p.category, p.p, gold(p)) // the category was validated
 		p.fields["f1"] = f1
-		add(p.category, bench.MetricF1, f1)
-		if judge == nil {
-			continue
+	}
+	if judge != nil {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, max(conc, 1))
+		for _, p := range rows {
+			if ctx.Err() != nil {
+				break
+			}
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(p prediction) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				resp, err := judge.Complete(ctx, swc.LLMRequest{
+					Messages:    []swc.Message{{Role: swc.RoleUser, Content: bench.JudgePrompt(p.question, gold(p), p.p)}},
+					Temperature: 0, MaxTokens: 8, Purpose: "judge",
+				})
+				var v float64
+				if err == nil {
+					v, err = bench.ParseVerdict(resp.Text)
+				}
+				// Each goroutine writes only its own row's map.
+				if resp.Text != "" {
+					p.fields["verdict"] = resp.Text
+				}
+				if err != nil {
+					p.fields["judge_error"] = err.Error()
+					return
+				}
+				p.fields["judge"] = v
+			}(p)
 		}
-		resp, err := judge.Complete(ctx, swc.LLMRequest{
-			Messages:    []swc.Message{{Role: swc.RoleUser, Content: bench.JudgePrompt(p.question, gold, p.p)}},
-			Temperature: 0, MaxTokens: 8, Purpose: "judge",
-		})
-		var v float64
-		if err == nil {
-			p.fields["verdict"] = resp.Text
-			v, err = bench.ParseVerdict(resp.Text)
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return sum, err
 		}
-		if err != nil {
-			p.fields["judge_error"] = err.Error()
+	}
+	vals := map[string]map[string][]float64{}
+	for _, p := range rows {
+		for _, m := range []string{bench.MetricF1, bench.MetricJudge} {
+			v, ok := p.fields[m].(float64)
+			if !ok {
+				continue
+			}
+			for _, key := range []string{strconv.Itoa(int(p.category)), "1-4"} {
+				if key == "1-4" && p.category == swc.Adversarial {
+					continue
+				}
+				if vals[key] == nil {
+					vals[key] = map[string][]float64{}
+				}
+				vals[key][m] = append(vals[key][m], v)
+			}
+		}
+		if _, failed := p.fields["judge_error"]; failed {
 			sum.Errors++
-			continue
 		}
-		p.fields["judge"] = v
-		add(p.category, bench.MetricJudge, v)
 	}
 	for key, ms := range vals {
 		sum.Categories[key] = map[string]bench.Stat{}
@@ -222,5 +250,5 @@ func scoreRows(ctx context.Context, rows []prediction, judge swc.LLM, resamples 
 			sum.Categories[key][m] = bench.StatOf(bench.Bootstrap(xs, resamples, seed))
 		}
 	}
-	return sum
+	return sum, nil
 }

@@ -33,6 +33,7 @@ func pickConversations(convs []*swc.Conversation, ids string) ([]*swc.Conversati
 		return convs, nil
 	}
 	var out []*swc.Conversation
+	seen := map[*swc.Conversation]bool{}
 	for _, id := range strings.Split(ids, ",") {
 		id = strings.TrimSpace(id)
 		c := findConversation(convs, id)
@@ -43,7 +44,10 @@ func pickConversations(convs []*swc.Conversation, ids string) ([]*swc.Conversati
 			}
 			return nil, swc.Errorf(swc.ENOTFOUND, "no conversation %q (have: %s)", id, strings.Join(known, ", "))
 		}
-		out = append(out, c)
+		if !seen[c] { // "conv-26,0" names one conversation twice
+			seen[c] = true
+			out = append(out, c)
+		}
 	}
 	return out, nil
 }

@@ -42,7 +42,8 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	fs.StringVar(&f.embedder, "embedder", "lexical", "embedder for downstream similarity: lexical, or PROVIDER:MODEL (openai:…, ollama:all-minilm)")
 	fs.StringVar(&f.schedule, "schedule", "end", "consolidation schedule: end, every-k[:K] (K=3), reactive[:TOKENS] (threshold = budget), idle[:DURATION] (6h)")
 	fs.StringVar(&f.calibration, "calibration", string(def.Calibration), "how scores meet the tier thresholds: absolute or minmax")
-	fs.StringVar(&f.weights, "weights", "0.4,0.3,0.3", "salience weights: downstream,recency,density")
+	w := def.Weights
+	fs.StringVar(&f.weights, "weights", fmt.Sprintf("%g,%g,%g", w.Downstream, w.Recency, w.Density), "salience weights: downstream,recency,density")
 	fs.Float64Var(&f.high, "high", def.High, "score above which a chunk is kept verbatim")
 	fs.Float64Var(&f.low, "low", def.Low, "score below which a chunk is dropped")
 	fs.IntVar(&f.topK, "top-k", def.TopK, "later turns averaged into the downstream signal")
@@ -202,8 +203,4 @@ func (e *engines) strategies(list string) ([]swc.Strategy, error) {
 	return out, nil
 }
 
-func (e *engines) describe() string {
-	return fmt.Sprintf("gister %s, embedder %s, schedule %s", e.gister.Name(), e.embedder.Name(), e.schedule)
-}
 
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

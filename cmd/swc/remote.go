@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/swc-project/swc"
 	"github.com/swc-project/swc/gist"
+	"github.com/swc-project/swc/openai"
 	"github.com/swc-project/swc/sqlite"
 )
 
@@ -22,6 +24,45 @@ func (e *engines) cacheDB(ctx context.Context, env *Env) (*sqlite.DB, error) {
 	return e.db, e.dbErr
 }
 
+// cacheScope returns "@BASEURL" when spec's provider is reached at a base
+// URL other than its default, and "" otherwise: cache entries of the same
+// model name on two servers (two vLLM or Ollama hosts) must not mix.
+func cacheScope(env *Env, spec string, o *providerOptions) string {
+	provider, _, err := parseSpec(spec)
+	if err != nil {
+		return ""
+	}
+	var url, def string
+	switch provider {
+	case "anthropic":
+		url, def = pick(o.anthropicBaseURL, env.Vars["ANTHROPIC_BASE_URL"]), ""
+	case "openai":
+		url, def = pick(o.openaiBaseURL, env.Vars["OPENAI_BASE_URL"]), openai.DefaultBaseURL
+	case "ollama":
+		url, def = pick(o.ollamaBaseURL, env.Vars["OLLAMA_BASE_URL"]), openai.OllamaBaseURL
+	}
+	if url = strings.TrimRight(url, "/"); url == "" || url == strings.TrimRight(def, "/") {
+		return ""
+	}
+	return "@" + url
+}
+
+// scopedLLM gives an LLM the cache identity cacheScope makes.
+type scopedLLM struct {
+	swc.LLM
+	name string
+}
+
+func (s scopedLLM) Name() string { return s.name }
+
+// scopedEmbedder gives an embedder the cache identity cacheScope makes.
+type scopedEmbedder struct {
+	swc.Embedder
+	name string
+}
+
+func (s scopedEmbedder) Name() string { return s.name }
+
 // llm returns the chat model spec names, metered, behind the response
 // cache unless --no-cache.
 func (e *engines) llm(ctx context.Context, env *Env, spec string) (swc.LLM, error) {
@@ -34,7 +75,8 @@ func (e *engines) llm(ctx context.Context, env *Env, spec string) (swc.LLM, erro
 		return nil, err
 	}
 	if db != nil {
-		l = sqlite.CachedLLM(l, db)
+		cached := sqlite.CachedLLM(scopedLLM{l, l.Name() + cacheScope(env, spec, e.flags.prov)}, db)
+		l = scopedLLM{cached, l.Name()} // reports keep the plain name
 	}
 	return swc.Metered(l, e.meter), nil
 }
@@ -47,13 +89,15 @@ func (e *engines) openLLMGister(ctx context.Context, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("--gister: %w", err)
 	}
-	var g swc.Gister = gist.NewLLM(swc.Metered(l, e.meter))
 	db, err := e.cacheDB(ctx, env)
 	if err != nil {
 		return err
 	}
+	var g swc.Gister = gist.NewLLM(swc.Metered(l, e.meter))
 	if db != nil {
-		g = sqlite.CachedGister(g, db, gist.PromptHash)
+		// The REM cache keys on the gister's name: scope it to the server.
+		scoped := gist.NewLLM(swc.Metered(scopedLLM{l, l.Name() + cacheScope(env, e.flags.gister, e.flags.prov)}, e.meter))
+		g = sqlite.CachedGister(scoped, db, gist.PromptHash)
 	}
 	e.gister = g
 	return nil
@@ -73,7 +117,7 @@ func (e *engines) openRemoteEmbedder(ctx context.Context, env *Env) error {
 		return err
 	}
 	if db != nil {
-		out = sqlite.CachedEmbedder(out, db)
+		out = sqlite.CachedEmbedder(scopedEmbedder{emb, emb.Name() + cacheScope(env, e.flags.embedder, e.flags.prov)}, db)
 	}
 	e.embedder = out
 	return nil

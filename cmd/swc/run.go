@@ -100,9 +100,14 @@ func exitCode(err error) int {
 func Run(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				return c.run(ctx, env, []string{"-h"})
+			c, ok := commands[args[1]]
+			if !ok {
+				return usagef("unknown command %q (run \"swc help\")", args[1])
 			}
+			if err := c.run(ctx, env, []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return nil
 		}
 		printUsage(env.Stdout)
 		return nil

@@ -42,6 +42,12 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("help does not mention %q", want)
 		}
 	}
+	if _, _, err := run(t, nil, "help", "stats"); err != nil {
+		t.Errorf("help stats: %v", err)
+	}
+	if _, _, err := run(t, nil, "help", "nope"); err == nil || exitCode(err) != 2 {
+		t.Errorf("help nope: %v", err)
+	}
 	out, _, err = run(t, nil, "version")
 	if err != nil || !strings.HasPrefix(out, "swc ") || !strings.Contains(out, "cl100k_base") {
 		t.Errorf("version = %q, %v", out, err)

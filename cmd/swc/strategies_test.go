@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -36,12 +37,14 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// offlineEngines returns the default offline engines with cfg and sched.
+// offlineEngines returns the engines of the default flags, changed by mutate.
 func offlineEngines(t testing.TB, mutate func(*engineFlags)) *engines {
 	t.Helper()
-	f := &engineFlags{budget: 4000, gister: "extractive", embedder: "lexical", schedule: "end",
-		calibration: string(consolidate.DefaultConfig().Calibration), weights: "0.4,0.3,0.3", high: 0.6, low: 0.3, topK: 5}
-	f.cache.noCache = true
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := addEngineFlags(fs)
+	if err := fs.Parse([]string{"--no-cache"}); err != nil {
+		t.Fatal(err)
+	}
 	if mutate != nil {
 		mutate(f)
 	}
@@ -142,7 +145,7 @@ func checkPins(t *testing.T, name string, c *swc.Conversation, x *swc.Context, b
 }
 
 func fmtWeights(w [3]float64) string {
-	return formatFloat(w[0]) + "," + formatFloat(w[1]) + "," + formatFloat(w[2])
+	return fmt.Sprintf("%g,%g,%g", w[0], w[1], w[2])
 }
 
 // BenchmarkCompressAll compresses all 10 LoCoMo conversations under all 7

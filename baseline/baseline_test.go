@@ -149,7 +149,9 @@ func TestSlidingFitsWhole(t *testing.T) {
 
 func TestSlidingLongSummaryAndErrors(t *testing.T) {
 	c := conv(8, 10)
-	long := &fakeGister{gist: func(swc.GistRequest) (string, error) { return strings.Repeat("A very long summary sentence. ", 300), nil }}
+	long := &fakeGister{gist: func(swc.GistRequest) (string, error) {
+		return strings.Repeat("A very long summary sentence. ", 300), nil
+	}}
 	x, err := NewSliding("sliding", long, swc.GistSummary).Compress(context.Background(), c, swc.CompressOptions{Budget: 500})
 	if err != nil {
 		t.Fatal(err)

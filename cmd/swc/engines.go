@@ -202,5 +202,3 @@ func (e *engines) strategies(list string) ([]swc.Strategy, error) {
 	}
 	return out, nil
 }
-
-

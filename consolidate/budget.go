@@ -108,13 +108,14 @@ func (p *plan) steps() func() bool {
 			ch.cut++
 			ch.action = swc.ActionPartial
 			ch.reason = "over budget: pinned chunks alone exceed it; oldest turns cut"
+			if ch.cut == 1 {
+				p.dropped = append(p.dropped, swc.Drop{Session: i, Turns: 1, Reason: "over budget: oldest turns of a pinned chunk cut"})
+			}
+			d := &p.dropped[len(p.dropped)-1] // this session's entry: cuts go one session at a time
+			d.Turns = ch.cut
 			if ch.cut == len(ch.turns) {
 				ch.action = swc.ActionDropped
-				p.dropped = append(p.dropped, swc.Drop{Session: i, Turns: ch.cut, Reason: "over budget: pinned chunk cut to nothing"})
-			} else if ch.cut == 1 {
-				p.dropped = append(p.dropped, swc.Drop{Session: i, Turns: 1, Reason: "over budget: oldest turns of a pinned chunk cut"})
-			} else {
-				p.dropped[len(p.dropped)-1].Turns = ch.cut
+				d.Reason = "over budget: pinned chunk cut to nothing"
 			}
 			return true
 		}

@@ -81,6 +81,11 @@ func (p *plan) clone() *plan {
 
 // plan scores, tiers and gists every session of c.
 func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*plan, error) {
+	return s.planWith(ctx, c, memo, true)
+}
+
+// planWith is plan; without gists, it only scores and tiers.
+func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo, gists bool) (*plan, error) {
 	n := len(c.Sessions)
 	p := &plan{chunks: make([]chunk, n), sepToken: sepTokens, demote: s.Config.Demote}
 	toks := make([]int, n)
@@ -142,6 +147,9 @@ func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*p
 			ch.reason = "low tier"
 			p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: fmt.Sprintf("low tier (score %.3f < %.2f)", ts, s.Config.Low)})
 		}
+	}
+	if !gists {
+		return p, nil
 	}
 	if s.Config.Demote { // high chunks that may be demoted need their gist ready
 		for i := range p.chunks {

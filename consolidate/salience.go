@@ -35,9 +35,12 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation, tokens []int) ([
 	if len(vecs) != len(texts) {
 		return nil, fmt.Errorf("consolidate: embedder %s returned %d vectors for %d texts", s.Embedder.Name(), len(vecs), len(texts))
 	}
+	// Cosine needs unit vectors: the lexical embedder's are, a remote
+	// server's need not be.
 	sparse := make([]sparseVec, len(vecs))
 	for i, v := range vecs {
 		sparse[i] = toSparse(v)
+		sparse[i].normalize()
 	}
 	k := s.Config.TopK
 	if k <= 0 {
@@ -112,6 +115,21 @@ func toSparse(v []float32) sparseVec {
 		}
 	}
 	return s
+}
+
+// normalize scales s to unit length (a zero vector stays zero).
+func (s *sparseVec) normalize() {
+	var n float64
+	for _, x := range s.val {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return
+	}
+	inv := 1 / math.Sqrt(n)
+	for i := range s.val {
+		s.val[i] = float32(float64(s.val[i]) * inv)
+	}
 }
 
 func (s sparseVec) dot(dense []float32) float64 {

@@ -2,6 +2,7 @@ package consolidate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,20 +52,27 @@ func ParseSchedule(s string) (Schedule, error) {
 		k := 3
 		num := strings.TrimPrefix(kind, "every-")
 		if num != "k" {
+			if hasArg { // every-3:9
+				return Schedule{}, bad
+			}
 			arg, hasArg = num, true
 		}
 		if hasArg {
-			if _, err := fmt.Sscanf(arg, "%d", &k); err != nil || k < 1 || fmt.Sprint(k) != arg {
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 1 {
 				return Schedule{}, bad
 			}
+			k = n
 		}
 		return Schedule{Kind: EveryK, K: k}, nil
 	case kind == string(Reactive):
 		sc := Schedule{Kind: Reactive}
 		if hasArg {
-			if _, err := fmt.Sscanf(arg, "%d", &sc.Threshold); err != nil || sc.Threshold < 1 {
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 1 {
 				return Schedule{}, bad
 			}
+			sc.Threshold = n
 		}
 		return sc, nil
 	case kind == string(Idle):

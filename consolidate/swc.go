@@ -155,7 +155,10 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 	if len(points) > 0 {
 		last = points[len(points)-1]
 	}
-	final, err := s.plan(ctx, c, memo) // scores over everything, for the report and budget order
+	// Scores over everything, for the report and the budget order; when
+	// the last consolidation is not the end, no new gists are made (the
+	// decisions come from that consolidation).
+	final, err := s.planWith(ctx, c, memo, last == len(c.Sessions))
 	if err != nil {
 		return nil, err
 	}
@@ -165,11 +168,17 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 			switch {
 			case i < last:
 				d := decided.chunks[i]
-				ch.tier, ch.action, ch.gist, ch.gistTokens = d.tier, d.action, d.gist, d.gistTokens
+				ch.tier, ch.action, ch.gist, ch.gistTokens, ch.demoted = d.tier, d.action, d.gist, d.gistTokens, false
 				ch.reason = d.reason
-			case !ch.pinned:
+				if d.pinned && !ch.pinned {
+					ch.reason = fmt.Sprintf("pinned when consolidated after session %d", last)
+				}
+			case ch.pinned:
+				ch.tier, ch.action = swc.TierHigh, swc.ActionVerbatim
+				ch.reason = "pinned"
+			default:
 				ch.tier, ch.action, ch.gist, ch.gistTokens = swc.TierHigh, swc.ActionVerbatim, "", 0
-				ch.reason = "pending: arrived after the last consolidation"
+				ch.reason = fmt.Sprintf("pending: arrived after the last consolidation (session %d)", last)
 			}
 		}
 	}

@@ -260,7 +260,7 @@ func TestSchedules(t *testing.T) {
 }
 
 func TestParseScheduleErrors(t *testing.T) {
-	for _, bad := range []string{"weekly", "every-0", "every-x", "reactive:-5", "idle:soon", "end:3"} {
+	for _, bad := range []string{"weekly", "every-0", "every-x", "reactive:-5", "idle:soon", "end:3", "reactive:50x", "every-3:9", "every-k:2x"} {
 		if _, err := ParseSchedule(bad); err == nil || swc.ErrorCode(err) != swc.EINVALID {
 			t.Errorf("ParseSchedule(%q) = %v, want an invalid error", bad, err)
 		}

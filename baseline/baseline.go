@@ -41,12 +41,6 @@ func (s *selection) blocks() []swc.Block {
 	return out
 }
 
-func turnTokens(t swc.Turn) int { return tokens.CountCached("\n" + swc.RenderTurn(t)) }
-
-func headerTokens(s *swc.Session) int { return tokens.CountCached(swc.SessionHeader(s)) }
-
-var sepTokens = tokens.Count(swc.BlockSeparator)
-
 // report builds the per-session account of a selection; summarized marks
 // sessions (wholly or partly) condensed into a running summary.
 func report(c *swc.Conversation, sel *selection, summarized map[int]bool, reason func(i int, a swc.Action) string) ([]swc.ChunkReport, []swc.Drop, []string) {
@@ -55,11 +49,7 @@ func report(c *swc.Conversation, sel *selection, summarized map[int]bool, reason
 	var verbatim []string
 	for i := range c.Sessions {
 		ses := &c.Sessions[i]
-		full := headerTokens(ses)
-		for _, t := range ses.Turns {
-			full += turnTokens(t)
-		}
-		r := swc.ChunkReport{Session: i, Date: ses.DateText, Tokens: full}
+		r := swc.ChunkReport{Session: i, Date: ses.DateText, Tokens: tokens.Session(ses)}
 		kept := sel.to[i] - sel.from[i]
 		switch {
 		case kept == len(ses.Turns):

@@ -62,7 +62,7 @@ func TestTruncation(t *testing.T) {
 	if x.Tokens > 600 || tokens.Count(x.Text) != x.Tokens {
 		t.Fatalf("%d tokens", x.Tokens)
 	}
-	if x.Chunks[0].Action != swc.ActionVerbatim {
+	if x.Chunks[0].Action != swc.ActionVerbatim || !x.Chunks[0].Pinned {
 		t.Errorf("session 0 not pinned: %s", x.Chunks[0].Action)
 	}
 	if x.Chunks[5].Action == swc.ActionDropped {
@@ -170,7 +170,10 @@ func TestBudgetProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 40 {
 		c := conv(2+rng.IntN(15), 1+rng.IntN(15))
-		budget := 30 + rng.IntN(3000)
+		budget := 1 + rng.IntN(3000)
+		if trial%4 == 0 {
+			budget = 1 + rng.IntN(12) // smaller than a header
+		}
 		for _, s := range []swc.Strategy{Truncation{}, NewSliding("sliding", &fakeGister{}, swc.GistSummary)} {
 			x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: budget})
 			if err != nil {

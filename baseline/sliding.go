@@ -3,6 +3,7 @@ package baseline
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/swc-project/swc"
 	"github.com/swc-project/swc/tokens"
@@ -103,19 +104,26 @@ func (s *Sliding) Compress(ctx context.Context, c *swc.Conversation, opts swc.Co
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %s summary with %s: %w", s.name, s.Gister.Name(), err)
 	}
-	prefix := []swc.Block{{First: first, Last: last, Gist: summary}}
-	if over := tokens.Count(swc.RenderBlock(prefix[0])) - opts.Budget; over > 0 {
+	shown := summary
+	if over := tokens.Count(swc.RenderBlock(swc.Block{First: first, Last: last, Gist: summary})) - opts.Budget; over > 0 {
 		// The summary alone is too long: shorten it, keep no window.
-		prefix[0].Gist = tokens.Truncate(summary, tokens.Count(summary)-over-2)
+		shown = tokens.Truncate(summary, tokens.Count(summary)-over-2)
 		sel = newSelection(c)
 	}
+	var prefix []swc.Block
+	if strings.TrimSpace(shown) != "" {
+		prefix = []swc.Block{{First: first, Last: last, Gist: shown}}
+	} else {
+		shown = ""
+	}
 	text := fitExact(c, sel, opts.Budget, prefix)
-	if summary == "" {
+	if len(prefix) > 0 && tokens.Count(text) > opts.Budget { // not even the summary's header fits
+		prefix, shown = nil, ""
 		text = fitExact(c, sel, opts.Budget, nil)
 	}
-	out := s.context(c, sel, summarized, prefix[0].Gist, text, opts.Budget)
+	out := s.context(c, sel, summarized, shown, text, opts.Budget)
 	if summary != "" {
-		g := swc.GistRecord{Variant: variant, Text: summary, InContext: prefix[0].Gist != ""}
+		g := swc.GistRecord{Variant: variant, Text: summary, InContext: shown != ""}
 		for _, b := range history {
 			g.Sessions = append(g.Sessions, b.Session.Index)
 			for _, t := range b.Turns {
@@ -163,7 +171,8 @@ func (s *Sliding) context(c *swc.Conversation, sel *selection, summarized map[in
 		return "beyond the budget"
 	})
 	if summary != "" {
-		st := tokens.Count(summary)
+		// The summary block's size, header included, as SWC reports gists.
+		st := tokens.Count(swc.RenderBlock(swc.Block{First: firstOf(summarized), Last: lastOf(summarized), Gist: summary}))
 		for i := range chunks {
 			if summarized[i] {
 				chunks[i].GistTokens = st // the shared summary's size
@@ -171,4 +180,22 @@ func (s *Sliding) context(c *swc.Conversation, sel *selection, summarized map[in
 		}
 	}
 	return &swc.Context{Strategy: s.name, Budget: budget, Tokens: tokens.Count(text), Text: text, Chunks: chunks, Dropped: drops, Verbatim: verbatim}
+}
+
+func firstOf(m map[int]bool) int {
+	first := -1
+	for i := range m {
+		if first < 0 || i < first {
+			first = i
+		}
+	}
+	return first
+}
+
+func lastOf(m map[int]bool) int {
+	last := -1
+	for i := range m {
+		last = max(last, i)
+	}
+	return last
 }

@@ -31,7 +31,7 @@ func (Truncation) Compress(ctx context.Context, c *swc.Conversation, opts swc.Co
 	left := opts.Budget
 	// Session 0, pinned.
 	s0 := &c.Sessions[0]
-	if t := sessionTokens(s0); t <= left {
+	if t := tokens.Session(s0); t <= left {
 		sel.to[0] = len(s0.Turns)
 		left -= t
 	} else {
@@ -59,6 +59,7 @@ func (Truncation) Compress(ctx context.Context, c *swc.Conversation, opts swc.Co
 		}
 		return "beyond the budget: truncated"
 	})
+	chunks[0].Pinned = true
 	return &swc.Context{Strategy: "truncation", Budget: opts.Budget, Tokens: tokens.Count(text), Text: text, Chunks: chunks, Dropped: drops, Verbatim: verbatim}, nil
 }
 
@@ -70,13 +71,13 @@ func (Truncation) Compress(ctx context.Context, c *swc.Conversation, opts swc.Co
 func fillRecent(c *swc.Conversation, sel *selection, sessions []int, left *int, blocks int) {
 	for _, i := range sessions {
 		ses := &c.Sessions[i]
-		cost := headerTokens(ses)
+		cost := tokens.Header(ses)
 		if blocks > 0 {
-			cost += sepTokens
+			cost += tokens.Separator
 		}
 		sel.from[i], sel.to[i] = len(ses.Turns), len(ses.Turns)
 		for j := len(ses.Turns) - 1; j >= 0; j-- {
-			tt := turnTokens(ses.Turns[j])
+			tt := tokens.Turn(ses.Turns[j])
 			if sel.from[i] == len(ses.Turns) { // the block's first turn pays for the header
 				tt += cost
 			}
@@ -91,14 +92,6 @@ func fillRecent(c *swc.Conversation, sel *selection, sessions []int, left *int, 
 		}
 		blocks++
 	}
-}
-
-func sessionTokens(s *swc.Session) int {
-	n := headerTokens(s)
-	for _, t := range s.Turns {
-		n += turnTokens(t)
-	}
-	return n
 }
 
 // fitExact renders the selection (after prefix blocks) and, while the exact

@@ -69,8 +69,6 @@ type plan struct {
 	sepToken int
 }
 
-var sepTokens = tokens.Count(swc.BlockSeparator)
-
 // clone returns a copy of p whose chunks can change independently.
 func (p *plan) clone() *plan {
 	cp := *p
@@ -87,7 +85,7 @@ func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*p
 // planWith is plan; without gists, it only scores and tiers.
 func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo, gists bool) (*plan, error) {
 	n := len(c.Sessions)
-	p := &plan{chunks: make([]chunk, n), sepToken: sepTokens, demote: s.Config.Demote}
+	p := &plan{chunks: make([]chunk, n), sepToken: tokens.Separator, demote: s.Config.Demote}
 	toks := make([]int, n)
 	for i := range c.Sessions {
 		ses := &c.Sessions[i]
@@ -101,17 +99,14 @@ func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo,
 				ch.turns[j] = t
 			}
 		}
-		ch.header = tokens.CountCached(swc.SessionHeader(ses))
+		ch.header = tokens.Header(ses)
 		ch.turnTokens = make([]int, len(ch.turns))
 		for j, t := range ch.turns {
-			ch.turnTokens[j] = tokens.CountCached("\n" + swc.RenderTurn(t))
+			ch.turnTokens[j] = tokens.Turn(t)
 		}
 		// Density is a property of what was said, not of our anchors: its
 		// token count is always that of the original turns.
-		toks[i] = ch.header
-		for _, t := range ses.Turns {
-			toks[i] += tokens.CountCached("\n" + swc.RenderTurn(t))
-		}
+		toks[i] = tokens.Session(ses)
 	}
 	sigs, err := s.signals(ctx, c, toks)
 	if err != nil {

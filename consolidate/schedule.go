@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/swc-project/swc"
+	"github.com/swc-project/swc/tokens"
 )
 
 // ScheduleKind names when consolidation runs during replay (SPEC §2.5).
@@ -131,7 +132,7 @@ func (s Schedule) run(n, budget int, c *swc.Conversation, consolidate func(upto 
 	}
 	for i := 1; i <= n; i++ { // i sessions have arrived
 		ses := &c.Sessions[i-1]
-		pending += sessionTokens(ses)
+		pending += tokens.Session(ses)
 		var fire bool
 		switch s.Kind {
 		case EveryK:

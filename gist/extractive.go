@@ -101,9 +101,12 @@ func (e Extractive) config() config {
 	return c
 }
 
-// Gist returns the extractive gist of req.Text: "" with no error for empty
-// or whitespace-only text, and an EINVALID error for an unknown variant or
-// text that holds no sentence (only header lines).
+// Gist returns the extractive gist of req.Text, which is non-empty
+// whenever the text holds any line besides blanks and session headers
+// (lines in no known turn format are read as text of an unknown speaker;
+// see parse). It returns "" with no error for text without such a line,
+// an EINVALID error for an unknown variant, and the context's error when
+// ctx is done.
 func (e *Extractive) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("gist: extractive: %w", err)
@@ -120,12 +123,9 @@ func (e *Extractive) Gist(ctx context.Context, req swc.GistRequest) (string, err
 	default:
 		return "", swc.Errorf(swc.EINVALID, "gist: extractive: unknown variant %q", req.Variant)
 	}
-	if strings.TrimSpace(req.Text) == "" {
-		return "", nil
-	}
 	sents, headers := parse(req.Text)
 	if len(sents) == 0 {
-		return "", swc.Errorf(swc.EINVALID, "gist: extractive: no sentences in %d bytes of input (headers only?)", len(req.Text))
+		return "", nil // blank or session headers only: nothing to gist
 	}
 	c := e.config()
 	words := 0 // no bound

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -149,13 +150,54 @@ func TestExtractiveErrorsAndEmpty(t *testing.T) {
 	if _, err := g.Gist(ctx, swc.GistRequest{Variant: "bogus", Text: "A: hello there"}); swc.ErrorCode(err) != swc.EINVALID {
 		t.Errorf("unknown variant: err = %v, want EINVALID", err)
 	}
-	if out, err := g.Gist(ctx, swc.GistRequest{Variant: swc.GistFull, Text: "Session 1 — 8 May 2023"}); swc.ErrorCode(err) != swc.EINVALID || out != "" {
-		t.Errorf("header-only input = %q, %v; want EINVALID", out, err)
+	for _, text := range []string{"Session 1 — 8 May 2023", "[Session 1 — 8 May, 2023]\n\n[Summary of sessions 1–5]"} {
+		if out, err := g.Gist(ctx, swc.GistRequest{Variant: swc.GistFull, Text: text}); out != "" || err != nil {
+			t.Errorf("header-only input %q = %q, %v; want \"\", nil", text, out, err)
+		}
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := g.Gist(cctx, swc.GistRequest{Variant: swc.GistFull, Text: "A: hello there"}); err == nil {
 		t.Error("cancelled context: no error")
+	}
+}
+
+// TestExtractiveAnySpeakerForm checks that transcripts whose speakers are
+// not capitalised names, or in no turn format at all, still get a gist
+// made of their own sentences.
+func TestExtractiveAnySpeakerForm(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string // lines of the full gist, in order
+	}{
+		{"user/assistant", "[Session 1 — 1:56 pm on 8 May, 2023]\n" +
+			"user: Hi!\n" +
+			"assistant: Hello! How can I help you today?\n" +
+			"user: I adopted a dog named Biscuit last week and I need advice on training him.\n" +
+			"assistant: Congrats! Start with short sessions of 5 minutes, twice a day.\n" +
+			"user: Thanks, I will try that with my sister Anna on Saturday.",
+			[]string{
+				"user: I adopted a dog named Biscuit last week and I need advice on training him.",
+				"assistant: Start with short sessions of 5 minutes, twice a day.",
+				"user: Thanks, I will try that with my sister Anna on Saturday.",
+			}},
+		{"lower-case and digits", "User1: I moved to Berlin in 2021 for a job at Siemens.\nbot-2: ok.\nUser1: We plan to buy a flat there next year.",
+			[]string{"User1: I moved to Berlin in 2021 for a job at Siemens.", "bot-2: ok.", "User1: We plan to buy a flat there next year."}},
+		{"chinese", "王伟: 我下个月去北京工作。你呢？\n李娜: 我还在上海。",
+			[]string{"王伟: 我下个月去北京工作。 你呢？", "李娜: 我还在上海。"}},
+		{"no turn format", "[Session 2 — 9 May, 2023]\n> I started a new job at the bakery\n> it is going well",
+			[]string{"> I started a new job at the bakery", "> it is going well"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := NewExtractive().Gist(context.Background(), swc.GistRequest{Variant: swc.GistFull, Text: tt.text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Split(out, "\n"); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("gist =\n%s\nwant\n%s", out, strings.Join(tt.want, "\n"))
+			}
+		})
 	}
 }
 

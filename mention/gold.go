@@ -26,7 +26,9 @@ func ParseGold(answer string) (string, bool) {
 }
 
 // fixMonthTypos replaces words one edit away from a month name (of five or
-// more letters) with the month.
+// more letters) with the month, when they are next to a number (see
+// nearDigit): "Janury 2023", "21Janury, 2022" and "5th Agust" are fixed,
+// the name "Marco" is not.
 func fixMonthTypos(s string) string {
 	var b strings.Builder
 	changed := false
@@ -42,7 +44,7 @@ func fixMonthTypos(s string) string {
 			j++
 		}
 		w := s[i:j]
-		if l := lower(w); len(l) >= 5 {
+		if l := lower(w); len(l) >= 5 && nearDigit(s, i, j) {
 			if _, ok := months[l]; !ok {
 				for m := 1; m <= 12; m++ {
 					if len(monthNames[m]) >= 5 && editOne(l, lower(monthNames[m])) {
@@ -59,6 +61,27 @@ func fixMonthTypos(s string) string {
 		return s
 	}
 	return b.String()
+}
+
+// nearDigit reports whether the word s[i:j] is next to a number: glued to
+// a digit, or separated from one only by spaces and commas, on either
+// side. A number before may carry an ordinal suffix ("5th Agust").
+func nearDigit(s string, i, j int) bool {
+	k := j
+	for k < len(s) && (s[k] == ' ' || s[k] == ',') {
+		k++
+	}
+	if k < len(s) && isDigit(s[k]) {
+		return true
+	}
+	k = i
+	for k > 0 && (s[k-1] == ' ' || s[k-1] == ',') {
+		k--
+	}
+	if k >= 3 && ordSuffix[lower(s[k-2:k])] && isDigit(s[k-3]) {
+		return true
+	}
+	return k > 0 && isDigit(s[k-1])
 }
 
 // editOne reports whether a and b differ by exactly one insertion,

@@ -110,6 +110,84 @@ func TestNotTemporal(t *testing.T) {
 	}
 }
 
+// TestMay checks that capitalised "May" is the month after a preposition
+// or modifier, or before a day or year, and that the modal verb is not.
+func TestMay(t *testing.T) {
+	tests := []struct {
+		text, span string // span "" means no temporal mention
+		value      string
+	}{
+		{"I went there in May.", "May", "2023-05"},
+		{"We met in early May.", "early May", "2023-05"},
+		{"It was mid May, I think.", "mid May", "2023-05"},
+		{"It was late May.", "late May", "2023-05"},
+		{"It was last May.", "last May", "2022-05"},
+		{"I'll go next May.", "next May", "2024-05"},
+		{"We'll see this May.", "this May", "2023-05"},
+		{"Back in May 2023 we met.", "May 2023", "2023-05"},
+		{"I've lived here since May.", "May", "2023-05"},
+		{"Wait until May, then.", "May", "2023-05"},
+		{"Finish it by May.", "May", "2023-05"},
+		{"The first week of May was busy.", "The first week of May", "2023-05-01/2023-05-07"},
+		{"I love the month of May.", "May", "2023-05"},
+		{"I was away during May.", "May", "2023-05"},
+		{"We toured from May to June.", "May", "2023-05"},
+		{"It runs through May.", "May", "2023-05"},
+		{"Stay till May!", "May", "2023-05"},
+		{"May 2023 was great.", "May 2023", "2023-05"},
+		{"May 7 was fun.", "May 7", "2023-05-07"},
+		{"On May 5th we went.", "May 5th", "2023-05-05"},
+		{"In May we moved.", "May", "2023-05"},
+		{"I may go.", "", ""},
+		{"May I ask what happened?", "", ""},
+		{"Well, you may.", "", ""},
+		{"May is my favourite month.", "", ""},
+		{"It may rain.", "", ""},
+		{"Thanks, may I ask you something?", "", ""},
+		{"I hope so. May it go well!", "", ""},
+		{"They may in fact win.", "", ""},
+	}
+	for _, tt := range tests {
+		ms := Temporal(tt.text, ref)
+		if tt.span == "" {
+			if len(ms) > 0 {
+				t.Errorf("%q: unexpected %+v", tt.text, ms)
+			}
+			continue
+		}
+		if len(ms) == 0 || ms[0].Text != tt.span || ms[0].Value != tt.value {
+			t.Errorf("%q: got %+v, want %q = %q", tt.text, ms, tt.span, tt.value)
+		}
+	}
+}
+
+func TestFixMonthTypos(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Janury 2023", "January 2023"},
+		{"21Janury, 2022", "21January, 2022"},
+		{"15 Septmber, 2022", "15 September, 2022"},
+		{"5th Agust", "5th August"},
+		{"Febuary 3", "February 3"},
+		{"the week before 9 Decmber 2023", "the week before 9 December 2023"},
+		{"Marco", "Marco"},
+		{"Marco and Julie", "Marco and Julie"},
+		{"Marco went in 2023", "Marco went in 2023"},
+		{"Marco's party, 2023", "Marco's party, 2023"}, // "'s" sits between
+		{"Marco 2023", "March 2023"},                   // next to a year: read as the typo
+		{"the Junes", "the Junes"},
+		{"Augusts 4", "August 4"},
+		{"January 2023", "January 2023"},
+	}
+	for _, tt := range tests {
+		if got := fixMonthTypos(tt.in); got != tt.want {
+			t.Errorf("fixMonthTypos(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if v, ok := ParseGold("Marco"); ok {
+		t.Errorf("ParseGold(Marco) = %q, want no value", v)
+	}
+}
+
 func TestParseGold(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"7 May 2023", "2023-05-07"},

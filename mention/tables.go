@@ -65,6 +65,14 @@ var ordinals = map[string]int{
 
 var ordSuffix = map[string]bool{"st": true, "nd": true, "rd": true, "th": true}
 
+// mayPreps are the words after which a bare capitalised "May" is the month
+// ("in May", "last May"): the modal verb does not follow them.
+var mayPreps = map[string]bool{
+	"in": true, "early": true, "mid": true, "late": true, "last": true, "next": true, "this": true,
+	"since": true, "until": true, "by": true, "of": true, "during": true, "from": true,
+	"through": true, "till": true,
+}
+
 // datePreps are words after which a bare month name or year is a date.
 var datePreps = map[string]bool{
 	"in": true, "since": true, "of": true, "from": true, "until": true, "till": true, "by": true,

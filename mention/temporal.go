@@ -191,7 +191,10 @@ func (p *tparser) dayNum(i int) (int, int, bool) {
 
 // month parses a month name at i. Ambiguous names (May, March, abbreviations)
 // must be capitalised; "may" and "march" are accepted lower-case only when
-// next to a day number or year (checked by the caller via strict).
+// next to a day number or year (checked by the caller via strict). With
+// strict (a bare month, with no day or year), "May" — or else the modal
+// verb — is accepted only capitalised, not starting a sentence, and after
+// one of mayPreps ("in May", "since May", "early May").
 func (p *tparser) month(i int, strict bool) (int, int, bool) {
 	if i >= len(p.t) || p.t[i].cls != tWord {
 		return 0, i, false
@@ -205,7 +208,7 @@ func (p *tparser) month(i int, strict bool) (int, int, bool) {
 		if !p.t[i].cap && strict {
 			return 0, i, false
 		}
-		if l == "may" && strict {
+		if l == "may" && strict && (p.t[i].sent || !mayPreps[p.low(i-1)]) {
 			return 0, i, false
 		}
 	}

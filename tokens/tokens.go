@@ -7,6 +7,7 @@ package tokens
 import (
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -69,19 +70,29 @@ func CountCached(s string) int {
 	return n
 }
 
-// Truncate returns the longest prefix of s, cut at a token boundary, with at
-// most max tokens.
+// Truncate returns the longest prefix of s, cut at a token boundary and
+// then back to a whole UTF-8 character, with at most max tokens. It
+// returns "" when max <= 0 or s cannot be encoded.
 func Truncate(s string, max int) string {
 	if max <= 0 {
 		return ""
 	}
 	ids, _, err := get().Encode(s)
-	if err != nil || len(ids) <= max {
+	if err != nil {
+		return ""
+	}
+	if len(ids) <= max {
 		return s
 	}
 	out, err := get().Decode(ids[:max])
 	if err != nil {
 		return ""
 	}
-	return out
+	// The tokens are the bytes of s, but one can end inside a multi-byte
+	// character: keep whole characters only.
+	n := min(len(out), len(s))
+	for n > 0 && !utf8.ValidString(s[:n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -3,6 +3,7 @@ package tokens
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCount(t *testing.T) {
@@ -33,6 +34,14 @@ func TestTruncate(t *testing.T) {
 	}
 	if Truncate("short", 10) != "short" {
 		t.Fatal("Truncate changed a short string")
+	}
+	for _, u := range []string{"🎉🎉🎉 party", "naïve café crème brûlée", "王伟说你好世界"} {
+		for max := 1; max < 8; max++ {
+			got := Truncate(u, max)
+			if !utf8.ValidString(got) || !strings.HasPrefix(u, got) || Count(got) > max {
+				t.Errorf("Truncate(%q, %d) = %q", u, max, got)
+			}
+		}
 	}
 	if Truncate("short", 0) != "" {
 		t.Fatal("Truncate to 0 should be empty")

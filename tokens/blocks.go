@@ -1,0 +1,28 @@
+package tokens
+
+import "github.com/swc-project/swc"
+
+// The token costs of the parts of a rendered context (swc.Render), which
+// strategies add up while they fit a budget. A rendered context's exact
+// count can differ from the sum by a token or two where BPE merges across
+// a boundary; strategies check the exact count last.
+
+// Separator is the cost of the blank line between two blocks.
+var Separator = Count(swc.BlockSeparator)
+
+// Header returns the cost of a session's header line.
+func Header(s *swc.Session) int { return CountCached(swc.SessionHeader(s)) }
+
+// Turn returns the cost of a turn in a block: its line and the newline
+// before it.
+func Turn(t swc.Turn) int { return CountCached("\n" + swc.RenderTurn(t)) }
+
+// Session returns the cost of a whole session block: its header and every
+// turn.
+func Session(s *swc.Session) int {
+	n := Header(s)
+	for _, t := range s.Turns {
+		n += Turn(t)
+	}
+	return n
+}

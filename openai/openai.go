@@ -38,17 +38,24 @@ func New(model, apiKey string, cfg Config) (*LLM, error) {
 	return &LLM{model: model, cfg: cfg, client: newClient(apiKey, cfg), runner: retry.New(cfg.Config, classify)}, nil
 }
 
-// newClient returns an SDK client without retries of its own. The
-// explicit base URL and key override OPENAI_BASE_URL and OPENAI_API_KEY,
-// which the SDK reads from the process environment (an empty key sends no
-// Authorization header).
+// newClient returns the SDK services swc uses, without retries of their
+// own and without openai.NewClient's environment defaults: the SDK would
+// otherwise read OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_ORG_ID,
+// OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS from the process and send
+// them to whatever server BaseURL names. swc reads its environment once,
+// in cmd/swc (an empty key sends no Authorization header).
 func newClient(apiKey string, cfg Config) openai.Client {
-	return openai.NewClient(
+	opts := []option.RequestOption{
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(0),
 		option.WithAPIKey(apiKey),
-	)
+	}
+	return openai.Client{
+		Options:    opts,
+		Chat:       openai.NewChatService(opts...),
+		Embeddings: openai.NewEmbeddingService(opts...),
+	}
 }
 
 // Name returns "PROVIDER:MODEL".

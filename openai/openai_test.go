@@ -159,6 +159,11 @@ var pingReq = swc.LLMRequest{
 }
 
 func TestCompleteWire(t *testing.T) {
+	// The SDK's own environment defaults must not leak to the server.
+	t.Setenv("OPENAI_ORG_ID", "org-leak")
+	t.Setenv("OPENAI_PROJECT_ID", "proj-leak")
+	t.Setenv("OPENAI_CUSTOM_HEADERS", "X-Leak: 1")
+	t.Setenv("OPENAI_API_KEY", "sk-env")
 	f := newFake(t, reply{body: chatBody("pong")})
 	l, _ := newTestLLM(t, f.URL, nil)
 	got, err := l.Complete(context.Background(), pingReq)
@@ -175,6 +180,11 @@ func TestCompleteWire(t *testing.T) {
 	h, body := f.headers[0], f.bodies[0]
 	if h.Get("Authorization") != "Bearer sk-test" {
 		t.Errorf("Authorization = %q", h.Get("Authorization"))
+	}
+	for _, k := range []string{"OpenAI-Organization", "OpenAI-Project", "X-Leak"} {
+		if v := h.Get(k); v != "" {
+			t.Errorf("%s = %q leaked from the process environment", k, v)
+		}
 	}
 	if temp, ok := body["temperature"]; !ok || temp != float64(0) {
 		t.Errorf("temperature = %v (present %v), want 0", temp, ok)

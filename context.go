@@ -23,13 +23,6 @@ const (
 	ActionPartial  Action = "partial" // only some turns kept (truncation, budget cuts)
 )
 
-// Chunk is one session as the unit of compression (SPEC §2.1).
-type Chunk struct {
-	Session *Session
-	Text    string // the rendered session
-	Tokens  int
-}
-
 // Signals are the three salience signals of a chunk, each in [0, 1].
 type Signals struct {
 	Downstream float64 `json:"downstream"`

@@ -7,6 +7,7 @@ package swc
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -111,6 +112,21 @@ func (c *Conversation) Turn(id string) (Turn, bool) {
 		}
 	}
 	return Turn{}, false
+}
+
+// FindConversation returns the conversation of convs whose ID is id, or,
+// when id is a decimal number, the one at that 0-based position; nil when
+// there is none.
+func FindConversation(convs []*Conversation, id string) *Conversation {
+	for _, c := range convs {
+		if c != nil && c.ID == id {
+			return c
+		}
+	}
+	if n, err := strconv.Atoi(id); err == nil && strconv.Itoa(n) == id && n >= 0 && n < len(convs) {
+		return convs[n]
+	}
+	return nil
 }
 
 // Upto returns a shallow copy of c holding only its first n sessions (all

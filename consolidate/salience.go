@@ -48,7 +48,7 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation, tokens []int) ([
 	}
 	top := make([]float64, 0, k+1)
 	for i := 0; i < n; i++ {
-		chunk := meanNormalized(vecs[first[i]:first[i+1]])
+		chunk := swc.MeanNormalized(vecs[first[i]:first[i+1]])
 		top = top[:0]
 		for j := first[i+1]; j < len(vecs); j++ { // every later turn
 			sim := sparse[j].dot(chunk)
@@ -140,35 +140,6 @@ func (s sparseVec) dot(dense []float32) float64 {
 		}
 	}
 	return sum
-}
-
-// meanNormalized is the unit-length mean of vecs (zero when they sum to 0):
-// a chunk's embedding, so long sessions are not cut at a model's limit.
-func meanNormalized(vecs [][]float32) []float32 {
-	if len(vecs) == 0 {
-		return nil
-	}
-	sum := make([]float64, len(vecs[0]))
-	for _, v := range vecs {
-		for i, x := range v {
-			if i < len(sum) {
-				sum[i] += float64(x)
-			}
-		}
-	}
-	var norm float64
-	for _, x := range sum {
-		norm += x * x
-	}
-	out := make([]float32, len(sum))
-	if norm == 0 {
-		return out
-	}
-	norm = math.Sqrt(norm)
-	for i, x := range sum {
-		out[i] = float32(x / norm)
-	}
-	return out
 }
 
 // pushTop keeps the k largest values of top (unordered beyond the set).

@@ -1,7 +1,7 @@
 // Package embed holds swc's built-in embedder: Lexical, a TF-IDF model
 // fitted on the batch of texts it is given, which needs no model file and
-// no network. It also has the vector helpers the salience signal uses
-// (Cosine, Dot, MeanNormalized).
+// no network. Vector helpers (swc.Cosine, swc.Dot, swc.MeanNormalized) are
+// in the root package, beside the Embedder interface.
 package embed
 
 import (

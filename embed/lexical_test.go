@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/swc-project/swc"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -75,7 +76,7 @@ func TestEmbedProperties(t *testing.T) {
 		t.Error("two Embed calls on the same batch differ")
 	}
 	for d, v := range a {
-		norm := math.Sqrt(Dot(v, v))
+		norm := math.Sqrt(swc.Dot(v, v))
 		switch {
 		case d == 17 && norm != 0:
 			t.Errorf("empty text has norm %v, want 0", norm)
@@ -87,7 +88,7 @@ func TestEmbedProperties(t *testing.T) {
 		}
 	}
 	// Unit vectors: Dot is the cosine.
-	if c, d := Cosine(a[3], a[5]), Dot(a[3], a[5]); math.Abs(c-d) > 1e-5 {
+	if c, d := swc.Cosine(a[3], a[5]), swc.Dot(a[3], a[5]); math.Abs(c-d) > 1e-5 {
 		t.Errorf("Cosine %v != Dot %v on unit vectors", c, d)
 	}
 }
@@ -102,7 +103,7 @@ func TestEmbedSimilarity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if related, unrelated := Dot(v[0], v[1]), Dot(v[0], v[2]); related <= unrelated || unrelated != 0 {
+	if related, unrelated := swc.Dot(v[0], v[1]), swc.Dot(v[0], v[2]); related <= unrelated || unrelated != 0 {
 		t.Errorf("cos(puppy, puppy) = %v, cos(puppy, stocks) = %v; want the first higher and the second 0", related, unrelated)
 	}
 }
@@ -130,7 +131,7 @@ func TestMinDF(t *testing.T) {
 	if len(full[0]) != 5 || len(pruned[0]) != 1 {
 		t.Fatalf("dims = %d, %d; want 5 (all stems) and 1 (only apple)", len(full[0]), len(pruned[0]))
 	}
-	if Dot(pruned[0], pruned[1]) <= Dot(full[0], full[1]) {
+	if swc.Dot(pruned[0], pruned[1]) <= swc.Dot(full[0], full[1]) {
 		t.Error("pruning unique stems did not raise the cosine of texts sharing a stem")
 	}
 	if n := (&Lexical{MinDF: 2}).Name(); n != "lexical-mindf=2" {
@@ -252,9 +253,9 @@ func TestLoCoMoScale(t *testing.T) {
 				if first < 0 {
 					continue
 				}
-				chunk := MeanNormalized(mine)
+				chunk := swc.MeanNormalized(mine)
 				for _, v := range vecs[first:] {
-					sims = append(sims, Dot(chunk, v))
+					sims = append(sims, swc.Dot(chunk, v))
 				}
 			}
 			simT += time.Since(start)

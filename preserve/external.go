@@ -111,7 +111,7 @@ func FromExternalWith(convs []*swc.Conversation, records []ExternalGist, opts Op
 	seen := map[string]bool{}
 	for i, rec := range records {
 		where := fmt.Sprintf("gist %d (%s, variant %s)", i+1, rec.Conversation, rec.Variant)
-		c := findConversation(convs, rec.Conversation)
+		c := swc.FindConversation(convs, rec.Conversation)
 		if c == nil {
 			return nil, swc.Errorf(swc.ENOTFOUND, "%s: no conversation %q", where, rec.Conversation)
 		}
@@ -170,18 +170,6 @@ func externalRecord(c *swc.Conversation, rec ExternalGist) (swc.GistRecord, erro
 
 // findConversation returns the conversation with the sample id, or at the
 // 0-based position, id; nil when there is none.
-func findConversation(convs []*swc.Conversation, id string) *swc.Conversation {
-	for _, c := range convs {
-		if c != nil && c.ID == id {
-			return c
-		}
-	}
-	if n, err := strconv.Atoi(id); err == nil && strconv.Itoa(n) == id && n >= 0 && n < len(convs) {
-		return convs[n]
-	}
-	return nil
-}
-
 // turnSessions returns the sorted session indexes the turns belong to.
 func turnSessions(c *swc.Conversation, ids []string) []int {
 	want := map[string]bool{}

@@ -141,7 +141,7 @@ func preserveExternal(path string, all, picked []*swc.Conversation, opts preserv
 		}
 		var out []preserve.ExternalGist
 		for _, r := range recs {
-			if c := findConversation(all, r.Conversation); c == nil || keep[c.ID] {
+			if c := swc.FindConversation(all, r.Conversation); c == nil || keep[c.ID] {
 				out = append(out, r) // unknown ones still get their error
 			}
 		}

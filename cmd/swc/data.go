@@ -36,7 +36,7 @@ func pickConversations(convs []*swc.Conversation, ids string) ([]*swc.Conversati
 	seen := map[*swc.Conversation]bool{}
 	for _, id := range strings.Split(ids, ",") {
 		id = strings.TrimSpace(id)
-		c := findConversation(convs, id)
+		c := swc.FindConversation(convs, id)
 		if c == nil {
 			known := make([]string, len(convs))
 			for i, c := range convs {
@@ -50,17 +50,4 @@ func pickConversations(convs []*swc.Conversation, ids string) ([]*swc.Conversati
 		}
 	}
 	return out, nil
-}
-
-func findConversation(convs []*swc.Conversation, id string) *swc.Conversation {
-	for _, c := range convs {
-		if c.ID == id {
-			return c
-		}
-	}
-	var n int
-	if _, err := fmt.Sscanf(id, "%d", &n); err == nil && fmt.Sprint(n) == id && n >= 0 && n < len(convs) {
-		return convs[n]
-	}
-	return nil
 }

@@ -155,6 +155,16 @@ func parseSample(raw json.RawMessage, idx int) (*swc.Conversation, []Warning, er
 		return nil, nil, err
 	}
 	c.Sessions = sessions
+	var warns []Warning
+	for i, s := range c.Sessions {
+		// Rendered headers number sessions by position; say so when the
+		// file's own numbers (and so its D<N>: turn ids) skip some.
+		if len(s.Turns) > 0 && !strings.HasPrefix(s.Turns[0].ID, fmt.Sprintf("D%d:", i+1)) {
+			warns = append(warns, Warning{Sample: c.ID, Field: "conversation", Msg: fmt.Sprintf(
+				"session numbers are not 1, 2, 3, …: turn %s is in the %s session, shown as \"Session %d\"", s.Turns[0].ID, ordinal(i+1), i+1)})
+			break
+		}
+	}
 	turnIDs := map[string]bool{}
 	for _, s := range c.Sessions {
 		for _, t := range s.Turns {
@@ -164,7 +174,6 @@ func parseSample(raw json.RawMessage, idx int) (*swc.Conversation, []Warning, er
 			turnIDs[t.ID] = true
 		}
 	}
-	var warns []Warning
 	for i, q := range rs.QA {
 		qq, w, err := parseQA(q, i, c.ID, turnIDs)
 		if err != nil {
@@ -378,4 +387,18 @@ func describeJSONError(data []byte, err error) string {
 	line := 1 + bytes.Count(data[:off], []byte{'\n'})
 	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
 	return fmt.Sprintf("invalid JSON at line %d, column %d: %v", line, col, err)
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
 }

@@ -67,7 +67,8 @@ func TestLoadMini(t *testing.T) {
 	if q[3].Category != swc.Adversarial || q[3].AdversarialAnswer != "Lisbon" || q[3].Answer != "" {
 		t.Errorf("adversarial question = %+v", q[3])
 	}
-	if len(q[3].Evidence) != 1 || len(warns) != 1 || !strings.Contains(warns[0].String(), `"D9:9"`) {
+	// Two warnings: session numbers 1, 2, 10 skip some, and D9:9 dangles.
+	if len(q[3].Evidence) != 1 || len(warns) != 2 || !strings.Contains(warns[0].Msg, "not 1, 2, 3") || !strings.Contains(warns[1].String(), `"D9:9"`) {
 		t.Errorf("dangling evidence: evidence %v, warnings %v", q[3].Evidence, warns)
 	}
 	if TextOnly(q[2]) || !TextOnly(q[0]) {
@@ -134,6 +135,19 @@ func TestLoadBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSessionGapWarning(t *testing.T) {
+	data := `[{"sample_id": "g", "conversation": {"speaker_a": "A", "speaker_b": "B",
+	  "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}],
+	  "session_3_date_time": "1:00 pm on 9 May, 2023", "session_3": [{"speaker": "B", "dia_id": "D3:1", "text": "yo"}]}}]`
+	convs, warns, err := Parse([]byte(data), "gap.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(convs[0].Sessions) != 2 || len(warns) != 1 || !strings.Contains(warns[0].Msg, `turn D3:1 is in the 2nd session, shown as "Session 2"`) {
+		t.Errorf("warnings %v", warns)
 	}
 }
 

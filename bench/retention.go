@@ -104,7 +104,7 @@ func AnswerTokenRecall(context, gold string) float64 {
 }
 
 // IsStopword reports whether TokenRecall ignores the normalised token tok
-// in a gold answer. The list is deliberately small (42 words): personal
+// in a gold answer. The list is deliberately small (45 words): personal
 // pronouns and possessives, forms of be/do/have, common prepositions, "or",
 // "as", "it", "its", "this", "that", "not" and "no". Articles and "and"
 // never reach it: normalisation removes them.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -84,9 +83,7 @@ func runCompress(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(env.Stdout, out)
 	}
 	_, err = io.WriteString(env.Stdout, out.Text)
 	fmt.Fprintf(env.Stderr, "swc: %s: %d tokens (budget %d), %d sessions dropped or cut\n", out.Strategy, out.Tokens, out.Budget, len(out.Dropped))
@@ -103,10 +100,8 @@ func runInspect(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
 		out.Text = ""
-		return enc.Encode(out)
+		return writeJSON(env.Stdout, out)
 	}
 	printInspect(env.Stdout, out, env.StdoutTTY && env.Vars["NO_COLOR"] == "")
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -70,7 +69,7 @@ func runMentions(ctx context.Context, env *Env, args []string) error {
 		ms = []mention.Mention{}
 	}
 	if *asJSON {
-		return mentionsJSON(env.Stdout, map[string]any{"mentions": ms})
+		return writeJSON(env.Stdout, map[string]any{"mentions": ms})
 	}
 	for _, m := range ms {
 		if err := printMention(env.Stdout, fmt.Sprintf("%d-%d", m.Start, m.End), m); err != nil {
@@ -119,7 +118,7 @@ func mentionsData(ctx context.Context, env *Env, path, ids string, asJSON bool) 
 		if turns == nil {
 			turns = []mentionsTurn{}
 		}
-		return mentionsJSON(env.Stdout, map[string]any{"turns": turns})
+		return writeJSON(env.Stdout, map[string]any{"turns": turns})
 	}
 	return nil
 }
@@ -129,8 +128,4 @@ func printMention(w io.Writer, where string, m mention.Mention) error {
 	return err
 }
 
-func mentionsJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+

@@ -86,9 +86,7 @@ func runPreserve(ctx context.Context, env *Env, args []string) error {
 	nc := len(rep.PerConversation)
 	fmt.Fprintf(env.Stderr, "swc: preserve: %d gists of %d conversation%s audited in %.2fs\n", gists, nc, plural(nc), time.Since(start).Seconds())
 	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(env.Stdout, rep)
 	}
 	return rep.WriteText(env.Stdout)
 }

@@ -81,9 +81,7 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 		for i, p := range rows {
 			out.Rows[i] = p.fields
 		}
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(env.Stdout, out)
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "category\tn\tF1\t95% CI\tjudge")

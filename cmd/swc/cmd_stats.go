@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -110,9 +109,7 @@ func runStats(ctx context.Context, env *Env, args []string) error {
 	}
 	r := computeStats(convs)
 	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(env.Stdout, r)
 	}
 	printStats(env.Stdout, r)
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -164,4 +165,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usagef("%s: %v", fs.Name(), err)
 	}
 	return nil
+}
+
+// writeJSON prints v as indented JSON, the form every --json flag uses.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -127,5 +127,3 @@ func printMention(w io.Writer, where string, m mention.Mention) error {
 	_, err := fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", where, m.Kind, m.Text, m.Value, m.Phrase)
 	return err
 }
-
-

@@ -1,11 +1,7 @@
 package openai
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -30,41 +26,13 @@ func classify(err error, now time.Time) retry.Verdict {
 			v.Kind = strings.ToLower(http.StatusText(v.Status))
 		}
 		if v.Msg == "" {
-			v.Msg = clip(apiErr.RawJSON(), 200)
+			v.Msg = retry.Clip(apiErr.RawJSON(), 200)
 		}
-		v.Retry = retryableStatus(v.Status)
+		v.Retry = retry.RetryableStatus(v.Status)
 		if apiErr.Response != nil {
 			v.After, _ = retry.After(apiErr.Response.Header, now)
 		}
 		return v
 	}
-	var (
-		netErr    net.Error
-		syntaxErr *json.SyntaxError
-	)
-	switch {
-	case errors.Is(err, context.Canceled):
-		return retry.Verdict{Kind: "canceled", Msg: err.Error()}
-	case errors.Is(err, context.DeadlineExceeded):
-		return retry.Verdict{Retry: true, Kind: retry.KindTimeout, Msg: err.Error()}
-	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return retry.Verdict{Retry: true, Kind: "connection error", Msg: err.Error()}
-	case errors.As(err, &syntaxErr):
-		return retry.Verdict{Retry: true, Kind: "malformed response", Msg: err.Error()}
-	}
-	return retry.Verdict{Kind: "error", Msg: err.Error()}
-}
-
-// retryableStatus reports whether an HTTP status is transient.
-func retryableStatus(status int) bool {
-	return status == http.StatusRequestTimeout || status == http.StatusConflict ||
-		status == http.StatusTooManyRequests || status >= 500
-}
-
-func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
+	return retry.Transport(err)
 }

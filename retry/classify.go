@@ -1,0 +1,49 @@
+package retry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// RetryableStatus reports whether an HTTP status is transient: 408, 409,
+// 429 and every 5xx (Anthropic's 529 overloaded included).
+func RetryableStatus(status int) bool {
+	return status == http.StatusRequestTimeout || status == http.StatusConflict ||
+		status == http.StatusTooManyRequests || status >= 500
+}
+
+// Transport classifies an error that is not a provider's API error:
+// deadlines, connection errors and truncated or malformed bodies are
+// retried; cancellation and anything else are not. Adapters call it after
+// recognising their SDK's API error type.
+func Transport(err error) Verdict {
+	var (
+		netErr    net.Error
+		syntaxErr *json.SyntaxError
+	)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return Verdict{Kind: "canceled", Msg: err.Error()}
+	case errors.Is(err, context.DeadlineExceeded):
+		return Verdict{Retry: true, Kind: KindTimeout, Msg: err.Error()}
+	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return Verdict{Retry: true, Kind: "connection error", Msg: err.Error()}
+	case errors.As(err, &syntaxErr):
+		return Verdict{Retry: true, Kind: "malformed response", Msg: err.Error()}
+	}
+	return Verdict{Kind: "error", Msg: err.Error()}
+}
+
+// Clip trims s and cuts it to n bytes, marking the cut with "…".
+func Clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,44 @@
+package retry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"testing"
+)
+
+func TestTransport(t *testing.T) {
+	var syntax error = &json.SyntaxError{Offset: 3}
+	tests := []struct {
+		err   error
+		retry bool
+		kind  string
+	}{
+		{context.Canceled, false, "canceled"},
+		{fmt.Errorf("post: %w", context.DeadlineExceeded), true, KindTimeout},
+		{&net.OpError{Op: "dial", Err: errors.New("connection refused")}, true, "connection error"},
+		{io.ErrUnexpectedEOF, true, "connection error"},
+		{fmt.Errorf("decode: %w", syntax), true, "malformed response"},
+		{errors.New("something else"), false, "error"},
+	}
+	for _, tt := range tests {
+		v := Transport(tt.err)
+		if v.Retry != tt.retry || v.Kind != tt.kind {
+			t.Errorf("Transport(%v) = %+v, want retry %v kind %q", tt.err, v, tt.retry, tt.kind)
+		}
+	}
+}
+
+func TestRetryableStatus(t *testing.T) {
+	for status, want := range map[int]bool{400: false, 401: false, 404: false, 408: true, 409: true, 422: false, 429: true, 500: true, 503: true, 529: true} {
+		if RetryableStatus(status) != want {
+			t.Errorf("RetryableStatus(%d) = %v", status, !want)
+		}
+	}
+	if Clip("  abcdef  ", 3) != "abc…" || Clip("ab", 3) != "ab" {
+		t.Error("Clip")
+	}
+}

@@ -101,7 +101,7 @@ func (s Schedule) String() string {
 		}
 		return "reactive"
 	case Idle:
-		return "idle:" + s.window().String()
+		return "idle:" + shortDuration(s.window())
 	}
 	return string(End)
 }
@@ -159,4 +159,16 @@ func (s Schedule) run(n, budget int, c *swc.Conversation, consolidate func(upto 
 		state, pending = t, 0
 	}
 	return points, nil
+}
+
+// shortDuration formats 6h as "6h" rather than "6h0m0s".
+func shortDuration(d time.Duration) string {
+	out := d.String()
+	if strings.HasSuffix(out, "m0s") {
+		out = out[:len(out)-2]
+	}
+	if strings.HasSuffix(out, "h0m") {
+		out = out[:len(out)-2]
+	}
+	return out
 }

@@ -259,6 +259,15 @@ func TestSchedules(t *testing.T) {
 	}
 }
 
+func TestScheduleString(t *testing.T) {
+	for in, want := range map[string]string{"idle": "idle:6h", "idle:90m": "idle:1h30m", "idle:45s": "idle:45s", "every-k": "every-3", "reactive:5000": "reactive:5000", "end": "end"} {
+		sc, err := ParseSchedule(in)
+		if err != nil || sc.String() != want {
+			t.Errorf("ParseSchedule(%q).String() = %q, %v; want %q", in, sc.String(), err, want)
+		}
+	}
+}
+
 func TestParseScheduleErrors(t *testing.T) {
 	for _, bad := range []string{"weekly", "every-0", "every-x", "reactive:-5", "idle:soon", "end:3", "reactive:50x", "every-3:9", "every-k:2x"} {
 		if _, err := ParseSchedule(bad); err == nil || swc.ErrorCode(err) != swc.EINVALID {

@@ -33,6 +33,9 @@ type Config struct {
 	Now func() time.Time
 	// Seed seeds the backoff jitter.
 	Seed uint64
+	// Limits, when set, are shared with other Runners and replace
+	// Concurrency and RPM.
+	Limits *Limits
 }
 
 // DefaultConfig returns the default settings.

@@ -36,9 +36,8 @@ type Verdict struct {
 // Runner runs calls with bounded concurrency, an optional rate limit and
 // retries with jittered exponential backoff. It is safe for concurrent use.
 type Runner struct {
-	cfg      Config
-	sem      chan struct{}
-	limit    *rate.Limiter // nil: unlimited
+	cfg Config
+	*Limits
 	mu       sync.Mutex
 	rnd      *rand.Rand
 	classify func(err error, now time.Time) Verdict
@@ -51,14 +50,33 @@ func New(cfg Config, classify func(err error, now time.Time) Verdict) *Runner {
 	cfg = cfg.WithDefaults()
 	r := &Runner{
 		cfg:      cfg,
-		sem:      make(chan struct{}, cfg.Concurrency),
+		Limits:   cfg.Limits,
 		rnd:      rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 		classify: classify,
 	}
-	if cfg.RPM > 0 {
-		r.limit = rate.NewLimiter(rate.Limit(cfg.RPM/60), 1)
+	if r.Limits == nil {
+		r.Limits = NewLimits(cfg.Concurrency, cfg.RPM)
 	}
 	return r
+}
+
+// Limits are a bound on requests in flight and an optional
+// requests-per-minute rate. Runners given the same Limits (Config.Limits)
+// share them: the clients of two models on one server stay within one
+// limit together.
+type Limits struct {
+	sem   chan struct{}
+	limit *rate.Limiter // nil: unlimited
+}
+
+// NewLimits returns limits of concurrency requests in flight (at least 1)
+// and rpm requests per minute, retries included (0: no rate limit).
+func NewLimits(concurrency int, rpm float64) *Limits {
+	l := &Limits{sem: make(chan struct{}, max(concurrency, 1))}
+	if rpm > 0 {
+		l.limit = rate.NewLimiter(rate.Limit(rpm/60), 1)
+	}
+	return l
 }
 
 // Do calls call, each attempt with its own deadline, until it succeeds,

@@ -222,3 +222,38 @@ func TestWithDefaults(t *testing.T) {
 		t.Errorf("WithDefaults = %+v", got)
 	}
 }
+
+// TestSharedLimits: two Runners given the same Limits never exceed its
+// concurrency together.
+func TestSharedLimits(t *testing.T) {
+	lim := NewLimits(1, 0)
+	a := New(Config{Limits: lim}, func(error, time.Time) Verdict { return Verdict{} })
+	b := New(Config{Limits: lim, Concurrency: 50}, func(error, time.Time) Verdict { return Verdict{} })
+	var inFlight, peak atomic.Int64
+	call := func(ctx context.Context) error {
+		n := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(time.Millisecond)
+		inFlight.Add(-1)
+		return nil
+	}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func(r *Runner) {
+			defer wg.Done()
+			if _, _, err := r.Do(context.Background(), call); err != nil {
+				t.Error(err)
+			}
+		}([]*Runner{a, b}[i%2])
+	}
+	wg.Wait()
+	if peak.Load() != 1 {
+		t.Errorf("peak concurrency %d across runners sharing a limit of 1", peak.Load())
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeProvider speaks the Anthropic Messages and OpenAI chat/embeddings
@@ -188,5 +189,20 @@ func TestNewEmbedder(t *testing.T) {
 		if _, err := newEmbedder(env, spec, o); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", spec, err, want)
 		}
+	}
+}
+
+// TestProvidersShareLimits: clients of one server share one set of limits;
+// another server gets its own.
+func TestProvidersShareLimits(t *testing.T) {
+	env := &Env{Vars: map[string]string{"ANTHROPIC_API_KEY": "k"}}
+	o := &providerOptions{concurrency: 2, timeout: time.Second, maxAttempts: 1}
+	for _, spec := range []string{"anthropic:claude-sonnet-4-6", "anthropic:claude-haiku-4-5-20251001", "ollama:llama3.1", "ollama:all-minilm"} {
+		if _, err := newLLM(env, spec, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(o.limits) != 2 {
+		t.Errorf("%d limit sets for two servers: %v", len(o.limits), o.limits)
 	}
 }

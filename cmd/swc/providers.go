@@ -5,6 +5,7 @@ import (
 	"flag"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/swc-project/swc"
@@ -27,6 +28,10 @@ type providerOptions struct {
 	// HTTP client; nil means the adapters' defaults.
 	sleep      func(ctx context.Context, d time.Duration) error
 	httpClient *http.Client
+	// limits are shared by every client of one server (provider and base
+	// URL), so --concurrency and --rpm bound the run, not each model.
+	limitsMu sync.Mutex
+	limits   map[string]*retry.Limits
 }
 
 // providerSleepHook, when set by tests, replaces the adapters' backoff
@@ -62,11 +67,22 @@ func (o *providerOptions) validate() error {
 	return nil
 }
 
-// retryConfig returns the retry settings o gives every provider.
-func (o *providerOptions) retryConfig() retry.Config {
+// retryConfig returns the retry settings o gives the clients of server
+// (provider and base URL); they share one set of limits.
+func (o *providerOptions) retryConfig(server string) retry.Config {
+	o.limitsMu.Lock()
+	defer o.limitsMu.Unlock()
+	if o.limits == nil {
+		o.limits = map[string]*retry.Limits{}
+	}
+	l := o.limits[server]
+	if l == nil {
+		l = retry.NewLimits(o.concurrency, o.rpm)
+		o.limits[server] = l
+	}
 	return retry.Config{
 		Timeout: o.timeout, MaxAttempts: o.maxAttempts, Concurrency: o.concurrency,
-		RPM: o.rpm, Sleep: o.sleep,
+		RPM: o.rpm, Sleep: o.sleep, Limits: l,
 	}
 }
 
@@ -98,10 +114,11 @@ func pick(vals ...string) string {
 // ollama (no key). valid lists the providers the caller accepts, for the
 // usage error about an unknown one.
 func (o *providerOptions) openaiConfig(env *Env, provider, valid string) (openai.Config, string, error) {
-	cfg := openai.Config{Provider: provider, HTTPClient: o.httpClient, Config: o.retryConfig()}
+	cfg := openai.Config{Provider: provider, HTTPClient: o.httpClient}
 	switch provider {
 	case "openai":
 		cfg.BaseURL = pick(o.openaiBaseURL, env.Vars["OPENAI_BASE_URL"], openai.DefaultBaseURL)
+		cfg.Config = o.retryConfig("openai|" + cfg.BaseURL)
 		key := env.Vars["OPENAI_API_KEY"]
 		if key == "" && strings.TrimRight(cfg.BaseURL, "/") == openai.DefaultBaseURL {
 			return cfg, "", usagef("openai: set OPENAI_API_KEY (or point --openai-base-url / OPENAI_BASE_URL at a server without keys)")
@@ -109,6 +126,7 @@ func (o *providerOptions) openaiConfig(env *Env, provider, valid string) (openai
 		return cfg, key, nil
 	case "ollama":
 		cfg.BaseURL = pick(o.ollamaBaseURL, env.Vars["OLLAMA_BASE_URL"], openai.OllamaBaseURL)
+		cfg.Config = o.retryConfig("ollama|" + cfg.BaseURL)
 		return cfg, "", nil
 	}
 	return cfg, "", usagef("unknown provider %q (want %s)", provider, valid)
@@ -131,10 +149,8 @@ func newLLM(env *Env, spec string, o *providerOptions) (swc.LLM, error) {
 		if key == "" {
 			return nil, usagef("%s: set ANTHROPIC_API_KEY", spec)
 		}
-		cfg := anthropic.Config{
-			BaseURL:    pick(o.anthropicBaseURL, env.Vars["ANTHROPIC_BASE_URL"]),
-			HTTPClient: o.httpClient, Config: o.retryConfig(),
-		}
+		base := pick(o.anthropicBaseURL, env.Vars["ANTHROPIC_BASE_URL"])
+		cfg := anthropic.Config{BaseURL: base, HTTPClient: o.httpClient, Config: o.retryConfig("anthropic|" + base)}
 		return anthropic.New(model, key, cfg)
 	}
 	cfg, key, err := o.openaiConfig(env, provider, providers)

@@ -83,34 +83,7 @@ func TestBlindTemporal(t *testing.T) {
 // TestBlindEntities scores entity precision and recall.
 func TestBlindEntities(t *testing.T) {
 	cases := readJSONL[entityCase](t, "testdata/blind_entities.jsonl")
-	var gold, pred, tp, found int
-	for _, c := range cases {
-		got := Entities(c.Text, c.Speakers)
-		pred += len(got)
-		gold += len(c.Entities)
-		for _, m := range got {
-			hit := false
-			for _, g := range c.Entities {
-				hit = hit || overlaps(m.Start, m.End, g.Start, g.End)
-			}
-			if hit {
-				tp++
-			} else {
-				t.Logf("false positive %s: %q", c.TurnID, m.Text)
-			}
-		}
-		for _, g := range c.Entities {
-			hit := false
-			for _, m := range got {
-				hit = hit || overlaps(m.Start, m.End, g.Start, g.End)
-			}
-			if hit {
-				found++
-			} else {
-				t.Logf("missed %s: %q", c.TurnID, g.Text)
-			}
-		}
-	}
+	gold, pred, tp, found := scoreEntities(t, cases)
 	if gold < 150 || pred == 0 {
 		t.Fatalf("blind fixture too small: %d entity spans, %d predicted", gold, pred)
 	}

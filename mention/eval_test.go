@@ -167,7 +167,22 @@ type entityCase struct {
 // hand-checked LoCoMo turns.
 func TestEntityFixture(t *testing.T) {
 	cases := readJSONL[entityCase](t, "testdata/entities.jsonl")
-	var gold, pred, tp, found int
+	gold, pred, tp, found := scoreEntities(t, cases)
+	p, r := float64(tp)/float64(pred), float64(found)/float64(gold)
+	t.Logf("entities: %d gold, %d predicted; precision %.3f recall %.3f", gold, pred, p, r)
+	if gold < 200 {
+		t.Errorf("fixture has %d entity spans, want at least 200", gold)
+	}
+	if p < 0.85 {
+		t.Errorf("entity precision %.3f, want >= 0.85", p)
+	}
+}
+
+// scoreEntities counts gold and predicted entity spans over cases, the
+// predictions that overlap a gold span (tp) and the gold spans found,
+// logging every false positive and miss.
+func scoreEntities(t *testing.T, cases []entityCase) (gold, pred, tp, found int) {
+	t.Helper()
 	for _, c := range cases {
 		got := Entities(c.Text, c.Speakers)
 		pred += len(got)
@@ -195,12 +210,5 @@ func TestEntityFixture(t *testing.T) {
 			}
 		}
 	}
-	p, r := float64(tp)/float64(pred), float64(found)/float64(gold)
-	t.Logf("entities: %d gold, %d predicted; precision %.3f recall %.3f", gold, pred, p, r)
-	if gold < 200 {
-		t.Errorf("fixture has %d entity spans, want at least 200", gold)
-	}
-	if p < 0.85 {
-		t.Errorf("entity precision %.3f, want >= 0.85", p)
-	}
+	return gold, pred, tp, found
 }

@@ -1,4 +1,4 @@
-module github.com/swc-project/swc
+module github.com/swcmem/swc
 
 go 1.26.8
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

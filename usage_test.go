@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func TestPriceOf(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/retry"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/retry"
 )
 
 const testModel = "claude-haiku-4-5-20251001"

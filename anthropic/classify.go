@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swc-project/swc/retry"
+	"github.com/swcmem/swc/retry"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 )

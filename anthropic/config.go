@@ -3,7 +3,7 @@ package anthropic
 import (
 	"net/http"
 
-	"github.com/swc-project/swc/retry"
+	"github.com/swcmem/swc/retry"
 )
 
 // DefaultBaseURL is the Anthropic API base URL, without /v1 (the SDK adds it).

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/retry"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/retry"
 )
 
 var integration = flag.Bool("integration", false, "run the conformance suite against the real API (needs ANTHROPIC_API_KEY; model from SWC_TEST_ANTHROPIC_MODEL)")

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // toParams translates req into a Messages API request for model, using

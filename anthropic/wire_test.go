@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func TestToParams(t *testing.T) {

@@ -6,8 +6,8 @@ package baseline
 import (
 	"context"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // turnRef is one turn in conversation order.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 type fakeGister struct {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // Sliding keeps the most recent turns and condenses everything older into

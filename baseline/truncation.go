@@ -3,8 +3,8 @@ package baseline
 import (
 	"context"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // Truncation keeps the most recent turns that fit the budget, with session 0

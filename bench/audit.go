@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // Audit answer kinds: deliberately wrong answers shown to the judge.

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // DefaultResamples is the number of bootstrap resamples used when a caller

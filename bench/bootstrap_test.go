@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func bernoulli(n int, p float64, seed uint64) []float64 {

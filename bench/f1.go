@@ -3,8 +3,8 @@ package bench
 import (
 	"strings"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/porter"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/porter"
 )
 
 // F1 returns LoCoMo's score for one answer, as eval_question_answering in

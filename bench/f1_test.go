@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 type f1Case struct {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // QAInstruction follows the compressed context in every QA request. It is

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // Runner runs one benchmark. Strategies, Conversations and Store are

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // fakeLLM answers with a function of the request.

@@ -3,7 +3,7 @@ package bench
 import (
 	"strconv"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // DefaultPairs are the paired differences reported when both conditions

@@ -1,8 +1,8 @@
 package bench
 
 import (
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/preserve"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/preserve"
 )
 
 // The metric names of results.jsonl and summary.json.

@@ -3,7 +3,7 @@ package consolidate
 import (
 	"fmt"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // estimate returns the plan's token count as the sum of its blocks and

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // chunk is one session's state while a plan is built and cut to budget.

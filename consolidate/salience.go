@@ -6,7 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // signals computes the three salience signals of every session of c

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // ScheduleKind names when consolidation runs during replay (SPEC §2.5).

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // Weights of the three salience signals.

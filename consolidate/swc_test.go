@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 func newTest(g swc.Gister) *SWC {

@@ -10,7 +10,7 @@ import (
 	"math"
 	"slices"
 
-	swc "github.com/swc-project/swc"
+	swc "github.com/swcmem/swc"
 )
 
 // Lexical is the offline default embedder (Name "lexical"). Each Embed call

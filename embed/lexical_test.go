@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 	"math"
 	"math/rand/v2"
 	"os"

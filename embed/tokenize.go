@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/swc-project/swc/porter"
+	"github.com/swcmem/swc/porter"
 )
 
 // vocab numbers the index terms of a batch. words memoises, per raw

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	swc "github.com/swc-project/swc"
+	swc "github.com/swcmem/swc"
 )
 
 // Defaults of the Extractive settings.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	swc "github.com/swc-project/swc"
+	swc "github.com/swcmem/swc"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	swc "github.com/swc-project/swc"
+	swc "github.com/swcmem/swc"
 )
 
 // The gist prompts. PromptFull and PromptTemporal are the paper's, verbatim

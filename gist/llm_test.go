@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	swc "github.com/swc-project/swc"
+	swc "github.com/swcmem/swc"
 )
 
 // fakeLLM is an swc.LLM built from a function.

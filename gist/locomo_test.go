@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	swc "github.com/swc-project/swc"
+	swc "github.com/swcmem/swc"
 )
 
 // locomoSessions returns every LoCoMo session rendered as a gister input:

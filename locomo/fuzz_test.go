@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // FuzzParse checks that no input makes the loader panic, and that whatever

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // Warning is a problem in the data that does not stop it from being used,

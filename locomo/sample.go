@@ -4,7 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 //go:embed sample.json

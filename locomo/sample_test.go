@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func TestSample(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // ImageWords are the words whose presence in a question (whole word,

@@ -3,7 +3,7 @@ package openai
 import (
 	"net/http"
 
-	"github.com/swc-project/swc/retry"
+	"github.com/swcmem/swc/retry"
 )
 
 // DefaultBaseURL is the OpenAI API base URL. Base URLs of this package

@@ -5,8 +5,8 @@ import (
 	"sync"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/retry"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/retry"
 )
 
 var _ swc.Embedder = (*Embedder)(nil)

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/retry"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/retry"
 )
 
 var integration = flag.Bool("integration", false, "run the conformance suite against a real endpoint: OPENAI_API_KEY (and OPENAI_BASE_URL) for OpenAI, or SWC_TEST_OPENAI_BASE_URL for a keyless server; models from SWC_TEST_OPENAI_MODEL and SWC_TEST_OPENAI_EMBED_MODEL")

@@ -10,8 +10,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/retry"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/retry"
 )
 
 var _ swc.LLM = (*LLM)(nil)

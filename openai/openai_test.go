@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/retry"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/retry"
 )
 
 func chatBody(text string) string {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // toChatParams translates req into a chat-completions request for model,

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func TestToChatParams(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/mention"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mention"
 )
 
 // DefaultExamples is how many lost mentions a report quotes per type and

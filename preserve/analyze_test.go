@@ -4,13 +4,13 @@ import (
 	"context"
 	"testing"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/baseline"
-	"github.com/swc-project/swc/consolidate"
-	"github.com/swc-project/swc/embed"
-	"github.com/swc-project/swc/gist"
-	"github.com/swc-project/swc/locomo"
-	"github.com/swc-project/swc/mention"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/baseline"
+	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/embed"
+	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/mention"
 )
 
 // offlineStrategies builds the five gisting conditions the way the CLI

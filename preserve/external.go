@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // ExternalGist is one gist made outside swc, a line of a --gists file:

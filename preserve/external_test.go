@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/locomo"
-	"github.com/swc-project/swc/mention"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/mention"
 )
 
 func loadFixture(t testing.TB) ([]*swc.Conversation, []ExternalGist) {

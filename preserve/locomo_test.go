@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc/locomo"
+	"github.com/swcmem/swc/locomo"
 )
 
 var locomoPath = filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/swc-project/swc/locomo"
+	"github.com/swcmem/swc/locomo"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/swc-project/swc/bench"
+	"github.com/swcmem/swc/bench"
 )
 
 // CSV writes s as summary.csv: a header, then one row per condition ×

@@ -6,7 +6,7 @@ import (
 	"html/template"
 	"io"
 
-	"github.com/swc-project/swc/bench"
+	"github.com/swcmem/swc/bench"
 )
 
 // htmlSection is a section with its chart, if any, as trusted SVG.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/swc-project/swc/bench"
+	"github.com/swcmem/swc/bench"
 )
 
 // Title is the heading of the Markdown and HTML reports.

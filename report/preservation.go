@@ -1,8 +1,8 @@
 package report
 
 import (
-	"github.com/swc-project/swc/bench"
-	"github.com/swc-project/swc/preserve"
+	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/preserve"
 )
 
 var preservationNames = map[string]string{preserve.Temporal: "Temporal", preserve.Entity: "Named entity", preserve.Event: "Event"}

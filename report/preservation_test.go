@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/preserve"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/preserve"
 )
 
 // analyzedReport runs the preservation analysis on a two-turn

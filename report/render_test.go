@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swc-project/swc/bench"
+	"github.com/swcmem/swc/bench"
 )
 
 func TestGolden(t *testing.T) {

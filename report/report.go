@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/swc-project/swc/bench"
+	"github.com/swcmem/swc/bench"
 )
 
 // categoryNames names LoCoMo's categories as the paper does.

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/bench"
-	"github.com/swc-project/swc/preserve"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/preserve"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")

@@ -3,8 +3,8 @@ package report
 import (
 	"fmt"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/bench"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bench"
 )
 
 // This file builds the sections about what the run did: tiers, context

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/swc-project/swc/bench"
+	"github.com/swcmem/swc/bench"
 )
 
 // Files are the names WriteAll writes in its directory.

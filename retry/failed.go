@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // Failed returns the error of a call to provider's model that failed for

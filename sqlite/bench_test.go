@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // fillGists stores n gists and returns their keys.

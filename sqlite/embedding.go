@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // lookupBatch bounds the number of keys in one IN (...) query or one write

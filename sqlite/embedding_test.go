@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func TestVectorEncoding(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // fakeGister, fakeLLM and fakeEmbedder are fakes built from function fields.

@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // Hash returns the lowercase hex SHA-256 of s.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func TestHash(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // ResponseKey identifies one response cache entry: the provider, the model

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func baseRequest() swc.LLMRequest {

@@ -1,6 +1,6 @@
 package tokens
 
-import "github.com/swc-project/swc"
+import "github.com/swcmem/swc"
 
 // The token costs of the parts of a rendered context (swc.Render), which
 // strategies add up while they fit a budget. A rendered context's exact

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 // defaultJudge is the paper's judge model.

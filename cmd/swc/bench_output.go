@@ -6,9 +6,9 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/bench"
-	"github.com/swc-project/swc/locomo"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/locomo"
 )
 
 // finishSummary adds what the runner does not compute: usage, the judge

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/bench"
-	"github.com/swc-project/swc/preserve"
-	"github.com/swc-project/swc/report"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/preserve"
+	"github.com/swcmem/swc/report"
 )
 
 // writeReports writes summary.csv, report.md and report.html.

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/swc-project/swc/bench"
+	"github.com/swcmem/swc/bench"
 )
 
 // TestHelperBenchProcess is not a test: TestBenchResumeAfterKill runs the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 
-	"github.com/swc-project/swc/sqlite"
+	"github.com/swcmem/swc/sqlite"
 )
 
 // cacheFlags select the REM/response cache file.

@@ -7,12 +7,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/consolidate"
-	"github.com/swc-project/swc/embed"
-	"github.com/swc-project/swc/gist"
-	"github.com/swc-project/swc/locomo"
-	"github.com/swc-project/swc/sqlite"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/embed"
+	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/sqlite"
 )
 
 // countingGister is a gister fake that counts its calls.

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/bench"
-	"github.com/swc-project/swc/locomo"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/tokens"
 )
 
 func init() {

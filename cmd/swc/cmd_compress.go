@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func init() {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swc-project/swc/mention"
+	"github.com/swcmem/swc/mention"
 )
 
 func init() {

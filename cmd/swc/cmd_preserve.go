@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/preserve"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/preserve"
 )
 
 func init() {

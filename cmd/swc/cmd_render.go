@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/swc-project/swc"
+	"github.com/swcmem/swc"
 )
 
 func init() {

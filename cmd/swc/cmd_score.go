@@ -13,8 +13,8 @@ import (
 	"sync"
 	"text/tabwriter"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/bench"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bench"
 )
 
 func init() {

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/locomo"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/tokens"
 )
 
 func init() {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc/tokens"
 )
 
 func init() {

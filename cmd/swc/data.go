@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/locomo"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/locomo"
 )
 
 // loadConversations reads a LoCoMo-format file, or the built-in sample when

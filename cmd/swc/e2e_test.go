@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swc-project/swc/bench"
+	"github.com/swcmem/swc/bench"
 )
 
 // fakeAnthropic speaks the Messages API: gists for system prompts that

@@ -7,13 +7,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/baseline"
-	"github.com/swc-project/swc/consolidate"
-	"github.com/swc-project/swc/embed"
-	"github.com/swc-project/swc/gist"
-	"github.com/swc-project/swc/mention"
-	"github.com/swc-project/swc/sqlite"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/baseline"
+	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/embed"
+	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/sqlite"
 )
 
 // conditionNames lists every strategy, in the order reports show them.

@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/anthropic"
-	"github.com/swc-project/swc/openai"
-	"github.com/swc-project/swc/retry"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/anthropic"
+	"github.com/swcmem/swc/openai"
+	"github.com/swcmem/swc/retry"
 )
 
 // providerOptions are the settings of every command that calls an LLM or

@@ -6,10 +6,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/gist"
-	"github.com/swc-project/swc/openai"
-	"github.com/swc-project/swc/sqlite"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/openai"
+	"github.com/swcmem/swc/sqlite"
 )
 
 // cacheDB opens the cache file once, on first use (nil with --no-cache).

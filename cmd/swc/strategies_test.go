@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/swc-project/swc"
-	"github.com/swc-project/swc/consolidate"
-	"github.com/swc-project/swc/locomo"
-	"github.com/swc-project/swc/tokens"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/tokens"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -1,20 +1,52 @@
 package swc
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Role of a chat message.
 type Role string
 
-// Message roles.
+// Message roles. System and developer messages are instructions, never
+// compressed; tool messages carry the result of an assistant's tool call.
 const (
+	RoleSystem    Role = "system"
+	RoleDeveloper Role = "developer"
 	RoleUser      Role = "user"
 	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
 )
 
-// Message is one chat message.
+// Message is one chat message in a provider-neutral form: what an LLM
+// adapter sends (Role and Content only) and what an agent's history holds
+// (SPEC §8). Content is the message's text; parts that are not text are
+// kept as a placeholder naming their type ("[image]").
 type Message struct {
 	Role    Role   `json:"role"`
 	Content string `json:"content"`
+
+	// ID identifies the message within its conversation (optional; the
+	// service skips a message whose ID it already stored).
+	ID string `json:"id,omitempty"`
+	// Name is the speaker's name, when the format carries one.
+	Name string `json:"name,omitempty"`
+	// ToolCalls are the tool calls an assistant message makes.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID is, for a tool message, the ID of the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Time is when the message was sent; zero when unknown.
+	Time time.Time `json:"timestamp,omitzero"`
+	// Session is an explicit session id; empty lets sessionisation decide.
+	Session string `json:"session,omitempty"`
+}
+
+// ToolCall is one call of a tool by an assistant message. Arguments is the
+// call's JSON arguments as text, unchanged.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // LLMRequest is a provider-neutral chat request.

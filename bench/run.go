@@ -97,6 +97,7 @@ func (r *Runner) Run(ctx context.Context) (Contexts, error) {
 // askAll scores the questions of one conversation under one condition.
 func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, filter func(swc.Question) bool, conc int, tick func()) error {
 	idx := NewIndex(x.Text)
+	sup := NewSupport(x.Text)
 	kept := VerbatimSet(x.Verbatim)
 	ctxTokens := x.Tokens
 	var (
@@ -121,7 +122,7 @@ func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversati
 		go func(q swc.Question) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			row := r.ask(ctx, condition, c, x, idx, kept, ctxTokens, q)
+			row := r.ask(ctx, condition, c, x, idx, sup, kept, ctxTokens, q)
 			if ctx.Err() != nil && row.Error != "" {
 				return // cancelled: leave it for the rerun
 			}
@@ -141,7 +142,7 @@ func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversati
 }
 
 // ask scores one question.
-func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, idx *Index, kept map[string]bool, ctxTokens int, q swc.Question) Row {
+func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, idx *Index, sup *Support, kept map[string]bool, ctxTokens int, q swc.Question) Row {
 	gold := GoldFor(q)
 	row := Row{
 		Condition: condition, Conversation: c.ID, QuestionID: q.ID, Category: int(q.Category),
@@ -151,6 +152,7 @@ func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation,
 	if q.Category != swc.Adversarial {
 		row.Metrics[MetricAnswerRetention] = idx.Retention(gold)
 		row.Metrics[MetricAnswerTokenRecall] = idx.TokenRecall(gold)
+		row.Metrics[MetricSupportRecall] = sup.Recall(q.Question, gold, SupportK)
 	}
 	if share, ok := EvidenceRetention(kept, q.Evidence); ok {
 		row.Metrics[MetricEvidenceRetention] = share

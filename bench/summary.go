@@ -10,12 +10,16 @@ const (
 	MetricAnswerRetention   = "answer_retention"
 	MetricAnswerTokenRecall = "answer_token_recall"
 	MetricEvidenceRetention = "evidence_retention"
-	MetricF1                = "f1"
-	MetricJudge             = "judge"
+	// MetricSupportRecall is support_recall@k with k = SupportK: the gold's
+	// content tokens inside the k context lines BM25 ranks best for the
+	// question (see Support).
+	MetricSupportRecall = "support_recall@5"
+	MetricF1            = "f1"
+	MetricJudge         = "judge"
 )
 
 // Metrics lists the metric names in report order.
-var Metrics = []string{MetricJudge, MetricF1, MetricAnswerRetention, MetricAnswerTokenRecall, MetricEvidenceRetention}
+var Metrics = []string{MetricJudge, MetricF1, MetricAnswerRetention, MetricAnswerTokenRecall, MetricSupportRecall, MetricEvidenceRetention}
 
 // CategoryKeys lists the category keys of summaries in report order: each
 // category, then "1-4" (categories 1–4 together, the paper's primary

@@ -150,6 +150,8 @@ func metricLabel(m string) string {
 		return "answer retention"
 	case bench.MetricAnswerTokenRecall:
 		return "answer-token recall"
+	case bench.MetricSupportRecall:
+		return "support recall@5"
 	case bench.MetricEvidenceRetention:
 		return "evidence retention"
 	}

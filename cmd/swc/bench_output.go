@@ -48,7 +48,7 @@ func printBenchTable(w io.Writer, sum *bench.Summary) {
 	}
 	fmt.Fprintf(w, "%s (mean [95%% CI]), matched set n = %d\n", metric, sum.Matched.N)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "condition\tcats 1-4\tcat 1\tcat 2\tcat 3\tcat 4\tTok/Q\tmax ctx")
+	fmt.Fprintln(tw, "condition\tcats 1-4\tcat 1\tcat 2\tcat 3\tcat 4\tsupport@5 1-4\tTok/Q\tmax ctx")
 	for _, name := range sum.Order {
 		cs := sum.Conditions[name]
 		if cs == nil {
@@ -58,7 +58,7 @@ func printBenchTable(w io.Writer, sum *bench.Summary) {
 		for _, k := range []string{"1", "2", "3", "4"} {
 			fmt.Fprintf(tw, "%s\t", cell(cs, k, metric, false))
 		}
-		fmt.Fprintf(tw, "%.0f\t%d\n", cs.TokPerQ, cs.MaxContextTokens)
+		fmt.Fprintf(tw, "%s\t%.0f\t%d\n", cell(cs, "1-4", bench.MetricSupportRecall, false), cs.TokPerQ, cs.MaxContextTokens)
 	}
 	tw.Flush()
 }

@@ -1,0 +1,177 @@
+package chat
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/swcmem/swc"
+)
+
+// Format names an input format.
+type Format string
+
+// The formats of SPEC §8. Auto asks Parse to detect the format.
+const (
+	Auto      Format = "auto"
+	OpenAI    Format = "openai"
+	Anthropic Format = "anthropic"
+	JSONL     Format = "jsonl"
+	LoCoMo    Format = "locomo"
+)
+
+// Formats lists the formats an input can be in, in the order Detect tries them.
+var Formats = []Format{OpenAI, Anthropic, JSONL, LoCoMo}
+
+// ParseFormat returns the format named s ("" means Auto), or an EINVALID
+// error listing the known names.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
+	case "", Auto:
+		return Auto, nil
+	case OpenAI, Anthropic, JSONL, LoCoMo:
+		return f, nil
+	}
+	return "", swc.Errorf(swc.EINVALID, "unknown format %q (want auto, openai, anthropic, jsonl or locomo)", s)
+}
+
+// tried is the end of Detect's error: what it looked for.
+const tried = "tried openai (a message array, a {\"messages\":…} request body, or JSONL with \"role\"), anthropic (a request body with \"system\" or tool_use/tool_result blocks), jsonl (lines of {\"time\",\"speaker\",\"text\"}) and locomo (an array of samples with \"conversation\")"
+
+// Detect returns the format of data by its shape, or an EINVALID error
+// naming the formats it tried. It reads structure only; Parse reports what
+// is wrong inside a message.
+func Detect(data []byte) (Format, error) {
+	data = bytes.TrimSpace(trimBOM(data))
+	if len(data) == 0 {
+		return "", swc.Errorf(swc.EINVALID, "empty input: no messages")
+	}
+	switch data[0] {
+	case '[':
+		var arr []json.RawMessage
+		if err := json.Unmarshal(data, &arr); err != nil {
+			return "", swc.Errorf(swc.EINVALID, "cannot detect the format: input starts with '[' but is not a JSON array (%s); %s", jsonErr(err), tried)
+		}
+		if len(arr) == 0 {
+			return OpenAI, nil // Parse reports the empty list
+		}
+		keys := objectKeys(arr[0])
+		switch {
+		case keys["conversation"] || keys["sample_id"] || keys["qa"]:
+			return LoCoMo, nil
+		case keys["speaker"]:
+			return JSONL, nil
+		case keys["role"]:
+			if anthropicBlocks(arr) {
+				return Anthropic, nil
+			}
+			return OpenAI, nil
+		}
+		return "", swc.Errorf(swc.EINVALID, "cannot detect the format: the first element has none of \"role\", \"speaker\", \"conversation\"; %s", tried)
+	case '{':
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(data, &obj); err == nil {
+			return detectObject(obj)
+		}
+		// Several values: JSONL. The first line decides; Parse rejects
+		// lines of another format.
+		line, _, _ := bytes.Cut(data, []byte("\n"))
+		if err := json.Unmarshal(bytes.TrimSpace(line), &obj); err != nil {
+			return "", swc.Errorf(swc.EINVALID, "cannot detect the format: line 1 is not a JSON object (%s); %s", jsonErr(err), tried)
+		}
+		switch lineFormat(obj) {
+		case OpenAI:
+			return OpenAI, nil
+		case JSONL:
+			return JSONL, nil
+		}
+		return "", swc.Errorf(swc.EINVALID, "cannot detect the format: line 1 has neither \"role\" nor \"speaker\"; %s", tried)
+	}
+	return "", swc.Errorf(swc.EINVALID, "cannot detect the format: input is not JSON or JSONL; %s", tried)
+}
+
+func detectObject(obj map[string]json.RawMessage) (Format, error) {
+	if msgs, ok := obj["messages"]; ok {
+		if _, ok := obj["system"]; ok {
+			return Anthropic, nil
+		}
+		var arr []json.RawMessage
+		if json.Unmarshal(msgs, &arr) == nil && anthropicBlocks(arr) {
+			return Anthropic, nil
+		}
+		return OpenAI, nil
+	}
+	if _, ok := obj["conversation"]; ok {
+		return LoCoMo, nil
+	}
+	switch lineFormat(obj) {
+	case OpenAI:
+		return OpenAI, nil
+	case JSONL:
+		return JSONL, nil
+	}
+	return "", swc.Errorf(swc.EINVALID, "cannot detect the format: a JSON object without \"messages\", \"role\" or \"speaker\"; %s", tried)
+}
+
+// lineFormat classifies one JSONL line: OpenAI for a message with "role",
+// JSONL for {"speaker","text"}, "" otherwise.
+func lineFormat(obj map[string]json.RawMessage) Format {
+	_, role := obj["role"]
+	_, speaker := obj["speaker"]
+	switch {
+	case speaker && !role:
+		return JSONL
+	case role && !speaker:
+		return OpenAI
+	case role && speaker:
+		return JSONL // a jsonl line may say its role
+	}
+	return ""
+}
+
+// anthropicBlocks reports whether any message has content blocks only
+// Anthropic's API uses (tool_use, tool_result, or an image with a source).
+func anthropicBlocks(msgs []json.RawMessage) bool {
+	for _, m := range msgs {
+		var v struct {
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(m, &v) != nil || len(v.Content) == 0 || v.Content[0] != '[' {
+			continue
+		}
+		var blocks []struct {
+			Type   string          `json:"type"`
+			Source json.RawMessage `json:"source"`
+		}
+		if json.Unmarshal(v.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_use" || b.Type == "tool_result" || len(b.Source) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func objectKeys(raw json.RawMessage) map[string]bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	keys := make(map[string]bool, len(obj))
+	for k := range obj {
+		keys[k] = true
+	}
+	return keys
+}
+
+func trimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }
+
+// jsonErr shortens a JSON decoding error to one line.
+func jsonErr(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "json: ")
+	return s
+}

@@ -1,0 +1,219 @@
+package chat
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/swcmem/swc"
+)
+
+// Input is a parsed message list and what is needed to send it back
+// unchanged.
+type Input struct {
+	Format   Format
+	Messages []swc.Message
+	// Where[i] names where Messages[i] came from ("messages[3]", "line 4",
+	// "messages[2].content[1]"); errors quote it.
+	Where []string
+	// Origin[i] is the index, in Raw, of the source message Messages[i]
+	// came from. An Anthropic message with tool_result blocks becomes
+	// several messages with one origin.
+	Origin []int
+	// Raw holds the source messages (openai and anthropic) byte for byte,
+	// so that messages kept by compression can be passed on unchanged.
+	Raw []json.RawMessage
+	// Body is the request body's top-level fields when the input was a
+	// request body ("model", "tools", "system", …; "messages" included).
+	Body map[string]json.RawMessage
+	// Warnings are usable oddities, for stderr.
+	Warnings []string
+}
+
+// Parse reads data in format f (Auto detects it) into an Input whose
+// messages passed Validate. It returns an EINVALID error naming the
+// message index and field for bad input, and for the locomo format (which
+// holds conversations, not messages: use the locomo package).
+func Parse(data []byte, f Format) (*Input, error) {
+	if f == "" || f == Auto {
+		var err error
+		if f, err = Detect(data); err != nil {
+			return nil, err
+		}
+	}
+	data = bytes.TrimSpace(trimBOM(data))
+	var in *Input
+	var err error
+	switch f {
+	case OpenAI:
+		in, err = parseOpenAI(data)
+	case Anthropic:
+		in, err = parseAnthropic(data)
+	case JSONL:
+		in, err = parseJSONL(data)
+	case LoCoMo:
+		return nil, swc.Errorf(swc.EINVALID, "locomo input holds conversations, not messages: load it with the locomo package")
+	default:
+		return nil, swc.Errorf(swc.EINVALID, "unknown format %q", f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	in.Format = f
+	if err := Validate(in.Messages, in.Where); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// splitTop returns the elements of a JSON array, or the lines of JSONL
+// (with their names "line N"), checking each is valid UTF-8. jsonlOK says
+// whether JSONL is accepted.
+func splitTop(data []byte, what string) (elems []json.RawMessage, where []string, isLines bool, err error) {
+	if len(data) == 0 {
+		return nil, nil, false, swc.Errorf(swc.EINVALID, "empty input: no messages")
+	}
+	if data[0] == '[' {
+		if err := json.Unmarshal(data, &elems); err != nil {
+			return nil, nil, false, swc.Errorf(swc.EINVALID, "%s: not a JSON array: %s", what, jsonErr(err))
+		}
+		where = make([]string, len(elems))
+		for i, e := range elems {
+			where[i] = fmt.Sprintf("%s[%d]", what, i)
+			if !utf8.Valid(e) {
+				return nil, nil, false, swc.Errorf(swc.EINVALID, "%s: not valid UTF-8", where[i])
+			}
+		}
+		return elems, where, false, nil
+	}
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		w := fmt.Sprintf("line %d", n+1)
+		if !utf8.Valid(line) {
+			return nil, nil, true, swc.Errorf(swc.EINVALID, "%s: not valid UTF-8", w)
+		}
+		if line[0] != '{' || !json.Valid(line) {
+			return nil, nil, true, swc.Errorf(swc.EINVALID, "%s: not a JSON object", w)
+		}
+		elems = append(elems, json.RawMessage(line))
+		where = append(where, w)
+	}
+	return elems, where, true, nil
+}
+
+// meta is what every message format may carry besides its content.
+type meta struct {
+	ID        json.RawMessage `json:"id"`
+	Timestamp json.RawMessage `json:"timestamp"`
+	CreatedAt json.RawMessage `json:"created_at"`
+	Session   json.RawMessage `json:"session"`
+}
+
+// apply sets m's ID, Time and Session from the metadata, or returns an
+// error naming the field.
+func (md meta) apply(m *swc.Message, where string) error {
+	var err error
+	if m.ID, err = scalar(md.ID); err != nil {
+		return swc.Errorf(swc.EINVALID, "%s.id: %v", where, err)
+	}
+	if m.Session, err = scalar(md.Session); err != nil {
+		return swc.Errorf(swc.EINVALID, "%s.session: %v", where, err)
+	}
+	if len(md.Timestamp) > 0 && string(md.Timestamp) != "null" {
+		if m.Time, err = parseTime(md.Timestamp, false); err != nil {
+			return swc.Errorf(swc.EINVALID, "%s.timestamp: %v", where, err)
+		}
+	} else if len(md.CreatedAt) > 0 && string(md.CreatedAt) != "null" {
+		if m.Time, err = parseTime(md.CreatedAt, true); err != nil {
+			return swc.Errorf(swc.EINVALID, "%s.created_at: %v", where, err)
+		}
+	}
+	return nil
+}
+
+// scalar reads a string or number as text ("" for absent or null).
+func scalar(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String(), nil
+	}
+	return "", fmt.Errorf("want a string or number, got %s", kind(raw))
+}
+
+// parseTime reads an RFC 3339 string or, when unix is true, Unix seconds
+// (a number or a numeric string).
+func parseTime(raw json.RawMessage, unix bool) (time.Time, error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s)); err == nil {
+			return t, nil
+		}
+		if unix {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+				return unixTime(f)
+			}
+			return time.Time{}, fmt.Errorf("%q is neither RFC 3339 nor Unix seconds", s)
+		}
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time (such as 2024-05-07T14:30:00Z)", s)
+	}
+	var f float64
+	if unix && json.Unmarshal(raw, &f) == nil {
+		return unixTime(f)
+	}
+	if unix {
+		return time.Time{}, fmt.Errorf("want an RFC 3339 string or Unix seconds, got %s", kind(raw))
+	}
+	return time.Time{}, fmt.Errorf("want an RFC 3339 string, got %s", kind(raw))
+}
+
+func unixTime(f float64) (time.Time, error) {
+	// Years 1970–9999; milliseconds would land past 9999.
+	if f < 0 || f > 253402300799 {
+		return time.Time{}, fmt.Errorf("%v is out of range for Unix seconds", f)
+	}
+	sec := int64(f)
+	return time.Unix(sec, int64((f-float64(sec))*1e9)).UTC(), nil
+}
+
+// kind names the JSON type of raw for errors.
+func kind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// placeholder stands for a content part that is not text.
+func placeholder(typ string) string {
+	if typ == "" {
+		typ = "untyped part"
+	}
+	return "[" + typ + "]"
+}

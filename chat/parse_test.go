@@ -1,0 +1,202 @@
+package chat
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swcmem/swc"
+)
+
+const openaiArray = `[
+ {"role":"system","content":"You are helpful."},
+ {"role":"user","name":"maya","content":[{"type":"text","text":"Hi, what's the weather?"},{"type":"image_url","image_url":{"url":"x"}}],"created_at":1715090400},
+ {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Berlin\"}"}}],"timestamp":"2024-05-07T14:01:00Z"},
+ {"role":"tool","tool_call_id":"c1","content":"12°C, rain","created_at":"2024-05-07T14:01:01Z"},
+ {"role":"assistant","content":"It's 12°C and raining in Berlin."}
+]`
+
+func TestParseOpenAI(t *testing.T) {
+	for name, data := range map[string]string{
+		"array": openaiArray,
+		"body":  `{"model":"gpt-4o","temperature":0,"messages":` + openaiArray + `}`,
+		"jsonl": jsonlOf(t, openaiArray),
+	} {
+		t.Run(name, func(t *testing.T) {
+			in, err := Parse([]byte(data), Auto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Format != OpenAI || len(in.Messages) != 5 || len(in.Raw) != 5 {
+				t.Fatalf("format %s, %d messages, %d raw", in.Format, len(in.Messages), len(in.Raw))
+			}
+			m := in.Messages
+			if m[1].Name != "maya" || m[1].Content != "Hi, what's the weather?\n[image_url]" {
+				t.Errorf("parts: %+v", m[1])
+			}
+			if !m[1].Time.Equal(time.Date(2024, 5, 7, 14, 0, 0, 0, time.UTC)) {
+				t.Errorf("created_at unix: %v", m[1].Time)
+			}
+			if len(m[2].ToolCalls) != 1 || m[2].ToolCalls[0] != (swc.ToolCall{ID: "c1", Name: "weather", Arguments: `{"city":"Berlin"}`}) {
+				t.Errorf("tool calls: %+v", m[2].ToolCalls)
+			}
+			if m[3].Role != swc.RoleTool || m[3].ToolCallID != "c1" || m[3].Time.IsZero() {
+				t.Errorf("tool result: %+v", m[3])
+			}
+			if name == "body" && string(in.Body["model"]) != `"gpt-4o"` {
+				t.Errorf("body fields lost: %v", in.Body)
+			}
+		})
+	}
+}
+
+// jsonlOf turns a JSON array literal into JSONL.
+func jsonlOf(t *testing.T, arr string) string {
+	elems, _, _, err := splitTop([]byte(arr), "messages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range elems {
+		b.Write(e)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+const anthropicBody = `{"model":"claude-haiku-4-5","max_tokens":512,
+ "system":[{"type":"text","text":"You are helpful.","cache_control":{"type":"ephemeral"}}],
+ "messages":[
+  {"role":"user","content":"What's the weather in Berlin?","timestamp":"2024-05-07T14:00:00Z"},
+  {"role":"assistant","content":[{"type":"text","text":"Checking."},{"type":"tool_use","id":"tu1","name":"weather","input":{"city":"Berlin"}}]},
+  {"role":"user","content":[{"type":"tool_result","tool_use_id":"tu1","content":[{"type":"text","text":"12°C"}]},{"type":"text","text":"And tomorrow?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]},
+  {"role":"assistant","content":"Sunny."}
+ ]}`
+
+func TestParseAnthropic(t *testing.T) {
+	in, err := Parse([]byte(anthropicBody), Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Format != Anthropic {
+		t.Fatalf("detected %s", in.Format)
+	}
+	want := []struct {
+		role    swc.Role
+		content string
+		origin  int
+	}{
+		{swc.RoleSystem, "You are helpful.", -1},
+		{swc.RoleUser, "What's the weather in Berlin?", 0},
+		{swc.RoleAssistant, "Checking.", 1},
+		{swc.RoleTool, "12°C", 2},
+		{swc.RoleUser, "And tomorrow?\n[image]", 2},
+		{swc.RoleAssistant, "Sunny.", 3},
+	}
+	if len(in.Messages) != len(want) {
+		t.Fatalf("got %d messages: %+v", len(in.Messages), in.Messages)
+	}
+	for i, w := range want {
+		m := in.Messages[i]
+		if m.Role != w.role || m.Content != w.content || in.Origin[i] != w.origin {
+			t.Errorf("message %d: %s %q origin %d, want %s %q %d", i, m.Role, m.Content, in.Origin[i], w.role, w.content, w.origin)
+		}
+	}
+	if tc := in.Messages[2].ToolCalls; len(tc) != 1 || tc[0].Arguments != `{"city":"Berlin"}` || in.Messages[3].ToolCallID != "tu1" {
+		t.Errorf("tool pair: %+v / %+v", tc, in.Messages[3])
+	}
+}
+
+func TestParseJSONL(t *testing.T) {
+	data := `{"time":"2024-05-07T14:00:00Z","speaker":"Maya","text":"I adopted a dog yesterday.","session":"a"}
+{"time":"2024-05-07T14:01:00Z","speaker":"Jonas","text":"Congrats!"}
+{"time":1715097600,"speaker":"Maya","text":"Her name is Pixel.","session":"b"}`
+	in, err := Parse([]byte(data), Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Format != JSONL || len(in.Messages) != 3 {
+		t.Fatalf("%s, %d messages", in.Format, len(in.Messages))
+	}
+	m := in.Messages
+	if m[0].Role != swc.RoleUser || m[1].Role != swc.RoleAssistant || m[2].Role != swc.RoleUser || m[1].Name != "Jonas" || m[2].Session != "b" {
+		t.Errorf("roles/names/sessions: %+v", m)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Format
+		err  string
+	}{
+		{openaiArray, OpenAI, ""},
+		{anthropicBody, Anthropic, ""},
+		{`{"messages":[{"role":"user","content":"hi"}]}`, OpenAI, ""},
+		{`[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"y"}]}]`, Anthropic, ""},
+		{`{"speaker":"A","text":"hi","time":"2024-01-01T00:00:00Z"}`, JSONL, ""},
+		{`[{"sample_id":"conv-1","conversation":{}}]`, LoCoMo, ""},
+		{"  \n", "", "empty input"},
+		{`hello`, "", "tried openai"},
+		{`[{"foo":1}]`, "", "tried openai"},
+		{`{"foo":1}`, "", "tried openai"},
+		{`[1,2`, "", "not a JSON array"},
+	} {
+		got, err := Detect([]byte(tc.in))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Detect(%.30q) = %s, %v; want error containing %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("Detect(%.30q) = %s, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestBadInput: every kind of bad input is one clear error naming the
+// message and field, never a panic.
+func TestBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		f        Format
+		want     string
+	}{
+		{"empty list", `[]`, Auto, "no messages"},
+		{"empty body", `{"messages":[]}`, Auto, "no messages"},
+		{"unknown role", `[{"role":"user","content":"a"},{"role":"robot","content":"b"}]`, Auto, `messages[1].role: unknown role "robot"`},
+		{"missing role", `[{"content":"b"}]`, OpenAI, `messages[0].role: missing`},
+		{"orphan result", `[{"role":"user","content":"a"},{"role":"tool","tool_call_id":"c9","content":"x"}]`, Auto, `messages[1].tool_call_id: "c9" answers no tool call`},
+		{"call without result", `[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"user","content":"b"}]`, Auto, `messages[1].tool_calls: call "c1" has no result`},
+		{"call at end without result", `[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}]`, Auto, `messages[1].tool_calls: call "c1" has no result`},
+		{"time backwards", `[{"role":"user","content":"a","timestamp":"2024-05-07T14:00:00Z"},{"role":"assistant","content":"b","timestamp":"2024-05-07T13:00:00Z"}]`, Auto, `messages[1].timestamp: 2024-05-07T13:00:00Z is before messages[0]`},
+		{"bad timestamp", `[{"role":"user","content":"a","timestamp":"yesterday"}]`, Auto, `messages[0].timestamp: "yesterday" is not an RFC 3339 time`},
+		{"bad created_at", `[{"role":"user","content":"a","created_at":true}]`, Auto, `messages[0].created_at: want an RFC 3339 string or Unix seconds`},
+		{"non-UTF-8", "[{\"role\":\"user\",\"content\":\"a\"},{\"role\":\"user\",\"content\":\"\xff\xfe\"}]", Auto, `messages[1]: not valid UTF-8`},
+		{"non-UTF-8 jsonl", "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"user\",\"content\":\"\xff\"}", Auto, `line 2: not valid UTF-8`},
+		{"mixed jsonl", "{\"role\":\"user\",\"content\":\"a\"}\n{\"speaker\":\"Maya\",\"text\":\"b\"}", Auto, `line 2: a jsonl {speaker,text} line among openai messages`},
+		{"mixed jsonl 2", "{\"speaker\":\"Maya\",\"text\":\"b\"}\n{\"role\":\"user\",\"content\":\"a\"}", Auto, `line 2: an openai {role,content} message among jsonl`},
+		{"content object", `[{"role":"user","content":{"a":1}}]`, Auto, `messages[0].content: want a string or a list of parts, got an object`},
+		{"anthropic system role", `{"system":"s","messages":[{"role":"system","content":"x"}]}`, Auto, `messages[0].role: "system" is not an Anthropic message role`},
+		{"anthropic orphan", `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}]}`, Auto, `messages[0].content[0].tool_call_id: "t" answers no tool call`},
+		{"tool use by user", `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}]}`, Auto, `messages[0].content[0]: a tool_use block in a user message`},
+		{"duplicate call id", `[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"x"},{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"x"}]`, Auto, `messages[2].tool_calls[0].id: "c" is used by an earlier call`},
+		{"jsonl missing text", `{"speaker":"Maya","time":"2024-05-07T14:00:00Z"}`, Auto, `line 1.text: missing`},
+		{"locomo", `[{"sample_id":"x","conversation":{}}]`, Auto, "locomo input holds conversations"},
+		{"bad json line", "{\"role\":\"user\",\"content\":\"a\"}\n{nope", Auto, "line 2: not a JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.in), tc.f)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spans lines: %q", err)
+			}
+			if swc.ErrorCode(err) != swc.EINVALID {
+				t.Errorf("code %s, want invalid", swc.ErrorCode(err))
+			}
+		})
+	}
+}

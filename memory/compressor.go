@@ -1,0 +1,394 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/sqlite"
+	"github.com/swcmem/swc/tokens"
+)
+
+// Compressor compresses chat histories to a budget. Build it with New; it
+// is safe for concurrent use.
+type Compressor struct {
+	opts    Options
+	counter *tokens.Counter
+	online  bool // the engines may call an LLM (deadline fallback applies)
+}
+
+// New returns a Compressor for opts, or an EINVALID error naming a bad
+// option (unknown strategy or tokenizer, negative budget or keep-recent).
+func New(opts Options) (*Compressor, error) {
+	def := DefaultOptions()
+	if opts.Strategy == "" {
+		opts.Strategy = def.Strategy
+	}
+	if opts.Budget == 0 {
+		opts.Budget = def.Budget
+	}
+	if opts.Budget < 0 {
+		return nil, swc.Errorf(swc.EINVALID, "budget must be positive (got %d)", opts.Budget)
+	}
+	if opts.KeepRecent < 0 {
+		return nil, swc.Errorf(swc.EINVALID, "keep-recent must not be negative (got %d)", opts.KeepRecent)
+	}
+	if opts.SessionGap < 0 || opts.SessionTurns < 0 {
+		return nil, swc.Errorf(swc.EINVALID, "session gap and session turns must not be negative")
+	}
+	if opts.Config == (consolidate.Config{}) {
+		opts.Config = def.Config
+	}
+	if err := opts.Config.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.FallbackReserve <= 0 {
+		opts.FallbackReserve = def.FallbackReserve
+	}
+	counter, err := tokens.Get(opts.Tokenizer)
+	if err != nil {
+		return nil, err
+	}
+	opts.Tokenizer = counter.Name()
+	if _, err := NewStrategy(opts.Strategy, nil, nil, opts.Config); err != nil {
+		return nil, err
+	}
+	c := &Compressor{opts: opts, counter: counter}
+	c.online = opts.Gister != nil || opts.LLM != nil || opts.Embedder != nil
+	return c, nil
+}
+
+// Options returns the compressor's options with defaults filled in.
+func (c *Compressor) Options() Options { return c.opts }
+
+// Result is what Compress returns.
+type Result struct {
+	// Messages are the messages to send: system and developer messages,
+	// then the memory message (when there is history to hold), then the
+	// kept recent messages, unchanged.
+	Messages []swc.Message `json:"messages"`
+	// Source[i] is the index in the input of Messages[i], or -1 for the
+	// memory message.
+	Source []int `json:"source"`
+	// Memory is the memory message's content ("" when nothing was older
+	// than the kept messages).
+	Memory string `json:"memory,omitempty"`
+	// Recent is the input index where the kept recent messages start
+	// (len(input) when none are kept).
+	Recent int `json:"recent"`
+	// Context is the compressed history with its per-session report (nil
+	// when there was no history).
+	Context *swc.Context `json:"context,omitempty"`
+	// Sessions says how the history's messages were grouped.
+	Sessions []SessionSpan `json:"sessions,omitempty"`
+	// Rule is how sessions were found ("gaps of 30m0s", …).
+	Rule string `json:"rule,omitempty"`
+	// Tokens counts Messages as MessageOverhead documents; TokensBefore
+	// counts the input the same way. Budget and Tokenizer are the settings.
+	Tokens       int    `json:"tokens"`
+	TokensBefore int    `json:"tokens_before"`
+	Budget       int    `json:"budget"`
+	Tokenizer    string `json:"tokenizer"`
+	Strategy     string `json:"strategy"`
+	// Usage is the LLM usage of this call (Options.LLM only).
+	Usage swc.UsageSummary `json:"usage"`
+	// Fallback, when non-empty, says why the offline engines compressed
+	// the history instead of the configured ones.
+	Fallback string `json:"fallback,omitempty"`
+	// Truncated lists the input indexes of history messages cut because
+	// each alone exceeded the history's budget.
+	Truncated []int `json:"truncated,omitempty"`
+	// Warnings are usable oddities (no timestamps, …).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// SessionSpan is one session of the history: its messages [First, Last]
+// (input indexes), its date, and the explicit id when the messages had one.
+type SessionSpan struct {
+	Session  int    `json:"session"`
+	Date     string `json:"date"`
+	First    int    `json:"first"`
+	Last     int    `json:"last"`
+	Messages int    `json:"messages"`
+	ID       string `json:"id,omitempty"`
+}
+
+// Cost returns m's tokens as the budget counts them: content, tool call
+// names and arguments, and MessageOverhead.
+func (c *Compressor) Cost(m swc.Message) int {
+	n := c.counter.CountCached(m.Content) + MessageOverhead
+	for _, tc := range m.ToolCalls {
+		n += c.counter.CountCached(tc.Name) + c.counter.CountCached(tc.Arguments)
+	}
+	return n
+}
+
+// CountMessages returns the budget cost of msgs.
+func (c *Compressor) CountMessages(msgs []swc.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += c.Cost(m)
+	}
+	return n
+}
+
+// Compress returns msgs within the budget: system and developer messages
+// first and verbatim, one system message holding the consolidated history,
+// then the kept recent messages unchanged. The input is not modified.
+//
+// It returns an EINVALID error when msgs fail chat.Validate (the message
+// names the index and field), or when the protected messages alone exceed
+// the budget ("the system prompt and the last 8 messages need 812 tokens;
+// budget is 500"; a single protected message over budget is named). It
+// never fails because an engine did: past ctx's deadline, or when the
+// configured gister or embedder fails, the history is compressed by the
+// offline engines and Result.Fallback says why. A history message that alone
+// exceeds the history's budget is truncated with a visible marker
+// (Result.Truncated).
+func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result, error) {
+	if err := chat.Validate(msgs, nil); err != nil {
+		return nil, err
+	}
+	o := c.opts
+	res := &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, TokensBefore: c.CountMessages(msgs)}
+
+	// Instructions first; then the conversation, split into history and
+	// the recent window.
+	var instr, conv []int
+	for i, m := range msgs {
+		if chat.IsInstruction(m) {
+			instr = append(instr, i)
+		} else {
+			conv = append(conv, i)
+		}
+	}
+	start := c.recentStart(msgs, conv)
+	recent := conv[start:]
+	history := conv[:start]
+	res.Recent = len(msgs)
+	if len(recent) > 0 {
+		res.Recent = recent[0]
+	}
+
+	protected := 0
+	for _, i := range append(append([]int(nil), instr...), recent...) {
+		cost := c.Cost(msgs[i])
+		if cost > o.Budget {
+			return nil, swc.Errorf(swc.EINVALID, "messages[%d] (%s) needs %d tokens; budget is %d", i, msgs[i].Role, cost, o.Budget)
+		}
+		protected += cost
+	}
+	if protected > o.Budget {
+		return nil, swc.Errorf(swc.EINVALID, "%s need %d tokens; budget is %d", describeProtected(len(instr), len(recent)), protected, o.Budget)
+	}
+
+	emit := func(memory string) {
+		res.Messages, res.Source = res.Messages[:0], res.Source[:0]
+		for _, i := range instr {
+			res.Messages = append(res.Messages, msgs[i])
+			res.Source = append(res.Source, i)
+		}
+		res.Memory = memory
+		if memory != "" {
+			res.Messages = append(res.Messages, swc.Message{Role: swc.RoleSystem, Content: memory})
+			res.Source = append(res.Source, -1)
+		}
+		for _, i := range recent {
+			res.Messages = append(res.Messages, msgs[i])
+			res.Source = append(res.Source, i)
+		}
+		res.Tokens = c.CountMessages(res.Messages)
+	}
+	if len(history) == 0 {
+		emit("")
+		return res, nil
+	}
+
+	histMsgs := make([]swc.Message, len(history))
+	for k, i := range history {
+		histMsgs[k] = msgs[i]
+	}
+	g := chat.Sessionize(histMsgs, chat.SessionOptions{Gap: o.SessionGap, Turns: o.SessionTurns, Index: history})
+	res.Rule, res.Warnings = g.Rule, g.Warnings
+	for s, sp := range g.Spans {
+		res.Sessions = append(res.Sessions, SessionSpan{
+			Session: s, Date: g.Conversation.Sessions[s].DateText,
+			First: history[sp.First], Last: history[sp.End-1], Messages: sp.End - sp.First, ID: histMsgs[sp.First].Session,
+		})
+	}
+
+	// The history's budget: what the protected messages and the memory
+	// message's own cost leave. Strategies count cl100k_base; the final
+	// count uses the chosen tokenizer, and the history budget shrinks
+	// until the whole output fits.
+	fixed := protected + MessageOverhead + c.counter.Count(Preamble) + 2
+	histBudget := o.Budget - fixed
+	res.Truncated = truncateLong(g, histBudget, history)
+
+	engines := c.engines()
+	run := func(ctx context.Context, e engineSet, budget int) (*swc.Context, error) {
+		strat, err := NewStrategy(o.Strategy, e.embedder, e.gister, o.Config)
+		if err != nil {
+			return nil, err
+		}
+		return strat.Compress(ctx, g.Conversation, swc.CompressOptions{Budget: budget})
+	}
+	for attempt := 0; histBudget > 0 && attempt < 8; attempt++ {
+		hc, err := c.runWithFallback(ctx, engines, res, func(ctx context.Context, e engineSet) (*swc.Context, error) { return run(ctx, e, histBudget) })
+		if err != nil {
+			return nil, err
+		}
+		text := withOmissions(hc.Text, len(g.Conversation.Sessions))
+		emit(Preamble + text)
+		if res.Tokens <= o.Budget {
+			res.Context = hc
+			hc.Text = text
+			res.Usage = engines.meter.Summary()
+			return res, nil
+		}
+		histBudget -= res.Tokens - o.Budget + 2
+	}
+	// Nothing of the history fits: a marker alone, or no memory at all.
+	marker := Preamble + omitted(1, len(g.Conversation.Sessions))
+	if emit(marker); res.Tokens > o.Budget {
+		emit("")
+	}
+	res.Context = &swc.Context{Strategy: o.Strategy, Budget: max(histBudget, 0), Text: res.Memory}
+	for s := range g.Conversation.Sessions {
+		res.Context.Dropped = append(res.Context.Dropped, swc.Drop{Session: s, Reason: "no room left by the kept messages"})
+	}
+	res.Usage = engines.meter.Summary()
+	return res, nil
+}
+
+// recentStart returns the position in conv where the kept window starts:
+// the last KeepRecent messages, moved back so that it does not start with
+// a tool result (its call comes along), and with AlignUser back to a user
+// message.
+func (c *Compressor) recentStart(msgs []swc.Message, conv []int) int {
+	start := max(len(conv)-c.opts.KeepRecent, 0)
+	if start == len(conv) {
+		if !c.opts.AlignUser || start == 0 {
+			return start
+		}
+		start-- // Anthropic needs at least one message
+	}
+	for start > 0 && msgs[conv[start]].Role == swc.RoleTool {
+		start--
+	}
+	if c.opts.AlignUser {
+		for start > 0 && msgs[conv[start]].Role != swc.RoleUser {
+			start--
+		}
+	}
+	return start
+}
+
+func describeProtected(nInstr, nRecent int) string {
+	switch {
+	case nInstr == 0:
+		return fmt.Sprintf("the last %d messages", nRecent)
+	case nRecent == 0:
+		return fmt.Sprintf("the %d system/developer messages", nInstr)
+	case nInstr == 1:
+		return fmt.Sprintf("the system prompt and the last %d messages", nRecent)
+	}
+	return fmt.Sprintf("the %d system/developer messages and the last %d messages", nInstr, nRecent)
+}
+
+// engineSet is the gister and embedder of one run, with the meter of its
+// LLM calls.
+type engineSet struct {
+	gister   swc.Gister
+	embedder swc.Embedder
+	meter    *swc.Meter
+}
+
+// engines returns the configured engines for one Compress call: its own
+// meter, and a memo so that budget retries never pay for a gist twice.
+func (c *Compressor) engines() engineSet {
+	o := c.opts
+	e := engineSet{gister: o.Gister, embedder: o.Embedder, meter: &swc.Meter{}}
+	off, offEmb := offline()
+	if e.gister == nil && o.LLM != nil {
+		var g swc.Gister = gist.NewLLM(swc.Metered(o.LLM, e.meter))
+		if o.Cache != nil {
+			g = sqlite.CachedGister(g, o.Cache, gist.PromptHash)
+		}
+		e.gister = g
+	}
+	if e.gister == nil {
+		e.gister = off
+	}
+	if e.embedder == nil {
+		e.embedder = offEmb
+	}
+	e.gister = &memoGister{Gister: e.gister, m: map[swc.GistRequest]string{}}
+	return e
+}
+
+// runWithFallback runs f with the configured engines; when they may call
+// an LLM, the attempt ends FallbackReserve before ctx's deadline, and any
+// failure of theirs (deadline, provider error) is answered by running f
+// with the offline engines, recorded in res.Fallback. Input errors
+// (EINVALID) are returned as they are.
+func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, res *Result, f func(context.Context, engineSet) (*swc.Context, error)) (*swc.Context, error) {
+	if !c.online || res.Fallback != "" {
+		if res.Fallback != "" {
+			g, emb := offline()
+			e = engineSet{gister: g, embedder: emb, meter: e.meter}
+		}
+		// Offline engines do not wait on anything: finish even past the
+		// deadline rather than fail.
+		return f(context.WithoutCancel(ctx), e)
+	}
+	actx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithDeadline(ctx, dl.Add(-c.opts.FallbackReserve))
+		defer cancel()
+	}
+	out, err := f(actx, e)
+	if err == nil {
+		return out, nil
+	}
+	if swc.ErrorCode(err) == swc.EINVALID {
+		return nil, err
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil:
+		res.Fallback = "deadline: " + err.Error()
+	default:
+		res.Fallback = "engine failed: " + err.Error()
+	}
+	g, emb := offline()
+	return f(context.WithoutCancel(ctx), engineSet{gister: g, embedder: emb, meter: e.meter})
+}
+
+// memoGister remembers the gists of one Compress call.
+type memoGister struct {
+	swc.Gister
+	mu sync.Mutex
+	m  map[swc.GistRequest]string
+}
+
+func (g *memoGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
+	g.mu.Lock()
+	s, ok := g.m[req]
+	g.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := g.Gister.Gist(ctx, req)
+	if err == nil {
+		g.mu.Lock()
+		g.m[req] = s
+		g.mu.Unlock()
+	}
+	return s, err
+}

@@ -1,0 +1,222 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/locomo"
+)
+
+// sampleMessages is the built-in LoCoMo sample as chat messages, with a
+// system prompt.
+func sampleMessages(t testing.TB) []swc.Message {
+	convs, err := locomo.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]swc.Message{{Role: swc.RoleSystem, Content: "You are Jonas's assistant."}}, chat.FromConversation(convs[0])...)
+}
+
+func mustNew(t testing.TB, o Options) *Compressor {
+	t.Helper()
+	c, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestCompressShape(t *testing.T) {
+	msgs := sampleMessages(t)
+	o := DefaultOptions()
+	o.Budget = 1500
+	res, err := mustNew(t, o).Compress(context.Background(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tokens > o.Budget || res.Tokens != mustNew(t, o).CountMessages(res.Messages) {
+		t.Errorf("tokens %d (budget %d)", res.Tokens, o.Budget)
+	}
+	if len(res.Messages) != 1+1+8 || res.Messages[0].Content != msgs[0].Content || res.Source[1] != -1 || res.Messages[1].Role != swc.RoleSystem {
+		t.Fatalf("shape: %d messages, sources %v", len(res.Messages), res.Source)
+	}
+	for k := 2; k < len(res.Messages); k++ {
+		if i := res.Source[k]; i != len(msgs)-10+k {
+			t.Errorf("recent message %d comes from %d", k, i)
+		}
+	}
+	if !strings.HasPrefix(res.Memory, Preamble+"[Session 1 — ") {
+		t.Errorf("memory starts %q", res.Memory[:min(200, len(res.Memory))])
+	}
+	if !strings.Contains(res.Memory, "omitted]") && len(res.Context.Dropped) > 0 {
+		t.Errorf("dropped sessions without a marker:\n%s", res.Memory)
+	}
+	if len(res.Sessions) == 0 || res.Rule != "session ids" || res.Context == nil || len(res.Context.Chunks) != len(res.Sessions) {
+		t.Errorf("report: %d sessions (%s), context %v", len(res.Sessions), res.Rule, res.Context != nil)
+	}
+	if res.TokensBefore <= res.Tokens {
+		t.Errorf("before %d, after %d", res.TokensBefore, res.Tokens)
+	}
+	// Valid at both providers.
+	if err := chat.CheckOpenAI(chat.OpenAIMessages(res.Messages)); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestCompressProtectedTooBig(t *testing.T) {
+	msgs := sampleMessages(t)
+	o := DefaultOptions()
+	o.Budget = 100
+	_, err := mustNew(t, o).Compress(context.Background(), msgs)
+	if err == nil || !regexpMatch(`^the system prompt and the last 8 messages need \d+ tokens; budget is 100$`, err.Error()) {
+		t.Fatalf("got %v", err)
+	}
+	big := append(sampleMessages(t), swc.Message{Role: swc.RoleUser, Content: strings.Repeat("word ", 300)})
+	o.Budget = 200
+	_, err = mustNew(t, o).Compress(context.Background(), big)
+	if err == nil || !strings.Contains(err.Error(), "messages[") || !strings.Contains(err.Error(), "budget is 200") {
+		t.Fatalf("one protected message over budget: %v", err)
+	}
+}
+
+func TestCompressTruncatesHugeHistoryMessage(t *testing.T) {
+	msgs := sampleMessages(t)
+	huge := len(msgs) - 9 // the newest history message
+	msgs[huge].Content = strings.Repeat("The quarterly report mentions Berlin and 42 widgets. ", 800)
+	o := DefaultOptions()
+	o.Strategy = "truncation" // keeps the newest history turns
+	res, err := mustNew(t, o).Compress(context.Background(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Truncated) != 1 || res.Truncated[0] != huge || res.Tokens > o.Budget {
+		t.Fatalf("truncated %v, tokens %d", res.Truncated, res.Tokens)
+	}
+	if !strings.Contains(res.Memory, "tokens omitted]") {
+		t.Errorf("no visible truncation marker in the memory:\n%s", res.Memory)
+	}
+}
+
+func TestCompressToolPairsNeverSplit(t *testing.T) {
+	msgs := []swc.Message{
+		{Role: swc.RoleUser, Content: "Book me a table for Friday."},
+		{Role: swc.RoleAssistant, Content: "Let me look.", ToolCalls: []swc.ToolCall{{ID: "a", Name: "search", Arguments: `{"q":"table"}`}, {ID: "b", Name: "calendar", Arguments: `{}`}}},
+		{Role: swc.RoleTool, ToolCallID: "a", Content: "Luigi's, 8pm"},
+		{Role: swc.RoleTool, ToolCallID: "b", Content: "Friday free"},
+		{Role: swc.RoleAssistant, Content: "Booked Luigi's at 8pm."},
+	}
+	for keep := 0; keep <= len(msgs); keep++ {
+		o := DefaultOptions()
+		o.KeepRecent = keep
+		res, err := mustNew(t, o).Compress(context.Background(), msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := chat.CheckOpenAI(chat.OpenAIMessages(res.Messages)); err != nil {
+			t.Errorf("keep %d: %v", keep, err)
+		}
+		o.AlignUser = true
+		res, err = mustNew(t, o).Compress(context.Background(), msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := chat.CheckAnthropic(chat.ToAnthropic(res.Messages)); err != nil {
+			t.Errorf("keep %d, anthropic: %v", keep, err)
+		}
+	}
+}
+
+func TestNewBadOptions(t *testing.T) {
+	for _, o := range []Options{{Strategy: "full"}, {Tokenizer: "p50k"}, {Budget: -1}, {KeepRecent: -2}} {
+		if _, err := New(o); swc.ErrorCode(err) != swc.EINVALID {
+			t.Errorf("New(%+v) = %v, want an invalid error", o, err)
+		}
+	}
+}
+
+// slowGister blocks until its context ends, like an LLM that is too slow.
+type slowGister struct{ calls int }
+
+func (g *slowGister) Name() string { return "slow" }
+func (g *slowGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
+	g.calls++
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+type failingGister struct{}
+
+func (failingGister) Name() string { return "failing" }
+func (failingGister) Gist(context.Context, swc.GistRequest) (string, error) {
+	return "", errors.New("provider: 529 overloaded")
+}
+
+// TestDeadlineFallback: past the deadline the offline engines finish the
+// job, within the budget and before the deadline.
+func TestDeadlineFallback(t *testing.T) {
+	msgs := sampleMessages(t)
+	o := DefaultOptions()
+	o.Budget = 1500
+	g := &slowGister{}
+	o.Gister = g
+	o.FallbackReserve = 150 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := mustNew(t, o).Compress(ctx, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Fallback, "deadline") || g.calls == 0 || res.Tokens > o.Budget {
+		t.Errorf("fallback %q after %d calls, tokens %d", res.Fallback, g.calls, res.Tokens)
+	}
+	if d := time.Since(start); d > 400*time.Millisecond {
+		t.Errorf("took %v, past the deadline", d)
+	}
+	offline, _ := mustNew(t, DefaultOptions()).Compress(context.Background(), msgs)
+	_ = offline
+
+	o.Gister = failingGister{}
+	res, err = mustNew(t, o).Compress(context.Background(), msgs)
+	if err != nil || !strings.Contains(res.Fallback, "529 overloaded") {
+		t.Errorf("engine failure: %v, fallback %q", err, res.Fallback)
+	}
+	// Already past the deadline: still an answer.
+	done, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	o.Gister = nil
+	if res, err := mustNew(t, o).Compress(done, msgs); err != nil || res.Tokens > o.Budget {
+		t.Errorf("cancelled context, offline engines: %v", err)
+	}
+}
+
+func TestOmissionMarkers(t *testing.T) {
+	text := "[Session 1 — a]\nA: x\n\n[Session 4 — d] (summary)\ngist\n\n[Session 5 — e]\nB: y\n"
+	got := withOmissions(text, 7)
+	want := "[Session 1 — a]\nA: x\n\n[Sessions 2–3 omitted]\n\n[Session 4 — d] (summary)\ngist\n\n[Session 5 — e]\nB: y\n\n[Sessions 6–7 omitted]\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if again := withOmissions(got, 7); again != got {
+		t.Errorf("markers doubled:\n%s", again)
+	}
+	if got := withOmissions("", 2); got != "[Sessions 1–2 omitted]\n" {
+		t.Errorf("empty: %q", got)
+	}
+}
+
+func TestResultJSON(t *testing.T) {
+	res, err := mustNew(t, DefaultOptions()).Compress(context.Background(), sampleMessages(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(res); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -190,5 +190,3 @@ func validName(s string) bool {
 	}
 	return true
 }
-
-

@@ -27,12 +27,16 @@ type AuditOptions struct {
 	Filter func(swc.Question) bool
 	// Concurrency bounds judge calls in flight (default 8).
 	Concurrency int
+	// Prompt names the run's judge prompt (default JudgePromptPaper); its
+	// counts are JudgeAudit.Kinds. Every prompt of JudgePromptNames is
+	// audited, so that their strictness can be compared.
+	Prompt string
 }
 
-// AuditJudge asks the judge, with the paper's prompt, about n questions of
-// categories 1–4 sampled with seed, each paired with a vague answer and
-// with another question's gold answer, and reports how often it says YES.
-// Every such YES is a false acceptance. It returns an error only when the
+// AuditJudge asks the judge, with every prompt of JudgePromptNames, about
+// n questions of categories 1–4 sampled with seed, each paired with a
+// vague answer and with another question's gold answer, and reports how
+// often it says YES. Every such YES is a false acceptance. It returns an error only when the
 // context ends; failed judge calls are counted in AuditCount.Errors, the
 // first one's cause in AuditCount.FirstError.
 func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n int, seed uint64, opts AuditOptions) (*JudgeAudit, error) {
@@ -40,6 +44,14 @@ func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n
 		q      swc.Question
 		kind   string
 		answer string
+		prompt string
+	}
+	primary := opts.Prompt
+	if primary == "" {
+		primary = JudgePromptPaper
+	}
+	if _, err := JudgePromptFor(primary); err != nil {
+		return nil, err
 	}
 	var pool []struct {
 		q     swc.Question
@@ -74,10 +86,15 @@ func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n
 		n = len(pool)
 	}
 	var items []item
-	for _, p := range pool[:n] {
-		items = append(items, item{p.q, AuditVague, VagueAnswer(p.q.Question)}, item{p.q, AuditOtherAnswer, p.other})
+	for _, name := range JudgePromptNames {
+		for _, p := range pool[:n] {
+			items = append(items, item{p.q, AuditVague, VagueAnswer(p.q.Question), name}, item{p.q, AuditOtherAnswer, p.other, name})
+		}
 	}
-	audit := &JudgeAudit{Questions: n, Kinds: map[string]AuditCount{}}
+	audit := &JudgeAudit{Questions: n, Prompt: primary, ByPrompt: map[string]map[string]AuditCount{}}
+	for _, name := range JudgePromptNames {
+		audit.ByPrompt[name] = map[string]AuditCount{}
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	conc := opts.Concurrency
@@ -91,13 +108,14 @@ func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n
 		go func(it item) {
 			defer wg.Done()
 			defer func() { <-sem }()
+			prompt, _ := JudgePromptFor(it.prompt) // every name is known
 			resp, err := judge.Complete(ctx, swc.LLMRequest{
-				Messages:    []swc.Message{{Role: swc.RoleUser, Content: JudgePrompt(it.q.Question, it.q.Answer, it.answer)}},
+				Messages:    []swc.Message{{Role: swc.RoleUser, Content: prompt(it.q.Question, it.q.Answer, it.answer)}},
 				Temperature: 0, MaxTokens: 8, Purpose: "judge",
 			})
 			mu.Lock()
 			defer mu.Unlock()
-			c := audit.Kinds[it.kind]
+			c := audit.ByPrompt[it.prompt][it.kind]
 			c.Asked++
 			var v float64
 			if err == nil {
@@ -112,19 +130,22 @@ func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n
 			case v == 1:
 				c.Accepted++
 			}
-			audit.Kinds[it.kind] = c
+			audit.ByPrompt[it.prompt][it.kind] = c
 		}(it)
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for k, c := range audit.Kinds {
-		if judged := c.Asked - c.Errors; judged > 0 {
-			c.Rate = float64(c.Accepted) / float64(judged)
+	for _, kinds := range audit.ByPrompt {
+		for k, c := range kinds {
+			if judged := c.Asked - c.Errors; judged > 0 {
+				c.Rate = float64(c.Accepted) / float64(judged)
+			}
+			kinds[k] = c
 		}
-		audit.Kinds[k] = c
 	}
+	audit.Kinds = audit.ByPrompt[primary]
 	return audit, nil
 }
 

@@ -34,6 +34,13 @@ type Runner struct {
 	// Progress, when set, is called after every question with the number
 	// done and the total.
 	Progress func(done, total int)
+	// Alt maps a question id to the same question under the other gold
+	// (see GoldCorrected); rows of those questions also carry their scores
+	// against it (Row.Alt). Nil: none.
+	Alt map[string]swc.Question
+	// JudgePrompt builds the judge's prompt (default JudgePrompt, the
+	// paper's; see JudgePromptFor).
+	JudgePrompt func(question, gold, answer string) string
 }
 
 // Contexts maps condition → conversation id → context.
@@ -123,6 +130,9 @@ func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversati
 			defer wg.Done()
 			defer func() { <-sem }()
 			row := r.ask(ctx, condition, c, x, idx, sup, kept, ctxTokens, q)
+			if alt, ok := r.Alt[q.ID]; ok && row.Error == "" {
+				r.scoreAlt(ctx, &row, idx, sup, kept, alt)
+			}
 			if ctx.Err() != nil && row.Error != "" {
 				return // cancelled: leave it for the rerun
 			}
@@ -187,7 +197,7 @@ func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation,
 		return row
 	}
 	jr, err := r.Judge.Complete(ctx, swc.LLMRequest{
-		Messages:    []swc.Message{{Role: swc.RoleUser, Content: JudgePrompt(q.Question, gold, row.Answer)}},
+		Messages:    []swc.Message{{Role: swc.RoleUser, Content: r.judgePrompt(q.Question, gold, row.Answer)}},
 		Temperature: 0, MaxTokens: 8, Purpose: "judge",
 	})
 	if err != nil {

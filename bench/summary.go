@@ -39,6 +39,9 @@ type Row struct {
 	Verdict      string             `json:"verdict,omitempty"`
 	Tokens       RowTokens          `json:"tokens"`
 	Error        string             `json:"error,omitempty"`
+	// Alt is the row scored against the other gold, for questions the
+	// LoCoMo audit corrected (see GoldSummary).
+	Alt *AltRow `json:"alt,omitempty"`
 }
 
 // RowTokens counts a row's tokens: the context, and everything sent to the
@@ -79,6 +82,9 @@ type Summary struct {
 	Usage swc.UsageSummary `json:"usage"`
 	// JudgeAudit is the judge audit, when one was asked for.
 	JudgeAudit *JudgeAudit `json:"judge_audit,omitempty"`
+	// Gold is the gold option, what the LoCoMo audit changed and the
+	// ceilings, when the audit was available.
+	Gold *GoldSummary `json:"gold,omitempty"`
 }
 
 // Settings records what the run used.
@@ -99,6 +105,10 @@ type Settings struct {
 	Tokenizer     string   `json:"tokenizer"`
 	QAPrompt      string   `json:"qa_prompt,omitempty"`
 	Version       string   `json:"version"`
+	// Gold is the gold option (GoldOriginal when empty); JudgePrompt the
+	// judge prompt's name (JudgePromptPaper when empty).
+	Gold        string `json:"gold,omitempty"`
+	JudgePrompt string `json:"judge_prompt,omitempty"`
 }
 
 // ConditionSummary is one condition over every conversation.
@@ -147,8 +157,13 @@ type Paired struct {
 // JudgeAudit reports how often the judge accepted answers that are wrong.
 type JudgeAudit struct {
 	Questions int `json:"questions"`
-	// Kinds maps an answer kind (AuditVague, AuditOtherAnswer) to its counts.
+	// Kinds maps an answer kind (AuditVague, AuditOtherAnswer) to its
+	// counts under the run's judge prompt.
 	Kinds map[string]AuditCount `json:"kinds"`
+	// Prompt names the run's judge prompt; ByPrompt holds the counts under
+	// every judge prompt audited (JudgePromptNames), Kinds among them.
+	Prompt   string                           `json:"prompt,omitempty"`
+	ByPrompt map[string]map[string]AuditCount `json:"by_prompt,omitempty"`
 }
 
 // AuditCount is how many audit answers of a kind were asked and accepted.

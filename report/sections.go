@@ -12,6 +12,9 @@ func sections(s *bench.Summary) []section {
 	pm := primaryMetric(s)
 	out := []section{settingsSection(s), aggregateSection(s, pm), categorySection(s), category5Section(s), matchedSection(s), pairedSection(s)}
 	out = append(out, conversationSection(s, pm), tierSection(s), tokenSection(s))
+	if sec, ok := goldSection(s, pm); ok {
+		out = append(out, sec)
+	}
 	if sec, ok := actionSection(s); ok {
 		out = append(out, sec)
 	}

@@ -175,5 +175,8 @@ func auditSection(s *bench.Summary) (section, bool) {
 		}
 		sec.Tables = []table{t}
 	}
+	if t, ok := promptAuditTable(a); ok {
+		sec.Tables = append(sec.Tables, t)
+	}
 	return sec, true
 }

@@ -19,7 +19,7 @@ func finishSummary(ctx context.Context, env *Env, sum *bench.Summary, convs []*s
 			fmt.Fprintln(env.Stderr, "swc: bench: --judge-audit needs a judge model (--qa/--judge); skipped")
 		} else {
 			audit, err := bench.AuditJudge(ctx, judge, convs, f.judgeAudit, f.seed,
-				bench.AuditOptions{Filter: locomo.TextOnly, Concurrency: eng.flags.prov.concurrency})
+				bench.AuditOptions{Filter: locomo.TextOnly, Concurrency: eng.flags.prov.concurrency, Prompt: f.gold.judgePrompt})
 			if err != nil {
 				return err
 			}
@@ -60,7 +60,19 @@ func printBenchTable(w io.Writer, sum *bench.Summary) {
 		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%d\n", cell(cs, "1-4", bench.MetricSupportRecall, false), cs.TokPerQ, cs.MaxContextTokens)
 	}
+	if g := sum.Gold; g != nil {
+		ceil := g.Ceiling
+		if metric == bench.MetricEvidenceRetention {
+			ceil = g.EvidenceCeiling
+		}
+		fmt.Fprintf(tw, "ceiling (%s gold)\t%s\t", g.Option, ceilingCell(ceil, "1-4"))
+		for _, k := range []string{"1", "2", "3", "4"} {
+			fmt.Fprintf(tw, "%s\t", ceilingCell(ceil, k))
+		}
+		fmt.Fprintln(tw, "\t")
+	}
 	tw.Flush()
+	printGoldLine(w, sum.Gold)
 }
 
 func cell(cs *bench.ConditionSummary, key, metric string, ci bool) string {

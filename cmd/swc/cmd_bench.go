@@ -33,6 +33,7 @@ type benchFlags struct {
 	resamples                            int
 	judgeAudit                           int
 	eng                                  *engineFlags
+	gold                                 goldFlags
 }
 
 func runBench(ctx context.Context, env *Env, args []string) error {
@@ -49,7 +50,11 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
 	fs.IntVar(&f.judgeAudit, "judge-audit", 0, "ask the judge about N sampled questions with deliberately wrong answers")
 	f.eng = addEngineFlags(fs)
+	f.gold.add(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := f.gold.check("bench"); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -80,7 +85,11 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	convs, err := pickConversations(all, f.conversations)
+	gold, err := loadGold(env, "bench", &f.gold, f.data, all)
+	if err != nil {
+		return err
+	}
+	convs, err := pickConversations(gold.convs, f.conversations)
 	if err != nil {
 		return err
 	}
@@ -101,11 +110,14 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		Offline: f.qa == "", Gister: eng.gister.Name(), Embedder: eng.embedder.Name(),
 		Schedule: eng.schedule.String(), Calibration: string(eng.cfg.Calibration),
 		Seed: f.seed, Resamples: f.resamples, Tokenizer: tokens.Name, Version: Version,
+		Gold: f.gold.gold, JudgePrompt: f.gold.judgePrompt,
 	}
 	runner := &bench.Runner{
 		Strategies: strategies, Conversations: convs, Budget: f.eng.budget,
 		Concurrency: f.eng.prov.concurrency, Filter: locomo.TextOnly,
+		Alt: gold.alt,
 	}
+	runner.JudgePrompt, _ = bench.JudgePromptFor(f.gold.judgePrompt) // checked above
 	qa, judge, err := openBenchLLMs(ctx, env, eng, f)
 	if err != nil {
 		return err
@@ -116,7 +128,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	} else {
 		fmt.Fprintln(env.Stderr, "swc: bench: no --qa model: running offline (answer retention, answer-token recall, evidence retention)")
 	}
-	if err := checkResume(f.out, settings, dataHash, f.eng); err != nil {
+	if err := checkResume(f.out, settings, dataHash, gold.sha256, f.eng); err != nil {
 		return err
 	}
 	store, err := bench.OpenStore(f.out)
@@ -147,6 +159,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		Settings: settings, Order: order, Conversations: convs, Rows: append(store.Rows(), failed...),
 		Contexts: contexts, Resamples: f.resamples, Seed: f.seed,
 	})
+	sum.Gold = gold.summarize(f.gold.gold, order, store.Rows(), f.resamples, f.seed)
 	if err := finishSummary(ctx, env, sum, convs, contexts, eng, judge, f); err != nil {
 		return err
 	}
@@ -194,15 +207,28 @@ type resumeKey struct {
 	Weights     string `json:"weights"`
 	Thresholds  string `json:"thresholds"`
 	Tokenizer   string `json:"tokenizer"`
+	// The gold (with the audit's hash when one was used: rows then carry
+	// scores under both golds) and the judge prompt; empty for the
+	// defaults, so run.json of older runs still matches.
+	Gold        string `json:"gold,omitempty"`
+	AuditSHA256 string `json:"audit_sha256,omitempty"`
+	JudgePrompt string `json:"judge_prompt,omitempty"`
 }
 
 // checkResume writes DIR/run.json on a first run and, on a rerun, refuses
 // to mix rows made with other settings.
-func checkResume(dir string, s bench.Settings, dataHash string, eng *engineFlags) error {
+func checkResume(dir string, s bench.Settings, dataHash, auditHash string, eng *engineFlags) error {
 	key := resumeKey{
 		DataSHA256: dataHash, Budget: s.Budget, QA: s.QA, Judge: s.Judge, Gister: s.Gister,
 		Embedder: s.Embedder, Schedule: s.Schedule, Calibration: s.Calibration,
 		Weights: eng.weights, Thresholds: fmt.Sprintf("%g/%g/top-%d/demote=%v", eng.high, eng.low, eng.topK, eng.demote), Tokenizer: s.Tokenizer,
+		AuditSHA256: auditHash,
+	}
+	if s.Gold != bench.GoldOriginal {
+		key.Gold = s.Gold
+	}
+	if s.JudgePrompt != bench.JudgePromptPaper {
+		key.JudgePrompt = s.JudgePrompt
 	}
 	want, _ := json.MarshalIndent(key, "", "  ")
 	path := filepath.Join(dir, "run.json")
@@ -228,7 +254,7 @@ func diffKeys(a, b resumeKey) string {
 	_ = json.Unmarshal(ja, &am)
 	_ = json.Unmarshal(jb, &bm)
 	var diffs []string
-	for _, k := range []string{"data_sha256", "budget", "qa", "judge", "gister", "embedder", "schedule", "calibration", "weights", "thresholds", "tokenizer"} {
+	for _, k := range []string{"data_sha256", "budget", "qa", "judge", "gister", "embedder", "schedule", "calibration", "weights", "thresholds", "tokenizer", "gold", "audit_sha256", "judge_prompt"} {
 		if fmt.Sprint(am[k]) != fmt.Sprint(bm[k]) {
 			diffs = append(diffs, fmt.Sprintf("%s was %v, now %v", k, am[k], bm[k]))
 		}

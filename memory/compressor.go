@@ -97,6 +97,9 @@ type Result struct {
 	Strategy     string `json:"strategy"`
 	// Usage is the LLM usage of this call (Options.LLM only).
 	Usage swc.UsageSummary `json:"usage"`
+	// Fits reports that the input already fit the budget: Messages are
+	// the input, unchanged.
+	Fits bool `json:"fits,omitempty"`
 	// Fallback, when non-empty, says why the offline engines compressed
 	// the history instead of the configured ones.
 	Fallback string `json:"fallback,omitempty"`
@@ -137,7 +140,8 @@ func (c *Compressor) CountMessages(msgs []swc.Message) int {
 	return n
 }
 
-// Compress returns msgs within the budget: system and developer messages
+// Compress returns msgs within the budget. Messages that already fit are
+// returned unchanged (Result.Fits). Otherwise: system and developer messages
 // first and verbatim, one system message holding the consolidated history,
 // then the kept recent messages unchanged. The input is not modified.
 //
@@ -156,6 +160,13 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 	}
 	o := c.opts
 	res := &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, TokensBefore: c.CountMessages(msgs)}
+	if res.TokensBefore <= o.Budget {
+		res.Fits, res.Messages, res.Tokens, res.Recent = true, msgs, res.TokensBefore, 0
+		for i := range msgs {
+			res.Source = append(res.Source, i)
+		}
+		return res, nil
+	}
 
 	// Instructions first; then the conversation, split into history and
 	// the recent window.

@@ -1,0 +1,217 @@
+package memory
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+)
+
+// Middleware has the signature of option.Middleware in both official SDKs
+// (github.com/openai/openai-go/v3/option and
+// github.com/anthropics/anthropic-sdk-go/option declare it as a type alias),
+// so its values go straight into either SDK's option.WithMiddleware without
+// this package importing them.
+type Middleware = func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error)
+
+// OpenAIMiddleware returns a Middleware that compresses the messages of
+// every Chat Completions request (POST …/chat/completions) with c before it
+// is sent: the request's other fields and the kept messages go out byte for
+// byte, the history becomes one system message. A request that already fits
+// the budget, that is not a Chat Completions request, or that cannot be
+// compressed (malformed, or its protected messages alone exceed the
+// budget) is sent unchanged. report, when not nil, is called for every
+// compressible request with its result, or with the error that left it
+// unchanged.
+func OpenAIMiddleware(c *Compressor, report func(*Result, error)) Middleware {
+	return middleware(c, report, "/chat/completions", chat.OpenAI, spliceOpenAI)
+}
+
+// AnthropicMiddleware is OpenAIMiddleware for the Messages API (POST
+// …/v1/messages): the memory is appended to "system" (as a text block when
+// system is a list of blocks, so cache_control on the original blocks stays
+// valid), and the kept messages start at a user message.
+func AnthropicMiddleware(c *Compressor, report func(*Result, error)) Middleware {
+	cc := *c
+	cc.opts.AlignUser = true
+	return middleware(&cc, report, "/messages", chat.Anthropic, spliceAnthropic)
+}
+
+func middleware(c *Compressor, report func(*Result, error), suffix string, f chat.Format, splice func(*chat.Input, *Result) ([]byte, error)) Middleware {
+	if report == nil {
+		report = func(*Result, error) {}
+	}
+	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+		if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, suffix) || req.Body == nil {
+			return next(req)
+		}
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		setBody(req, body)
+		out, err := compressBody(req, c, f, body, splice)
+		if err != nil {
+			report(nil, err)
+			return next(req)
+		}
+		report(out.res, nil)
+		if out.body != nil {
+			setBody(req, out.body)
+		}
+		return next(req)
+	}
+}
+
+type compressed struct {
+	res  *Result
+	body []byte // nil: send the original
+}
+
+func compressBody(req *http.Request, c *Compressor, f chat.Format, body []byte, splice func(*chat.Input, *Result) ([]byte, error)) (compressed, error) {
+	in, err := chat.Parse(body, f)
+	if err != nil {
+		return compressed{}, err
+	}
+	res, err := c.Compress(req.Context(), in.Messages)
+	if err != nil {
+		return compressed{}, err
+	}
+	if res.Fits {
+		return compressed{res: res}, nil
+	}
+	nb, err := splice(in, res)
+	return compressed{res: res, body: nb}, err
+}
+
+func setBody(req *http.Request, b []byte) {
+	req.Body = io.NopCloser(bytes.NewReader(b))
+	req.ContentLength = int64(len(b))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+}
+
+// spliceOpenAI writes the request body with res's messages: kept messages
+// as they came, the memory as a system message.
+func spliceOpenAI(in *chat.Input, res *Result) ([]byte, error) {
+	msgs := make([]json.RawMessage, 0, len(res.Messages))
+	for k, src := range res.Source {
+		if src < 0 {
+			b, err := json.Marshal(chat.OpenAIMessages(res.Messages[k : k+1])[0])
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, b)
+			continue
+		}
+		msgs = append(msgs, in.Raw[in.Origin[src]])
+	}
+	return withMessages(in, msgs, nil)
+}
+
+// spliceAnthropic writes the request body with the memory appended to
+// system and the kept messages as they came (a source message only partly
+// kept — its tool results went into the memory — is rewritten).
+func spliceAnthropic(in *chat.Input, res *Result) ([]byte, error) {
+	var msgs []json.RawMessage
+	kept := map[int]int{} // origin → kept parts
+	for _, src := range res.Source {
+		if src >= 0 && in.Origin[src] >= 0 {
+			kept[in.Origin[src]]++
+		}
+	}
+	total := map[int]int{}
+	for _, o := range in.Origin {
+		total[o]++
+	}
+	done := map[int]bool{}
+	for _, src := range res.Source {
+		if src < 0 || in.Origin[src] < 0 || done[in.Origin[src]] {
+			continue
+		}
+		o := in.Origin[src]
+		done[o] = true
+		if kept[o] == total[o] {
+			msgs = append(msgs, in.Raw[o])
+			continue
+		}
+		var part []int
+		for _, s := range res.Source {
+			if s >= 0 && in.Origin[s] == o {
+				part = append(part, s)
+			}
+		}
+		sub := make([]int, len(part))
+		copy(sub, part)
+		ms := chat.ToAnthropic(pick(in, sub)).Messages
+		for _, m := range ms {
+			b, err := json.Marshal(m)
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, b)
+		}
+	}
+	sys, err := appendSystem(in.Body["system"], res.Memory)
+	if err != nil {
+		return nil, err
+	}
+	return withMessages(in, msgs, sys)
+}
+
+func pick(in *chat.Input, idx []int) []swc.Message {
+	out := make([]swc.Message, len(idx))
+	for i, k := range idx {
+		out[i] = in.Messages[k]
+	}
+	return out
+}
+
+// appendSystem returns the system field with memory appended.
+func appendSystem(sys json.RawMessage, memory string) (json.RawMessage, error) {
+	if memory == "" {
+		return sys, nil
+	}
+	sys = bytes.TrimSpace(sys)
+	var s string
+	switch {
+	case len(sys) == 0 || string(sys) == "null":
+		return json.Marshal(memory)
+	case json.Unmarshal(sys, &s) == nil:
+		if s != "" {
+			s += "\n\n"
+		}
+		return json.Marshal(s + memory)
+	}
+	var blocks []json.RawMessage
+	if err := json.Unmarshal(sys, &blocks); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(chat.AnthropicBlock{Type: "text", Text: &memory})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(append(blocks, b))
+}
+
+// withMessages returns the request body with its messages (and system,
+// when not nil) replaced, every other field as it came.
+func withMessages(in *chat.Input, msgs []json.RawMessage, system json.RawMessage) ([]byte, error) {
+	body := make(map[string]json.RawMessage, len(in.Body)+1)
+	for k, v := range in.Body {
+		body[k] = v
+	}
+	m, err := json.Marshal(msgs)
+	if err != nil {
+		return nil, err
+	}
+	body["messages"] = m
+	if system != nil {
+		body["system"] = system
+	}
+	return json.Marshal(body)
+}

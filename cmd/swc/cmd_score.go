@@ -29,8 +29,11 @@ type scoreSummary struct {
 }
 
 func runScore(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "score", "--pred FILE [--judge PROVIDER:MODEL] [--json]")
-	pred := fs.String("pred", "", "JSONL predictions: rows with question, answer (gold), prediction, category; other fields are kept (- for stdin)")
+	fs := newFlags(env, "score", "--pred FILE [--data locomo10.json] [--gold original|corrected] [--judge PROVIDER:MODEL [--judge-prompt paper|strict]] [--json]")
+	pred := fs.String("pred", "", "predictions (- for stdin): JSONL rows with question, answer (gold), prediction, category (other fields are kept), or a Mem0/MemOS/EverMemOS evaluation file {\"detailed_results\": …} (needs --data)")
+	data := fs.String("data", "", "LoCoMo's locomo10.json, to map an evaluation file's rows to LoCoMo's questions")
+	var gf goldFlags
+	gf.add(fs)
 	judgeSpec := fs.String("judge", "", "also ask this judge model (paper prompt), e.g. anthropic:claude-haiku-4-5-20251001")
 	asJSON := fs.Bool("json", false, `print {"rows": [...], "summary": {...}}`)
 	seed := fs.Uint64("seed", 42, "bootstrap seed")
@@ -43,6 +46,9 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 	}
 	if *pred == "" {
 		return usagef("score: --pred FILE is required")
+	}
+	if err := gf.check("score"); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("score: unexpected argument %q", fs.Arg(0))
@@ -57,9 +63,27 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 		defer f.Close()
 		r, name = f, *pred
 	}
-	rows, err := readPredictions(r, name)
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return swc.Errorf(swc.EINVALID, "score: %s: %v", name, err)
+	}
+	evalRows, isEval, err := parseEvalFile(raw, name)
 	if err != nil {
 		return err
+	}
+	if !isEval && gf.gold == bench.GoldCorrected {
+		return swc.Errorf(swc.EINVALID, "score: --gold corrected needs rows mapped to LoCoMo's questions: give an evaluation file (detailed_results) and --data locomo10.json")
+	}
+	if !isEval {
+		if err := checkJSONLShape(raw, name); err != nil {
+			return err
+		}
+	}
+	var rows []prediction
+	if !isEval {
+		if rows, err = readPredictions(bytes.NewReader(raw), name); err != nil {
+			return err
+		}
 	}
 	var judge swc.LLM
 	e := &engines{flags: opts, meter: &swc.Meter{}}
@@ -69,7 +93,16 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 			return fmt.Errorf("--judge: %w", err)
 		}
 	}
-	sum, err := scoreRows(ctx, rows, judge, opts.prov.concurrency, *resamples, *seed)
+	if isEval {
+		err := scoreEval(ctx, env, evalRows, name, scoreEvalOptions{data: *data, gold: &gf, judge: judge,
+			conc: opts.prov.concurrency, resamples: *resamples, seed: *seed, asJSON: *asJSON})
+		if err == nil {
+			e.printUsage(env.Stderr)
+		}
+		return err
+	}
+	prompt, _ := bench.JudgePromptFor(gf.judgePrompt) // checked above
+	sum, err := scoreRows(ctx, rows, judge, prompt, opts.prov.concurrency, *resamples, *seed)
 	if err != nil {
 		return err
 	}
@@ -138,7 +171,11 @@ func readPredictions(r io.Reader, name string) ([]prediction, error) {
 		if !ok {
 			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: missing field \"prediction\"", name, line)
 		}
-		p.p = text(pv)
+		ps, isString := pv.(string)
+		if !isString {
+			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: prediction: want a string answer, found %s", name, line, kindOf(pv))
+		}
+		p.p = strings.TrimSpace(ps)
 		cat, err := strconv.Atoi(text(fields["category"]))
 		if err != nil || !swc.Category(cat).Valid() {
 			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: category must be 1–5, found %q", name, line, text(fields["category"]))
@@ -173,7 +210,7 @@ func text(v any) string {
 // scoreRows adds "f1" (and "judge", "verdict" or "judge_error") to every
 // row and summarises per category. Judge calls run conc at a time; it
 // returns ctx's error when the run is interrupted.
-func scoreRows(ctx context.Context, rows []prediction, judge swc.LLM, conc, resamples int, seed uint64) (scoreSummary, error) {
+func scoreRows(ctx context.Context, rows []prediction, judge swc.LLM, prompt func(question, gold, answer string) string, conc, resamples int, seed uint64) (scoreSummary, error) {
 	sum := scoreSummary{Categories: map[string]map[string]bench.Stat{}, Rows: len(rows)}
 	gold := func(p prediction) string {
 		if p.gold == "" {
@@ -198,7 +235,7 @@ func scoreRows(ctx context.Context, rows []prediction, judge swc.LLM, conc, resa
 				defer wg.Done()
 				defer func() { <-sem }()
 				resp, err := judge.Complete(ctx, swc.LLMRequest{
-					Messages:    []swc.Message{{Role: swc.RoleUser, Content: bench.JudgePrompt(p.question, gold(p), p.p)}},
+					Messages:    []swc.Message{{Role: swc.RoleUser, Content: prompt(p.question, gold(p), p.p)}},
 					Temperature: 0, MaxTokens: 8, Purpose: "judge",
 				})
 				var v float64

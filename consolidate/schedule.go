@@ -27,6 +27,10 @@ const (
 	// longer than Window: offline, the gap between session start times is
 	// the idle time. The end of the conversation is not an idle window.
 	Idle ScheduleKind = "idle"
+	// Through consolidates once, after the first At sessions (none when At
+	// is 0); later sessions are pending. The service uses it to rebuild the
+	// context its last consolidation job made.
+	Through ScheduleKind = "through"
 )
 
 // Schedule configures replay.
@@ -35,6 +39,7 @@ type Schedule struct {
 	K         int           // every-k; default 3
 	Threshold int           // reactive, tokens; default the budget
 	Window    time.Duration // idle; default 6h
+	At        int           // through: sessions consolidated
 }
 
 // ParseSchedule reads "end", "every-k", "every-3", "reactive",
@@ -102,6 +107,8 @@ func (s Schedule) String() string {
 		return "reactive"
 	case Idle:
 		return "idle:" + shortDuration(s.window())
+	case Through:
+		return fmt.Sprintf("through:%d", s.At)
 	}
 	return string(End)
 }
@@ -141,6 +148,8 @@ func (s Schedule) run(n, budget int, c *swc.Conversation, consolidate func(upto 
 			fire = state+pending > threshold
 		case Idle:
 			fire = i < n && c.Sessions[i].Start.Sub(ses.Start) > s.window()
+		case Through:
+			fire = i == s.At
 		default:
 			fire = i == n
 		}

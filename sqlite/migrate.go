@@ -41,6 +41,64 @@ var migrations = []string{
 		created_at INTEGER NOT NULL, -- unix milliseconds
 		PRIMARY KEY (embedder, text_hash)
 	) WITHOUT ROWID;`,
+	// 2: the service's store (SPEC §9): tenants, keys, conversations,
+	// messages and the gists consolidation made for them.
+	`CREATE TABLE tenants (
+		id         TEXT PRIMARY KEY,
+		name       TEXT NOT NULL UNIQUE,
+		created_at INTEGER NOT NULL
+	) WITHOUT ROWID;
+	CREATE TABLE api_keys (
+		id         TEXT PRIMARY KEY,
+		tenant_id  TEXT NOT NULL REFERENCES tenants(id),
+		hash       TEXT NOT NULL UNIQUE, -- hex SHA-256 of the key
+		created_at INTEGER NOT NULL,
+		revoked_at INTEGER NOT NULL DEFAULT 0
+	) WITHOUT ROWID;
+	CREATE TABLE conversations (
+		tenant_id        TEXT NOT NULL,
+		id               TEXT NOT NULL,
+		created_at       INTEGER NOT NULL,
+		messages         INTEGER NOT NULL DEFAULT 0,
+		sessions         INTEGER NOT NULL DEFAULT 0,
+		last_time        INTEGER NOT NULL DEFAULT 0, -- unix ms of the newest message
+		last_received    INTEGER NOT NULL DEFAULT 0, -- unix ms of the last append that stored one
+		last_session_key TEXT NOT NULL DEFAULT '',
+		last_session_len INTEGER NOT NULL DEFAULT 0,
+		version          INTEGER NOT NULL DEFAULT 0,
+		cons_through     INTEGER NOT NULL DEFAULT 0,
+		cons_messages    INTEGER NOT NULL DEFAULT 0,
+		cons_at          INTEGER NOT NULL DEFAULT 0,
+		PRIMARY KEY (tenant_id, id)
+	) WITHOUT ROWID;
+	CREATE TABLE messages (
+		tenant_id    TEXT NOT NULL,
+		conv_id      TEXT NOT NULL,
+		seq          INTEGER NOT NULL,
+		msg_id       TEXT NOT NULL, -- '' when the client gave none
+		role         TEXT NOT NULL,
+		name         TEXT NOT NULL,
+		content      TEXT NOT NULL,
+		tool_calls   TEXT NOT NULL, -- JSON array or ''
+		tool_call_id TEXT NOT NULL,
+		time         INTEGER NOT NULL, -- unix ms
+		session_key  TEXT NOT NULL,
+		session_n    INTEGER NOT NULL,
+		received     INTEGER NOT NULL,
+		PRIMARY KEY (tenant_id, conv_id, seq)
+	) WITHOUT ROWID;
+	CREATE UNIQUE INDEX messages_by_id ON messages (tenant_id, conv_id, msg_id) WHERE msg_id <> '';
+	CREATE TABLE conv_gists (
+		tenant_id    TEXT NOT NULL,
+		conv_id      TEXT NOT NULL,
+		session_n    INTEGER NOT NULL,
+		content_hash TEXT NOT NULL,
+		variant      TEXT NOT NULL,
+		gister       TEXT NOT NULL,
+		text         TEXT NOT NULL,
+		created_at   INTEGER NOT NULL,
+		PRIMARY KEY (tenant_id, conv_id, session_n, content_hash, variant, gister)
+	) WITHOUT ROWID;`,
 }
 
 // SchemaVersion is the schema version this package writes.

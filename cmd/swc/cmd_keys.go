@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/sqlite"
+)
+
+func init() {
+	register("keys", "API keys of the service: create, list, revoke", runKeys)
+}
+
+const keysUsage = `create --tenant NAME | list | revoke KEY_ID   [--db swc.db]
+
+create prints a new key for the tenant (made when new) once; only its
+SHA-256 is stored. list shows every key's id, tenant id, creation and
+revocation. revoke KEY_ID stops a key at once.`
+
+func runKeys(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "keys", keysUsage)
+	dbPath := fs.String("db", "swc.db", "the service's SQLite file")
+	tenant := fs.String("tenant", "", "tenant name (create)")
+	if len(args) == 0 {
+		fs.Usage()
+		return usagef("keys: want create, list or revoke")
+	}
+	sub, rest := args[0], args[1:]
+	if sub == "-h" || sub == "--help" {
+		fs.Usage()
+		return parseFlags(fs, []string{"-h"})
+	}
+	if err := parseFlags(fs, rest); err != nil {
+		return err
+	}
+	open := func() (*sqlite.DB, error) { return sqlite.Open(ctx, *dbPath) }
+	switch sub {
+	case "create":
+		if *tenant == "" || fs.NArg() > 0 {
+			return usagef("keys create: want --tenant NAME and no arguments")
+		}
+		db, err := open()
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		key, k, err := swchttp.CreateKey(ctx, db, *tenant)
+		if err != nil {
+			return fmt.Errorf("keys create: %w", err)
+		}
+		fmt.Fprintln(env.Stdout, key)
+		fmt.Fprintf(env.Stderr, "key %s for tenant %q: shown once, store it now\n", k.ID, *tenant)
+		return nil
+	case "list":
+		if fs.NArg() > 0 {
+			return usagef("keys list: unexpected argument %q", fs.Arg(0))
+		}
+		db, err := open()
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		keys, err := db.Keys(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tTENANT\tCREATED\tREVOKED")
+		for _, k := range keys {
+			rev := "-"
+			if !k.Revoked.IsZero() {
+				rev = k.Revoked.Format(time.RFC3339)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, k.TenantID, k.Created.Format(time.RFC3339), rev)
+		}
+		return tw.Flush()
+	case "revoke":
+		if fs.NArg() != 1 {
+			return usagef("keys revoke: want one KEY_ID (see swc keys list)")
+		}
+		db, err := open()
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if err := db.RevokeKey(ctx, fs.Arg(0), time.Now()); err != nil {
+			return fmt.Errorf("keys revoke: %w", err)
+		}
+		fmt.Fprintf(env.Stderr, "key %s revoked\n", fs.Arg(0))
+		return nil
+	}
+	return usagef("keys: unknown subcommand %q (want create, list or revoke)", sub)
+}

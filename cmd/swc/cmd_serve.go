@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/baseline"
+	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/gist"
+	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/jobs"
+	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/sqlite"
+)
+
+func init() {
+	register("serve", "run the service: conversations over HTTP, consolidated while idle (SPEC §9)", runServe)
+}
+
+const serveUsage = `[flags]
+
+Serves the swc API (JSON; errors are {"error":{"code","message"}}):
+  POST   /v1/conversations/{id}/messages     append {"messages":[…]} → 201 {"appended","skipped","sessions"}
+  GET    /v1/conversations/{id}/context      ?budget=&strategy=&format=text|openai|anthropic → 200
+  GET    /v1/conversations                   the tenant's conversations → 200
+  GET    /v1/conversations/{id}              sessions, messages, gists, state, pending jobs → 200
+  DELETE /v1/conversations/{id}              messages, gists and cached contexts gone → 204
+  POST   /v1/conversations/{id}/consolidate  enqueue a consolidation now → 202
+  GET    /healthz (no key)  GET /metrics (Prometheus)  GET /ui (a page; log in with a key)
+Every /v1 route needs "Authorization: Bearer KEY" (swc keys create). Status codes:
+  400 bad input (the message names the field) · 401 no or bad key · 404 unknown route or
+  conversation (another tenant's included) · 413 body over --max-body or a message over
+  --max-message · 429 over the key's --rate (Retry-After) · 500 internal · 503 unavailable.
+Conversation ids: 1–128 of A-Z a-z 0-9 . _ : -. Unknown top-level body fields are rejected;
+unknown fields inside a message are ignored. A message without "timestamp" (or "time",
+"created_at") is stamped with the server's clock; a timestamp more than 5m ahead of it, or
+before the conversation's last message, is rejected (400) and nothing of the batch is stored.`
+
+type serveFlags struct {
+	addr, db, strategy, logLevel string
+	workers                      int
+	rate                         float64
+	burst                        int
+	maxBody, maxMessage          int64
+	sessionGap                   time.Duration
+	sessionTurns                 int
+	jobTimeout, rescueAfter      time.Duration
+	poll                         time.Duration
+	shutdown                     time.Duration
+}
+
+func runServe(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "serve", serveUsage)
+	var f serveFlags
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address (port 0 picks a free one)")
+	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache")
+	fs.StringVar(&f.strategy, "strategy", "swc-anchored", "strategy of consolidation and the default of /context: "+strings.Join(memory.ReadStrategies, ", "))
+	fs.IntVar(&f.workers, "workers", 4, "consolidation jobs run at once")
+	fs.Float64Var(&f.rate, "rate", swchttp.DefaultRate, "requests per second per key (negative: no limit)")
+	fs.IntVar(&f.burst, "burst", swchttp.DefaultBurst, "requests a key may burst above --rate")
+	fs.Int64Var(&f.maxBody, "max-body", swchttp.DefaultMaxBody, "largest request body, bytes (413 above)")
+	fs.Int64Var(&f.maxMessage, "max-message", swchttp.DefaultMaxMessage, "largest message content, bytes (413 above)")
+	fs.DurationVar(&f.sessionGap, "session-gap", 30*time.Minute, "silence that starts a new session")
+	fs.IntVar(&f.sessionTurns, "session-turns", 20, "messages after which a new session starts (without explicit session ids)")
+	fs.DurationVar(&f.jobTimeout, "job-timeout", 5*time.Minute, "limit of one consolidation attempt")
+	fs.DurationVar(&f.rescueAfter, "rescue-after", 0, "a job running longer is taken for dead and run again (default job-timeout + 1m)")
+	fs.DurationVar(&f.poll, "poll", time.Second, "how often due jobs are looked for")
+	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long in-flight requests and jobs may finish")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug (one line per request), info, warn or error")
+	ef := addEngineFlags(fs)
+	if sf := fs.Lookup("schedule"); sf != nil {
+		sf.DefValue = "idle:10m"
+		sf.Usage = "when a conversation is consolidated: idle:DURATION (after that long without a message), every-K (K new sessions), reactive[:TOKENS] (pending sessions over TOKENS, default the budget)"
+		ef.schedule = "idle:10m"
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("serve: unexpected argument %q", fs.Arg(0))
+	}
+	sched, err := consolidate.ParseSchedule(ef.schedule)
+	if err != nil || sched.Kind == consolidate.End || sched.Kind == consolidate.Through {
+		return usagef("--schedule: want idle:DURATION, every-K or reactive[:TOKENS] (got %q)", ef.schedule)
+	}
+	okStrategy := false
+	for _, s := range memory.ReadStrategies {
+		okStrategy = okStrategy || s == f.strategy
+	}
+	if !okStrategy {
+		return usagef("--strategy: unknown %q (want one of %s)", f.strategy, strings.Join(memory.ReadStrategies, ", "))
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return usagef("--log-level: %v", err)
+	}
+	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+
+	// The REM cache lives in the service's file unless --cache says otherwise.
+	if ef.cache.path == "" {
+		ef.cache.path = f.db
+	}
+	eng, err := openEngines(ctx, env, ef)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	db, err := sqlite.Open(ctx, f.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	reg := prometheus.NewRegistry()
+	jm := swchttp.NewJobMetrics(reg)
+	registerTokenMetrics(reg, eng.meter)
+	fallback := gist.NewExtractive()
+	fallback.Temporal = mention.HasTemporal
+	mem := &memory.Memory{
+		Store: db, Gister: eng.gister, Fallback: fallback,
+		NewStrategy: serveStrategies(eng), Strategy: f.strategy,
+		Budget: ef.budget, Schedule: sched,
+	}
+	pool, err := db.Pool(1)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	queue, err := jobs.Open(ctx, pool, consolidator{mem}, jobs.Config{
+		Workers: f.workers, JobTimeout: f.jobTimeout, RescueAfter: f.rescueAfter,
+		PollInterval: f.poll, Logger: logger, OnResult: jm.Record,
+	})
+	if err != nil {
+		return err
+	}
+	// A conversation whose append was stored but whose job was not
+	// (killed in between) gets one now; existing jobs absorb the rest.
+	refs, err := db.Unconsolidated(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		if err := queue.Enqueue(ctx, r.Tenant, r.ID, time.Now()); err != nil {
+			return err
+		}
+	}
+
+	srv := swchttp.New(db, mem, queue)
+	srv.Schedule, srv.Registry, srv.Logger = sched, reg, logger
+	srv.Rule = swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns}
+	srv.Rate, srv.Burst, srv.MaxBody, srv.MaxMessage = f.rate, f.burst, f.maxBody, int(f.maxMessage)
+	hs := srv.HTTPServer(f.addr)
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "db", f.db, "strategy", f.strategy, "schedule", sched.String(), "workers", f.workers)
+	fmt.Fprintf(env.Stdout, "swc serve: listening on http://%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		queue.Stop(context.Background())
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing in-flight requests and jobs", "timeout", f.shutdown)
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdown)
+	defer cancel()
+	err = hs.Shutdown(sctx)
+	if qerr := queue.Stop(sctx); qerr != nil {
+		err = errors.Join(err, qerr)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// consolidator adapts memory.Memory to the queue.
+type consolidator struct{ m *memory.Memory }
+
+func (c consolidator) Due(ctx context.Context, tenant, conv string) (time.Duration, bool, error) {
+	return c.m.Due(ctx, tenant, conv)
+}
+
+func (c consolidator) Consolidate(ctx context.Context, tenant, conv string) (int, error) {
+	out, err := c.m.Consolidate(ctx, tenant, conv)
+	return out.Gists, err
+}
+
+// serveStrategies builds the strategies the service uses, with the
+// engines' embedder and SWC settings and the given gister and schedule.
+func serveStrategies(e *engines) memory.StrategyFunc {
+	return func(name string, g swc.Gister, sched consolidate.Schedule) (swc.Strategy, error) {
+		var variant swc.GistVariant
+		switch name {
+		case "full":
+			return baseline.Full{}, nil
+		case "truncation":
+			return baseline.Truncation{}, nil
+		case "swc-full":
+			variant = swc.GistFull
+		case "swc-temporal", "swc-anchored":
+			variant = swc.GistTemporal
+		default:
+			return nil, swc.Errorf(swc.EINVALID, "unknown strategy %q", name)
+		}
+		s := consolidate.New(name, e.embedder, g, variant, salient)
+		s.Config, s.Schedule = e.cfg, sched
+		if name == "swc-anchored" {
+			s.Anchor = mention.Anchor
+		}
+		return s, nil
+	}
+}
+
+// registerTokenMetrics exports the LLM tokens the engines used.
+func registerTokenMetrics(reg *prometheus.Registry, m *swc.Meter) {
+	for _, dir := range []string{"input", "output"} {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "swc_llm_tokens_total", Help: "LLM tokens used by consolidation (gisters, embedders).",
+			ConstLabels: prometheus.Labels{"direction": dir},
+		}, func() float64 {
+			t := m.Summary().Total
+			if dir == "input" {
+				return float64(t.InputTokens)
+			}
+			return float64(t.OutputTokens)
+		}))
+	}
+}

@@ -1,0 +1,127 @@
+package http
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"golang.org/x/time/rate"
+
+	"github.com/swcmem/swc"
+)
+
+// KeyPrefix starts every key, so a leaked one is recognisable.
+const KeyPrefix = "swc_"
+
+// NewKey returns a new random key and its public id. Only HashKey(key)
+// is stored.
+func NewKey() (key, id string) {
+	b := make([]byte, 32)
+	rand.Read(b)
+	key = KeyPrefix + base64.RawURLEncoding.EncodeToString(b)
+	idb := make([]byte, 6)
+	rand.Read(idb)
+	return key, "k_" + hex.EncodeToString(idb)
+}
+
+// HashKey returns the hex SHA-256 of key, the form keys are stored in.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateKey makes a key for the tenant named name, creating the tenant
+// when new. It returns the key (shown once) and its stored record.
+func CreateKey(ctx context.Context, store swc.Store, name string) (string, swc.APIKey, error) {
+	t, err := store.TenantByName(ctx, name)
+	if swc.ErrorCode(err) == swc.ENOTFOUND {
+		t, err = store.CreateTenant(ctx, name)
+	}
+	if err != nil {
+		return "", swc.APIKey{}, err
+	}
+	key, id := NewKey()
+	k, err := store.CreateKey(ctx, t.ID, id, HashKey(key))
+	return key, k, err
+}
+
+type authKey struct{}
+
+// authenticate returns the key a request carries (Bearer header, or the
+// /ui cookie when cookie is true), or ok=false.
+func (s *Server) authenticate(r *http.Request, cookie bool) (swc.APIKey, bool) {
+	var key string
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, found := strings.Cut(h, " ")
+		if !found || !strings.EqualFold(scheme, "Bearer") {
+			return swc.APIKey{}, false
+		}
+		key = strings.TrimSpace(tok)
+	} else if cookie {
+		c, err := r.Cookie(cookieName)
+		if err != nil {
+			return swc.APIKey{}, false
+		}
+		key = c.Value
+	}
+	if !strings.HasPrefix(key, KeyPrefix) || len(key) > 100 {
+		return swc.APIKey{}, false
+	}
+	h := HashKey(key)
+	k, err := s.store.KeyByHash(r.Context(), h)
+	if err != nil || subtle.ConstantTimeCompare([]byte(k.Hash), []byte(h)) != 1 {
+		return swc.APIKey{}, false
+	}
+	return k, true
+}
+
+// authed wraps an API handler: 401 without a valid key, 429 over the
+// key's rate; the handler gets the key's tenant id.
+func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, tenant string)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k, ok := s.authenticate(r, false)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="swc"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or invalid API key (Authorization: Bearer KEY)")
+			return
+		}
+		if !s.allow(w, k.ID) {
+			return
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), authKey{}, k)), k.TenantID)
+	})
+}
+
+// allow takes a token from the key's limiter, or writes 429 with
+// Retry-After and returns false.
+func (s *Server) allow(w http.ResponseWriter, keyID string) bool {
+	if s.Rate < 0 {
+		return true
+	}
+	s.limitsMu.Lock()
+	if s.limits == nil {
+		s.limits = map[string]*rate.Limiter{}
+	}
+	l, ok := s.limits[keyID]
+	if !ok {
+		l = rate.NewLimiter(rate.Limit(s.Rate), max(s.Burst, 1))
+		s.limits[keyID] = l
+	}
+	s.limitsMu.Unlock()
+	now := s.now()
+	res := l.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+		writeError(w, http.StatusTooManyRequests, "rate_limited", "too many requests for this key; retry after "+w.Header().Get("Retry-After")+"s")
+		return false
+	}
+	return true
+}

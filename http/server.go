@@ -1,0 +1,189 @@
+// Package http serves swc over HTTP (SPEC §9): the /v1 conversation API
+// authenticated by tenant keys, /healthz, /metrics and the /ui page.
+// Import it under another name (swchttp) next to net/http.
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/memory"
+)
+
+// Defaults of Server's limits.
+const (
+	DefaultMaxBody    = 4 << 20  // bytes of one request body
+	DefaultMaxMessage = 64 << 10 // bytes of one message's content
+	DefaultMaxBatch   = 1000     // messages in one append
+	DefaultRate       = 50       // requests per second per key
+	DefaultBurst      = 100
+	// FutureSlack is how far past the server's clock a timestamp may be.
+	FutureSlack = 5 * time.Minute
+)
+
+// ConversationID is the accepted form of a conversation id: 1–128
+// characters of letters, digits, '.', '_', ':' and '-'.
+var ConversationID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// Server is the HTTP service. Build it with New; the exported fields are
+// optional settings to set before Handler is first called.
+type Server struct {
+	store  swc.Store
+	memory *memory.Memory
+	queue  swc.Queue
+
+	// Schedule is the consolidation schedule appends enqueue jobs by
+	// (default idle:10m).
+	Schedule consolidate.Schedule
+	// Rule groups messages into sessions (swc.DefaultSessionRule).
+	Rule swc.SessionRule
+	// MaxBody, MaxMessage, MaxBatch bound requests (the Default… values).
+	MaxBody    int64
+	MaxMessage int
+	MaxBatch   int
+	// Rate and Burst limit each key's requests (DefaultRate, DefaultBurst);
+	// a negative Rate disables the limit.
+	Rate  float64
+	Burst int
+	// Now is the clock (time.Now); Logger gets one line per request
+	// (never a key or a tenant id).
+	Now    func() time.Time
+	Logger *slog.Logger
+	// Registry receives the server's metrics; /metrics serves it. Add
+	// other collectors (LLM tokens) to it.
+	Registry *prometheus.Registry
+	// Secure marks the /ui cookie Secure (serve behind TLS).
+	Secure bool
+
+	once     sync.Once
+	handler  http.Handler
+	metrics  *metrics
+	limitsMu sync.Mutex
+	limits   map[string]*rate.Limiter
+}
+
+// New returns a server over store, memory (the read path and
+// consolidation) and queue (consolidation jobs).
+func New(store swc.Store, mem *memory.Memory, queue swc.Queue) *Server {
+	return &Server{store: store, memory: mem, queue: queue,
+		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: 10 * time.Minute},
+		Rule:     swc.DefaultSessionRule(),
+		MaxBody:  DefaultMaxBody, MaxMessage: DefaultMaxMessage, MaxBatch: DefaultMaxBatch,
+		Rate: DefaultRate, Burst: DefaultBurst,
+		Registry: prometheus.NewRegistry(),
+	}
+}
+
+func (s *Server) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
+
+// Handler returns the server's routes. Issue 14's proxy routes are added
+// the same way, in routes.
+func (s *Server) Handler() http.Handler {
+	s.once.Do(func() {
+		s.metrics = newMetrics(s.Registry)
+		s.handler = s.routes()
+	})
+	return s.handler
+}
+
+// HTTPServer returns an http.Server on addr with the service's timeouts.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.logger().Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.Background() },
+	}
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	api := func(pattern string, h func(w http.ResponseWriter, r *http.Request, tenant string)) {
+		mux.Handle(pattern, s.observe(s.authed(h)))
+	}
+	api("POST /v1/conversations/{id}/messages", s.appendMessages)
+	api("GET /v1/conversations/{id}/context", s.context)
+	api("GET /v1/conversations", s.listConversations)
+	api("GET /v1/conversations/{id}", s.getConversation)
+	api("DELETE /v1/conversations/{id}", s.deleteConversation)
+	api("POST /v1/conversations/{id}/consolidate", s.consolidate)
+	mux.Handle("GET /healthz", s.observe(http.HandlerFunc(s.healthz)))
+	mux.Handle("GET /metrics", s.observe(s.metrics.handler(s.Registry)))
+	s.uiRoutes(mux)
+	mux.Handle("/", s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no route "+r.Method+" "+r.URL.Path)
+	})))
+	return mux
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// writeError writes {"error":{"code","message"}}.
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	var b errorBody
+	b.Error.Code, b.Error.Message = code, msg
+	writeJSON(w, status, b)
+}
+
+// writeErr maps a swc error to its status: EINVALID 400, ENOTFOUND 404,
+// EUNAVAILABLE 503, anything else 500 (its message is logged, not shown).
+func (s *Server) writeErr(w http.ResponseWriter, r *http.Request, err error) {
+	switch code := swc.ErrorCode(err); code {
+	case swc.EINVALID:
+		writeError(w, http.StatusBadRequest, code, swc.ErrorMessage(err))
+	case swc.ENOTFOUND:
+		writeError(w, http.StatusNotFound, code, swc.ErrorMessage(err))
+	case swc.EUNAVAILABLE:
+		writeError(w, http.StatusServiceUnavailable, code, swc.ErrorMessage(err))
+	default:
+		if r.Context().Err() != nil {
+			return // the client went away
+		}
+		s.logger().Error("request failed", "route", r.Pattern, "err", err)
+		writeError(w, http.StatusInternalServerError, swc.EINTERNAL, "internal error")
+	}
+}

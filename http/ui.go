@@ -1,0 +1,166 @@
+package http
+
+import (
+	"embed"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/memory"
+)
+
+// The /ui page: server-rendered, no JavaScript. A key typed into the login
+// form is kept in an HttpOnly, SameSite=Strict cookie scoped to /ui; every
+// state-changing form is a POST whose Origin (or Referer) must be this
+// host, so another site cannot drive it (CSRF).
+
+const cookieName = "swc_key"
+
+//go:embed ui/*.html
+var uiFiles embed.FS
+
+var uiTemplates = template.Must(template.New("").Funcs(template.FuncMap{
+	"pct": func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+}).ParseFS(uiFiles, "ui/*.html"))
+
+func (s *Server) uiRoutes(mux *http.ServeMux) {
+	mux.Handle("GET /ui", s.observe(http.HandlerFunc(s.uiHome)))
+	mux.Handle("POST /ui/login", s.observe(http.HandlerFunc(s.uiLogin)))
+	mux.Handle("POST /ui/logout", s.observe(http.HandlerFunc(s.uiLogout)))
+	mux.Handle("GET /ui/conversations/{id}", s.observe(http.HandlerFunc(s.uiConversation)))
+}
+
+func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	w.WriteHeader(status)
+	if err := uiTemplates.ExecuteTemplate(w, name, data); err != nil {
+		s.logger().Error("ui template", "template", name, "err", err)
+	}
+}
+
+// sameOrigin reports whether a POST comes from a page of this host.
+func sameOrigin(r *http.Request) bool {
+	src := r.Header.Get("Origin")
+	if src == "" || src == "null" {
+		src = r.Header.Get("Referer")
+	}
+	if src == "" {
+		return false
+	}
+	u, err := url.Parse(src)
+	return err == nil && u.Host == r.Host
+}
+
+type loginPage struct{ Error string }
+
+func (s *Server) uiHome(w http.ResponseWriter, r *http.Request) {
+	k, ok := s.authenticate(r, true)
+	if !ok {
+		s.render(w, http.StatusOK, "login.html", loginPage{})
+		return
+	}
+	if !s.allow(w, k.ID) {
+		return
+	}
+	list, err := s.store.Conversations(r.Context(), k.TenantID)
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	s.render(w, http.StatusOK, "list.html", map[string]any{"Conversations": list})
+}
+
+func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		writeError(w, http.StatusForbidden, "forbidden", "cross-site form post refused")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	key := strings.TrimSpace(r.PostFormValue("key"))
+	probe := r.Clone(r.Context())
+	probe.Header = http.Header{"Authorization": {"Bearer " + key}}
+	if _, ok := s.authenticate(probe, false); !ok {
+		s.render(w, http.StatusUnauthorized, "login.html", loginPage{Error: "That key is not valid."})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: key, Path: "/ui", HttpOnly: true, Secure: s.Secure,
+		SameSite: http.SameSiteStrictMode, MaxAge: 12 * 3600})
+	http.Redirect(w, r, "/ui", http.StatusSeeOther)
+}
+
+func (s *Server) uiLogout(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		writeError(w, http.StatusForbidden, "forbidden", "cross-site form post refused")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/ui", HttpOnly: true, Secure: s.Secure,
+		SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	http.Redirect(w, r, "/ui", http.StatusSeeOther)
+}
+
+type sessionRow struct {
+	swc.ChunkReport
+	Start    string
+	Messages int
+	Stored   string // the gist consolidation stored for it
+}
+
+func (s *Server) uiConversation(w http.ResponseWriter, r *http.Request) {
+	k, ok := s.authenticate(r, true)
+	if !ok {
+		http.Redirect(w, r, "/ui", http.StatusSeeOther)
+		return
+	}
+	if !s.allow(w, k.ID) {
+		return
+	}
+	id := r.PathValue("id")
+	if !ConversationID.MatchString(id) {
+		writeError(w, http.StatusBadRequest, swc.EINVALID, "bad conversation id")
+		return
+	}
+	req := memory.Request{Strategy: r.URL.Query().Get("strategy")}
+	if b := r.URL.Query().Get("budget"); b != "" {
+		n, err := strconv.Atoi(b)
+		if err != nil || n < 1 {
+			writeError(w, http.StatusBadRequest, swc.EINVALID, "budget: want a positive whole number")
+			return
+		}
+		req.Budget = n
+	}
+	d, err := s.detail(r, k.TenantID, id)
+	if err != nil {
+		if swc.ErrorCode(err) == swc.ENOTFOUND {
+			s.render(w, http.StatusNotFound, "notfound.html", nil)
+			return
+		}
+		s.writeErr(w, r, err)
+		return
+	}
+	res, err := s.memory.Context(r.Context(), k.TenantID, id, req)
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	stored := map[int]string{}
+	for _, g := range d.Gists {
+		stored[g.Session] = g.Text
+	}
+	var rows []sessionRow
+	for _, ch := range res.Chunks {
+		row := sessionRow{ChunkReport: ch, Stored: stored[ch.Session]}
+		if ch.Session < len(d.SessionList) {
+			row.Start = d.SessionList[ch.Session].Date
+			row.Messages = d.SessionList[ch.Session].Messages
+		}
+		rows = append(rows, row)
+	}
+	s.render(w, http.StatusOK, "conversation.html", map[string]any{
+		"Detail": d, "Context": res, "Rows": rows, "Strategies": memory.ReadStrategies,
+	})
+}

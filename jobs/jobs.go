@@ -1,0 +1,270 @@
+// Package jobs runs consolidation jobs on River (riverqueue/river): durable
+// (a job survives a restart; one killed midway is rescued and run again),
+// unique per conversation (never two at once), on a bounded worker pool,
+// retried with backoff when the gister fails. The SQLite driver is used
+// here; a Postgres driver fits the same Queue (SPEC §11).
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/swcmem/swc"
+)
+
+// Kind is the River job kind of a consolidation.
+const Kind = "swc_consolidate"
+
+// Args are a consolidation job's arguments. Tenant and Conversation make
+// it unique; Force runs it whatever the schedule says.
+type Args struct {
+	Tenant       string `json:"tenant" river:"unique"`
+	Conversation string `json:"conversation" river:"unique"`
+	Force        bool   `json:"force,omitempty"`
+}
+
+// Kind implements river.JobArgs.
+func (Args) Kind() string { return Kind }
+
+// uniqueStates are the states in which a second job for the same
+// conversation is refused: waiting, retrying or running.
+var uniqueStates = []rivertype.JobState{
+	rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+	rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+}
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (Args) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates}}
+}
+
+// Consolidator is what a job calls: Due says how long until the
+// conversation is due (ok=false: nothing new), Consolidate does the work.
+type Consolidator interface {
+	Due(ctx context.Context, tenant, conv string) (wait time.Duration, ok bool, err error)
+	Consolidate(ctx context.Context, tenant, conv string) (gists int, err error)
+}
+
+// Config holds the queue's settings; zero fields take the defaults shown.
+type Config struct {
+	Workers     int           // concurrent jobs (4)
+	MaxAttempts int           // attempts before a job is discarded (10)
+	JobTimeout  time.Duration // one attempt's limit (5m)
+	// RescueAfter is how long a job may stay running before it is taken
+	// for dead (its process killed) and run again (JobTimeout + 1m).
+	RescueAfter time.Duration
+	// PollInterval is how often the queue looks for due jobs (1s).
+	PollInterval time.Duration
+	Logger       *slog.Logger
+	// OnResult, when set, is called after each attempt: err is nil on
+	// success, snoozed when the job was put back to wait.
+	OnResult func(err error, snoozed bool, gists int)
+}
+
+// Queue is the consolidation queue.
+type Queue struct {
+	client *river.Client[*sql.Tx]
+	pool   *sql.DB
+}
+
+var _ swc.Queue = (*Queue)(nil)
+
+type worker struct {
+	river.WorkerDefaults[Args]
+	c        Consolidator
+	timeout  time.Duration
+	onResult func(error, bool, int)
+}
+
+func (w *worker) Timeout(*river.Job[Args]) time.Duration { return w.timeout }
+
+// Work runs one attempt: it waits (snoozes) while the conversation is not
+// yet due, consolidates, and snoozes again when messages arrived meanwhile.
+func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
+	a := job.Args
+	report := func(err error, snoozed bool, gists int) {
+		if w.onResult != nil {
+			w.onResult(err, snoozed, gists)
+		}
+	}
+	if !a.Force {
+		wait, ok, err := w.c.Due(ctx, a.Tenant, a.Conversation)
+		if swc.ErrorCode(err) == swc.ENOTFOUND {
+			report(nil, false, 0)
+			return nil // deleted meanwhile
+		}
+		if err != nil {
+			report(err, false, 0)
+			return err
+		}
+		if !ok {
+			report(nil, false, 0)
+			return nil
+		}
+		if wait > 0 {
+			report(nil, true, 0)
+			return river.JobSnooze(wait)
+		}
+	}
+	gists, err := w.c.Consolidate(ctx, a.Tenant, a.Conversation)
+	if swc.ErrorCode(err) == swc.ENOTFOUND {
+		report(nil, false, 0)
+		return nil
+	}
+	if err != nil {
+		report(err, false, 0)
+		return err // River retries with backoff
+	}
+	// Messages that arrived while this job ran could not enqueue a job
+	// (this one was running): wait for them here.
+	wait, ok, err := w.c.Due(ctx, a.Tenant, a.Conversation)
+	if err == nil && ok {
+		report(nil, true, gists)
+		return river.JobSnooze(max(wait, time.Second))
+	}
+	report(nil, false, gists)
+	return nil
+}
+
+// Open migrates River's tables in the SQLite database pool (which should
+// allow one open connection) and starts a queue whose workers call c.
+// The caller must Stop it.
+func Open(ctx context.Context, pool *sql.DB, c Consolidator, cfg Config) (*Queue, error) {
+	driver := riversqlite.New(pool)
+	mig, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quiet(cfg.Logger)})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: migrate: %w", err)
+	}
+	if _, err := mig.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return nil, fmt.Errorf("jobs: migrate: %w", err)
+	}
+	workers := river.NewWorkers()
+	timeout := cmpOr(cfg.JobTimeout, 5*time.Minute)
+	river.AddWorker(workers, &worker{c: c, timeout: timeout, onResult: cfg.OnResult})
+	client, err := river.NewClient(driver, &river.Config{
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cmpOr(cfg.Workers, 4)}},
+		Workers:              workers,
+		MaxAttempts:          cmpOr(cfg.MaxAttempts, 10),
+		JobTimeout:           timeout,
+		RescueStuckJobsAfter: cmpOr(cfg.RescueAfter, timeout+time.Minute),
+		FetchPollInterval:    cmpOr(cfg.PollInterval, time.Second),
+		FetchCooldown:        min(cmpOr(cfg.PollInterval, time.Second), 100*time.Millisecond),
+		Logger:               quiet(cfg.Logger),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: client: %w", err)
+	}
+	if err := client.Start(ctx); err != nil {
+		return nil, fmt.Errorf("jobs: start: %w", err)
+	}
+	return &Queue{client: client, pool: pool}, nil
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// quiet passes River's warnings and errors to l, not its info chatter.
+func quiet(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		l = slog.Default()
+	}
+	return slog.New(levelHandler{l.Handler(), slog.LevelWarn})
+}
+
+type levelHandler struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h levelHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+// Enqueue asks for a consolidation of the conversation at (or after) at.
+// A job already waiting or running for it absorbs the request (it checks
+// the schedule again when it runs).
+func (q *Queue) Enqueue(ctx context.Context, tenant, conv string, at time.Time) error {
+	_, err := q.client.Insert(ctx, Args{Tenant: tenant, Conversation: conv}, &river.InsertOpts{ScheduledAt: at})
+	if err != nil {
+		return fmt.Errorf("jobs: enqueue: %w", err)
+	}
+	return nil
+}
+
+// ConsolidateNow enqueues a forced consolidation to run now. A job waiting
+// for the schedule is replaced; a running one is left to finish (it picks
+// up what arrived meanwhile). It returns the job's id.
+func (q *Queue) ConsolidateNow(ctx context.Context, tenant, conv string) (int64, error) {
+	for range 5 {
+		res, err := q.client.Insert(ctx, Args{Tenant: tenant, Conversation: conv, Force: true}, nil)
+		if err != nil {
+			return 0, fmt.Errorf("jobs: enqueue: %w", err)
+		}
+		if !res.UniqueSkippedAsDuplicate {
+			return res.Job.ID, nil
+		}
+		j := res.Job
+		if j.State == rivertype.JobStateRunning {
+			return j.ID, nil
+		}
+		var a Args
+		if err := decodeArgs(j, &a); err == nil && a.Force {
+			return j.ID, nil
+		}
+		if _, err := q.client.JobCancel(ctx, j.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
+			return 0, fmt.Errorf("jobs: replace waiting job: %w", err)
+		}
+	}
+	return 0, errors.New("jobs: enqueue: conversation's job kept changing")
+}
+
+// Pending lists the conversation's jobs that are waiting, retrying or running.
+func (q *Queue) Pending(ctx context.Context, tenant, conv string) ([]swc.Job, error) {
+	params := river.NewJobListParams().Kinds(Kind).States(uniqueStates...).First(1000)
+	res, err := q.client.JobList(ctx, params)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: list: %w", err)
+	}
+	out := []swc.Job{}
+	for _, j := range res.Jobs {
+		var a Args
+		if decodeArgs(j, &a) != nil || a.Tenant != tenant || a.Conversation != conv {
+			continue
+		}
+		job := swc.Job{ID: j.ID, State: string(j.State), Attempt: j.Attempt, ScheduledAt: j.ScheduledAt.UTC(), Force: a.Force}
+		if n := len(j.Errors); n > 0 {
+			job.LastError = j.Errors[n-1].Error
+		}
+		out = append(out, job)
+	}
+	return out, nil
+}
+
+// Stop stops fetching jobs and waits for running ones until ctx ends; then
+// they are cancelled (and rescued after a restart).
+func (q *Queue) Stop(ctx context.Context) error {
+	err := q.client.Stop(ctx)
+	if err != nil {
+		err = errors.Join(err, q.client.StopAndCancel(context.Background()))
+	}
+	return err
+}
+
+func decodeArgs(j *rivertype.JobRow, a *Args) error {
+	return json.Unmarshal(j.EncodedArgs, a)
+}

@@ -1,0 +1,398 @@
+// Package memory is the sleeping agent's memory (SPEC §9): it turns a
+// tenant's stored messages into a conversation, consolidates it (the job a
+// worker runs while the conversation is idle) and assembles its context on
+// the read path from the gists already made, without calling any LLM.
+package memory
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/tokens"
+)
+
+// StrategyFunc builds the named strategy with gister g and replay schedule
+// sched; it returns an EINVALID error for an unknown name.
+type StrategyFunc func(name string, g swc.Gister, sched consolidate.Schedule) (swc.Strategy, error)
+
+// ReadStrategies are the strategies the read path serves: they need no
+// gister beyond the gists consolidation made.
+var ReadStrategies = []string{"swc-anchored", "swc-temporal", "swc-full", "truncation", "full"}
+
+// Memory consolidates and assembles contexts of stored conversations.
+type Memory struct {
+	Store swc.Store
+	// Gister makes gists in consolidation jobs (put the REM cache in front
+	// of it); Fallback stands in on the read path for a gist consolidation
+	// has not made (an offline gister: the read path never calls an LLM).
+	Gister, Fallback swc.Gister
+	// NewStrategy builds strategies; Strategy names the one consolidation
+	// uses and the read path defaults to.
+	NewStrategy StrategyFunc
+	Strategy    string
+	// Budget is the default token budget (4000).
+	Budget int
+	// Schedule says when a conversation is due for consolidation: Idle
+	// (Window of silence), EveryK (K new sessions) or Reactive (pending
+	// sessions over Threshold tokens, default Budget).
+	Schedule consolidate.Schedule
+	// Now is the clock (time.Now).
+	Now func() time.Time
+	// CacheSize bounds the cached contexts (default 4096).
+	CacheSize int
+
+	mu    sync.Mutex
+	cache map[cacheKey]*cached
+}
+
+// Request asks for a context.
+type Request struct {
+	Budget   int
+	Strategy string
+	Format   string // text, openai or anthropic
+}
+
+// OutMessage is one message of a context in openai or anthropic form.
+type OutMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Result is a context of a stored conversation.
+type Result struct {
+	Strategy            string            `json:"strategy"`
+	Budget              int               `json:"budget"`
+	Format              string            `json:"format"`
+	Tokens              int               `json:"tokens"`
+	Text                string            `json:"text,omitempty"`
+	System              string            `json:"system,omitempty"`
+	Messages            []OutMessage      `json:"messages,omitempty"`
+	Chunks              []swc.ChunkReport `json:"chunks"`
+	ConsolidatedThrough int               `json:"consolidated_through"`
+	PendingSessions     int               `json:"pending_sessions"`
+	Version             int64             `json:"version"`
+}
+
+type cacheKey struct {
+	tenant, conv, strategy, format string
+	budget                         int
+}
+
+type cached struct {
+	version int64
+	res     *Result
+}
+
+func (m *Memory) now() time.Time {
+	if m.Now == nil {
+		return time.Now()
+	}
+	return m.Now()
+}
+
+func (m *Memory) budget() int {
+	if m.Budget <= 0 {
+		return 4000
+	}
+	return m.Budget
+}
+
+// Normalize fills a request's defaults and checks it; it returns an
+// EINVALID error naming the bad field.
+func (m *Memory) Normalize(r Request) (Request, error) {
+	if r.Budget == 0 {
+		r.Budget = m.budget()
+	}
+	if r.Budget < 1 || r.Budget > 1_000_000 {
+		return r, swc.Errorf(swc.EINVALID, "budget must be between 1 and 1000000 (got %d)", r.Budget)
+	}
+	if r.Strategy == "" {
+		r.Strategy = m.Strategy
+	}
+	ok := false
+	for _, s := range ReadStrategies {
+		ok = ok || s == r.Strategy
+	}
+	if !ok {
+		return r, swc.Errorf(swc.EINVALID, "unknown strategy %q (want one of %s)", r.Strategy, strings.Join(ReadStrategies, ", "))
+	}
+	switch r.Format {
+	case "":
+		r.Format = "text"
+	case "text", "openai", "anthropic":
+	default:
+		return r, swc.Errorf(swc.EINVALID, "unknown format %q (want text, openai or anthropic)", r.Format)
+	}
+	return r, nil
+}
+
+// Context returns the conversation's context: stored messages, the gists
+// consolidation made, and the sessions since treated as pending (verbatim
+// under the budget rule). It never calls an LLM. Contexts are cached by
+// conversation, budget, strategy and format, and invalidated by any append
+// or consolidation (the conversation's version). It returns ENOTFOUND for
+// an unknown conversation and EINVALID for a bad request.
+func (m *Memory) Context(ctx context.Context, tenant, conv string, r Request) (*Result, error) {
+	r, err := m.Normalize(r)
+	if err != nil {
+		return nil, err
+	}
+	info, err := m.Store.Conversation(ctx, tenant, conv)
+	if err != nil {
+		return nil, err
+	}
+	key := cacheKey{tenant, conv, r.Strategy, r.Format, r.Budget}
+	m.mu.Lock()
+	if c, ok := m.cache[key]; ok && c.version == info.Version {
+		m.mu.Unlock()
+		return c.res, nil
+	}
+	m.mu.Unlock()
+	res, err := m.build(ctx, tenant, conv, r)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	if m.cache == nil {
+		m.cache = map[cacheKey]*cached{}
+	}
+	size := m.CacheSize
+	if size <= 0 {
+		size = 4096
+	}
+	if len(m.cache) >= size {
+		for k := range m.cache { // evict an arbitrary entry
+			delete(m.cache, k)
+			break
+		}
+	}
+	m.cache[key] = &cached{version: res.Version, res: res}
+	m.mu.Unlock()
+	return res, nil
+}
+
+// Forget drops the cached contexts of a conversation (after a delete).
+func (m *Memory) Forget(tenant, conv string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.cache {
+		if k.tenant == tenant && k.conv == conv {
+			delete(m.cache, k)
+		}
+	}
+}
+
+func (m *Memory) build(ctx context.Context, tenant, conv string, r Request) (*Result, error) {
+	// Read the version first: a write in between makes the cached entry
+	// stale-marked, never fresh-marked with old data.
+	info, err := m.Store.Conversation(ctx, tenant, conv)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := m.Store.Messages(ctx, tenant, conv)
+	if err != nil {
+		return nil, err
+	}
+	gists, err := m.Store.Gists(ctx, tenant, conv)
+	if err != nil {
+		return nil, err
+	}
+	c, instr := Conversation(conv, msgs)
+	res := &Result{Strategy: r.Strategy, Budget: r.Budget, Format: r.Format, Version: info.Version, Chunks: []swc.ChunkReport{}}
+	through := min(info.ConsolidatedThrough, len(c.Sessions))
+	res.ConsolidatedThrough = through
+	res.PendingSessions = len(c.Sessions) - through
+	var sys []string
+	sysTokens := 0
+	for _, s := range instr {
+		sys = append(sys, s.Content)
+		sysTokens += tokens.Count(s.Content)
+	}
+	budget := r.Budget - sysTokens
+	if len(c.Sessions) > 0 && budget <= 0 {
+		return nil, swc.Errorf(swc.EINVALID, "system messages need %d tokens; budget is %d", sysTokens, r.Budget)
+	}
+	memText := ""
+	if len(c.Sessions) > 0 {
+		g := &storedGister{fallback: m.Fallback, gists: map[string]string{}}
+		for _, sg := range gists {
+			g.gists[string(sg.Variant)+"\x00"+sg.ContentHash] = sg.Text
+		}
+		strat, err := m.NewStrategy(r.Strategy, g, consolidate.Schedule{Kind: consolidate.Through, At: through})
+		if err != nil {
+			return nil, err
+		}
+		out, err := strat.Compress(ctx, c, swc.CompressOptions{Budget: budget})
+		if err != nil {
+			return nil, fmt.Errorf("memory: context of %s: %w", conv, err)
+		}
+		memText = out.Text
+		res.Chunks = out.Chunks
+	}
+	switch r.Format {
+	case "text":
+		res.Text = strings.Join(append(sys, memText), "\n\n")
+		res.Tokens = tokens.Count(res.Text)
+	case "openai":
+		for _, s := range instr {
+			res.Messages = append(res.Messages, OutMessage{Role: string(s.Role), Content: s.Content})
+		}
+		if memText != "" {
+			res.Messages = append(res.Messages, OutMessage{Role: "system", Content: memText})
+		}
+		for _, mm := range res.Messages {
+			res.Tokens += tokens.Count(mm.Content)
+		}
+	case "anthropic":
+		res.System = strings.Join(append(sys, memText), "\n\n")
+		res.Messages = []OutMessage{}
+		res.Tokens = tokens.Count(res.System)
+	}
+	return res, nil
+}
+
+// contentHash keys a stored gist by what the gister saw.
+func contentHash(req swc.GistRequest) string {
+	sum := sha256.Sum256([]byte(req.Date + "\x00" + req.Text))
+	return hex.EncodeToString(sum[:])
+}
+
+// storedGister answers from the gists consolidation stored, and from the
+// offline fallback for the rest.
+type storedGister struct {
+	fallback swc.Gister
+	gists    map[string]string
+}
+
+func (g *storedGister) Name() string { return "stored" }
+
+func (g *storedGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
+	if t, ok := g.gists[string(req.Variant)+"\x00"+contentHash(req)]; ok {
+		return t, nil
+	}
+	if g.fallback == nil {
+		return "", errors.New("memory: no stored gist and no fallback gister")
+	}
+	return g.fallback.Gist(ctx, req)
+}
+
+// recorder remembers the gists a consolidation made.
+type recorder struct {
+	g    swc.Gister
+	mu   sync.Mutex
+	made map[string]swc.StoredGist // by variant and text
+}
+
+func (r *recorder) Name() string { return r.g.Name() }
+
+func (r *recorder) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
+	t, err := r.g.Gist(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	r.made[string(req.Variant)+"\x00"+t] = swc.StoredGist{ContentHash: contentHash(req), Variant: req.Variant, Gister: r.g.Name(), Text: t}
+	r.mu.Unlock()
+	return t, nil
+}
+
+// Outcome says what a consolidation did.
+type Outcome struct {
+	Consolidated bool // false when nothing new was there
+	Through      int
+	Gists        int
+}
+
+// Consolidate consolidates every session of the conversation stored now
+// with the configured gister, and stores the gists and the new state. A
+// conversation with no message since the last consolidation is left alone.
+// It returns ENOTFOUND when the conversation is gone and the gister's error
+// when it fails (nothing is stored then).
+func (m *Memory) Consolidate(ctx context.Context, tenant, conv string) (Outcome, error) {
+	info, err := m.Store.Conversation(ctx, tenant, conv)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if info.Messages == info.ConsolidatedMessages {
+		return Outcome{Through: info.ConsolidatedThrough}, nil
+	}
+	msgs, err := m.Store.Messages(ctx, tenant, conv)
+	if err != nil {
+		return Outcome{}, err
+	}
+	c, _ := Conversation(conv, msgs)
+	n := len(c.Sessions)
+	rec := &recorder{g: m.Gister, made: map[string]swc.StoredGist{}}
+	var stored []swc.StoredGist
+	if n > 0 {
+		strat, err := m.NewStrategy(m.Strategy, rec, consolidate.Schedule{Kind: consolidate.Through, At: n})
+		if err != nil {
+			return Outcome{}, err
+		}
+		out, err := strat.Compress(ctx, c, swc.CompressOptions{Budget: m.budget()})
+		if err != nil {
+			return Outcome{}, fmt.Errorf("memory: consolidate: %w", err)
+		}
+		for _, gr := range out.Gists {
+			sg, ok := rec.made[string(gr.Variant)+"\x00"+gr.Text]
+			if !ok || len(gr.Sessions) != 1 {
+				continue
+			}
+			sg.Session = gr.Sessions[0]
+			stored = append(stored, sg)
+		}
+	}
+	at := m.now()
+	err = m.Store.SaveConsolidation(ctx, tenant, conv, swc.Consolidation{Through: n, Messages: len(msgs), Gists: stored, At: at})
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Consolidated: true, Through: n, Gists: len(stored)}, nil
+}
+
+// Due returns how long until the conversation is due for consolidation
+// under the schedule: 0 when due now, and ok=false when it has nothing new
+// to consolidate. It returns ENOTFOUND when the conversation is gone.
+func (m *Memory) Due(ctx context.Context, tenant, conv string) (wait time.Duration, ok bool, err error) {
+	info, err := m.Store.Conversation(ctx, tenant, conv)
+	if err != nil {
+		return 0, false, err
+	}
+	if info.Messages == info.ConsolidatedMessages {
+		return 0, false, nil
+	}
+	switch m.Schedule.Kind {
+	case consolidate.EveryK:
+		k := max(m.Schedule.K, 1)
+		return 0, info.Sessions-info.ConsolidatedThrough >= k, nil
+	case consolidate.Reactive:
+		msgs, err := m.Store.Messages(ctx, tenant, conv)
+		if err != nil {
+			return 0, false, err
+		}
+		c, _ := Conversation(conv, msgs)
+		pending := 0
+		for i := min(info.ConsolidatedThrough, len(c.Sessions)); i < len(c.Sessions); i++ {
+			pending += tokens.Session(&c.Sessions[i])
+		}
+		threshold := m.Schedule.Threshold
+		if threshold <= 0 {
+			threshold = m.budget()
+		}
+		return 0, pending > threshold, nil
+	default: // idle
+		w := m.Schedule.Window
+		if w <= 0 {
+			w = 10 * time.Minute
+		}
+		return max(info.LastReceived.Add(w).Sub(m.now()), 0), true, nil
+	}
+}

@@ -1,0 +1,187 @@
+package swc
+
+import (
+	"context"
+	"time"
+)
+
+// This file is the vocabulary of the service (SPEC §9): tenants and their
+// keys, stored conversations and messages, the gists consolidation made for
+// them, and Store, the one storage interface that sqlite/ (and postgres/)
+// implement. storetest/ holds the conformance suite every Store must pass.
+
+// Tenant owns conversations. Keys authenticate as a tenant.
+type Tenant struct {
+	ID      string    `json:"id"`
+	Name    string    `json:"name"`
+	Created time.Time `json:"created"`
+}
+
+// APIKey is a stored key: only its hash, never the key itself.
+type APIKey struct {
+	ID       string    `json:"id"`     // short public id ("k_…"), for list and revoke
+	TenantID string    `json:"tenant"` // the tenant the key authenticates as
+	Hash     string    `json:"-"`      // hex SHA-256 of the key
+	Created  time.Time `json:"created"`
+	Revoked  time.Time `json:"revoked,omitzero"` // zero while the key is valid
+}
+
+// StoredMessage is one appended message with where the service put it.
+type StoredMessage struct {
+	Message
+	Seq      int64     `json:"seq"`           // 1, 2, … in append order within the conversation
+	SessionN int       `json:"session_index"` // 0-based session the message belongs to
+	Received time.Time `json:"received"`      // when the service stored it
+}
+
+// ConversationInfo summarises one stored conversation.
+type ConversationInfo struct {
+	ID       string    `json:"id"`
+	Messages int       `json:"messages"`
+	Sessions int       `json:"sessions"`
+	Created  time.Time `json:"created"`
+	// LastMessage is the time of the newest message (its timestamp, or
+	// when it was received when it had none).
+	LastMessage time.Time `json:"last_message"`
+	// LastReceived is when the service last stored a message of it.
+	LastReceived time.Time `json:"last_received"`
+	// Version grows with every append and every consolidation: a context
+	// cached at one version is stale at any other.
+	Version int64 `json:"version"`
+	// ConsolidatedThrough is the number of sessions the last consolidation
+	// covered (0: never consolidated); ConsolidatedAt is when it finished.
+	ConsolidatedThrough int       `json:"consolidated_through"`
+	ConsolidatedAt      time.Time `json:"consolidated_at,omitzero"`
+	// ConsolidatedMessages is the message count the last consolidation saw.
+	ConsolidatedMessages int `json:"consolidated_messages"`
+}
+
+// StoredGist is a gist a consolidation made for one session of a stored
+// conversation. (Session, ContentHash, Variant, Gister) is unique: storing
+// the same gist twice keeps one.
+type StoredGist struct {
+	Session     int         `json:"session"`
+	ContentHash string      `json:"content_hash"`
+	Variant     GistVariant `json:"variant"`
+	Gister      string      `json:"gister"`
+	Text        string      `json:"text"`
+	Created     time.Time   `json:"created"`
+}
+
+// Consolidation is what one consolidation run records.
+type Consolidation struct {
+	Through  int          // sessions covered
+	Messages int          // message count seen
+	Gists    []StoredGist // gists made (or reused) for mid-tier sessions
+	At       time.Time
+}
+
+// SessionRule groups messages into sessions (SPEC §8): a message with an
+// explicit session id different from the previous message's starts a new
+// session; otherwise a new session starts after a silence longer than Gap,
+// or after Turns messages in one session.
+type SessionRule struct {
+	Gap   time.Duration // default 30m
+	Turns int           // default 20; applies only to messages without explicit session ids
+}
+
+// DefaultSessionRule returns a 30-minute gap and 20 messages per session.
+func DefaultSessionRule() SessionRule { return SessionRule{Gap: 30 * time.Minute, Turns: 20} }
+
+// NewSession reports whether m starts a new session after prev, the
+// previous message, when prev's session already holds n messages.
+func (r SessionRule) NewSession(prev StoredMessage, n int, m Message) bool {
+	if m.Session != "" || prev.Session != "" {
+		return m.Session != prev.Session
+	}
+	gap, turns := r.Gap, r.Turns
+	if gap <= 0 {
+		gap = 30 * time.Minute
+	}
+	if turns <= 0 {
+		turns = 20
+	}
+	return m.Time.Sub(prev.Time) > gap || n >= turns
+}
+
+// AppendResult counts what an append did.
+type AppendResult struct {
+	Appended int `json:"appended"`
+	Skipped  int `json:"skipped"`  // messages whose id was already stored
+	Sessions int `json:"sessions"` // sessions of the conversation after the append
+}
+
+// Store keeps tenants, keys, conversations, messages and gists. Every
+// conversation method is scoped by tenant: a conversation of another tenant
+// is ENOTFOUND. Implementations are safe for concurrent use; every write is
+// atomic (nothing is stored half-way).
+type Store interface {
+	// CreateTenant stores a new tenant named name; EINVALID when the name
+	// is taken or empty.
+	CreateTenant(ctx context.Context, name string) (Tenant, error)
+	// TenantByName returns the tenant, or ENOTFOUND.
+	TenantByName(ctx context.Context, name string) (Tenant, error)
+	// CreateKey stores a key hash for tenant; ENOTFOUND for an unknown tenant.
+	CreateKey(ctx context.Context, tenantID, id, hash string) (APIKey, error)
+	// KeyByHash returns the valid (unrevoked) key with this hash, or ENOTFOUND.
+	KeyByHash(ctx context.Context, hash string) (APIKey, error)
+	// Keys lists every key, revoked ones included, oldest first.
+	Keys(ctx context.Context) ([]APIKey, error)
+	// RevokeKey revokes the key with this id; ENOTFOUND when there is none.
+	RevokeKey(ctx context.Context, id string, at time.Time) error
+
+	// AppendMessages appends msgs to the conversation, creating it when
+	// new. A message whose non-empty ID is already stored in the
+	// conversation (or earlier in msgs) is skipped. Every message must have
+	// a non-zero Time no earlier than the conversation's last message
+	// (EINVALID otherwise, and nothing is stored). Sessions follow rule.
+	AppendMessages(ctx context.Context, tenant, conv string, msgs []Message, rule SessionRule, received time.Time) (AppendResult, error)
+	// Conversation returns the summary, or ENOTFOUND.
+	Conversation(ctx context.Context, tenant, conv string) (ConversationInfo, error)
+	// Conversations lists the tenant's conversations by id.
+	Conversations(ctx context.Context, tenant string) ([]ConversationInfo, error)
+	// Messages returns the conversation's messages in order, or ENOTFOUND.
+	Messages(ctx context.Context, tenant, conv string) ([]StoredMessage, error)
+	// DeleteConversation removes the conversation, its messages and gists;
+	// ENOTFOUND when there is none.
+	DeleteConversation(ctx context.Context, tenant, conv string) error
+	// SaveConsolidation stores the gists of a consolidation (ignoring ones
+	// already stored) and its state, in one transaction; ENOTFOUND when the
+	// conversation is gone.
+	SaveConsolidation(ctx context.Context, tenant, conv string, c Consolidation) error
+	// Gists returns the conversation's stored gists by session.
+	Gists(ctx context.Context, tenant, conv string) ([]StoredGist, error)
+	// Unconsolidated lists every conversation, of any tenant, holding
+	// messages newer than its last consolidation (a restarted service
+	// makes sure each has a job).
+	Unconsolidated(ctx context.Context) ([]ConversationRef, error)
+}
+
+// ConversationRef names a conversation of a tenant.
+type ConversationRef struct {
+	Tenant string `json:"tenant"`
+	ID     string `json:"id"`
+}
+
+// Job is a consolidation job of a conversation, waiting, retrying or
+// running.
+type Job struct {
+	ID          int64     `json:"id"`
+	State       string    `json:"state"`
+	Attempt     int       `json:"attempt"`
+	ScheduledAt time.Time `json:"scheduled_at"`
+	Force       bool      `json:"force,omitempty"`
+	LastError   string    `json:"last_error,omitempty"`
+}
+
+// Queue runs consolidation jobs: durable, unique per conversation.
+type Queue interface {
+	// Enqueue asks for a consolidation at or after at; a job already
+	// waiting or running for the conversation absorbs the request.
+	Enqueue(ctx context.Context, tenant, conv string, at time.Time) error
+	// ConsolidateNow enqueues a consolidation to run now, whatever the
+	// schedule; it returns the job id.
+	ConsolidateNow(ctx context.Context, tenant, conv string) (int64, error)
+	// Pending lists the conversation's waiting, retrying or running jobs.
+	Pending(ctx context.Context, tenant, conv string) ([]Job, error)
+}

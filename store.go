@@ -54,6 +54,9 @@ type ConversationInfo struct {
 	ConsolidatedAt      time.Time `json:"consolidated_at,omitzero"`
 	// ConsolidatedMessages is the message count the last consolidation saw.
 	ConsolidatedMessages int `json:"consolidated_messages"`
+	// ConsolidationRequested is when a consolidation was last asked for
+	// explicitly; one later than ConsolidatedAt is still owed.
+	ConsolidationRequested time.Time `json:"consolidation_requested,omitzero"`
 }
 
 // StoredGist is a gist a consolidation made for one session of a stored
@@ -151,9 +154,12 @@ type Store interface {
 	SaveConsolidation(ctx context.Context, tenant, conv string, c Consolidation) error
 	// Gists returns the conversation's stored gists by session.
 	Gists(ctx context.Context, tenant, conv string) ([]StoredGist, error)
+	// RequestConsolidation records an explicit request to consolidate now
+	// (whatever the schedule); ENOTFOUND when there is no conversation.
+	RequestConsolidation(ctx context.Context, tenant, conv string, at time.Time) error
 	// Unconsolidated lists every conversation, of any tenant, holding
-	// messages newer than its last consolidation (a restarted service
-	// makes sure each has a job).
+	// messages newer than its last consolidation or a request not yet
+	// served (a restarted service makes sure each has a job).
 	Unconsolidated(ctx context.Context) ([]ConversationRef, error)
 }
 
@@ -170,7 +176,6 @@ type Job struct {
 	State       string    `json:"state"`
 	Attempt     int       `json:"attempt"`
 	ScheduledAt time.Time `json:"scheduled_at"`
-	Force       bool      `json:"force,omitempty"`
 	LastError   string    `json:"last_error,omitempty"`
 }
 
@@ -179,8 +184,9 @@ type Queue interface {
 	// Enqueue asks for a consolidation at or after at; a job already
 	// waiting or running for the conversation absorbs the request.
 	Enqueue(ctx context.Context, tenant, conv string, at time.Time) error
-	// ConsolidateNow enqueues a consolidation to run now, whatever the
-	// schedule; it returns the job id.
+	// ConsolidateNow makes the conversation's job run now (record the
+	// request in the Store first, so the job does not wait for the
+	// schedule); it returns the job id.
 	ConsolidateNow(ctx context.Context, tenant, conv string) (int64, error)
 	// Pending lists the conversation's waiting, retrying or running jobs.
 	Pending(ctx context.Context, tenant, conv string) ([]Job, error)

@@ -167,7 +167,7 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, tenant stri
 	if !ok {
 		return
 	}
-	if _, err := s.store.Conversation(r.Context(), tenant, id); err != nil {
+	if err := s.store.RequestConsolidation(r.Context(), tenant, id, s.now()); err != nil {
 		s.writeErr(w, r, err)
 		return
 	}

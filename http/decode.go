@@ -54,7 +54,7 @@ var roles = map[string]swc.Role{
 
 // decodeAppend reads an append body. Unknown top-level fields are
 // rejected; unknown fields inside a message are ignored (chat formats carry
-// many). A message without a timestamp gets now. It returns an EINVALID
+// many). It returns an EINVALID
 // error naming the message index and field.
 func (s *Server) decodeAppend(body []byte, now time.Time) ([]swc.Message, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -73,12 +73,28 @@ func (s *Server) decodeAppend(body []byte, now time.Time) ([]swc.Message, error)
 		return nil, swc.Errorf(swc.EINVALID, "body: %d messages; at most %d per request", len(b.Messages), s.MaxBatch)
 	}
 	out := make([]swc.Message, 0, len(b.Messages))
+	var first time.Time
 	for i, raw := range b.Messages {
 		m, err := s.decodeMessage(raw, now)
 		if err != nil {
 			return nil, swc.Errorf(swc.EINVALID, "messages[%d]: %s", i, err)
 		}
+		if first.IsZero() {
+			first = m.Time
+		}
 		out = append(out, m)
+	}
+	// A message without a time takes the previous message's (the first
+	// timed one's when it leads the batch); a batch with none takes now.
+	if first.IsZero() {
+		first = now
+	}
+	prev := first
+	for i := range out {
+		if out[i].Time.IsZero() {
+			out[i].Time = prev
+		}
+		prev = out[i].Time
 	}
 	return out, nil
 }
@@ -139,13 +155,12 @@ func (s *Server) decodeMessage(raw json.RawMessage, now time.Time) (swc.Message,
 	if err != nil {
 		return m, err
 	}
-	if t.IsZero() {
-		t = now
-	}
-	if t.After(now.Add(FutureSlack)) {
+	if !t.IsZero() && t.After(now.Add(FutureSlack)) {
 		return m, fmt.Errorf("timestamp %s is in the future (server time %s)", t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	}
-	m.Time = t.UTC()
+	if !t.IsZero() {
+		m.Time = t.UTC()
+	}
 	return m, nil
 }
 

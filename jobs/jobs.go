@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -25,12 +26,10 @@ import (
 // Kind is the River job kind of a consolidation.
 const Kind = "swc_consolidate"
 
-// Args are a consolidation job's arguments. Tenant and Conversation make
-// it unique; Force runs it whatever the schedule says.
+// Args are a consolidation job's arguments; they make it unique.
 type Args struct {
 	Tenant       string `json:"tenant" river:"unique"`
 	Conversation string `json:"conversation" river:"unique"`
-	Force        bool   `json:"force,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -75,6 +74,16 @@ type Config struct {
 type Queue struct {
 	client *river.Client[*sql.Tx]
 	pool   *sql.DB
+
+	// A request absorbed by a running job may come after that job's last
+	// look at the conversation (River completes jobs asynchronously), so
+	// it is inserted again once the running job is done.
+	followCtx    context.Context
+	stopFollow   context.CancelFunc
+	followMu     sync.Mutex
+	following    map[Args]time.Time
+	followWG     sync.WaitGroup
+	followPeriod time.Duration
 }
 
 var _ swc.Queue = (*Queue)(nil)
@@ -97,24 +106,22 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 			w.onResult(err, snoozed, gists)
 		}
 	}
-	if !a.Force {
-		wait, ok, err := w.c.Due(ctx, a.Tenant, a.Conversation)
-		if swc.ErrorCode(err) == swc.ENOTFOUND {
-			report(nil, false, 0)
-			return nil // deleted meanwhile
-		}
-		if err != nil {
-			report(err, false, 0)
-			return err
-		}
-		if !ok {
-			report(nil, false, 0)
-			return nil
-		}
-		if wait > 0 {
-			report(nil, true, 0)
-			return river.JobSnooze(wait)
-		}
+	wait, ok, err := w.c.Due(ctx, a.Tenant, a.Conversation)
+	if swc.ErrorCode(err) == swc.ENOTFOUND {
+		report(nil, false, 0)
+		return nil // deleted meanwhile
+	}
+	if err != nil {
+		report(err, false, 0)
+		return err
+	}
+	if !ok {
+		report(nil, false, 0)
+		return nil
+	}
+	if wait > 0 {
+		report(nil, true, 0)
+		return river.JobSnooze(wait)
 	}
 	gists, err := w.c.Consolidate(ctx, a.Tenant, a.Conversation)
 	if swc.ErrorCode(err) == swc.ENOTFOUND {
@@ -127,7 +134,7 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	}
 	// Messages that arrived while this job ran could not enqueue a job
 	// (this one was running): wait for them here.
-	wait, ok, err := w.c.Due(ctx, a.Tenant, a.Conversation)
+	wait, ok, err = w.c.Due(ctx, a.Tenant, a.Conversation)
 	if err == nil && ok {
 		report(nil, true, gists)
 		return river.JobSnooze(max(wait, time.Second))
@@ -167,7 +174,9 @@ func Open(ctx context.Context, pool *sql.DB, c Consolidator, cfg Config) (*Queue
 	if err := client.Start(ctx); err != nil {
 		return nil, fmt.Errorf("jobs: start: %w", err)
 	}
-	return &Queue{client: client, pool: pool}, nil
+	fctx, cancel := context.WithCancel(context.Background())
+	return &Queue{client: client, pool: pool, followCtx: fctx, stopFollow: cancel,
+		following: map[Args]time.Time{}, followPeriod: min(cmpOr(cfg.PollInterval, time.Second), 250*time.Millisecond)}, nil
 }
 
 func cmpOr[T comparable](v, def T) T {
@@ -199,38 +208,75 @@ func (h levelHandler) Enabled(ctx context.Context, l slog.Level) bool {
 // A job already waiting or running for it absorbs the request (it checks
 // the schedule again when it runs).
 func (q *Queue) Enqueue(ctx context.Context, tenant, conv string, at time.Time) error {
-	_, err := q.client.Insert(ctx, Args{Tenant: tenant, Conversation: conv}, &river.InsertOpts{ScheduledAt: at})
+	a := Args{Tenant: tenant, Conversation: conv}
+	res, err := q.client.Insert(ctx, a, &river.InsertOpts{ScheduledAt: at})
 	if err != nil {
 		return fmt.Errorf("jobs: enqueue: %w", err)
+	}
+	if res.UniqueSkippedAsDuplicate && res.Job.State == rivertype.JobStateRunning {
+		q.follow(a, at)
 	}
 	return nil
 }
 
-// ConsolidateNow enqueues a forced consolidation to run now. A job waiting
-// for the schedule is replaced; a running one is left to finish (it picks
-// up what arrived meanwhile). It returns the job's id.
+// follow inserts a's job at at once the running one is finished. When the
+// process dies first, the startup sweep (Store.Unconsolidated) covers it.
+func (q *Queue) follow(a Args, at time.Time) {
+	q.followMu.Lock()
+	defer q.followMu.Unlock()
+	if prev, ok := q.following[a]; ok {
+		if at.Before(prev) {
+			q.following[a] = at
+		}
+		return
+	}
+	q.following[a] = at
+	q.followWG.Add(1)
+	go func() {
+		defer q.followWG.Done()
+		t := time.NewTicker(q.followPeriod)
+		defer t.Stop()
+		for {
+			select {
+			case <-q.followCtx.Done():
+				return
+			case <-t.C:
+			}
+			q.followMu.Lock()
+			at := q.following[a]
+			q.followMu.Unlock()
+			res, err := q.client.Insert(q.followCtx, a, &river.InsertOpts{ScheduledAt: at})
+			if err == nil && res.UniqueSkippedAsDuplicate && res.Job.State == rivertype.JobStateRunning {
+				continue
+			}
+			q.followMu.Lock()
+			delete(q.following, a)
+			q.followMu.Unlock()
+			return
+		}
+	}()
+}
+
+// ConsolidateNow makes the conversation's job run now: a new one, or the
+// one waiting for the schedule or a retry, moved to now. A running job is
+// left to finish; it checks again when done. The caller records the
+// request in the Store first (Store.RequestConsolidation), so the job does
+// not wait for the schedule. It returns the job's id.
 func (q *Queue) ConsolidateNow(ctx context.Context, tenant, conv string) (int64, error) {
-	for range 5 {
-		res, err := q.client.Insert(ctx, Args{Tenant: tenant, Conversation: conv, Force: true}, nil)
-		if err != nil {
-			return 0, fmt.Errorf("jobs: enqueue: %w", err)
-		}
-		if !res.UniqueSkippedAsDuplicate {
-			return res.Job.ID, nil
-		}
-		j := res.Job
-		if j.State == rivertype.JobStateRunning {
-			return j.ID, nil
-		}
-		var a Args
-		if err := decodeArgs(j, &a); err == nil && a.Force {
-			return j.ID, nil
-		}
-		if _, err := q.client.JobCancel(ctx, j.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
-			return 0, fmt.Errorf("jobs: replace waiting job: %w", err)
+	res, err := q.client.Insert(ctx, Args{Tenant: tenant, Conversation: conv}, nil)
+	if err != nil {
+		return 0, fmt.Errorf("jobs: enqueue: %w", err)
+	}
+	j := res.Job
+	if res.UniqueSkippedAsDuplicate && j.State == rivertype.JobStateRunning {
+		q.follow(Args{Tenant: tenant, Conversation: conv}, time.Now())
+	}
+	if res.UniqueSkippedAsDuplicate && (j.State == rivertype.JobStateScheduled || j.State == rivertype.JobStateRetryable) {
+		if _, err := q.client.JobRetry(ctx, j.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
+			return 0, fmt.Errorf("jobs: run waiting job now: %w", err)
 		}
 	}
-	return 0, errors.New("jobs: enqueue: conversation's job kept changing")
+	return j.ID, nil
 }
 
 // Pending lists the conversation's jobs that are waiting, retrying or running.
@@ -246,7 +292,7 @@ func (q *Queue) Pending(ctx context.Context, tenant, conv string) ([]swc.Job, er
 		if decodeArgs(j, &a) != nil || a.Tenant != tenant || a.Conversation != conv {
 			continue
 		}
-		job := swc.Job{ID: j.ID, State: string(j.State), Attempt: j.Attempt, ScheduledAt: j.ScheduledAt.UTC(), Force: a.Force}
+		job := swc.Job{ID: j.ID, State: string(j.State), Attempt: j.Attempt, ScheduledAt: j.ScheduledAt.UTC()}
 		if n := len(j.Errors); n > 0 {
 			job.LastError = j.Errors[n-1].Error
 		}
@@ -258,6 +304,8 @@ func (q *Queue) Pending(ctx context.Context, tenant, conv string) ([]swc.Job, er
 // Stop stops fetching jobs and waits for running ones until ctx ends; then
 // they are cancelled (and rescued after a restart).
 func (q *Queue) Stop(ctx context.Context) error {
+	q.stopFollow()
+	q.followWG.Wait()
 	err := q.client.Stop(ctx)
 	if err != nil {
 		err = errors.Join(err, q.client.StopAndCancel(context.Background()))

@@ -321,7 +321,12 @@ func (m *Memory) Consolidate(ctx context.Context, tenant, conv string) (Outcome,
 	if err != nil {
 		return Outcome{}, err
 	}
+	requested := info.ConsolidationRequested.After(info.ConsolidatedAt)
 	if info.Messages == info.ConsolidatedMessages {
+		if requested { // settle the request: nothing new to consolidate
+			err := m.Store.SaveConsolidation(ctx, tenant, conv, swc.Consolidation{Through: info.ConsolidatedThrough, Messages: info.Messages, At: m.now()})
+			return Outcome{Through: info.ConsolidatedThrough}, err
+		}
 		return Outcome{Through: info.ConsolidatedThrough}, nil
 	}
 	msgs, err := m.Store.Messages(ctx, tenant, conv)
@@ -359,12 +364,16 @@ func (m *Memory) Consolidate(ctx context.Context, tenant, conv string) (Outcome,
 }
 
 // Due returns how long until the conversation is due for consolidation
-// under the schedule: 0 when due now, and ok=false when it has nothing new
-// to consolidate. It returns ENOTFOUND when the conversation is gone.
+// under the schedule (or at once, when one was requested explicitly): 0
+// when due now, and ok=false when it has nothing new to consolidate. It
+// returns ENOTFOUND when the conversation is gone.
 func (m *Memory) Due(ctx context.Context, tenant, conv string) (wait time.Duration, ok bool, err error) {
 	info, err := m.Store.Conversation(ctx, tenant, conv)
 	if err != nil {
 		return 0, false, err
+	}
+	if info.ConsolidationRequested.After(info.ConsolidatedAt) {
+		return 0, true, nil
 	}
 	if info.Messages == info.ConsolidatedMessages {
 		return 0, false, nil

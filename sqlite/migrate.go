@@ -69,6 +69,7 @@ var migrations = []string{
 		cons_through     INTEGER NOT NULL DEFAULT 0,
 		cons_messages    INTEGER NOT NULL DEFAULT 0,
 		cons_at          INTEGER NOT NULL DEFAULT 0,
+		cons_requested   INTEGER NOT NULL DEFAULT 0, -- unix ms of the last explicit request
 		PRIMARY KEY (tenant_id, id)
 	) WITHOUT ROWID;
 	CREATE TABLE messages (

@@ -259,12 +259,13 @@ func (db *DB) appendTx(ctx context.Context, tenant, conv string, msgs []swc.Mess
 	return tx.Commit()
 }
 
-const convCols = `id, created_at, messages, sessions, last_time, last_received, version, cons_through, cons_messages, cons_at`
+const convCols = `id, created_at, messages, sessions, last_time, last_received, version, cons_through, cons_messages, cons_at, cons_requested`
 
 func scanConv(sc interface{ Scan(...any) error }) (swc.ConversationInfo, error) {
 	var c swc.ConversationInfo
-	var created, last, recv, consAt int64
-	err := sc.Scan(&c.ID, &created, &c.Messages, &c.Sessions, &last, &recv, &c.Version, &c.ConsolidatedThrough, &c.ConsolidatedMessages, &consAt)
+	var created, last, recv, consAt, req int64
+	err := sc.Scan(&c.ID, &created, &c.Messages, &c.Sessions, &last, &recv, &c.Version, &c.ConsolidatedThrough, &c.ConsolidatedMessages, &consAt, &req)
+	c.ConsolidationRequested = fromMS(req)
 	c.Created, c.LastMessage, c.LastReceived, c.ConsolidatedAt = fromMS(created), fromMS(last), fromMS(recv), fromMS(consAt)
 	return c, err
 }
@@ -412,7 +413,7 @@ func (db *DB) Gists(ctx context.Context, tenant, conv string) ([]swc.StoredGist,
 
 // Unconsolidated implements swc.Store.
 func (db *DB) Unconsolidated(ctx context.Context) ([]swc.ConversationRef, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT tenant_id, id FROM conversations WHERE messages > cons_messages ORDER BY tenant_id, id`)
+	rows, err := db.db.QueryContext(ctx, `SELECT tenant_id, id FROM conversations WHERE messages > cons_messages OR cons_requested > cons_at ORDER BY tenant_id, id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: unconsolidated: %w", err)
 	}
@@ -429,4 +430,16 @@ func (db *DB) Unconsolidated(ctx context.Context) ([]swc.ConversationRef, error)
 		return nil, fmt.Errorf("sqlite: unconsolidated: %w", err)
 	}
 	return out, nil
+}
+
+// RequestConsolidation implements swc.Store.
+func (db *DB) RequestConsolidation(ctx context.Context, tenant, conv string, at time.Time) error {
+	res, err := db.db.ExecContext(ctx, `UPDATE conversations SET cons_requested = ? WHERE tenant_id = ? AND id = ?`, max(ms(at), 1), tenant, conv)
+	if err != nil {
+		return fmt.Errorf("sqlite: request consolidation: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
+	}
+	return nil
 }

@@ -231,6 +231,10 @@ func testConsolidation(t *testing.T, s swc.Store) {
 		t.Fatal(err)
 	}
 	before, _ := s.Conversation(ctx, a.ID, "c")
+	refs, err := s.Unconsolidated(ctx)
+	if err != nil || len(refs) != 1 || refs[0] != (swc.ConversationRef{Tenant: a.ID, ID: "c"}) {
+		t.Fatalf("Unconsolidated before = %+v, %v", refs, err)
+	}
 	g := swc.StoredGist{Session: 0, ContentHash: "h", Variant: swc.GistTemporal, Gister: "extractive", Text: "gist"}
 	c := swc.Consolidation{Through: 2, Messages: 2, Gists: []swc.StoredGist{g}, At: t0.Add(2 * time.Hour)}
 	for range 2 { // a rerun stores no duplicate
@@ -246,6 +250,21 @@ func testConsolidation(t *testing.T, s swc.Store) {
 	if after.ConsolidatedThrough != 2 || after.ConsolidatedMessages != 2 || !after.ConsolidatedAt.Equal(c.At) || after.Version <= before.Version {
 		t.Fatalf("after consolidation: %+v (before %+v)", after, before)
 	}
+	if refs, _ := s.Unconsolidated(ctx); len(refs) != 0 {
+		t.Fatalf("Unconsolidated after = %+v", refs)
+	}
+	// An explicit request later than the consolidation is owed.
+	if err := s.RequestConsolidation(ctx, a.ID, "c", c.At.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := s.Conversation(ctx, a.ID, "c")
+	if !info.ConsolidationRequested.Equal(c.At.Add(time.Second)) {
+		t.Fatalf("requested = %v", info.ConsolidationRequested)
+	}
+	if refs, _ := s.Unconsolidated(ctx); len(refs) != 1 {
+		t.Fatalf("Unconsolidated with a request = %+v", refs)
+	}
+	code(t, s.RequestConsolidation(ctx, a.ID, "nope", c.At), swc.ENOTFOUND)
 }
 
 func testDelete(t *testing.T, s swc.Store) {

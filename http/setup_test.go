@@ -1,0 +1,199 @@
+package http_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/client"
+	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/embed"
+	"github.com/swcmem/swc/gist"
+	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/jobs"
+	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/sqlite"
+)
+
+func salient(text string, speakers []string) int {
+	return len(mention.Entities(text, speakers)) + len(mention.Numbers(text))
+}
+
+func strategies(name string, g swc.Gister, sched consolidate.Schedule) (swc.Strategy, error) {
+	variant := swc.GistTemporal
+	switch name {
+	case "swc-full":
+		variant = swc.GistFull
+	case "swc-temporal", "swc-anchored":
+	default:
+		return nil, swc.Errorf(swc.EINVALID, "strategy %q not wired in tests", name)
+	}
+	s := consolidate.New(name, embed.New(), g, variant, salient)
+	s.Schedule = sched
+	if name == "swc-anchored" {
+		s.Anchor = mention.Anchor
+	}
+	return s, nil
+}
+
+// countingGister counts calls and can be made to fail.
+type countingGister struct {
+	mu    sync.Mutex
+	calls int
+	fail  int // fail this many calls first
+	g     swc.Gister
+}
+
+func (c *countingGister) Name() string { return "counting" }
+
+func (c *countingGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
+	c.mu.Lock()
+	c.calls++
+	fail := c.fail > 0
+	if fail {
+		c.fail--
+	}
+	c.mu.Unlock()
+	if fail {
+		return "", swc.Errorf(swc.EUNAVAILABLE, "provider overloaded")
+	}
+	return c.g.Gist(ctx, req)
+}
+
+func (c *countingGister) Calls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls
+}
+
+type env struct {
+	t      *testing.T
+	db     *sqlite.DB
+	srv    *swchttp.Server
+	ts     *httptest.Server
+	gister *countingGister
+	mem    *memory.Memory
+	queue  *jobs.Queue
+}
+
+type option func(*swchttp.Server, *memory.Memory)
+
+func newEnv(t *testing.T, opts ...option) *env {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "swc.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	g := &countingGister{g: gist.NewExtractive()}
+	mem := &memory.Memory{Store: db, Gister: g, Fallback: gist.NewExtractive(), NewStrategy: strategies,
+		Strategy: "swc-anchored", Budget: 4000,
+		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: time.Hour}}
+	pool, err := db.Pool(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	q, err := jobs.Open(ctx, pool, adapter{mem}, jobs.Config{Workers: 2, PollInterval: 50 * time.Millisecond, MaxAttempts: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		q.Stop(sctx)
+	})
+	srv := swchttp.New(db, mem, q)
+	srv.Schedule = mem.Schedule
+	for _, o := range opts {
+		o(srv, mem)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return &env{t: t, db: db, srv: srv, ts: ts, gister: g, mem: mem, queue: q}
+}
+
+type adapter struct{ m *memory.Memory }
+
+func (a adapter) Due(ctx context.Context, tenant, conv string) (time.Duration, bool, error) {
+	return a.m.Due(ctx, tenant, conv)
+}
+
+func (a adapter) Consolidate(ctx context.Context, tenant, conv string) (int, error) {
+	out, err := a.m.Consolidate(ctx, tenant, conv)
+	return out.Gists, err
+}
+
+// key makes a key for tenant and returns a client using it.
+func (e *env) client(tenant string) *client.Client {
+	e.t.Helper()
+	key, _, err := swchttp.CreateKey(context.Background(), e.db, tenant)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	c := client.New(e.ts.URL, key)
+	c.HTTPClient = e.ts.Client()
+	return c
+}
+
+var t0 = time.Date(2025, 5, 1, 9, 0, 0, 0, time.UTC)
+
+// sessions returns n sessions of LoCoMo-like messages, each a day apart.
+func sessions(n, per int) []swc.Message {
+	var out []swc.Message
+	topics := []string{
+		"I adopted a dog named Rex from the shelter on Saturday.",
+		"My sister Ana moved to Lisbon in 2022 and works as a nurse.",
+		"We planned a hiking trip to Yosemite for next month.",
+		"I finished reading Dune last week and loved the desert scenes.",
+		"The marathon in Boston is on 21 April; I trained for 16 weeks.",
+		"My manager approved the budget of 40,000 dollars for the project.",
+	}
+	for s := range n {
+		for i := range per {
+			who, role := "Maya", swc.RoleUser
+			if i%2 == 1 {
+				who, role = "Leo", swc.RoleAssistant
+			}
+			out = append(out, swc.Message{
+				ID: idOf(s, i), Role: role, Name: who,
+				Content: topics[(s+i)%len(topics)] + " That matters to me.",
+				Time:    t0.Add(time.Duration(s)*24*time.Hour + time.Duration(i)*time.Minute),
+			})
+		}
+	}
+	return out
+}
+
+func idOf(s, i int) string { return "s" + itoa(s) + "-" + itoa(i) }
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
+}
+
+// waitFor polls cond until it holds or 20s pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}

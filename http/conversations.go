@@ -7,7 +7,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/consolidate"
-	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/sleep"
 )
 
 // convID returns the {id} path value, or writes 400 and returns ok=false.
@@ -61,7 +61,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, tenant string) 
 		return
 	}
 	q := r.URL.Query()
-	req := memory.Request{Strategy: q.Get("strategy"), Format: q.Get("format")}
+	req := sleep.Request{Strategy: q.Get("strategy"), Format: q.Get("format")}
 	if b := q.Get("budget"); b != "" {
 		n, err := strconv.Atoi(b)
 		if err != nil {
@@ -129,7 +129,7 @@ func (s *Server) detail(r *http.Request, tenant, id string) (*ConversationDetail
 	if d.Gists == nil {
 		d.Gists = []swc.StoredGist{}
 	}
-	c, _ := memory.Conversation(id, msgs)
+	c, _ := sleep.Conversation(id, msgs)
 	for _, ses := range c.Sessions {
 		d.SessionList = append(d.SessionList, SessionInfo{Index: ses.Index, Start: ses.Start, Date: ses.DateText, Messages: len(ses.Turns)})
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/consolidate"
-	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/sleep"
 )
 
 // Defaults of Server's limits.
@@ -40,7 +40,7 @@ var ConversationID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 // optional settings to set before Handler is first called.
 type Server struct {
 	store  swc.Store
-	memory *memory.Memory
+	memory *sleep.Memory
 	queue  swc.Queue
 
 	// Schedule is the consolidation schedule appends enqueue jobs by
@@ -75,7 +75,7 @@ type Server struct {
 
 // New returns a server over store, memory (the read path and
 // consolidation) and queue (consolidation jobs).
-func New(store swc.Store, mem *memory.Memory, queue swc.Queue) *Server {
+func New(store swc.Store, mem *sleep.Memory, queue swc.Queue) *Server {
 	return &Server{store: store, memory: mem, queue: queue,
 		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: 10 * time.Minute},
 		Rule:     swc.DefaultSessionRule(),

@@ -12,7 +12,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/client"
 	swchttp "github.com/swcmem/swc/http"
-	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/sleep"
 )
 
 func status(err error) int {
@@ -301,7 +301,7 @@ func do(t *testing.T, e *env, method, path, auth, body string) (int, string) {
 }
 
 func TestBadInput(t *testing.T) {
-	e := newEnv(t, func(s *swchttp.Server, _ *memory.Memory) { s.MaxBody = 64 << 10; s.MaxMessage = 1000 })
+	e := newEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.MaxBody = 64 << 10; s.MaxMessage = 1000 })
 	c := e.client("acme")
 	auth := "Bearer " + c.Key
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
@@ -392,7 +392,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	e := newEnv(t, func(s *swchttp.Server, _ *memory.Memory) { s.Rate, s.Burst = 1, 3 })
+	e := newEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.Rate, s.Burst = 1, 3 })
 	c := e.client("acme")
 	other := e.client("other")
 	var limited *client.Error

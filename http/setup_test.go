@@ -15,7 +15,7 @@ import (
 	"github.com/swcmem/swc/gist"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/jobs"
-	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/sleep"
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/sqlite"
 )
@@ -77,11 +77,11 @@ type env struct {
 	srv    *swchttp.Server
 	ts     *httptest.Server
 	gister *countingGister
-	mem    *memory.Memory
+	mem    *sleep.Memory
 	queue  *jobs.Queue
 }
 
-type option func(*swchttp.Server, *memory.Memory)
+type option func(*swchttp.Server, *sleep.Memory)
 
 func newEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
@@ -92,7 +92,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 	}
 	t.Cleanup(func() { db.Close() })
 	g := &countingGister{g: gist.NewExtractive()}
-	mem := &memory.Memory{Store: db, Gister: g, Fallback: gist.NewExtractive(), NewStrategy: strategies,
+	mem := &sleep.Memory{Store: db, Gister: g, Fallback: gist.NewExtractive(), NewStrategy: strategies,
 		Strategy: "swc-anchored", Budget: 4000,
 		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: time.Hour}}
 	pool, err := db.Pool(1)
@@ -119,7 +119,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 	return &env{t: t, db: db, srv: srv, ts: ts, gister: g, mem: mem, queue: q}
 }
 
-type adapter struct{ m *memory.Memory }
+type adapter struct{ m *sleep.Memory }
 
 func (a adapter) Due(ctx context.Context, tenant, conv string) (time.Duration, bool, error) {
 	return a.m.Due(ctx, tenant, conv)

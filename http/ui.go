@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/sleep"
 )
 
 // The /ui page: server-rendered, no JavaScript. A key typed into the login
@@ -124,7 +124,7 @@ func (s *Server) uiConversation(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, swc.EINVALID, "bad conversation id")
 		return
 	}
-	req := memory.Request{Strategy: r.URL.Query().Get("strategy")}
+	req := sleep.Request{Strategy: r.URL.Query().Get("strategy")}
 	if b := r.URL.Query().Get("budget"); b != "" {
 		n, err := strconv.Atoi(b)
 		if err != nil || n < 1 {
@@ -161,6 +161,6 @@ func (s *Server) uiConversation(w http.ResponseWriter, r *http.Request) {
 		rows = append(rows, row)
 	}
 	s.render(w, http.StatusOK, "conversation.html", map[string]any{
-		"Detail": d, "Context": res, "Rows": rows, "Strategies": memory.ReadStrategies,
+		"Detail": d, "Context": res, "Rows": rows, "Strategies": sleep.ReadStrategies,
 	})
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/swcmem/swc/gist"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/jobs"
-	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/sleep"
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/sqlite"
 )
@@ -64,7 +64,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	var f serveFlags
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address (port 0 picks a free one)")
 	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache")
-	fs.StringVar(&f.strategy, "strategy", "swc-anchored", "strategy of consolidation and the default of /context: "+strings.Join(memory.ReadStrategies, ", "))
+	fs.StringVar(&f.strategy, "strategy", "swc-anchored", "strategy of consolidation and the default of /context: "+strings.Join(sleep.ReadStrategies, ", "))
 	fs.IntVar(&f.workers, "workers", 4, "consolidation jobs run at once")
 	fs.Float64Var(&f.rate, "rate", swchttp.DefaultRate, "requests per second per key (negative: no limit)")
 	fs.IntVar(&f.burst, "burst", swchttp.DefaultBurst, "requests a key may burst above --rate")
@@ -94,11 +94,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return usagef("--schedule: want idle:DURATION, every-K or reactive[:TOKENS] (got %q)", ef.schedule)
 	}
 	okStrategy := false
-	for _, s := range memory.ReadStrategies {
+	for _, s := range sleep.ReadStrategies {
 		okStrategy = okStrategy || s == f.strategy
 	}
 	if !okStrategy {
-		return usagef("--strategy: unknown %q (want one of %s)", f.strategy, strings.Join(memory.ReadStrategies, ", "))
+		return usagef("--strategy: unknown %q (want one of %s)", f.strategy, strings.Join(sleep.ReadStrategies, ", "))
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
@@ -126,7 +126,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	registerTokenMetrics(reg, eng.meter)
 	fallback := gist.NewExtractive()
 	fallback.Temporal = mention.HasTemporal
-	mem := &memory.Memory{
+	mem := &sleep.Memory{
 		Store: db, Gister: eng.gister, Fallback: fallback,
 		NewStrategy: serveStrategies(eng), Strategy: f.strategy,
 		Budget: ef.budget, Schedule: sched,
@@ -188,8 +188,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// consolidator adapts memory.Memory to the queue.
-type consolidator struct{ m *memory.Memory }
+// consolidator adapts sleep.Memory to the queue.
+type consolidator struct{ m *sleep.Memory }
 
 func (c consolidator) Due(ctx context.Context, tenant, conv string) (time.Duration, bool, error) {
 	return c.m.Due(ctx, tenant, conv)
@@ -202,7 +202,7 @@ func (c consolidator) Consolidate(ctx context.Context, tenant, conv string) (int
 
 // serveStrategies builds the strategies the service uses, with the
 // engines' embedder and SWC settings and the given gister and schedule.
-func serveStrategies(e *engines) memory.StrategyFunc {
+func serveStrategies(e *engines) sleep.StrategyFunc {
 	return func(name string, g swc.Gister, sched consolidate.Schedule) (swc.Strategy, error) {
 		var variant swc.GistVariant
 		switch name {

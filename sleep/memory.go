@@ -1,8 +1,8 @@
-// Package memory is the sleeping agent's memory (SPEC §9): it turns a
+// Package sleep is the sleeping agent's memory (SPEC §9): it turns a
 // tenant's stored messages into a conversation, consolidates it (the job a
 // worker runs while the conversation is idle) and assembles its context on
 // the read path from the gists already made, without calling any LLM.
-package memory
+package sleep
 
 import (
 	"context"

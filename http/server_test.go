@@ -318,10 +318,10 @@ func TestBadInput(t *testing.T) {
 		{"wrong type", "/v1/conversations/c/messages", `{"messages":"hi"}`, 400, "messages"},
 		{"unknown top field", "/v1/conversations/c/messages", `{"messages":[],"extra":1}`, 400, "unknown field"},
 		{"no messages", "/v1/conversations/c/messages", `{}`, 400, "messages"},
-		{"content number", "/v1/conversations/c/messages", `{"messages":[{"role":"user","content":5}]}`, 400, "messages[0]: content"},
+		{"content number", "/v1/conversations/c/messages", `{"messages":[{"role":"user","content":5}]}`, 400, "messages[0].content"},
 		{"bad role", "/v1/conversations/c/messages", `{"messages":[{"role":"robot","content":"x"}]}`, 400, "unknown role"},
-		{"empty content", "/v1/conversations/c/messages", `{"messages":[{"role":"user","content":"  "}]}`, 400, "content: empty"},
-		{"no role or speaker", "/v1/conversations/c/messages", `{"messages":[{"content":"x"}]}`, 400, "role and content"},
+		{"empty content", "/v1/conversations/c/messages", `{"messages":[{"role":"user","content":"  "}]}`, 400, "messages[0].content: empty"},
+		{"no role or speaker", "/v1/conversations/c/messages", `{"messages":[{"content":"x"}]}`, 400, "cannot detect the format"},
 		{"bad timestamp", "/v1/conversations/c/messages", `{"messages":[{"role":"user","content":"x","timestamp":"yesterday"}]}`, 400, "RFC 3339"},
 		{"future", "/v1/conversations/c/messages", `{"messages":[{"role":"user","content":"x","timestamp":"` + future + `"}]}`, 400, "future"},
 		{"backwards in batch", "/v1/conversations/c/messages", `{"messages":[{"role":"user","content":"a","timestamp":"2025-01-02T00:00:00Z"},{"role":"user","content":"b","timestamp":"2025-01-01T00:00:00Z"}]}`, 400, "before"},
@@ -329,7 +329,7 @@ func TestBadInput(t *testing.T) {
 		{"odd id", "/v1/conversations/a%20b/messages", `{"messages":[{"role":"user","content":"x"}]}`, 400, "conversation id"},
 		{"odd id unicode", "/v1/conversations/caf%C3%A9/context", ``, 400, "conversation id"},
 		{"long id", "/v1/conversations/" + strings.Repeat("a", 129) + "/context", ``, 400, "conversation id"},
-		{"huge message", "/v1/conversations/c/messages", `{"messages":[{"role":"user","content":"` + strings.Repeat("x", 2000) + `"}]}`, 400, "at most 1000"},
+		{"huge message", "/v1/conversations/c/messages", `{"messages":[{"role":"user","content":"` + strings.Repeat("x", 2000) + `"}]}`, 400, "at most 1000 per message"},
 		{"huge body", "/v1/conversations/c/messages", `{"messages":[{"role":"user","content":"` + strings.Repeat("x", 70<<10) + `"}]}`, 413, "request body over"},
 		{"bad budget", "/v1/conversations/ok/context?budget=lots", ``, 400, "budget"},
 		{"zero budget", "/v1/conversations/ok/context?budget=0", ``, 400, "budget"},
@@ -358,17 +358,19 @@ func TestBadInput(t *testing.T) {
 func TestFormats(t *testing.T) {
 	e := newEnv(t)
 	c := e.client("acme")
-	body := `{"messages":[
+	for i, body := range []string{`{"messages":[
 		{"role":"system","content":"You are helpful."},
 		{"role":"user","content":[{"type":"text","text":"Look"},{"type":"image_url","image_url":{"url":"x"}}],"created_at":1714554000},
 		{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{\"q\":1}"}}],"created_at":"2024-05-01T09:01:00Z"},
-		{"role":"tool","tool_call_id":"c1","content":"42"},
-		{"speaker":"Maya","text":"jsonl form","time":"2024-05-01T09:03:00Z","session":"s1"},
-		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"anthropic result"}]}],"unknown_field":true}
-	]}`
-	code, out := do(t, e, "POST", "/v1/conversations/f/messages", "Bearer "+c.Key, body)
-	if code != 201 {
-		t.Fatalf("status %d: %s", code, out)
+		{"role":"tool","tool_call_id":"c1","content":"42","unknown_field":true}]}`,
+		`{"messages":[{"speaker":"Maya","text":"jsonl form","time":"2024-05-01T09:03:00Z","session":"s1"}]}`,
+		`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}],"timestamp":"2024-05-01T09:04:00Z"},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"anthropic result"}]}]}]}`,
+	} {
+		code, out := do(t, e, "POST", "/v1/conversations/f/messages", "Bearer "+c.Key, body)
+		if code != 201 {
+			t.Fatalf("body %d: status %d: %s", i, code, out)
+		}
 	}
 	d, err := c.Conversation(context.Background(), "f")
 	if err != nil {
@@ -376,7 +378,7 @@ func TestFormats(t *testing.T) {
 	}
 	m := d.MessageList
 	if m[1].Content != "Look\n[image_url]" || m[2].ToolCalls[0].Name != "lookup" || m[3].ToolCallID != "c1" ||
-		m[4].Name != "Maya" || m[4].Session != "s1" || m[5].Content != "anthropic result" {
+		m[4].Name != "Maya" || m[4].Session != "s1" || m[5].ToolCalls[0].Name != "f" || m[6].Content != "anthropic result" || m[6].ToolCallID != "t" {
 		t.Errorf("decoded: %+v", m)
 	}
 	if !m[1].Time.Equal(time.Unix(1714554000, 0)) {

@@ -15,8 +15,8 @@ import (
 	"github.com/swcmem/swc/gist"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/jobs"
-	"github.com/swcmem/swc/sleep"
 	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/sleep"
 	"github.com/swcmem/swc/sqlite"
 )
 

@@ -36,7 +36,7 @@ func parseAnthropic(data []byte) (*Input, error) {
 	msgs := data
 	if len(data) > 0 && data[0] == '{' {
 		if err := json.Unmarshal(data, &in.Body); err != nil {
-			return nil, swc.Errorf(swc.EINVALID, "request body: %s", jsonErr(err))
+			return nil, swc.Errorf(swc.EINVALID, "not one JSON object (%s): anthropic input is a Messages request body or a messages array", jsonErr(err))
 		}
 		var ok bool
 		if msgs, ok = in.Body["messages"]; !ok {

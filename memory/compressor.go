@@ -247,6 +247,9 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		if err != nil {
 			return nil, err
 		}
+		if s, ok := strat.(*consolidate.SWC); ok && o.Schedule.Kind != "" {
+			s.Schedule = o.Schedule
+		}
 		return strat.Compress(ctx, g.Conversation, swc.CompressOptions{Budget: budget})
 	}
 	for attempt := 0; histBudget > 0 && attempt < 8; attempt++ {

@@ -50,7 +50,7 @@ func Example() {
 	}
 	fmt.Println(strings.Join(strings.Split(res.Memory, "\n")[2:5], "\n"))
 	// Output:
-	// 93 messages, 3125 tokens → 11 messages, 1349 tokens (budget 1500)
+	// 93 messages, 3101 tokens → 11 messages, 1480 tokens (budget 1500)
 	// system: You are Sol, Dana Whitfield's personal assistant. Be concise
 	// system: Earlier conversation, consolidated (session dates in headers
 	// assistant: [calls calendar_create_event]
@@ -101,7 +101,7 @@ func ExampleOpenAIMiddleware() {
 	}
 	fmt.Println(reply.Choices[0].Message.Content)
 	// Output:
-	// compressed 3125 → 1465 tokens
+	// compressed 3101 → 1465 tokens
 	// upstream got 11 messages for gpt-4o, the first two system and system
 	// Casa do Rio.
 }

@@ -59,6 +59,9 @@ type Options struct {
 	Embedder swc.Embedder
 	// Config tunes SWC (zero: consolidate.DefaultConfig).
 	Config consolidate.Config
+	// Schedule replays consolidation session by session (SWC only; zero:
+	// consolidate once, at the end).
+	Schedule consolidate.Schedule
 	// FallbackReserve is the time kept before ctx's deadline for the offline
 	// fallback when the engines call an LLM (default DefaultFallbackReserve).
 	FallbackReserve time.Duration

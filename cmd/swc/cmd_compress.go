@@ -20,6 +20,8 @@ type compressCmd struct {
 	data, conv, strategy string
 	upto                 int
 	eng                  *engineFlags
+	chat                 *chatFlags
+	isChat               bool // compress chat messages (memory package)
 }
 
 func parseCompress(env *Env, name, usage string, args []string) (*compressCmd, *bool, error) {
@@ -31,6 +33,7 @@ func parseCompress(env *Env, name, usage string, args []string) (*compressCmd, *
 	fs.IntVar(&c.upto, "upto", 0, "compress only the first N sessions (0 = all)")
 	asJSON := fs.Bool("json", false, "print the context and its report as JSON")
 	c.eng = addEngineFlags(fs)
+	c.chat = addChatFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, nil, err
 	}
@@ -39,6 +42,13 @@ func parseCompress(env *Env, name, usage string, args []string) (*compressCmd, *
 	}
 	if c.upto < 0 {
 		return nil, nil, usagef("--upto must not be negative")
+	}
+	var err error
+	if c.isChat, err = c.chat.check(c.data, c.upto); err != nil {
+		return nil, nil, err
+	}
+	if *asJSON && c.isChat && c.chat.output != "json" {
+		return nil, nil, usagef("--json with chat messages: use --output-format json")
 	}
 	return c, asJSON, nil
 }
@@ -74,9 +84,16 @@ func (c *compressCmd) run(ctx context.Context, env *Env) (*swc.Context, error) {
 }
 
 func runCompress(ctx context.Context, env *Env, args []string) error {
-	c, asJSON, err := parseCompress(env, "compress", "[--data FILE] [--conversation ID] [--strategy NAME] [--budget 4000] [--gister …] [--embedder …] [--schedule …] [--json]", args)
+	c, asJSON, err := parseCompress(env, "compress", "[--data FILE | --input FILE [--format F]] [--conversation ID] [--strategy NAME] [--budget 4000] [--keep-recent 8] [--tokenizer T] [--output-format text|openai|anthropic|json] [--gister …] [--embedder …] [--schedule …] [--json]", args)
 	if err != nil {
 		return err
+	}
+	if c.isChat {
+		res, err := c.runChat(ctx, env)
+		if err != nil {
+			return err
+		}
+		return writeChat(env.Stdout, res, c.chat.output)
 	}
 	out, err := c.run(ctx, env)
 	if err != nil {
@@ -91,9 +108,23 @@ func runCompress(ctx context.Context, env *Env, args []string) error {
 }
 
 func runInspect(ctx context.Context, env *Env, args []string) error {
-	c, asJSON, err := parseCompress(env, "inspect", "[--data FILE] [--conversation ID] [--strategy NAME] [--budget 4000] [engine flags]", args)
+	c, asJSON, err := parseCompress(env, "inspect", "[--data FILE | --input FILE [--format F]] [--conversation ID] [--strategy NAME] [--budget 4000] [chat and engine flags]", args)
 	if err != nil {
 		return err
+	}
+	if c.isChat {
+		res, err := c.runChat(ctx, env)
+		if err != nil {
+			return err
+		}
+		if c.chat.output == "json" {
+			return writeJSON(env.Stdout, res)
+		}
+		printGrouping(env.Stdout, res)
+		if res.Context != nil && len(res.Context.Chunks) > 0 {
+			printInspect(env.Stdout, res.Context, env.StdoutTTY && env.Vars["NO_COLOR"] == "")
+		}
+		return nil
 	}
 	out, err := c.run(ctx, env)
 	if err != nil {

@@ -24,13 +24,17 @@ type mentionsTurn struct {
 }
 
 func runMentions(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "mentions", "[--ref YYYY-MM-DD] [--speakers A,B] [--json] [TEXT | -]\n       swc mentions [--data FILE] [--conversation ID] [--json]")
+	fs := newFlags(env, "mentions", "[--ref YYYY-MM-DD] [--speakers A,B] [--json] [TEXT | -]\n       swc mentions [--data FILE | --input FILE [--format F]] [--conversation ID] [--json]")
 	refText := fs.String("ref", "", "reference date (the session's date) that relative expressions resolve against")
 	speakers := fs.String("speakers", "", "comma-separated speaker names, always recognised as entities")
 	asJSON := fs.Bool("json", false, `print {"mentions": [...]} (with --data: {"turns": [...]})`)
 	data := fs.String("data", "", "LoCoMo-format JSON file to annotate turn by turn (default without TEXT: the built-in sample)")
 	conv := fs.String("conversation", "", "with --data: sample ids or 0-based positions, comma-separated (default: all)")
+	in := addInputFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := in.check(*data); err != nil {
 		return err
 	}
 	var ref time.Time
@@ -45,9 +49,9 @@ func runMentions(ctx context.Context, env *Env, args []string) error {
 		if *refText != "" {
 			return usagef("mentions: --ref needs TEXT (with --data each session's date is the reference)")
 		}
-		return mentionsData(ctx, env, *data, *conv, *asJSON)
+		return mentionsData(ctx, env, *data, in, *conv, *asJSON)
 	}
-	if *data != "" || *conv != "" {
+	if *data != "" || *conv != "" || in.path != "" {
 		return usagef("mentions: give TEXT or --data, not both")
 	}
 	text := strings.Join(fs.Args(), " ")
@@ -81,8 +85,8 @@ func runMentions(ctx context.Context, env *Env, args []string) error {
 
 // mentionsData annotates every turn of the picked conversations, each
 // against its session's start.
-func mentionsData(ctx context.Context, env *Env, path, ids string, asJSON bool) error {
-	convs, err := loadConversations(env, path)
+func mentionsData(ctx context.Context, env *Env, path string, in *inputFlags, ids string, asJSON bool) error {
+	convs, err := loadData(env, path, in)
 	if err != nil {
 		return err
 	}

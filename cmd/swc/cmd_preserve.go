@@ -19,7 +19,7 @@ func init() {
 	register("preserve", "audit gists: how many temporal expressions, entities and events they keep", runPreserve)
 }
 
-const preserveUsage = "[--data FILE] [--conversations LIST] [--conditions LIST] [--gister extractive|PROVIDER:MODEL] [--gists FILE] [--json] [--out DIR] [engine flags]"
+const preserveUsage = "[--data FILE | --input FILE [--format F]] [--conversations LIST] [--conditions LIST] [--gister extractive|PROVIDER:MODEL] [--gists FILE] [--json] [--out DIR] [engine flags]"
 
 func runPreserve(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "preserve", preserveUsage)
@@ -31,7 +31,11 @@ func runPreserve(ctx context.Context, env *Env, args []string) error {
 	outDir := fs.String("out", "", "also write preservation.json and preservation.md into DIR")
 	examples := fs.Int("examples", preserve.DefaultExamples, "lost mentions quoted per type and variant (0 = none)")
 	eng := addEngineFlags(fs)
+	in := addInputFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := in.check(*data); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -56,7 +60,7 @@ func runPreserve(ctx context.Context, env *Env, args []string) error {
 		opts.Examples = -1
 	}
 	start := time.Now()
-	convs, err := loadConversations(env, *data)
+	convs, err := loadData(env, *data, in)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/tokens"
+)
+
+// chatFlags are compress's and inspect's settings for chat messages.
+type chatFlags struct {
+	in         *inputFlags
+	keepRecent int
+	tokenizer  string
+	output     string
+}
+
+func addChatFlags(fs *flag.FlagSet) *chatFlags {
+	f := &chatFlags{in: addInputFlags(fs)}
+	fs.IntVar(&f.keepRecent, "keep-recent", memory.DefaultKeepRecent, "chat: the latest messages kept unchanged (a tool call keeps its results)")
+	fs.StringVar(&f.tokenizer, "tokenizer", string(tokens.Cl100k), "chat: tokenizer the budget counts with: cl100k_base or o200k_base")
+	fs.StringVar(&f.output, "output-format", "text", "text, openai (a messages array), anthropic ({system, messages}) or json (messages with the per-session report); openai/anthropic/json compress as chat messages")
+	return f
+}
+
+// check validates the flags; it reports whether the chat path applies.
+func (f *chatFlags) check(data string, upto int) (bool, error) {
+	if err := f.in.check(data); err != nil {
+		return false, err
+	}
+	switch f.output {
+	case "text", "openai", "anthropic", "json":
+	default:
+		return false, usagef("--output-format %q: want text, openai, anthropic or json", f.output)
+	}
+	if _, err := tokens.Get(f.tokenizer); err != nil {
+		return false, usagef("--tokenizer: %s", swc.ErrorMessage(err))
+	}
+	if f.keepRecent < 0 {
+		return false, usagef("--keep-recent must not be negative (got %d)", f.keepRecent)
+	}
+	isChat := f.in.path != "" || f.output != "text"
+	if isChat && upto > 0 {
+		return false, usagef("--upto applies to LoCoMo --data only, not to chat messages")
+	}
+	return isChat, nil
+}
+
+// messages returns the chat messages to compress: --input's, or the
+// picked LoCoMo conversation's (--input in LoCoMo format, --data, or the
+// built-in sample) converted with chat.FromConversation.
+func (c *compressCmd) messages(env *Env) (string, []swc.Message, error) {
+	f := c.chat.in
+	var convs []*swc.Conversation
+	name := "sample"
+	if f.path != "" {
+		in, err := f.read(env)
+		if err != nil {
+			return "", nil, err
+		}
+		if in.msgs != nil {
+			return in.name, in.msgs.Messages, nil
+		}
+		convs, name = in.convs, in.name
+	} else {
+		var err error
+		if convs, err = loadConversations(env, c.data); err != nil {
+			return "", nil, err
+		}
+		if c.data != "" {
+			name = c.data
+		}
+	}
+	if c.conv == "" {
+		c.conv = "0"
+	}
+	picked, err := pickConversations(convs, c.conv)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(picked) != 1 {
+		return "", nil, usagef("--conversation names one conversation")
+	}
+	return name + ":" + picked[0].ID, chat.FromConversation(picked[0]), nil
+}
+
+// runChat compresses chat messages with the memory package.
+func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, error) {
+	eng, err := openEngines(ctx, env, c.eng)
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	name, msgs, err := c.messages(env)
+	if err != nil {
+		return nil, err
+	}
+	comp, err := memory.New(memory.Options{
+		Strategy: c.strategy, Budget: c.eng.budget, Tokenizer: c.chat.tokenizer,
+		KeepRecent: c.chat.keepRecent, AlignUser: c.chat.output == "anthropic",
+		SessionGap: c.chat.in.gap, SessionTurns: c.chat.in.turns,
+		Gister: eng.gister, Embedder: eng.embedder, Config: eng.cfg, Schedule: eng.schedule,
+	})
+	if err != nil {
+		return nil, usagef("%s", swc.ErrorMessage(err))
+	}
+	res, err := comp.Compress(ctx, msgs)
+	eng.printUsage(env.Stderr)
+	if err != nil {
+		return nil, swc.Errorf(swc.ErrorCode(err), "%s: %s", name, swc.ErrorMessage(err))
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(env.Stderr, "swc: warning: %s: %s\n", name, w)
+	}
+	if res.Fallback != "" {
+		fmt.Fprintf(env.Stderr, "swc: warning: compressed with the offline engines: %s\n", res.Fallback)
+	}
+	kept := len(res.Messages)
+	if res.Memory != "" {
+		kept--
+	}
+	what := fmt.Sprintf("%d sessions by %s", len(res.Sessions), res.Rule)
+	if res.Fits {
+		what = "already within the budget, unchanged"
+	}
+	fmt.Fprintf(env.Stderr, "swc: %s: %d messages, %d → %d tokens (budget %d, %s); %s; %d messages kept as they were\n",
+		res.Strategy, len(msgs), res.TokensBefore, res.Tokens, res.Budget, res.Tokenizer, what, kept)
+	return res, nil
+}
+
+// writeChat prints res in the chosen output format.
+func writeChat(w io.Writer, res *memory.Result, format string) error {
+	switch format {
+	case "openai":
+		return writeJSON(w, chat.OpenAIMessages(res.Messages))
+	case "anthropic":
+		return writeJSON(w, chat.ToAnthropic(res.Messages))
+	case "json":
+		return writeJSON(w, res)
+	}
+	var b strings.Builder
+	for i, m := range res.Messages {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		label := string(m.Role)
+		switch {
+		case res.Source[i] < 0:
+			label += ": memory"
+		case m.Name != "":
+			label += ": " + m.Name
+		case m.ToolCallID != "":
+			label += ": result of " + m.ToolCallID
+		}
+		fmt.Fprintf(&b, "[%s]\n", label)
+		if m.Content != "" {
+			b.WriteString(strings.TrimRight(m.Content, "\n"))
+			b.WriteString("\n")
+		}
+		for _, tc := range m.ToolCalls {
+			fmt.Fprintf(&b, "→ %s %s(%s)\n", tc.ID, tc.Name, tc.Arguments)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// printGrouping writes how the history's messages were grouped into
+// sessions, and what became of each.
+func printGrouping(w io.Writer, res *memory.Result) {
+	if res.Fits {
+		fmt.Fprintf(w, "%d tokens already within the budget of %d: nothing compressed\n", res.TokensBefore, res.Budget)
+		return
+	}
+	fmt.Fprintf(w, "history: %d sessions by %s; kept unchanged from message %d\n", len(res.Sessions), res.Rule, res.Recent)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "session\tdate\tmessages\tfirst\tlast\tid\taction")
+	for _, s := range res.Sessions {
+		action := ""
+		if res.Context != nil && s.Session < len(res.Context.Chunks) {
+			action = string(res.Context.Chunks[s.Session].Action)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Session, s.Date, s.Messages, s.First, s.Last, s.ID, action)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}

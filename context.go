@@ -88,6 +88,17 @@ type CompressOptions struct {
 	Budget int // tokens; <= 0 means no budget (only "full" accepts that)
 	// Upto, when > 0, compresses only the first Upto sessions (replay).
 	Upto int
+	// Query, when non-empty, is the question the context will serve:
+	// question-aware strategies (see QueryAware) use it, others ignore it.
+	Query string
+}
+
+// QueryAware is implemented by strategies whose context depends on
+// CompressOptions.Query (the benchmark builds their context per question).
+type QueryAware interface {
+	Strategy
+	// QueryAware reports whether Compress uses the query.
+	QueryAware() bool
 }
 
 // Strategy turns a conversation into a Context within a budget.

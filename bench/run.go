@@ -93,7 +93,13 @@ func (r *Runner) Run(ctx context.Context) (Contexts, error) {
 				return out, fmt.Errorf("bench: compress %s under %s: %w", c.ID, s.Name(), err)
 			}
 			out[s.Name()][c.ID] = x
-			if err := r.askAll(ctx, s.Name(), c, x, filter, conc, tick); err != nil {
+			var per func(swc.Question) (*swc.Context, error)
+			if qa, ok := s.(swc.QueryAware); ok && qa.QueryAware() {
+				per = func(q swc.Question) (*swc.Context, error) {
+					return s.Compress(ctx, c, swc.CompressOptions{Budget: r.Budget, Query: q.Question})
+				}
+			}
+			if err := r.askAll(ctx, s.Name(), c, x, per, filter, conc, tick); err != nil {
 				return out, err
 			}
 		}
@@ -102,11 +108,17 @@ func (r *Runner) Run(ctx context.Context) (Contexts, error) {
 }
 
 // askAll scores the questions of one conversation under one condition.
-func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, filter func(swc.Question) bool, conc int, tick func()) error {
-	idx := NewIndex(x.Text)
-	sup := NewSupport(x.Text)
-	kept := VerbatimSet(x.Verbatim)
-	ctxTokens := x.Tokens
+// A question-aware condition passes per, which builds the context of one
+// question; x is then only the question-agnostic context of the summary.
+func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, per func(swc.Question) (*swc.Context, error), filter func(swc.Question) bool, conc int, tick func()) error {
+	var (
+		idx  *Index
+		sup  *Support
+		kept map[string]bool
+	)
+	if per == nil {
+		idx, sup, kept = NewIndex(x.Text), NewSupport(x.Text), VerbatimSet(x.Verbatim)
+	}
 	var (
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, conc)
@@ -129,9 +141,22 @@ func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversati
 		go func(q swc.Question) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			row := r.ask(ctx, condition, c, x, idx, sup, kept, ctxTokens, q)
+			qx, qIdx, qSup, qKept := x, idx, sup, kept
+			var row Row
+			if per != nil {
+				var err error
+				if qx, err = per(q); err != nil {
+					row = Row{Condition: condition, Conversation: c.ID, QuestionID: q.ID, Category: int(q.Category),
+						Question: q.Question, Gold: GoldFor(q), Metrics: map[string]float64{}, Error: "compress: " + err.Error()}
+				} else {
+					qIdx, qSup, qKept = NewIndex(qx.Text), NewSupport(qx.Text), VerbatimSet(qx.Verbatim)
+				}
+			}
+			if row.Error == "" {
+				row = r.ask(ctx, condition, c, qx, qIdx, qSup, qKept, q)
+			}
 			if alt, ok := r.Alt[q.ID]; ok && row.Error == "" {
-				r.scoreAlt(ctx, &row, idx, sup, kept, alt)
+				r.scoreAlt(ctx, &row, qIdx, qSup, qKept, alt)
 			}
 			if ctx.Err() != nil && row.Error != "" {
 				return // cancelled: leave it for the rerun
@@ -152,8 +177,9 @@ func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversati
 }
 
 // ask scores one question.
-func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, idx *Index, sup *Support, kept map[string]bool, ctxTokens int, q swc.Question) Row {
+func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, idx *Index, sup *Support, kept map[string]bool, q swc.Question) Row {
 	gold := GoldFor(q)
+	ctxTokens := x.Tokens
 	row := Row{
 		Condition: condition, Conversation: c.ID, QuestionID: q.ID, Category: int(q.Category),
 		Question: q.Question, Gold: gold, Metrics: map[string]float64{},

@@ -43,8 +43,8 @@ func NewSupport(context string) *Support {
 		summary := strings.HasSuffix(header, "(summary)") || strings.HasPrefix(header, "[Summary")
 		for _, l := range lines {
 			l = strings.TrimSpace(l)
-			if l == "" {
-				continue
+			if l == "" || l == "…" || l == "[…]" {
+				continue // an omission marker holds nothing
 			}
 			units := []string{l}
 			if summary {

@@ -13,11 +13,12 @@ import (
 	"github.com/swcmem/swc/embed"
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/sqlite"
 )
 
 // conditionNames lists every strategy, in the order reports show them.
-var conditionNames = []string{"full", "truncation", "sliding", "sliding-temporal", "swc-full", "swc-temporal", "swc-anchored"}
+var conditionNames = []string{"full", "truncation", "sliding", "sliding-temporal", "swc-full", "swc-temporal", "swc-anchored", "swc-select", "swc-recall"}
 
 // engineFlags are the settings shared by every command that compresses.
 type engineFlags struct {
@@ -94,9 +95,12 @@ type engines struct {
 	closers  []func() error
 	// meter records every LLM call the engines and the bench make.
 	meter *swc.Meter
-	db    *sqlite.DB // opened on first use; nil with --no-cache
-	dbErr error
-	dbSet bool
+	// analyzer is the per-conversation turn analysis shared by swc-select
+	// and swc-recall (made on first use).
+	analyzer *selection.Analyzer
+	db       *sqlite.DB // opened on first use; nil with --no-cache
+	dbErr    error
+	dbSet    bool
 }
 
 // openEngines builds the engines the flags name. The caller must Close it.
@@ -176,6 +180,10 @@ func (e *engines) strategy(name string) (swc.Strategy, error) {
 		s := newSWC(swc.GistTemporal)
 		s.Anchor = mention.Anchor
 		return s, nil
+	case "swc-select":
+		return selection.New(name, e.turnAnalyzer()), nil
+	case "swc-recall":
+		return selection.NewRecall(name, selection.New("swc-select", e.turnAnalyzer())), nil
 	}
 	return nil, usagef("unknown strategy %q (want one of %s)", name, strings.Join(conditionNames, ", "))
 }
@@ -201,4 +209,13 @@ func (e *engines) strategies(list string) ([]swc.Strategy, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// turnAnalyzer returns the shared turn analyzer: anchored text, entities
+// and numbers, dates.
+func (e *engines) turnAnalyzer() *selection.Analyzer {
+	if e.analyzer == nil {
+		e.analyzer = &selection.Analyzer{Anchor: mention.Anchor, Salient: salient, Dated: mention.HasTemporal}
+	}
+	return e.analyzer
 }

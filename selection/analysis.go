@@ -1,0 +1,215 @@
+// Package selection implements swc-select, the question-agnostic strategy
+// of SPEC §12 that selects below the session: single turns are chosen for
+// the information they add per token — coverage of the conversation's
+// distinct content (a term already kept adds nothing, so three turns saying
+// the same thing are not all kept), named entities, numbers and dates — and
+// kept verbatim with temporal anchors, in order, under their session
+// headers, with markers where turns were left out.
+//
+// Its Analysis of a conversation (anchored turn text, token counts, terms,
+// salience counts) does not depend on the budget or the question; it is
+// computed once per conversation and shared (see Analyzer).
+package selection
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+	"sync"
+	"time"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bm25"
+	"github.com/swcmem/swc/tokens"
+)
+
+// TurnInfo is what the analysis knows about one turn.
+type TurnInfo struct {
+	Session int // session index
+	Pos     int // position in the session
+	Turn    swc.Turn
+	// Line is the rendered turn ("Speaker: text"), anchored when the
+	// analyzer has an Anchor function; Tokens its cl100k_base count plus
+	// the newline before it.
+	Line   string
+	Tokens int
+	// Prefix is the token cost of "Speaker: " and the newline.
+	Prefix int
+	// Terms are the turn's BM25 terms with repetition (package bm25),
+	// the speaker prefix excluded.
+	Terms []string
+	// Units are the turn's sentences (a shared image's caption is a
+	// sentence of its own); Whole is the turn as one unit. They are the
+	// units of selection.
+	Units []Unit
+	Whole Unit
+}
+
+// Unit is one sentence of a turn.
+type Unit struct {
+	Text   string
+	Tokens int      // its count plus the space before it
+	Terms  []string // distinct BM25 terms
+	// Salient is the number of named entities and numbers; Dated says
+	// whether the sentence holds a temporal expression.
+	Salient int
+	Dated   bool
+}
+
+// Analysis is the question- and budget-independent analysis of one
+// conversation.
+type Analysis struct {
+	Conv   *swc.Conversation
+	Turns  []TurnInfo
+	First  []int // First[i] is the index in Turns of session i's first turn; First[len(Sessions)] = len(Turns)
+	Header []int // header tokens per session
+	// IDF maps a term to its inverse document frequency over the turns,
+	// ln(N / df).
+	IDF map[string]float64
+	// Docs are the turns' terms with repetition, for a BM25 index
+	// (Docs[i] is Turns[i].Terms).
+	Docs [][]string
+}
+
+// Analyzer computes and caches analyses. Anchor, Salient and Dated are
+// optional (nil: no anchors, no salience counts, no dates). It is safe for
+// concurrent use.
+type Analyzer struct {
+	Anchor  func(text string, ref time.Time) string
+	Salient func(text string, speakers []string) int
+	Dated   func(text string) bool
+
+	mu    sync.Mutex
+	cache map[cacheKey]*Analysis
+}
+
+// cacheKey names a conversation by its first session's address, which
+// the prefixes Conversation.Upto makes for replay share, and a session
+// count.
+type cacheKey struct {
+	first *swc.Session
+	n     int
+}
+
+// Analyze returns the analysis of c, computing it on first use. The cache
+// is keyed by the address of c's sessions and their count, so c must not
+// be modified after.
+func (a *Analyzer) Analyze(c *swc.Conversation) *Analysis {
+	var k cacheKey
+	if len(c.Sessions) > 0 {
+		k = cacheKey{first: &c.Sessions[0], n: len(c.Sessions)}
+	}
+	a.mu.Lock()
+	if a.cache == nil {
+		a.cache = map[cacheKey]*Analysis{}
+	}
+	if x, ok := a.cache[k]; ok && k.first != nil {
+		a.mu.Unlock()
+		return x
+	}
+	a.mu.Unlock()
+	x := a.analyze(c)
+	a.mu.Lock()
+	a.cache[k] = x
+	a.mu.Unlock()
+	return x
+}
+
+func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
+	x := &Analysis{Conv: c, First: make([]int, len(c.Sessions)+1), Header: make([]int, len(c.Sessions))}
+	speakers := []string{c.SpeakerA, c.SpeakerB}
+	df := map[string]int{}
+	for i := range c.Sessions {
+		ses := &c.Sessions[i]
+		x.First[i] = len(x.Turns)
+		x.Header[i] = tokens.CountCached(swc.SessionHeader(ses))
+		for j, t := range ses.Turns {
+			shown := t
+			if a.Anchor != nil && !ses.Start.IsZero() {
+				shown.Text = a.Anchor(t.Text, ses.Start)
+			}
+			line := swc.RenderTurn(shown)
+			ti := TurnInfo{Session: i, Pos: j, Turn: shown, Line: line, Tokens: tokens.CountCached(line) + 1}
+			ti.Prefix = tokens.CountCached(shown.Speaker+": ") + 1
+			ti.Terms = bm25.Terms(line[len(shown.Speaker)+2:]) // not the speaker prefix
+			sents := Sentences(oneLine(shown.Text))
+			if shown.Image != nil && shown.Image.Caption != "" {
+				sents = append(sents, "[shares an image: "+oneLine(shown.Image.Caption)+"]")
+			}
+			for _, st := range sents {
+				u := Unit{Text: st, Tokens: tokens.CountCached(st) + 1}
+				seen := map[string]bool{}
+				for _, term := range bm25.Terms(st) {
+					if !seen[term] {
+						seen[term] = true
+						u.Terms = append(u.Terms, term)
+					}
+				}
+				if a.Salient != nil {
+					u.Salient = a.Salient(st, speakers)
+				}
+				if a.Dated != nil {
+					u.Dated = a.Dated(st)
+				}
+				ti.Units = append(ti.Units, u)
+			}
+			ti.Whole = Unit{Text: line[len(shown.Speaker)+2:], Tokens: ti.Tokens - ti.Prefix}
+			seen := map[string]bool{}
+			for _, term := range bm25.Terms(ti.Whole.Text) {
+				if !seen[term] {
+					seen[term] = true
+					df[term]++
+					ti.Whole.Terms = append(ti.Whole.Terms, term)
+				}
+			}
+			for _, u := range ti.Units {
+				ti.Whole.Salient += u.Salient
+				ti.Whole.Dated = ti.Whole.Dated || u.Dated
+			}
+			x.Turns = append(x.Turns, ti)
+			x.Docs = append(x.Docs, ti.Terms)
+		}
+	}
+	x.First[len(c.Sessions)] = len(x.Turns)
+	x.IDF = make(map[string]float64, len(df))
+	n := float64(len(x.Turns))
+	for t, d := range df {
+		x.IDF[t] = math.Log(n / float64(d))
+	}
+	return x
+}
+
+// Sentences splits text after ".", "!", "?" or "…" (and any run of them
+// and closing quotes) followed by a space. Text without a boundary is one
+// sentence; empty text has none.
+func Sentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		i += n
+		if r != '.' && r != '!' && r != '?' && r != '…' {
+			continue
+		}
+		for i < len(text) {
+			r2, n2 := utf8.DecodeRuneInString(text[i:])
+			if r2 != '.' && r2 != '!' && r2 != '?' && r2 != '…' && r2 != '"' && r2 != '”' && r2 != '\'' && r2 != ')' {
+				break
+			}
+			i += n2
+		}
+		if i < len(text) && text[i] == ' ' {
+			if s := strings.TrimSpace(text[start:i]); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+

@@ -1,0 +1,179 @@
+package selection
+
+import (
+	"context"
+	"sync"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bm25"
+	"github.com/swcmem/swc/tokens"
+)
+
+// Recall is the swc-recall strategy (SPEC §12, consolidate + recall): the
+// question-agnostic selection of Select made at a share of the budget,
+// plus the archived turns BM25 ranks best for the question, merged in
+// conversation order, all within the budget. Without a query it is Select
+// at the whole budget. Build it with NewRecall.
+type Recall struct {
+	name string
+	// Select makes the consolidated part.
+	Select *Select
+	// Share is the part of the budget the consolidated context gets; the
+	// rest goes to recalled turns. Default DefaultShare.
+	Share float64
+
+	mu    sync.Mutex
+	bases map[baseKey]base
+	idx   map[*Analysis]*bm25.Index
+}
+
+// DefaultShare is the consolidated part of swc-recall's budget, chosen by
+// measurement on LoCoMo (see the README).
+const DefaultShare = 0.5
+
+// base is a cached consolidated part and its token count.
+type base struct {
+	ch     *choice
+	tokens int
+}
+
+type baseKey struct {
+	first  *swc.Session
+	n      int
+	budget int
+}
+
+var _ swc.QueryAware = (*Recall)(nil)
+
+// NewRecall returns a Recall strategy named name over sel.
+func NewRecall(name string, sel *Select) *Recall {
+	return &Recall{name: name, Select: sel, Share: DefaultShare}
+}
+
+// Name returns the condition name.
+func (r *Recall) Name() string { return r.name }
+
+// QueryAware reports true: the context depends on the query.
+func (r *Recall) QueryAware() bool { return true }
+
+// Compress returns the consolidated context merged with the turns
+// recalled for opts.Query. The consolidated part and the turn index are
+// cached per conversation and budget, so each further question costs one
+// BM25 ranking and one rendering. It returns EINVALID for a non-positive
+// budget or a conversation without sessions.
+func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.CompressOptions) (*swc.Context, error) {
+	if opts.Query == "" {
+		x, err := r.Select.Compress(ctx, c, opts)
+		if x != nil {
+			x.Strategy = r.name
+		}
+		return x, err
+	}
+	if opts.Budget <= 0 {
+		return nil, swc.Errorf(swc.EINVALID, "%s needs a positive token budget", r.name)
+	}
+	c = c.Upto(opts.Upto)
+	if len(c.Sessions) == 0 {
+		return nil, swc.Errorf(swc.EINVALID, "conversation %s has no sessions", c.ID)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x := r.Select.Analyzer.Analyze(c)
+	b, idx := r.cached(x, opts.Budget)
+	base, used := b.ch, b.tokens
+	ch := base.clone()
+	hits := idx.Top(bm25.Terms(opts.Query), 0)
+	// Add recalled turns, best first, while the estimate fits; then check
+	// the exact count and give back the last ones while it does not.
+	var added []int
+	for _, h := range hits {
+		t := h.Doc
+		if ch.turnWhole(t) {
+			continue
+		}
+		cost := ch.addCost(t)
+		if used+cost > opts.Budget {
+			continue
+		}
+		ch.keepTurn(t)
+		used += cost
+		added = append(added, t)
+	}
+	text := ch.render()
+	for n := tokens.Count(text); n > opts.Budget && len(added) > 0; n = tokens.Count(text) {
+		last := added[len(added)-1]
+		added = added[:len(added)-1]
+		ch.restore(base, last)
+		text = ch.render()
+	}
+	out := r.Select.report(ch, text, opts.Budget)
+	out.Strategy = r.name
+	return out, nil
+}
+
+// cached returns the consolidated choice at the budget's share and the
+// BM25 index over the turns, making them on first use.
+func (r *Recall) cached(x *Analysis, budget int) (base, *bm25.Index) {
+	share := r.Share
+	if share <= 0 || share > 1 {
+		share = DefaultShare
+	}
+	key := baseKey{first: &x.Conv.Sessions[0], n: len(x.Conv.Sessions), budget: budget}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bases == nil {
+		r.bases, r.idx = map[baseKey]base{}, map[*Analysis]*bm25.Index{}
+	}
+	b, ok := r.bases[key]
+	if !ok {
+		ch, text := r.Select.fit(x, int(float64(budget)*share))
+		b = base{ch: ch, tokens: tokens.Count(text)}
+		r.bases[key] = b
+	}
+	idx, ok := r.idx[x]
+	if !ok {
+		idx = bm25.New(x.Docs)
+		r.idx[x] = idx
+	}
+	return b, idx
+}
+
+func (c *choice) clone() *choice {
+	cp := *c
+	cp.kept = append([]bool(nil), c.kept...)
+	return &cp
+}
+
+// addCost estimates the tokens keeping all of turn t adds: its sentences
+// not yet kept, its prefix when none was, its session's header when the
+// session was omitted, and a gap marker.
+func (c *choice) addCost(t int) int {
+	ti := &c.x.Turns[t]
+	if !c.turnKept(t) {
+		cost := ti.Tokens + 2 // a gap marker
+		if ses := ti.Session; !c.sessionKept(ses) {
+			cost += c.x.Header[ses] + tokens.Separator
+		}
+		return cost
+	}
+	cost := 0
+	for u := c.first[t]; u < c.first[t+1]; u++ {
+		if !c.kept[u] {
+			cost += c.unit(u).Tokens
+		}
+	}
+	return cost
+}
+
+// keepTurn keeps every sentence of turn t.
+func (c *choice) keepTurn(t int) {
+	for u := c.first[t]; u < c.first[t+1]; u++ {
+		c.kept[u] = true
+	}
+}
+
+// restore gives turn t back its state in base.
+func (c *choice) restore(base *choice, t int) {
+	copy(c.kept[c.first[t]:c.first[t+1]], base.kept[c.first[t]:c.first[t+1]])
+}

@@ -1,0 +1,427 @@
+package selection
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
+)
+
+// Weights say what a turn is worth beside the new content it covers; both
+// are in the unit of the coverage term, inverse document frequency (a word
+// said once in a conversation of 600 turns is worth ln 600 ≈ 6.4).
+type Weights struct {
+	// Salient is added per named entity or number in the turn.
+	Salient float64
+	// Dated is added when the turn holds a temporal expression.
+	Dated float64
+	// Recency is added in proportion to the turn's position in the
+	// conversation (0 for the first turn, Recency for the last).
+	Recency float64
+	// Sentences selects single sentences of turns instead of whole turns.
+	Sentences bool
+	// IDFPower raises every term's inverse document frequency to this
+	// power (1: plain IDF; 0: every new term is worth 1).
+	IDFPower float64
+}
+
+// DefaultWeights are the weights swc-select uses, chosen by measurement on
+// LoCoMo (see the README).
+func DefaultWeights() Weights { return Weights{Salient: 3, Dated: 10, Recency: 3, IDFPower: 1} }
+
+// Select is the swc-select strategy. Build it with New.
+type Select struct {
+	name     string
+	Analyzer *Analyzer
+	Weights  Weights
+}
+
+var _ swc.Strategy = (*Select)(nil)
+
+// New returns a Select strategy named name over the analyses of a, with
+// DefaultWeights.
+func New(name string, a *Analyzer) *Select {
+	return &Select{name: name, Analyzer: a, Weights: DefaultWeights()}
+}
+
+// Name returns the condition name.
+func (s *Select) Name() string { return s.name }
+
+// Compress selects turns of c for their value per token until the budget is
+// spent and renders them in order under their session headers, with "…"
+// where turns of a shown session were left out and "[Session N omitted]"
+// for sessions left out entirely. It returns EINVALID for a non-positive
+// budget or a conversation without sessions.
+func (s *Select) Compress(ctx context.Context, c *swc.Conversation, opts swc.CompressOptions) (*swc.Context, error) {
+	if opts.Budget <= 0 {
+		return nil, swc.Errorf(swc.EINVALID, "%s needs a positive token budget", s.name)
+	}
+	c = c.Upto(opts.Upto)
+	if len(c.Sessions) == 0 {
+		return nil, swc.Errorf(swc.EINVALID, "conversation %s has no sessions", c.ID)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x := s.Analyzer.Analyze(c)
+	ch, text := s.fit(x, opts.Budget)
+	return s.report(ch, text, opts.Budget), nil
+}
+
+// fit finds, by bisection, the largest greedy allowance whose rendering
+// (with headers, markers and separators the greedy count only roughly)
+// fits the budget, and returns that choice and its text.
+func (s *Select) fit(x *Analysis, budget int) (*choice, string) {
+	try := func(allow int) (*choice, string, int) {
+		ch := s.choose(x, allow)
+		text := ch.render()
+		return ch, text, tokens.Count(text)
+	}
+	lo, hi := budget*3/4, budget
+	best, bestText, n := try(lo)
+	for n > budget { // even the low allowance overflows: trim
+		best.trim(n - budget)
+		bestText = best.render()
+		n = tokens.Count(bestText)
+	}
+	for hi-lo > budget/200+1 {
+		mid := (lo + hi) / 2
+		ch, text, m := try(mid)
+		if m <= budget {
+			best, bestText, lo = ch, text, mid
+		} else {
+			hi = mid
+		}
+	}
+	return best, bestText
+}
+
+// item is a candidate sentence in the greedy queue.
+type item struct {
+	unit  int
+	ratio float64 // value per token when last computed
+}
+
+type queue []item
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	if q[i].ratio != q[j].ratio {
+		return q[i].ratio > q[j].ratio
+	}
+	return q[i].unit < q[j].unit
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(v any)   { *q = append(*q, v.(item)) }
+func (q *queue) Pop() any {
+	old := *q
+	v := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return v
+}
+
+// choice is a selection: which sentences of which turns are kept.
+type choice struct {
+	x      *Analysis
+	units  [][]Unit // per turn: its sentences, or the whole turn
+	first  []int // first[t] = index of turn t's first unit; first[len(Turns)] = total
+	turnOf []int // unit → turn
+	kept   []bool
+}
+
+func newChoice(x *Analysis, sentences bool) *choice {
+	c := &choice{x: x, first: make([]int, len(x.Turns)+1), units: make([][]Unit, len(x.Turns))}
+	for t := range x.Turns {
+		c.first[t] = len(c.turnOf)
+		c.units[t] = []Unit{x.Turns[t].Whole}
+		if sentences {
+			c.units[t] = x.Turns[t].Units
+		}
+		for range c.units[t] {
+			c.turnOf = append(c.turnOf, t)
+		}
+	}
+	c.first[len(x.Turns)] = len(c.turnOf)
+	c.kept = make([]bool, len(c.turnOf))
+	return c
+}
+
+func (c *choice) unit(u int) *Unit {
+	t := c.turnOf[u]
+	return &c.units[t][u-c.first[t]]
+}
+
+// turnKept reports whether any sentence of turn t is kept; turnWhole
+// whether all are.
+func (c *choice) turnKept(t int) bool {
+	for u := c.first[t]; u < c.first[t+1]; u++ {
+		if c.kept[u] {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *choice) turnWhole(t int) bool {
+	for u := c.first[t]; u < c.first[t+1]; u++ {
+		if !c.kept[u] {
+			return false
+		}
+	}
+	return c.first[t+1] > c.first[t]
+}
+
+func (c *choice) sessionKept(i int) bool {
+	for t := c.x.First[i]; t < c.x.First[i+1]; t++ {
+		if c.turnKept(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// choose runs the lazy greedy selection: the sentence with the best value
+// per token (the inverse document frequency of the terms it adds to what
+// is kept, plus salience, over its tokens and, when it opens a turn or a
+// session, the speaker prefix's and the header's) is taken while it fits.
+func (s *Select) choose(x *Analysis, budget int) *choice {
+	ch := newChoice(x, s.Weights.Sentences)
+	turnOpen := make([]bool, len(x.Turns))
+	sesOpen := make([]bool, len(x.First)-1)
+	covered := map[string]bool{}
+	left := budget
+	tw := x.IDF
+	if s.Weights.IDFPower != 1 {
+		tw = make(map[string]float64, len(x.IDF))
+		for t, v := range x.IDF {
+			tw[t] = math.Pow(v, s.Weights.IDFPower)
+		}
+	}
+	nu := float64(len(ch.turnOf))
+	value := func(u int) float64 {
+		un := ch.unit(u)
+		v := s.Weights.Salient*float64(un.Salient) + s.Weights.Recency*float64(u)/nu
+		if un.Dated {
+			v += s.Weights.Dated
+		}
+		for _, term := range un.Terms {
+			if !covered[term] {
+				v += tw[term]
+			}
+		}
+		return v
+	}
+	cost := func(u int) int {
+		t := ch.turnOf[u]
+		c := ch.unit(u).Tokens
+		if !turnOpen[t] {
+			c += x.Turns[t].Prefix
+			if ses := x.Turns[t].Session; !sesOpen[ses] {
+				c += x.Header[ses] + tokens.Separator
+			}
+		}
+		return c
+	}
+	q := make(queue, 0, len(ch.turnOf))
+	for u := range ch.turnOf {
+		q = append(q, item{unit: u, ratio: value(u) / float64(cost(u))})
+	}
+	heap.Init(&q)
+	repush := func(from, to int) {
+		for u := from; u < to; u++ {
+			if !ch.kept[u] {
+				heap.Push(&q, item{unit: u, ratio: value(u) / float64(cost(u))})
+			}
+		}
+	}
+	for q.Len() > 0 && left > 0 {
+		it := heap.Pop(&q).(item)
+		if ch.kept[it.unit] {
+			continue
+		}
+		r := value(it.unit) / float64(cost(it.unit))
+		if q.Len() > 0 && r < q[0].ratio {
+			it.ratio = r
+			heap.Push(&q, it)
+			continue
+		}
+		c := cost(it.unit)
+		if c > left || r <= 0 {
+			continue
+		}
+		ch.kept[it.unit] = true
+		left -= c
+		for _, term := range ch.unit(it.unit).Terms {
+			covered[term] = true
+		}
+		t := ch.turnOf[it.unit]
+		ses := x.Turns[t].Session
+		switch {
+		case !sesOpen[ses]:
+			sesOpen[ses], turnOpen[t] = true, true
+			// The session's other sentences no longer pay for its header.
+			repush(ch.first[x.First[ses]], ch.first[x.First[ses+1]])
+		case !turnOpen[t]:
+			turnOpen[t] = true
+			repush(ch.first[t], ch.first[t+1])
+		}
+	}
+	return ch
+}
+
+// trim drops kept sentences, the least valuable per token first (by their
+// stand-alone value), until about over tokens are freed.
+func (c *choice) trim(over int) {
+	var idx []int
+	for u, k := range c.kept {
+		if k {
+			idx = append(idx, u)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		return c.density(idx[a]) < c.density(idx[b])
+	})
+	freed := 0
+	for _, u := range idx {
+		if freed >= over {
+			break
+		}
+		c.kept[u] = false
+		freed += c.unit(u).Tokens
+	}
+}
+
+func (c *choice) density(u int) float64 {
+	v := 0.0
+	un := c.unit(u)
+	for _, t := range un.Terms {
+		v += c.x.IDF[t]
+	}
+	return v / float64(un.Tokens)
+}
+
+// Gap stands for text left out: a line of its own for turns of a shown
+// session, inside a line for sentences of a shown turn.
+const Gap = "…"
+
+// render returns the context of the kept sentences: each session with a
+// kept sentence under its header; each turn with a kept sentence as its
+// line — whole, or its kept sentences with Gap where sentences were left
+// out; a Gap line where turns were left out; runs of sessions with nothing
+// kept as one "[Session N omitted]" or "[Sessions N–M omitted]" line.
+func (c *choice) render() string {
+	x := c.x
+	var blocks []string
+	n := len(x.First) - 1
+	for i := 0; i < n; {
+		if !c.sessionKept(i) {
+			k := i
+			for k+1 < n && !c.sessionKept(k+1) {
+				k++
+			}
+			blocks = append(blocks, Omitted(i, k))
+			i = k + 1
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(swc.SessionHeader(&x.Conv.Sessions[i]))
+		gap := false
+		for t := x.First[i]; t < x.First[i+1]; t++ {
+			if !c.turnKept(t) {
+				gap = true
+				continue
+			}
+			if gap {
+				b.WriteString("\n" + Gap)
+				gap = false
+			}
+			b.WriteByte('\n')
+			b.WriteString(c.line(t))
+		}
+		if gap {
+			b.WriteString("\n" + Gap)
+		}
+		blocks = append(blocks, b.String())
+		i++
+	}
+	return strings.Join(blocks, swc.BlockSeparator) + "\n"
+}
+
+// line renders turn t with its kept sentences.
+func (c *choice) line(t int) string {
+	ti := &c.x.Turns[t]
+	if c.turnWhole(t) {
+		return ti.Line
+	}
+	var b strings.Builder
+	b.WriteString(ti.Turn.Speaker)
+	b.WriteString(":")
+	gap := false
+	for u := c.first[t]; u < c.first[t+1]; u++ {
+		if !c.kept[u] {
+			gap = true
+			continue
+		}
+		if gap && u > c.first[t] {
+			b.WriteString(" " + Gap)
+		}
+		gap = false
+		b.WriteByte(' ')
+		b.WriteString(c.unit(u).Text)
+	}
+	if gap {
+		b.WriteString(" " + Gap)
+	}
+	return b.String()
+}
+
+// Omitted returns the marker of sessions first..last (indexes) left out:
+// "[Session 3 omitted]" or "[Sessions 2–3 omitted]", numbered from 1.
+func Omitted(first, last int) string {
+	if first == last {
+		return fmt.Sprintf("[Session %d omitted]", first+1)
+	}
+	return fmt.Sprintf("[Sessions %d–%d omitted]", first+1, last+1)
+}
+
+// report builds the Context. Verbatim lists the turns kept whole.
+func (s *Select) report(c *choice, text string, budget int) *swc.Context {
+	x := c.x
+	out := &swc.Context{Strategy: s.name, Budget: budget, Tokens: tokens.Count(text), Text: text}
+	for i := range x.Conv.Sessions {
+		ses := &x.Conv.Sessions[i]
+		ch := swc.ChunkReport{Session: i, Date: ses.DateText, Tokens: tokens.Session(ses)}
+		var ids []string
+		whole := 0
+		for t := x.First[i]; t < x.First[i+1]; t++ {
+			if c.turnKept(t) {
+				ids = append(ids, x.Turns[t].Turn.ID)
+			}
+			if c.turnWhole(t) {
+				whole++
+				out.Verbatim = append(out.Verbatim, x.Turns[t].Turn.ID)
+			}
+		}
+		all := x.First[i+1] - x.First[i]
+		switch {
+		case len(ids) == 0:
+			ch.Action, ch.Reason = swc.ActionDropped, "no sentence of it was worth its tokens"
+			out.Dropped = append(out.Dropped, swc.Drop{Session: i, Reason: "nothing selected"})
+		case whole == all:
+			ch.Action, ch.Reason = swc.ActionVerbatim, "every turn selected whole"
+		default:
+			ch.Action, ch.KeptTurns = swc.ActionPartial, ids
+			ch.Reason = fmt.Sprintf("%d of %d turns selected (%d whole)", len(ids), all, whole)
+			if all > len(ids) {
+				out.Dropped = append(out.Dropped, swc.Drop{Session: i, Turns: all - len(ids), Reason: "turns not selected"})
+			}
+		}
+		out.Chunks = append(out.Chunks, ch)
+	}
+	return out
+}

@@ -15,6 +15,10 @@ var DefaultPairs = [][2]string{
 	{"sliding-temporal", "sliding"},
 	{"swc-temporal", "sliding"},
 	{"swc-temporal", "truncation"},
+	{"swc-select", "swc-anchored"},
+	{"swc-recall", "swc-anchored"},
+	{"swc-recall", "swc-select"},
+	{"swc-recall", "full"},
 }
 
 // SummaryInput is what Summarize needs.

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/swcmem/swc/bm25"
 )
@@ -63,15 +65,43 @@ func NewSupport(context string) *Support {
 	docs := make([][]string, len(s.lines))
 	s.toks = make([]map[string]bool, len(s.lines))
 	for i, l := range s.lines {
-		docs[i] = bm25.Terms(l)
-		set := map[string]bool{}
-		for _, t := range Tokens(l) {
-			set[t] = true
-		}
-		s.toks[i] = set
+		li := analyzeLine(l)
+		docs[i], s.toks[i] = li.terms, li.toks
 	}
 	s.idx = bm25.New(docs)
 	return s
+}
+
+// lineInfo is the analysis of one line: its BM25 terms and its set of
+// normalised tokens. Lines recur across the contexts of one conversation
+// (every condition and, for question-aware ones, every question), so
+// they are memoised process-wide.
+type lineInfo struct {
+	terms []string
+	toks  map[string]bool
+}
+
+var lineMemo sync.Map // string → *lineInfo
+
+// lineMemoLimit bounds the memo; past it, lines are analysed each time.
+const lineMemoLimit = 1 << 18
+
+var lineMemoN atomic.Int64
+
+func analyzeLine(l string) *lineInfo {
+	if v, ok := lineMemo.Load(l); ok {
+		return v.(*lineInfo)
+	}
+	li := &lineInfo{terms: bm25.Terms(l), toks: map[string]bool{}}
+	for _, t := range Tokens(l) {
+		li.toks[t] = true
+	}
+	if lineMemoN.Load() < lineMemoLimit {
+		if _, loaded := lineMemo.LoadOrStore(l, li); !loaded {
+			lineMemoN.Add(1)
+		}
+	}
+	return li
 }
 
 // Lines returns the metric's lines, each with its header.

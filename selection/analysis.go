@@ -14,9 +14,9 @@ package selection
 import (
 	"math"
 	"strings"
-	"unicode/utf8"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bm25"
@@ -63,6 +63,8 @@ type Analysis struct {
 	Turns  []TurnInfo
 	First  []int // First[i] is the index in Turns of session i's first turn; First[len(Sessions)] = len(Turns)
 	Header []int // header tokens per session
+	// SessionTokens are the tokens of each session rendered whole.
+	SessionTokens []int
 	// IDF maps a term to its inverse document frequency over the turns,
 	// ln(N / df).
 	IDF map[string]float64
@@ -116,7 +118,7 @@ func (a *Analyzer) Analyze(c *swc.Conversation) *Analysis {
 }
 
 func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
-	x := &Analysis{Conv: c, First: make([]int, len(c.Sessions)+1), Header: make([]int, len(c.Sessions))}
+	x := &Analysis{Conv: c, First: make([]int, len(c.Sessions)+1), Header: make([]int, len(c.Sessions)), SessionTokens: make([]int, len(c.Sessions))}
 	speakers := []string{c.SpeakerA, c.SpeakerB}
 	df := map[string]int{}
 	for i := range c.Sessions {
@@ -171,6 +173,9 @@ func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
 		}
 	}
 	x.First[len(c.Sessions)] = len(x.Turns)
+	for i := range c.Sessions {
+		x.SessionTokens[i] = tokens.Session(&c.Sessions[i])
+	}
 	x.IDF = make(map[string]float64, len(df))
 	n := float64(len(x.Turns))
 	for t, d := range df {
@@ -212,4 +217,3 @@ func Sentences(text string) []string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-

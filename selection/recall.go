@@ -29,7 +29,7 @@ type Recall struct {
 
 // DefaultShare is the consolidated part of swc-recall's budget, chosen by
 // measurement on LoCoMo (see the README).
-const DefaultShare = 0.5
+const DefaultShare = 0.65
 
 // base is a cached consolidated part and its token count.
 type base struct {
@@ -101,13 +101,15 @@ func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 		added = append(added, t)
 	}
 	text := ch.render()
-	for n := tokens.Count(text); n > opts.Budget && len(added) > 0; n = tokens.Count(text) {
+	n := countText(text)
+	for n > opts.Budget && len(added) > 0 {
 		last := added[len(added)-1]
 		added = added[:len(added)-1]
 		ch.restore(base, last)
 		text = ch.render()
+		n = countText(text)
 	}
-	out := r.Select.report(ch, text, opts.Budget)
+	out := r.Select.report(ch, text, n, opts.Budget)
 	out.Strategy = r.name
 	return out, nil
 }
@@ -128,7 +130,7 @@ func (r *Recall) cached(x *Analysis, budget int) (base, *bm25.Index) {
 	b, ok := r.bases[key]
 	if !ok {
 		ch, text := r.Select.fit(x, int(float64(budget)*share))
-		b = base{ch: ch, tokens: tokens.Count(text)}
+		b = base{ch: ch, tokens: countText(text)}
 		r.bases[key] = b
 	}
 	idx, ok := r.idx[x]

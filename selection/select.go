@@ -70,7 +70,7 @@ func (s *Select) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 	}
 	x := s.Analyzer.Analyze(c)
 	ch, text := s.fit(x, opts.Budget)
-	return s.report(ch, text, opts.Budget), nil
+	return s.report(ch, text, countText(text), opts.Budget), nil
 }
 
 // fit finds, by bisection, the largest greedy allowance whose rendering
@@ -80,14 +80,14 @@ func (s *Select) fit(x *Analysis, budget int) (*choice, string) {
 	try := func(allow int) (*choice, string, int) {
 		ch := s.choose(x, allow)
 		text := ch.render()
-		return ch, text, tokens.Count(text)
+		return ch, text, countText(text)
 	}
 	lo, hi := budget*3/4, budget
 	best, bestText, n := try(lo)
 	for n > budget { // even the low allowance overflows: trim
 		best.trim(n - budget)
 		bestText = best.render()
-		n = tokens.Count(bestText)
+		n = countText(bestText)
 	}
 	for hi-lo > budget/200+1 {
 		mid := (lo + hi) / 2
@@ -129,8 +129,8 @@ func (q *queue) Pop() any {
 type choice struct {
 	x      *Analysis
 	units  [][]Unit // per turn: its sentences, or the whole turn
-	first  []int // first[t] = index of turn t's first unit; first[len(Turns)] = total
-	turnOf []int // unit → turn
+	first  []int    // first[t] = index of turn t's first unit; first[len(Turns)] = total
+	turnOf []int    // unit → turn
 	kept   []bool
 }
 
@@ -390,12 +390,12 @@ func Omitted(first, last int) string {
 }
 
 // report builds the Context. Verbatim lists the turns kept whole.
-func (s *Select) report(c *choice, text string, budget int) *swc.Context {
+func (s *Select) report(c *choice, text string, n, budget int) *swc.Context {
 	x := c.x
-	out := &swc.Context{Strategy: s.name, Budget: budget, Tokens: tokens.Count(text), Text: text}
+	out := &swc.Context{Strategy: s.name, Budget: budget, Tokens: n, Text: text}
 	for i := range x.Conv.Sessions {
 		ses := &x.Conv.Sessions[i]
-		ch := swc.ChunkReport{Session: i, Date: ses.DateText, Tokens: tokens.Session(ses)}
+		ch := swc.ChunkReport{Session: i, Date: ses.DateText, Tokens: x.SessionTokens[i]}
 		var ids []string
 		whole := 0
 		for t := x.First[i]; t < x.First[i+1]; t++ {

@@ -1,0 +1,208 @@
+package selection_test
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/selection"
+	"github.com/swcmem/swc/tokens"
+)
+
+func TestSentences(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Hi! How are you? I'm fine.", []string{"Hi!", "How are you?", "I'm fine."}},
+		{"Wait... what?! \"Really.\" Yes", []string{"Wait...", "what?!", "\"Really.\"", "Yes"}},
+		{"3.5 kg of it", []string{"3.5 kg of it"}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		if got := selection.Sentences(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Sentences(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestOmitted(t *testing.T) {
+	if got := selection.Omitted(1, 1); got != "[Session 2 omitted]" {
+		t.Errorf("Omitted(1, 1) = %q", got)
+	}
+	if got := selection.Omitted(1, 2); got != "[Sessions 2–3 omitted]" {
+		t.Errorf("Omitted(1, 2) = %q", got)
+	}
+}
+
+// checkContext checks what every swc-select or swc-recall context must
+// be: within budget, with an exact token count; blocks in session order;
+// every line a header, a marker or a turn of the session (anchored, whole
+// or with "…" for left-out sentences); markers where turns were left out.
+func checkContext(t *testing.T, c *swc.Conversation, x *swc.Context, budget int) {
+	t.Helper()
+	if n := tokens.Count(x.Text); n != x.Tokens || n > budget {
+		t.Fatalf("%s budget %d: Tokens %d, counted %d", c.ID, budget, x.Tokens, n)
+	}
+	last := -1
+	for _, block := range strings.Split(strings.TrimSuffix(x.Text, "\n"), "\n\n") {
+		lines := strings.Split(block, "\n")
+		if strings.HasSuffix(lines[0], "omitted]") {
+			if len(lines) != 1 {
+				t.Errorf("omission marker with lines: %q", block)
+			}
+			continue
+		}
+		idx := -1
+		for i := range c.Sessions {
+			if lines[0] == swc.SessionHeader(&c.Sessions[i]) {
+				idx = i
+			}
+		}
+		if idx <= last {
+			t.Fatalf("%s: block %q out of order or without a header", c.ID, lines[0])
+		}
+		last = idx
+		shown := 0
+		for _, l := range lines[1:] {
+			if l == selection.Gap {
+				continue
+			}
+			shown++
+			sp, rest, ok := strings.Cut(l, ": ")
+			if !ok {
+				t.Fatalf("%s: line %q is not a turn", c.ID, l)
+			}
+			found := false
+			for _, turn := range c.Sessions[idx].Turns {
+				if turn.Speaker != sp {
+					continue
+				}
+				for _, piece := range strings.Split(rest, " "+selection.Gap) {
+					piece = strings.TrimSpace(strings.TrimPrefix(piece, selection.Gap))
+					if piece == "" {
+						continue
+					}
+					// Anchors are inserted after temporal expressions: compare
+					// the text with the bracketed anchors removed.
+					if strings.Contains(stripAnchors(swc.RenderTurn(turn)), stripAnchors(piece)) {
+						found = true
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s session %d: line %q is no turn's text", c.ID, idx+1, l)
+			}
+		}
+		if shown < len(c.Sessions[idx].Turns) && !strings.Contains(block, selection.Gap) {
+			t.Errorf("%s session %d: %d of %d turns shown and no marker", c.ID, idx+1, shown, len(c.Sessions[idx].Turns))
+		}
+	}
+}
+
+func stripAnchors(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), "")
+}
+
+func convsForTest(t *testing.T) []*swc.Conversation {
+	convs, err := locomo.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all, _, err := locomo.LoadFile(locomoPath); err == nil {
+		convs = append(convs, all[0], all[7])
+	}
+	return convs
+}
+
+func TestSelectContexts(t *testing.T) {
+	a := newAnalyzer()
+	for _, sentences := range []bool{false, true} {
+		s := selection.New("swc-select", a)
+		s.Weights.Sentences = sentences
+		for _, c := range convsForTest(t) {
+			for _, budget := range []int{300, 1000, 4000} {
+				x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: budget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkContext(t, c, x, budget)
+				if x.Tokens < budget*9/10 && x.Tokens < tokens.Count(swc.RenderConversation(c))*9/10 {
+					t.Errorf("%s budget %d: only %d tokens used", c.ID, budget, x.Tokens)
+				}
+				again, _ := s.Compress(context.Background(), c, swc.CompressOptions{Budget: budget})
+				if again.Text != x.Text {
+					t.Errorf("%s budget %d: not deterministic", c.ID, budget)
+				}
+			}
+		}
+	}
+	if _, err := selection.New("x", a).Compress(context.Background(), convsForTest(t)[0], swc.CompressOptions{}); swc.ErrorCode(err) != swc.EINVALID {
+		t.Errorf("budget 0: err = %v, want EINVALID", err)
+	}
+}
+
+func TestRecallContexts(t *testing.T) {
+	r := selection.NewRecall("swc-recall", selection.New("swc-select", newAnalyzer()))
+	for _, c := range convsForTest(t) {
+		for _, budget := range []int{1000, 4000} {
+			for _, q := range c.Questions[:10] {
+				x, err := r.Compress(context.Background(), c, swc.CompressOptions{Budget: budget, Query: q.Question})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkContext(t, c, x, budget)
+			}
+		}
+	}
+}
+
+// TestRecallFindsTheTurn: the turn that answers a question is recalled
+// even when the question-agnostic part left it out.
+func TestRecallFindsTheTurn(t *testing.T) {
+	c := convsForTest(t)[0]
+	sel := selection.New("swc-select", newAnalyzer())
+	r := selection.NewRecall("swc-recall", sel)
+	base, err := sel.Compress(context.Background(), c, swc.CompressOptions{Budget: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	for _, id := range base.Verbatim {
+		kept[id] = true
+	}
+	tried := 0
+	for _, ses := range c.Sessions {
+		for _, turn := range ses.Turns {
+			if kept[turn.ID] || len(strings.Fields(turn.Text)) < 12 {
+				continue
+			}
+			tried++
+			x, err := r.Compress(context.Background(), c, swc.CompressOptions{Budget: 600, Query: turn.Text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(stripAnchors(x.Text), stripAnchors(swc.RenderTurn(turn))) {
+				t.Errorf("querying with the text of %s did not recall it", turn.ID)
+			}
+			if tried == 5 {
+				return
+			}
+		}
+	}
+}

@@ -115,7 +115,7 @@ func TestBenchDeterministic(t *testing.T) {
 	if err := json.Unmarshal(a, &s); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Order) != 7 || !s.Settings.Offline {
+	if len(s.Order) != len(conditionNames) || !s.Settings.Offline {
 		t.Errorf("summary order %v offline %v", s.Order, s.Settings.Offline)
 	}
 	for _, name := range s.Order {

@@ -67,16 +67,49 @@ func RenderBlock(b Block) string {
 // BlockSeparator goes between rendered blocks.
 const BlockSeparator = "\n\n"
 
+// OmissionMarker returns the line that stands where sessions first to last
+// (0-based indexes, first <= last) were left out of a context: "[Session 4
+// omitted]" or "[Sessions 2–3 omitted]", numbered from 1 as headers are, so
+// that a reader, or a model, knows something is missing. Render puts it
+// between blocks; chat renderings of compressed conversations use it too.
+func OmissionMarker(first, last int) string {
+	if first == last {
+		return fmt.Sprintf("[Session %d omitted]", first+1)
+	}
+	return fmt.Sprintf("[Sessions %d–%d omitted]", first+1, last+1)
+}
+
+// Gap returns the sessions left out between two consecutive blocks, a and
+// b, and whether there are any: a session block covers its session, a
+// running summary First..Last.
+func Gap(a, b Block) (first, last int, ok bool) {
+	end, start := a.Last, b.First
+	if a.Session != nil {
+		end = a.Session.Index
+	}
+	if b.Session != nil {
+		start = b.Session.Index
+	}
+	return end + 1, start - 1, start > end+1
+}
+
 // Render returns the context text of blocks: each block rendered, separated
-// by a blank line, ending with a newline. Every strategy renders through it
-// so that token counts compare fairly.
+// by a blank line, ending with a newline. Where sessions are missing
+// between two blocks, an OmissionMarker line stands for them (as a block of
+// its own). Every strategy renders through it so that token counts compare
+// fairly.
 func Render(blocks []Block) string {
 	if len(blocks) == 0 {
 		return ""
 	}
-	parts := make([]string, len(blocks))
+	parts := make([]string, 0, len(blocks))
 	for i, b := range blocks {
-		parts[i] = RenderBlock(b)
+		if i > 0 {
+			if first, last, ok := Gap(blocks[i-1], b); ok {
+				parts = append(parts, OmissionMarker(first, last))
+			}
+		}
+		parts = append(parts, RenderBlock(b))
 	}
 	return strings.Join(parts, BlockSeparator) + "\n"
 }

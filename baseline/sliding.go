@@ -102,7 +102,7 @@ func (s *Sliding) Compress(ctx context.Context, c *swc.Conversation, opts swc.Co
 	}
 	summary, err := s.Gister.Gist(ctx, swc.GistRequest{Variant: variant, Date: date, Text: swc.Render(history)})
 	if err != nil {
-		return nil, fmt.Errorf("baseline: %s summary with %s: %w", s.name, s.Gister.Name(), err)
+		return nil, fmt.Errorf("%s: summary of sessions %d–%d: %w", s.name, first+1, last+1, err)
 	}
 	shown := summary
 	if over := tokens.Count(swc.RenderBlock(swc.Block{First: first, Last: last, Gist: summary})) - opts.Budget; over > 0 {

@@ -51,7 +51,7 @@ func (Truncation) Compress(ctx context.Context, c *swc.Conversation, opts swc.Co
 	chunks, drops, verbatim := report(c, sel, nil, func(i int, a swc.Action) string {
 		switch {
 		case i == 0 && a == swc.ActionVerbatim:
-			return "pinned: session 0"
+			return "pinned: the first session"
 		case a == swc.ActionVerbatim:
 			return "within the most recent tokens"
 		case a == swc.ActionPartial:
@@ -73,7 +73,7 @@ func fillRecent(c *swc.Conversation, sel *selection, sessions []int, left *int, 
 		ses := &c.Sessions[i]
 		cost := tokens.Header(ses)
 		if blocks > 0 {
-			cost += tokens.Separator
+			cost += tokens.Separator()
 		}
 		sel.from[i], sel.to[i] = len(ses.Turns), len(ses.Turns)
 		for j := len(ses.Turns) - 1; j >= 0; j-- {

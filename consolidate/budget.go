@@ -4,17 +4,23 @@ import (
 	"fmt"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
-// estimate returns the plan's token count as the sum of its blocks and
-// separators. BPE merges at block boundaries make it differ from the exact
+// estimate returns the plan's token count as the sum of its blocks,
+// separators and the markers of sessions omitted between blocks (see
+// swc.Render). BPE merges at block boundaries make it differ from the exact
 // count by a token or two; enforce checks the exact count at the end.
 func (p *plan) estimate() int {
-	n, blocks := 0, 0
+	n, blocks, prev := 0, 0, -1
 	for i := range p.chunks {
 		if t := p.chunks[i].tokens(); t > 0 {
 			n += t
 			blocks++
+			if prev >= 0 && i > prev+1 {
+				n += tokens.Omission(prev+1, i-1)
+			}
+			prev = i
 		}
 	}
 	if blocks > 1 {

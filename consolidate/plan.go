@@ -85,7 +85,7 @@ func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*p
 // planWith is plan; without gists, it only scores and tiers.
 func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo, gists bool) (*plan, error) {
 	n := len(c.Sessions)
-	p := &plan{chunks: make([]chunk, n), sepToken: tokens.Separator, demote: s.Config.Demote}
+	p := &plan{chunks: make([]chunk, n), sepToken: tokens.Separator(), demote: s.Config.Demote}
 	toks := make([]int, n)
 	for i := range c.Sessions {
 		ses := &c.Sessions[i]
@@ -196,7 +196,7 @@ func (s *SWC) gistAll(ctx context.Context, p *plan, idx []int, memo *gistMemo) e
 	wg.Wait()
 	for _, k := range todo {
 		if errs[k] != nil {
-			return fmt.Errorf("session %d: %w", idx[k]+1, errs[k])
+			return fmt.Errorf("gist of session %d: %w", idx[k]+1, errs[k])
 		}
 		memo.put(reqs[k], results[k])
 	}

@@ -30,7 +30,7 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation, tokens []int) ([
 	first[n] = len(texts)
 	vecs, err := s.Embedder.Embed(ctx, texts)
 	if err != nil {
-		return nil, fmt.Errorf("consolidate: embed %s: %w", c.ID, err)
+		return nil, fmt.Errorf("embed the turns of %s: %w", c.ID, err)
 	}
 	if len(vecs) != len(texts) {
 		return nil, fmt.Errorf("consolidate: embedder %s returned %d vectors for %d texts", s.Embedder.Name(), len(vecs), len(texts))

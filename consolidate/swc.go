@@ -204,7 +204,7 @@ func (gm *gistMemo) put(req swc.GistRequest, s string)      { gm.m[req] = s }
 func (gm *gistMemo) gist(ctx context.Context, req swc.GistRequest) (string, error) {
 	g, err := gm.g.Gist(ctx, req)
 	if err != nil {
-		return "", fmt.Errorf("consolidate: gist with %s: %w", gm.g.Name(), err)
+		return "", err // the gister's error names it (see plan.gist)
 	}
 	return g, nil
 }

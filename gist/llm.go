@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"strings"
 
 	swc "github.com/swcmem/swc"
@@ -103,7 +102,7 @@ func (g *LLM) Request(req swc.GistRequest) (swc.LLMRequest, error) {
 
 // Gist returns the model's gist of req, trimmed. It returns "" with no
 // error for empty or whitespace-only text (without calling the model), an
-// EINVALID error for an unknown variant, the model's error wrapped, and an
+// EINVALID error for an unknown variant, the model's error as it is (it names the provider and model), and an
 // EUNAVAILABLE error when the model replies with nothing but whitespace.
 func (g *LLM) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
 	lreq, err := g.Request(req)
@@ -115,7 +114,7 @@ func (g *LLM) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
 	}
 	resp, err := g.llm.Complete(ctx, lreq)
 	if err != nil {
-		return "", fmt.Errorf("gist: %s: %w", g.Name(), err)
+		return "", err // it names the provider, model and cause (swc.LLM)
 	}
 	out := strings.TrimSpace(resp.Text)
 	if out == "" {

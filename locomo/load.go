@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -91,6 +92,10 @@ func Parse(data []byte, name string) ([]*swc.Conversation, []Warning, error) {
 	if !utf8.Valid(trimmed) {
 		return nil, nil, bad("file is not valid UTF-8")
 	}
+	if !json.Valid(trimmed) {
+		var v any
+		return nil, nil, bad("%s", describeJSONError(trimmed, json.Unmarshal(trimmed, &v)))
+	}
 	if trimmed[0] != '[' {
 		return nil, nil, bad("top level must be a JSON list of samples, found %s", jsonKind(trimmed[0]))
 	}
@@ -126,7 +131,10 @@ func parseSample(raw json.RawMessage, idx int) (*swc.Conversation, []Warning, er
 	if err := json.Unmarshal(raw, &rs); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
-			return nil, nil, fmt.Errorf("sample %d: field %q: want %s, found JSON %s", idx, ute.Field, ute.Type, ute.Value)
+			if ute.Field == "" {
+				return nil, nil, fmt.Errorf("sample %d: want an object with sample_id, conversation and qa, found %s", idx, jsonValueName(ute.Value))
+			}
+			return nil, nil, fmt.Errorf("sample %d: field %q: want %s, found %s", idx, ute.Field, typeName(ute.Type), jsonValueName(ute.Value))
 		}
 		return nil, nil, fmt.Errorf("sample %d: %v", idx, err)
 	}
@@ -364,6 +372,57 @@ func jsonKind(b byte) string {
 	return "text that is not JSON"
 }
 
+// typeName says in words what JSON a Go type decodes from, so that
+// messages never show internal type names.
+func typeName(t reflect.Type) string {
+	if t == nil {
+		return "a value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Name() == "RawMessage" {
+			return "a value"
+		}
+		return "a list"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "a value"
+}
+
+// jsonValueName turns json.UnmarshalTypeError's Value ("number", "array",
+// "object", "string", "bool", "number 1.5") into words.
+func jsonValueName(v string) string {
+	kind, _, _ := strings.Cut(v, " ")
+	switch kind {
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "number":
+		return "a number"
+	case "null":
+		return "null"
+	}
+	return v
+}
+
 // describeJSONError turns a decoding error into "invalid JSON at line L,
 // column C: …".
 func describeJSONError(data []byte, err error) string {
@@ -372,7 +431,7 @@ func describeJSONError(data []byte, err error) string {
 	var ute *json.UnmarshalTypeError
 	switch {
 	case strings.Contains(err.Error(), "unexpected end of JSON"):
-		return "invalid JSON: the file ends early (truncated?)"
+		return fmt.Sprintf("invalid JSON: the file ends early, at line %d (byte %d), inside an unclosed list, object or string (truncated?)", 1+bytes.Count(data, []byte{'\n'}), len(data))
 	case errors.As(err, &se):
 		off = se.Offset
 	case errors.As(err, &ute):
@@ -386,7 +445,7 @@ func describeJSONError(data []byte, err error) string {
 	}
 	line := 1 + bytes.Count(data[:off], []byte{'\n'})
 	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
-	return fmt.Sprintf("invalid JSON at line %d, column %d: %v", line, col, err)
+	return fmt.Sprintf("invalid JSON at line %d, column %d (byte %d): %v", line, col, off, err)
 }
 
 func ordinal(n int) string {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -25,14 +26,19 @@ func Transport(err error) Verdict {
 	var (
 		netErr    net.Error
 		syntaxErr *json.SyntaxError
+		urlErr    *url.Error
 	)
+	msg, where := err.Error(), ""
+	if errors.As(err, &urlErr) { // `Post "URL": cause`: the URL goes in its own field
+		msg, where = urlErr.Err.Error(), urlErr.URL
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		return Verdict{Kind: "canceled", Msg: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
-		return Verdict{Retry: true, Kind: KindTimeout, Msg: err.Error()}
+		return Verdict{Retry: true, Kind: KindTimeout, Msg: msg, URL: where}
 	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return Verdict{Retry: true, Kind: "connection error", Msg: err.Error()}
+		return Verdict{Retry: true, Kind: "connection error", Msg: msg, URL: where}
 	case errors.As(err, &syntaxErr):
 		return Verdict{Retry: true, Kind: "malformed response", Msg: err.Error()}
 	}

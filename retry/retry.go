@@ -31,6 +31,7 @@ type Verdict struct {
 	Status int           // HTTP status; 0 for transport errors
 	Kind   string        // provider error type, KindTimeout, "connection error", …
 	Msg    string        // short human-readable detail
+	URL    string        // the request's URL, for transport errors
 }
 
 // Runner runs calls with bounded concurrency, an optional rate limit and

@@ -15,21 +15,21 @@ import (
 // Name is the tokenizer's name as reports print it.
 const Name = "cl100k_base"
 
-var (
-	once  sync.Once
-	codec tokenizer.Codec
-)
+// loads counts how often the vocabulary was loaded (tests check that
+// importing the package loads nothing).
+var loads atomic.Int32
 
-func get() tokenizer.Codec {
-	once.Do(func() {
-		c, err := tokenizer.Get(tokenizer.Cl100kBase)
-		if err != nil {
-			panic("tokens: cl100k_base is compiled in but failed to load: " + err.Error())
-		}
-		codec = c
-	})
-	return codec
-}
+// get returns the codec, loading the vocabulary (20–25 ms) on first use
+// rather than at program start, so that commands that count no tokens
+// (version, help) start fast.
+var get = sync.OnceValue(func() tokenizer.Codec {
+	loads.Add(1)
+	c, err := tokenizer.Get(tokenizer.Cl100kBase)
+	if err != nil {
+		panic("tokens: cl100k_base is compiled in but failed to load: " + err.Error())
+	}
+	return c
+})
 
 // Count returns the number of cl100k_base tokens in s. It is safe for
 // concurrent use. Text the encoder rejects (it should not happen for valid

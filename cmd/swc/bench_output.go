@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/swcmem/swc"
@@ -46,7 +47,12 @@ func printBenchTable(w io.Writer, sum *bench.Summary) {
 	if !sum.Settings.Offline {
 		metric = bench.MetricJudge
 	}
-	fmt.Fprintf(w, "%s (mean [95%% CI]), matched set n = %d\n", metric, sum.Matched.N)
+	n14 := 0
+	for _, k := range []string{"1", "2", "3", "4"} {
+		n14 += sum.Matched.ByCategory[k]
+	}
+	fmt.Fprintf(w, "%s, mean [95%% CI] over categories 1–4: n = %d (matched set, all categories: %d)\n",
+		metricWords(metric), n14, sum.Matched.N)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "condition\tcats 1-4\tcat 1\tcat 2\tcat 3\tcat 4\tsupport@5 1-4\tTok/Q\tmax ctx")
 	for _, name := range sum.Order {
@@ -73,6 +79,17 @@ func printBenchTable(w io.Writer, sum *bench.Summary) {
 	}
 	tw.Flush()
 	printGoldLine(w, sum.Gold)
+}
+
+// metricWords names a metric for people ("answer-token recall").
+func metricWords(metric string) string {
+	switch metric {
+	case bench.MetricAnswerTokenRecall:
+		return "answer-token recall"
+	case bench.MetricJudge:
+		return "judge accuracy"
+	}
+	return strings.ReplaceAll(metric, "_", " ")
 }
 
 func cell(cs *bench.ConditionSummary, key, metric string, ci bool) string {

@@ -39,7 +39,7 @@ type benchFlags struct {
 func runBench(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "bench", "[--data FILE] [--conditions LIST] [--conversations LIST] [--budget 4000] [--out DIR] [--offline | --qa PROVIDER:MODEL --judge PROVIDER:MODEL] [engine flags]")
 	f := &benchFlags{}
-	fs.StringVar(&f.data, "data", "", "LoCoMo-format JSON file (default: the built-in sample)")
+	data := addDataFlags(fs)
 	fs.StringVar(&f.conditions, "conditions", "", "comma-separated conditions (default: all: "+strings.Join(conditionNames, ",")+")")
 	fs.StringVar(&f.conversations, "conversations", "", "comma-separated sample ids or positions (default: all)")
 	fs.StringVar(&f.out, "out", "swc-bench", "output directory (results.jsonl, summary.json, summary.csv, report.md, report.html)")
@@ -81,7 +81,8 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	all, err := loadConversations(env, f.data)
+	f.data = data.path
+	all, _, err := loadPicked(env, data, nil, f.conversations)
 	if err != nil {
 		return err
 	}
@@ -93,6 +94,9 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkBudget(f.eng.budget, convs); err != nil {
+		return err
+	}
 	var order []string
 	for _, s := range strategies {
 		order = append(order, s.Name())
@@ -101,7 +105,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	for _, c := range convs {
 		ids = append(ids, c.ID)
 	}
-	dataName, dataHash, err := dataIdentity(f.data)
+	dataName, dataHash, err := dataIdentity(env, f.data)
 	if err != nil {
 		return err
 	}
@@ -139,7 +143,8 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "swc: bench: resuming: %d rows already in %s\n", n, filepath.Join(f.out, "results.jsonl"))
 	}
 	runner.Store = store
-	bar := newProgress(env.Stderr, env.StderrTTY, "bench", time.Now)
+	bar := newProgress(env.Stderr, env.StderrTTY, "bench", "questions", time.Now)
+	defer bar.clear()
 	runner.Progress = func(done, total int) {
 		bar.update(done, total)
 		if benchProgressHook != nil {
@@ -154,6 +159,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if runErr != nil {
 		return fmt.Errorf("%w (finished rows are kept in %s; rerun the same command to resume)", runErr, f.out)
 	}
+	bar.step("summarising and writing reports…")
 	failed := store.Failed()
 	sum := bench.Summarize(bench.SummaryInput{
 		Settings: settings, Order: order, Conversations: convs, Rows: append(store.Rows(), failed...),
@@ -166,8 +172,10 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if err := writeBenchOutputs(f.out, sum); err != nil {
 		return err
 	}
+	bar.clear()
 	printBenchTable(env.Stdout, sum)
-	fmt.Fprintf(env.Stderr, "swc: bench: %d conditions × %d conversations in %s; wrote %s\n", len(order), len(convs), time.Since(start).Round(time.Millisecond), f.out)
+	fmt.Fprintf(env.Stderr, "swc: bench: %s × %s in %s; wrote %s\n", count(len(order), "condition", "conditions"), count(len(convs), "conversation", "conversations"), time.Since(start).Round(time.Millisecond), f.out)
+	fmt.Fprintf(env.Stderr, "swc: bench: open %s\n", filepath.Join(f.out, "report.html"))
 	eng.printUsage(env.Stderr)
 	if len(failed) > 0 {
 		return swc.Errorf(swc.EUNAVAILABLE, "bench: %d questions failed (first: %s %s: %s); their rows in %s carry the error, and rerunning the same command retries them",
@@ -178,17 +186,17 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 
 // dataIdentity names the data and hashes its bytes, so a resumed run can
 // tell whether the data changed.
-func dataIdentity(path string) (string, string, error) {
+func dataIdentity(env *Env, path string) (string, string, error) {
 	var data []byte
 	name := locomo.SampleName
 	if path == "" {
 		data = locomo.SampleJSON()
 	} else {
-		b, err := os.ReadFile(path)
+		b, n, err := readInput(env, path)
 		if err != nil {
-			return "", "", swc.Errorf(swc.ENOTFOUND, "bench: %v", err)
+			return "", "", fmt.Errorf("bench: %w", err)
 		}
-		data, name = b, filepath.Base(path)
+		data, name = b, filepath.Base(n)
 	}
 	sum := sha256.Sum256(data)
 	return name, hex.EncodeToString(sum[:]), nil

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 func init() {
@@ -17,17 +18,18 @@ func init() {
 
 // compressCmd is what compress and inspect share.
 type compressCmd struct {
-	data, conv, strategy string
-	upto                 int
-	eng                  *engineFlags
-	chat                 *chatFlags
-	isChat               bool // compress chat messages (memory package)
+	data           *dataFlags
+	conv, strategy string
+	upto           int
+	eng            *engineFlags
+	chat           *chatFlags
+	isChat         bool // compress chat messages (memory package)
 }
 
 func parseCompress(env *Env, name, usage string, args []string) (*compressCmd, *bool, error) {
 	fs := newFlags(env, name, usage)
 	c := &compressCmd{}
-	fs.StringVar(&c.data, "data", "", "LoCoMo-format JSON file (default: the built-in sample)")
+	c.data = addDataFlags(fs)
 	fs.StringVar(&c.conv, "conversation", "", "sample id or 0-based position (default: the first)")
 	fs.StringVar(&c.strategy, "strategy", "swc-temporal", "one of "+strings.Join(conditionNames, ", "))
 	fs.IntVar(&c.upto, "upto", 0, "compress only the first N sessions (0 = all)")
@@ -44,7 +46,7 @@ func parseCompress(env *Env, name, usage string, args []string) (*compressCmd, *
 		return nil, nil, usagef("--upto must not be negative")
 	}
 	var err error
-	if c.isChat, err = c.chat.check(c.data, c.upto); err != nil {
+	if c.isChat, err = c.chat.check(c.data.path, c.upto); err != nil {
 		return nil, nil, err
 	}
 	if *asJSON && c.isChat && c.chat.output != "json" {
@@ -64,23 +66,51 @@ func (c *compressCmd) run(ctx context.Context, env *Env) (*swc.Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	convs, err := loadConversations(env, c.data)
-	if err != nil {
-		return nil, err
-	}
 	if c.conv == "" {
 		c.conv = "0"
 	}
-	picked, err := pickConversations(convs, c.conv)
+	_, picked, err := loadPicked(env, c.data, nil, c.conv)
 	if err != nil {
 		return nil, err
 	}
 	if len(picked) != 1 {
 		return nil, usagef("--conversation names one conversation")
 	}
-	out, err := strat.Compress(ctx, picked[0], swc.CompressOptions{Budget: c.eng.budget, Upto: c.upto})
+	conv := picked[0]
+	if n := len(conv.Sessions); c.upto > n {
+		return nil, usagef("--upto %d: %s has only %s", c.upto, conv.ID, count(n, "session", "sessions"))
+	}
+	if err := checkBudget(c.eng.budget, picked); err != nil {
+		return nil, err
+	}
+	out, err := strat.Compress(ctx, conv, swc.CompressOptions{Budget: c.eng.budget, Upto: c.upto})
+	if err != nil {
+		return nil, err
+	}
 	eng.printUsage(env.Stderr)
-	return out, err
+	return out, nil
+}
+
+// checkBudget returns a usage error when budget cannot hold even the
+// smallest session of convs as a header and one turn, so that a context
+// would come out empty; the message gives the smallest useful budget.
+func checkBudget(budget int, convs []*swc.Conversation) error {
+	least := 0
+	for _, c := range convs {
+		for i := range c.Sessions {
+			s := &c.Sessions[i]
+			if len(s.Turns) == 0 {
+				continue
+			}
+			if n := tokens.Header(s) + tokens.Turn(s.Turns[0]); least == 0 || n < least {
+				least = n
+			}
+		}
+	}
+	if least > 0 && budget < least {
+		return usagef("--budget %d is too small: no session header and turn fit, the context would be empty; the smallest useful budget here is %d tokens", budget, least)
+	}
+	return nil
 }
 
 func runCompress(ctx context.Context, env *Env, args []string) error {
@@ -103,7 +133,7 @@ func runCompress(ctx context.Context, env *Env, args []string) error {
 		return writeJSON(env.Stdout, out)
 	}
 	_, err = io.WriteString(env.Stdout, out.Text)
-	fmt.Fprintf(env.Stderr, "swc: %s: %d tokens (budget %d), %d sessions dropped or cut\n", out.Strategy, out.Tokens, out.Budget, len(out.Dropped))
+	fmt.Fprintf(env.Stderr, "swc: %s: %d tokens (budget %d), %s dropped or cut\n", out.Strategy, out.Tokens, out.Budget, count(len(out.Dropped), "session", "sessions"))
 	return err
 }
 
@@ -162,7 +192,7 @@ func printInspect(w io.Writer, out *swc.Context, colour bool) {
 			gist = fmt.Sprint(ch.GistTokens)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t%s\n",
-			ch.Session, ch.Date, ch.Tokens, ch.Signals.Downstream, ch.Signals.Recency, ch.Signals.Density, ch.Score, ch.Tier, pinned, action, gist, ch.Reason)
+			ch.Session+1, ch.Date, ch.Tokens, ch.Signals.Downstream, ch.Signals.Recency, ch.Signals.Density, ch.Score, ch.Tier, pinned, action, gist, ch.Reason)
 	}
 	tw.Flush()
 	tiers := map[swc.Tier]int{}
@@ -174,9 +204,9 @@ func printInspect(w io.Writer, out *swc.Context, colour bool) {
 	}
 	for _, d := range out.Dropped {
 		if d.Turns > 0 {
-			fmt.Fprintf(w, "cut: session %d, %d turns: %s\n", d.Session, d.Turns, d.Reason)
+			fmt.Fprintf(w, "cut: session %d, %s: %s\n", d.Session+1, count(d.Turns, "turn", "turns"), d.Reason)
 		} else {
-			fmt.Fprintf(w, "dropped: session %d: %s\n", d.Session, d.Reason)
+			fmt.Fprintf(w, "dropped: session %d: %s\n", d.Session+1, d.Reason)
 		}
 	}
 }

@@ -69,19 +69,20 @@ func (c *compressCmd) messages(env *Env) (string, []swc.Message, error) {
 			return in.name, in.msgs.Messages, nil
 		}
 		convs, name = in.convs, in.name
-	} else {
-		var err error
-		if convs, err = loadConversations(env, c.data); err != nil {
-			return "", nil, err
-		}
-		if c.data != "" {
-			name = c.data
-		}
 	}
 	if c.conv == "" {
 		c.conv = "0"
 	}
-	picked, err := pickConversations(convs, c.conv)
+	var picked []*swc.Conversation
+	var err error
+	if f.path != "" {
+		picked, err = pickConversations(convs, c.conv)
+	} else {
+		_, picked, err = loadPicked(env, c.data, nil, c.conv)
+		if c.data.path != "" {
+			name = c.data.path
+		}
+	}
 	if err != nil {
 		return "", nil, err
 	}

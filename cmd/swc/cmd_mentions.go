@@ -28,13 +28,14 @@ func runMentions(ctx context.Context, env *Env, args []string) error {
 	refText := fs.String("ref", "", "reference date (the session's date) that relative expressions resolve against")
 	speakers := fs.String("speakers", "", "comma-separated speaker names, always recognised as entities")
 	asJSON := fs.Bool("json", false, `print {"mentions": [...]} (with --data: {"turns": [...]})`)
-	data := fs.String("data", "", "LoCoMo-format JSON file to annotate turn by turn (default without TEXT: the built-in sample)")
+	data := addDataFlags(fs)
+	fs.Lookup("data").Usage = "LoCoMo-format JSON file to annotate turn by turn, - for stdin (default without TEXT: the built-in sample)"
 	conv := fs.String("conversation", "", "with --data: sample ids or 0-based positions, comma-separated (default: all)")
 	in := addInputFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := in.check(*data); err != nil {
+	if err := in.check(data.path); err != nil {
 		return err
 	}
 	var ref time.Time
@@ -49,9 +50,9 @@ func runMentions(ctx context.Context, env *Env, args []string) error {
 		if *refText != "" {
 			return usagef("mentions: --ref needs TEXT (with --data each session's date is the reference)")
 		}
-		return mentionsData(ctx, env, *data, in, *conv, *asJSON)
+		return mentionsData(ctx, env, data, in, *conv, *asJSON)
 	}
-	if *data != "" || *conv != "" || in.path != "" {
+	if data.path != "" || *conv != "" || in.path != "" {
 		return usagef("mentions: give TEXT or --data, not both")
 	}
 	text := strings.Join(fs.Args(), " ")
@@ -85,12 +86,8 @@ func runMentions(ctx context.Context, env *Env, args []string) error {
 
 // mentionsData annotates every turn of the picked conversations, each
 // against its session's start.
-func mentionsData(ctx context.Context, env *Env, path string, in *inputFlags, ids string, asJSON bool) error {
-	convs, err := loadData(env, path, in)
-	if err != nil {
-		return err
-	}
-	picked, err := pickConversations(convs, ids)
+func mentionsData(ctx context.Context, env *Env, data *dataFlags, in *inputFlags, ids string, asJSON bool) error {
+	_, picked, err := loadPicked(env, data, in, ids)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ const preserveUsage = "[--data FILE | --input FILE [--format F]] [--conversation
 
 func runPreserve(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "preserve", preserveUsage)
-	data := fs.String("data", "", "LoCoMo-format JSON file (default: the built-in sample)")
+	data := addDataFlags(fs)
 	convList := fs.String("conversations", "", "sample ids or 0-based positions, comma-separated (default: all)")
 	conds := fs.String("conditions", strings.Join(preserve.Conditions, ","), "conditions whose gists are audited")
 	gistsFile := fs.String("gists", "", "JSONL of {conversation, session, variant, gist} made elsewhere: audit them instead of compressing")
@@ -35,7 +35,7 @@ func runPreserve(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := in.check(*data); err != nil {
+	if err := in.check(data.path); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -60,11 +60,7 @@ func runPreserve(ctx context.Context, env *Env, args []string) error {
 		opts.Examples = -1
 	}
 	start := time.Now()
-	convs, err := loadData(env, *data, in)
-	if err != nil {
-		return err
-	}
-	picked, err := pickConversations(convs, *convList)
+	convs, picked, err := loadPicked(env, data, in, *convList)
 	if err != nil {
 		return err
 	}

@@ -12,27 +12,23 @@ func init() {
 }
 
 func runRender(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "render", "[--data FILE | --input FILE [--format F]] --conversation ID")
-	data := fs.String("data", "", "LoCoMo-format JSON file (default: the built-in sample)")
+	fs := newFlags(env, "render", "[--data FILE | --input FILE [--format F]] [--conversation ID]")
+	data := addDataFlags(fs)
 	id := fs.String("conversation", "", "sample id or 0-based position (default: the first)")
 	in := addInputFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := in.check(*data); err != nil {
+	if err := in.check(data.path); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("render: unexpected argument %q", fs.Arg(0))
 	}
-	convs, err := loadData(env, *data, in)
-	if err != nil {
-		return err
-	}
 	if *id == "" {
 		*id = "0"
 	}
-	picked, err := pickConversations(convs, *id)
+	_, picked, err := loadPicked(env, data, in, *id)
 	if err != nil {
 		return err
 	}

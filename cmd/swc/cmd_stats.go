@@ -95,19 +95,19 @@ func computeStats(convs []*swc.Conversation) statsReport {
 
 func runStats(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "stats", "[--data FILE | --input FILE [--format F]] [--json]")
-	data := fs.String("data", "", "LoCoMo-format JSON file (default: the built-in sample)")
+	data := addDataFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	in := addInputFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := in.check(*data); err != nil {
+	if err := in.check(data.path); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("stats: unexpected argument %q", fs.Arg(0))
 	}
-	convs, err := loadData(env, *data, in)
+	_, convs, err := loadPicked(env, data, in, "")
 	if err != nil {
 		return err
 	}

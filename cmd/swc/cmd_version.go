@@ -14,6 +14,9 @@ func init() {
 		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
+		if err := noArgs(fs); err != nil {
+			return err
+		}
 		fmt.Fprintf(env.Stdout, "swc %s (%s, tokenizer %s)\n", Version, runtime.Version(), tokens.Name)
 		return nil
 	})

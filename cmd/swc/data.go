@@ -1,27 +1,149 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/locomo"
 )
 
-// loadConversations reads a LoCoMo-format file, or the built-in sample when
-// path is empty. Warnings about usable oddities go to stderr.
-func loadConversations(env *Env, path string) ([]*swc.Conversation, error) {
+// dataFlags are --data and -v, shared by every command that reads
+// conversations.
+type dataFlags struct {
+	path    string
+	verbose bool
+}
+
+func addDataFlags(fs *flag.FlagSet) *dataFlags {
+	d := &dataFlags{}
+	fs.StringVar(&d.path, "data", "", "LoCoMo-format JSON file, - for stdin (default: the built-in sample)")
+	fs.BoolVar(&d.verbose, "v", false, "list every data warning (default: one line with their count)")
+	return d
+}
+
+// readInput returns the bytes of path, or of stdin for "-" (read once, so
+// that two readers of "-" in one command see the same data), and the name
+// messages use for it.
+func readInput(env *Env, path string) ([]byte, string, error) {
+	if path != "-" {
+		b, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, path, swc.Errorf(swc.ENOTFOUND, "%s: no such file", path)
+		} else if err != nil {
+			return nil, path, swc.Errorf(swc.EINVALID, "%s: %v", path, err)
+		}
+		return b, path, nil
+	}
+	if env.stdin == nil {
+		b, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			return nil, "stdin", swc.Errorf(swc.EINVALID, "stdin: %v", err)
+		}
+		env.stdin = b
+	}
+	return env.stdin, "stdin", nil
+}
+
+// loadConversations reads a LoCoMo-format file ("-" for stdin), or the
+// built-in sample when path is empty, with the warnings about usable
+// oddities in the data.
+func loadConversations(env *Env, path string) ([]*swc.Conversation, []locomo.Warning, error) {
 	if path == "" {
-		return locomo.Sample()
+		convs, err := locomo.Sample()
+		return convs, nil, err
 	}
-	convs, warns, err := locomo.LoadFile(path)
+	if path != "-" {
+		return locomo.LoadFile(path)
+	}
+	b, name, err := readInput(env, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return locomo.Read(bytes.NewReader(b), name)
+}
+
+// loadPicked loads the conversations of --input when in names a file,
+// else of d's --data (or the built-in sample), and picks those named in ids
+// (see pickConversations; "" = all). Warnings about the picked
+// conversations go to stderr: one line with their count, or each with
+// d.verbose.
+func loadPicked(env *Env, d *dataFlags, in *inputFlags, ids string) (all, picked []*swc.Conversation, err error) {
+	if in != nil && in.path != "" {
+		r, err := in.read(env)
+		if err != nil {
+			return nil, nil, err
+		}
+		all = r.convs
+		if all == nil {
+			all = []*swc.Conversation{in.conversation(env, r)}
+		}
+		picked, err = pickConversations(all, ids)
+		return all, picked, err
+	}
+	all, warns, err := loadConversations(env, d.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if picked, err = pickConversations(all, ids); err != nil {
+		return nil, nil, err
+	}
+	inUse := map[string]bool{}
+	for _, c := range picked {
+		inUse[c.ID] = true
+	}
+	var mine []locomo.Warning
 	for _, w := range warns {
-		fmt.Fprintf(env.Stderr, "swc: warning: %s\n", w)
+		if inUse[w.Sample] {
+			mine = append(mine, w)
+		}
 	}
-	return convs, nil
+	printWarnings(env, mine, d.verbose)
+	return all, picked, nil
+}
+
+// printWarnings writes data warnings to stderr: each one when verbose,
+// else one line with their count and the samples they concern.
+func printWarnings(env *Env, warns []locomo.Warning, verbose bool) {
+	if len(warns) == 0 {
+		return
+	}
+	if verbose {
+		for _, w := range warns {
+			fmt.Fprintf(env.Stderr, "swc: warning: %s\n", w)
+		}
+		return
+	}
+	var samples []string
+	seen := map[string]bool{}
+	for _, w := range warns {
+		if !seen[w.Sample] {
+			seen[w.Sample] = true
+			samples = append(samples, w.Sample)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "swc: warning: %s about %s (the data is used anyway; -v lists %s)\n",
+		count(len(warns), "data warning", "data warnings"), strings.Join(samples, ", "), either(len(warns) == 1, "it", "them"))
+}
+
+// count returns "1 condition", "2 conditions".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func either(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
 }
 
 // pickConversations returns the conversations named in ids, a

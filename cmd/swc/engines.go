@@ -79,6 +79,9 @@ func (f *engineFlags) config() (consolidate.Config, consolidate.Schedule, error)
 	if err != nil {
 		return cfg, consolidate.Schedule{}, usagef("--schedule: %s", swc.ErrorMessage(err))
 	}
+	if f.topK < 1 {
+		return cfg, consolidate.Schedule{}, usagef("--top-k must be at least 1 (got %d)", f.topK)
+	}
 	if f.budget <= 0 {
 		return cfg, consolidate.Schedule{}, usagef("--budget must be positive (got %d)", f.budget)
 	}

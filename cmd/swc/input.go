@@ -118,15 +118,6 @@ func (f *inputFlags) conversation(env *Env, in *chatInput) *swc.Conversation {
 // loadData returns the conversations of --input when given, else of
 // --data (or the built-in sample).
 func loadData(env *Env, data string, f *inputFlags) ([]*swc.Conversation, error) {
-	if f == nil || f.path == "" {
-		return loadConversations(env, data)
-	}
-	in, err := f.read(env)
-	if err != nil {
-		return nil, err
-	}
-	if in.convs != nil {
-		return in.convs, nil
-	}
-	return []*swc.Conversation{f.conversation(env, in)}, nil
+	all, _, err := loadPicked(env, &dataFlags{path: data}, f, "")
+	return all, err
 }

@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// progress draws "done/total, rate, ETA" on a terminal; it is silent when
-// the writer is not one.
+// progress draws "done/total unit, rate, ETA" on a terminal; it is silent
+// when the writer is not one. After the last step it shows what happens
+// next (step) and is cleared before results are printed (clear).
 type progress struct {
 	w     io.Writer
 	on    bool
@@ -18,11 +19,16 @@ type progress struct {
 	mu    sync.Mutex
 	last  time.Time
 	label string
+	unit  string
+	drawn bool
 }
 
-func newProgress(w io.Writer, tty bool, label string, now func() time.Time) *progress {
-	return &progress{w: w, on: tty, now: now, start: now(), label: label}
+func newProgress(w io.Writer, tty bool, label, unit string, now func() time.Time) *progress {
+	return &progress{w: w, on: tty, now: now, start: now(), label: label, unit: unit}
 }
+
+// eraseLine returns the cursor to the start of the line and clears it.
+const eraseLine = "\r\x1b[K"
 
 // update redraws the bar, at most ten times a second and always at the end.
 func (p *progress) update(done, total int) {
@@ -36,14 +42,38 @@ func (p *progress) update(done, total int) {
 		return
 	}
 	p.last = t
-	fmt.Fprint(p.w, "\r"+renderBar(p.label, done, total, t.Sub(p.start)))
-	if done >= total {
-		fmt.Fprintln(p.w)
+	fmt.Fprint(p.w, eraseLine+renderBar(p.label, p.unit, done, total, t.Sub(p.start)))
+	p.drawn = true
+}
+
+// step replaces the bar by a message saying what the program does now
+// ("summarising and writing reports…"), so that it does not look frozen
+// at 100%.
+func (p *progress) step(msg string) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.w, eraseLine+p.label+": "+msg)
+	p.drawn = true
+}
+
+// clear erases the bar or step line, leaving the terminal as it was.
+func (p *progress) clear() {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.w, eraseLine)
+		p.drawn = false
 	}
 }
 
 // renderBar formats one progress line.
-func renderBar(label string, done, total int, elapsed time.Duration) string {
+func renderBar(label, unit string, done, total int, elapsed time.Duration) string {
 	const width = 30
 	filled := done * width / max(total, 1)
 	bar := strings.Repeat("=", filled) + strings.Repeat(" ", width-filled)
@@ -55,5 +85,5 @@ func renderBar(label string, done, total int, elapsed time.Duration) string {
 	if rate > 0 {
 		eta = time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second).String()
 	}
-	return fmt.Sprintf("%s [%s] %d/%d  %.0f/s  ETA %s ", label, bar, done, total, rate, eta)
+	return fmt.Sprintf("%s [%s] %d/%d %s  %.0f/s  ETA %s ", label, bar, done, total, unit, rate, eta)
 }

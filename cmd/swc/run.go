@@ -29,6 +29,8 @@ type Env struct {
 	StderrTTY bool
 	// StdoutTTY reports whether stdout is a terminal (colour).
 	StdoutTTY bool
+
+	stdin []byte // Stdin's bytes once a command read "-" (see readInput)
 }
 
 // envVars lists every environment variable swc reads, for --help.
@@ -99,7 +101,13 @@ func exitCode(err error) int {
 // It returns a *usageError for bad flags or arguments and the command's
 // error otherwise.
 func Run(ctx context.Context, env *Env, args []string) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		// No command is a usage error, as in other CLIs: the list of
+		// commands goes to stderr and the exit status is 2.
+		printUsage(env.Stderr)
+		return usagef("no command given")
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			c, ok := commands[args[1]]
 			if !ok {
@@ -144,25 +152,49 @@ func printUsage(w io.Writer) {
 }
 
 // newFlags returns a FlagSet for a subcommand that reports errors instead of
-// exiting and prints its usage to env.Stderr.
+// exiting. Its Usage prints the usage line and, when the command has any,
+// its flags to env.Stderr.
 func newFlags(env *Env, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs.SetOutput(io.Discard) // parseFlags reports errors in one line
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "Usage: swc %s %s\n\nFlags:\n", name, usage)
+		fmt.Fprintf(env.Stderr, "Usage: swc %s\n", strings.TrimSpace(name+" "+usage))
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n == 0 {
+			return
+		}
+		fmt.Fprintln(env.Stderr, "\nFlags:")
+		fs.SetOutput(env.Stderr)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 	}
 	return fs
 }
 
-// parseFlags parses args, turning flag errors into usage errors. It returns
+// parseFlags parses args, turning flag errors into one-line usage errors
+// that say where the flags are listed. It prints the usage and returns
 // flag.ErrHelp for -h.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	usage := fs.Usage
+	fs.Usage = func() {} // the flag package calls it on errors too
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			usage()
 			return err
 		}
-		return usagef("%s: %v", fs.Name(), err)
+		return usagef("%s: %v (see 'swc %s -h')", fs.Name(), err, fs.Name())
+	}
+	return nil
+}
+
+// noArgs returns a usage error when a command that takes no arguments got
+// some.
+func noArgs(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q (see 'swc %s -h')", fs.Name(), fs.Arg(0), fs.Name())
 	}
 	return nil
 }

@@ -359,7 +359,7 @@ func scoreEval(ctx context.Context, env *Env, rows []*evalRow, name string, o sc
 	if o.data == "" {
 		return swc.Errorf(swc.EINVALID, "score: %s is an evaluation file (detailed_results); mapping it to LoCoMo's questions needs --data locomo10.json", name)
 	}
-	all, err := loadConversations(env, o.data)
+	all, _, err := loadPicked(env, &dataFlags{path: o.data}, nil, "")
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,29 @@
+package tokens
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// TestLazyLoad runs this test binary again with only this test, so that
+// nothing else has counted tokens, and checks that the vocabulary is not
+// loaded at program start but on the first Count.
+func TestLazyLoad(t *testing.T) {
+	if os.Getenv("SWC_TOKENS_LAZY_CHILD") == "1" {
+		if n := loads.Load(); n != 0 {
+			t.Fatalf("vocabulary loaded %d times before any count: package init loads the tokenizer", n)
+		}
+		Count("hello")
+		Separator()
+		if n := loads.Load(); n != 1 {
+			t.Fatalf("vocabulary loaded %d times after counting, want 1", n)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLazyLoad$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SWC_TOKENS_LAZY_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}

@@ -73,7 +73,7 @@ func fillRecent(c *swc.Conversation, sel *selection, sessions []int, left *int, 
 		ses := &c.Sessions[i]
 		cost := tokens.Header(ses)
 		if blocks > 0 {
-			cost += tokens.Separator()
+			cost += tokens.Separator
 		}
 		sel.from[i], sel.to[i] = len(ses.Turns), len(ses.Turns)
 		for j := len(ses.Turns) - 1; j >= 0; j-- {

@@ -85,7 +85,7 @@ func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*p
 // planWith is plan; without gists, it only scores and tiers.
 func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo, gists bool) (*plan, error) {
 	n := len(c.Sessions)
-	p := &plan{chunks: make([]chunk, n), sepToken: tokens.Separator(), demote: s.Config.Demote}
+	p := &plan{chunks: make([]chunk, n), sepToken: tokens.Separator, demote: s.Config.Demote}
 	toks := make([]int, n)
 	for i := range c.Sessions {
 		ses := &c.Sessions[i]

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/swcmem/swc"
 )
 
 // TestLazyLoad runs this test binary again with only this test, so that
@@ -15,7 +17,6 @@ func TestLazyLoad(t *testing.T) {
 			t.Fatalf("vocabulary loaded %d times before any count: package init loads the tokenizer", n)
 		}
 		Count("hello")
-		Separator()
 		if n := loads.Load(); n != 1 {
 			t.Fatalf("vocabulary loaded %d times after counting, want 1", n)
 		}
@@ -25,5 +26,11 @@ func TestLazyLoad(t *testing.T) {
 	cmd.Env = append(os.Environ(), "SWC_TOKENS_LAZY_CHILD=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func TestSeparator(t *testing.T) {
+	if got := Count(swc.BlockSeparator); got != Separator {
+		t.Errorf("Count(%q) = %d, but Separator = %d", swc.BlockSeparator, got, Separator)
 	}
 }

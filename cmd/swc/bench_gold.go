@@ -3,10 +3,12 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/swcmem/swc"
@@ -49,6 +51,31 @@ type goldSetup struct {
 	entries int
 	path    string
 	sha256  string // of the audit file; "" when no audit was loaded
+	// noAlt is set when rows are not scored under the other gold (an
+	// output directory started before the audit was used): ceilings are
+	// still reported, the paired comparison is not.
+	noAlt bool
+}
+
+// resumeAuditHash returns the audit hash for run.json. A directory whose
+// run.json predates the audit (no audit_sha256) and is resumed under the
+// original gold keeps going without scoring rows under the corrected gold
+// (an expensive run must not be lost to an upgrade); it says so on stderr.
+func (s *goldSetup) resumeAuditHash(env *Env, dir, gold string) string {
+	if s.sha256 == "" || gold != bench.GoldOriginal {
+		return s.sha256
+	}
+	have, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return s.sha256
+	}
+	var old map[string]any
+	if json.Unmarshal(have, &old) != nil || old["audit_sha256"] != nil {
+		return s.sha256
+	}
+	s.noAlt, s.alt = true, nil
+	fmt.Fprintf(env.Stderr, "swc: bench: %s was started without the LoCoMo audit: ceilings are reported, the paired original-vs-corrected comparison is not (use a new --out for it)\n", dir)
+	return ""
 }
 
 // loadGold applies the audit to all (the whole data file, in file order).
@@ -119,10 +146,14 @@ func (s *goldSetup) summarize(gold string, order []string, rows []bench.Row, res
 	if s.sha256 == "" {
 		return nil
 	}
-	return bench.SummarizeGold(bench.GoldInput{
+	g := bench.SummarizeGold(bench.GoldInput{
 		Option: gold, Audit: s.path, Entries: s.entries, Faults: s.faults,
 		Order: order, Rows: rows, Resamples: resamples, Seed: seed,
 	})
+	if s.noAlt {
+		g.Paired, g.Incomplete = map[string][]bench.Paired{}, 0
+	}
+	return g
 }
 
 func ceilingCell(m map[string]float64, key string) string {

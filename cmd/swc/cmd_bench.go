@@ -37,7 +37,7 @@ type benchFlags struct {
 }
 
 func runBench(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "bench", "[--data FILE] [--conditions LIST] [--conversations LIST] [--budget 4000] [--out DIR] [--offline | --qa PROVIDER:MODEL --judge PROVIDER:MODEL] [engine flags]")
+	fs := newFlags(env, "bench", "[--data FILE] [--conditions LIST] [--conversations LIST] [--budget 4000] [--out DIR] [--offline | --qa PROVIDER:MODEL --judge PROVIDER:MODEL] [--gold original|corrected] [--judge-prompt paper|strict] [engine flags]")
 	f := &benchFlags{}
 	data := addDataFlags(fs)
 	fs.StringVar(&f.conditions, "conditions", "", "comma-separated conditions (default: all: "+strings.Join(conditionNames, ",")+")")
@@ -119,7 +119,6 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	runner := &bench.Runner{
 		Strategies: strategies, Conversations: convs, Budget: f.eng.budget,
 		Concurrency: f.eng.prov.concurrency, Filter: locomo.TextOnly,
-		Alt: gold.alt,
 	}
 	runner.JudgePrompt, _ = bench.JudgePromptFor(f.gold.judgePrompt) // checked above
 	qa, judge, err := openBenchLLMs(ctx, env, eng, f)
@@ -132,7 +131,9 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	} else {
 		fmt.Fprintln(env.Stderr, "swc: bench: no --qa model: running offline (answer retention, answer-token recall, evidence retention)")
 	}
-	if err := checkResume(f.out, settings, dataHash, gold.sha256, f.eng); err != nil {
+	auditHash := gold.resumeAuditHash(env, f.out, f.gold.gold)
+	runner.Alt = gold.alt
+	if err := checkResume(f.out, settings, dataHash, auditHash, f.eng); err != nil {
 		return err
 	}
 	store, err := bench.OpenStore(f.out)

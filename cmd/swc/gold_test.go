@@ -121,6 +121,24 @@ func TestBenchGoldByHand(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "gold was <nil>, now corrected") {
 		t.Errorf("resume with another gold: %v", err)
 	}
+	// A directory started before the audit was used (no audit_sha256 in
+	// run.json) resumes under the original gold, with ceilings and without
+	// the paired comparison.
+	old := t.TempDir()
+	oldArgs := []string{"bench", "--offline", "--data", goldData, "--conditions", "full", "--out", old, "--resamples", "20"}
+	if _, _, err := run(t, nil, oldArgs...); err != nil {
+		t.Fatal(err)
+	}
+	if s := readSummary(t, old); s.Gold != nil {
+		t.Errorf("gold section without an audit: %+v", s.Gold)
+	}
+	_, stderr, err := run(t, nil, append(oldArgs, "--audit", goldAudit)...)
+	if err != nil || !strings.Contains(stderr, "was started without the LoCoMo audit") {
+		t.Fatalf("resume of a pre-audit directory: %v\n%s", err, stderr)
+	}
+	if g := readSummary(t, old).Gold; g == nil || !near(g.Ceiling["1-4"], 0.5) || len(g.Paired) != 0 {
+		t.Errorf("pre-audit directory: gold %+v", g)
+	}
 }
 
 func TestBenchGoldErrors(t *testing.T) {

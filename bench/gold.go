@@ -123,11 +123,15 @@ type GoldInput struct {
 	// Faults maps an audited question id to whether the audit faults its
 	// answer (true) or only its evidence (false).
 	Faults map[string]bool
-	// Order and Rows as for Summarize.
-	Order     []string
-	Rows      []Row
-	Resamples int
-	Seed      uint64
+	// Order and Rows as for Summarize; Conversations are the run's
+	// conversation ids in report order: rows of other conversations are
+	// ignored, and rows are sorted so that the bootstrap does not depend on
+	// the order they were read in.
+	Order         []string
+	Conversations []string
+	Rows          []Row
+	Resamples     int
+	Seed          uint64
 }
 
 // SummarizeGold computes the gold section over the matched set (questions
@@ -143,8 +147,19 @@ func SummarizeGold(in GoldInput) *GoldSummary {
 	for _, c := range in.Order {
 		inRun[c] = true
 	}
-	count := map[string]int{}
+	convOrder := map[string]int{}
+	for i, c := range in.Conversations {
+		convOrder[c] = i
+	}
+	rows := make([]Row, 0, len(in.Rows))
 	for _, r := range in.Rows {
+		if _, ok := convOrder[r.Conversation]; ok {
+			rows = append(rows, r) // rows of other selections in the same directory are not this run's
+		}
+	}
+	sortRows(rows, in.Order, convOrder)
+	count := map[string]int{}
+	for _, r := range rows {
 		if r.Error == "" && inRun[r.Condition] {
 			count[r.QuestionID]++
 		}
@@ -152,7 +167,7 @@ func SummarizeGold(in GoldInput) *GoldSummary {
 	byCond := map[string][]Row{}
 	seen := map[string]bool{}
 	n := map[string]int{}
-	for _, r := range in.Rows {
+	for _, r := range rows {
 		if r.Error != "" || !inRun[r.Condition] || count[r.QuestionID] != len(in.Order) {
 			continue
 		}

@@ -142,13 +142,13 @@ func loadGold(env *Env, cmd string, g *goldFlags, dataPath string, all []*swc.Co
 
 // summarize computes the gold section from the run's rows, or nil when no
 // audit was loaded.
-func (s *goldSetup) summarize(gold string, order []string, rows []bench.Row, resamples int, seed uint64) *bench.GoldSummary {
+func (s *goldSetup) summarize(gold string, order, convs []string, rows []bench.Row, resamples int, seed uint64) *bench.GoldSummary {
 	if s.sha256 == "" {
 		return nil
 	}
 	g := bench.SummarizeGold(bench.GoldInput{
 		Option: gold, Audit: s.path, Entries: s.entries, Faults: s.faults,
-		Order: order, Rows: rows, Resamples: resamples, Seed: seed,
+		Order: order, Conversations: convs, Rows: rows, Resamples: resamples, Seed: seed,
 	})
 	if s.noAlt {
 		g.Paired, g.Incomplete = map[string][]bench.Paired{}, 0

@@ -166,7 +166,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		Settings: settings, Order: order, Conversations: convs, Rows: append(store.Rows(), failed...),
 		Contexts: contexts, Resamples: f.resamples, Seed: f.seed,
 	})
-	sum.Gold = gold.summarize(f.gold.gold, order, store.Rows(), f.resamples, f.seed)
+	sum.Gold = gold.summarize(f.gold.gold, order, ids, store.Rows(), f.resamples, f.seed)
 	if err := finishSummary(ctx, env, sum, convs, contexts, eng, judge, f); err != nil {
 		return err
 	}

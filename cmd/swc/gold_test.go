@@ -104,6 +104,17 @@ func TestBenchGoldByHand(t *testing.T) {
 			if !strings.Contains(string(md), "Gold answers and ceilings") || !strings.Contains(string(md), "corrected − original") {
 				t.Errorf("report.md has no gold section")
 			}
+			// Identical runs give identical bytes.
+			again := t.TempDir()
+			if _, _, err := run(t, nil, "bench", "--offline", "--data", goldData, "--audit", goldAudit, "--gold", gold,
+				"--conditions", "full,truncation", "--budget", "40", "--out", again, "--resamples", "50"); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+			b, _ := os.ReadFile(filepath.Join(again, "summary.json"))
+			if string(a) != string(b) {
+				t.Error("two identical runs wrote different summary.json")
+			}
 			var key map[string]any
 			data, _ := os.ReadFile(filepath.Join(dir, "run.json"))
 			if err := json.Unmarshal(data, &key); err != nil || key["audit_sha256"] == nil || (gold == "corrected") != (key["gold"] == "corrected") {

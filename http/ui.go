@@ -1,8 +1,6 @@
 package http
 
 import (
-	"embed"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,12 +17,6 @@ import (
 
 const cookieName = "swc_key"
 
-//go:embed ui/*.html
-var uiFiles embed.FS
-
-var uiTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"pct": func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
-}).ParseFS(uiFiles, "ui/*.html"))
 
 func (s *Server) uiRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /ui", s.observe(http.HandlerFunc(s.uiHome)))
@@ -38,8 +30,15 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, data any
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
 	w.WriteHeader(status)
-	if err := uiTemplates.ExecuteTemplate(w, name, data); err != nil {
-		s.logger().Error("ui template", "template", name, "err", err)
+	switch p := data.(type) {
+	case loginPage:
+		uiLoginPage(w, p)
+	case conversationPage:
+		uiConversationPage(w, p)
+	case []swc.ConversationInfo:
+		uiListPage(w, p)
+	default:
+		uiNotFoundPage(w)
 	}
 }
 
@@ -72,7 +71,7 @@ func (s *Server) uiHome(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, r, err)
 		return
 	}
-	s.render(w, http.StatusOK, "list.html", map[string]any{"Conversations": list})
+	s.render(w, http.StatusOK, "list.html", list)
 }
 
 func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
@@ -160,7 +159,9 @@ func (s *Server) uiConversation(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
-	s.render(w, http.StatusOK, "conversation.html", map[string]any{
-		"Detail": d, "Context": res, "Rows": rows, "Strategies": sleep.ReadStrategies,
+	s.render(w, http.StatusOK, "conversation.html", conversationPage{
+		Detail: d, Rows: rows, Strategies: sleep.ReadStrategies,
+		Context: contextView{Strategy: res.Strategy, Budget: res.Budget, Tokens: res.Tokens, Text: res.Text,
+			ConsolidatedThrough: res.ConsolidatedThrough, PendingSessions: res.PendingSessions},
 	})
 }

@@ -6,6 +6,7 @@ type section struct {
 	ID     string // anchor and chart placement key
 	Title  string
 	Text   []string // plain-text paragraphs
+	Items  []string // a short list shown before the tables (key results)
 	Tables []table
 	// Chart names the chart the HTML page draws after the tables ("" for
 	// none); see charts.

@@ -25,6 +25,12 @@ func Markdown(w io.Writer, s *bench.Summary) error {
 		for _, p := range sec.Text {
 			fmt.Fprintf(bw, "\n%s\n", mdText(p))
 		}
+		if len(sec.Items) > 0 {
+			bw.WriteString("\n")
+			for _, it := range sec.Items {
+				fmt.Fprintf(bw, "- %s\n", mdText(it))
+			}
+		}
 		for _, t := range sec.Tables {
 			writeMarkdownTable(bw, t)
 		}

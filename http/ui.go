@@ -17,7 +17,6 @@ import (
 
 const cookieName = "swc_key"
 
-
 func (s *Server) uiRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /ui", s.observe(http.HandlerFunc(s.uiHome)))
 	mux.Handle("POST /ui/login", s.observe(http.HandlerFunc(s.uiLogin)))

@@ -25,7 +25,9 @@ import (
 //	  "golden_answer", "generated_answer", "category",
 //	  "llm_judgments": {"judgment_1": true, …}}, …]}, …}
 //
-// and MemOS's per-user files are that inner map without the wrapper. The
+// and MemOS's per-user files are that inner map without the wrapper
+// (answers in "response"); Mem0's evals.py writes the same map keyed by
+// conversation index with one verdict, "llm_score" (0 or 1). The
 // category is a string ("4") or a number, and harnesses number categories
 // differently, so rows are mapped to LoCoMo's questions by question_id
 // ("locomo_<conversation>_qa<question>", 0-based positions) or by question
@@ -172,6 +174,13 @@ func parseEvalRow(raw json.RawMessage, group, where string) (*evalRow, error) {
 		r.label = c.String()
 	default:
 		return nil, fmt.Errorf("%s.category: want a string or number, found %s", where, kindOf(c))
+	}
+	if v, has := f["llm_score"]; has && f["llm_judgments"] == nil { // Mem0's evals.py: one verdict
+		x, err := verdictValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s.llm_score: %v", where, err)
+		}
+		r.judgments = []float64{x}
 	}
 	if j, has := f["llm_judgments"]; has && j != nil {
 		m, ok := j.(map[string]any)

@@ -116,6 +116,21 @@ func TestScoreMemOSMap(t *testing.T) {
 	}
 }
 
+// TestScoreMem0 reads Mem0's evals.py output: one "llm_score" per record.
+func TestScoreMem0(t *testing.T) {
+	s := scoreJSON(t, nil, "--pred", filepath.Join("testdata", "score", "mem0.json"), "--data", goldData).Summary
+	if s.Matched != 2 || len(s.LabelMismatch) != 0 {
+		t.Errorf("matched %d, labels %v", s.Matched, s.LabelMismatch)
+	}
+	if g := mean(t, s, "1-4", "file_judge"); !near(g, 0.5) {
+		t.Errorf("file judge %v, want (1 + 0)/2", g)
+	}
+	// Category 1 F1 "Her sister Maria" vs "Maria": P 1/3, R 1 → 0.5.
+	if g := mean(t, s, "1", "f1"); !near(g, 0.5) {
+		t.Errorf("f1 cat 1 %v, want 0.5", g)
+	}
+}
+
 // TestScoreEvalJudge asks a fake judge (YES iff the answer equals the
 // gold) under the corrected gold, and again under the original where the
 // audit changed the answer.

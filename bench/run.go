@@ -38,6 +38,10 @@ type Runner struct {
 	// (see GoldCorrected); rows of those questions also carry their scores
 	// against it (Row.Alt). Nil: none.
 	Alt map[string]swc.Question
+	// SaveContexts, when set, receives every context scored: once per
+	// conversation for question-agnostic conditions, once per question for
+	// question-aware ones (resumed questions included).
+	SaveContexts *ContextWriter
 	// JudgePrompt builds the judge's prompt (default JudgePrompt, the
 	// paper's; see JudgePromptFor).
 	JudgePrompt func(question, gold, answer string) string
@@ -98,6 +102,11 @@ func (r *Runner) Run(ctx context.Context) (Contexts, error) {
 				per = func(q swc.Question) (*swc.Context, error) {
 					return s.Compress(ctx, c, swc.CompressOptions{Budget: r.Budget, Query: q.Question})
 				}
+				if err := r.saveAware(s.Name(), c, per, filter); err != nil {
+					return out, err
+				}
+			} else if err := r.save(s.Name(), c.ID, "", x); err != nil {
+				return out, err
 			}
 			if err := r.askAll(ctx, s.Name(), c, x, per, filter, conc, tick); err != nil {
 				return out, err
@@ -105,6 +114,35 @@ func (r *Runner) Run(ctx context.Context) (Contexts, error) {
 		}
 	}
 	return out, nil
+}
+
+// save writes one context to SaveContexts, if set.
+func (r *Runner) save(condition, conv, questionID string, x *swc.Context) error {
+	if r.SaveContexts == nil {
+		return nil
+	}
+	return r.SaveContexts.Write(ContextRecord{Condition: condition, Budget: r.Budget, Conversation: conv, QuestionID: questionID, Tokens: x.Tokens, Text: x.Text})
+}
+
+// saveAware writes the context of every selected question of c under a
+// question-aware condition, if SaveContexts is set.
+func (r *Runner) saveAware(condition string, c *swc.Conversation, per func(swc.Question) (*swc.Context, error), filter func(swc.Question) bool) error {
+	if r.SaveContexts == nil {
+		return nil
+	}
+	for _, q := range c.Questions {
+		if !filter(q) {
+			continue
+		}
+		x, err := per(q)
+		if err != nil {
+			return fmt.Errorf("bench: compress %s %s under %s: %w", c.ID, q.ID, condition, err)
+		}
+		if err := r.save(condition, c.ID, q.ID, x); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // askAll scores the questions of one conversation under one condition.

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,6 +36,8 @@ type benchFlags struct {
 	judgeAudit                           int
 	eng                                  *engineFlags
 	gold                                 goldFlags
+	budgets                              string
+	saveContexts                         bool
 }
 
 func runBench(ctx context.Context, env *Env, args []string) error {
@@ -49,6 +53,8 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.Uint64Var(&f.seed, "seed", 42, "bootstrap seed")
 	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
 	fs.IntVar(&f.judgeAudit, "judge-audit", 0, "ask the judge about N sampled questions with deliberately wrong answers")
+	fs.StringVar(&f.budgets, "budgets", "", "comma-separated budgets, e.g. 1000,2000,4000,8000: run every condition at each (DIR/budget-N, each resumable) and draw accuracy-versus-tokens curves (DIR/curves.*); replaces --budget")
+	fs.BoolVar(&f.saveContexts, "save-contexts", false, "write DIR/contexts.jsonl: every context scored (condition, budget, conversation, question_id, tokens, text)")
 	f.eng = addEngineFlags(fs)
 	f.gold.add(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -71,6 +77,10 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	}
 	if f.judgeAudit < 0 {
 		return usagef("bench: --judge-audit must not be negative")
+	}
+	budgets, err := parseBudgets(f.budgets)
+	if err != nil {
+		return err
 	}
 	eng, err := openEngines(ctx, env, f.eng)
 	if err != nil {
@@ -109,42 +119,107 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	qa, judge, err := openBenchLLMs(ctx, env, eng, f)
+	if err != nil {
+		return err
+	}
+	if qa == nil {
+		fmt.Fprintln(env.Stderr, "swc: bench: no --qa model: running offline (answer retention, answer-token recall, support recall, evidence retention)")
+	}
+	r := &benchRun{f: f, eng: eng, strategies: strategies, order: order, convs: convs, ids: ids, gold: gold,
+		dataName: dataName, dataHash: dataHash, qa: qa, judge: judge}
+	if budgets == nil {
+		_, err := r.at(ctx, env, f.out, f.eng.budget)
+		return err
+	}
+	var sums []*bench.Summary
+	for _, b := range budgets {
+		f.eng.budget = b
+		sum, err := r.at(ctx, env, filepath.Join(f.out, fmt.Sprintf("budget-%d", b)), b)
+		if err != nil {
+			return err
+		}
+		sums = append(sums, sum)
+	}
+	return writeCurves(env, f.out, sums)
+}
+
+// benchRun is what every budget of one bench invocation shares.
+type benchRun struct {
+	f                  *benchFlags
+	eng                *engines
+	strategies         []swc.Strategy
+	order, ids         []string
+	convs              []*swc.Conversation
+	gold               *goldSetup
+	dataName, dataHash string
+	qa, judge          swc.LLM
+}
+
+// parseBudgets reads --budgets; nil when it is empty.
+func parseBudgets(list string) ([]int, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, p := range strings.Split(list, ",") {
+		b, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || b <= 0 {
+			return nil, usagef("bench: --budgets: %q is not a positive number of tokens", p)
+		}
+		if !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// at runs the bench at one budget into dir and writes its outputs.
+func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*bench.Summary, error) {
+	f, eng, strategies, order, convs, ids, gold := r.f, r.eng, r.strategies, r.order, r.convs, r.ids, r.gold
+	dataName, dataHash, qa, judge := r.dataName, r.dataHash, r.qa, r.judge
 	settings := bench.Settings{
-		Data: dataName, Conversations: ids, Conditions: order, Budget: f.eng.budget,
+		Data: dataName, Conversations: ids, Conditions: order, Budget: budget,
 		Offline: f.qa == "", Gister: eng.gister.Name(), Embedder: eng.embedder.Name(),
 		Schedule: eng.schedule.String(), Calibration: string(eng.cfg.Calibration),
 		Seed: f.seed, Resamples: f.resamples, Tokenizer: tokens.Name, Version: Version,
 		Gold: f.gold.gold, JudgePrompt: f.gold.judgePrompt,
 	}
 	runner := &bench.Runner{
-		Strategies: strategies, Conversations: convs, Budget: f.eng.budget,
+		Strategies: strategies, Conversations: convs, Budget: budget,
 		Concurrency: f.eng.prov.concurrency, Filter: locomo.TextOnly,
 	}
 	runner.JudgePrompt, _ = bench.JudgePromptFor(f.gold.judgePrompt) // checked above
-	qa, judge, err := openBenchLLMs(ctx, env, eng, f)
-	if err != nil {
-		return err
-	}
 	if qa != nil {
 		runner.QA, runner.Judge = qa, judge
 		settings.QA, settings.Judge, settings.QAPrompt = qa.Name(), judge.Name(), bench.QAInstruction
-	} else {
-		fmt.Fprintln(env.Stderr, "swc: bench: no --qa model: running offline (answer retention, answer-token recall, evidence retention)")
 	}
-	auditHash := gold.resumeAuditHash(env, f.out, f.gold.gold)
+	auditHash := gold.resumeAuditHash(env, dir, f.gold.gold)
 	runner.Alt = gold.alt
-	if err := checkResume(f.out, settings, dataHash, auditHash, f.eng); err != nil {
-		return err
+	if err := checkResume(dir, settings, dataHash, auditHash, f.eng); err != nil {
+		return nil, err
 	}
-	store, err := bench.OpenStore(f.out)
+	store, err := bench.OpenStore(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if n := store.Len(); n > 0 {
-		fmt.Fprintf(env.Stderr, "swc: bench: resuming: %d rows already in %s\n", n, filepath.Join(f.out, "results.jsonl"))
+		fmt.Fprintf(env.Stderr, "swc: bench: resuming: %d rows already in %s\n", n, filepath.Join(dir, "results.jsonl"))
 	}
 	runner.Store = store
-	bar := newProgress(env.Stderr, env.StderrTTY, "bench", "questions", time.Now)
+	if f.saveContexts {
+		cw, err := bench.CreateContexts(dir)
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		defer cw.Close()
+		runner.SaveContexts = cw
+	}
+	bar := newProgress(env.Stderr, env.StderrTTY, fmt.Sprintf("bench %d", budget), "questions", time.Now)
 	defer bar.clear()
 	runner.Progress = func(done, total int) {
 		bar.update(done, total)
@@ -158,7 +233,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		runErr = err
 	}
 	if runErr != nil {
-		return fmt.Errorf("%w (finished rows are kept in %s; rerun the same command to resume)", runErr, f.out)
+		return nil, fmt.Errorf("%w (finished rows are kept in %s; rerun the same command to resume)", runErr, dir)
 	}
 	bar.step("summarising and writing reports…")
 	failed := store.Failed()
@@ -168,21 +243,21 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	})
 	sum.Gold = gold.summarize(f.gold.gold, order, ids, store.Rows(), f.resamples, f.seed)
 	if err := finishSummary(ctx, env, sum, convs, contexts, eng, judge, f); err != nil {
-		return err
+		return nil, err
 	}
-	if err := writeBenchOutputs(f.out, sum); err != nil {
-		return err
+	if err := writeBenchOutputs(dir, sum); err != nil {
+		return nil, err
 	}
 	bar.clear()
 	printBenchTable(env.Stdout, sum)
-	fmt.Fprintf(env.Stderr, "swc: bench: %s × %s in %s; wrote %s\n", count(len(order), "condition", "conditions"), count(len(convs), "conversation", "conversations"), time.Since(start).Round(time.Millisecond), f.out)
-	fmt.Fprintf(env.Stderr, "swc: bench: open %s\n", filepath.Join(f.out, "report.html"))
+	fmt.Fprintf(env.Stderr, "swc: bench: %s × %s at %d tokens in %s; wrote %s\n", count(len(order), "condition", "conditions"), count(len(convs), "conversation", "conversations"), budget, time.Since(start).Round(time.Millisecond), dir)
+	fmt.Fprintf(env.Stderr, "swc: bench: open %s\n", filepath.Join(dir, "report.html"))
 	eng.printUsage(env.Stderr)
 	if len(failed) > 0 {
-		return swc.Errorf(swc.EUNAVAILABLE, "bench: %d questions failed (first: %s %s: %s); their rows in %s carry the error, and rerunning the same command retries them",
-			len(failed), failed[0].Condition, failed[0].QuestionID, failed[0].Error, filepath.Join(f.out, "results.jsonl"))
+		return nil, swc.Errorf(swc.EUNAVAILABLE, "bench: %d questions failed (first: %s %s: %s); their rows in %s carry the error, and rerunning the same command retries them",
+			len(failed), failed[0].Condition, failed[0].QuestionID, failed[0].Error, filepath.Join(dir, "results.jsonl"))
 	}
-	return nil
+	return sum, nil
 }
 
 // dataIdentity names the data and hashes its bytes, so a resumed run can

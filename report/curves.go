@@ -1,0 +1,225 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/swcmem/swc/bench"
+)
+
+// CurvesTitle is the heading of curves.md and curves.html.
+const CurvesTitle = "SWC benchmark: accuracy versus tokens"
+
+// curveKeys are the category keys curves are drawn for, in order.
+var curveKeys = []string{"1-4", "1", "2", "3", "4"}
+
+// curveMetrics returns the metrics any condition has at any budget, in
+// bench.Metrics order.
+func curveMetrics(c *bench.Curves) []string {
+	present := map[string]bool{}
+	for _, byKey := range c.Points {
+		for _, ms := range byKey {
+			for m := range ms {
+				present[m] = true
+			}
+		}
+	}
+	return ordered(bench.Metrics, present)
+}
+
+// curveConditions returns c's conditions in order, those with points only.
+func curveConditions(c *bench.Curves) []string {
+	var out []string
+	for _, n := range c.Order {
+		if c.Points[n] != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// curveSections builds one section per metric: a table per category key,
+// rows conditions, columns budgets, cells mean [95% CI].
+func curveSections(c *bench.Curves) []section {
+	var out []section
+	for _, m := range curveMetrics(c) {
+		sec := section{ID: "curve-" + m, Title: capitalize(metricLabel(m)) + " versus budget", Chart: m,
+			Text: []string{"Mean [95% CI] per budget (tokens); Tok/Q is what a question actually sent, at most the budget (full ignores it)."}}
+		for _, key := range curveKeys {
+			t := table{Caption: fmt.Sprintf("%s, %s.", capitalize(metricLabel(m)), categoryName(key)), Header: []string{"Condition"}}
+			for _, b := range c.Budgets {
+				t.Header = append(t.Header, strconv.Itoa(b))
+			}
+			any := false
+			for _, name := range curveConditions(c) {
+				row := []string{name}
+				pts := c.Points[name][key][m]
+				for _, b := range c.Budgets {
+					cellText := none
+					for _, p := range pts {
+						if p.Budget == b {
+							cellText, any = cell(p.Stat), true
+						}
+					}
+					row = append(row, cellText)
+				}
+				t.Rows = append(t.Rows, row)
+			}
+			if any {
+				sec.Tables = append(sec.Tables, t)
+			}
+		}
+		if len(sec.Tables) > 0 {
+			out = append(out, sec)
+		}
+	}
+	return out
+}
+
+// CurvesMarkdown writes curves.md: per metric and category key, every
+// condition's mean and 95% CI at every budget. It returns the first write
+// error.
+func CurvesMarkdown(w io.Writer, c *bench.Curves) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# %s\n", mdText(CurvesTitle))
+	for _, sec := range curveSections(c) {
+		fmt.Fprintf(bw, "\n## %s\n", mdText(sec.Title))
+		for _, p := range sec.Text {
+			fmt.Fprintf(bw, "\n%s\n", mdText(p))
+		}
+		for _, t := range sec.Tables {
+			writeMarkdownTable(bw, t)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report: curves markdown: %w", err)
+	}
+	return nil
+}
+
+// CurvesHTML writes curves.html: the tables of CurvesMarkdown, each metric
+// with one chart per category key (x: budget on a log scale, y: the
+// metric; one line per condition with 95% CI whiskers). It returns an
+// error when a chart cannot be drawn or writing fails.
+func CurvesHTML(w io.Writer, c *bench.Curves) error {
+	var secs []htmlSection
+	for _, sec := range curveSections(c) {
+		for i := range sec.Tables {
+			sec.Tables[i].Labels = sec.Tables[i].labels()
+		}
+		var svg string
+		for _, key := range curveKeys {
+			s, err := CurveChart(c, sec.Chart, key)
+			if err != nil {
+				return fmt.Errorf("report: curve %s %s: %w", sec.Chart, key, err)
+			}
+			svg += s
+		}
+		// The SVG comes from gonum's vgsvg, which escapes all text.
+		secs = append(secs, htmlSection{section: sec, SVG: template.HTML(svg)})
+	}
+	bw := bufio.NewWriter(w)
+	if err := page.Execute(bw, struct {
+		Title    string
+		Sections []htmlSection
+	}{CurvesTitle, secs}); err != nil {
+		return fmt.Errorf("report: curves html: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report: curves html: %w", err)
+	}
+	return nil
+}
+
+// CurveChart draws metric on category key against the budget, one line
+// per condition with 95% CI whiskers, as an SVG element; "" when no
+// condition has the metric there.
+func CurveChart(c *bench.Curves, metric, key string) (string, error) {
+	p := newPlot(fmt.Sprintf("%s, %s", capitalize(metricLabel(metric)), categoryName(key)), metricLabel(metric))
+	p.X.Label.Text = "budget (tokens, log scale)"
+	var legend []legendEntry
+	var names []string
+	top := 0.0
+	for i, name := range curveConditions(c) {
+		pts := c.Points[name][key][metric]
+		if len(pts) == 0 {
+			continue
+		}
+		xys := make(plotter.XYs, len(pts))
+		errs := make(plotter.YErrors, len(pts))
+		for j, pt := range pts {
+			xys[j] = plotter.XY{X: math.Log2(float64(pt.Budget)), Y: pt.Mean}
+			errs[j].Low, errs[j].High = pt.Mean-pt.CI[0], pt.CI[1]-pt.Mean
+			top = math.Max(top, pt.CI[1])
+		}
+		line, pointsPlot, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return "", err
+		}
+		col := conditionColor(i)
+		line.Color, line.Width = col, vg.Points(1.5)
+		pointsPlot.Color, pointsPlot.Shape, pointsPlot.Radius = col, draw.CircleGlyph{}, vg.Points(2.5)
+		bars, err := plotter.NewYErrorBars(whiskers{XYs: xys, YErrors: errs})
+		if err != nil {
+			return "", err
+		}
+		bars.Color, bars.Width, bars.CapWidth = col, vg.Points(0.8), vg.Points(5)
+		p.Add(line, pointsPlot, bars)
+		legend = append(legend, legendEntry{name, line})
+		names = append(names, name)
+	}
+	if len(legend) == 0 {
+		return "", nil
+	}
+	scoreAxis(p, top)
+	var ticks plot.ConstantTicks
+	for _, b := range c.Budgets {
+		ticks = append(ticks, plot.Tick{Value: math.Log2(float64(b)), Label: strconv.Itoa(b)})
+	}
+	p.X.Tick.Marker = ticks
+	lo, hi := math.Log2(float64(slices.Min(c.Budgets))), math.Log2(float64(slices.Max(c.Budgets)))
+	pad := math.Max(0.25, (hi-lo)*0.05)
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	lw := legendWidth(names)
+	return render(p, legend, lw)
+}
+
+// WriteCurves writes curves.json, curves.md and curves.html into dir, each
+// atomically, after rendering all three. It returns the first rendering or
+// file-system error.
+func WriteCurves(dir string, c *bench.Curves) error {
+	js, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("report: encode curves: %w", err)
+	}
+	var md, html bytes.Buffer
+	if err := CurvesMarkdown(&md, c); err != nil {
+		return err
+	}
+	if err := CurvesHTML(&html, c); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for name, data := range map[string][]byte{"curves.json": append(js, '\n'), "curves.md": md.Bytes(), "curves.html": html.Bytes()} {
+		if err := writeFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

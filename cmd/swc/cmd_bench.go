@@ -250,7 +250,7 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 	}
 	bar.clear()
 	printBenchTable(env.Stdout, sum)
-	fmt.Fprintf(env.Stderr, "swc: bench: %s × %s at %d tokens in %s; wrote %s\n", count(len(order), "condition", "conditions"), count(len(convs), "conversation", "conversations"), budget, time.Since(start).Round(time.Millisecond), dir)
+	fmt.Fprintf(env.Stderr, "swc: bench: %s × %s in %s at %d tokens; wrote %s\n", count(len(order), "condition", "conditions"), count(len(convs), "conversation", "conversations"), time.Since(start).Round(time.Millisecond), budget, dir)
 	fmt.Fprintf(env.Stderr, "swc: bench: open %s\n", filepath.Join(dir, "report.html"))
 	eng.printUsage(env.Stderr)
 	if len(failed) > 0 {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"html/template"
 	"io"
 	"math"
 	"os"
@@ -116,11 +115,9 @@ func CurvesMarkdown(w io.Writer, c *bench.Curves) error {
 // metric; one line per condition with 95% CI whiskers). It returns an
 // error when a chart cannot be drawn or writing fails.
 func CurvesHTML(w io.Writer, c *bench.Curves) error {
-	var secs []htmlSection
-	for _, sec := range curveSections(c) {
-		for i := range sec.Tables {
-			sec.Tables[i].Labels = sec.Tables[i].labels()
-		}
+	secs := curveSections(c)
+	svgs := map[string]string{}
+	for _, sec := range secs {
 		var svg string
 		for _, key := range curveKeys {
 			s, err := CurveChart(c, sec.Chart, key)
@@ -129,18 +126,10 @@ func CurvesHTML(w io.Writer, c *bench.Curves) error {
 			}
 			svg += s
 		}
-		// The SVG comes from gonum's vgsvg, which escapes all text.
-		secs = append(secs, htmlSection{section: sec, SVG: template.HTML(svg)})
+		svgs[sec.Chart] = svg
 	}
-	bw := bufio.NewWriter(w)
-	if err := page.Execute(bw, struct {
-		Title    string
-		Sections []htmlSection
-	}{CurvesTitle, secs}); err != nil {
-		return fmt.Errorf("report: curves html: %w", err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("report: curves html: %w", err)
+	if err := writePage(w, CurvesTitle, secs, svgs); err != nil {
+		return fmt.Errorf("report: curves: %w", err)
 	}
 	return nil
 }

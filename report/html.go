@@ -38,10 +38,15 @@ func HTML(w io.Writer, s *bench.Summary) error {
 	if err != nil {
 		return err
 	}
-	secs := sections(s)
+	return writePage(w, Title, sections(s), svgs)
+}
+
+// writePage writes one self-contained page: title, navigation, and each
+// section with its paragraphs, items, tables and the chart svgs names.
+func writePage(w io.Writer, title string, secs []section, svgs map[string]string) error {
 	bw := bufio.NewWriter(w)
 	e := html.EscapeString
-	fmt.Fprintf(bw, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>%s</h1>\n<nav>", e(Title), pageStyle, e(Title))
+	fmt.Fprintf(bw, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>%s</h1>\n<nav>", e(title), pageStyle, e(title))
 	for _, sec := range secs {
 		fmt.Fprintf(bw, "<a href=\"#%s\">%s</a> ", e(sec.ID), e(sec.Title))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -138,13 +139,16 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 
 // writeChat prints res in the chosen output format.
 func writeChat(w io.Writer, res *memory.Result, format string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // "&" stays "&" in the history text
 	switch format {
 	case "openai":
-		return writeJSON(w, chat.OpenAIMessages(res.Messages))
+		return enc.Encode(chat.OpenAIMessages(res.Messages))
 	case "anthropic":
-		return writeJSON(w, chat.ToAnthropic(res.Messages))
+		return enc.Encode(chat.ToAnthropic(res.Messages))
 	case "json":
-		return writeJSON(w, res)
+		return enc.Encode(res)
 	}
 	var b strings.Builder
 	for i, m := range res.Messages {

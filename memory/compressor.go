@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
@@ -20,6 +19,7 @@ type Compressor struct {
 	opts    Options
 	counter *tokens.Counter
 	online  bool // the engines may call an LLM (deadline fallback applies)
+	memos   *memos
 }
 
 // New returns a Compressor for opts, or an EINVALID error naming a bad
@@ -58,7 +58,7 @@ func New(opts Options) (*Compressor, error) {
 	if _, err := NewStrategy(opts.Strategy, nil, nil, opts.Config); err != nil {
 		return nil, err
 	}
-	c := &Compressor{opts: opts, counter: counter}
+	c := &Compressor{opts: opts, counter: counter, memos: &memos{}}
 	c.online = opts.Gister != nil || opts.LLM != nil || opts.Embedder != nil
 	return c, nil
 }
@@ -247,8 +247,14 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		if err != nil {
 			return nil, err
 		}
-		if s, ok := strat.(*consolidate.SWC); ok && o.Schedule.Kind != "" {
-			s.Schedule = o.Schedule
+		if s, ok := strat.(*consolidate.SWC); ok {
+			if o.Schedule.Kind != "" {
+				s.Schedule = o.Schedule
+			}
+			s.Salient = c.memos.salientCount
+			if s.Anchor != nil {
+				s.Anchor = c.memos.anchor
+			}
 		}
 		return strat.Compress(ctx, g.Conversation, swc.CompressOptions{Budget: budget})
 	}
@@ -342,7 +348,7 @@ func (c *Compressor) engines() engineSet {
 	if e.embedder == nil {
 		e.embedder = offEmb
 	}
-	e.gister = &memoGister{Gister: e.gister, m: map[swc.GistRequest]string{}}
+	e.gister = &memoGister{Gister: e.gister, memo: &c.memos.gists}
 	return e
 }
 
@@ -355,7 +361,7 @@ func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, res *Resu
 	if !c.online || res.Fallback != "" {
 		if res.Fallback != "" {
 			g, emb := offline()
-			e = engineSet{gister: g, embedder: emb, meter: e.meter}
+			e = engineSet{gister: &memoGister{Gister: g, memo: &c.memos.gists}, embedder: emb, meter: e.meter}
 		}
 		// Offline engines do not wait on anything: finish even past the
 		// deadline rather than fail.
@@ -381,28 +387,30 @@ func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, res *Resu
 		res.Fallback = "engine failed: " + err.Error()
 	}
 	g, emb := offline()
-	return f(context.WithoutCancel(ctx), engineSet{gister: g, embedder: emb, meter: e.meter})
+	return f(context.WithoutCancel(ctx), engineSet{gister: &memoGister{Gister: g, memo: &c.memos.gists}, embedder: emb, meter: e.meter})
 }
 
-// memoGister remembers the gists of one Compress call.
+// gistKey identifies a gist: the gister's name and the request.
+type gistKey struct {
+	gister string
+	req    swc.GistRequest
+}
+
+// memoGister remembers the gists a Compressor made (bounded), so that
+// neither budget retries nor later calls over the same history pay twice.
 type memoGister struct {
 	swc.Gister
-	mu sync.Mutex
-	m  map[swc.GistRequest]string
+	memo *memo[gistKey, string]
 }
 
 func (g *memoGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
-	g.mu.Lock()
-	s, ok := g.m[req]
-	g.mu.Unlock()
-	if ok {
+	k := gistKey{g.Gister.Name(), req}
+	if s, ok := g.memo.get(k); ok {
 		return s, nil
 	}
 	s, err := g.Gister.Gist(ctx, req)
 	if err == nil {
-		g.mu.Lock()
-		g.m[req] = s
-		g.mu.Unlock()
+		g.memo.put(k, s)
 	}
 	return s, err
 }

@@ -1,5 +1,0 @@
-package memory
-
-import "regexp"
-
-func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }

@@ -3,6 +3,8 @@ package chat
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/swcmem/swc"
 )
 
 func fuzzSeeds(f *testing.F) {
@@ -54,13 +56,20 @@ func FuzzParse(f *testing.F) {
 			if _, err := json.Marshal(ToAnthropic(in.Messages)); err != nil {
 				t.Fatal(err)
 			}
-			var idx []int
-			for i := range in.Messages {
-				if !IsInstruction(in.Messages[i]) {
-					idx = append(idx, i)
+			var conv []swc.Message
+			for _, m := range in.Messages {
+				if !IsInstruction(m) {
+					conv = append(conv, m)
 				}
 			}
-			_ = Sessionize(in.Messages[len(in.Messages)-len(idx):], SessionOptions{Turns: 3})
+			g := Sessionize(conv, SessionOptions{Turns: 3})
+			n := 0
+			for _, s := range g.Spans {
+				n += s.End - s.First
+			}
+			if n != len(conv) {
+				t.Fatalf("%s: sessions hold %d of %d messages", format, n, len(conv))
+			}
 		}
 	})
 }

@@ -34,7 +34,8 @@ func BenchmarkCompress(b *testing.B) {
 		}
 		text := all.String()
 		b.Run(tc.name+"/tokenize-once", func(b *testing.B) {
-			for b.Loop() {
+			defer reportCPU(b, cpuTime())
+		for b.Loop() {
 				tokens.Count(text)
 			}
 		})
@@ -45,7 +46,8 @@ func BenchmarkCompress(b *testing.B) {
 		// warm: one Compressor, as an agent re-sending its history uses it.
 		b.Run(tc.name+"/compress", func(b *testing.B) {
 			c, _ := New(o)
-			for b.Loop() {
+			defer reportCPU(b, cpuTime())
+		for b.Loop() {
 				if _, err := c.Compress(context.Background(), tc.msgs); err != nil {
 					b.Fatal(err)
 				}
@@ -54,7 +56,8 @@ func BenchmarkCompress(b *testing.B) {
 		// cold: a new Compressor each time (no gists, anchors or entity
 		// counts remembered).
 		b.Run(tc.name+"/compress-cold", func(b *testing.B) {
-			for b.Loop() {
+			defer reportCPU(b, cpuTime())
+		for b.Loop() {
 				c, _ := New(o)
 				if _, err := c.Compress(context.Background(), tc.msgs); err != nil {
 					b.Fatal(err)

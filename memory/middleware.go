@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/swcmem/swc"
@@ -199,19 +200,46 @@ func appendSystem(sys json.RawMessage, memory string) (json.RawMessage, error) {
 }
 
 // withMessages returns the request body with its messages (and system,
-// when not nil) replaced, every other field as it came.
+// when not nil) replaced, every other field as it came. It writes the raw
+// values as they are rather than through json.Marshal, which would compact
+// and re-validate the whole history again.
 func withMessages(in *chat.Input, msgs []json.RawMessage, system json.RawMessage) ([]byte, error) {
-	body := make(map[string]json.RawMessage, len(in.Body)+1)
-	for k, v := range in.Body {
-		body[k] = v
+	keys := make([]string, 0, len(in.Body)+1)
+	for k := range in.Body {
+		if k != "messages" && (k != "system" || system == nil) {
+			keys = append(keys, k)
+		}
 	}
-	m, err := json.Marshal(msgs)
-	if err != nil {
-		return nil, err
+	sort.Strings(keys)
+	size := 64
+	for _, v := range in.Body {
+		size += len(v)
 	}
-	body["messages"] = m
+	out := make([]byte, 0, size+len(system))
+	out = append(out, '{')
+	field := func(k string, v []byte) {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		kb, _ := json.Marshal(k) // JSON quoting, not Go's
+		out = append(out, kb...)
+		out = append(out, ':')
+		out = append(out, v...)
+	}
+	for _, k := range keys {
+		field(k, in.Body[k])
+	}
 	if system != nil {
-		body["system"] = system
+		field("system", system)
 	}
-	return json.Marshal(body)
+	field("messages", nil)
+	out = append(out, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m...)
+	}
+	out = append(out, ']', '}')
+	return out, nil
 }

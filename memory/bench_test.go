@@ -35,7 +35,7 @@ func BenchmarkCompress(b *testing.B) {
 		text := all.String()
 		b.Run(tc.name+"/tokenize-once", func(b *testing.B) {
 			defer reportCPU(b, cpuTime())
-		for b.Loop() {
+			for b.Loop() {
 				tokens.Count(text)
 			}
 		})
@@ -47,7 +47,7 @@ func BenchmarkCompress(b *testing.B) {
 		b.Run(tc.name+"/compress", func(b *testing.B) {
 			c, _ := New(o)
 			defer reportCPU(b, cpuTime())
-		for b.Loop() {
+			for b.Loop() {
 				if _, err := c.Compress(context.Background(), tc.msgs); err != nil {
 					b.Fatal(err)
 				}
@@ -57,7 +57,7 @@ func BenchmarkCompress(b *testing.B) {
 		// counts remembered).
 		b.Run(tc.name+"/compress-cold", func(b *testing.B) {
 			defer reportCPU(b, cpuTime())
-		for b.Loop() {
+			for b.Loop() {
 				c, _ := New(o)
 				if _, err := c.Compress(context.Background(), tc.msgs); err != nil {
 					b.Fatal(err)

@@ -57,37 +57,55 @@ type authKey struct{}
 // authenticate returns the key a request carries (Bearer header, or the
 // /ui cookie when cookie is true), or ok=false.
 func (s *Server) authenticate(r *http.Request, cookie bool) (swc.APIKey, bool) {
+	k, err := s.lookupKey(r, cookie)
+	return k, err == nil
+}
+
+// errNoKey is lookupKey's answer for a missing or invalid key.
+var errNoKey = swc.Errorf(swc.ENOTFOUND, "no valid key")
+
+// lookupKey returns the key a request carries, errNoKey when it carries
+// none or an invalid one, or the store's error when the key could not be
+// looked up (a database down is EUNAVAILABLE: 503, not 401).
+func (s *Server) lookupKey(r *http.Request, cookie bool) (swc.APIKey, error) {
 	var key string
 	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, tok, found := strings.Cut(h, " ")
 		if !found || !strings.EqualFold(scheme, "Bearer") {
-			return swc.APIKey{}, false
+			return swc.APIKey{}, errNoKey
 		}
 		key = strings.TrimSpace(tok)
 	} else if cookie {
 		c, err := r.Cookie(cookieName)
 		if err != nil {
-			return swc.APIKey{}, false
+			return swc.APIKey{}, errNoKey
 		}
 		key = c.Value
 	}
 	if !strings.HasPrefix(key, KeyPrefix) || len(key) > 100 {
-		return swc.APIKey{}, false
+		return swc.APIKey{}, errNoKey
 	}
 	h := HashKey(key)
 	k, err := s.store.KeyByHash(r.Context(), h)
-	if err != nil || subtle.ConstantTimeCompare([]byte(k.Hash), []byte(h)) != 1 {
-		return swc.APIKey{}, false
+	if err != nil && swc.ErrorCode(err) != swc.ENOTFOUND {
+		return swc.APIKey{}, err
 	}
-	return k, true
+	if err != nil || subtle.ConstantTimeCompare([]byte(k.Hash), []byte(h)) != 1 {
+		return swc.APIKey{}, errNoKey
+	}
+	return k, nil
 }
 
 // authed wraps an API handler: 401 without a valid key, 429 over the
 // key's rate; the handler gets the key's tenant id.
 func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, tenant string)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		k, ok := s.authenticate(r, false)
-		if !ok {
+		k, err := s.lookupKey(r, false)
+		if err != nil && err != errNoKey {
+			s.writeErr(w, r, err)
+			return
+		}
+		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="swc"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "missing or invalid API key (Authorization: Bearer KEY)")
 			return

@@ -170,7 +170,7 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 }
 
 // writeErr maps a swc error to its status: EINVALID 400, ENOTFOUND 404,
-// EUNAVAILABLE 503, anything else 500 (its message is logged, not shown).
+// EUNAVAILABLE 503 with Retry-After, anything else 500 (its message is logged, not shown).
 func (s *Server) writeErr(w http.ResponseWriter, r *http.Request, err error) {
 	switch code := swc.ErrorCode(err); code {
 	case swc.EINVALID:
@@ -178,6 +178,8 @@ func (s *Server) writeErr(w http.ResponseWriter, r *http.Request, err error) {
 	case swc.ENOTFOUND:
 		writeError(w, http.StatusNotFound, code, swc.ErrorMessage(err))
 	case swc.EUNAVAILABLE:
+		// The database or a provider is down for now: ask to retry soon.
+		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, code, swc.ErrorMessage(err))
 	default:
 		if r.Context().Err() != nil {

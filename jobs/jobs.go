@@ -17,7 +17,6 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/swcmem/swc"
@@ -72,8 +71,7 @@ type Config struct {
 
 // Queue is the consolidation queue.
 type Queue struct {
-	client *river.Client[*sql.Tx]
-	pool   *sql.DB
+	client riverClient // *river.Client of the SQLite or the pgx driver
 
 	// A request absorbed by a running job may come after that job's last
 	// look at the conversation (River completes jobs asynchronously), so
@@ -147,36 +145,7 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // allow one open connection) and starts a queue whose workers call c.
 // The caller must Stop it.
 func Open(ctx context.Context, pool *sql.DB, c Consolidator, cfg Config) (*Queue, error) {
-	driver := riversqlite.New(pool)
-	mig, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quiet(cfg.Logger)})
-	if err != nil {
-		return nil, fmt.Errorf("jobs: migrate: %w", err)
-	}
-	if _, err := mig.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return nil, fmt.Errorf("jobs: migrate: %w", err)
-	}
-	workers := river.NewWorkers()
-	timeout := cmpOr(cfg.JobTimeout, 5*time.Minute)
-	river.AddWorker(workers, &worker{c: c, timeout: timeout, onResult: cfg.OnResult})
-	client, err := river.NewClient(driver, &river.Config{
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cmpOr(cfg.Workers, 4)}},
-		Workers:              workers,
-		MaxAttempts:          cmpOr(cfg.MaxAttempts, 10),
-		JobTimeout:           timeout,
-		RescueStuckJobsAfter: cmpOr(cfg.RescueAfter, timeout+time.Minute),
-		FetchPollInterval:    cmpOr(cfg.PollInterval, time.Second),
-		FetchCooldown:        min(cmpOr(cfg.PollInterval, time.Second), 100*time.Millisecond),
-		Logger:               quiet(cfg.Logger),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("jobs: client: %w", err)
-	}
-	if err := client.Start(ctx); err != nil {
-		return nil, fmt.Errorf("jobs: start: %w", err)
-	}
-	fctx, cancel := context.WithCancel(context.Background())
-	return &Queue{client: client, pool: pool, followCtx: fctx, stopFollow: cancel,
-		following: map[Args]time.Time{}, followPeriod: min(cmpOr(cfg.PollInterval, time.Second), 250*time.Millisecond)}, nil
+	return start(ctx, riversqlite.New(pool), c, cfg)
 }
 
 func cmpOr[T comparable](v, def T) T {

@@ -28,6 +28,9 @@ func Run(t *testing.T, open func(t *testing.T) swc.Store) {
 		{"Consolidation", testConsolidation},
 		{"Delete", testDelete},
 		{"ConcurrentAppend", testConcurrentAppend},
+		{"TwoWriters", testTwoWriters},
+		{"IdempotentRetries", testIdempotentRetries},
+		{"DeleteWhileJobRuns", testDeleteWhileJobRuns},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open(t)) })

@@ -7,14 +7,13 @@ import (
 	"time"
 
 	swchttp "github.com/swcmem/swc/http"
-	"github.com/swcmem/swc/sqlite"
 )
 
 func init() {
 	register("keys", "API keys of the service: create, list, revoke", runKeys)
 }
 
-const keysUsage = `create --tenant NAME | list | revoke KEY_ID   [--db swc.db]
+const keysUsage = `create --tenant NAME | list | revoke KEY_ID   [--db swc.db|postgres://…]
 
 create prints a new key for the tenant (made when new) once; only its
 SHA-256 is stored. list shows every key's id, tenant id, creation and
@@ -22,7 +21,7 @@ revocation. revoke KEY_ID stops a key at once.`
 
 func runKeys(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "keys", keysUsage)
-	dbPath := fs.String("db", "swc.db", "the service's SQLite file")
+	dbPath := fs.String("db", "swc.db", "the service's SQLite file or postgres:// URL")
 	tenant := fs.String("tenant", "", "tenant name (create)")
 	if len(args) == 0 {
 		fs.Usage()
@@ -36,7 +35,7 @@ func runKeys(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, rest); err != nil {
 		return err
 	}
-	open := func() (*sqlite.DB, error) { return sqlite.Open(ctx, *dbPath) }
+	open := func() (*backend, error) { return openBackend(ctx, *dbPath, 2) }
 	switch sub {
 	case "create":
 		if *tenant == "" || fs.NArg() > 0 {
@@ -47,7 +46,7 @@ func runKeys(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		defer db.Close()
-		key, k, err := swchttp.CreateKey(ctx, db, *tenant)
+		key, k, err := swchttp.CreateKey(ctx, db.store, *tenant)
 		if err != nil {
 			return fmt.Errorf("keys create: %w", err)
 		}
@@ -63,7 +62,7 @@ func runKeys(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		defer db.Close()
-		keys, err := db.Keys(ctx)
+		keys, err := db.store.Keys(ctx)
 		if err != nil {
 			return err
 		}
@@ -86,7 +85,7 @@ func runKeys(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		defer db.Close()
-		if err := db.RevokeKey(ctx, fs.Arg(0), time.Now()); err != nil {
+		if err := db.store.RevokeKey(ctx, fs.Arg(0), time.Now()); err != nil {
 			return fmt.Errorf("keys revoke: %w", err)
 		}
 		fmt.Fprintf(env.Stderr, "key %s revoked\n", fs.Arg(0))

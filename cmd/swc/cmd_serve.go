@@ -20,7 +20,7 @@ import (
 	"github.com/swcmem/swc/jobs"
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/sleep"
-	"github.com/swcmem/swc/sqlite"
+	"github.com/swcmem/swc/postgres"
 )
 
 func init() {
@@ -56,6 +56,8 @@ type serveFlags struct {
 	sessionTurns                 int
 	jobTimeout, rescueAfter      time.Duration
 	poll                         time.Duration
+	dbConns                      int
+	sweep                        time.Duration
 	shutdown                     time.Duration
 }
 
@@ -63,7 +65,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "serve", serveUsage)
 	var f serveFlags
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address (port 0 picks a free one)")
-	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache")
+	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache, or a postgres:// URL (replicas share it; the REM cache then stays in --cache)")
+	fs.IntVar(&f.dbConns, "db-conns", 10, "Postgres: connections of this replica's pool (HTTP handlers and River's workers share it)")
+	fs.DurationVar(&f.sweep, "sweep", 5*time.Minute, "how often conversations owed a consolidation are given a job if they have none (0: only at start)")
 	fs.StringVar(&f.strategy, "strategy", "swc-anchored", "strategy of consolidation and the default of /context: "+strings.Join(sleep.ReadStrategies, ", "))
 	fs.IntVar(&f.workers, "workers", 4, "consolidation jobs run at once")
 	fs.Float64Var(&f.rate, "rate", swchttp.DefaultRate, "requests per second per key (negative: no limit)")
@@ -107,7 +111,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
 
 	// The REM cache lives in the service's file unless --cache says otherwise.
-	if ef.cache.path == "" {
+	if ef.cache.path == "" && !postgres.IsURL(f.db) {
 		ef.cache.path = f.db
 	}
 	eng, err := openEngines(ctx, env, ef)
@@ -115,11 +119,12 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer eng.Close()
-	db, err := sqlite.Open(ctx, f.db)
+	be, err := openBackend(ctx, f.db, f.dbConns)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer be.Close()
+	db := be.store
 
 	reg := prometheus.NewRegistry()
 	jm := swchttp.NewJobMetrics(reg)
@@ -131,12 +136,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		NewStrategy: serveStrategies(eng), Strategy: f.strategy,
 		Budget: ef.budget, Schedule: sched,
 	}
-	pool, err := db.Pool(1)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	queue, err := jobs.Open(ctx, pool, consolidator{mem}, jobs.Config{
+	queue, err := be.openQueue(ctx, consolidator{mem}, jobs.Config{
 		Workers: f.workers, JobTimeout: f.jobTimeout, RescueAfter: f.rescueAfter,
 		PollInterval: f.poll, Logger: logger, OnResult: jm.Record,
 	})
@@ -145,14 +145,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	// A conversation whose append was stored but whose job was not
 	// (killed in between) gets one now; existing jobs absorb the rest.
-	refs, err := db.Unconsolidated(ctx)
-	if err != nil {
+	// The sweep repeats while serving (a database restart between an
+	// append and its enqueue).
+	if err := sweep(ctx, db, queue, f.sweep, logger); err != nil {
+		queue.Stop(context.Background())
 		return err
-	}
-	for _, r := range refs {
-		if err := queue.Enqueue(ctx, r.Tenant, r.ID, time.Now()); err != nil {
-			return err
-		}
 	}
 
 	srv := swchttp.New(db, mem, queue)
@@ -164,7 +161,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "db", f.db, "strategy", f.strategy, "schedule", sched.String(), "workers", f.workers)
+	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "db", redactDB(f.db), "strategy", f.strategy, "schedule", sched.String(), "workers", f.workers)
 	fmt.Fprintf(env.Stdout, "swc serve: listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

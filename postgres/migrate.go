@@ -1,0 +1,131 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// migrations are applied in order; migrations[i] brings the schema to
+// version i+1. Never edit an entry once released: append a new one. Times
+// are unix milliseconds (bigint), as in sqlite/, so both stores round-trip
+// the same values.
+var migrations = []string{
+	// 1: the service's store: tenants, keys, conversations, messages and
+	// the gists consolidation made for them.
+	`CREATE TABLE tenants (
+		id         text PRIMARY KEY,
+		name       text NOT NULL UNIQUE,
+		created_at bigint NOT NULL
+	);
+	CREATE TABLE api_keys (
+		id         text PRIMARY KEY,
+		tenant_id  text NOT NULL REFERENCES tenants(id),
+		hash       text NOT NULL UNIQUE, -- hex SHA-256 of the key
+		created_at bigint NOT NULL,
+		revoked_at bigint NOT NULL DEFAULT 0
+	);
+	-- Every change of any conversation takes the next value: a version is
+	-- never reused, so a context cached by any replica is stale at any other.
+	CREATE SEQUENCE conv_version;
+	CREATE TABLE conversations (
+		tenant_id        text NOT NULL,
+		id               text NOT NULL,
+		created_at       bigint NOT NULL,
+		messages         integer NOT NULL DEFAULT 0,
+		sessions         integer NOT NULL DEFAULT 0,
+		last_time        bigint NOT NULL DEFAULT 0,
+		last_received    bigint NOT NULL DEFAULT 0,
+		last_session_key text NOT NULL DEFAULT '',
+		last_session_len integer NOT NULL DEFAULT 0,
+		version          bigint NOT NULL DEFAULT 0,
+		cons_through     integer NOT NULL DEFAULT 0,
+		cons_messages    integer NOT NULL DEFAULT 0,
+		cons_at          bigint NOT NULL DEFAULT 0,
+		cons_requested   bigint NOT NULL DEFAULT 0,
+		PRIMARY KEY (tenant_id, id)
+	);
+	-- The startup and periodic sweeps look for conversations owed a job.
+	CREATE INDEX conversations_owed ON conversations (tenant_id, id)
+		WHERE messages > cons_messages OR cons_requested > cons_at;
+	CREATE TABLE messages (
+		tenant_id    text NOT NULL,
+		conv_id      text NOT NULL,
+		seq          integer NOT NULL,
+		msg_id       text NOT NULL, -- '' when the client gave none
+		role         text NOT NULL,
+		name         text NOT NULL,
+		content      text NOT NULL,
+		tool_calls   text NOT NULL, -- JSON array or ''
+		tool_call_id text NOT NULL,
+		time         bigint NOT NULL,
+		session_key  text NOT NULL,
+		session_n    integer NOT NULL,
+		received     bigint NOT NULL,
+		PRIMARY KEY (tenant_id, conv_id, seq)
+	);
+	CREATE UNIQUE INDEX messages_by_id ON messages (tenant_id, conv_id, msg_id) WHERE msg_id <> '';
+	CREATE TABLE conv_gists (
+		tenant_id    text NOT NULL,
+		conv_id      text NOT NULL,
+		session_n    integer NOT NULL,
+		content_hash text NOT NULL,
+		variant      text NOT NULL,
+		gister       text NOT NULL,
+		text         text NOT NULL,
+		created_at   bigint NOT NULL,
+		PRIMARY KEY (tenant_id, conv_id, session_n, content_hash, variant, gister)
+	);`,
+}
+
+// SchemaVersion is the schema version this package writes.
+func SchemaVersion() int { return len(migrations) }
+
+// migrateLock is the advisory lock key replicas take while migrating
+// ("swc" in ASCII).
+const migrateLock = 0x737763
+
+// Migrate applies the missing migrations in one transaction holding an
+// advisory lock, so replicas starting at once apply each migration once.
+// It returns an error when the database's schema is newer than this
+// package knows, or a migration fails (nothing of it is applied then).
+func (db *DB) Migrate(ctx context.Context) error {
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrateLock); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS swc_schema_version (version integer NOT NULL)`); err != nil {
+			return err
+		}
+		var cur int
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM swc_schema_version`).Scan(&cur); err != nil {
+			return err
+		}
+		if cur > len(migrations) {
+			return fmt.Errorf("database has schema version %d, this swc knows only %d", cur, len(migrations))
+		}
+		for i := cur; i < len(migrations); i++ {
+			if _, err := tx.Exec(ctx, migrations[i]); err != nil {
+				return fmt.Errorf("to version %d: %w", i+1, err)
+			}
+		}
+		if cur < len(migrations) {
+			if _, err := tx.Exec(ctx, `DELETE FROM swc_schema_version`); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO swc_schema_version (version) VALUES ($1)`, len(migrations)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return wrap("migrate", err)
+}
+
+// Version returns the schema version of the database (0 before Migrate).
+func (db *DB) Version(ctx context.Context) (int, error) {
+	var v int
+	err := db.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM swc_schema_version`).Scan(&v)
+	return v, wrap("schema version", err)
+}

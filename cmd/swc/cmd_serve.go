@@ -19,8 +19,8 @@ import (
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/jobs"
 	"github.com/swcmem/swc/mention"
-	"github.com/swcmem/swc/sleep"
 	"github.com/swcmem/swc/postgres"
+	"github.com/swcmem/swc/sleep"
 )
 
 func init() {

@@ -51,6 +51,12 @@ func settingsSection(s *bench.Summary) section {
 		[]string{"Bootstrap", fmt.Sprintf("seed %d, %d resamples, 95%% percentile CIs", st.Seed, st.Resamples)},
 		[]string{"Tokenizer", orNone(st.Tokenizer)},
 	)
+	if st.Gold != "" {
+		rows = append(rows, []string{"Gold", st.Gold})
+	}
+	if st.JudgePrompt != "" && !st.Offline {
+		rows = append(rows, []string{"Judge prompt", st.JudgePrompt})
+	}
 	if st.QAPrompt != "" {
 		rows = append(rows, []string{"QA prompt", st.QAPrompt})
 	}

@@ -101,7 +101,7 @@ func TestBenchGoldByHand(t *testing.T) {
 				t.Errorf("no ceiling row in the table:\n%s", out)
 			}
 			md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-			if !strings.Contains(string(md), "Gold answers and ceilings") || !strings.Contains(string(md), "corrected − original") {
+			if !strings.Contains(string(md), "Gold answers and ceilings") || !strings.Contains(string(md), "corrected − original") || !strings.Contains(string(md), "| Gold | "+gold+" |") {
 				t.Errorf("report.md has no gold section")
 			}
 			// Identical runs give identical bytes.

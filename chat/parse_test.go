@@ -179,7 +179,7 @@ func TestBadInput(t *testing.T) {
 		{"mixed jsonl 2", "{\"speaker\":\"Maya\",\"text\":\"b\"}\n{\"role\":\"user\",\"content\":\"a\"}", Auto, `line 2: an openai {role,content} message among jsonl`},
 		{"content object", `[{"role":"user","content":{"a":1}}]`, Auto, `messages[0].content: want a string or a list of parts, got an object`},
 		{"anthropic system role", `{"system":"s","messages":[{"role":"system","content":"x"}]}`, Auto, `messages[0].role: "system" is not an Anthropic message role`},
-		{"anthropic orphan", `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}]}`, Auto, `messages[0].content[0].tool_call_id: "t" answers no tool call`},
+		{"anthropic orphan", `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}]}`, Auto, `messages[0].content[0].tool_use_id: "t" answers no tool call`},
 		{"tool use by user", `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}]}`, Auto, `messages[0].content[0]: a tool_use block in a user message`},
 		{"duplicate call id", `[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"x"},{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"x"}]`, Auto, `messages[2].tool_calls[0].id: "c" is used by an earlier call`},
 		{"jsonl missing text", `{"speaker":"Maya","time":"2024-05-07T14:00:00Z"}`, Auto, `line 1.text: missing`},

@@ -61,11 +61,15 @@ func Validate(msgs []swc.Message, where []string) error {
 			open[tc.ID] = i
 		}
 		if m.Role == swc.RoleTool {
+			field := "tool_call_id"
+			if strings.Contains(at(i), ".content[") { // an Anthropic tool_result block
+				field = "tool_use_id"
+			}
 			if m.ToolCallID == "" {
-				return swc.Errorf(swc.EINVALID, "%s.tool_call_id: missing on a tool message", at(i))
+				return swc.Errorf(swc.EINVALID, "%s.%s: missing on a tool message", at(i), field)
 			}
 			if _, ok := open[m.ToolCallID]; !ok {
-				return swc.Errorf(swc.EINVALID, "%s.tool_call_id: %q answers no tool call of the assistant message before it", at(i), m.ToolCallID)
+				return swc.Errorf(swc.EINVALID, "%s.%s: %q answers no tool call of the assistant message before it", at(i), field, m.ToolCallID)
 			}
 			delete(open, m.ToolCallID)
 		} else if m.ToolCallID != "" {

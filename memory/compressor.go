@@ -58,7 +58,7 @@ func New(opts Options) (*Compressor, error) {
 	if _, err := NewStrategy(opts.Strategy, nil, nil, opts.Config); err != nil {
 		return nil, err
 	}
-	c := &Compressor{opts: opts, counter: counter, memos: &memos{}}
+	c := &Compressor{opts: opts, counter: counter, memos: newMemos()}
 	c.online = opts.Gister != nil || opts.LLM != nil || opts.Embedder != nil
 	return c, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -219,5 +220,19 @@ func TestResultJSON(t *testing.T) {
 	}
 	if _, err := json.Marshal(res); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestMemoBounded(t *testing.T) {
+	ms := newMemos()
+	big := strings.Repeat("x", 1<<20)
+	for i := range 40 {
+		ms.salient.put(fmt.Sprint(i)+big, i)
+	}
+	if ms.salient.bytes > memoBytes || len(ms.salient.m) > memoBytes/(1<<20) {
+		t.Errorf("memo holds %d bytes in %d entries", ms.salient.bytes, len(ms.salient.m))
+	}
+	if v, ok := ms.salient.get("39" + big); !ok || v != 39 {
+		t.Errorf("the newest entry is gone")
 	}
 }

@@ -8,16 +8,19 @@ import (
 	"github.com/swcmem/swc/mention"
 )
 
-// memoLimit bounds each of a Compressor's memos; a full memo starts over.
-const memoLimit = 1 << 16
+// memoBytes bounds the text each of a Compressor's memos holds (keys and
+// values); a full memo starts over.
+const memoBytes = 16 << 20
 
 // memo is a bounded concurrent map. A Compressor keeps the derived values
 // of the history's unchanged parts (gists, anchors, entity counts) between
 // calls, so that an agent re-sending its history each turn pays for the new
 // messages only.
 type memo[K comparable, V any] struct {
-	mu sync.Mutex
-	m  map[K]V
+	mu    sync.Mutex
+	m     map[K]V
+	bytes int
+	size  func(K, V) int // the text an entry holds
 }
 
 func (m *memo[K, V]) get(k K) (V, bool) {
@@ -28,10 +31,14 @@ func (m *memo[K, V]) get(k K) (V, bool) {
 }
 
 func (m *memo[K, V]) put(k K, v V) {
+	n := m.size(k, v) + 64
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.m == nil || len(m.m) >= memoLimit {
-		m.m = make(map[K]V)
+	if m.m == nil || m.bytes+n > memoBytes {
+		m.m, m.bytes = make(map[K]V), 0
+	}
+	if _, ok := m.m[k]; !ok {
+		m.bytes += n
 	}
 	m.m[k] = v
 }
@@ -46,6 +53,14 @@ type memos struct {
 	anchors memo[anchorKey, string]
 	salient memo[string, int]
 	gists   memo[gistKey, string]
+}
+
+func newMemos() *memos {
+	ms := &memos{}
+	ms.anchors.size = func(k anchorKey, v string) int { return len(k.text) + len(v) }
+	ms.salient.size = func(k string, _ int) int { return len(k) }
+	ms.gists.size = func(k gistKey, v string) int { return len(k.gister) + len(k.req.Text) + len(k.req.Date) + len(v) }
+	return ms
 }
 
 // anchor is mention.Anchor, memoised.

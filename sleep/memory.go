@@ -288,7 +288,7 @@ func (g *storedGister) Gist(ctx context.Context, req swc.GistRequest) (string, e
 type recorder struct {
 	g    swc.Gister
 	mu   sync.Mutex
-	made map[string]swc.StoredGist // by variant and text
+	made map[string]swc.StoredGist // by variant, session date and text
 }
 
 func (r *recorder) Name() string { return r.g.Name() }
@@ -299,7 +299,7 @@ func (r *recorder) Gist(ctx context.Context, req swc.GistRequest) (string, error
 		return "", err
 	}
 	r.mu.Lock()
-	r.made[string(req.Variant)+"\x00"+t] = swc.StoredGist{ContentHash: contentHash(req), Variant: req.Variant, Gister: r.g.Name(), Text: t}
+	r.made[string(req.Variant)+"\x00"+req.Date+"\x00"+t] = swc.StoredGist{ContentHash: contentHash(req), Variant: req.Variant, Gister: r.g.Name(), Text: t}
 	r.mu.Unlock()
 	return t, nil
 }
@@ -347,8 +347,11 @@ func (m *Memory) Consolidate(ctx context.Context, tenant, conv string) (Outcome,
 			return Outcome{}, fmt.Errorf("memory: consolidate: %w", err)
 		}
 		for _, gr := range out.Gists {
-			sg, ok := rec.made[string(gr.Variant)+"\x00"+gr.Text]
-			if !ok || len(gr.Sessions) != 1 {
+			if len(gr.Sessions) != 1 || gr.Sessions[0] >= n {
+				continue
+			}
+			sg, ok := rec.made[string(gr.Variant)+"\x00"+c.Sessions[gr.Sessions[0]].DateText+"\x00"+gr.Text]
+			if !ok {
 				continue
 			}
 			sg.Session = gr.Sessions[0]

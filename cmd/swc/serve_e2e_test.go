@@ -1,0 +1,398 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/client"
+	"github.com/swcmem/swc/locomo"
+)
+
+// TestHelperServeProcess is `swc serve` in a child process: the
+// reliability tests start it and kill it with SIGKILL.
+func TestHelperServeProcess(t *testing.T) {
+	args := os.Getenv("SWC_TEST_SERVE")
+	if args == "" {
+		t.Skip("helper process for the serve tests")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	env := NewEnv(os.Stdin, os.Stdout, os.Stderr, os.Environ())
+	if err := Run(ctx, env, strings.Split(args, "\x1f")); err != nil {
+		fmt.Fprintln(os.Stderr, "swc:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+type serveProc struct {
+	cmd    *exec.Cmd
+	addr   string
+	stderr *os.File
+}
+
+// startServe runs `swc serve ARGS` in a child process and waits until it
+// listens.
+func startServe(t *testing.T, extraEnv []string, args ...string) *serveProc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServeProcess$")
+	cmd.Env = append(append(os.Environ(), "SWC_TEST_SERVE="+strings.Join(append([]string{"serve"}, args...), "\x1f")), extraEnv...)
+	errf, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = errf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProc{cmd: cmd, stderr: errf}
+	t.Cleanup(func() { p.kill() })
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "swc serve: listening on "); ok {
+				lines <- a
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case a := <-lines:
+		p.addr = strings.TrimPrefix(a, "http://")
+	case <-time.After(30 * time.Second):
+		b, _ := os.ReadFile(errf.Name())
+		t.Fatalf("serve did not start: %s", b)
+	}
+	return p
+}
+
+func (p *serveProc) kill() {
+	if p.cmd.ProcessState == nil {
+		p.cmd.Process.Signal(syscall.SIGKILL)
+		p.cmd.Wait()
+	}
+}
+
+func (p *serveProc) log() string {
+	b, _ := os.ReadFile(p.stderr.Name())
+	return string(b)
+}
+
+func newKey(t *testing.T, db, tenant string) string {
+	t.Helper()
+	out, _, err := run(t, nil, "keys", "create", "--db", db, "--tenant", tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(out)
+}
+
+// TestServeKill9WhileAppending kills the server with SIGKILL while 8
+// clients append batches; clients retry unacknowledged batches with the
+// same ids. After a restart every acknowledged message is stored exactly
+// once, and consolidation makes no duplicate gist.
+func TestServeKill9WhileAppending(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills servers")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "swc.db")
+	key := newKey(t, db, "acme")
+	args := []string{"--db", db, "--addr", "127.0.0.1:0", "--schedule", "idle:1h", "--rate", "-1", "--poll", "100ms"}
+	srv := startServe(t, nil, args...)
+	var addr atomic.Value
+	addr.Store(srv.addr)
+
+	const clients, batches, per = 8, 40, 10
+	var acked sync.Map // message id → true once a 201 covered it
+	var sent atomic.Int64
+	var retries atomic.Int64
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hc := &http.Client{Timeout: 5 * time.Second}
+			for b := range batches {
+				var msgs []swc.Message
+				for i := range per {
+					msgs = append(msgs, swc.Message{
+						ID: fmt.Sprintf("c%d-b%d-m%d", c, b, i), Role: swc.RoleUser, Name: fmt.Sprintf("Client%d", c),
+						Content: fmt.Sprintf("Client %d says fact number %d about Lisbon in batch %d.", c, i, b),
+						Time:    time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(b*per+i) * time.Minute),
+					})
+				}
+				for {
+					cl := client.New("http://"+addr.Load().(string), key)
+					cl.HTTPClient = hc
+					_, err := cl.Append(ctx, fmt.Sprintf("conv-%d", c), msgs)
+					if err == nil {
+						for _, m := range msgs {
+							acked.Store(m.ID, true)
+						}
+						sent.Add(int64(len(msgs)))
+						break
+					}
+					if ctx.Err() != nil {
+						return
+					}
+					retries.Add(1)
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	// Kill once some batches are acknowledged and the clients are busy.
+	deadline := time.Now().Add(30 * time.Second)
+	for sent.Load() < clients*per*5 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	ackedAtKill := sent.Load()
+	srv.kill()
+	time.Sleep(200 * time.Millisecond)
+	srv2 := startServe(t, nil, append(args[:len(args):len(args)], "--addr", srv.addr)...)
+	addr.Store(srv2.addr)
+	wg.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("clients did not finish: %v\n%s", ctx.Err(), srv2.log())
+	}
+
+	cl := client.New("http://"+srv2.addr, key)
+	found := map[string]int{}
+	for c := range clients {
+		conv, err := cl.Conversation(ctx, fmt.Sprintf("conv-%d", c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range conv.MessageList {
+			found[m.ID]++
+		}
+	}
+	nAcked, missing, dups := 0, 0, 0
+	acked.Range(func(k, _ any) bool {
+		nAcked++
+		switch found[k.(string)] {
+		case 0:
+			missing++
+		case 1:
+		default:
+			dups++
+		}
+		return true
+	})
+	t.Logf("kill -9 after %d acknowledged messages; %d client retries; acknowledged %d, found %d distinct (%d stored rows), missing %d, duplicated %d",
+		ackedAtKill, retries.Load(), nAcked, len(found), sumCounts(found), missing, dups)
+	if nAcked != clients*batches*per || missing != 0 || dups != 0 || sumCounts(found) != nAcked {
+		t.Fatalf("acknowledged %d (want %d), missing %d, duplicated %d, stored %d", nAcked, clients*batches*per, missing, dups, sumCounts(found))
+	}
+	writeResult(t, "kill9_appending", map[string]any{"acknowledged": nAcked, "found": len(found), "stored_rows": sumCounts(found),
+		"missing": missing, "duplicated": dups, "acknowledged_at_kill": ackedAtKill, "client_retries": retries.Load()})
+
+	// Consolidate everything twice: no gist is stored twice.
+	for range 2 {
+		for c := range clients {
+			if _, err := cl.Consolidate(ctx, fmt.Sprintf("conv-%d", c)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		waitUntil(t, 60*time.Second, "consolidations", func() bool {
+			for c := range clients {
+				conv, err := cl.Conversation(ctx, fmt.Sprintf("conv-%d", c))
+				if err != nil || conv.ConsolidationRequested.After(conv.ConsolidatedAt) || conv.ConsolidatedMessages != conv.Messages {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	checkNoDuplicateGists(t, cl, clients)
+}
+
+func sumCounts(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func checkNoDuplicateGists(t *testing.T, cl *client.Client, n int) {
+	t.Helper()
+	for c := range n {
+		conv, err := cl.Conversation(context.Background(), fmt.Sprintf("conv-%d", c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, g := range conv.Gists {
+			k := fmt.Sprint(g.Session, g.ContentHash, g.Variant, g.Gister)
+			if seen[k] {
+				t.Errorf("conv-%d: duplicate gist for session %d", c, g.Session)
+			}
+			seen[k] = true
+		}
+	}
+}
+
+func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %v waiting for %s", d, what)
+}
+
+// writeResult records a reliability figure for the notes when
+// SWC_TEST_RESULTS names a directory.
+func writeResult(t *testing.T, name string, v any) {
+	dir := os.Getenv("SWC_TEST_RESULTS")
+	if dir == "" {
+		return
+	}
+	b, _ := json.MarshalIndent(v, "", "  ")
+	os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644)
+}
+
+// slowLLM is an OpenAI-compatible chat completions server whose answers
+// block until released, counting calls.
+type slowLLM struct {
+	calls   atomic.Int64
+	release chan struct{}
+}
+
+func (s *slowLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.calls.Add(1)
+	select {
+	case <-s.release:
+	case <-r.Context().Done():
+		return
+	}
+	var req struct {
+		Model string `json:"model"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"id":"x","object":"chat.completion","created":1,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":"A gist: the speakers talked about Lisbon and a dog named Rex."},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":12,"total_tokens":22}}`, req.Model)
+}
+
+// TestServeKill9DuringJob kills the server while a consolidation job
+// waits on its (LLM) gister; after a restart River rescues the job, it runs
+// again and finishes, and no gist is stored twice.
+func TestServeKill9DuringJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills servers")
+	}
+	llm := &slowLLM{release: make(chan struct{})}
+	fake := httptest.NewServer(llm)
+	defer fake.Close()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "swc.db")
+	key := newKey(t, db, "acme")
+	env := []string{"OPENAI_API_KEY=test", "OPENAI_BASE_URL=" + fake.URL + "/v1"}
+	args := []string{"--db", db, "--addr", "127.0.0.1:0", "--schedule", "idle:1h", "--gister", "openai:gpt-4o-mini",
+		"--job-timeout", "2s", "--rescue-after", "3s", "--poll", "100ms"}
+	srv := startServe(t, env, args...)
+	cl := client.New("http://"+srv.addr, key)
+	ctx := context.Background()
+	convs := loadSample(t)
+	msgs := messagesOf(convs)
+	if _, err := cl.Append(ctx, "c", msgs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Consolidate(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 30*time.Second, "the job to call the gister", func() bool { return llm.calls.Load() > 0 })
+	detail, err := cl.Conversation(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(detail.PendingJobs) != 1 || detail.PendingJobs[0].State != "running" {
+		t.Fatalf("jobs while gisting: %+v", detail.PendingJobs)
+	}
+	srv.kill()
+	callsBefore := llm.calls.Load()
+	close(llm.release) // the restarted server's calls are answered
+	srv2 := startServe(t, env, args...)
+	cl = client.New("http://"+srv2.addr, key)
+	start := time.Now()
+	waitUntil(t, 120*time.Second, "the rescued job to finish", func() bool {
+		d, err := cl.Conversation(ctx, "c")
+		return err == nil && d.ConsolidatedMessages == d.Messages && len(d.Gists) > 0
+	})
+	d, _ := cl.Conversation(ctx, "c")
+	t.Logf("job rescued and finished %v after restart; %d gists; gister calls %d before kill, %d in all", time.Since(start).Round(time.Second), len(d.Gists), callsBefore, llm.calls.Load())
+	checkNoDuplicateGists(t, cl, 0)
+	seen := map[int]int{}
+	for _, g := range d.Gists {
+		seen[g.Session]++
+		if seen[g.Session] > 1 {
+			t.Errorf("session %d has %d gists", g.Session, seen[g.Session])
+		}
+	}
+	// A second consolidation reuses the REM cache: no new LLM call.
+	calls := llm.calls.Load()
+	if _, err := cl.Append(ctx, "c", []swc.Message{{ID: "late", Role: swc.RoleUser, Content: "One more thing.", Time: msgs[len(msgs)-1].Time.Add(time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Consolidate(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 30*time.Second, "second consolidation", func() bool {
+		d, err := cl.Conversation(ctx, "c")
+		return err == nil && d.ConsolidatedMessages == d.Messages
+	})
+	d2, _ := cl.Conversation(ctx, "c")
+	// Sessions whose content did not change keep their one gist; a
+	// session that became mid with the new one gets its own.
+	per := map[int]int{}
+	for _, g := range d2.Gists {
+		per[g.Session]++
+	}
+	for _, g := range d.Gists {
+		if per[g.Session] != 1 {
+			t.Errorf("session %d has %d gists after the second consolidation", g.Session, per[g.Session])
+		}
+	}
+	t.Logf("second consolidation: gists %d → %d, %d new gister calls", len(d.Gists), len(d2.Gists), llm.calls.Load()-calls)
+	writeResult(t, "kill9_job", map[string]any{"rescued_after": time.Since(start).String(), "gists": len(d.Gists), "calls_before_kill": callsBefore})
+}
+
+func loadSample(t *testing.T) []*swc.Conversation {
+	t.Helper()
+	convs, err := locomo.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return convs
+}
+
+func messagesOf(convs []*swc.Conversation) []swc.Message { return chat.FromConversation(convs[0]) }

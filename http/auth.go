@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/time/rate"
 
@@ -86,14 +87,39 @@ func (s *Server) lookupKey(r *http.Request, cookie bool) (swc.APIKey, error) {
 		return swc.APIKey{}, errNoKey
 	}
 	h := HashKey(key)
-	k, err := s.store.KeyByHash(r.Context(), h)
-	if err != nil && swc.ErrorCode(err) != swc.ENOTFOUND {
-		return swc.APIKey{}, err
+	now := s.now()
+	s.keysMu.Lock()
+	e, hit := s.keys[h]
+	s.keysMu.Unlock()
+	k := e.key
+	if !hit || now.After(e.expires) {
+		var err error
+		k, err = s.store.KeyByHash(r.Context(), h)
+		if err != nil && swc.ErrorCode(err) != swc.ENOTFOUND {
+			return swc.APIKey{}, err
+		}
+		if err != nil {
+			return swc.APIKey{}, errNoKey
+		}
+		if s.KeyCacheTTL > 0 {
+			s.keysMu.Lock()
+			if s.keys == nil || len(s.keys) > 10000 {
+				s.keys = map[string]cachedKey{}
+			}
+			s.keys[h] = cachedKey{key: k, expires: now.Add(s.KeyCacheTTL)}
+			s.keysMu.Unlock()
+		}
 	}
-	if err != nil || subtle.ConstantTimeCompare([]byte(k.Hash), []byte(h)) != 1 {
+	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(h)) != 1 {
 		return swc.APIKey{}, errNoKey
 	}
 	return k, nil
+}
+
+// cachedKey is a valid key remembered for KeyCacheTTL.
+type cachedKey struct {
+	key     swc.APIKey
+	expires time.Time
 }
 
 // authed wraps an API handler: 401 without a valid key, 429 over the

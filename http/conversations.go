@@ -79,7 +79,8 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, tenant string) 
 		s.writeErr(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, res)
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(res.JSON())
 }
 
 func (s *Server) listConversations(w http.ResponseWriter, r *http.Request, tenant string) {

@@ -28,6 +28,8 @@ const (
 	DefaultMaxBatch   = 1000     // messages in one append
 	DefaultRate       = 50       // requests per second per key
 	DefaultBurst      = 100
+	// DefaultKeyCacheTTL bounds how long a revoked key keeps working.
+	DefaultKeyCacheTTL = 2 * time.Second
 	// FutureSlack is how far past the server's clock a timestamp may be.
 	FutureSlack = 5 * time.Minute
 )
@@ -65,12 +67,18 @@ type Server struct {
 	Registry *prometheus.Registry
 	// Secure marks the /ui cookie Secure (serve behind TLS).
 	Secure bool
+	// KeyCacheTTL is how long a valid key is remembered without asking
+	// the store (DefaultKeyCacheTTL): a revoked key stops working within
+	// it. Zero asks the store on every request.
+	KeyCacheTTL time.Duration
 
 	once     sync.Once
 	handler  http.Handler
 	metrics  *metrics
 	limitsMu sync.Mutex
 	limits   map[string]*rate.Limiter
+	keysMu   sync.Mutex
+	keys     map[string]cachedKey // by key hash
 }
 
 // New returns a server over store, memory (the read path and
@@ -80,7 +88,7 @@ func New(store swc.Store, mem *sleep.Memory, queue swc.Queue) *Server {
 		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: 10 * time.Minute},
 		Rule:     swc.DefaultSessionRule(),
 		MaxBody:  DefaultMaxBody, MaxMessage: DefaultMaxMessage, MaxBatch: DefaultMaxBatch,
-		Rate: DefaultRate, Burst: DefaultBurst,
+		Rate: DefaultRate, Burst: DefaultBurst, KeyCacheTTL: DefaultKeyCacheTTL,
 		Registry: prometheus.NewRegistry(),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -79,6 +80,21 @@ type Result struct {
 	ConsolidatedThrough int               `json:"consolidated_through"`
 	PendingSessions     int               `json:"pending_sessions"`
 	Version             int64             `json:"version"`
+
+	once sync.Once
+	json []byte
+}
+
+// JSON returns r encoded (once; cached results are shared).
+func (r *Result) JSON() []byte {
+	r.once.Do(func() {
+		b, err := json.Marshal(r)
+		if err != nil {
+			b = []byte(`{"error":{"code":"internal","message":"encoding the context failed"}}`)
+		}
+		r.json = append(b, '\n')
+	})
+	return r.json
 }
 
 type cacheKey struct {
@@ -226,7 +242,11 @@ func (m *Memory) build(ctx context.Context, tenant, conv string, r Request) (*Re
 		for _, sg := range gists {
 			g.gists[string(sg.Variant)+"\x00"+sg.ContentHash] = sg.Text
 		}
-		strat, err := m.NewStrategy(r.Strategy, g, consolidate.Schedule{Kind: consolidate.Through, At: through})
+		sched := consolidate.Schedule{Kind: consolidate.Through, At: through}
+		if through == len(c.Sessions) {
+			sched = consolidate.Schedule{Kind: consolidate.End} // the same, in one pass
+		}
+		strat, err := m.NewStrategy(r.Strategy, g, sched)
 		if err != nil {
 			return nil, err
 		}
@@ -338,7 +358,7 @@ func (m *Memory) Consolidate(ctx context.Context, tenant, conv string) (Outcome,
 	rec := &recorder{g: m.Gister, made: map[string]swc.StoredGist{}}
 	var stored []swc.StoredGist
 	if n > 0 {
-		strat, err := m.NewStrategy(m.Strategy, rec, consolidate.Schedule{Kind: consolidate.Through, At: n})
+		strat, err := m.NewStrategy(m.Strategy, rec, consolidate.Schedule{Kind: consolidate.End})
 		if err != nil {
 			return Outcome{}, err
 		}

@@ -198,7 +198,7 @@ func (db *DB) appendTx(ctx context.Context, tenant, conv string, msgs []swc.Mess
 		return err
 	}
 	defer exists.Close()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO messages (tenant_id, conv_id, seq, msg_id, role, name, content, tool_calls, tool_call_id, time, session_key, session_n, received)
+	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO messages (tenant_id, conv_id, seq, msg_id, role, name, content, tool_calls, tool_call_id, time, session_key, session_n, received)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
@@ -213,37 +213,48 @@ func (db *DB) appendTx(ctx context.Context, tenant, conv string, msgs []swc.Mess
 				continue
 			}
 			seen[m.ID] = true
-			var one int
-			err := exists.QueryRowContext(ctx, tenant, conv, m.ID).Scan(&one)
-			if err == nil {
-				res.Skipped++
-				continue
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
 		}
 		if count > 0 && m.Time.Before(prev.Time) {
+			// A retried message is older than what followed it: skip it
+			// when stored, refuse it otherwise.
+			if m.ID != "" {
+				var one int
+				err := exists.QueryRowContext(ctx, tenant, conv, m.ID).Scan(&one)
+				if err == nil {
+					res.Skipped++
+					continue
+				}
+				if !errors.Is(err, sql.ErrNoRows) {
+					return err
+				}
+			}
 			return swc.Errorf(swc.EINVALID, "messages[%d]: timestamp %s is before the conversation's last message (%s)",
 				i, m.Time.UTC().Format(time.RFC3339), prev.Time.UTC().Format(time.RFC3339))
 		}
+		nSessions, nLen := sessions, lastLen
 		if count == 0 {
-			sessions, lastLen = 1, 0
+			nSessions, nLen = 1, 0
 		} else if rule.NewSession(prev, lastLen, m) {
-			sessions++
-			lastLen = 0
+			nSessions++
+			nLen = 0
 		}
 		var calls string
 		if len(m.ToolCalls) > 0 {
 			b, _ := json.Marshal(m.ToolCalls)
 			calls = string(b)
 		}
-		count++
-		lastLen++
-		if _, err := ins.ExecContext(ctx, tenant, conv, count, m.ID, string(m.Role), m.Name, m.Content, calls, m.ToolCallID,
-			ms(m.Time), m.Session, sessions-1, ms(received)); err != nil {
+		// INSERT OR IGNORE: a message whose id is stored (the unique
+		// index) is skipped.
+		r, err := ins.ExecContext(ctx, tenant, conv, count+1, m.ID, string(m.Role), m.Name, m.Content, calls, m.ToolCallID,
+			ms(m.Time), m.Session, nSessions-1, ms(received))
+		if err != nil {
 			return err
 		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			res.Skipped++
+			continue
+		}
+		count, sessions, lastLen = count+1, nSessions, nLen+1
 		prev = swc.StoredMessage{Message: swc.Message{Time: m.Time, Session: m.Session}}
 		res.Appended++
 	}

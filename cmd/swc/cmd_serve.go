@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -63,33 +64,11 @@ type serveFlags struct {
 
 func runServe(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "serve", serveUsage)
-	var f serveFlags
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address (port 0 picks a free one)")
-	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache, or a postgres:// URL (replicas share it; the REM cache then stays in --cache)")
-	fs.IntVar(&f.dbConns, "db-conns", 10, "Postgres: connections of this replica's pool (HTTP handlers and River's workers share it)")
-	fs.DurationVar(&f.sweep, "sweep", 5*time.Minute, "how often conversations owed a consolidation are given a job if they have none (0: only at start)")
-	fs.StringVar(&f.strategy, "strategy", "swc-anchored", "strategy of consolidation and the default of /context: "+strings.Join(sleep.ReadStrategies, ", "))
-	fs.IntVar(&f.workers, "workers", 4, "consolidation jobs run at once")
-	fs.Float64Var(&f.rate, "rate", swchttp.DefaultRate, "requests per second per key (negative: no limit)")
-	fs.IntVar(&f.burst, "burst", swchttp.DefaultBurst, "requests a key may burst above --rate")
-	fs.Int64Var(&f.maxBody, "max-body", swchttp.DefaultMaxBody, "largest request body, bytes (413 above)")
-	fs.Int64Var(&f.maxMessage, "max-message", swchttp.DefaultMaxMessage, "largest message content, bytes (413 above)")
-	fs.DurationVar(&f.sessionGap, "session-gap", 30*time.Minute, "silence that starts a new session")
-	fs.IntVar(&f.sessionTurns, "session-turns", 20, "messages after which a new session starts (without explicit session ids)")
-	fs.DurationVar(&f.jobTimeout, "job-timeout", 5*time.Minute, "limit of one consolidation attempt")
-	fs.DurationVar(&f.rescueAfter, "rescue-after", 0, "a job running longer is taken for dead and run again (default job-timeout + 1m)")
-	fs.DurationVar(&f.poll, "poll", time.Second, "how often due jobs are looked for")
-	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long in-flight requests and jobs may finish")
-	fs.StringVar(&f.logLevel, "log-level", "info", "debug (one line per request), info, warn or error")
-	ef := addEngineFlags(fs)
-	if sf := fs.Lookup("schedule"); sf != nil {
-		sf.DefValue = "idle:10m"
-		sf.Usage = "when a conversation is consolidated: idle:DURATION (after that long without a message), every-K (K new sessions), reactive[:TOKENS] (pending sessions over TOKENS, default the budget)"
-		ef.schedule = "idle:10m"
-	}
+	fp, ef := addServeFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	f := *fp
 	if fs.NArg() > 0 {
 		return usagef("serve: unexpected argument %q", fs.Arg(0))
 	}
@@ -110,52 +89,12 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
 
-	// The REM cache lives in the service's file unless --cache says otherwise.
-	if ef.cache.path == "" && !postgres.IsURL(f.db) {
-		ef.cache.path = f.db
-	}
-	eng, err := openEngines(ctx, env, ef)
+	svc, err := openService(ctx, env, &f, ef, sched, logger)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
-	be, err := openBackend(ctx, f.db, f.dbConns)
-	if err != nil {
-		return err
-	}
-	defer be.Close()
-	db := be.store
-
-	reg := prometheus.NewRegistry()
-	jm := swchttp.NewJobMetrics(reg)
-	registerTokenMetrics(reg, eng.meter)
-	fallback := gist.NewExtractive()
-	fallback.Temporal = mention.HasTemporal
-	mem := &sleep.Memory{
-		Store: db, Gister: eng.gister, Fallback: fallback,
-		NewStrategy: serveStrategies(eng), Strategy: f.strategy,
-		Budget: ef.budget, Schedule: sched,
-	}
-	queue, err := be.openQueue(ctx, consolidator{mem}, jobs.Config{
-		Workers: f.workers, JobTimeout: f.jobTimeout, RescueAfter: f.rescueAfter,
-		PollInterval: f.poll, Logger: logger, OnResult: jm.Record,
-	})
-	if err != nil {
-		return err
-	}
-	// A conversation whose append was stored but whose job was not
-	// (killed in between) gets one now; existing jobs absorb the rest.
-	// The sweep repeats while serving (a database restart between an
-	// append and its enqueue).
-	if err := sweep(ctx, db, queue, f.sweep, logger); err != nil {
-		queue.Stop(context.Background())
-		return err
-	}
-
-	srv := swchttp.New(db, mem, queue)
-	srv.Schedule, srv.Registry, srv.Logger = sched, reg, logger
-	srv.Rule = swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns}
-	srv.Rate, srv.Burst, srv.MaxBody, srv.MaxMessage = f.rate, f.burst, f.maxBody, int(f.maxMessage)
+	defer svc.close()
+	srv, queue := svc.srv, svc.queue
 	hs := srv.HTTPServer(f.addr)
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -183,6 +122,111 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// addServeFlags defines serve's flags on fs.
+func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
+	f := &serveFlags{}
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address (port 0 picks a free one)")
+	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache, or a postgres:// URL (replicas share it; the REM cache then stays in --cache)")
+	fs.IntVar(&f.dbConns, "db-conns", 10, "Postgres: connections of this replica's pool (HTTP handlers and River's workers share it)")
+	fs.DurationVar(&f.sweep, "sweep", 5*time.Minute, "how often conversations owed a consolidation are given a job if they have none (0: only at start)")
+	fs.StringVar(&f.strategy, "strategy", "swc-anchored", "strategy of consolidation and the default of /context: "+strings.Join(sleep.ReadStrategies, ", "))
+	fs.IntVar(&f.workers, "workers", 4, "consolidation jobs run at once")
+	fs.Float64Var(&f.rate, "rate", swchttp.DefaultRate, "requests per second per key (negative: no limit)")
+	fs.IntVar(&f.burst, "burst", swchttp.DefaultBurst, "requests a key may burst above --rate")
+	fs.Int64Var(&f.maxBody, "max-body", swchttp.DefaultMaxBody, "largest request body, bytes (413 above)")
+	fs.Int64Var(&f.maxMessage, "max-message", swchttp.DefaultMaxMessage, "largest message content, bytes (413 above)")
+	fs.DurationVar(&f.sessionGap, "session-gap", 30*time.Minute, "silence that starts a new session")
+	fs.IntVar(&f.sessionTurns, "session-turns", 20, "messages after which a new session starts (without explicit session ids)")
+	fs.DurationVar(&f.jobTimeout, "job-timeout", 5*time.Minute, "limit of one consolidation attempt")
+	fs.DurationVar(&f.rescueAfter, "rescue-after", 0, "a job running longer is taken for dead and run again (default job-timeout + 1m)")
+	fs.DurationVar(&f.poll, "poll", time.Second, "how often due jobs are looked for")
+	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long in-flight requests and jobs may finish")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug (one line per request), info, warn or error")
+	ef := addEngineFlags(fs)
+	if sf := fs.Lookup("schedule"); sf != nil {
+		sf.DefValue = "idle:10m"
+		sf.Usage = "when a conversation is consolidated: idle:DURATION (after that long without a message), every-K (K new sessions), reactive[:TOKENS] (pending sessions over TOKENS, default the budget)"
+		ef.schedule = "idle:10m"
+	}
+	return f, ef
+}
+
+// service is the wired server: store, memory, queue, HTTP handler.
+type service struct {
+	store   swc.Store
+	mem     *sleep.Memory
+	queue   *jobs.Queue
+	srv     *swchttp.Server
+	closers []func() error
+}
+
+func (s *service) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
+
+// openService wires the service the flags describe; the caller calls
+// close.
+func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, sched consolidate.Schedule, logger *slog.Logger) (*service, error) {
+	svc := &service{}
+	// The REM cache lives in the service's file unless --cache says otherwise.
+	if ef.cache.path == "" && !postgres.IsURL(f.db) {
+		ef.cache.path = f.db
+	}
+	eng, err := openEngines(ctx, env, ef)
+	if err != nil {
+		return nil, err
+	}
+	svc.closers = append(svc.closers, eng.Close)
+	be, err := openBackend(ctx, f.db, f.dbConns)
+	if err != nil {
+		svc.close()
+		return nil, err
+	}
+	svc.closers = append(svc.closers, be.Close)
+	svc.store = be.store
+	reg := prometheus.NewRegistry()
+	jm := swchttp.NewJobMetrics(reg)
+	registerTokenMetrics(reg, eng.meter)
+	fallback := gist.NewExtractive()
+	fallback.Temporal = mention.HasTemporal
+	svc.mem = &sleep.Memory{
+		Store: be.store, Gister: eng.gister, Fallback: fallback,
+		NewStrategy: serveStrategies(eng), Strategy: f.strategy,
+		Budget: ef.budget, Schedule: sched,
+	}
+	queue, err := be.openQueue(ctx, consolidator{svc.mem}, jobs.Config{
+		Workers: f.workers, JobTimeout: f.jobTimeout, RescueAfter: f.rescueAfter,
+		PollInterval: f.poll, Logger: logger, OnResult: jm.Record,
+	})
+	if err != nil {
+		svc.close()
+		return nil, err
+	}
+	svc.queue = queue
+	svc.closers = append(svc.closers, func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return queue.Stop(sctx)
+	})
+	// A conversation whose append was stored but whose job was not
+	// (killed in between) gets one now; existing jobs absorb the rest.
+	// The sweep repeats while serving (a database restart between an
+	// append and its enqueue).
+	if err := sweep(ctx, be.store, queue, f.sweep, logger); err != nil {
+		svc.close()
+		return nil, err
+	}
+	srv := swchttp.New(be.store, svc.mem, queue)
+	srv.Schedule, srv.Registry, srv.Logger = sched, reg, logger
+	srv.Rule = swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns}
+	srv.Rate, srv.Burst, srv.MaxBody, srv.MaxMessage = f.rate, f.burst, f.maxBody, int(f.maxMessage)
+	svc.srv = srv
+	return svc, nil
 }
 
 // consolidator adapts sleep.Memory to the queue.

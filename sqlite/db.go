@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +59,11 @@ type DB struct {
 	// Now is the clock used for created_at and LLM latencies; it defaults
 	// to time.Now. Set it before first use.
 	Now func() time.Time
+
+	// writeMu serialises this process's store transactions, so that
+	// concurrent appends queue in Go instead of sleeping in SQLite's busy
+	// handler.
+	writeMu sync.Mutex
 
 	gistHits, gistMisses   atomic.Int64
 	respHits, respMisses   atomic.Int64

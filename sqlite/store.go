@@ -162,6 +162,8 @@ func (db *DB) AppendMessages(ctx context.Context, tenant, conv string, msgs []sw
 	}
 	err := retryBusy(ctx, func() error {
 		res = swc.AppendResult{}
+		db.writeMu.Lock()
+		defer db.writeMu.Unlock()
 		return db.appendTx(ctx, tenant, conv, msgs, rule, received, &res)
 	})
 	if err != nil {
@@ -350,6 +352,8 @@ func (db *DB) Messages(ctx context.Context, tenant, conv string) ([]swc.StoredMe
 // DeleteConversation implements swc.Store.
 func (db *DB) DeleteConversation(ctx context.Context, tenant, conv string) error {
 	return retryBusy(ctx, func() error {
+		db.writeMu.Lock()
+		defer db.writeMu.Unlock()
 		tx, err := db.db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("sqlite: delete: %w", err)
@@ -374,6 +378,8 @@ func (db *DB) DeleteConversation(ctx context.Context, tenant, conv string) error
 // SaveConsolidation implements swc.Store.
 func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.Consolidation) error {
 	return retryBusy(ctx, func() error {
+		db.writeMu.Lock()
+		defer db.writeMu.Unlock()
 		tx, err := db.db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("sqlite: save consolidation: %w", err)

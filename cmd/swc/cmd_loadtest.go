@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -67,6 +68,7 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 	budget := fs.Int("read-budget", 4000, "budget of the context reads")
 	keep := fs.String("db", "", "keep the service's file here (default: a temporary one, removed)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ingest phase to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -141,6 +143,16 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 
 	// 1. Ingest: a conversation's batches go in order (timestamps only
 	// move forward); clients take whole conversations from a queue.
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	work := make(chan int)
 	var ingestErr atomic.Value
 	var wg sync.WaitGroup
@@ -170,6 +182,9 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("loadtest: ingest: %w", err)
 	}
 	res.IngestSeconds = time.Since(start).Seconds()
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	res.IngestMsgsPerSec = float64(total) / res.IngestSeconds
 
 	// 2. Idle consolidation of each dataset conversation (tenants 0..n-1).

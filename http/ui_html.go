@@ -136,7 +136,7 @@ func uiConversationPage(w io.Writer, p conversationPage) {
 			gist = r.Stored
 		}
 		fmt.Fprintf(w, "<tr><td>%d</td><td>%s</td><td>%d</td><td>%s</td>\n<td class=\"tier %s\">%s%s</td><td>%s%s</td>\n<td>%s</td></tr>\n",
-			r.Session, esc(r.Start), r.Messages, pct(r.Score), esc(string(r.Tier)), esc(string(r.Tier)), pinned, esc(string(r.Action)), reason, esc(gist))
+			r.Session+1, esc(r.Start), r.Messages, pct(r.Score), esc(string(r.Tier)), esc(string(r.Tier)), pinned, esc(string(r.Action)), reason, esc(gist))
 	}
 	io.WriteString(w, "</table>\n")
 	fmt.Fprintf(w, "<h2>Context (%d tokens of %d)</h2>\n<pre id=\"context\">%s</pre>\n", c.Tokens, c.Budget, esc(c.Text))

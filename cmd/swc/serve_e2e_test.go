@@ -396,3 +396,60 @@ func loadSample(t *testing.T) []*swc.Conversation {
 }
 
 func messagesOf(convs []*swc.Conversation) []swc.Message { return chat.FromConversation(convs[0]) }
+
+// TestServeGracefulSIGTERM sends SIGTERM while a request is in flight:
+// the request finishes (201), the server exits 0, and the message is there
+// after a restart.
+func TestServeGracefulSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "swc.db")
+	key := newKey(t, db, "acme")
+	args := []string{"--db", db, "--addr", "127.0.0.1:0", "--poll", "100ms"}
+	srv := startServe(t, nil, args...)
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest("POST", "http://"+srv.addr+"/v1/conversations/g/messages", pr)
+	req.Header.Set("Authorization", "Bearer "+key)
+	type result struct {
+		status int
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		resp.Body.Close()
+		done <- result{status: resp.StatusCode}
+	}()
+	io.WriteString(pw, `{"messages":[{"id":"m1","role":"user",`)
+	time.Sleep(300 * time.Millisecond) // the request is being read
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	io.WriteString(pw, `"content":"finished after SIGTERM"}]}`)
+	pw.Close()
+	r := <-done
+	if r.err != nil || r.status != 201 {
+		t.Fatalf("in-flight request: %d, %v\n%s", r.status, r.err, srv.log())
+	}
+	if err := srv.cmd.Wait(); err != nil {
+		t.Fatalf("server exit: %v\n%s", err, srv.log())
+	}
+	if !strings.Contains(srv.log(), "msg=stopped") {
+		t.Errorf("no clean stop in the log:\n%s", srv.log())
+	}
+	srv2 := startServe(t, nil, args...)
+	d, err := client.New("http://"+srv2.addr, key).Conversation(context.Background(), "g")
+	if err != nil || d.Messages != 1 {
+		t.Fatalf("after restart: %+v, %v", d, err)
+	}
+	if strings.Contains(srv.log()+srv2.log(), key) {
+		t.Error("a key appears in the log")
+	}
+}

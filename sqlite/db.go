@@ -64,6 +64,11 @@ type DB struct {
 	// concurrent appends queue in Go instead of sleeping in SQLite's busy
 	// handler.
 	writeMu sync.Mutex
+	// convStmt is Conversation's query, prepared once: the read path
+	// runs it on every request.
+	convOnce sync.Once
+	convStmt *sql.Stmt
+	convErr  error
 
 	gistHits, gistMisses   atomic.Int64
 	respHits, respMisses   atomic.Int64
@@ -156,6 +161,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 
 // Close closes the database. It returns the error of closing the pool.
 func (db *DB) Close() error {
+	if db.convStmt != nil {
+		db.convStmt.Close()
+	}
 	if err := db.db.Close(); err != nil {
 		return fmt.Errorf("sqlite: close: %w", err)
 	}

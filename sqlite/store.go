@@ -285,7 +285,13 @@ func scanConv(sc interface{ Scan(...any) error }) (swc.ConversationInfo, error) 
 
 // Conversation implements swc.Store.
 func (db *DB) Conversation(ctx context.Context, tenant, conv string) (swc.ConversationInfo, error) {
-	c, err := scanConv(db.db.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE tenant_id = ? AND id = ?`, tenant, conv))
+	db.convOnce.Do(func() {
+		db.convStmt, db.convErr = db.db.PrepareContext(context.Background(), `SELECT `+convCols+` FROM conversations WHERE tenant_id = ? AND id = ?`)
+	})
+	if db.convErr != nil {
+		return swc.ConversationInfo{}, fmt.Errorf("sqlite: conversation: %w", db.convErr)
+	}
+	c, err := scanConv(db.convStmt.QueryRowContext(ctx, tenant, conv))
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
 	}

@@ -69,6 +69,7 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 	keep := fs.String("db", "", "keep the service's file here (default: a temporary one, removed)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ingest phase to this file")
+	readProfile := fs.String("read-cpuprofile", "", "write a CPU profile of the read phase to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -210,6 +211,16 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 	var mu sync.Mutex
 	var lat []time.Duration
 	var errs atomic.Int64
+	if *readProfile != "" {
+		f, err := os.Create(*readProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	rctx, cancel := context.WithTimeout(ctx, *duration)
 	defer cancel()
 	start = time.Now()
@@ -251,6 +262,9 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 	}
 	wg.Wait()
 	res.ReadSeconds = time.Since(start).Seconds()
+	if *readProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	slices.Sort(lat)
 	res.Reads, res.ReadErrors = len(lat), errs.Load()
 	if len(lat) > 0 {

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/swcmem/swc/retry"
-
-	"github.com/openai/openai-go/v3"
 )
 
 // classify decides whether a failed attempt is worth retrying: 408, 409,
@@ -16,9 +14,9 @@ import (
 // truncated or malformed response bodies are; other 4xx, cancellation and
 // anything else are not. now resolves a Retry-After HTTP date.
 func classify(err error, now time.Time) retry.Verdict {
-	var apiErr *openai.Error
+	var apiErr *apiError
 	if errors.As(err, &apiErr) {
-		v := retry.Verdict{Status: apiErr.StatusCode, Kind: apiErr.Type, Msg: apiErr.Message}
+		v := retry.Verdict{Status: apiErr.Status, Kind: apiErr.Type, Msg: apiErr.Message}
 		if v.Kind == "" {
 			v.Kind = apiErr.Code
 		}
@@ -26,12 +24,10 @@ func classify(err error, now time.Time) retry.Verdict {
 			v.Kind = strings.ToLower(http.StatusText(v.Status))
 		}
 		if v.Msg == "" {
-			v.Msg = retry.Clip(apiErr.RawJSON(), 200)
+			v.Msg = retry.Clip(apiErr.Raw, 200)
 		}
 		v.Retry = retry.RetryableStatus(v.Status)
-		if apiErr.Response != nil {
-			v.After, _ = retry.After(apiErr.Response.Header, now)
-		}
+		v.After, _ = retry.After(apiErr.Header, now)
 		return v
 	}
 	return retry.Transport(err)

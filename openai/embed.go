@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/retry"
 )
@@ -20,7 +19,7 @@ var _ swc.Embedder = (*Embedder)(nil)
 type Embedder struct {
 	model  string
 	cfg    Config
-	client openai.Client
+	client *client
 	runner *retry.Runner
 	// OnUsage, if set, is called after each successful batch with its
 	// token count (InputTokens, Calls 1), e.g. to feed an swc.Meter.
@@ -78,16 +77,15 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 
 func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
 	params := toEmbeddingParams(texts, e.model)
-	var res *openai.CreateEmbeddingResponse
+	var res embeddingResponse
 	n, v, err := e.runner.Do(ctx, func(ctx context.Context) error {
-		r, err := e.client.Embeddings.New(ctx, params)
-		res = r
-		return err
+		res = embeddingResponse{}
+		return e.client.post(ctx, "/embeddings", params, &res)
 	})
 	if err != nil {
 		return nil, retry.Failed(e.cfg.Provider, e.model, n, v, err)
 	}
-	vecs, u, err := fromEmbeddings(res, len(texts), e.cfg.Provider, e.model)
+	vecs, u, err := fromEmbeddings(&res, len(texts), e.cfg.Provider, e.model)
 	if err != nil {
 		return nil, err
 	}

@@ -1,15 +1,15 @@
 // Package openai implements swc.LLM and swc.Embedder on any
 // OpenAI-compatible chat-completions and embeddings endpoint (OpenAI,
-// Ollama, vLLM, TEI, …) with the official SDK (github.com/openai/openai-go/v3).
-// The SDK's own retries are off; this package retries, bounds concurrency
-// and rate and times out attempts itself (see Config).
+// Ollama, vLLM, TEI, …), speaking the wire protocol with net/http (see
+// http.go for why not the openai-go SDK). It sends only what it is given:
+// no OPENAI_ORG_ID/PROJECT/CUSTOM_HEADERS from the process environment, and
+// no Authorization header without a key. This package retries, bounds
+// concurrency and rate and times out attempts itself (see Config).
 package openai
 
 import (
 	"context"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/retry"
 )
@@ -21,7 +21,7 @@ var _ swc.LLM = (*LLM)(nil)
 type LLM struct {
 	model  string
 	cfg    Config
-	client openai.Client
+	client *client
 	runner *retry.Runner
 }
 
@@ -38,26 +38,6 @@ func New(model, apiKey string, cfg Config) (*LLM, error) {
 	return &LLM{model: model, cfg: cfg, client: newClient(apiKey, cfg), runner: retry.New(cfg.Config, classify)}, nil
 }
 
-// newClient returns the SDK services swc uses, without retries of their
-// own and without openai.NewClient's environment defaults: the SDK would
-// otherwise read OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_ORG_ID,
-// OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS from the process and send
-// them to whatever server BaseURL names. swc reads its environment once,
-// in cmd/swc (an empty key sends no Authorization header).
-func newClient(apiKey string, cfg Config) openai.Client {
-	opts := []option.RequestOption{
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithHTTPClient(cfg.HTTPClient),
-		option.WithMaxRetries(0),
-		option.WithAPIKey(apiKey),
-	}
-	return openai.Client{
-		Options:    opts,
-		Chat:       openai.NewChatService(opts...),
-		Embeddings: openai.NewEmbeddingService(opts...),
-	}
-}
-
 // Name returns "PROVIDER:MODEL".
 func (l *LLM) Name() string { return l.cfg.Provider + ":" + l.model }
 
@@ -71,14 +51,13 @@ func (l *LLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse
 	if err != nil {
 		return swc.LLMResponse{}, err
 	}
-	var res *openai.ChatCompletion
+	var res chatCompletion
 	n, v, err := l.runner.Do(ctx, func(ctx context.Context) error {
-		r, err := l.client.Chat.Completions.New(ctx, params)
-		res = r
-		return err
+		res = chatCompletion{}
+		return l.client.post(ctx, "/chat/completions", params, &res)
 	})
 	if err != nil {
 		return swc.LLMResponse{}, retry.Failed(l.cfg.Provider, l.model, n, v, err)
 	}
-	return fromChat(res, l.cfg.Provider, l.model)
+	return fromChat(&res, l.cfg.Provider, l.model)
 }

@@ -4,45 +4,42 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/swcmem/swc"
 )
 
 // toChatParams translates req into a chat-completions request for model,
 // using maxTokens when req.MaxTokens is 0. The system prompt becomes a
-// leading "system" message. Temperature is always sent, 0 included
-// (param.Opt serialises a set zero). max_tokens is used rather than
+// leading "system" message. Temperature is always sent, 0 included.
+// max_tokens is used rather than
 // max_completion_tokens, as every OpenAI-compatible server knows it.
 //
 // It returns an EINVALID *swc.Error, prefixed with provider, for a request
 // without messages or with a role other than user or assistant.
-func toChatParams(req swc.LLMRequest, provider, model string, maxTokens int) (openai.ChatCompletionNewParams, error) {
+func toChatParams(req swc.LLMRequest, provider, model string, maxTokens int) (chatRequest, error) {
 	if len(req.Messages) == 0 {
-		return openai.ChatCompletionNewParams{}, swc.Errorf(swc.EINVALID, "%s: %s: request has no messages", provider, model)
+		return chatRequest{}, swc.Errorf(swc.EINVALID, "%s: %s: request has no messages", provider, model)
 	}
-	p := openai.ChatCompletionNewParams{
+	p := chatRequest{
 		Model:       model,
-		Temperature: openai.Float(req.Temperature),
-		MaxTokens:   openai.Int(int64(maxTokens)),
-		Messages:    make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1),
+		Temperature: req.Temperature,
+		MaxTokens:   maxTokens,
+		Messages:    make([]chatMessage, 0, len(req.Messages)+1),
+		Stop:        req.Stop,
 	}
 	if req.MaxTokens > 0 {
-		p.MaxTokens = openai.Int(int64(req.MaxTokens))
-	}
-	if len(req.Stop) > 0 {
-		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: req.Stop}
+		p.MaxTokens = req.MaxTokens
 	}
 	if req.System != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+		p.Messages = append(p.Messages, chatMessage{Role: "system", Content: req.System})
 	}
 	for i, m := range req.Messages {
 		switch m.Role {
 		case swc.RoleUser:
-			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
+			p.Messages = append(p.Messages, chatMessage{Role: "user", Content: m.Content})
 		case swc.RoleAssistant:
-			p.Messages = append(p.Messages, openai.AssistantMessage(m.Content))
+			p.Messages = append(p.Messages, chatMessage{Role: "assistant", Content: m.Content})
 		default:
-			return openai.ChatCompletionNewParams{}, swc.Errorf(swc.EINVALID, "%s: %s: message %d has role %q (want user or assistant)", provider, model, i, m.Role)
+			return chatRequest{}, swc.Errorf(swc.EINVALID, "%s: %s: message %d has role %q (want user or assistant)", provider, model, i, m.Role)
 		}
 	}
 	return p, nil
@@ -52,7 +49,7 @@ func toChatParams(req swc.LLMRequest, provider, model string, maxTokens int) (op
 // finish reason and token usage (one call). It returns an EUNAVAILABLE
 // *swc.Error when there is no choice or the content is blank (a refusal
 // included), so that a failure never reads as an empty answer.
-func fromChat(c *openai.ChatCompletion, provider, model string) (swc.LLMResponse, error) {
+func fromChat(c *chatCompletion, provider, model string) (swc.LLMResponse, error) {
 	if len(c.Choices) == 0 {
 		return swc.LLMResponse{}, swc.Errorf(swc.EUNAVAILABLE, "%s: %s: reply has no choices", provider, model)
 	}
@@ -80,23 +77,19 @@ func fromChat(c *openai.ChatCompletion, provider, model string) (swc.LLMResponse
 }
 
 // toEmbeddingParams asks for float vectors of texts.
-func toEmbeddingParams(texts []string, model string) openai.EmbeddingNewParams {
-	return openai.EmbeddingNewParams{
-		Model:          model,
-		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
-		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
-	}
+func toEmbeddingParams(texts []string, model string) embeddingRequest {
+	return embeddingRequest{Model: model, Input: texts, EncodingFormat: "float"}
 }
 
 // fromEmbeddings returns the n vectors of an embeddings response in input
 // order (servers may return data out of order; index says where each
 // goes) and the tokens used. It returns an EUNAVAILABLE *swc.Error when an
 // index is missing, repeated or out of range or the dimensions differ.
-func fromEmbeddings(r *openai.CreateEmbeddingResponse, n int, provider, model string) ([][]float32, swc.Usage, error) {
+func fromEmbeddings(r *embeddingResponse, n int, provider, model string) ([][]float32, swc.Usage, error) {
 	if len(r.Data) != n {
 		return nil, swc.Usage{}, swc.Errorf(swc.EUNAVAILABLE, "%s: %s: %d embeddings for %d texts", provider, model, len(r.Data), n)
 	}
-	data := append([]openai.Embedding(nil), r.Data...)
+	data := append([]embedding(nil), r.Data...)
 	sort.SliceStable(data, func(i, j int) bool { return data[i].Index < data[j].Index })
 	out := make([][]float32, n)
 	for i, d := range data {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/swcmem/swc"
 )
 
@@ -77,7 +76,7 @@ func TestFromChat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var c openai.ChatCompletion
+			var c chatCompletion
 			if err := json.Unmarshal([]byte(tt.body), &c); err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +119,7 @@ func TestEmbeddingWire(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var r openai.CreateEmbeddingResponse
+			var r embeddingResponse
 			if err := json.Unmarshal([]byte(tt.body), &r); err != nil {
 				t.Fatal(err)
 			}

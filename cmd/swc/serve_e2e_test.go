@@ -407,7 +407,7 @@ func TestServeGracefulSIGTERM(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "swc.db")
 	key := newKey(t, db, "acme")
-	args := []string{"--db", db, "--addr", "127.0.0.1:0", "--poll", "100ms"}
+	args := []string{"--db", db, "--addr", "127.0.0.1:0", "--poll", "100ms", "--log-level", "debug"}
 	srv := startServe(t, nil, args...)
 	pr, pw := io.Pipe()
 	req, _ := http.NewRequest("POST", "http://"+srv.addr+"/v1/conversations/g/messages", pr)
@@ -449,7 +449,15 @@ func TestServeGracefulSIGTERM(t *testing.T) {
 	if err != nil || d.Messages != 1 {
 		t.Fatalf("after restart: %+v, %v", d, err)
 	}
-	if strings.Contains(srv.log()+srv2.log(), key) {
-		t.Error("a key appears in the log")
+	list, _, _ := run(t, nil, "keys", "list", "--db", db)
+	tenant := strings.Fields(strings.Split(list, "\n")[1])[1]
+	logs := srv.log() + srv2.log()
+	if !strings.Contains(logs, "route=\"POST /v1/conversations/{id}/messages\" status=201") {
+		t.Errorf("no request line in the debug log:\n%s", logs)
+	}
+	for what, secret := range map[string]string{"key": key, "tenant id": tenant, "conversation id": "/g/"} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("the %s appears in the log", what)
+		}
 	}
 }

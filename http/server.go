@@ -71,6 +71,8 @@ type Server struct {
 	// the store (DefaultKeyCacheTTL): a revoked key stops working within
 	// it. Zero asks the store on every request.
 	KeyCacheTTL time.Duration
+	// Proxy configures the compressing proxy routes (proxy.go).
+	Proxy ProxyConfig
 
 	once     sync.Once
 	handler  http.Handler
@@ -79,6 +81,7 @@ type Server struct {
 	limits   map[string]*rate.Limiter
 	keysMu   sync.Mutex
 	keys     map[string]cachedKey // by key hash
+	proxy    *proxyState
 }
 
 // New returns a server over store, memory (the read path and
@@ -146,6 +149,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /healthz", s.observe(http.HandlerFunc(s.healthz)))
 	mux.Handle("GET /metrics", s.observe(s.metrics.handler(s.Registry)))
 	s.uiRoutes(mux)
+	s.proxyRoutes(mux)
 	mux.Handle("/", s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no route "+r.Method+" "+r.URL.Path)
 	})))

@@ -1,0 +1,266 @@
+package http
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/memory"
+)
+
+// This file is the compressing proxy (SPEC §10): POST /v1/chat/completions
+// (OpenAI) and POST /v1/messages (Anthropic) compress the request's history
+// to a budget and forward it to the configured upstream with the server's
+// own key; the upstream's answer (streamed or not) comes back unchanged.
+
+// Proxy headers.
+const (
+	HeaderBudget       = "X-SWC-Budget"
+	HeaderConversation = "X-SWC-Conversation"
+	HeaderTokensBefore = "X-SWC-Tokens-Before"
+	HeaderTokensAfter  = "X-SWC-Tokens-After"
+	// HeaderFallback is set (to the reason) when the offline engines
+	// compressed the request because the configured ones failed or ran
+	// past CompressTimeout.
+	HeaderFallback = "X-SWC-Fallback"
+)
+
+// DefaultCompressTimeout bounds compression before the offline fallback.
+const DefaultCompressTimeout = 2 * time.Second
+
+// Upstream is a provider API the proxy forwards to.
+type Upstream struct {
+	// URL is the base URL: OpenAI's with /v1 ("https://api.openai.com/v1",
+	// requests go to URL/chat/completions), Anthropic's with or without it
+	// ("https://api.anthropic.com", requests go to URL/v1/messages).
+	URL string
+	// Key is the server's own key, sent as "Authorization: Bearer" (OpenAI)
+	// or "x-api-key" (Anthropic). The client's swc key is never forwarded.
+	Key string
+}
+
+// ProxyConfig configures the proxy routes. An upstream without a URL
+// answers 501 naming the flag that sets it.
+type ProxyConfig struct {
+	OpenAI, Anthropic Upstream
+	// Client sends upstream requests (default: a client without an overall
+	// timeout; the caller's request context bounds each request).
+	Client *http.Client
+	// Budget is the default budget when a request has no X-SWC-Budget
+	// (default memory.DefaultBudget); MaxBudget bounds the header (1000000).
+	Budget, MaxBudget int
+	// Strategy compresses stateless requests (memory.DefaultStrategy).
+	Strategy string
+	// KeepRecent is how many of the latest messages go out unchanged
+	// (memory.DefaultKeepRecent; negative keeps none).
+	KeepRecent int
+	// Tokenizer counts tokens ("cl100k_base").
+	Tokenizer string
+	// Embedder, when set, is the configured (possibly remote) embedder;
+	// nil uses the offline lexical one. Its failures and slowness fall back
+	// to the offline engines.
+	Embedder swc.Embedder
+	// CompressTimeout bounds compression (DefaultCompressTimeout): past it,
+	// the offline engines compress the request instead.
+	CompressTimeout time.Duration
+	// PrefixShare is the share of the budget (after the instructions) the
+	// consolidated memory of a stored conversation may use (default 0.5);
+	// the rest is left to the messages since.
+	PrefixShare float64
+}
+
+type proxyState struct {
+	mu          sync.Mutex
+	compressors map[int]*memory.Compressor // by budget
+	prefixes    map[prefixKey]string
+	metrics     *proxyMetrics
+	client      *http.Client
+}
+
+type proxyMetrics struct {
+	requests  *prometheus.CounterVec // protocol, mode
+	fallbacks *prometheus.CounterVec // reason
+	tokens    *prometheus.CounterVec // stage: before, after
+	compress  prometheus.Histogram
+	upstream  *prometheus.CounterVec // protocol, code
+}
+
+func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
+	m := &proxyMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "swc_proxy_requests_total", Help: "Proxied requests by protocol and mode (fits, stateless, stored, prefix, rejected).",
+		}, []string{"protocol", "mode"}),
+		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "swc_proxy_fallbacks_total", Help: "Requests compressed by the offline engines because the configured ones failed or ran past --compress-timeout, by reason (deadline, engine, store).",
+		}, []string{"reason"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "swc_proxy_tokens_total", Help: "Message tokens of proxied requests before and after compression.",
+		}, []string{"stage"}),
+		compress: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "swc_proxy_compress_seconds", Help: "Time spent compressing a proxied request.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}),
+		upstream: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "swc_proxy_upstream_responses_total", Help: "Upstream responses by protocol and status code (passed through, never retried).",
+		}, []string{"protocol", "code"}),
+	}
+	reg.MustRegister(m.requests, m.fallbacks, m.tokens, m.compress, m.upstream)
+	return m
+}
+
+// protocol is one of the two wire protocols.
+type protocol struct {
+	name   string // "openai" or "anthropic"
+	format chat.Format
+}
+
+var (
+	protoOpenAI    = protocol{"openai", chat.OpenAI}
+	protoAnthropic = protocol{"anthropic", chat.Anthropic}
+)
+
+func (s *Server) proxyRoutes(mux *http.ServeMux) {
+	s.proxy = &proxyState{compressors: map[int]*memory.Compressor{}, prefixes: map[prefixKey]string{},
+		metrics: newProxyMetrics(s.Registry), client: s.Proxy.Client}
+	if s.proxy.client == nil {
+		s.proxy.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
+	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))
+}
+
+// proxyAuthed authenticates a proxied request: "Authorization: Bearer KEY",
+// or for Anthropic clients "x-api-key: KEY" (SDKs send either). Errors are
+// written in the protocol's own error shape so that SDKs show them.
+func (s *Server) proxyAuthed(p protocol) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ar := r
+		if p == protoAnthropic && r.Header.Get("Authorization") == "" && r.Header.Get("X-Api-Key") != "" {
+			ar = r.Clone(r.Context())
+			ar.Header.Set("Authorization", "Bearer "+r.Header.Get("X-Api-Key"))
+		}
+		k, ok := s.authenticate(ar, false)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="swc"`)
+			want := "Authorization: Bearer KEY"
+			if p == protoAnthropic {
+				want = "x-api-key: KEY or Authorization: Bearer KEY"
+			}
+			proxyError(w, p, http.StatusUnauthorized, "authentication_error", "missing or invalid swc key ("+want+"; make one with swc keys create)")
+			return
+		}
+		if !s.allow(w, k.ID) {
+			return
+		}
+		s.proxyHandle(w, r.WithContext(context.WithValue(r.Context(), authKey{}, k)), p, k.TenantID)
+	})
+}
+
+// proxyError writes an error in the protocol's shape: OpenAI's
+// {"error":{"message","type","code"}} or Anthropic's
+// {"type":"error","error":{"type","message"}}.
+func proxyError(w http.ResponseWriter, p protocol, status int, typ, msg string) {
+	var body any
+	if p == protoAnthropic {
+		body = map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": "swc: " + msg}}
+	} else {
+		body = map[string]any{"error": map[string]any{"message": "swc: " + msg, "type": typ, "code": typ}}
+	}
+	writeJSON(w, status, body)
+}
+
+func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol, tenant string) {
+	up := s.Proxy.OpenAI
+	flag := "--upstream-openai"
+	if p == protoAnthropic {
+		up, flag = s.Proxy.Anthropic, "--upstream-anthropic"
+	}
+	if up.URL == "" {
+		proxyError(w, p, http.StatusNotImplemented, "not_configured", "no "+p.name+" upstream configured (start swc serve with "+flag+" URL)")
+		return
+	}
+	reject := func(status int, typ, msg string) {
+		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
+		proxyError(w, p, status, typ, msg)
+	}
+	budget := s.proxyBudget()
+	if h := r.Header.Get(HeaderBudget); h != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(h))
+		maxB := s.Proxy.MaxBudget
+		if maxB <= 0 {
+			maxB = 1_000_000
+		}
+		if err != nil || n < 1 || n > maxB {
+			reject(http.StatusBadRequest, "invalid_request_error", HeaderBudget+": want a whole number of tokens between 1 and "+strconv.Itoa(maxB)+", got "+strconv.Quote(h))
+			return
+		}
+		budget = n
+	}
+	conv := r.Header.Get(HeaderConversation)
+	if conv != "" && !ConversationID.MatchString(conv) {
+		reject(http.StatusBadRequest, "invalid_request_error", HeaderConversation+": 1–128 characters of letters, digits, '.', '_', ':' and '-'")
+		return
+	}
+	body, err := readLimited(r, s.MaxBody)
+	if err != nil {
+		if err == errTooLarge {
+			reject(http.StatusRequestEntityTooLarge, "request_too_large", "request body over "+strconv.FormatInt(s.MaxBody, 10)+" bytes (swc serve --max-body)")
+			return
+		}
+		reject(http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
+		return
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+		reject(http.StatusBadRequest, "invalid_request_error", "body: malformed JSON (want a "+p.name+" request object)")
+		return
+	}
+	in, err := chat.Parse(trimmed, p.format)
+	if err != nil {
+		reject(http.StatusBadRequest, "invalid_request_error", swc.ErrorMessage(err))
+		return
+	}
+	start := time.Now()
+	out, err := s.compressRequest(r.Context(), p, in, budget, tenant, conv)
+	s.proxy.metrics.compress.Observe(time.Since(start).Seconds())
+	if err != nil {
+		if swc.ErrorCode(err) == swc.EINVALID {
+			reject(http.StatusBadRequest, "invalid_request_error", swc.ErrorMessage(err))
+			return
+		}
+		if r.Context().Err() != nil {
+			return
+		}
+		s.logger().Error("proxy: compress", "err", err)
+		reject(http.StatusInternalServerError, "api_error", "internal error while compressing")
+		return
+	}
+	s.proxy.metrics.requests.WithLabelValues(p.name, out.mode).Inc()
+	s.proxy.metrics.tokens.WithLabelValues("before").Add(float64(out.before))
+	s.proxy.metrics.tokens.WithLabelValues("after").Add(float64(out.after))
+	if out.fallback != "" {
+		s.proxy.metrics.fallbacks.WithLabelValues(out.fallbackReason).Inc()
+		s.logger().Warn("proxy: offline fallback", "reason", out.fallback)
+	}
+	send := body
+	if out.body != nil {
+		send = out.body
+	}
+	s.forward(w, r, p, up, send, out)
+}
+
+func (s *Server) proxyBudget() int {
+	if s.Proxy.Budget > 0 {
+		return s.Proxy.Budget
+	}
+	return memory.DefaultBudget
+}

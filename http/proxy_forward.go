@@ -1,0 +1,159 @@
+package http
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var errTooLarge = errors.New("request body too large")
+
+// readLimited reads the request body, or returns errTooLarge past limit
+// bytes.
+func readLimited(r *http.Request, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultMaxBody
+	}
+	if r.ContentLength > limit {
+		return nil, errTooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
+
+// hopHeaders are not forwarded in either direction (RFC 9110 §7.6.1), nor
+// are the client's credentials and swc's own headers.
+var hopHeaders = map[string]bool{
+	"Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true, "Proxy-Authorization": true,
+	"Proxy-Connection": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true,
+}
+
+// dropRequest lists request headers swc sets itself or must not pass on.
+var dropRequest = map[string]bool{
+	"Authorization": true, "X-Api-Key": true, "Cookie": true, "Content-Length": true,
+	"Accept-Encoding": true, // the transport negotiates (and undoes) compression itself
+	"Host":            true,
+}
+
+// upstreamURL returns where a request of protocol p goes.
+func upstreamURL(p protocol, base, rawQuery string) string {
+	base = strings.TrimRight(base, "/")
+	u := base + "/chat/completions"
+	if p == protoAnthropic {
+		if strings.HasSuffix(base, "/v1") {
+			u = base + "/messages"
+		} else {
+			u = base + "/v1/messages"
+		}
+	}
+	if rawQuery != "" {
+		u += "?" + rawQuery
+	}
+	return u
+}
+
+// forward sends body upstream with the client's headers (minus its
+// credentials and hop-by-hop headers) and the server's key, and writes the
+// upstream's status, headers and body back as they come: an event stream
+// is flushed event by event. The client's context bounds the upstream
+// request, so a client that goes away cancels it. Upstream errors (429,
+// 5xx) are passed through, never retried: the client's SDK retries.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body []byte, out *proxyOut) {
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, upstreamURL(p, up.URL, r.URL.RawQuery), bytes.NewReader(body))
+	if err != nil {
+		proxyError(w, p, http.StatusInternalServerError, "api_error", "upstream URL: "+err.Error())
+		return
+	}
+	for k, vs := range r.Header {
+		if hopHeaders[k] || dropRequest[k] || strings.HasPrefix(k, "X-Swc-") {
+			continue
+		}
+		req.Header[k] = vs
+	}
+	if req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if up.Key != "" {
+		if p == protoAnthropic {
+			req.Header.Set("X-Api-Key", up.Key)
+		} else {
+			req.Header.Set("Authorization", "Bearer "+up.Key)
+		}
+	}
+	resp, err := s.proxy.client.Do(req)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the client went away; the upstream request is cancelled
+		}
+		s.logger().Warn("proxy: upstream", "protocol", p.name, "err", err)
+		proxyError(w, p, http.StatusBadGateway, "upstream_unreachable", "upstream "+p.name+" request failed: "+err.Error())
+		return
+	}
+	defer resp.Body.Close()
+	s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
+	h := w.Header()
+	for k, vs := range resp.Header {
+		if hopHeaders[k] || k == "Content-Length" {
+			continue
+		}
+		h[k] = vs
+	}
+	if resp.ContentLength >= 0 && !resp.Uncompressed {
+		h.Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
+	}
+	h.Set(HeaderTokensBefore, strconv.Itoa(out.before))
+	h.Set(HeaderTokensAfter, strconv.Itoa(out.after))
+	if out.fallback != "" {
+		h.Set(HeaderFallback, out.fallbackReason)
+	}
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{}) // a stream may outlast the server's write timeout
+	w.WriteHeader(resp.StatusCode)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		streamEvents(w, rc, resp.Body)
+		return
+	}
+	io.Copy(w, resp.Body)
+}
+
+// streamEvents copies an SSE stream, flushing at the end of every event
+// (a blank line) and whenever nothing more has arrived, so that no event
+// waits in a buffer for the next one.
+func streamEvents(w io.Writer, rc *http.ResponseController, body io.Reader) {
+	br := bufio.NewReaderSize(body, 32<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			if _, werr := w.Write(line); werr != nil {
+				return
+			}
+			if isBlank(line) || br.Buffered() == 0 {
+				if rc.Flush() != nil {
+					return
+				}
+			}
+		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			rc.Flush()
+			return
+		}
+	}
+}
+
+func isBlank(line []byte) bool {
+	return len(line) == 1 || (len(line) == 2 && line[0] == '\r')
+}

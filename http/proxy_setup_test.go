@@ -153,7 +153,11 @@ func agentHistory(n int) []swc.Message {
 		}
 		out = append(out, swc.Message{Role: swc.RoleAssistant, Content: fmt.Sprintf("Noted (%d). %s That sounds important; I will remember it.", i, f)})
 	}
-	return out[:n+1]
+	out = out[:n+1]
+	if len(out[n].ToolCalls) > 0 { // never end on an unanswered call
+		out = out[:n]
+	}
+	return out
 }
 
 // openAIBody returns a Chat Completions request body holding msgs.

@@ -1,0 +1,82 @@
+package http_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/sleep"
+)
+
+func TestProxyBadInput(t *testing.T) {
+	big := openAIBody(t, agentHistory(400), "")
+	cases := []struct {
+		name, path, body string
+		headers          []string
+		status           int
+		want             string // in the error body
+		upstream         bool   // the request reaches the upstream
+	}{
+		{"malformed", "/v1/chat/completions", `{"model":"gpt-4o","messages":[`, nil, 400, "malformed JSON", false},
+		{"not an object", "/v1/chat/completions", `[{"role":"user","content":"hi"}]`, nil, 400, "malformed JSON", false},
+		{"missing messages", "/v1/chat/completions", `{"model":"gpt-4o"}`, nil, 400, `no \"messages\"`, false},
+		{"messages not a list", "/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":5,"messages":"hi"}`, nil, 400, "messages: want an array", false},
+		{"orphaned tool result", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"call_9","content":"21°C"}]}`, nil, 400, "call_9", false},
+		{"orphaned anthropic tool_result", "/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"21°C"}]}]}`, nil, 400, "toolu_9", false},
+		{"over the body limit", "/v1/chat/completions", big, nil, 413, "over 16384 bytes", false},
+		{"budget not a number", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`, []string{"X-SWC-Budget: lots"}, 400, "X-SWC-Budget", false},
+		{"bad conversation id", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`, []string{"X-SWC-Conversation: a b/c"}, 400, "X-SWC-Conversation", false},
+		{"no key", "/v1/chat/completions", `{"model":"gpt-4o","messages":[]}`, []string{"Authorization:"}, 401, "swc key", false},
+		{"wrong key", "/v1/messages", `{"model":"x","messages":[]}`, []string{"Authorization:", "X-Api-Key: swc_wrong"}, 401, "swc key", false},
+		{"unknown model passed through", "/v1/chat/completions", `{"model":"gpt-nonexistent","messages":[{"role":"user","content":"hi"}]}`, nil, 404, "model_not_found", true},
+	}
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.MaxBody = 16 << 10 })
+	e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"error":{"message":"The model does not exist","type":"invalid_request_error","code":"model_not_found"}}`)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			n := e.up.count()
+			resp := e.post(t, tc.path, tc.body, tc.headers...)
+			got := readAll(t, resp)
+			if resp.StatusCode != tc.status || !strings.Contains(got, tc.want) {
+				t.Errorf("got %d %s; want %d with %q", resp.StatusCode, got, tc.status, tc.want)
+			}
+			if reached := e.up.count() > n; reached != tc.upstream {
+				t.Errorf("reached the upstream: %v; want %v", reached, tc.upstream)
+			}
+		})
+	}
+}
+
+func TestProxyBudgetTooSmall(t *testing.T) {
+	e := newProxyEnv(t)
+	resp := e.post(t, "/v1/chat/completions", openAIBody(t, agentHistory(400), ""), "X-SWC-Budget: 100")
+	got := readAll(t, resp)
+	if resp.StatusCode != 400 || !strings.Contains(got, "budget is 100") {
+		t.Errorf("got %d %s", resp.StatusCode, got)
+	}
+	if e.up.count() != 0 {
+		t.Error("an over-budget request went upstream")
+	}
+}
+
+func TestProxyUpstreamNotConfigured(t *testing.T) {
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.Proxy.Anthropic.URL = "" })
+	resp := e.post(t, "/v1/messages", anthropicBody(t, agentHistory(4), ""))
+	if got := readAll(t, resp); resp.StatusCode != 501 || !strings.Contains(got, "--upstream-anthropic") {
+		t.Errorf("got %d %s", resp.StatusCode, got)
+	}
+}
+
+func TestProxyUpstreamUnreachable(t *testing.T) {
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.Proxy.OpenAI.URL = "http://127.0.0.1:1/v1" })
+	resp := e.post(t, "/v1/chat/completions", openAIBody(t, agentHistory(4), ""))
+	if got := readAll(t, resp); resp.StatusCode != 502 || !strings.Contains(got, "upstream") {
+		t.Errorf("got %d %s", resp.StatusCode, got)
+	}
+}

@@ -32,6 +32,11 @@ const (
 	// compressed the request because the configured ones failed or ran
 	// past CompressTimeout.
 	HeaderFallback = "X-SWC-Fallback"
+	// HeaderMode says how the request was compressed: fits (sent as it
+	// came), stateless, stored (stored, compressed statelessly: nothing
+	// consolidated yet or no room), prefix (the consolidated memory, then
+	// the messages since).
+	HeaderMode = "X-SWC-Mode"
 )
 
 // DefaultCompressTimeout bounds compression before the offline fallback.
@@ -100,7 +105,7 @@ func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 			Name: "swc_proxy_requests_total", Help: "Proxied requests by protocol and mode (fits, stateless, stored, prefix, rejected).",
 		}, []string{"protocol", "mode"}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "swc_proxy_fallbacks_total", Help: "Requests compressed by the offline engines because the configured ones failed or ran past --compress-timeout, by reason (deadline, engine, store).",
+			Name: "swc_proxy_fallbacks_total", Help: "Requests compressed by the offline engines because the configured ones failed or ran past --compress-timeout, by reason (deadline, engine, store, memory).",
 		}, []string{"reason"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "swc_proxy_tokens_total", Help: "Message tokens of proxied requests before and after compression.",

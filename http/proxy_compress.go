@@ -329,7 +329,10 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 			if ctx.Err() != nil {
 				return nil, false, ctx.Err()
 			}
+			// Compressed statelessly instead (offline engines past the
+			// deadline): counted as a fallback.
 			s.logger().Warn("proxy: render memory", "err", err)
+			s.proxy.metrics.fallbacks.WithLabelValues("memory").Inc()
 			return nil, false, nil
 		}
 		text = memory.Preamble + hc.Text

@@ -114,6 +114,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 	}
 	h.Set(HeaderTokensBefore, strconv.Itoa(out.before))
 	h.Set(HeaderTokensAfter, strconv.Itoa(out.after))
+	h.Set(HeaderMode, out.mode)
 	if out.fallback != "" {
 		h.Set(HeaderFallback, out.fallbackReason)
 	}

@@ -38,6 +38,11 @@ Serves the swc API (JSON; errors are {"error":{"code","message"}}):
   DELETE /v1/conversations/{id}              messages, gists and cached contexts gone → 204
   POST   /v1/conversations/{id}/consolidate  enqueue a consolidation now → 202
   GET    /healthz (no key)  GET /metrics (Prometheus)  GET /ui (a page; log in with a key)
+  POST   /v1/chat/completions  POST /v1/messages  the compressing proxy (SPEC §10): point an
+         OpenAI or Anthropic SDK's base URL here with an swc key; the history is compressed to
+         X-SWC-Budget (default --budget) and forwarded to --upstream-openai/--upstream-anthropic
+         with OPENAI_API_KEY/ANTHROPIC_API_KEY. X-SWC-Conversation: ID stores the messages and
+         uses the gists made while idle. Response headers X-SWC-Tokens-Before/-After.
 Every /v1 route needs "Authorization: Bearer KEY" (swc keys create). Status codes:
   400 bad input (the message names the field) · 401 no or bad key · 404 unknown route or
   conversation (another tenant's included) · 413 body over --max-body or a message over
@@ -60,6 +65,7 @@ type serveFlags struct {
 	dbConns                      int
 	sweep                        time.Duration
 	shutdown                     time.Duration
+	proxy                        proxyFlags
 }
 
 func runServe(ctx context.Context, env *Env, args []string) error {
@@ -144,6 +150,7 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	fs.DurationVar(&f.poll, "poll", time.Second, "how often due jobs are looked for")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long in-flight requests and jobs may finish")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug (one line per request), info, warn or error")
+	addProxyFlags(fs, &f.proxy)
 	ef := addEngineFlags(fs)
 	if sf := fs.Lookup("schedule"); sf != nil {
 		sf.DefValue = "idle:10m"
@@ -225,6 +232,10 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	srv.Schedule, srv.Registry, srv.Logger = sched, reg, logger
 	srv.Rule = swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns}
 	srv.Rate, srv.Burst, srv.MaxBody, srv.MaxMessage = f.rate, f.burst, f.maxBody, int(f.maxMessage)
+	if srv.Proxy, err = proxyConfig(env, f.proxy, ef, f.strategy, eng); err != nil {
+		svc.close()
+		return nil, err
+	}
 	svc.srv = srv
 	return svc, nil
 }

@@ -35,9 +35,9 @@ type Env struct {
 
 // envVars lists every environment variable swc reads, for --help.
 var envVars = []struct{ name, use string }{
-	{"ANTHROPIC_API_KEY", "key for anthropic:MODEL providers"},
+	{"ANTHROPIC_API_KEY", "key for anthropic:MODEL providers, and the upstream key of swc serve --upstream-anthropic"},
 	{"ANTHROPIC_BASE_URL", "Anthropic API base URL, without /v1 (default https://api.anthropic.com)"},
-	{"OPENAI_API_KEY", "key for openai:MODEL providers"},
+	{"OPENAI_API_KEY", "key for openai:MODEL providers, and the upstream key of swc serve --upstream-openai"},
 	{"OPENAI_BASE_URL", "OpenAI-compatible base URL, with /v1 (default https://api.openai.com/v1)"},
 	{"OLLAMA_BASE_URL", "Ollama's OpenAI-compatible base URL (default http://localhost:11434/v1)"},
 	{"SWC_CACHE", "REM/response cache file (default: swc/cache.db in the user cache directory)"},

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"flag"
+	"net/url"
+	"time"
+
+	"github.com/swcmem/swc/embed"
+	swchttp "github.com/swcmem/swc/http"
+)
+
+// proxyFlags are swc serve's flags of the compressing proxy (SPEC §10).
+type proxyFlags struct {
+	openai, anthropic string
+	compressTimeout   time.Duration
+	keepRecent        int
+}
+
+func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
+	fs.StringVar(&f.openai, "upstream-openai", "", "OpenAI-compatible base URL the proxy forwards POST /v1/chat/completions to, with /v1 (e.g. https://api.openai.com/v1); key: OPENAI_API_KEY")
+	fs.StringVar(&f.anthropic, "upstream-anthropic", "", "Anthropic base URL the proxy forwards POST /v1/messages to (e.g. https://api.anthropic.com); key: ANTHROPIC_API_KEY")
+	fs.DurationVar(&f.compressTimeout, "compress-timeout", swchttp.DefaultCompressTimeout, "longest a proxied request's compression may take before the offline engines compress it instead")
+	fs.IntVar(&f.keepRecent, "keep-recent", 8, "latest messages of a proxied request sent unchanged (0: none)")
+}
+
+// proxyConfig returns the proxy's settings: the upstreams with the
+// server's own keys (read once, with the rest of the environment, in Env),
+// the default budget and strategy, and the configured embedder when it is
+// not the offline one (its failures fall back to the offline engines).
+func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, strategy string, eng *engines) (swchttp.ProxyConfig, error) {
+	for _, u := range []struct{ flag, v string }{{"--upstream-openai", f.openai}, {"--upstream-anthropic", f.anthropic}} {
+		if u.v == "" {
+			continue
+		}
+		p, err := url.Parse(u.v)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return swchttp.ProxyConfig{}, usagef("%s: want an http(s) URL (got %q)", u.flag, u.v)
+		}
+	}
+	if f.compressTimeout <= 0 {
+		return swchttp.ProxyConfig{}, usagef("--compress-timeout must be positive (got %v)", f.compressTimeout)
+	}
+	if f.keepRecent < 0 {
+		return swchttp.ProxyConfig{}, usagef("--keep-recent must not be negative (got %d)", f.keepRecent)
+	}
+	cfg := swchttp.ProxyConfig{
+		OpenAI:          swchttp.Upstream{URL: f.openai, Key: env.Vars["OPENAI_API_KEY"]},
+		Anthropic:       swchttp.Upstream{URL: f.anthropic, Key: env.Vars["ANTHROPIC_API_KEY"]},
+		Budget:          ef.budget,
+		CompressTimeout: f.compressTimeout,
+		KeepRecent:      f.keepRecent,
+	}
+	if f.keepRecent == 0 {
+		cfg.KeepRecent = -1
+	}
+	if strategy != "full" {
+		cfg.Strategy = strategy
+	}
+	if _, lexical := eng.embedder.(*embed.Lexical); !lexical {
+		cfg.Embedder = eng.embedder
+	}
+	return cfg, nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for a server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServeProxy runs swc serve in-process with --upstream-openai pointed
+// at a fake upstream: the upstream sees the server's OPENAI_API_KEY, never
+// the client's swc key, and the client gets the answer and token headers.
+func TestServeProxy(t *testing.T) {
+	var gotAuth string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth = r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"cc-1","object":"chat.completion","created":1,"model":"gpt-4o","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"hi"}}]}`)
+	}))
+	defer up.Close()
+	db := filepath.Join(t.TempDir(), "swc.db")
+	key, _, err := run(t, nil, "keys", "create", "--db", db, "--tenant", "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key = strings.TrimSpace(key)
+
+	var out, errb syncBuffer
+	env := NewEnv(strings.NewReader(""), &out, &errb, []string{"OPENAI_API_KEY=sk-server-own"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, env, []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--upstream-openai", up.URL + "/v1", "--budget", "2000", "--log-level", "warn"})
+	}()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Error(err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("serve did not stop")
+		}
+	}()
+	addr := regexp.MustCompile(`listening on (http://\S+)`)
+	var base string
+	for deadline := time.Now().Add(20 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" {
+		t.Fatalf("serve did not start: %s", errb.String())
+	}
+	var msgs []string
+	for i := range 200 {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		msgs = append(msgs, `{"role":"`+role+`","content":"Message `+strings.Repeat("about the Lisbon trip and Ana's new job ", 3)+`"}`)
+	}
+	body := `{"model":"gpt-4o","messages":[` + strings.Join(msgs, ",") + `]}`
+	req, _ := http.NewRequest(http.MethodPost, base+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"hi"`) {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	if gotAuth != "Bearer sk-server-own" {
+		t.Errorf("upstream Authorization %q; want the server's own key", gotAuth)
+	}
+	if a := resp.Header.Get("X-SWC-Tokens-After"); a == "" || resp.Header.Get("X-SWC-Tokens-Before") == "" {
+		t.Errorf("no token headers: %v", resp.Header)
+	}
+}
+
+func TestServeProxyFlags(t *testing.T) {
+	_, _, err := run(t, nil, "serve", "--db", filepath.Join(t.TempDir(), "x.db"), "--upstream-openai", "api.openai.com")
+	if err == nil || !strings.Contains(err.Error(), "--upstream-openai") {
+		t.Errorf("got %v", err)
+	}
+}

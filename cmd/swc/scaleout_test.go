@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/swcmem/swc/client"
+	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/postgres/pgtest"
+)
+
+// The scale-out tests (SPEC §11) run real `swc serve` processes (this test
+// binary re-executed as swc) on one Postgres.
+
+func TestMain(m *testing.M) {
+	if os.Getenv("SWC_TEST_AS_SWC") == "1" {
+		main()
+		os.Exit(0)
+	}
+	swcCommand = func(args ...string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "SWC_TEST_AS_SWC=1")
+		return cmd
+	}
+	os.Exit(m.Run())
+}
+
+var scaleLoCoMo = filepath.Join("..", "..", "..", "shared", "data", "locomo", "locomo10.json")
+
+func loadFeed(t *testing.T, n int) []feedConv {
+	t.Helper()
+	convs, _, err := locomo.LoadFile(scaleLoCoMo)
+	if err != nil {
+		t.Skipf("LoCoMo data not found at %s: %v", scaleLoCoMo, err)
+	}
+	var out []feedConv
+	for _, c := range convs[:min(n, len(convs))] {
+		out = append(out, feedConv{ID: c.ID, Msgs: conversationMessages(c)})
+	}
+	return out
+}
+
+// fakeGister speaks Anthropic's Messages API: a gist that is a function of
+// the request (so every replica makes the same), after delay. It counts
+// requests by replica (the first path element) and by content.
+type fakeGister struct {
+	delay     time.Duration
+	mu        sync.Mutex
+	byReplica map[string]int
+	byContent map[string]int
+	started   chan string // replica of each request, when it starts (non-blocking)
+}
+
+func newFakeGister(delay time.Duration) *fakeGister {
+	return &fakeGister{delay: delay, byReplica: map[string]int{}, byContent: map[string]int{}, started: make(chan string, 1000)}
+}
+
+func (f *fakeGister) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	replica, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	body, _ := io.ReadAll(r.Body)
+	if rest != "v1/messages" {
+		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad path"}}`, 400)
+		return
+	}
+	var req struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(body, &req)
+	var content bytes.Buffer
+	for _, m := range req.Messages {
+		content.Write(m.Content)
+	}
+	sum := sha256.Sum256(content.Bytes())
+	h := hex.EncodeToString(sum[:8])
+	select {
+	case f.started <- replica:
+	default:
+	}
+	time.Sleep(f.delay)
+	f.mu.Lock()
+	f.byReplica[replica]++
+	f.byContent[h]++
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"id":"msg_1","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":"Gist %s: they met and talked about it on that day."}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":12}}`, req.Model, h, len(body)/4)
+}
+
+// scaleEnv is a fake gister and the environment replicas need for it.
+func (f *fakeGister) env(srv *httptest.Server, replica string) []string {
+	return []string{"ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=" + srv.URL + "/" + replica}
+}
+
+// newKey makes a tenant key on the database, in-process.
+func newKey(t *testing.T, dsn string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := NewEnv(strings.NewReader(""), &out, &errb, nil)
+	if err := Run(context.Background(), env, []string{"keys", "create", "--db", dsn, "--tenant", "acme"}); err != nil {
+		t.Fatalf("keys create: %v\n%s", err, errb.String())
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// replicas starts n replicas on dsn; each gets the fake gister under its
+// own name (r1, r2, …). They are stopped when t ends.
+func replicas(t *testing.T, n int, dsn string, fake *httptest.Server, args ...string) []*replica {
+	t.Helper()
+	var out []*replica
+	for i := range n {
+		name := fmt.Sprintf("r%d", i+1)
+		logf, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := []string{}
+		if fake != nil {
+			env = (&fakeGister{}).env(fake, name)
+		}
+		base := []string{"--db", dsn, "--rate", "-1", "--poll", "100ms", "--log-level", "warn", "--no-cache"}
+		r, err := startReplica(context.Background(), env, logf, append(base, args...)...)
+		if err != nil {
+			b, _ := os.ReadFile(logf.Name())
+			t.Fatalf("replica %s: %v\n%s", name, err, b)
+		}
+		t.Cleanup(func() {
+			r.Stop()
+			logf.Close()
+			if t.Failed() {
+				b, _ := os.ReadFile(logf.Name())
+				t.Logf("replica %s log:\n%s", name, b)
+			}
+		})
+		out = append(out, r)
+	}
+	return out
+}
+
+// waitConsolidated waits until every conversation is consolidated through
+// its last session with no job pending, via the replica at url.
+func waitConsolidated(t *testing.T, url, key string, ids []string, within time.Duration) {
+	t.Helper()
+	cl := client.New(url, key)
+	deadline := time.Now().Add(within)
+	for _, id := range ids {
+		for {
+			c, err := cl.Conversation(context.Background(), id)
+			if err == nil && c.ConsolidatedThrough == c.Sessions && c.ConsolidatedMessages == c.Messages && len(c.PendingJobs) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s not consolidated within %v: %+v, %v", id, within, c, err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+}
+
+// TestScaleOutTwoReplicas: two replicas on one Postgres, 16 clients
+// appending the 10 LoCoMo conversations through both at random (with
+// retries): every acknowledged message stored once, one job per
+// conversation and trigger, identical contexts from both replicas.
+func TestScaleOutTwoReplicas(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	convs := loadFeed(t, 10)
+	fake := newFakeGister(0)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	key := newKey(t, dsn)
+	rs := replicas(t, 2, dsn, srv, "--schedule", "idle:1h", "--gister", "anthropic:claude-haiku-4-5")
+	urls := []string{rs[0].URL, rs[1].URL}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	st, err := feed(ctx, urls, key, convs, 16, 8, 0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, c := range convs {
+		total += len(c.Msgs)
+	}
+	t.Logf("ingest: %d messages in %d requests (%d with a retried batch) in %v; p99 %v", total, st.Requests, st.Retries, st.Elapsed.Round(time.Millisecond), percentile(st.Latencies, 0.99))
+	if st.Appended != int64(total) {
+		t.Fatalf("appended %d, want %d (skipped %d)", st.Appended, total, st.Skipped)
+	}
+	c1, c2 := client.New(urls[0], key), client.New(urls[1], key)
+	for _, c := range convs {
+		got, err := c2.Conversation(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.MessageList) != len(c.Msgs) || len(st.Acked[c.ID]) != len(c.Msgs) {
+			t.Fatalf("%s: %d stored, %d acknowledged, want %d", c.ID, len(got.MessageList), len(st.Acked[c.ID]), len(c.Msgs))
+		}
+		for i, m := range got.MessageList {
+			if m.ID != c.Msgs[i].ID || m.Seq != int64(i+1) {
+				t.Fatalf("%s: message %d is %s (seq %d), want %s", c.ID, i, m.ID, m.Seq, c.Msgs[i].ID)
+			}
+		}
+	}
+	// Unique jobs across replicas: one waiting job per conversation.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var jobs, convsWithJobs int
+	if err := conn.QueryRow(ctx, `SELECT count(*), count(DISTINCT args) FROM river_job WHERE kind = 'swc_consolidate' AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&jobs, &convsWithJobs); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != len(convs) || convsWithJobs != len(convs) {
+		t.Fatalf("%d waiting jobs for %d conversations, want one each for %d", jobs, convsWithJobs, len(convs))
+	}
+	// Both replicas serve the same contexts before consolidation.
+	sameContexts(t, ctx, c1, c2, convs)
+
+	// Trigger: both replicas asked at once for every conversation.
+	var wg sync.WaitGroup
+	for _, c := range convs {
+		for _, cl := range []*client.Client{c1, c2} {
+			wg.Go(func() {
+				if _, err := cl.Consolidate(ctx, c.ID); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	ids := make([]string, len(convs))
+	for i, c := range convs {
+		ids[i] = c.ID
+	}
+	waitConsolidated(t, urls[0], key, ids, 2*time.Minute)
+	fake.mu.Lock()
+	calls, dup := 0, 0
+	for _, n := range fake.byContent {
+		calls += n
+		if n > 1 {
+			dup++
+		}
+	}
+	byReplica := fmt.Sprint(fake.byReplica)
+	fake.mu.Unlock()
+	t.Logf("consolidation: %d gist calls (%s), %d requested twice", calls, byReplica, dup)
+	if calls == 0 || dup > 0 {
+		t.Fatalf("%d gist calls, %d of one content more than once: a conversation was consolidated by two jobs", calls, dup)
+	}
+	var ran int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'swc_consolidate' AND state = 'completed'`).Scan(&ran); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d jobs completed for %d conversations", ran, len(convs))
+	sameContexts(t, ctx, c1, c2, convs)
+}
+
+// sameContexts checks both replicas answer byte-identical contexts.
+func sameContexts(t *testing.T, ctx context.Context, c1, c2 *client.Client, convs []feedConv) {
+	t.Helper()
+	for _, c := range convs {
+		for _, budget := range []int{1000, 4000} {
+			a, err := c1.Context(ctx, c.ID, client.ContextOptions{Budget: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := c2.Context(ctx, c.ID, client.ContextOptions{Budget: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ja, _ := json.Marshal(a)
+			jb, _ := json.Marshal(b)
+			if !bytes.Equal(ja, jb) || a.Text == "" {
+				t.Fatalf("%s at %d: replicas differ (or empty):\n%s\n%s", c.ID, budget, ja, jb)
+			}
+		}
+	}
+}

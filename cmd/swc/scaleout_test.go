@@ -293,3 +293,81 @@ func sameContexts(t *testing.T, ctx context.Context, c1, c2 *client.Client, conv
 		}
 	}
 }
+
+// TestScaleOutKillMidJob: the replica running a consolidation is killed
+// with SIGKILL; River's rescuer (on the other replica, after
+// --rescue-after) hands the job over; the gists complete, none twice.
+func TestScaleOutKillMidJob(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	convs := loadFeed(t, 1)
+	fake := newFakeGister(time.Second)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	key := newKey(t, dsn)
+	rs := replicas(t, 2, dsn, srv, "--schedule", "idle:1h", "--gister", "anthropic:claude-haiku-4-5",
+		"--job-timeout", "15s", "--rescue-after", "16s")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if _, err := feed(ctx, []string{rs[0].URL}, key, convs, 1, 50, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.New(rs[0].URL, key).Consolidate(ctx, convs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	var victim string
+	select {
+	case victim = <-fake.started:
+	case <-time.After(time.Minute):
+		t.Fatal("no gist call within a minute of asking for a consolidation")
+	}
+	time.Sleep(300 * time.Millisecond) // its first gist calls in flight
+	killed, survivor := rs[0], rs[1]
+	if victim == "r2" {
+		killed, survivor = rs[1], rs[0]
+	}
+	killed.Kill()
+	killedAt := time.Now()
+	fake.mu.Lock()
+	before := fake.byReplica[victim]
+	fake.mu.Unlock()
+	t.Logf("killed %s after %d gist calls", victim, before)
+	waitConsolidated(t, survivor.URL, key, []string{convs[0].ID}, 2*time.Minute)
+	t.Logf("rescued and done %v after the kill", time.Since(killedAt).Round(time.Second))
+
+	c, err := client.New(survivor.URL, key).Conversation(ctx, convs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, g := range c.Gists {
+		k := fmt.Sprintf("%d/%s/%s", g.Session, g.Variant, g.Gister)
+		if seen[k] {
+			t.Fatalf("session %d has two %s gists", g.Session, g.Variant)
+		}
+		seen[k] = true
+	}
+	if len(c.Gists) == 0 {
+		t.Fatal("no gists stored")
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var attempt int
+	var state string
+	var attemptedBy []string
+	if err := conn.QueryRow(ctx, `SELECT attempt, state, attempted_by FROM river_job WHERE kind = 'swc_consolidate' ORDER BY id LIMIT 1`).Scan(&attempt, &state, &attemptedBy); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("job: state %s after %d attempts by %v; %d gists", state, attempt, attemptedBy, len(c.Gists))
+	if state != "completed" || attempt < 2 || len(attemptedBy) < 2 || attemptedBy[0] == attemptedBy[len(attemptedBy)-1] {
+		t.Fatalf("job %s after %d attempts by %v: want completed by another client after a rescue", state, attempt, attemptedBy)
+	}
+	fake.mu.Lock()
+	after := fake.byReplica[victim]
+	fake.mu.Unlock()
+	if after != before {
+		t.Fatalf("the killed replica made %d gist calls after its death", after-before)
+	}
+}

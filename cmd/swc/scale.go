@@ -142,10 +142,10 @@ func conversationMessages(c *swc.Conversation) []swc.Message {
 // feedStats is what a feed saw.
 type feedStats struct {
 	Requests, Retries, Unavailable int64
-	Appended, Skipped             int64
-	Latencies                     []time.Duration // of acknowledged appends
-	Acked                         map[string][]string
-	Elapsed                       time.Duration
+	Appended, Skipped              int64
+	Latencies                      []time.Duration // of acknowledged appends
+	Acked                          map[string][]string
+	Elapsed                        time.Duration
 }
 
 // feed appends convs with clients concurrent clients, each sending the

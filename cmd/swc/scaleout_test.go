@@ -110,8 +110,8 @@ func (f *fakeGister) env(srv *httptest.Server, replica string) []string {
 	return []string{"ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=" + srv.URL + "/" + replica}
 }
 
-// newKey makes a tenant key on the database, in-process.
-func newKey(t *testing.T, dsn string) string {
+// pgKey makes a tenant key on the database, in-process.
+func pgKey(t *testing.T, dsn string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := NewEnv(strings.NewReader(""), &out, &errb, nil)
@@ -185,7 +185,7 @@ func TestScaleOutTwoReplicas(t *testing.T) {
 	fake := newFakeGister(0)
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	key := newKey(t, dsn)
+	key := pgKey(t, dsn)
 	rs := replicas(t, 2, dsn, srv, "--schedule", "idle:1h", "--gister", "anthropic:claude-haiku-4-5")
 	urls := []string{rs[0].URL, rs[1].URL}
 
@@ -304,7 +304,7 @@ func TestScaleOutKillMidJob(t *testing.T) {
 	fake := newFakeGister(time.Second)
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	key := newKey(t, dsn)
+	key := pgKey(t, dsn)
 	rs := replicas(t, 2, dsn, srv, "--schedule", "idle:1h", "--gister", "anthropic:claude-haiku-4-5",
 		"--job-timeout", "15s", "--rescue-after", "16s")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -404,7 +404,7 @@ func TestScaleOutPostgresRestart(t *testing.T) {
 	defer pg("stop", dir)
 
 	convs := loadFeed(t, 4)
-	key := newKey(t, dsn)
+	key := pgKey(t, dsn)
 	rs := replicas(t, 2, dsn, nil, "--schedule", "idle:1h")
 	urls := []string{rs[0].URL, rs[1].URL}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -458,3 +458,18 @@ func TestScaleOutPostgresRestart(t *testing.T) {
 	}
 	waitConsolidated(t, urls[0], key, ids, 2*time.Minute)
 }
+
+func TestScaletestCommand(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	loadFeed(t, 1) // skips without the data
+	out, stderr, err := run(t, nil, "scaletest", "--db", dsn, "--data", scaleLoCoMo, "--replicas", "2", "--conversations", "2",
+		"--clients", "4", "--readers", "2", "--duration", "500ms")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{"replicas       2", "ingest ", "context reads ", ", 0 errors", "messages ", "conv_gists "} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -45,13 +45,15 @@ type AppendResult = swc.AppendResult
 
 // Context is the answer to a context request.
 type Context struct {
-	Strategy            string            `json:"strategy"`
-	Budget              int               `json:"budget"`
-	Format              string            `json:"format"`
-	Tokens              int               `json:"tokens"`
-	Text                string            `json:"text,omitempty"`
-	System              string            `json:"system,omitempty"`
-	Messages            []swc.Message     `json:"messages,omitempty"`
+	Strategy string `json:"strategy"`
+	Budget   int    `json:"budget"`
+	Format   string `json:"format"`
+	Tokens   int    `json:"tokens"`
+	Text     string `json:"text,omitempty"`
+	System   string `json:"system,omitempty"`
+	// Messages are Chat Completions messages (format openai) or Anthropic
+	// messages (format anthropic) in their wire form.
+	Messages            json.RawMessage   `json:"messages,omitempty"`
 	Chunks              []swc.ChunkReport `json:"chunks"`
 	ConsolidatedThrough int               `json:"consolidated_through"`
 	PendingSessions     int               `json:"pending_sessions"`

@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/client"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/sleep"
@@ -28,6 +30,7 @@ func TestAppendConsolidateContext(t *testing.T) {
 	c := e.client("acme")
 	ctx := context.Background()
 	msgs := sessions(6, 6)
+	msgs36 := msgs
 	res, err := c.Append(ctx, "conv-1", msgs)
 	if err != nil || res != (swc.AppendResult{Appended: 36, Sessions: 6}) {
 		t.Fatalf("append = %+v, %v", res, err)
@@ -77,19 +80,25 @@ func TestAppendConsolidateContext(t *testing.T) {
 		t.Errorf("no chunk is a gist after consolidation: %+v", after.Chunks)
 	}
 	// Reads at other budgets, strategies and formats never gist.
-	for _, o := range []client.ContextOptions{{Budget: 200}, {Strategy: "swc-full"}, {Format: "openai"}, {Format: "anthropic"}} {
+	for _, o := range []client.ContextOptions{{Budget: 200}, {Strategy: "swc-full"}, {Format: "openai", Budget: 600}, {Format: "anthropic", Budget: 600}} {
 		got, err := c.Context(ctx, "conv-1", o)
 		if err != nil {
 			t.Fatalf("%+v: %v", o, err)
 		}
 		switch o.Format {
 		case "openai":
-			if len(got.Messages) != 1 || got.Messages[0].Role != "system" {
-				t.Errorf("openai format: %+v", got.Messages)
+			var msgs []chat.OpenAIMessage
+			json.Unmarshal(got.Messages, &msgs)
+			// The memory message, then the last 8 messages unchanged.
+			if len(msgs) != 9 || msgs[0].Role != "system" || !strings.Contains(*msgs[0].Content, "[Session 1") ||
+				*msgs[8].Content != msgs36[35].Content || got.Tokens > 600 {
+				t.Errorf("openai format: %d messages, %d tokens: %.300s", len(msgs), got.Tokens, got.Messages)
 			}
 		case "anthropic":
-			if got.System == "" {
-				t.Errorf("anthropic format has no system")
+			var msgs []chat.AnthropicMessage
+			json.Unmarshal(got.Messages, &msgs)
+			if !strings.Contains(got.System, "[Session 1") || len(msgs) == 0 || msgs[0].Role != "user" {
+				t.Errorf("anthropic format: system %.100q, %d messages", got.System, len(msgs))
 			}
 		}
 	}
@@ -388,8 +397,18 @@ func TestFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ctx.Messages[0].Content != "You are helpful." || !strings.Contains(ctx.Messages[1].Content, "Maya: jsonl form") {
-		t.Errorf("openai context: %+v", ctx.Messages)
+	var out []chat.OpenAIMessage
+	if err := json.Unmarshal(ctx.Messages, &out); err != nil {
+		t.Fatal(err)
+	}
+	// Everything fits: the messages come back as they were, system first,
+	// the tool call and its result together.
+	if *out[0].Content != "You are helpful." || out[2].ToolCalls[0].Function.Name != "lookup" || out[3].ToolCallID != "c1" {
+		t.Errorf("openai context: %s", ctx.Messages)
+	}
+	text, err := c.Context(context.Background(), "f", client.ContextOptions{})
+	if err != nil || !strings.Contains(text.Text, "Maya: jsonl form") {
+		t.Errorf("text context: %v %.300s", err, text.Text)
 	}
 }
 

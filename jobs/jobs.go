@@ -178,7 +178,7 @@ func (h levelHandler) Enabled(ctx context.Context, l slog.Level) bool {
 // the schedule again when it runs).
 func (q *Queue) Enqueue(ctx context.Context, tenant, conv string, at time.Time) error {
 	a := Args{Tenant: tenant, Conversation: conv}
-	res, err := q.client.Insert(ctx, a, &river.InsertOpts{ScheduledAt: at})
+	res, err := q.client.Insert(ctx, a, when(at))
 	if err != nil {
 		return fmt.Errorf("jobs: enqueue: %w", err)
 	}
@@ -214,7 +214,7 @@ func (q *Queue) follow(a Args, at time.Time) {
 			q.followMu.Lock()
 			at := q.following[a]
 			q.followMu.Unlock()
-			res, err := q.client.Insert(q.followCtx, a, &river.InsertOpts{ScheduledAt: at})
+			res, err := q.client.Insert(q.followCtx, a, when(at))
 			if err == nil && res.UniqueSkippedAsDuplicate && res.Job.State == rivertype.JobStateRunning {
 				continue
 			}
@@ -284,4 +284,14 @@ func (q *Queue) Stop(ctx context.Context) error {
 
 func decodeArgs(j *rivertype.JobRow, a *Args) error {
 	return json.Unmarshal(j.EncodedArgs, a)
+}
+
+// when returns insert options for a job due at at: none when at is not in
+// the future, so the job is available at once rather than scheduled (River
+// moves scheduled jobs only on its scheduler's next round).
+func when(at time.Time) *river.InsertOpts {
+	if !at.After(time.Now()) {
+		return nil
+	}
+	return &river.InsertOpts{ScheduledAt: at}
 }

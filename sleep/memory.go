@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/tokens"
 )
 
@@ -47,6 +49,13 @@ type Memory struct {
 	Schedule consolidate.Schedule
 	// Now is the clock (time.Now).
 	Now func() time.Time
+	// Embedder and Config are the SWC engines of the openai and anthropic
+	// formats (nil and zero: the lexical embedder, consolidate's defaults);
+	// wire the ones NewStrategy uses. Rule groups messages into sessions
+	// there, as the store does.
+	Embedder swc.Embedder
+	Config   consolidate.Config
+	Rule     swc.SessionRule
 	// CacheSize bounds the cached contexts (default 4096).
 	CacheSize int
 
@@ -61,21 +70,16 @@ type Request struct {
 	Format   string // text, openai or anthropic
 }
 
-// OutMessage is one message of a context in openai or anthropic form.
-type OutMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
 // Result is a context of a stored conversation.
 type Result struct {
-	Strategy            string            `json:"strategy"`
-	Budget              int               `json:"budget"`
-	Format              string            `json:"format"`
-	Tokens              int               `json:"tokens"`
-	Text                string            `json:"text,omitempty"`
-	System              string            `json:"system,omitempty"`
-	Messages            []OutMessage      `json:"messages,omitempty"`
+	Strategy string `json:"strategy"`
+	Budget   int    `json:"budget"`
+	Format   string `json:"format"`
+	Tokens   int    `json:"tokens"`
+	Text     string `json:"text,omitempty"`
+	System   string `json:"system,omitempty"`
+	// Messages are []chat.OpenAIMessage or []chat.AnthropicMessage.
+	Messages            any               `json:"messages,omitempty"`
 	Chunks              []swc.ChunkReport `json:"chunks"`
 	ConsolidatedThrough int               `json:"consolidated_through"`
 	PendingSessions     int               `json:"pending_sessions"`
@@ -236,45 +240,75 @@ func (m *Memory) build(ctx context.Context, tenant, conv string, r Request) (*Re
 	if len(c.Sessions) > 0 && budget <= 0 {
 		return nil, swc.Errorf(swc.EINVALID, "system messages need %d tokens; budget is %d", sysTokens, r.Budget)
 	}
+	g := &storedGister{fallback: m.Fallback, gists: map[string]string{}}
+	for _, sg := range gists {
+		g.gists[string(sg.Variant)+"\x00"+sg.ContentHash] = sg.Text
+	}
+	sched := consolidate.Schedule{Kind: consolidate.Through, At: through}
+	if through == len(c.Sessions) {
+		sched = consolidate.Schedule{Kind: consolidate.End} // the same, in one pass
+	}
+	if r.Format != "text" {
+		return m.buildMessages(ctx, res, msgs, g, sched)
+	}
 	memText := ""
 	if len(c.Sessions) > 0 {
-		g := &storedGister{fallback: m.Fallback, gists: map[string]string{}}
-		for _, sg := range gists {
-			g.gists[string(sg.Variant)+"\x00"+sg.ContentHash] = sg.Text
-		}
-		sched := consolidate.Schedule{Kind: consolidate.Through, At: through}
-		if through == len(c.Sessions) {
-			sched = consolidate.Schedule{Kind: consolidate.End} // the same, in one pass
-		}
 		strat, err := m.NewStrategy(r.Strategy, g, sched)
 		if err != nil {
 			return nil, err
 		}
 		out, err := strat.Compress(ctx, c, swc.CompressOptions{Budget: budget})
 		if err != nil {
-			return nil, fmt.Errorf("memory: context of %s: %w", conv, err)
+			return nil, fmt.Errorf("sleep: context of %s: %w", conv, err)
 		}
 		memText = out.Text
 		res.Chunks = out.Chunks
 	}
-	switch r.Format {
-	case "text":
-		res.Text = strings.Join(append(sys, memText), "\n\n")
-		res.Tokens = tokens.Count(res.Text)
-	case "openai":
-		for _, s := range instr {
-			res.Messages = append(res.Messages, OutMessage{Role: string(s.Role), Content: s.Content})
-		}
-		if memText != "" {
-			res.Messages = append(res.Messages, OutMessage{Role: "system", Content: memText})
-		}
-		for _, mm := range res.Messages {
-			res.Tokens += tokens.Count(mm.Content)
-		}
-	case "anthropic":
-		res.System = strings.Join(append(sys, memText), "\n\n")
-		res.Messages = []OutMessage{}
-		res.Tokens = tokens.Count(res.System)
+	res.Text = strings.Join(append(sys, memText), "\n\n")
+	res.Tokens = tokens.Count(res.Text)
+	return res, nil
+}
+
+// buildMessages answers format openai or anthropic with the compressor of
+// SPEC §8 (package memory): system messages first, the consolidated
+// history as one memory message (anthropic: in system), the most recent
+// messages unchanged, within the budget counted as memory counts it. The
+// gists are the stored ones, as on the text path.
+func (m *Memory) buildMessages(ctx context.Context, res *Result, msgs []swc.StoredMessage, g swc.Gister, sched consolidate.Schedule) (*Result, error) {
+	if res.Strategy == "full" {
+		return nil, swc.Errorf(swc.EINVALID, "strategy full ignores the budget: ask for format=text")
+	}
+	opts := memory.DefaultOptions()
+	opts.Strategy, opts.Budget, opts.Gister, opts.Schedule = res.Strategy, res.Budget, g, sched
+	opts.Embedder, opts.Config = m.Embedder, m.Config
+	opts.AlignUser = res.Format == "anthropic"
+	if m.Rule.Gap > 0 {
+		opts.SessionGap = m.Rule.Gap
+	}
+	if m.Rule.Turns > 0 {
+		opts.SessionTurns = m.Rule.Turns
+	}
+	comp, err := memory.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	plain := make([]swc.Message, len(msgs))
+	for i, sm := range msgs {
+		plain[i] = sm.Message
+	}
+	out, err := comp.Compress(ctx, plain)
+	if err != nil {
+		return nil, err
+	}
+	res.Tokens = out.Tokens
+	if out.Context != nil {
+		res.Chunks = out.Context.Chunks
+	}
+	if res.Format == "openai" {
+		res.Messages = chat.OpenAIMessages(out.Messages)
+	} else {
+		a := chat.ToAnthropic(out.Messages)
+		res.System, res.Messages = a.System, a.Messages
 	}
 	return res, nil
 }

@@ -205,6 +205,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 		Store: be.store, Gister: eng.gister, Fallback: fallback,
 		NewStrategy: serveStrategies(eng), Strategy: f.strategy,
 		Budget: ef.budget, Schedule: sched,
+		Embedder: eng.embedder, Config: eng.cfg, Rule: swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns},
 	}
 	queue, err := be.openQueue(ctx, consolidator{svc.mem}, jobs.Config{
 		Workers: f.workers, JobTimeout: f.jobTimeout, RescueAfter: f.rescueAfter,

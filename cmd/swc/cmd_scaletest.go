@@ -198,7 +198,7 @@ func printSizes(ctx context.Context, w io.Writer, dsn string) error {
 type discard struct{ b []byte }
 
 func (d *discard) Write(p []byte) (int, error) { d.b = append(d.b, p...); return len(p), nil }
-func (d *discard) String() string                { return string(trimNL(d.b)) }
+func (d *discard) String() string              { return string(trimNL(d.b)) }
 
 func trimNL(b []byte) []byte {
 	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {

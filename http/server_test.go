@@ -446,3 +446,22 @@ func TestHealthAndMetrics(t *testing.T) {
 		t.Errorf("unknown route: %d %s", code, body)
 	}
 }
+
+// TestRevokedKeyStops: a key revoked while cached stops working once the
+// cache entry expires.
+func TestRevokedKeyStops(t *testing.T) {
+	e := newEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.KeyCacheTTL = 200 * time.Millisecond })
+	c := e.client("acme")
+	ctx := context.Background()
+	if _, err := c.Conversations(ctx); err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := e.db.Keys(ctx)
+	if err := e.db.RevokeKey(ctx, keys[0].ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := c.Conversations(ctx); status(err) != 401 {
+		t.Fatalf("revoked key after the cache TTL: %v", err)
+	}
+}

@@ -1,481 +1,245 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
-	"image/color"
 	"math"
 	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/swcmem/swc/bench"
 )
 
-// Chart size; the page scales the SVG to its width.
-const (
-	chartWidth  = 720 // points
-	chartHeight = 300
-)
-
-// palette colours conditions by their position in the report order
-// (Tableau 10).
-var palette = []color.RGBA{
-	{0x4E, 0x79, 0xA7, 0xFF}, {0xF2, 0x8E, 0x2B, 0xFF}, {0xE1, 0x57, 0x59, 0xFF},
-	{0x76, 0xB7, 0xB2, 0xFF}, {0x59, 0xA1, 0x4F, 0xFF}, {0xED, 0xC9, 0x48, 0xFF},
-	{0xB0, 0x7A, 0xA1, 0xFF}, {0xFF, 0x9D, 0xA7, 0xFF}, {0x9C, 0x75, 0x5F, 0xFF},
-	{0xBA, 0xB0, 0xAC, 0xFF},
-}
-
-// tierColors colours the tiers; others get grey.
-var tierColors = map[string]color.RGBA{
-	"high": {0x4E, 0x79, 0xA7, 0xFF},
-	"mid":  {0xF2, 0x8E, 0x2B, 0xFF},
-	"low":  {0xBA, 0xB0, 0xAC, 0xFF},
-}
-
-func conditionColor(i int) color.RGBA { return palette[i%len(palette)] }
-
-// sans is the chart typeface; its metrics match Arial/Helvetica, which the
-// SVG names as fallbacks.
-var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
 // charts draws the charts the HTML page shows, by name: "categories",
-// "conversations", "tiers" and "tokens"; a chart without data is left
-// out. It returns an error when a chart cannot be drawn.
+// "paired" (a forest plot), "conversations", "tiers" and "tokens"; a chart
+// without data is left out. Every chart has a title and axis labels in
+// words, and colours fixed per condition name (colorOf). It returns an
+// error only for a chart that cannot be drawn (none today).
 func charts(s *bench.Summary) (map[string]string, error) {
 	pm := primaryMetric(s)
 	out := map[string]string{}
-	draws := []struct {
-		name string
-		fn   func() (string, error)
-	}{
-		{"categories", func() (string, error) { return categoryChart(s, pm) }},
-		{"conversations", func() (string, error) { return conversationChart(s, pm) }},
-		{"tiers", func() (string, error) { return tierChart(s) }},
-		{"tokens", func() (string, error) { return tokenChart(s) }},
-	}
-	for _, d := range draws {
-		svg, err := d.fn()
-		if err != nil {
-			return nil, fmt.Errorf("report: %s chart: %w", d.name, err)
-		}
+	for name, svg := range map[string]string{
+		"categories":    categoryChart(s, pm),
+		"paired":        forestChart(s, pm),
+		"conversations": conversationChart(s, pm),
+		"tiers":         tierChart(s),
+		"tokens":        tokenChart(s),
+	} {
 		if svg != "" {
-			out[d.name] = svg
+			out[name] = svg
 		}
 	}
 	return out, nil
 }
 
-// newPlot returns a plot with the report's fonts and horizontal grid.
-func newPlot(title, ylabel string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.Title.TextStyle.Font = font.From(sans, 12)
-	p.Title.Padding = vg.Points(6)
-	p.Y.Label.Text = ylabel
-	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
-		ax.Label.TextStyle.Font = font.From(sans, 10)
-		ax.Tick.Label.Font = font.From(sans, 9)
-	}
-	g := plotter.NewGrid()
-	g.Vertical.Color = nil
-	g.Horizontal.Color = color.Gray{0xD8}
-	g.Horizontal.Width = vg.Points(0.5)
-	p.Add(g)
-	return p
-}
-
-// legendEntry is one line of a chart's legend.
-type legendEntry struct {
-	name  string
-	thumb plot.Thumbnailer
-}
-
-// groupedBars adds one bar series per group to p over n categories; vals
-// [g][i] is group g's value at category i and ok[g][i] whether it exists.
-// It returns the series and the x offset (in points) of each group.
-func groupedBars(p *plot.Plot, vals [][]float64, colors []color.RGBA, n int, plotWidth vg.Length) ([]*plotter.BarChart, []vg.Length, error) {
-	k := len(vals)
-	unit := plotWidth / vg.Length(n)
-	w := unit * 0.8 / vg.Length(k)
-	bars := make([]*plotter.BarChart, k)
-	offs := make([]vg.Length, k)
-	for g := range vals {
-		b, err := plotter.NewBarChart(plotter.Values(vals[g]), w)
-		if err != nil {
-			return nil, nil, err
-		}
-		b.Color = colors[g]
-		b.LineStyle.Width = 0
-		offs[g] = (vg.Length(g) - vg.Length(k-1)/2) * w
-		b.Offset = offs[g]
-		bars[g] = b
-		p.Add(b)
-	}
-	return bars, offs, nil
-}
-
-// whiskers are asymmetric y error bars at data points.
-type whiskers struct {
-	plotter.XYs
-	plotter.YErrors
-}
-
-func (w whiskers) Len() int { return len(w.XYs) }
-
-// shifted draws a plotter moved right by dx points, so error bars line up
-// with offset bars.
-type shifted struct {
-	*plotter.YErrorBars
-	dx vg.Length
-}
-
-func (s shifted) Plot(c draw.Canvas, p *plot.Plot) {
-	c.Push()
-	c.Translate(vg.Point{X: s.dx})
-	s.YErrorBars.Plot(c, p)
-	c.Pop()
-}
-
-// scoreAxis sets p's y axis to [0, max(1, top)] with a tick every 0.1,
-// labelled every 0.2.
-func scoreAxis(p *plot.Plot, top float64) {
-	p.Y.Min, p.Y.Max = 0, math.Max(1, top)
-	var ticks plot.ConstantTicks
-	for i := 0; float64(i)/10 <= p.Y.Max+1e-9; i++ {
-		t := plot.Tick{Value: float64(i) / 10}
-		if i%2 == 0 {
-			t.Label = num(t.Value, 1)
-		}
-		ticks = append(ticks, t)
-	}
-	p.Y.Tick.Marker = ticks
-}
-
-// categoryAxis labels the x axis with names at 0, 1, … and sets its range
-// so that bars of width up to one unit fit.
-func categoryAxis(p *plot.Plot, names []string) {
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
-}
-
-// countAxis starts p's y axis at 0, leaves 8% headroom above top and
-// puts about five integer-labelled ticks on it, at 1, 2 or 5 × 10^k steps.
-func countAxis(p *plot.Plot, top float64) {
-	p.Y.Min = 0
-	if top <= 0 {
-		return
-	}
-	p.Y.Max = top * 1.08
-	step := math.Pow(10, math.Floor(math.Log10(p.Y.Max/5)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if p.Y.Max/(m*step) <= 6 {
-			step *= m
-			break
-		}
-	}
-	step = math.Max(step, 1)
-	var ticks plot.ConstantTicks
-	for i := 0; float64(i)*step/2 <= p.Y.Max; i++ {
-		t := plot.Tick{Value: float64(i) * step / 2}
-		if i%2 == 0 {
-			t.Label = num(t.Value, 0)
-		}
-		ticks = append(ticks, t)
-	}
-	p.Y.Tick.Marker = ticks
-}
-
 // categoryChart draws the primary metric per category and condition with
 // 95% CI whiskers; "" when there is nothing to draw.
-func categoryChart(s *bench.Summary, pm string) (string, error) {
+func categoryChart(s *bench.Summary, pm string) string {
 	if pm == "" {
-		return "", nil
+		return ""
 	}
-	keys := []string{}
+	var keys, names []string
 	for _, k := range []string{"1", "2", "3", "4", "1-4"} {
 		if hasMetric(s, pm, k) {
 			keys = append(keys, k)
+			names = append(names, categoryName(k))
 		}
 	}
 	conds := conditions(s)
 	if len(keys) == 0 || len(conds) == 0 {
-		return "", nil
+		return ""
 	}
-	p := newPlot(fmt.Sprintf("%s by category (95%% CI)", capitalize(metricLabel(pm))), pm)
-	vals := make([][]float64, len(conds))
-	colors := make([]color.RGBA, len(conds))
 	top := 0.0
-	for g, c := range conds {
-		vals[g] = make([]float64, len(keys))
-		colors[g] = conditionColor(g)
-		for i, k := range keys {
-			if st, ok := stat(s, c, k, pm); ok {
-				vals[g][i] = st.Mean
-				top = math.Max(top, st.CI[1])
-			}
-		}
-	}
-	lw := legendWidth(conds)
-	bars, offs, err := groupedBars(p, vals, colors, len(keys), plotArea(lw))
-	if err != nil {
-		return "", err
-	}
-	for g, c := range conds {
-		var wk whiskers
-		for i, k := range keys {
+	var series []barSeries
+	for _, c := range conds {
+		bs := barSeries{name: c, color: colorOf(c)}
+		for _, k := range keys {
 			st, ok := stat(s, c, k, pm)
-			if !ok {
-				continue
-			}
-			wk.XYs = append(wk.XYs, plotter.XY{X: float64(i), Y: st.Mean})
-			wk.YErrors = append(wk.YErrors, struct{ Low, High float64 }{st.Mean - st.CI[0], st.CI[1] - st.Mean})
+			bs.bars = append(bs.bars, bar{v: st.Mean, lo: st.CI[0], hi: st.CI[1], hasCI: ok, ok: ok})
+			top = math.Max(top, st.CI[1])
 		}
-		if len(wk.XYs) == 0 {
-			continue
-		}
-		eb, err := plotter.NewYErrorBars(wk)
-		if err != nil {
-			return "", err
-		}
-		eb.CapWidth = vg.Points(4)
-		eb.LineStyle.Width = vg.Points(0.8)
-		p.Add(shifted{eb, offs[g]})
+		series = append(series, bs)
 	}
-	names := make([]string, len(keys))
-	for i, k := range keys {
-		names[i] = categoryName(k)
-	}
-	categoryAxis(p, names)
-	scoreAxis(p, top)
-	return render(p, entries(conds, bars), lw)
+	ymax, ticks := scoreTicks(top)
+	f := newFrame("categories", fmt.Sprintf("%s by question category (mean, 95%% CI)", capitalize(metricLabel(pm))),
+		"LoCoMo question category", metricLabel(pm), 0, ymax)
+	f.yAxis(ticks, func(v float64) string { return num(v, 1) })
+	f.groupedBars(names, series)
+	return f.end()
 }
 
-// conversationChart draws the category 2 primary metric per conversation
-// and condition; "" when there is nothing to draw.
-func conversationChart(s *bench.Summary, pm string) (string, error) {
+// conversationChart draws category 2 per conversation and condition with
+// 95% CI whiskers; "" when there is nothing to draw.
+func conversationChart(s *bench.Summary, pm string) string {
 	convs := conversations(s)
 	conds := conditions(s)
 	if pm == "" || len(convs) == 0 || len(conds) == 0 {
-		return "", nil
+		return ""
 	}
-	vals := make([][]float64, len(conds))
-	colors := make([]color.RGBA, len(conds))
 	found := false
-	for g, c := range conds {
-		vals[g] = make([]float64, len(convs))
-		colors[g] = conditionColor(g)
-		for i, conv := range convs {
-			if st, ok := convStat(s, conv, c, "2", pm); ok {
-				vals[g][i] = st.Mean
-				found = true
-			}
+	top := 0.0
+	var series []barSeries
+	for _, c := range conds {
+		bs := barSeries{name: c, color: colorOf(c)}
+		for _, conv := range convs {
+			st, ok := convStat(s, conv, c, "2", pm)
+			hasCI := ok && (st.CI[0] != 0 || st.CI[1] != 0)
+			bs.bars = append(bs.bars, bar{v: st.Mean, lo: st.CI[0], hi: st.CI[1], hasCI: hasCI, ok: ok})
+			found = found || ok
+			top = math.Max(top, math.Max(st.Mean, st.CI[1]))
 		}
+		series = append(series, bs)
 	}
 	if !found {
-		return "", nil
+		return ""
 	}
-	p := newPlot(fmt.Sprintf("Category 2 (temporal) %s by conversation", metricLabel(pm)), pm)
-	lw := legendWidth(conds)
-	bars, _, err := groupedBars(p, vals, colors, len(convs), plotArea(lw))
-	if err != nil {
-		return "", err
-	}
-	categoryAxis(p, convs)
-	scoreAxis(p, 0)
-	return render(p, entries(conds, bars), lw)
+	ymax, ticks := scoreTicks(top)
+	f := newFrame("conversations", fmt.Sprintf("Category 2 (temporal) %s by conversation (mean, 95%% CI)", metricLabel(pm)),
+		"conversation", metricLabel(pm), 0, ymax)
+	f.yAxis(ticks, func(v float64) string { return num(v, 1) })
+	f.groupedBars(convs, series)
+	return f.end()
 }
 
-// tierCondition picks the condition whose tiers are charted: swc-full,
-// else the first swc condition with tier counts; "" when none has any.
-func tierCondition(s *bench.Summary) string {
-	cands := swcConditions(s)
-	for i, c := range cands {
-		if c == "swc-full" {
-			cands[0], cands[i] = cands[i], cands[0]
-		}
-	}
-	for _, c := range cands {
-		for _, conv := range conversations(s) {
-			if cs := s.PerConversation[conv][c]; cs != nil && len(cs.Tiers) > 0 {
-				return c
-			}
-		}
-	}
-	return ""
-}
-
-// tierChart draws stacked tier counts per conversation for one swc
-// condition; "" when no condition has tier counts.
-func tierChart(s *bench.Summary) (string, error) {
-	c := tierCondition(s)
-	if c == "" {
-		return "", nil
-	}
-	convs := conversations(s)
+// tierChart draws, for every SWC condition, how many sessions landed in
+// each tier over all conversations; "" when no condition has tier counts.
+func tierChart(s *bench.Summary) string {
+	var conds []string
 	var tiers []map[string]int
-	for _, conv := range convs {
-		var t map[string]int
-		if cs := s.PerConversation[conv][c]; cs != nil {
-			t = cs.Tiers
+	for _, c := range swcConditions(s) {
+		if cs := s.Conditions[c]; cs != nil && len(cs.Tiers) > 0 {
+			conds = append(conds, c)
+			tiers = append(tiers, cs.Tiers)
 		}
-		tiers = append(tiers, t)
+	}
+	if len(conds) == 0 {
+		return ""
 	}
 	keys := tierKeys(tiers...)
-	p := newPlot("Tier distribution per conversation ("+c+")", "chunks")
-	lw := legendWidth(keys)
-	w := plotArea(lw) / vg.Length(len(convs)) * 0.6
-	var prev *plotter.BarChart
-	var legend []legendEntry
-	for _, k := range keys {
-		vals := make(plotter.Values, len(convs))
-		for i := range convs {
-			vals[i] = float64(tiers[i][k])
-		}
-		b, err := plotter.NewBarChart(vals, w)
-		if err != nil {
-			return "", err
-		}
-		col, ok := tierColors[k]
-		if !ok {
-			col = color.RGBA{0x79, 0x70, 0x6E, 0xFF}
-		}
-		b.Color = col
-		b.LineStyle.Width = 0
-		if prev != nil {
-			b.StackOn(prev)
-		}
-		p.Add(b)
-		prev = b
-		legend = append(legend, legendEntry{k, b})
-	}
-	categoryAxis(p, convs)
+	// Stack from the bottom: low, mid, high (high on top).
+	var series []barSeries
 	top := 0.0
-	for i := range convs {
-		top = math.Max(top, prev.BarHeight(i))
+	totals := make([]float64, len(conds))
+	for i := len(keys) - 1; i >= 0; i-- {
+		k := keys[i]
+		bs := barSeries{name: k + " tier", color: tierColor(k)}
+		for j := range conds {
+			v := float64(tiers[j][k])
+			totals[j] += v
+			bs.bars = append(bs.bars, bar{v: v, ok: true})
+		}
+		series = append(series, bs)
 	}
-	countAxis(p, top)
-	// The legend lists the top of the stack first, like the bars.
-	for i, j := 0, len(legend)-1; i < j; i, j = i+1, j-1 {
-		legend[i], legend[j] = legend[j], legend[i]
+	for _, t := range totals {
+		top = math.Max(top, t)
 	}
-	return render(p, legend, lw)
+	ymax, ticks := countTicks(top)
+	f := newFrame("tiers", "Sessions per tier, every SWC condition (all conversations)", "condition", "sessions", 0, ymax)
+	f.yAxis(ticks, func(v float64) string { return num(v, 0) })
+	f.stackedBars(conds, series)
+	return f.end()
 }
 
-// tokenChart draws Tok/Q per condition; "" without conditions.
-func tokenChart(s *bench.Summary) (string, error) {
+// tokenChart draws the mean tokens per question of every condition, with
+// the budget as a dashed line; "" without conditions.
+func tokenChart(s *bench.Summary) string {
 	conds := conditions(s)
 	if len(conds) == 0 {
-		return "", nil
+		return ""
 	}
-	p := newPlot("Tokens per question", "Tok/Q")
-	w := plotArea(0) / vg.Length(len(conds)) * 0.6
-	top := 0.0
-	var labels plotter.XYLabels
+	top := float64(s.Settings.Budget)
+	var series []barSeries
 	for i, c := range conds {
 		tpq := s.Conditions[c].TokPerQ
 		top = math.Max(top, tpq)
-		labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: tpq})
-		labels.Labels = append(labels.Labels, num(tpq, 0))
-		b, err := plotter.NewBarChart(plotter.Values{tpq}, w)
-		if err != nil {
-			return "", err
-		}
-		b.XMin = float64(i)
-		b.Color = conditionColor(i)
-		b.LineStyle.Width = 0
-		p.Add(b)
+		bs := barSeries{name: c, color: colorOf(c), bars: make([]bar, len(conds))}
+		bs.bars[i] = bar{v: tpq, ok: true}
+		series = append(series, bs)
 	}
-	lb, err := plotter.NewLabels(labels)
-	if err != nil {
-		return "", err
+	ymax, ticks := countTicks(top)
+	f := newFrame("tokens", "Tokens sent per question (context and prompt)", "condition", "tokens per question", 0, ymax)
+	f.yAxis(ticks, func(v float64) string { return num(v, 0) })
+	// One bar per condition, centred in its group.
+	unit := f.plotW() / float64(len(conds))
+	var xs []float64
+	for i, sr := range series {
+		x := marginLeft + unit*(float64(i)+0.5)
+		xs = append(xs, x)
+		b := sr.bars[i]
+		f.rect(x-unit*0.3, f.y(b.v), unit*0.6, f.y(0)-f.y(b.v), sr.color, fmt.Sprintf("%s: %s tokens per question", sr.name, num(b.v, 0)))
+		fmt.Fprintf(&f.b, `<text class="value" x="%.1f" y="%.1f" font-size="11" text-anchor="middle">%s</text>`+"\n", x, f.y(b.v)-4, num(b.v, 0))
+		f.legend = append(f.legend, legendItem{sr.name, sr.color})
 	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font = font.From(sans, 9)
-		lb.TextStyle[i].XAlign = draw.XCenter
+	f.xLabels(xs, conds)
+	if b := s.Settings.Budget; b > 0 {
+		f.hline(float64(b), fmt.Sprintf("budget: %d tokens", b))
 	}
-	lb.Offset = vg.Point{Y: vg.Points(3)}
-	p.Add(lb)
-	categoryAxis(p, conds)
-	countAxis(p, top)
-	return render(p, nil, 0)
+	return f.end()
 }
 
-func entries(names []string, bars []*plotter.BarChart) []legendEntry {
-	out := make([]legendEntry, len(names))
-	for i, n := range names {
-		out[i] = legendEntry{n, bars[i]}
+// forestRows returns the paired differences the forest plot and the
+// compact table show: the primary metric, categories 1–4 and 2, without
+// rows that are zero throughout (mean and both CI ends).
+func forestRows(s *bench.Summary, pm string) []bench.Paired {
+	var out []bench.Paired
+	for _, p := range s.Paired {
+		if p.Metric != pm || (p.Category != "1-4" && p.Category != "2") {
+			continue
+		}
+		if p.Diff.Mean == 0 && p.Diff.CI[0] == 0 && p.Diff.CI[1] == 0 {
+			continue
+		}
+		out = append(out, p)
 	}
 	return out
 }
 
-// legendStyle returns the legend settings of every chart.
-func legendStyle() plot.Legend {
-	l := plot.NewLegend()
-	l.TextStyle.Font = font.From(sans, 9)
-	l.ThumbnailWidth = vg.Points(12)
-	l.Padding = vg.Points(3)
-	l.Top, l.Left = true, true
-	return l
-}
-
-// legendWidth returns the width of a legend listing names; 0 for none.
-func legendWidth(names []string) vg.Length {
-	if len(names) == 0 {
-		return 0
+// forestChart draws each paired difference A − B as a point with its 95%
+// CI, one row per pair and category, around a line at zero; "" when there
+// are none.
+func forestChart(s *bench.Summary, pm string) string {
+	rows := forestRows(s, pm)
+	if len(rows) == 0 {
+		return ""
 	}
-	l := legendStyle()
-	var w vg.Length
-	for _, n := range names {
-		w = max(w, l.TextStyle.Width(" "+n))
+	const rowH, labelW, top, bottom = 22.0, 330.0, 44.0, 56.0
+	h := top + bottom + rowH*float64(len(rows))
+	lo, hi := 0.0, 0.0
+	for _, p := range rows {
+		lo, hi = math.Min(lo, p.Diff.CI[0]), math.Max(hi, p.Diff.CI[1])
 	}
-	return w + l.ThumbnailWidth + vg.Points(24)
-}
-
-// plotArea estimates the width of the data area of a chart whose legend
-// takes lw points, leaving room for the y axis.
-func plotArea(lw vg.Length) vg.Length {
-	return vg.Points(chartWidth) - lw - vg.Points(55)
-}
-
-// render draws p, with a legend to its right when there are entries, as
-// an SVG element without XML prolog.
-func render(p *plot.Plot, legend []legendEntry, lw vg.Length) (string, error) {
-	c := vgsvg.New(vg.Points(chartWidth), vg.Points(chartHeight))
-	dc := draw.New(c)
-	if len(legend) == 0 {
-		p.Draw(dc)
-	} else {
-		p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
-		l := legendStyle()
-		for _, e := range legend {
-			l.Add(e.name, e.thumb)
+	pad := math.Max(0.02, (hi-lo)*0.08)
+	lo, hi = lo-pad, hi+pad
+	x0, x1 := labelW, chartW-30
+	x := func(v float64) float64 { return x0 + (x1-x0)*(v-lo)/(hi-lo) }
+	title := fmt.Sprintf("Paired differences A − B in %s (matched questions, 95%% CI)", metricLabel(pm))
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="chart-paired" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-labelledby="chart-paired-title" font-family="Arial,Helvetica,sans-serif">`+"\n", chartW, h, chartW, h)
+	fmt.Fprintf(&b, `<title id="chart-paired-title">%s</title>`+"\n", svgText(title))
+	fmt.Fprintf(&b, `<text class="chart-title" x="10" y="24" font-size="16" font-weight="bold">%s</text>`+"\n", svgText(title))
+	fmt.Fprintf(&b, `<text class="axis-label x-label" x="%g" y="%g" font-size="13" text-anchor="middle">difference in %s (A − B; right of 0: A better)</text>`+"\n", (x0+x1)/2, h-10, svgText(metricLabel(pm)))
+	fmt.Fprintf(&b, `<text class="axis-label y-label" x="10" y="%g" font-size="13">pair (A − B), category</text>`+"\n", top-6)
+	// Ticks at round steps.
+	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/4)))
+	for _, m := range []float64{1, 2, 5} {
+		if (hi-lo)/(m*step) <= 8 {
+			step *= m
+			break
 		}
-		l.Draw(draw.Crop(dc, vg.Points(chartWidth)-lw+vg.Points(8), 0, 0, -vg.Points(28)))
 	}
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return "", err
+	for v := math.Ceil(lo/step) * step; v <= hi+1e-9; v += step {
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%g" y2="%g" stroke="#eee"/><text class="tick" x="%.1f" y="%g" font-size="11" text-anchor="middle">%s</text>`+"\n",
+			x(v), x(v), top, h-bottom, x(v), h-bottom+16, signed(v))
 	}
-	return cleanSVG(buf.String()), nil
-}
-
-// cleanSVG drops the XML prolog and comment vgsvg writes, the unused xlink
-// namespace, and gives the font a generic fallback.
-func cleanSVG(svg string) string {
-	if i := strings.Index(svg, "<svg"); i >= 0 {
-		svg = svg[i:]
+	fmt.Fprintf(&b, `<line class="reference" x1="%.1f" x2="%.1f" y1="%g" y2="%g" stroke="#222" stroke-width="1.2"/>`+"\n", x(0), x(0), top-4, h-bottom)
+	for i, p := range rows {
+		y := top + rowH*(float64(i)+0.5)
+		label := fmt.Sprintf("%s − %s, %s", p.A, p.B, categoryName(p.Category))
+		col := colorOf(p.A)
+		fmt.Fprintf(&b, `<text class="row-label" x="%g" y="%.1f" font-size="12" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", x0-10, y, svgText(label))
+		fmt.Fprintf(&b, `<g><title>%s: %s</title><line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/><circle cx="%.1f" cy="%.1f" r="4.5" fill="%s"/></g>`+"\n",
+			svgText(label), svgText(signedCell(p.Diff)), x(p.Diff.CI[0]), x(p.Diff.CI[1]), y, y, col, x(p.Diff.Mean), y, col)
 	}
-	if !strings.Contains(svg, "xlink:href") {
-		svg = strings.Replace(svg, "\n\txmlns:xlink=\"http://www.w3.org/1999/xlink\"", "", 1)
-	}
-	return strings.ReplaceAll(svg, "font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
+	b.WriteString("</svg>\n")
+	return b.String()
 }
 
 // capitalize upper-cases the first letter of an ASCII-initial s.

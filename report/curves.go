@@ -11,11 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
+	"strings"
 
 	"github.com/swcmem/swc/bench"
 )
@@ -135,56 +131,61 @@ func CurvesHTML(w io.Writer, c *bench.Curves) error {
 }
 
 // CurveChart draws metric on category key against the budget, one line
-// per condition with 95% CI whiskers, as an SVG element; "" when no
-// condition has the metric there.
+// per condition (colours fixed per condition name) with 95% CI whiskers,
+// as an SVG element; "" when no condition has the metric there.
 func CurveChart(c *bench.Curves, metric, key string) (string, error) {
-	p := newPlot(fmt.Sprintf("%s, %s", capitalize(metricLabel(metric)), categoryName(key)), metricLabel(metric))
-	p.X.Label.Text = "budget (tokens, log scale)"
-	var legend []legendEntry
-	var names []string
+	if len(c.Budgets) == 0 {
+		return "", nil
+	}
 	top := 0.0
-	for i, name := range curveConditions(c) {
+	var names []string
+	for _, name := range curveConditions(c) {
 		pts := c.Points[name][key][metric]
 		if len(pts) == 0 {
 			continue
 		}
-		xys := make(plotter.XYs, len(pts))
-		errs := make(plotter.YErrors, len(pts))
-		for j, pt := range pts {
-			xys[j] = plotter.XY{X: math.Log2(float64(pt.Budget)), Y: pt.Mean}
-			errs[j].Low, errs[j].High = pt.Mean-pt.CI[0], pt.CI[1]-pt.Mean
+		names = append(names, name)
+		for _, pt := range pts {
 			top = math.Max(top, pt.CI[1])
 		}
-		line, pointsPlot, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return "", err
-		}
-		col := conditionColor(i)
-		line.Color, line.Width = col, vg.Points(1.5)
-		pointsPlot.Color, pointsPlot.Shape, pointsPlot.Radius = col, draw.CircleGlyph{}, vg.Points(2.5)
-		bars, err := plotter.NewYErrorBars(whiskers{XYs: xys, YErrors: errs})
-		if err != nil {
-			return "", err
-		}
-		bars.Color, bars.Width, bars.CapWidth = col, vg.Points(0.8), vg.Points(5)
-		p.Add(line, pointsPlot, bars)
-		legend = append(legend, legendEntry{name, line})
-		names = append(names, name)
 	}
-	if len(legend) == 0 {
+	if len(names) == 0 {
 		return "", nil
 	}
-	scoreAxis(p, top)
-	var ticks plot.ConstantTicks
-	for _, b := range c.Budgets {
-		ticks = append(ticks, plot.Tick{Value: math.Log2(float64(b)), Label: strconv.Itoa(b)})
-	}
-	p.X.Tick.Marker = ticks
+	ymax, ticks := scoreTicks(top)
+	f := newFrame("curve-"+metric+"-"+key, fmt.Sprintf("%s, %s, by budget (mean, 95%% CI)", capitalize(metricLabel(metric)), categoryName(key)),
+		"budget (tokens, log scale)", metricLabel(metric), 0, ymax)
+	f.yAxis(ticks, func(v float64) string { return num(v, 1) })
 	lo, hi := math.Log2(float64(slices.Min(c.Budgets))), math.Log2(float64(slices.Max(c.Budgets)))
 	pad := math.Max(0.25, (hi-lo)*0.05)
-	p.X.Min, p.X.Max = lo-pad, hi+pad
-	lw := legendWidth(names)
-	return render(p, legend, lw)
+	lo, hi = lo-pad, hi+pad
+	x := func(budget int) float64 { return marginLeft + f.plotW()*(math.Log2(float64(budget))-lo)/(hi-lo) }
+	var xs []float64
+	var labels []string
+	for _, b := range c.Budgets {
+		xs = append(xs, x(b))
+		labels = append(labels, strconv.Itoa(b))
+	}
+	f.xLabels(xs, labels)
+	for _, name := range names {
+		col := colorOf(name)
+		var d strings.Builder
+		for i, pt := range c.Points[name][key][metric] {
+			cmd := "L"
+			if i == 0 {
+				cmd = "M"
+			}
+			fmt.Fprintf(&d, "%s%.1f %.1f", cmd, x(pt.Budget), f.y(pt.Mean))
+		}
+		fmt.Fprintf(&f.b, `<path class="series" d="%s" stroke="%s" stroke-width="2" fill="none"/>`+"\n", d.String(), col)
+		for _, pt := range c.Points[name][key][metric] {
+			f.whisker(x(pt.Budget), pt.CI[0], pt.CI[1])
+			fmt.Fprintf(&f.b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s at %d tokens: %s</title></circle>`+"\n",
+				x(pt.Budget), f.y(pt.Mean), col, svgText(name), pt.Budget, svgText(cell(bench.Stat{Mean: pt.Mean, CI: pt.CI})))
+		}
+		f.legend = append(f.legend, legendItem{name, col})
+	}
+	return f.end(), nil
 }
 
 // WriteCurves writes curves.json, curves.md and curves.html into dir, each

@@ -53,8 +53,8 @@ func TestHTML(t *testing.T) {
 		}
 	}
 	page := string(a)
-	if n := strings.Count(page, "<svg"); n != 4 {
-		t.Errorf("%d <svg elements, want 4", n)
+	if n := strings.Count(page, "<svg"); n != 5 {
+		t.Errorf("%d <svg elements, want 5 (categories, paired, conversations, tiers, tokens)", n)
 	}
 	for _, ref := range resourceRef.FindAllString(page, -1) {
 		if ref != "http://www.w3.org/2000/svg" {
@@ -66,12 +66,13 @@ func TestHTML(t *testing.T) {
 			t.Errorf("page contains %q", bad)
 		}
 	}
-	for _, want := range []string{"<title>SWC benchmark report</title>", "swc-temporal − swc-full", "0.470 [0.420, 0.520]", "20.46", "Liberation Sans',Arial"} {
+	for _, want := range []string{"<title>SWC benchmark report</title>", "swc-temporal − swc-full", "0.470 [0.420, 0.520]", "20.46", `font-family="Arial,Helvetica,sans-serif"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
 	checkWellFormed(t, page)
+	checkCharts(t, page)
 	if len(a) > 400_000 {
 		t.Errorf("page is %d bytes", len(a))
 	}
@@ -156,5 +157,40 @@ func TestWriteAll(t *testing.T) {
 	}
 	if len(entries) != 3 {
 		t.Errorf("%d files in dir, want 3 (temporary files left?)", len(entries))
+	}
+}
+
+// checkCharts: every chart has a title and both axis labels in words (no
+// metric identifiers), and a condition has the same colour in every chart.
+func checkCharts(t *testing.T, page string) {
+	t.Helper()
+	for _, svg := range strings.Split(page, "<svg")[1:] {
+		svg = svg[:strings.Index(svg, "</svg>")]
+		id := regexp.MustCompile(`id="(chart-[^"]+)"`).FindStringSubmatch(svg)
+		if id == nil {
+			t.Errorf("chart without id: %.80s", svg)
+			continue
+		}
+		for _, class := range []string{"chart-title", "x-label", "y-label"} {
+			m := regexp.MustCompile(`class="[^"]*` + class + `[^"]*"[^>]*>([^<]+)<`).FindStringSubmatch(svg)
+			if m == nil || strings.TrimSpace(m[1]) == "" {
+				t.Errorf("%s: no %s", id[1], class)
+				continue
+			}
+			if strings.Contains(m[1], "_") {
+				t.Errorf("%s: %s %q is an identifier, not words", id[1], class, m[1])
+			}
+		}
+		if !strings.Contains(svg, "<title") {
+			t.Errorf("%s: no <title>", id[1])
+		}
+	}
+	// swc-temporal's legend swatch has one colour throughout.
+	colors := map[string]bool{}
+	for _, m := range regexp.MustCompile(`fill="(#[0-9A-F]{6})"/><text class="legend"[^>]*>swc-temporal<`).FindAllStringSubmatch(page, -1) {
+		colors[m[1]] = true
+	}
+	if len(colors) != 1 || !colors[colorOf("swc-temporal")] {
+		t.Errorf("swc-temporal legend colours %v, want only %s", colors, colorOf("swc-temporal"))
 	}
 }

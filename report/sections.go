@@ -10,7 +10,7 @@ import (
 // sections builds the report's sections from s, in order.
 func sections(s *bench.Summary) []section {
 	pm := primaryMetric(s)
-	out := []section{settingsSection(s), aggregateSection(s, pm), categorySection(s), category5Section(s), matchedSection(s), pairedSection(s)}
+	out := []section{keyResultsSection(s, pm), settingsSection(s), aggregateSection(s, pm), categorySection(s), category5Section(s), matchedSection(s), pairedSection(s)}
 	out = append(out, conversationSection(s, pm), tierSection(s), tokenSection(s))
 	if sec, ok := goldSection(s, pm); ok {
 		out = append(out, sec)
@@ -180,11 +180,6 @@ func matchedSection(s *bench.Summary) section {
 	return sec
 }
 
-// pairLabel names a paired difference.
-func pairLabel(p bench.Paired) string {
-	return fmt.Sprintf("%s − %s, cat. %s, %s", p.A, p.B, p.Category, p.Metric)
-}
-
 // convMean returns the unweighted mean of the per-conversation values and
 // how many are positive.
 func convMean(m map[string]float64) (mean float64, positive int) {
@@ -202,61 +197,25 @@ func convMean(m map[string]float64) (mean float64, positive int) {
 }
 
 func pairedSection(s *bench.Summary) section {
-	sec := section{ID: "paired", Title: "Paired differences (A − B, matched set)"}
-	if len(s.Paired) == 0 {
+	pm := primaryMetric(s)
+	sec := section{ID: "paired", Title: "Paired differences (A − B, matched set)", Chart: "paired"}
+	rows := forestRows(s, pm)
+	if len(rows) == 0 {
 		sec.Text = []string{"No paired differences."}
+		sec.Chart = ""
 		return sec
 	}
-	sec.Text = []string{"Paired-bootstrap difference A − B on the matched questions; per-conversation deltas are the mean difference within each conversation, and their mean is unweighted."}
-	t := table{Header: []string{"A − B", "Category", "Metric", "Δ", "95% CI", "n", "Δ > 0 in", "Per-conv. mean"}, Labels: 3}
-	convs := map[string]bool{}
-	for _, p := range s.Paired {
-		mean, pos := convMean(p.PerConversation)
-		perConv := none
-		if len(p.PerConversation) > 0 {
-			perConv = signed(mean)
-		}
+	sec.Text = []string{fmt.Sprintf("Paired-bootstrap difference A − B in %s on the matched questions, categories 1–4 and 2; pairs whose difference and CI are all zero are left out. Every pair, metric and category, with per-conversation deltas, is in summary.json.", metricLabel(pm))}
+	t := table{Header: []string{"A − B", "Category", "Δ [95% CI]", "n", "Δ > 0 in"}, Labels: 2}
+	for _, p := range rows {
+		_, pos := convMean(p.PerConversation)
 		t.Rows = append(t.Rows, []string{
-			p.A + " − " + p.B, categoryName(p.Category), p.Metric, signed(p.Diff.Mean),
-			"[" + signed(p.Diff.CI[0]) + ", " + signed(p.Diff.CI[1]) + "]", fmt.Sprint(p.Diff.N),
-			fmt.Sprintf("%d/%d conv.", pos, len(p.PerConversation)), perConv,
+			p.A + " − " + p.B, categoryName(p.Category), signedCell(p.Diff), fmt.Sprint(p.Diff.N),
+			fmt.Sprintf("%d/%d conv.", pos, len(p.PerConversation)),
 		})
-		for c := range p.PerConversation {
-			convs[c] = true
-		}
 	}
 	sec.Tables = []table{t}
-	if len(convs) == 0 {
-		return sec
-	}
-	ids := ordered(conversations(s), convs)
-	pc := table{Caption: "Per-conversation deltas.", Header: append(append([]string{"A − B, category, metric"}, ids...), "Mean")}
-	for _, p := range s.Paired {
-		row := []string{pairLabel(p)}
-		for _, id := range ids {
-			if d, ok := p.PerConversation[id]; ok {
-				row = append(row, signed(d))
-			} else {
-				row = append(row, none)
-			}
-		}
-		mean, _ := convMean(p.PerConversation)
-		row = append(row, signed(mean))
-		pc.Rows = append(pc.Rows, row)
-	}
-	sec.Tables = append(sec.Tables, pc)
 	return sec
-}
-
-// category2Pairs returns the paired differences on category 2 for metric.
-func category2Pairs(s *bench.Summary, metric string) []bench.Paired {
-	var out []bench.Paired
-	for _, p := range s.Paired {
-		if p.Category == "2" && p.Metric == metric && len(p.PerConversation) > 0 {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func conversationSection(s *bench.Summary, pm string) section {
@@ -269,7 +228,7 @@ func conversationSection(s *bench.Summary, pm string) section {
 	}
 	sec.Text = []string{fmt.Sprintf("Table 4-like: category 2 %s per conversation; the last row is the unweighted mean over conversations.", metricLabel(pm))}
 	conds := conditions(s)
-	pairs := category2Pairs(s, pm)
+	var pairs []bench.Paired // the differences are in the forest plot
 	header := append([]string{"Conversation", "n"}, conds...)
 	for _, p := range pairs {
 		header = append(header, "Δ "+p.A+" − "+p.B)

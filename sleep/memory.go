@@ -259,7 +259,7 @@ func (m *Memory) build(ctx context.Context, tenant, conv string, r Request) (*Re
 		}
 		out, err := strat.Compress(ctx, c, swc.CompressOptions{Budget: budget})
 		if err != nil {
-			return nil, fmt.Errorf("sleep: context of %s: %w", conv, err)
+			return nil, fmt.Errorf("sleep: context: %w", err)
 		}
 		memText = out.Text
 		res.Chunks = out.Chunks

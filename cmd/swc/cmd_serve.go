@@ -44,13 +44,15 @@ Serves the swc API (JSON; errors are {"error":{"code","message"}}):
          with OPENAI_API_KEY/ANTHROPIC_API_KEY. X-SWC-Conversation: ID stores the messages and
          uses the gists made while idle. Response headers X-SWC-Tokens-Before/-After.
 Every /v1 route needs "Authorization: Bearer KEY" (swc keys create). Status codes:
-  400 bad input (the message names the field) · 401 no or bad key · 404 unknown route or
-  conversation (another tenant's included) · 413 body over --max-body or a message over
-  --max-message · 429 over the key's --rate (Retry-After) · 500 internal · 503 unavailable.
+  400 bad input (the message names the field; a message over --max-message included) ·
+  401 no or bad key · 404 unknown route or conversation (another tenant's included) ·
+  413 body over --max-body · 429 over the key's --rate (Retry-After) · 500 internal ·
+  503 the database is unavailable (Retry-After).
 Conversation ids: 1–128 of A-Z a-z 0-9 . _ : -. Unknown top-level body fields are rejected;
 unknown fields inside a message are ignored. A message without "timestamp" (or "time",
-"created_at") is stamped with the server's clock; a timestamp more than 5m ahead of it, or
-before the conversation's last message, is rejected (400) and nothing of the batch is stored.`
+"created_at") takes the previous message's, or the server's clock when its batch has none; a
+timestamp more than 5m ahead of the server, or before the conversation's last message, is
+rejected (400) and nothing of the batch is stored. A retried message (same "id") is skipped.`
 
 type serveFlags struct {
 	addr, db, strategy, logLevel string
@@ -142,7 +144,7 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	fs.Float64Var(&f.rate, "rate", swchttp.DefaultRate, "requests per second per key (negative: no limit)")
 	fs.IntVar(&f.burst, "burst", swchttp.DefaultBurst, "requests a key may burst above --rate")
 	fs.Int64Var(&f.maxBody, "max-body", swchttp.DefaultMaxBody, "largest request body, bytes (413 above)")
-	fs.Int64Var(&f.maxMessage, "max-message", swchttp.DefaultMaxMessage, "largest message content, bytes (413 above)")
+	fs.Int64Var(&f.maxMessage, "max-message", swchttp.DefaultMaxMessage, "largest message content, bytes (400 above)")
 	fs.DurationVar(&f.sessionGap, "session-gap", 30*time.Minute, "silence that starts a new session")
 	fs.IntVar(&f.sessionTurns, "session-turns", 20, "messages after which a new session starts (without explicit session ids)")
 	fs.DurationVar(&f.jobTimeout, "job-timeout", 5*time.Minute, "limit of one consolidation attempt")

@@ -77,6 +77,16 @@ var migrations = []string{
 		created_at   bigint NOT NULL,
 		PRIMARY KEY (tenant_id, conv_id, session_n, content_hash, variant, gister)
 	);`,
+	// 2: the REM cache shared by the replicas (postgres/cache.go).
+	`CREATE TABLE rem_gists (
+		variant      text NOT NULL,
+		gister       text NOT NULL,
+		prompt_hash  text NOT NULL,
+		content_hash text NOT NULL,
+		text         text NOT NULL,
+		created_at   bigint NOT NULL,
+		PRIMARY KEY (variant, gister, prompt_hash, content_hash)
+	);`,
 }
 
 // SchemaVersion is the schema version this package writes.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 
+	"github.com/swcmem/swc/postgres"
 	"github.com/swcmem/swc/sqlite"
 )
 
@@ -11,6 +12,9 @@ import (
 type cacheFlags struct {
 	path    string
 	noCache bool
+	// pg, set by serve on Postgres, holds the REM cache the replicas share
+	// (gists only; responses and embeddings stay in the file).
+	pg *postgres.DB
 }
 
 func (c *cacheFlags) add(fs *flag.FlagSet) {

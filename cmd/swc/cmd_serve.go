@@ -136,7 +136,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	f := &serveFlags{}
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address (port 0 picks a free one)")
-	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache, or a postgres:// URL (replicas share it; the REM cache then stays in --cache)")
+	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache, or a postgres:// URL (replicas share it, the REM cache included)")
 	fs.IntVar(&f.dbConns, "db-conns", 10, "Postgres: connections of this replica's pool (HTTP handlers and River's workers share it)")
 	fs.DurationVar(&f.sweep, "sweep", 5*time.Minute, "how often conversations owed a consolidation are given a job if they have none (0: only at start)")
 	fs.StringVar(&f.strategy, "strategy", "swc-anchored", "strategy of consolidation and the default of /context: "+strings.Join(sleep.ReadStrategies, ", "))
@@ -186,17 +186,18 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	if ef.cache.path == "" && !postgres.IsURL(f.db) {
 		ef.cache.path = f.db
 	}
-	eng, err := openEngines(ctx, env, ef)
+	be, err := openBackend(ctx, f.db, f.dbConns)
 	if err != nil {
 		return nil, err
 	}
-	svc.closers = append(svc.closers, eng.Close)
-	be, err := openBackend(ctx, f.db, f.dbConns)
+	svc.closers = append(svc.closers, be.Close)
+	ef.cache.pg = be.pg // on Postgres, the replicas share the REM cache there
+	eng, err := openEngines(ctx, env, ef)
 	if err != nil {
 		svc.close()
 		return nil, err
 	}
-	svc.closers = append(svc.closers, be.Close)
+	svc.closers = append(svc.closers, eng.Close)
 	svc.store = be.store
 	reg := prometheus.NewRegistry()
 	jm := swchttp.NewJobMetrics(reg)

@@ -9,6 +9,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/openai"
+	"github.com/swcmem/swc/postgres"
 	"github.com/swcmem/swc/sqlite"
 )
 
@@ -88,6 +89,11 @@ func (e *engines) openLLMGister(ctx context.Context, env *Env) error {
 	l, err := newLLM(env, e.flags.gister, e.flags.prov)
 	if err != nil {
 		return fmt.Errorf("--gister: %w", err)
+	}
+	if pg := e.flags.cache.pg; pg != nil && !e.flags.cache.noCache {
+		scoped := gist.NewLLM(swc.Metered(scopedLLM{l, l.Name() + cacheScope(env, e.flags.gister, e.flags.prov)}, e.meter))
+		e.gister = postgres.CachedGister(scoped, pg, gist.PromptHash, nil)
+		return nil
 	}
 	db, err := e.cacheDB(ctx, env)
 	if err != nil {

@@ -306,7 +306,7 @@ func TestScaleOutKillMidJob(t *testing.T) {
 	defer srv.Close()
 	key := pgKey(t, dsn)
 	rs := replicas(t, 2, dsn, srv, "--schedule", "idle:1h", "--gister", "anthropic:claude-haiku-4-5",
-		"--job-timeout", "15s", "--rescue-after", "16s")
+		"--job-timeout", "15s", "--rescue-after", "16s", "--no-cache=false") // the REM cache the replicas share
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if _, err := feed(ctx, []string{rs[0].URL}, key, convs, 1, 50, 0, 1); err != nil {
@@ -365,6 +365,13 @@ func TestScaleOutKillMidJob(t *testing.T) {
 	t.Logf("job: state %s after %d attempts by %v; %d gists", state, attempt, attemptedBy, len(c.Gists))
 	if state != "completed" || attempt < 2 || len(attemptedBy) < 2 || attemptedBy[0] == attemptedBy[len(attemptedBy)-1] {
 		t.Fatalf("job %s after %d attempts by %v: want completed by another client after a rescue", state, attempt, attemptedBy)
+	}
+	var cached int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM rem_gists`).Scan(&cached); err != nil {
+		t.Fatal(err)
+	}
+	if cached < len(c.Gists) {
+		t.Fatalf("%d gists in the shared REM cache, want at least the %d stored", cached, len(c.Gists))
 	}
 	fake.mu.Lock()
 	after := fake.byReplica[victim]

@@ -17,6 +17,7 @@ import (
 // driver for a postgres:// URL (any number of replicas, SPEC §11).
 type backend struct {
 	store swc.Store
+	pg    *postgres.DB // the store when on Postgres, else nil
 	// openQueue starts the consolidation queue on the same database.
 	openQueue func(ctx context.Context, c jobs.Consolidator, cfg jobs.Config) (*jobs.Queue, error)
 	closers   []func() error
@@ -30,7 +31,7 @@ func openBackend(ctx context.Context, db string, pgConns int) (*backend, error) 
 		if err != nil {
 			return nil, err
 		}
-		return &backend{store: pg, closers: []func() error{pg.Close},
+		return &backend{store: pg, pg: pg, closers: []func() error{pg.Close},
 			openQueue: func(ctx context.Context, c jobs.Consolidator, cfg jobs.Config) (*jobs.Queue, error) {
 				return jobs.OpenPostgres(ctx, pg.Pool(), c, cfg)
 			}}, nil

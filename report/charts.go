@@ -166,7 +166,7 @@ func tokenChart(s *bench.Summary) string {
 		b := sr.bars[i]
 		f.rect(x-unit*0.3, f.y(b.v), unit*0.6, f.y(0)-f.y(b.v), sr.color, fmt.Sprintf("%s: %s tokens per question", sr.name, num(b.v, 0)))
 		fmt.Fprintf(&f.b, `<text class="value" x="%.1f" y="%.1f" font-size="11" text-anchor="middle">%s</text>`+"\n", x, f.y(b.v)-4, num(b.v, 0))
-		f.legend = append(f.legend, legendItem{sr.name, sr.color})
+		f.legend = append(f.legend, legendItem{name: sr.name, color: sr.color})
 	}
 	f.xLabels(xs, conds)
 	if b := s.Settings.Budget; b > 0 {
@@ -200,7 +200,7 @@ func forestChart(s *bench.Summary, pm string) string {
 	if len(rows) == 0 {
 		return ""
 	}
-	const rowH, labelW, top, bottom = 22.0, 330.0, 44.0, 56.0
+	const rowH, labelW, top, bottom = 22.0, 330.0, 62.0, 56.0
 	h := top + bottom + rowH*float64(len(rows))
 	lo, hi := 0.0, 0.0
 	for _, p := range rows {
@@ -216,7 +216,7 @@ func forestChart(s *bench.Summary, pm string) string {
 	fmt.Fprintf(&b, `<title id="chart-paired-title">%s</title>`+"\n", svgText(title))
 	fmt.Fprintf(&b, `<text class="chart-title" x="10" y="24" font-size="16" font-weight="bold">%s</text>`+"\n", svgText(title))
 	fmt.Fprintf(&b, `<text class="axis-label x-label" x="%g" y="%g" font-size="13" text-anchor="middle">difference in %s (A − B; right of 0: A better)</text>`+"\n", (x0+x1)/2, h-10, svgText(metricLabel(pm)))
-	fmt.Fprintf(&b, `<text class="axis-label y-label" x="10" y="%g" font-size="13">pair (A − B), category</text>`+"\n", top-6)
+	fmt.Fprintf(&b, `<text class="axis-label y-label" x="%g" y="%g" font-size="13" text-anchor="end">pair (A − B), category</text>`+"\n", labelW-10, top-12)
 	// Ticks at round steps.
 	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/4)))
 	for _, m := range []float64{1, 2, 5} {

@@ -183,7 +183,7 @@ func CurveChart(c *bench.Curves, metric, key string) (string, error) {
 			fmt.Fprintf(&f.b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s at %d tokens: %s</title></circle>`+"\n",
 				x(pt.Budget), f.y(pt.Mean), col, svgText(name), pt.Budget, svgText(cell(bench.Stat{Mean: pt.Mean, CI: pt.CI})))
 		}
-		f.legend = append(f.legend, legendItem{name, col})
+		f.legend = append(f.legend, legendItem{name: name, color: col})
 	}
 	return f.end(), nil
 }

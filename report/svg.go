@@ -67,7 +67,10 @@ func tierColor(t string) string {
 func svgText(s string) string { return html.EscapeString(s) }
 
 // legendItem is one line of a legend.
-type legendItem struct{ name, color string }
+type legendItem struct {
+	name, color string
+	dashed      bool // a reference line rather than a swatch
+}
 
 // frame is a chart being drawn: a plot area with a y scale.
 type frame struct {
@@ -120,11 +123,11 @@ func (f *frame) xLabels(xs []float64, names []string) {
 	}
 }
 
-// hline draws a dashed reference line at value v with a label.
+// hline draws a dashed reference line at value v, named in the legend.
 func (f *frame) hline(v float64, label string) {
 	y := f.y(v)
-	fmt.Fprintf(&f.b, `<line class="reference" x1="%g" x2="%g" y1="%.1f" y2="%.1f" stroke="#222" stroke-width="1.5" stroke-dasharray="6 4"/>`+"\n", marginLeft, marginLeft+f.plotW(), y, y)
-	fmt.Fprintf(&f.b, `<text class="reference-label" x="%g" y="%.1f" font-size="12" text-anchor="end">%s</text>`+"\n", marginLeft+f.plotW()-4, y-5, svgText(label))
+	fmt.Fprintf(&f.b, `<line class="reference" x1="%g" x2="%g" y1="%.1f" y2="%.1f" stroke="#222" stroke-width="1.5" stroke-dasharray="6 4"><title>%s</title></line>`+"\n", marginLeft, marginLeft+f.plotW(), y, y, svgText(label))
+	f.legend = append(f.legend, legendItem{name: label, dashed: true})
 }
 
 func (f *frame) rect(x, y, w, h float64, color, title string) {
@@ -143,6 +146,11 @@ func (f *frame) end() string {
 	x := marginLeft + f.plotW() + 16
 	for i, it := range f.legend {
 		y := marginTop + 6 + float64(i)*20
+		if it.dashed {
+			fmt.Fprintf(&f.b, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="#222" stroke-width="1.5" stroke-dasharray="4 3"/><text class="legend" x="%g" y="%g" font-size="12" dominant-baseline="middle">%s</text>`+"\n",
+				x-4, x+14, y+6, y+6, x+18, y+6, svgText(it.name))
+			continue
+		}
 		fmt.Fprintf(&f.b, `<rect x="%g" y="%g" width="12" height="12" fill="%s"/><text class="legend" x="%g" y="%g" font-size="12" dominant-baseline="middle">%s</text>`+"\n",
 			x, y, it.color, x+18, y+6, svgText(it.name))
 	}
@@ -219,7 +227,7 @@ func (f *frame) groupedBars(groups []string, series []barSeries) {
 				f.whisker(x+w*0.46, b.lo, b.hi)
 			}
 		}
-		f.legend = append(f.legend, legendItem{s.name, s.color})
+		f.legend = append(f.legend, legendItem{name: s.name, color: s.color})
 	}
 	f.xLabels(xs, groups)
 }
@@ -244,7 +252,7 @@ func (f *frame) stackedBars(groups []string, series []barSeries) {
 		}
 	}
 	for i := len(series) - 1; i >= 0; i-- { // the legend lists the top of the stack first
-		f.legend = append(f.legend, legendItem{series[i].name, series[i].color})
+		f.legend = append(f.legend, legendItem{name: series[i].name, color: series[i].color})
 	}
 	f.xLabels(xs, groups)
 }

@@ -1,0 +1,190 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/swcmem/swc/bench"
+)
+
+// chromium returns Debian's headless Chromium. Without it the test fails
+// in CI (CI=true: .ci/run installs it) and is skipped elsewhere, saying how
+// to run it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no chromium on PATH: .ci/run must install Debian's chromium")
+	}
+	t.Skip("no chromium on PATH: run `apt-get install chromium` (Debian) to run the report's browser test")
+	return ""
+}
+
+// wideSummary is testSummary grown to LoCoMo's shape: all seven
+// conditions, ten conversations and a paired difference per pair, so that
+// every table is as wide as a real run's.
+func wideSummary() *bench.Summary {
+	s := testSummary()
+	base := s.Order
+	for i, c := range []string{"full", "sliding", "sliding-temporal", "swc-anchored"} {
+		src := s.Conditions[base[i%len(base)]]
+		cp := *src
+		s.Conditions[c] = &cp
+		s.Order = append(s.Order, c)
+		for _, conv := range s.Settings.Conversations {
+			if cs := s.PerConversation[conv][base[i%len(base)]]; cs != nil {
+				cc := *cs
+				s.PerConversation[conv][c] = &cc
+			}
+		}
+	}
+	s.Settings.Conditions = s.Order
+	first := s.Settings.Conversations[0]
+	for _, conv := range []string{"conv-42", "conv-43", "conv-44", "conv-47", "conv-48", "conv-49", "conv-50"} {
+		s.PerConversation[conv] = s.PerConversation[first]
+		s.Settings.Conversations = append(s.Settings.Conversations, conv)
+	}
+	for _, a := range []string{"swc-anchored", "swc-full", "sliding", "sliding-temporal"} {
+		for _, cat := range []string{"1-4", "2"} {
+			p := s.Paired[0]
+			p.A, p.B, p.Category = a, "truncation", cat
+			s.Paired = append(s.Paired, p)
+		}
+	}
+	return s
+}
+
+// TestReportInChromium renders report.html for a LoCoMo-sized run in a
+// real headless Chromium at 1400×900 and checks what a reader sees: no
+// table wider than the window, no horizontal scrolling, every chart with a
+// title and both axes labelled. It saves a full-page screenshot in the
+// test's temporary directory (or $SWC_TEST_ARTIFACTS).
+func TestReportInChromium(t *testing.T) {
+	bin := chromium(t)
+	dir := t.TempDir()
+	var page bytes.Buffer
+	if err := HTML(&page, wideSummary()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 900),
+	}
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx,
+		chromedp.EmulateViewport(1400, 900),
+		chromedp.Navigate("file://"+path),
+		chromedp.WaitVisible("#key"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	type layout struct {
+		Width      float64  `json:"width"`
+		Scroll     float64  `json:"scroll"`
+		Overflow   []string `json:"overflow"`
+		Tables     int      `json:"tables"`
+		Charts     []chart  `json:"charts"`
+		FirstTitle string   `json:"first"`
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[layout](`(() => {
+		const w = window.innerWidth;
+		const tables = Array.from(document.querySelectorAll('table'));
+		return {
+			width: w,
+			scroll: document.documentElement.scrollWidth,
+			tables: tables.length,
+			overflow: tables.filter(t => t.getBoundingClientRect().right > w + 0.5)
+				.map(t => (t.querySelector('caption') || t.querySelector('th')).textContent),
+			charts: Array.from(document.querySelectorAll('svg.chart')).map(s => ({
+				id: s.id,
+				title: (s.querySelector('.chart-title') || {}).textContent || '',
+				x: (s.querySelector('.x-label') || {}).textContent || '',
+				y: (s.querySelector('.y-label') || {}).textContent || '',
+				right: s.getBoundingClientRect().right,
+			})),
+			first: document.querySelector('section h2').textContent,
+		};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Width != 1400 {
+		t.Errorf("window is %v px wide, want 1400", got.Width)
+	}
+	if got.Tables < 10 {
+		t.Errorf("only %d tables rendered", got.Tables)
+	}
+	if len(got.Overflow) > 0 || got.Scroll > got.Width {
+		t.Errorf("page scrolls sideways (%v px of %v); tables past the window: %q", got.Scroll, got.Width, got.Overflow)
+	}
+	if got.FirstTitle != "Key results" {
+		t.Errorf("first section %q, want Key results", got.FirstTitle)
+	}
+	if len(got.Charts) != 5 {
+		t.Errorf("%d charts, want 5", len(got.Charts))
+	}
+	for _, c := range got.Charts {
+		if strings.TrimSpace(c.Title) == "" || strings.TrimSpace(c.X) == "" || strings.TrimSpace(c.Y) == "" {
+			t.Errorf("chart %s: title %q, x axis %q, y axis %q; want all three", c.ID, c.Title, c.X, c.Y)
+		}
+		if c.Right > got.Width {
+			t.Errorf("chart %s ends at %v px, past the window", c.ID, c.Right)
+		}
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := os.Getenv("SWC_TEST_ARTIFACTS")
+	if out == "" {
+		out = dir
+	}
+	if out != dir {
+		if err := os.WriteFile(filepath.Join(out, "report.html"), page.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	png := filepath.Join(out, "report.png")
+	if err := os.WriteFile(png, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", png, len(shot))
+}
+
+type chart struct {
+	ID    string  `json:"id"`
+	Title string  `json:"title"`
+	X     string  `json:"x"`
+	Y     string  `json:"y"`
+	Right float64 `json:"right"`
+}

@@ -224,13 +224,18 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		reject(http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
 		return
 	}
+	malformed := func() { reject(http.StatusBadRequest, "invalid_request_error", "body: malformed JSON (want a "+p.name+" request object)") }
 	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
-		reject(http.StatusBadRequest, "invalid_request_error", "body: malformed JSON (want a "+p.name+" request object)")
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		malformed()
 		return
 	}
 	in, err := chat.Parse(trimmed, p.format)
 	if err != nil {
+		if !json.Valid(trimmed) { // checked on the error path only: parsing is the hot path
+			malformed()
+			return
+		}
 		reject(http.StatusBadRequest, "invalid_request_error", swc.ErrorMessage(err))
 		return
 	}

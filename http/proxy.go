@@ -224,7 +224,9 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		reject(http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
 		return
 	}
-	malformed := func() { reject(http.StatusBadRequest, "invalid_request_error", "body: malformed JSON (want a "+p.name+" request object)") }
+	malformed := func() {
+		reject(http.StatusBadRequest, "invalid_request_error", "body: malformed JSON (want a "+p.name+" request object)")
+	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		malformed()

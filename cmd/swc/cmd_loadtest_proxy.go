@@ -70,9 +70,9 @@ type loadtestProxyResult struct {
 	// CPUPerRequestMS is the process's CPU time (clients, proxy and fake
 	// upstream together) per proxied compression request at 1 client:
 	// with C cores free, C such requests run at once.
-	CPUPerRequestMS float64
-	DirectTTFE, ProxyTTFE              latency
-	TTFEAddedP50MS, TTFEAddedP99MS     float64
+	CPUPerRequestMS                float64
+	DirectTTFE, ProxyTTFE          latency
+	TTFEAddedP50MS, TTFEAddedP99MS float64
 }
 
 func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {

@@ -100,7 +100,18 @@ func (p *plan) steps() func() bool {
 			if ch := &p.chunks[i]; ch.action == swc.ActionGist {
 				ch.action = swc.ActionDropped
 				ch.reason = "over budget: gist, lowest salience first"
-				p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: fmt.Sprintf("over budget: gist dropped (score %.3f)", ch.score)})
+				d := swc.Drop{Session: i, Reason: fmt.Sprintf("over budget: gist dropped (score %.3f)", ch.score)}
+				if ch.demoted { // listed once: its demotion entry becomes the drop
+					ch.reason = "over budget: demoted to its gist, then the gist dropped"
+					d.Reason = fmt.Sprintf("over budget: %s chunk demoted, then its gist dropped (score %.3f)", ch.tier, ch.score)
+					for k := range p.dropped {
+						if p.dropped[k].Session == i {
+							p.dropped[k] = d
+							return true
+						}
+					}
+				}
+				p.dropped = append(p.dropped, d)
 				return true
 			}
 		}

@@ -163,6 +163,17 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 		return nil, err
 	}
 	if last < len(c.Sessions) {
+		// The drops are those of the last consolidation (low tier, empty
+		// gist), not those the scores over everything would give; enforce
+		// adds the budget's.
+		final.dropped = nil
+		if decided != nil { // nil when no consolidation ran
+			for _, d := range decided.dropped {
+				if d.Session < last {
+					final.dropped = append(final.dropped, d)
+				}
+			}
+		}
 		for i := range final.chunks {
 			ch := &final.chunks[i]
 			switch {

@@ -58,6 +58,12 @@ type LLMRequest struct {
 	Stop        []string  `json:"stop,omitempty"`
 	// Purpose labels the call for usage accounting: "gist", "qa", "judge".
 	Purpose string `json:"-"`
+	// Check, when set, says whether a reply is usable: nil, or why not (a
+	// judge reply that is neither YES nor NO, a gist cut off at
+	// max_tokens). A response cache stores only replies Check accepts and
+	// asks the model again rather than replay a stored reply it rejects.
+	// It is neither sent nor part of a cache key.
+	Check func(LLMResponse) error `json:"-"`
 }
 
 // Usage counts tokens of one or more calls.

@@ -109,10 +109,7 @@ func AuditJudge(ctx context.Context, judge swc.LLM, convs []*swc.Conversation, n
 			defer wg.Done()
 			defer func() { <-sem }()
 			prompt, _ := JudgePromptFor(it.prompt) // every name is known
-			resp, err := judge.Complete(ctx, swc.LLMRequest{
-				Messages:    []swc.Message{{Role: swc.RoleUser, Content: prompt(it.q.Question, it.q.Answer, it.answer)}},
-				Temperature: 0, MaxTokens: 8, Purpose: "judge",
-			})
+			resp, err := judge.Complete(ctx, JudgeRequest(prompt(it.q.Question, it.q.Answer, it.answer)))
 			mu.Lock()
 			defer mu.Unlock()
 			c := audit.ByPrompt[it.prompt][it.kind]

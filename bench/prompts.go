@@ -30,12 +30,27 @@ func JudgePrompt(question, gold, answer string) string {
 // decline).
 const AdversarialGold = "Not mentioned in the conversation"
 
-// GoldFor returns the gold answer a question is scored against.
+// GoldFor returns the gold answer a question is scored against: its
+// answer, or AdversarialGold for every category-5 question (even one the
+// dataset gives an answer, "Is Oscar Melanie's pet?" → "No").
 func GoldFor(q swc.Question) string {
-	if q.Category == swc.Adversarial && q.Answer == "" {
+	if q.Category == swc.Adversarial {
 		return AdversarialGold
 	}
 	return q.Answer
+}
+
+// JudgeRequest returns the judge call for one judge prompt (JudgePrompt
+// or another of JudgePromptFor's): the prompt as the only user message,
+// temperature 0, at most 8 tokens, Purpose "judge", and a Check that
+// rejects a reply ParseVerdict cannot read, so that a response cache never
+// keeps one and a rerun asks again.
+func JudgeRequest(prompt string) swc.LLMRequest {
+	return swc.LLMRequest{
+		Messages:    []swc.Message{{Role: swc.RoleUser, Content: prompt}},
+		Temperature: 0, MaxTokens: 8, Purpose: "judge",
+		Check: func(r swc.LLMResponse) error { _, err := ParseVerdict(r.Text); return err },
+	}
 }
 
 // ParseVerdict reads the judge's reply: 1 when its first word is YES, 0

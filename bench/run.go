@@ -260,10 +260,7 @@ func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation,
 	if r.Judge == nil {
 		return row
 	}
-	jr, err := r.Judge.Complete(ctx, swc.LLMRequest{
-		Messages:    []swc.Message{{Role: swc.RoleUser, Content: r.judgePrompt(q.Question, gold, row.Answer)}},
-		Temperature: 0, MaxTokens: 8, Purpose: "judge",
-	})
+	jr, err := r.Judge.Complete(ctx, JudgeRequest(r.judgePrompt(q.Question, gold, row.Answer)))
 	if err != nil {
 		row.Error = "judge: " + err.Error()
 		return row

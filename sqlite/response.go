@@ -76,11 +76,17 @@ func (db *DB) Response(ctx context.Context, key ResponseKey) (r Response, ok boo
 // When the key is already stored the stored entry is kept and PutResponse
 // succeeds. It returns an error when the database cannot be written.
 func (db *DB) PutResponse(ctx context.Context, key ResponseKey, r Response) error {
+	return db.putResponse(ctx, key, r, "IGNORE")
+}
+
+// putResponse stores r under key; on a stored key, conflict "IGNORE" keeps
+// the stored entry and "REPLACE" overwrites it.
+func (db *DB) putResponse(ctx context.Context, key ResponseKey, r Response, conflict string) error {
 	if r.CreatedAt.IsZero() {
 		r.CreatedAt = db.now()
 	}
 	_, err := db.db.ExecContext(ctx,
-		`INSERT OR IGNORE INTO responses (provider, model, request_hash, request, text, resp_model,
+		`INSERT OR `+conflict+` INTO responses (provider, model, request_hash, request, text, resp_model,
 		 stop_reason, input_tokens, output_tokens, latency_ms, created_at)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		key.Provider, key.Model, Hash(key.Request), key.Request, r.Text, r.Model,
@@ -100,9 +106,11 @@ type cachedLLM struct {
 var _ swc.LLM = (*cachedLLM)(nil)
 
 // CachedLLM returns an LLM that answers repeated requests from the response
-// cache in db and calls l only on a miss. Only successful responses are
-// stored; errors are returned and never cached. Name is l's name. Hits and
-// misses are counted in db.Stats.
+// cache in db and calls l only on a miss. Only successful responses that
+// the request's Check accepts are stored; errors are returned and never
+// cached, and a stored reply Check rejects counts as a miss (the new reply
+// replaces it when accepted). Name is l's name. Hits and misses are
+// counted in db.Stats.
 func CachedLLM(l swc.LLM, db *DB) swc.LLM { return &cachedLLM{l: l, db: db} }
 
 func (c *cachedLLM) Name() string { return c.l.Name() }
@@ -121,15 +129,20 @@ func (c *cachedLLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMRe
 	if err != nil {
 		return swc.LLMResponse{}, err
 	}
+	conflict := "IGNORE"
 	if ok {
-		c.db.respHits.Add(1)
-		return swc.LLMResponse{
+		hit := swc.LLMResponse{
 			Text:       r.Text,
 			Model:      r.Model,
 			StopReason: r.StopReason,
 			Usage:      swc.Usage{CacheHits: 1},
 			Cached:     true,
-		}, nil
+		}
+		if req.Check == nil || req.Check(hit) == nil {
+			c.db.respHits.Add(1)
+			return hit, nil
+		}
+		conflict = "REPLACE" // a reply rejected since it was stored: ask again
 	}
 	c.db.respMisses.Add(1)
 	start := c.db.now()
@@ -137,8 +150,11 @@ func (c *cachedLLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMRe
 	if err != nil {
 		return swc.LLMResponse{}, err
 	}
+	if req.Check != nil && req.Check(resp) != nil {
+		return resp, nil // the caller rejects it; a rerun asks again
+	}
 	end := c.db.now()
-	err = c.db.PutResponse(ctx, key, Response{
+	err = c.db.putResponse(ctx, key, Response{
 		Text:         resp.Text,
 		Model:        resp.Model,
 		StopReason:   resp.StopReason,
@@ -146,7 +162,7 @@ func (c *cachedLLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMRe
 		OutputTokens: resp.Usage.OutputTokens,
 		Latency:      end.Sub(start),
 		CreatedAt:    end,
-	})
+	}, conflict)
 	if err != nil {
 		return swc.LLMResponse{}, err
 	}

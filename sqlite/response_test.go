@@ -192,3 +192,45 @@ func TestCachedLLMDoesNotCacheErrors(t *testing.T) {
 		t.Fatalf("retry = %+v, %v, calls %d", r, err, calls)
 	}
 }
+
+// TestCachedLLMCheck: a reply the request's Check rejects is not stored,
+// a stored reply it rejects is not replayed, and the accepted reply that
+// follows replaces it.
+func TestCachedLLMCheck(t *testing.T) {
+	db := openTest(t)
+	reply := "Maybe"
+	calls := 0
+	l := CachedLLM(&fakeLLM{name: "fake:judge", complete: func(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
+		calls++
+		return swc.LLMResponse{Text: reply}, nil
+	}}, db)
+	yesNo := func(r swc.LLMResponse) error {
+		if r.Text != "YES" && r.Text != "NO" {
+			return errors.New("neither YES nor NO")
+		}
+		return nil
+	}
+	req := baseRequest()
+	req.Check = yesNo
+	for i := range 2 {
+		if r, err := l.Complete(t.Context(), req); err != nil || r.Text != "Maybe" || r.Cached {
+			t.Fatalf("call %d: %+v, %v", i, r, err)
+		}
+	}
+	if calls != 2 {
+		t.Fatalf("rejected reply replayed: %d calls, want 2", calls)
+	}
+	// A reply stored without a Check (an older run) is bypassed when the
+	// Check rejects it, and the accepted reply replaces it.
+	plain := baseRequest()
+	if _, err := l.Complete(t.Context(), plain); err != nil {
+		t.Fatal(err)
+	}
+	reply = "YES"
+	if r, err := l.Complete(t.Context(), req); err != nil || r.Text != "YES" || r.Cached || calls != 4 {
+		t.Fatalf("after a stored Maybe: %+v, %v, %d calls", r, err, calls)
+	}
+	if r, err := l.Complete(t.Context(), req); err != nil || r.Text != "YES" || !r.Cached || calls != 4 {
+		t.Fatalf("the accepted reply is not cached: %+v, %v, %d calls", r, err, calls)
+	}
+}

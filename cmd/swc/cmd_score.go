@@ -114,7 +114,10 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 		for i, p := range rows {
 			out.Rows[i] = p.fields
 		}
-		return writeJSON(env.Stdout, out)
+		if err := writeJSON(env.Stdout, out); err != nil {
+			return err
+		}
+		return judgeFailures(sum)
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "category\tn\tF1\t95% CI\tjudge")
@@ -131,11 +134,17 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t[%.3f, %.3f]\t%s\n", k, f1.N, f1.Mean, f1.CI[0], f1.CI[1], j)
 	}
 	tw.Flush()
-	if sum.Errors > 0 {
-		fmt.Fprintf(env.Stderr, "swc: score: %d rows could not be judged (see --json)\n", sum.Errors)
-	}
 	e.printUsage(env.Stderr)
-	return nil
+	return judgeFailures(sum)
+}
+
+// judgeFailures returns an error counting the rows the judge could not
+// score (exit status 1, as bench), or nil.
+func judgeFailures(sum scoreSummary) error {
+	if sum.Errors == 0 {
+		return nil
+	}
+	return swc.Errorf(swc.EUNAVAILABLE, "score: %d rows could not be judged (their judge_error is in --json); rerunning the same command asks the judge again", sum.Errors)
 }
 
 // prediction is one input row: its fields as read, and what scoring needs.
@@ -213,7 +222,7 @@ func text(v any) string {
 func scoreRows(ctx context.Context, rows []prediction, judge swc.LLM, prompt func(question, gold, answer string) string, conc, resamples int, seed uint64) (scoreSummary, error) {
 	sum := scoreSummary{Categories: map[string]map[string]bench.Stat{}, Rows: len(rows)}
 	gold := func(p prediction) string {
-		if p.gold == "" {
+		if p.category == swc.Adversarial { // as bench.GoldFor
 			return bench.AdversarialGold
 		}
 		return p.gold
@@ -234,10 +243,7 @@ func scoreRows(ctx context.Context, rows []prediction, judge swc.LLM, prompt fun
 			go func(p prediction) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				resp, err := judge.Complete(ctx, swc.LLMRequest{
-					Messages:    []swc.Message{{Role: swc.RoleUser, Content: prompt(p.question, gold(p), p.p)}},
-					Temperature: 0, MaxTokens: 8, Purpose: "judge",
-				})
+				resp, err := judge.Complete(ctx, bench.JudgeRequest(prompt(p.question, gold(p), p.p)))
 				var v float64
 				if err == nil {
 					v, err = bench.ParseVerdict(resp.Text)

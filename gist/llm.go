@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 
 	swc "github.com/swcmem/swc"
@@ -43,8 +44,9 @@ func Prompt(v swc.GistVariant) (string, error) {
 	return "", swc.Errorf(swc.EINVALID, "gist: unknown variant %q", v)
 }
 
-// PromptHash returns the hex SHA-256 of the variant's exact prompt text,
-// for REM cache keys, or "" for an unknown variant.
+// PromptHash returns the hex SHA-256 of the variant's exact system prompt
+// text, or "" for an unknown variant. REM cache keys of the LLM gister use
+// LLM.PromptHash, which also covers the user message and max_tokens.
 func PromptHash(v swc.GistVariant) string {
 	p, err := Prompt(v)
 	if err != nil {
@@ -56,6 +58,23 @@ func PromptHash(v swc.GistVariant) string {
 
 // DefaultMaxTokens bounds an LLM gist's length.
 const DefaultMaxTokens = 512
+
+// UserTemplate is the user message of a gist request: {date} is the
+// session date, {text} the rendered chunk. Without a date the message is
+// the text alone.
+const UserTemplate = "Session date: {date}\n\n{text}"
+
+// truncated reports whether a stop reason means the reply was cut off at
+// the token limit (Anthropic "max_tokens", OpenAI "length").
+func truncated(stop string) bool { return stop == "max_tokens" || stop == "length" }
+
+// checkGist rejects a gist reply cut off at the token limit.
+func checkGist(r swc.LLMResponse) error {
+	if truncated(r.StopReason) {
+		return swc.Errorf(swc.EUNAVAILABLE, "gist cut off at the token limit (stop reason %q)", r.StopReason)
+	}
+	return nil
+}
 
 // LLM is a gister that asks a chat model for the gist: the variant's
 // prompt as the system message, and "Session date: {date}\n\n{text}" (just
@@ -85,25 +104,44 @@ func (g *LLM) Request(req swc.GistRequest) (swc.LLMRequest, error) {
 	}
 	input := req.Text
 	if req.Date != "" {
-		input = "Session date: " + req.Date + "\n\n" + req.Text
-	}
-	maxTokens := g.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
+		input = strings.NewReplacer("{date}", req.Date, "{text}", req.Text).Replace(UserTemplate)
 	}
 	return swc.LLMRequest{
 		System:      prompt,
 		Messages:    []swc.Message{{Role: swc.RoleUser, Content: input}},
 		Temperature: 0,
-		MaxTokens:   maxTokens,
+		MaxTokens:   g.maxTokens(),
 		Purpose:     "gist",
+		Check:       checkGist,
 	}, nil
+}
+
+func (g *LLM) maxTokens() int {
+	if g.MaxTokens <= 0 {
+		return DefaultMaxTokens
+	}
+	return g.MaxTokens
+}
+
+// PromptHash returns the hex SHA-256 of everything besides the chunk that
+// shapes a gist of variant v: the system prompt, UserTemplate and
+// max_tokens, for REM cache keys (changing any of them invalidates the
+// stored gists). It returns "" for an unknown variant.
+func (g *LLM) PromptHash(v swc.GistVariant) string {
+	p, err := Prompt(v)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00max_tokens=%d", p, UserTemplate, g.maxTokens()))
+	return hex.EncodeToString(sum[:])
 }
 
 // Gist returns the model's gist of req, trimmed. It returns "" with no
 // error for empty or whitespace-only text (without calling the model), an
 // EINVALID error for an unknown variant, the model's error as it is (it names the provider and model), and an
-// EUNAVAILABLE error when the model replies with nothing but whitespace.
+// EUNAVAILABLE error when the model replies with nothing but whitespace
+// or its reply was cut off at max_tokens (a cache keeps neither, so a
+// rerun asks again).
 func (g *LLM) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
 	lreq, err := g.Request(req)
 	if err != nil {
@@ -115,6 +153,9 @@ func (g *LLM) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
 	resp, err := g.llm.Complete(ctx, lreq)
 	if err != nil {
 		return "", err // it names the provider, model and cause (swc.LLM)
+	}
+	if err := checkGist(resp); err != nil {
+		return "", fmt.Errorf("gist: %s: %w", g.Name(), err)
 	}
 	out := strings.TrimSpace(resp.Text)
 	if out == "" {

@@ -103,7 +103,7 @@ func (e *engines) openLLMGister(ctx context.Context, env *Env) error {
 	if db != nil {
 		// The REM cache keys on the gister's name: scope it to the server.
 		scoped := gist.NewLLM(swc.Metered(scopedLLM{l, l.Name() + cacheScope(env, e.flags.gister, e.flags.prov)}, e.meter))
-		g = sqlite.CachedGister(scoped, db, gist.PromptHash)
+		g = sqlite.CachedGister(scoped, db, scoped.PromptHash)
 	}
 	e.gister = g
 	return nil

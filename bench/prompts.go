@@ -40,15 +40,21 @@ func GoldFor(q swc.Question) string {
 	return q.Answer
 }
 
+// DefaultQAMaxTokens bounds a QA answer; JudgeMaxTokens a judge's reply.
+const (
+	DefaultQAMaxTokens = 64
+	JudgeMaxTokens     = 8
+)
+
 // JudgeRequest returns the judge call for one judge prompt (JudgePrompt
 // or another of JudgePromptFor's): the prompt as the only user message,
-// temperature 0, at most 8 tokens, Purpose "judge", and a Check that
+// temperature 0, at most JudgeMaxTokens, Purpose "judge", and a Check that
 // rejects a reply ParseVerdict cannot read, so that a response cache never
 // keeps one and a rerun asks again.
 func JudgeRequest(prompt string) swc.LLMRequest {
 	return swc.LLMRequest{
 		Messages:    []swc.Message{{Role: swc.RoleUser, Content: prompt}},
-		Temperature: 0, MaxTokens: 8, Purpose: "judge",
+		Temperature: 0, MaxTokens: JudgeMaxTokens, Purpose: "judge",
 		Check: func(r swc.LLMResponse) error { _, err := ParseVerdict(r.Text); return err },
 	}
 }

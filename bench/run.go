@@ -27,7 +27,7 @@ type Runner struct {
 	QA, Judge swc.LLM
 	// Concurrency bounds questions in flight (default 8).
 	Concurrency int
-	// QAMaxTokens bounds the answer (default 64).
+	// QAMaxTokens bounds the answer (default DefaultQAMaxTokens).
 	QAMaxTokens int
 	// Filter selects the questions asked (default: all).
 	Filter func(swc.Question) bool
@@ -240,7 +240,7 @@ func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation,
 	row.Tokens.Prompt = ctxTokens + tokens.Count(strings.TrimPrefix(prompt, strings.TrimRight(x.Text, "\n")))
 	maxTok := r.QAMaxTokens
 	if maxTok <= 0 {
-		maxTok = 64
+		maxTok = DefaultQAMaxTokens
 	}
 	resp, err := r.QA.Complete(ctx, swc.LLMRequest{
 		Messages:    []swc.Message{{Role: swc.RoleUser, Content: prompt}},

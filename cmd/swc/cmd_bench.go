@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/sqlite"
 	"github.com/swcmem/swc/tokens"
 )
 
@@ -199,7 +202,7 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 	}
 	auditHash := gold.resumeAuditHash(env, dir, f.gold.gold)
 	runner.Alt = gold.alt
-	if err := checkResume(dir, settings, dataHash, auditHash, f.eng); err != nil {
+	if err := checkResume(dir, newResumeKey(settings, dataHash, auditHash, r.eng)); err != nil {
 		return nil, err
 	}
 	store, err := bench.OpenStore(dir)
@@ -278,7 +281,10 @@ func dataIdentity(env *Env, path string) (string, string, error) {
 	return name, hex.EncodeToString(sum[:]), nil
 }
 
-// resumeKey is what must match for rows in DIR to be reused.
+// resumeKey is what must match for rows in DIR to be reused: everything
+// a row depends on. Prompts are recorded by the SHA-256 of their text (with
+// placeholders for what varies per question), so that an upgrade that
+// changes one refuses to mix its rows with older ones.
 type resumeKey struct {
 	DataSHA256  string `json:"data_sha256"`
 	Budget      int    `json:"budget"`
@@ -293,20 +299,32 @@ type resumeKey struct {
 	Tokenizer   string `json:"tokenizer"`
 	// The gold (with the audit's hash when one was used: rows then carry
 	// scores under both golds) and the judge prompt; empty for the
-	// defaults, so run.json of older runs still matches.
+	// defaults.
 	Gold        string `json:"gold,omitempty"`
 	AuditSHA256 string `json:"audit_sha256,omitempty"`
 	JudgePrompt string `json:"judge_prompt,omitempty"`
+	// GistPrompts hashes the LLM gister's prompts, user template and
+	// max_tokens (absent for the extractive gister).
+	GistPrompts string `json:"gist_prompts_sha256,omitempty"`
+	// The QA and judge requests (with --qa only): the SHA-256 of the QA
+	// prompt and of the judge prompt in use, with placeholders, and
+	// their max_tokens.
+	QAPromptSHA256    string `json:"qa_prompt_sha256,omitempty"`
+	QAMaxTokens       int    `json:"qa_max_tokens,omitempty"`
+	JudgePromptSHA256 string `json:"judge_prompt_sha256,omitempty"`
+	JudgeMaxTokens    int    `json:"judge_max_tokens,omitempty"`
+	// Version is swc's: metrics, renderer and strategies change with it.
+	Version string `json:"version"`
 }
 
-// checkResume writes DIR/run.json on a first run and, on a rerun, refuses
-// to mix rows made with other settings.
-func checkResume(dir string, s bench.Settings, dataHash, auditHash string, eng *engineFlags) error {
+// newResumeKey returns the resume key of a run.
+func newResumeKey(s bench.Settings, dataHash, auditHash string, eng *engines) resumeKey {
+	f := eng.flags
 	key := resumeKey{
 		DataSHA256: dataHash, Budget: s.Budget, QA: s.QA, Judge: s.Judge, Gister: s.Gister,
 		Embedder: s.Embedder, Schedule: s.Schedule, Calibration: s.Calibration,
-		Weights: eng.weights, Thresholds: fmt.Sprintf("%g/%g/top-%d/demote=%v", eng.high, eng.low, eng.topK, eng.demote), Tokenizer: s.Tokenizer,
-		AuditSHA256: auditHash,
+		Weights: f.weights, Thresholds: fmt.Sprintf("%g/%g/top-%d/demote=%v", f.high, f.low, f.topK, f.demote), Tokenizer: s.Tokenizer,
+		AuditSHA256: auditHash, GistPrompts: eng.gistPrompts, Version: s.Version,
 	}
 	if s.Gold != bench.GoldOriginal {
 		key.Gold = s.Gold
@@ -314,14 +332,26 @@ func checkResume(dir string, s bench.Settings, dataHash, auditHash string, eng *
 	if s.JudgePrompt != bench.JudgePromptPaper {
 		key.JudgePrompt = s.JudgePrompt
 	}
+	if s.QA != "" {
+		key.QAPromptSHA256 = sqlite.Hash(bench.QAPrompt("{context}", "{question}"))
+		key.QAMaxTokens = bench.DefaultQAMaxTokens
+		if prompt, err := bench.JudgePromptFor(s.JudgePrompt); err == nil {
+			key.JudgePromptSHA256 = sqlite.Hash(prompt("{question}", "{gold_answer}", "{model_answer}"))
+		}
+		key.JudgeMaxTokens = bench.JudgeMaxTokens
+	}
+	return key
+}
+
+// checkResume writes DIR/run.json on a first run and, on a rerun, refuses
+// to mix rows made with other settings.
+func checkResume(dir string, key resumeKey) error {
 	want, _ := json.MarshalIndent(key, "", "  ")
 	path := filepath.Join(dir, "run.json")
 	have, err := os.ReadFile(path)
 	if err == nil {
 		if !bytes.Equal(bytes.TrimSpace(have), bytes.TrimSpace(want)) {
-			var old resumeKey
-			_ = json.Unmarshal(have, &old)
-			return swc.Errorf(swc.EINVALID, "bench: %s holds results made with other settings (%s); use another --out or remove the directory", dir, diffKeys(old, key))
+			return swc.Errorf(swc.EINVALID, "bench: %s holds results made with other settings (%s); use another --out or remove the directory", dir, diffKeys(have, want))
 		}
 		return nil
 	}
@@ -331,17 +361,30 @@ func checkResume(dir string, s bench.Settings, dataHash, auditHash string, eng *
 	return os.WriteFile(path, append(want, '\n'), 0o644)
 }
 
-func diffKeys(a, b resumeKey) string {
+// diffKeys names the fields in which two run.json files differ.
+func diffKeys(a, b []byte) string {
 	var am, bm map[string]any
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	_ = json.Unmarshal(ja, &am)
-	_ = json.Unmarshal(jb, &bm)
+	_ = json.Unmarshal(a, &am)
+	_ = json.Unmarshal(b, &bm)
+	keys := map[string]bool{}
+	for k := range am {
+		keys[k] = true
+	}
+	for k := range bm {
+		keys[k] = true
+	}
 	var diffs []string
-	for _, k := range []string{"data_sha256", "budget", "qa", "judge", "gister", "embedder", "schedule", "calibration", "weights", "thresholds", "tokenizer", "gold", "audit_sha256", "judge_prompt"} {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		if fmt.Sprint(am[k]) != fmt.Sprint(bm[k]) {
-			diffs = append(diffs, fmt.Sprintf("%s was %v, now %v", k, am[k], bm[k]))
+			diffs = append(diffs, fmt.Sprintf("%s was %v, now %v", k, orNone(am[k]), orNone(bm[k])))
 		}
 	}
 	return strings.Join(diffs, "; ")
+}
+
+func orNone(v any) any {
+	if v == nil {
+		return "(none)"
+	}
+	return v
 }

@@ -94,7 +94,11 @@ type engines struct {
 	cfg      consolidate.Config
 	schedule consolidate.Schedule
 	gister   swc.Gister
-	embedder swc.Embedder
+	// gistPrompts hashes what an LLM gister sends besides the chunk
+	// (every variant's prompt, the user template, max_tokens); "" for the
+	// extractive gister, which has no prompt.
+	gistPrompts string
+	embedder    swc.Embedder
 	closers  []func() error
 	// meter records every LLM call the engines and the bench make.
 	meter *swc.Meter

@@ -100,6 +100,11 @@ func (e *engines) openLLMGister(ctx context.Context, env *Env) error {
 		return err
 	}
 	var g swc.Gister = gist.NewLLM(swc.Metered(l, e.meter))
+	var hashes []string
+	for _, v := range []swc.GistVariant{swc.GistFull, swc.GistTemporal, swc.GistSummary, swc.GistSummaryTemporal} {
+		hashes = append(hashes, g.(*gist.LLM).PromptHash(v))
+	}
+	e.gistPrompts = sqlite.Hash(strings.Join(hashes, ","))
 	if db != nil {
 		// The REM cache keys on the gister's name: scope it to the server.
 		scoped := gist.NewLLM(swc.Metered(scopedLLM{l, l.Name() + cacheScope(env, e.flags.gister, e.flags.prov)}, e.meter))

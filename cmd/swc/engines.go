@@ -99,7 +99,7 @@ type engines struct {
 	// extractive gister, which has no prompt.
 	gistPrompts string
 	embedder    swc.Embedder
-	closers  []func() error
+	closers     []func() error
 	// meter records every LLM call the engines and the bench make.
 	meter *swc.Meter
 	// analyzer is the per-conversation turn analysis shared by swc-select

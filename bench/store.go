@@ -68,7 +68,7 @@ func OpenStore(dir string) (*Store, error) {
 			buf.WriteByte('\n')
 		}
 	}
-	if err := writeFileAtomic(s.path, buf.Bytes()); err != nil {
+	if err := WriteFileAtomic(s.path, buf.Bytes()); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0o644)
@@ -151,13 +151,46 @@ func (s *Store) Close() error {
 	return s.f.Close()
 }
 
-// writeFileAtomic writes data to path through a temporary file and rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+// syncFile syncs f to disk (a variable so tests can count the calls).
+var syncFile = (*os.File).Sync
+
+// writeFileAtomic writes data to path through a temporary file beside it:
+// written, synced to disk, renamed over path, and the directory synced, so
+// that after a crash path holds either the old or the new bytes, whole. On
+// error the temporary file is removed. Every file bench and report write
+// goes through it.
+func WriteFileAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = syncFile(f); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return syncFile(d)
 }
 
 // WriteSummary writes s as dir/summary.json (indented, atomically). It
@@ -167,7 +200,7 @@ func WriteSummary(dir string, s *Summary) error {
 	if err != nil {
 		return fmt.Errorf("bench: encode summary: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "summary.json"), append(data, '\n')); err != nil {
+	if err := WriteFileAtomic(filepath.Join(dir, "summary.json"), append(data, '\n')); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
 	return nil

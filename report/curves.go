@@ -207,8 +207,8 @@ func WriteCurves(dir string, c *bench.Curves) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	for name, data := range map[string][]byte{"curves.json": append(js, '\n'), "curves.md": md.Bytes(), "curves.html": html.Bytes()} {
-		if err := writeFileAtomic(filepath.Join(dir, name), data); err != nil {
-			return err
+		if err := bench.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
 	}
 	return nil

@@ -39,37 +39,9 @@ func WriteAll(dir string, s *bench.Summary) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	for i, r := range renders {
-		if err := writeFileAtomic(filepath.Join(dir, r.name), out[i]); err != nil {
-			return err
+		if err := bench.WriteFileAtomic(filepath.Join(dir, r.name), out[i]); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
-	}
-	return nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames
-// it over path; on error the temporary file is removed.
-func writeFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("report: close %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("report: %w", err)
 	}
 	return nil
 }

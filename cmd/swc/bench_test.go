@@ -227,3 +227,25 @@ func TestBenchLoCoMoOffline(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchLocksOut: a second bench on a directory another run holds fails
+// at once with a clear message (exit 1) and writes nothing there.
+func TestBenchLocksOut(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	lock, err := bench.LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	_, _, err = run(t, nil, "bench", "--out", dir, "--conditions", "truncation", "--resamples", "10")
+	if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "is in use by another run") {
+		t.Fatalf("bench on a locked directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("the locked-out run wrote results.jsonl: %v", err)
+	}
+	lock.Close()
+	if _, _, err := run(t, nil, "bench", "--out", dir, "--conditions", "truncation", "--resamples", "10"); err != nil {
+		t.Errorf("after the lock is released: %v", err)
+	}
+}

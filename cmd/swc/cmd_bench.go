@@ -200,6 +200,11 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 		runner.QA, runner.Judge = qa, judge
 		settings.QA, settings.Judge, settings.QAPrompt = qa.Name(), judge.Name(), bench.QAInstruction
 	}
+	lock, err := bench.LockDir(dir) // one run per directory
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
 	auditHash := gold.resumeAuditHash(env, dir, f.gold.gold)
 	runner.Alt = gold.alt
 	if err := checkResume(dir, newResumeKey(settings, dataHash, auditHash, r.eng)); err != nil {

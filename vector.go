@@ -40,10 +40,31 @@ func Cosine(a, b []float32) float64 {
 	return ab / math.Sqrt(aa*bb)
 }
 
-// MeanNormalized returns the mean of vecs scaled to unit length: the
-// embedding of a chunk made of several turns (SPEC §2.2). Shorter vectors
-// count as zero-padded to the longest. It returns nil for no vectors and a
-// zero vector when the mean is zero (for example, all inputs empty).
+// Normalize returns v scaled to unit length, as a new slice; a zero
+// vector comes back as zeros. Embedders need not return unit vectors
+// (remote ones often do not), and cosine by Dot needs them.
+func Normalize(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	out := make([]float32, len(v))
+	if n == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(n)
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out
+}
+
+// MeanNormalized returns the embedding of a chunk made of several turns
+// (SPEC §2.2): each vector scaled to unit length (so that a turn's weight
+// does not depend on its vector's length), their mean, scaled to unit
+// length. Shorter vectors count as zero-padded to the longest. It returns
+// nil for no vectors and a zero vector when the mean is zero (for example,
+// all inputs empty).
 func MeanNormalized(vecs [][]float32) []float32 {
 	n := 0
 	for _, v := range vecs {
@@ -54,8 +75,16 @@ func MeanNormalized(vecs [][]float32) []float32 {
 	}
 	sum := make([]float64, n)
 	for _, v := range vecs {
+		var vn float64
+		for _, x := range v {
+			vn += float64(x) * float64(x)
+		}
+		if vn == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(vn)
 		for i, x := range v {
-			sum[i] += float64(x)
+			sum[i] += float64(x) * inv
 		}
 	}
 	out := make([]float32, n)
@@ -71,4 +100,36 @@ func MeanNormalized(vecs [][]float32) []float32 {
 		out[i] = float32(x / norm)
 	}
 	return out
+}
+
+// Sparse holds the non-zero entries of a vector: a lexical vector has a
+// few dozen among thousands of dimensions, and Dot over them is that much
+// cheaper than over the dense form.
+type Sparse struct {
+	Index []int32
+	Value []float32
+}
+
+// ToSparse returns the non-zero entries of v.
+func ToSparse(v []float32) Sparse {
+	var s Sparse
+	for i, x := range v {
+		if x != 0 {
+			s.Index = append(s.Index, int32(i))
+			s.Value = append(s.Value, x)
+		}
+	}
+	return s
+}
+
+// Dot returns the dot product of s and dense, entries of s beyond dense's
+// length counting as zero: Dot(s's dense form, dense) in float64.
+func (s Sparse) Dot(dense []float32) float64 {
+	var sum float64
+	for k, i := range s.Index {
+		if int(i) < len(dense) {
+			sum += float64(s.Value[k]) * float64(dense[i])
+		}
+	}
+	return sum
 }

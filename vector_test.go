@@ -57,3 +57,41 @@ func TestMeanNormalized(t *testing.T) {
 		t.Errorf("zero mean = %v, want [0 0]", z)
 	}
 }
+
+// TestMeanNormalizedUnitTurns: each vector counts at unit length, so a
+// long vector does not outweigh a short one: (10, 0) and (0, 1) average
+// to (1, 1)/√2, not (10, 1)/√101.
+func TestMeanNormalizedUnitTurns(t *testing.T) {
+	got := MeanNormalized([][]float32{{10, 0}, {0, 1}})
+	r := float32(1 / math.Sqrt2)
+	if len(got) != 2 || math.Abs(float64(got[0]-r)) > 1e-6 || math.Abs(float64(got[1]-r)) > 1e-6 {
+		t.Errorf("MeanNormalized = %v, want [%v %v]", got, r, r)
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	v := []float32{3, 4}
+	got := Normalize(v)
+	if math.Abs(float64(got[0])-0.6) > 1e-6 || math.Abs(float64(got[1])-0.8) > 1e-6 || v[0] != 3 {
+		t.Errorf("Normalize(3,4) = %v (input now %v)", got, v)
+	}
+	if z := Normalize([]float32{0, 0}); len(z) != 2 || z[0] != 0 || z[1] != 0 {
+		t.Errorf("Normalize(0,0) = %v", z)
+	}
+}
+
+func TestSparseDot(t *testing.T) {
+	v := []float32{0, 2, 0, 0, -1, 0, 3}
+	s := ToSparse(v)
+	if len(s.Index) != 3 {
+		t.Fatalf("ToSparse = %+v", s)
+	}
+	dense := []float32{5, 1, 7, 7, 2, 9}
+	// 2·1 + (−1)·2; the entry at 6 is beyond dense: zero.
+	if got := s.Dot(dense); got != 0 {
+		t.Errorf("Dot = %v, want 0", got)
+	}
+	if got, want := s.Dot(v), Dot(v, v); got != want {
+		t.Errorf("Dot with itself = %v, want %v", got, want)
+	}
+}

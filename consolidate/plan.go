@@ -86,7 +86,6 @@ func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*p
 func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo, gists bool) (*plan, error) {
 	n := len(c.Sessions)
 	p := &plan{chunks: make([]chunk, n), sepToken: tokens.Separator, demote: s.Config.Demote}
-	toks := make([]int, n)
 	for i := range c.Sessions {
 		ses := &c.Sessions[i]
 		ch := &p.chunks[i]
@@ -104,11 +103,8 @@ func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo,
 		for j, t := range ch.turns {
 			ch.turnTokens[j] = tokens.Turn(t)
 		}
-		// Density is a property of what was said, not of our anchors: its
-		// token count is always that of the original turns.
-		toks[i] = tokens.Session(ses)
 	}
-	sigs, err := s.signals(ctx, c, toks)
+	sigs, err := s.signals(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -7,12 +7,24 @@ import (
 	"sort"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // signals computes the three salience signals of every session of c
-// (SPEC §2.2). texts[i][j] is the text of turn j of session i as the
-// embedder should see it; tokens[i] is the session's rendered token count.
-func (s *SWC) signals(ctx context.Context, c *swc.Conversation, tokens []int) ([]swc.Signals, error) {
+// (SPEC §2.2):
+//
+//   - downstream: the mean of the TopK largest cosines between the chunk's
+//     embedding (the normalised mean of its unit turn vectors) and every
+//     turn of the later sessions, clamped to [0, 1]; 0 for the last chunk.
+//   - recency: session index ÷ number of sessions.
+//   - density: (named entities + numbers) ÷ tokens, both counted in the
+//     same text — what the speakers said, the turns' text as written (no
+//     header, no speaker labels, no image captions, no anchors) — divided
+//     by the conversation's largest such value.
+//
+// The embedder sees each turn's text and the caption of an image it
+// shares.
+func (s *SWC) signals(ctx context.Context, c *swc.Conversation) ([]swc.Signals, error) {
 	n := len(c.Sessions)
 	out := make([]swc.Signals, n)
 	if n == 0 {
@@ -35,12 +47,13 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation, tokens []int) ([
 	if len(vecs) != len(texts) {
 		return nil, fmt.Errorf("consolidate: embedder %s returned %d vectors for %d texts", s.Embedder.Name(), len(vecs), len(texts))
 	}
-	// Cosine needs unit vectors: the lexical embedder's are, a remote
-	// server's need not be.
-	sparse := make([]sparseVec, len(vecs))
+	// Cosine by Dot needs unit vectors: the lexical embedder's are, a
+	// remote server's need not be.
+	units := make([][]float32, len(vecs))
+	sparse := make([]swc.Sparse, len(vecs)) // the same, for fast dot products
 	for i, v := range vecs {
-		sparse[i] = toSparse(v)
-		sparse[i].normalize()
+		units[i] = swc.Normalize(v)
+		sparse[i] = swc.ToSparse(units[i])
 	}
 	k := s.Config.TopK
 	if k <= 0 {
@@ -48,10 +61,10 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation, tokens []int) ([
 	}
 	top := make([]float64, 0, k+1)
 	for i := 0; i < n; i++ {
-		chunk := swc.MeanNormalized(vecs[first[i]:first[i+1]])
+		chunk := swc.MeanNormalized(units[first[i]:first[i+1]])
 		top = top[:0]
 		for j := first[i+1]; j < len(vecs); j++ { // every later turn
-			sim := sparse[j].dot(chunk)
+			sim := sparse[j].Dot(chunk)
 			top = pushTop(top, sim, k)
 		}
 		if len(top) > 0 {
@@ -63,16 +76,18 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation, tokens []int) ([
 		}
 		out[i].Recency = float64(i) / float64(n)
 	}
-	// Density: (entities + numbers) per token, normalised by the maximum.
+	// Density: (entities + numbers) per token of the same text.
 	dens := make([]float64, n)
 	max := 0.0
+	speakers := []string{c.SpeakerA, c.SpeakerB}
 	for i, ses := range c.Sessions {
-		cnt := 0
+		cnt, toks := 0, 0
 		for _, t := range ses.Turns {
-			cnt += s.Salient(t.Text, []string{c.SpeakerA, c.SpeakerB})
+			cnt += s.Salient(t.Text, speakers)
+			toks += tokens.CountCached(t.Text)
 		}
-		if tokens[i] > 0 {
-			dens[i] = float64(cnt) / float64(tokens[i])
+		if toks > 0 {
+			dens[i] = float64(cnt) / float64(toks)
 		}
 		if dens[i] > max {
 			max = dens[i]
@@ -98,48 +113,6 @@ func embedText(t swc.Turn) string {
 // score is the weighted salience of one chunk.
 func (w Weights) score(sig swc.Signals) float64 {
 	return w.Downstream*sig.Downstream + w.Recency*sig.Recency + w.Density*sig.Density
-}
-
-// sparseVec holds the non-zero entries of a vector.
-type sparseVec struct {
-	idx []int32
-	val []float32
-}
-
-func toSparse(v []float32) sparseVec {
-	var s sparseVec
-	for i, x := range v {
-		if x != 0 {
-			s.idx = append(s.idx, int32(i))
-			s.val = append(s.val, x)
-		}
-	}
-	return s
-}
-
-// normalize scales s to unit length (a zero vector stays zero).
-func (s *sparseVec) normalize() {
-	var n float64
-	for _, x := range s.val {
-		n += float64(x) * float64(x)
-	}
-	if n == 0 {
-		return
-	}
-	inv := 1 / math.Sqrt(n)
-	for i := range s.val {
-		s.val[i] = float32(float64(s.val[i]) * inv)
-	}
-}
-
-func (s sparseVec) dot(dense []float32) float64 {
-	var sum float64
-	for k, i := range s.idx {
-		if int(i) < len(dense) {
-			sum += float64(s.val[k]) * float64(dense[i])
-		}
-	}
-	return sum
 }
 
 // pushTop keeps the k largest values of top (unordered beyond the set).

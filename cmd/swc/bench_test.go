@@ -182,22 +182,7 @@ func TestBenchFlags(t *testing.T) {
 // TestBenchLoCoMoOffline runs every condition on all ten conversations and
 // checks the question counts of the paper's protocol.
 func TestBenchLoCoMoOffline(t *testing.T) {
-	path := needLoCoMo(t)
-	if testing.Short() {
-		t.Skip("full LoCoMo run")
-	}
-	dir := t.TempDir()
-	if _, _, err := run(t, nil, "bench", "--data", path, "--out", dir, "--resamples", "200"); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s bench.Summary
-	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatal(err)
-	}
+	s := locomoSummary(t)
 	want := map[string]int{"1": 280, "2": 315, "3": 96, "4": 810, "1-4": 1501}
 	if s.Matched.N != 1935 {
 		t.Errorf("matched set %d, want 1935", s.Matched.N)

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/preserve"
+)
+
+// offlineRuns caches the offline LoCoMo summaries the tests share, by the
+// extra bench arguments.
+var offlineRuns sync.Map // string → *offlineRun
+
+type offlineRun struct {
+	once sync.Once
+	sum  *bench.Summary
+	err  error
+}
+
+// locomoSummary runs the offline bench on all of LoCoMo (default settings,
+// 2,000 resamples, plus extra) once per test binary and returns summary.json.
+func locomoSummary(t *testing.T, extra ...string) *bench.Summary {
+	t.Helper()
+	path := needLoCoMo(t)
+	if testing.Short() {
+		t.Skip("full LoCoMo run")
+	}
+	r, _ := offlineRuns.LoadOrStore(strings.Join(extra, " "), &offlineRun{})
+	run1 := r.(*offlineRun)
+	run1.once.Do(func() {
+		dir, err := os.MkdirTemp("", "swc-locomo-")
+		if err != nil {
+			run1.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		args := append([]string{"bench", "--data", path, "--out", dir}, extra...)
+		if _, _, err := run(t, nil, args...); err != nil {
+			run1.err = err
+			return
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			run1.err = err
+			return
+		}
+		run1.sum = &bench.Summary{}
+		run1.err = json.Unmarshal(data, run1.sum)
+	})
+	if run1.err != nil {
+		t.Fatal(run1.err)
+	}
+	return run1.sum
+}
+
+// readmeText returns the README with every run of white space folded to
+// one space, so that sentences match whatever their line breaks.
+func readmeText(t *testing.T) (raw, folded string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), strings.Join(strings.Fields(string(b)), " ")
+}
+
+// num reads a README number: "3,860", "−0.010", "+0.156", "49.0%" (as 0.490).
+func num(t *testing.T, s string) float64 {
+	t.Helper()
+	s = strings.NewReplacer(",", "", "−", "-", "+", "").Replace(s)
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil {
+		t.Fatalf("README number %q: %v", s, err)
+	}
+	if pct {
+		v /= 100
+	}
+	return v
+}
+
+// near checks a README figure against the measured value (±0.002; README
+// figures are rounded to 3 decimals or to 0.1%).
+func near(t *testing.T, what, readme string, measured float64) {
+	t.Helper()
+	if got := num(t, readme); math.Abs(got-measured) > 0.002 {
+		t.Errorf("README %s says %s, measured %.4f: rerun the bench and change the README and this test together", what, readme, measured)
+	}
+}
+
+// find returns the submatches of re in the folded README, failing when the
+// sentence is gone.
+func find(t *testing.T, text, re string) []string {
+	t.Helper()
+	m := regexp.MustCompile(re).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("README sentence not found (pattern %q): keep this test in step with the README", re)
+	}
+	return m
+}
+
+const numRE = `([−+-]?[\d,]*\.?\d+%?)`
+
+// TestREADMENumbers pins the README's headline numbers to a measurement
+// on LoCoMo: the offline table, the category-2 answer retention and its
+// paired differences, the tier counts under both calibrations and the
+// preservation rates, each within ±0.002 (counts exactly).
+func TestREADMENumbers(t *testing.T) {
+	sum := locomoSummary(t)
+	raw, text := readmeText(t)
+
+	// The offline table: every row the README shows.
+	rowRE := regexp.MustCompile(`(?m)^\| ([a-z-]+) \| ` + numRE + ` \[` + numRE + `, ` + numRE + `\] \| ` + numRE + ` \| ` + numRE + ` \| ` + numRE + ` \| ` + numRE + ` \| ` + numRE + ` \|$`)
+	rows := rowRE.FindAllStringSubmatch(raw, -1)
+	if len(rows) < len(conditionNames) {
+		t.Fatalf("the README's offline table has %d rows, want at least %d", len(rows), len(conditionNames))
+	}
+	for _, r := range rows {
+		cs := sum.Conditions[r[1]]
+		if cs == nil {
+			t.Errorf("README table row %q: no such condition measured", r[1])
+			continue
+		}
+		recall := func(key string) bench.Stat { return cs.Categories[key][bench.MetricAnswerTokenRecall] }
+		near(t, r[1]+" cats 1–4", r[2], recall("1-4").Mean)
+		near(t, r[1]+" CI low", r[3], recall("1-4").CI[0])
+		near(t, r[1]+" CI high", r[4], recall("1-4").CI[1])
+		for i, key := range []string{"1", "2", "3", "4"} {
+			near(t, r[1]+" cat "+key, r[5+i], recall(key).Mean)
+		}
+		if got := num(t, r[9]); math.Abs(got-cs.TokPerQ) > 0.5 {
+			t.Errorf("README %s Tok/Q %s, measured %.1f", r[1], r[9], cs.TokPerQ)
+		}
+	}
+
+	// Category-2 answer retention and the paired differences.
+	ret := func(c string) float64 { return sum.Conditions[c].Categories["2"][bench.MetricAnswerRetention].Mean }
+	m := find(t, text, `Answer retention on category 2 \(the gold as a token sequence\): full `+numRE+`, swc-full `+numRE+`, swc-temporal `+numRE+`, swc-anchored `+numRE+` \(paired difference swc-anchored − swc-temporal `+numRE+` \[`+numRE+`, `+numRE+`\], n = 315\)`)
+	for i, c := range []string{"full", "swc-full", "swc-temporal", "swc-anchored"} {
+		near(t, "category-2 retention of "+c, m[1+i], ret(c))
+	}
+	paired := func(a, b string) bench.Stat {
+		for _, p := range sum.Paired {
+			if p.A == a && p.B == b && p.Category == "2" && p.Metric == bench.MetricAnswerRetention {
+				return p.Diff
+			}
+		}
+		t.Fatalf("no paired difference %s − %s", a, b)
+		return bench.Stat{}
+	}
+	d := paired("swc-anchored", "swc-temporal")
+	near(t, "swc-anchored − swc-temporal", m[5], d.Mean)
+	near(t, "swc-anchored − swc-temporal CI low", m[6], d.CI[0])
+	near(t, "swc-anchored − swc-temporal CI high", m[7], d.CI[1])
+	m = find(t, text, `\(swc-temporal − swc-full `+numRE+` \[`+numRE+`, `+numRE+`\]\)`)
+	d = paired("swc-temporal", "swc-full")
+	near(t, "swc-temporal − swc-full", m[1], d.Mean)
+	near(t, "swc-temporal − swc-full CI low", m[2], d.CI[0])
+	near(t, "swc-temporal − swc-full CI high", m[3], d.CI[1])
+
+	// Tier counts (the three SWC conditions share them) and, with
+	// --calibration minmax, the tiers and the answer retention it costs.
+	tiers := func(s *bench.Summary) map[string]int { return s.Conditions["swc-full"].Tiers }
+	m = find(t, text, `few unpinned chunks pass 0\.6: (\d+) high, (\d+) mid, (\d+) low of (\d+) sessions`)
+	checkTiers(t, "absolute", m[1:5], tiers(sum))
+	mm := locomoSummary(t, "--conditions", "swc-full", "--calibration", "minmax")
+	m = find(t, text, `to \[0, 1\] first \((\d+) high, (\d+) mid, (\d+) low\)`)
+	checkTiers(t, "minmax", append(m[1:4], "272"), tiers(mm))
+	m = find(t, text, `answer retention falls \(categories 1–4, swc-full: `+numRE+` against `+numRE+`\)`)
+	near(t, "minmax answer retention", m[1], mm.Conditions["swc-full"].Categories["1-4"][bench.MetricAnswerRetention].Mean)
+	near(t, "absolute answer retention", m[2], sum.Conditions["swc-full"].Categories["1-4"][bench.MetricAnswerRetention].Mean)
+
+	// Preservation.
+	p := sum.Preservation
+	if p == nil {
+		t.Fatal("no preservation in summary.json")
+	}
+	c := func(typ, v string) *preserve.Counts {
+		x := p.Counts(typ, v)
+		if x == nil {
+			t.Fatalf("no %s counts for %s", typ, v)
+		}
+		return x
+	}
+	m = find(t, text, `temporal (\d+)/(\d+) = `+numRE+` \(swc-full\) → (\d+)/(\d+) = `+numRE+` \(swc-temporal\), ×`+numRE+` \(by value `+numRE+` → `+numRE+`\); entities `+numRE+` → `+numRE+` \(×`+numRE+`\); events `+numRE+` → `+numRE+` \(×`+numRE+`\); sliding `+numRE+` → sliding-temporal `+numRE+` \(×`+numRE+`\)`)
+	full, temp := c(preserve.Temporal, "swc-full"), c(preserve.Temporal, "swc-temporal")
+	exact(t, "temporal preserved (swc-full)", m[1], full.Preserved)
+	exact(t, "temporal found (swc-full)", m[2], full.Found)
+	near(t, "temporal rate (swc-full)", m[3], full.Rate)
+	exact(t, "temporal preserved (swc-temporal)", m[4], temp.Preserved)
+	exact(t, "temporal found (swc-temporal)", m[5], temp.Found)
+	near(t, "temporal rate (swc-temporal)", m[6], temp.Rate)
+	ratio(t, "temporal ×", m[7], temp.Rate, full.Rate)
+	near(t, "temporal value rate (swc-full)", m[8], *full.ValueRate)
+	near(t, "temporal value rate (swc-temporal)", m[9], *temp.ValueRate)
+	ef, et := c(preserve.Entity, "swc-full"), c(preserve.Entity, "swc-temporal")
+	near(t, "entity rate (swc-full)", m[10], ef.Rate)
+	near(t, "entity rate (swc-temporal)", m[11], et.Rate)
+	ratio(t, "entity ×", m[12], et.Rate, ef.Rate)
+	vf, vt := c(preserve.Event, "swc-full"), c(preserve.Event, "swc-temporal")
+	near(t, "event rate (swc-full)", m[13], vf.Rate)
+	near(t, "event rate (swc-temporal)", m[14], vt.Rate)
+	ratio(t, "event ×", m[15], vt.Rate, vf.Rate)
+	sl, st := c(preserve.Temporal, "sliding"), c(preserve.Temporal, "sliding-temporal")
+	near(t, "temporal rate (sliding)", m[16], sl.Rate)
+	near(t, "temporal rate (sliding-temporal)", m[17], st.Rate)
+	ratio(t, "sliding ×", m[18], st.Rate, sl.Rate)
+	m = find(t, text, `swc-temporal and swc-anchored: ([\d,]+) / ([\d,]+) / ([\d,]+); both sliding variants: ([\d,]+) / ([\d,]+) / ([\d,]+)\)`)
+	for i, v := range []string{"swc-full", "sliding"} {
+		for j, typ := range []string{preserve.Temporal, preserve.Entity, preserve.Event} {
+			exact(t, typ+" found ("+v+")", m[1+3*i+j], c(typ, v).Found)
+		}
+	}
+}
+
+func exact(t *testing.T, what, readme string, measured int) {
+	t.Helper()
+	if int(num(t, readme)) != measured {
+		t.Errorf("README %s says %s, measured %d", what, readme, measured)
+	}
+}
+
+// ratio checks a README "×1.99" against a ratio of rates (to its 2 decimals).
+func ratio(t *testing.T, what, readme string, a, b float64) {
+	t.Helper()
+	if got := num(t, readme); math.Abs(got-a/b) > 0.005+1e-9 {
+		t.Errorf("README %s%s, measured ×%.3f", what, readme, a/b)
+	}
+}
+
+func checkTiers(t *testing.T, name string, readme []string, got map[string]int) {
+	t.Helper()
+	for i, tier := range []string{"high", "mid", "low"} {
+		exact(t, name+" "+tier+" tier", readme[i], got[tier])
+	}
+	exact(t, name+" sessions", readme[3], got["high"]+got["mid"]+got["low"])
+}

@@ -129,7 +129,7 @@ func TestBenchGoldByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := run(t, nil, append(args, "--gold", "corrected")...)
-	if err == nil || !strings.Contains(err.Error(), "gold was <nil>, now corrected") {
+	if err == nil || !strings.Contains(err.Error(), "gold was (none), now corrected") {
 		t.Errorf("resume with another gold: %v", err)
 	}
 	// A directory started before the audit was used (no audit_sha256 in

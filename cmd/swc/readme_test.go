@@ -117,58 +117,12 @@ func TestREADMENumbers(t *testing.T) {
 	sum := locomoSummary(t)
 	raw, text := readmeText(t)
 
-	// The offline table: every row and column the README shows.
-	var header []string
-	rows := 0
-	section := raw[strings.Index(raw, "### Offline results on LoCoMo"):]
-lines:
-	for _, line := range strings.Split(section, "\n") {
-		cells := strings.Split(strings.Trim(line, "| "), " | ")
-		switch {
-		case strings.HasPrefix(line, "| condition | cats 1–4 |"):
-			header = cells
-			continue
-		case header == nil || strings.HasPrefix(line, "|---"):
-			continue
-		case !strings.HasPrefix(line, "| "):
-			header = nil
-			if rows > 0 {
-				break lines // the first table only
-			}
-			continue
-		}
-		rows++
-		name := cells[0]
-		cs := sum.Conditions[name]
-		if cs == nil || len(cells) != len(header) {
-			t.Errorf("README table row %q: no such condition measured, or %d cells for %d columns", name, len(cells), len(header))
-			continue
-		}
-		recall := func(key string) bench.Stat { return cs.Categories[key][bench.MetricAnswerTokenRecall] }
-		for i, col := range header[1:] {
-			cell := cells[i+1]
-			what := name + " " + col
-			switch col {
-			case "cats 1–4":
-				m := find(t, cell, `^`+numRE+` \[`+numRE+`, `+numRE+`\]$`)
-				readmeNear(t, what, m[1], recall("1-4").Mean)
-				readmeNear(t, what+" CI low", m[2], recall("1-4").CI[0])
-				readmeNear(t, what+" CI high", m[3], recall("1-4").CI[1])
-			case "cat 1", "cat 2", "cat 3", "cat 4":
-				readmeNear(t, what, cell, recall(strings.TrimPrefix(col, "cat ")).Mean)
-			case "support@5, cats 1–4":
-				readmeNear(t, what, cell, cs.Categories["1-4"][bench.MetricSupportRecall].Mean)
-			case "Tok/Q":
-				if got := num(t, cell); math.Abs(got-cs.TokPerQ) > 0.5 {
-					t.Errorf("README %s: %s, measured %.1f", what, cell, cs.TokPerQ)
-				}
-			default:
-				t.Errorf("README table column %q: this test does not know it; teach it", col)
-			}
-		}
+	// The offline tables: every row and column the README shows.
+	if n := checkTable(t, sum, raw, "### Offline results on LoCoMo"); n < 7 {
+		t.Errorf("the README's offline table has %d rows, want the paper's 7 conditions", n)
 	}
-	if rows < len(conditionNames) {
-		t.Fatalf("the README's offline table has %d rows, want at least %d", rows, len(conditionNames))
+	if n := checkTable(t, sum, raw, "### Beyond the paper: selecting turns"); n < 2 {
+		t.Errorf("the README's table of selection results has %d rows", n)
 	}
 
 	// Category-2 answer retention and the paired differences.
@@ -272,4 +226,63 @@ func checkTiers(t *testing.T, name string, readme []string, got map[string]int) 
 		exact(t, name+" "+tier+" tier", readme[i], got[tier])
 	}
 	exact(t, name+" sessions", readme[3], got["high"]+got["mid"]+got["low"])
+}
+
+// checkTable checks the first table after the README heading title
+// against sum, column by column, and returns its number of rows.
+func checkTable(t *testing.T, sum *bench.Summary, raw, title string) int {
+	t.Helper()
+	at := strings.Index(raw, title)
+	if at < 0 {
+		t.Fatalf("README heading %q not found", title)
+	}
+	var header []string
+	rows := 0
+	for _, line := range strings.Split(raw[at:], "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		switch {
+		case header == nil && strings.HasPrefix(line, "| condition |"):
+			header = cells
+			continue
+		case header == nil || strings.HasPrefix(line, "|---"):
+			continue
+		case !strings.HasPrefix(line, "| "):
+			return rows
+		}
+		rows++
+		name := cells[0]
+		cs := sum.Conditions[name]
+		if cs == nil || len(cells) != len(header) {
+			t.Errorf("README table row %q: no such condition measured, or %d cells for %d columns", name, len(cells), len(header))
+			continue
+		}
+		stat := func(key, metric string) bench.Stat { return cs.Categories[key][metric] }
+		for i, col := range header[1:] {
+			cell := cells[i+1]
+			what := name + " " + col
+			switch col {
+			case "cats 1–4", "answer-token recall":
+				m := find(t, cell, `^`+numRE+` \[`+numRE+`, `+numRE+`\]$`)
+				st := stat("1-4", bench.MetricAnswerTokenRecall)
+				readmeNear(t, what, m[1], st.Mean)
+				readmeNear(t, what+" CI low", m[2], st.CI[0])
+				readmeNear(t, what+" CI high", m[3], st.CI[1])
+			case "cat 1", "cat 2", "cat 3", "cat 4":
+				readmeNear(t, what, cell, stat(strings.TrimPrefix(col, "cat "), bench.MetricAnswerTokenRecall).Mean)
+			case "support@5, cats 1–4", "support_recall@5":
+				readmeNear(t, what, cell, stat("1-4", bench.MetricSupportRecall).Mean)
+			case "cat-2 answer retention":
+				readmeNear(t, what, cell, stat("2", bench.MetricAnswerRetention).Mean)
+			case "evidence retention":
+				readmeNear(t, what, cell, stat("1-4", bench.MetricEvidenceRetention).Mean)
+			case "Tok/Q":
+				if got := num(t, cell); math.Abs(got-cs.TokPerQ) > 0.5 {
+					t.Errorf("README %s: %s, measured %.1f", what, cell, cs.TokPerQ)
+				}
+			default:
+				t.Errorf("README table column %q: this test does not know it; teach it", col)
+			}
+		}
+	}
+	return rows
 }

@@ -383,6 +383,19 @@ func TestServeKill9DuringJob(t *testing.T) {
 		}
 	}
 	t.Logf("second consolidation: gists %d → %d, %d new gister calls", len(d.Gists), len(d2.Gists), llm.calls.Load()-calls)
+	// The metrics count the jobs, the gists and the LLM tokens.
+	resp, err := http.Get("http://" + srv2.addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`swc_jobs_total{result="ok"}`, "swc_gists_made_total", `swc_llm_tokens_total{direction="input"}`} {
+		i := strings.Index(string(body), want+" ")
+		if i < 0 || strings.HasPrefix(string(body[i+len(want)+1:]), "0\n") {
+			t.Errorf("metric %s missing or zero", want)
+		}
+	}
 	writeResult(t, "kill9_job", map[string]any{"rescued_after": time.Since(start).String(), "gists": len(d.Gists), "calls_before_kill": callsBefore})
 }
 

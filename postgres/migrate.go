@@ -87,6 +87,14 @@ var migrations = []string{
 		created_at   bigint NOT NULL,
 		PRIMARY KEY (variant, gister, prompt_hash, content_hash)
 	);`,
+	// 3: the embedding cache shared by the replicas (postgres/embedding.go).
+	`CREATE TABLE embeddings (
+		embedder   text NOT NULL,
+		text_hash  text NOT NULL, -- hex SHA-256 of the text
+		vector     real[] NOT NULL,
+		created_at bigint NOT NULL,
+		PRIMARY KEY (embedder, text_hash)
+	);`,
 }
 
 // SchemaVersion is the schema version this package writes.

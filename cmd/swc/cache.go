@@ -12,8 +12,8 @@ import (
 type cacheFlags struct {
 	path    string
 	noCache bool
-	// pg, set by serve on Postgres, holds the REM cache the replicas share
-	// (gists only; responses and embeddings stay in the file).
+	// pg, set by serve on Postgres, holds the REM and embedding caches the
+	// replicas share (LLM responses stay in the file).
 	pg *postgres.DB
 }
 

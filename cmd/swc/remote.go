@@ -123,6 +123,10 @@ func (e *engines) openRemoteEmbedder(ctx context.Context, env *Env) error {
 	}
 	emb.OnUsage = func(u swc.Usage) { e.meter.Record("embed", emb.Name(), u, false) }
 	var out swc.Embedder = emb
+	if pg := e.flags.cache.pg; pg != nil && !e.flags.cache.noCache {
+		e.embedder = postgres.CachedEmbedder(scopedEmbedder{emb, emb.Name() + cacheScope(env, e.flags.embedder, e.flags.prov)}, pg)
+		return nil
+	}
 	db, err := e.cacheDB(ctx, env)
 	if err != nil {
 		return err

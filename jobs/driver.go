@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
@@ -35,7 +36,16 @@ type riverClient interface {
 // cfg.RescueAfter (River's leader runs the rescuer every 30s). The caller
 // must Stop it.
 func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, c Consolidator, cfg Config) (*Queue, error) {
-	return start(ctx, riverpgxv5.New(pool), c, cfg)
+	q, err := start(ctx, riverpgxv5.New(pool), c, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// River's GIN index on args answers containment.
+	q.argsWhere = func(tenant, conv string) (string, river.NamedArgs) {
+		b, _ := json.Marshal(Args{Tenant: tenant, Conversation: conv})
+		return "args @> @swc_args::jsonb", river.NamedArgs{"swc_args": string(b)}
+	}
+	return q, nil
 }
 
 // MigratePostgres applies River's migrations to the Postgres database of

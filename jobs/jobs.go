@@ -72,6 +72,8 @@ type Config struct {
 // Queue is the consolidation queue.
 type Queue struct {
 	client riverClient // *river.Client of the SQLite or the pgx driver
+	// argsWhere, when set, selects one conversation's jobs in JobList.
+	argsWhere func(tenant, conv string) (string, river.NamedArgs)
 
 	// A request absorbed by a running job may come after that job's last
 	// look at the conversation (River completes jobs asynchronously), so
@@ -251,6 +253,10 @@ func (q *Queue) ConsolidateNow(ctx context.Context, tenant, conv string) (int64,
 // Pending lists the conversation's jobs that are waiting, retrying or running.
 func (q *Queue) Pending(ctx context.Context, tenant, conv string) ([]swc.Job, error) {
 	params := river.NewJobListParams().Kinds(Kind).States(uniqueStates...).First(1000)
+	if q.argsWhere != nil { // filtered in the database: many conversations' jobs may wait
+		w, named := q.argsWhere(tenant, conv)
+		params = params.Where(w, named)
+	}
 	res, err := q.client.JobList(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: list: %w", err)

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -92,5 +93,36 @@ func TestPostgresUniqueAcrossReplicas(t *testing.T) {
 	}
 	if n := c.runs.Load(); n != 1 || c.overlap.Load() {
 		t.Fatalf("consolidated %d times (overlap %v), want once", n, c.overlap.Load())
+	}
+}
+
+// Pending finds one conversation's job among many more than a page.
+func TestPostgresPendingAmongMany(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	q, err := OpenPostgres(ctx, pool, &countingConsolidator{}, Config{PollInterval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Stop(context.Background()) })
+	at := time.Now().Add(time.Hour)
+	for i := range 1005 {
+		if err := q.Enqueue(ctx, "t1", fmt.Sprintf("c%04d", i), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, conv := range []string{"c0000", "c1004"} {
+		jobs, err := q.Pending(ctx, "t1", conv)
+		if err != nil || len(jobs) != 1 {
+			t.Fatalf("Pending(%s) = %+v, %v; want its one job", conv, jobs, err)
+		}
+	}
+	if jobs, err := q.Pending(ctx, "t2", "c0000"); err != nil || len(jobs) != 0 {
+		t.Fatalf("another tenant's Pending = %+v, %v", jobs, err)
 	}
 }

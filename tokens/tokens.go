@@ -5,6 +5,7 @@
 package tokens
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -31,19 +32,52 @@ var get = sync.OnceValue(func() tokenizer.Codec {
 	return c
 })
 
+// encodeCount counts s with the codec (a variable so that tests can make
+// the encoder fail).
+var encodeCount = func(s string) (int, error) { return get().Count(s) }
+
+// firstErr holds the first encoder error Count met in this process.
+var firstErr atomic.Pointer[error]
+
 // Count returns the number of cl100k_base tokens in s. It is safe for
-// concurrent use. Text the encoder rejects (it should not happen for valid
-// UTF-8) is estimated at one token per 4 bytes rather than failing.
+// concurrent use. When the encoder fails (it should not: it reads any
+// string, invalid UTF-8 included), Count returns len(s), an upper bound
+// (a token covers at least one byte), so that a budget checked with it
+// still holds, and records the error for Err; CountErr returns it.
 func Count(s string) int {
-	if s == "" {
-		return 0
-	}
-	n, err := get().Count(s)
+	n, err := CountErr(s)
 	if err != nil {
-		return (len(s) + 3) / 4
+		firstErr.CompareAndSwap(nil, &err)
+		return len(s)
 	}
 	return n
 }
+
+// CountErr returns the number of cl100k_base tokens in s, or 0 and the
+// encoder's error.
+func CountErr(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := encodeCount(s)
+	if err != nil {
+		return 0, fmt.Errorf("tokens: count %d bytes with %s: %w", len(s), Name, err)
+	}
+	return n, nil
+}
+
+// Err returns the first encoder error Count met in this process (its
+// counts there are byte counts, upper bounds), or nil. The CLI checks it
+// after every command and fails when it is set.
+func Err() error {
+	if p := firstErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// resetErr forgets the recorded error (tests).
+func resetErr() { firstErr.Store(nil) }
 
 var (
 	memo     sync.Map // string → int

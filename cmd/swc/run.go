@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 	"golang.org/x/term"
 )
 
@@ -128,6 +130,11 @@ func Run(ctx context.Context, env *Env, args []string) error {
 	err := c.run(ctx, env, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
+	}
+	if terr := tokens.Err(); err == nil && terr != nil {
+		// Counts the encoder failed on were byte counts (upper bounds): the
+		// budgets held, but the figures are not token counts.
+		return swc.Errorf(swc.EINTERNAL, "%s: %v (those counts are byte counts, upper bounds)", args[0], terr)
 	}
 	return err
 }

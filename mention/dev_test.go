@@ -5,17 +5,18 @@ import (
 	"time"
 )
 
-// The blind fixtures (testdata/blind_*.jsonl) were annotated by hand from
-// doc.go's definitions on LoCoMo turns the other fixtures do not contain,
-// without looking at the tagger's output. The matching rule is the one of
+// The development fixtures (testdata/dev_*.jsonl) were annotated by hand
+// from doc.go's definitions on LoCoMo turns the other fixtures do not
+// contain, without looking at the tagger's output; the tagger was then
+// fixed for the errors they showed, so they are no longer blind (the first,
+// blind scores are in testdata/README.md). The matching rule is the one of
 // TestTemporalFixture and TestEntityFixture: a predicted span counts when
-// it overlaps a gold span. The bars are a little below those of the
-// non-blind fixtures.
+// it overlaps a gold span. The bars are the measured values less 0.01.
 
-// TestBlindTemporal scores temporal span precision and recall, and the
+// TestDevTemporal scores temporal span precision and recall, and the
 // resolution of relative expressions that have a gold value.
-func TestBlindTemporal(t *testing.T) {
-	cases := readJSONL[temporalCase](t, "testdata/blind_temporal.jsonl")
+func TestDevTemporal(t *testing.T) {
+	cases := readJSONL[temporalCase](t, "testdata/dev_temporal.jsonl")
 	var gold, pred, tpPred, tpGold, kindOK, resolvable, resolved int
 	for _, c := range cases {
 		ref, err := time.Parse("2006-01-02", c.SessionDate)
@@ -65,31 +66,33 @@ func TestBlindTemporal(t *testing.T) {
 		}
 	}
 	if gold < 100 || resolvable == 0 || pred == 0 {
-		t.Fatalf("blind fixture too small: %d temporal spans, %d resolvable, %d predicted", gold, resolvable, pred)
+		t.Fatalf("dev fixture too small: %d temporal spans, %d resolvable, %d predicted", gold, resolvable, pred)
 	}
 	p, r := float64(tpPred)/float64(pred), float64(tpGold)/float64(gold)
 	acc := float64(resolved) / float64(resolvable)
-	t.Logf("blind temporal: %d turns, %d gold, %d predicted; precision %.3f recall %.3f; kind agreement %.3f",
+	t.Logf("dev temporal: %d turns, %d gold, %d predicted; precision %.3f recall %.3f; kind agreement %.3f",
 		len(cases), gold, pred, p, r, float64(kindOK)/float64(max(tpGold, 1)))
-	t.Logf("blind resolution: %d/%d relative expressions with a gold value right (%.3f)", resolved, resolvable, acc)
-	if p < 0.85 || r < 0.80 {
-		t.Errorf("blind temporal precision %.3f (want >= 0.85), recall %.3f (want >= 0.80)", p, r)
+	t.Logf("dev resolution: %d/%d relative expressions with a gold value right (%.3f)", resolved, resolvable, acc)
+	// Measured: precision 1.000, recall 0.992, resolution 1.000.
+	if p < 0.99 || r < 0.982 {
+		t.Errorf("dev temporal precision %.3f (want >= 0.99), recall %.3f (want >= 0.982)", p, r)
 	}
-	if acc < 0.85 {
-		t.Errorf("blind resolution accuracy %.3f, want >= 0.85", acc)
+	if acc < 0.99 {
+		t.Errorf("dev resolution accuracy %.3f, want >= 0.99", acc)
 	}
 }
 
-// TestBlindEntities scores entity precision and recall.
-func TestBlindEntities(t *testing.T) {
-	cases := readJSONL[entityCase](t, "testdata/blind_entities.jsonl")
+// TestDevEntities scores entity precision and recall.
+func TestDevEntities(t *testing.T) {
+	cases := readJSONL[entityCase](t, "testdata/dev_entities.jsonl")
 	gold, pred, tp, found := scoreEntities(t, cases)
 	if gold < 150 || pred == 0 {
-		t.Fatalf("blind fixture too small: %d entity spans, %d predicted", gold, pred)
+		t.Fatalf("dev fixture too small: %d entity spans, %d predicted", gold, pred)
 	}
 	p, r := float64(tp)/float64(pred), float64(found)/float64(gold)
-	t.Logf("blind entities: %d turns, %d gold, %d predicted; precision %.3f recall %.3f", len(cases), gold, pred, p, r)
-	if p < 0.80 {
-		t.Errorf("blind entity precision %.3f, want >= 0.80", p)
+	t.Logf("dev entities: %d turns, %d gold, %d predicted; precision %.3f recall %.3f", len(cases), gold, pred, p, r)
+	// Measured: precision 1.000, recall 0.980.
+	if p < 0.99 || r < 0.97 {
+		t.Errorf("dev entity precision %.3f (want >= 0.99), recall %.3f (want >= 0.97)", p, r)
 	}
 }

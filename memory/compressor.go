@@ -9,6 +9,7 @@ import (
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/sqlite"
 	"github.com/swcmem/swc/tokens"
 )
@@ -255,6 +256,9 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 			if s.Anchor != nil {
 				s.Anchor = c.memos.anchor
 			}
+		}
+		if s, ok := strat.(*selection.Select); ok {
+			s.Analyzer.Anchor, s.Analyzer.Salient = c.memos.anchor, c.memos.salientCount
 		}
 		return strat.Compress(ctx, g.Conversation, swc.CompressOptions{Budget: budget})
 	}

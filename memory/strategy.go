@@ -9,11 +9,13 @@ import (
 	"github.com/swcmem/swc/embed"
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/selection"
 )
 
 // Strategies are the strategies a Compressor offers: every condition but
-// "full", which ignores the budget.
-var Strategies = []string{"swc-anchored", "swc-temporal", "swc-full", "truncation", "sliding", "sliding-temporal"}
+// "full", which ignores the budget, and "swc-recall", which needs a
+// question (without one it is swc-select).
+var Strategies = []string{"swc-anchored", "swc-temporal", "swc-full", "swc-select", "truncation", "sliding", "sliding-temporal"}
 
 // NewStrategy returns the named strategy over the given engines with cfg.
 // It returns an EINVALID error for an unknown name.
@@ -32,6 +34,10 @@ func NewStrategy(name string, e swc.Embedder, g swc.Gister, cfg consolidate.Conf
 		s := newSWC(swc.GistTemporal)
 		s.Anchor = mention.Anchor
 		return s, nil
+	case "swc-select":
+		// A fresh Analyzer: it caches by conversation, and each call
+		// sessionises anew.
+		return selection.New(name, &selection.Analyzer{Anchor: mention.Anchor, Salient: Salient, Dated: mention.HasTemporal}), nil
 	case "truncation":
 		return baseline.Truncation{}, nil
 	case "sliding":

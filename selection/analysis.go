@@ -39,7 +39,8 @@ type TurnInfo struct {
 	// the speaker prefix excluded.
 	Terms []string
 	// Units are the turn's sentences (a shared image's caption is a
-	// sentence of its own); Whole is the turn as one unit. They are the
+	// sentence of its own), filled by Analysis.SentenceUnits; Whole is the
+	// turn as one unit (its text without the speaker prefix). They are the
 	// units of selection.
 	Units []Unit
 	Whole Unit
@@ -59,6 +60,9 @@ type Unit struct {
 // Analysis is the question- and budget-independent analysis of one
 // conversation.
 type Analysis struct {
+	analyzer  *Analyzer
+	unitsOnce sync.Once
+
 	Conv   *swc.Conversation
 	Turns  []TurnInfo
 	First  []int // First[i] is the index in Turns of session i's first turn; First[len(Sessions)] = len(Turns)
@@ -118,7 +122,7 @@ func (a *Analyzer) Analyze(c *swc.Conversation) *Analysis {
 }
 
 func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
-	x := &Analysis{Conv: c, First: make([]int, len(c.Sessions)+1), Header: make([]int, len(c.Sessions)), SessionTokens: make([]int, len(c.Sessions))}
+	x := &Analysis{analyzer: a, Conv: c, First: make([]int, len(c.Sessions)+1), Header: make([]int, len(c.Sessions)), SessionTokens: make([]int, len(c.Sessions))}
 	speakers := []string{c.SpeakerA, c.SpeakerB}
 	df := map[string]int{}
 	for i := range c.Sessions {
@@ -134,39 +138,20 @@ func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
 			ti := TurnInfo{Session: i, Pos: j, Turn: shown, Line: line, Tokens: tokens.CountCached(line) + 1}
 			ti.Prefix = tokens.CountCached(shown.Speaker+": ") + 1
 			ti.Terms = bm25.Terms(line[len(shown.Speaker)+2:]) // not the speaker prefix
-			sents := Sentences(oneLine(shown.Text))
-			if shown.Image != nil && shown.Image.Caption != "" {
-				sents = append(sents, "[shares an image: "+oneLine(shown.Image.Caption)+"]")
-			}
-			for _, st := range sents {
-				u := Unit{Text: st, Tokens: tokens.CountCached(st) + 1}
-				seen := map[string]bool{}
-				for _, term := range bm25.Terms(st) {
-					if !seen[term] {
-						seen[term] = true
-						u.Terms = append(u.Terms, term)
-					}
-				}
-				if a.Salient != nil {
-					u.Salient = a.Salient(st, speakers)
-				}
-				if a.Dated != nil {
-					u.Dated = a.Dated(st)
-				}
-				ti.Units = append(ti.Units, u)
-			}
 			ti.Whole = Unit{Text: line[len(shown.Speaker)+2:], Tokens: ti.Tokens - ti.Prefix}
 			seen := map[string]bool{}
-			for _, term := range bm25.Terms(ti.Whole.Text) {
+			for _, term := range ti.Terms {
 				if !seen[term] {
 					seen[term] = true
 					df[term]++
 					ti.Whole.Terms = append(ti.Whole.Terms, term)
 				}
 			}
-			for _, u := range ti.Units {
-				ti.Whole.Salient += u.Salient
-				ti.Whole.Dated = ti.Whole.Dated || u.Dated
+			if a.Salient != nil {
+				ti.Whole.Salient = a.Salient(ti.Whole.Text, speakers)
+			}
+			if a.Dated != nil {
+				ti.Whole.Dated = a.Dated(ti.Whole.Text)
 			}
 			x.Turns = append(x.Turns, ti)
 			x.Docs = append(x.Docs, ti.Terms)
@@ -217,3 +202,35 @@ func Sentences(text string) []string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// SentenceUnits fills every turn's Units (once; safe for concurrent use).
+func (x *Analysis) SentenceUnits() {
+	x.unitsOnce.Do(func() {
+		a := x.analyzer
+		speakers := []string{x.Conv.SpeakerA, x.Conv.SpeakerB}
+		for i := range x.Turns {
+			ti := &x.Turns[i]
+			sents := Sentences(oneLine(ti.Turn.Text))
+			if ti.Turn.Image != nil && ti.Turn.Image.Caption != "" {
+				sents = append(sents, "[shares an image: "+oneLine(ti.Turn.Image.Caption)+"]")
+			}
+			for _, st := range sents {
+				u := Unit{Text: st, Tokens: tokens.CountCached(st) + 1}
+				seen := map[string]bool{}
+				for _, term := range bm25.Terms(st) {
+					if !seen[term] {
+						seen[term] = true
+						u.Terms = append(u.Terms, term)
+					}
+				}
+				if a.Salient != nil {
+					u.Salient = a.Salient(st, speakers)
+				}
+				if a.Dated != nil {
+					u.Dated = a.Dated(st)
+				}
+				ti.Units = append(ti.Units, u)
+			}
+		}
+	})
+}

@@ -101,13 +101,13 @@ func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 		added = append(added, t)
 	}
 	text := ch.render()
-	n := countText(text)
+	n := tokens.Count(text)
 	for n > opts.Budget && len(added) > 0 {
 		last := added[len(added)-1]
 		added = added[:len(added)-1]
 		ch.restore(base, last)
 		text = ch.render()
-		n = countText(text)
+		n = tokens.Count(text)
 	}
 	out := r.Select.report(ch, text, n, opts.Budget)
 	out.Strategy = r.name
@@ -130,7 +130,7 @@ func (r *Recall) cached(x *Analysis, budget int) (base, *bm25.Index) {
 	b, ok := r.bases[key]
 	if !ok {
 		ch, text := r.Select.fit(x, int(float64(budget)*share))
-		b = base{ch: ch, tokens: countText(text)}
+		b = base{ch: ch, tokens: tokens.Count(text)}
 		r.bases[key] = b
 	}
 	idx, ok := r.idx[x]

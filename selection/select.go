@@ -70,35 +70,32 @@ func (s *Select) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 	}
 	x := s.Analyzer.Analyze(c)
 	ch, text := s.fit(x, opts.Budget)
-	return s.report(ch, text, countText(text), opts.Budget), nil
+	return s.report(ch, text, tokens.Count(text), opts.Budget), nil
 }
 
-// fit finds, by bisection, the largest greedy allowance whose rendering
-// (with headers, markers and separators the greedy count only roughly)
-// fits the budget, and returns that choice and its text.
+// fit runs the greedy selection with the whole budget as its allowance
+// and, while the rendering (headers, markers and separators the greedy
+// counts only roughly) overflows, again with the allowance lowered by the
+// overflow; after a few rounds it trims. It returns the choice and its
+// text.
 func (s *Select) fit(x *Analysis, budget int) (*choice, string) {
-	try := func(allow int) (*choice, string, int) {
+	allow := budget
+	for range 6 {
 		ch := s.choose(x, allow)
 		text := ch.render()
-		return ch, text, countText(text)
-	}
-	lo, hi := budget*3/4, budget
-	best, bestText, n := try(lo)
-	for n > budget { // even the low allowance overflows: trim
-		best.trim(n - budget)
-		bestText = best.render()
-		n = countText(bestText)
-	}
-	for hi-lo > budget/200+1 {
-		mid := (lo + hi) / 2
-		ch, text, m := try(mid)
-		if m <= budget {
-			best, bestText, lo = ch, text, mid
-		} else {
-			hi = mid
+		n := tokens.Count(text)
+		if n <= budget {
+			return ch, text
 		}
+		allow -= n - budget
 	}
-	return best, bestText
+	ch := s.choose(x, allow)
+	text := ch.render()
+	for n := tokens.Count(text); n > budget; n = tokens.Count(text) {
+		ch.trim(n - budget)
+		text = ch.render()
+	}
+	return ch, text
 }
 
 // item is a candidate sentence in the greedy queue.
@@ -135,6 +132,9 @@ type choice struct {
 }
 
 func newChoice(x *Analysis, sentences bool) *choice {
+	if sentences {
+		x.SentenceUnits()
+	}
 	c := &choice{x: x, first: make([]int, len(x.Turns)+1), units: make([][]Unit, len(x.Turns))}
 	for t := range x.Turns {
 		c.first[t] = len(c.turnOf)

@@ -44,7 +44,21 @@ var firstErr atomic.Pointer[error]
 // string, invalid UTF-8 included), Count returns len(s), an upper bound
 // (a token covers at least one byte), so that a budget checked with it
 // still holds, and records the error for Err; CountErr returns it.
+//
+// A long multi-line text is counted as the sum of its lines' memoised
+// counts (see countLines), which is exact and makes contexts built from
+// the same turns cheap to count again.
 func Count(s string) int {
+	if len(s) >= splitMin {
+		if n, ok := countLines(s); ok {
+			return n
+		}
+	}
+	return countRaw(s)
+}
+
+// countRaw runs the encoder on all of s (see Count for failures).
+func countRaw(s string) int {
 	n, err := CountErr(s)
 	if err != nil {
 		firstErr.CompareAndSwap(nil, &err)
@@ -95,7 +109,7 @@ func CountCached(s string) int {
 	if v, ok := memo.Load(s); ok {
 		return v.(int)
 	}
-	n := Count(s)
+	n := countRaw(s)
 	if memoSize.Load() < MemoLimit {
 		if _, loaded := memo.LoadOrStore(s, n); !loaded {
 			memoSize.Add(1)

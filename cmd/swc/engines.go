@@ -105,9 +105,12 @@ type engines struct {
 	// analyzer is the per-conversation turn analysis shared by swc-select
 	// and swc-recall (made on first use).
 	analyzer *selection.Analyzer
-	db       *sqlite.DB // opened on first use; nil with --no-cache
-	dbErr    error
-	dbSet    bool
+	// salient counts entities and numbers (the density signal and
+	// swc-select's salience), remembered per text for the run.
+	salient func(text string, speakers []string) int
+	db      *sqlite.DB // opened on first use; nil with --no-cache
+	dbErr   error
+	dbSet   bool
 }
 
 // openEngines builds the engines the flags name. The caller must Close it.
@@ -116,7 +119,7 @@ func openEngines(ctx context.Context, env *Env, f *engineFlags) (*engines, error
 	if err != nil {
 		return nil, err
 	}
-	e := &engines{flags: f, cfg: cfg, schedule: sched, meter: &swc.Meter{}}
+	e := &engines{flags: f, cfg: cfg, schedule: sched, meter: &swc.Meter{}, salient: new(salientMemo).count}
 	if err := e.openGister(ctx, env); err != nil {
 		e.Close()
 		return nil, err
@@ -132,7 +135,7 @@ func (e *engines) openGister(ctx context.Context, env *Env) error {
 	if e.flags.gister == "extractive" {
 		g := gist.NewExtractive()
 		g.Temporal = mention.HasTemporal
-		e.gister = g // deterministic and cheap: not worth caching
+		e.gister = &memoGister{Gister: g} // deterministic: remembered in memory only
 		return nil
 	}
 	return e.openLLMGister(ctx, env)
@@ -140,7 +143,7 @@ func (e *engines) openGister(ctx context.Context, env *Env) error {
 
 func (e *engines) openEmbedder(ctx context.Context, env *Env) error {
 	if e.flags.embedder == "lexical" {
-		e.embedder = embed.New()
+		e.embedder = newMemoEmbedder(embed.New())
 		return nil
 	}
 	return e.openRemoteEmbedder(ctx, env)
@@ -165,8 +168,11 @@ func salient(text string, speakers []string) int {
 
 // strategy returns the strategy of the named condition.
 func (e *engines) strategy(name string) (swc.Strategy, error) {
+	if e.salient == nil {
+		e.salient = new(salientMemo).count
+	}
 	newSWC := func(variant swc.GistVariant) *consolidate.SWC {
-		s := consolidate.New(name, e.embedder, e.gister, variant, salient)
+		s := consolidate.New(name, e.embedder, e.gister, variant, e.salient)
 		s.Config, s.Schedule = e.cfg, e.schedule
 		return s
 	}
@@ -222,7 +228,7 @@ func (e *engines) strategies(list string) ([]swc.Strategy, error) {
 // and numbers, dates.
 func (e *engines) turnAnalyzer() *selection.Analyzer {
 	if e.analyzer == nil {
-		e.analyzer = &selection.Analyzer{Anchor: mention.Anchor, Salient: salient, Dated: mention.HasTemporal}
+		e.analyzer = &selection.Analyzer{Anchor: mention.Anchor, Salient: e.salient, Dated: mention.HasTemporal}
 	}
 	return e.analyzer
 }

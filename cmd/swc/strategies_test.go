@@ -148,26 +148,42 @@ func fmtWeights(w [3]float64) string {
 	return fmt.Sprintf("%g,%g,%g", w[0], w[1], w[2])
 }
 
-// BenchmarkCompressAll compresses all 10 LoCoMo conversations under all 7
-// strategies with the offline engines.
+// BenchmarkCompressAll compresses all 10 LoCoMo conversations under every
+// strategy with the offline engines, fresh for each iteration (nothing
+// carries over between iterations). "shared" is the CLI's wiring: one
+// embedding, gist and entity count per text for the whole run; "unshared"
+// gives each strategy the bare engines, as before they were shared.
 func BenchmarkCompressAll(b *testing.B) {
 	path := needLoCoMo(b)
 	convs, _, err := locomo.LoadFile(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := offlineEngines(b, nil)
-	strategies, err := e.strategies("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		for _, s := range strategies {
-			for _, c := range convs {
-				if _, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 4000}); err != nil {
+	for _, shared := range []bool{true, false} {
+		name := "shared"
+		if !shared {
+			name = "unshared"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				e := offlineEngines(b, nil)
+				if !shared {
+					e.gister = e.gister.(*memoGister).Gister
+					e.embedder = e.embedder.(*memoEmbedder).Embedder
+					e.salient = salient
+				}
+				strategies, err := e.strategies("")
+				if err != nil {
 					b.Fatal(err)
 				}
+				for _, s := range strategies {
+					for _, c := range convs {
+						if _, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 4000}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
 			}
-		}
+		})
 	}
 }

@@ -1,0 +1,41 @@
+package tokens
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/locomo"
+)
+
+func TestCountLinesExact(t *testing.T) {
+	long := strings.Repeat("Caroline: I went to a LGBTQ support group yesterday!\n", 8)
+	cases := []string{
+		long,
+		long + "\n\n[Session 2 — 1:14 pm on 25 May, 2023]\nMelanie: Great.\n",
+		long + "\n  \n\nindented\n \tx\n",
+		strings.ReplaceAll(long, "\n", "\r\n"),
+		long + "\n…\n\u00a0nbsp line\n\u2003em line\n'tis\n's\n123\n456\n",
+		long + "!!!\n\n\n???\n...\nok",
+		"no newline " + strings.Repeat("word ", 100),
+	}
+	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
+	if _, err := os.Stat(path); err == nil {
+		convs, _, err := locomo.LoadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range convs {
+			cases = append(cases, swc.RenderConversation(c))
+		}
+	} else {
+		t.Logf("LoCoMo not found at %s: edge cases only", path)
+	}
+	for i, s := range cases {
+		if got, want := Count(s), countRaw(s); got != want {
+			t.Errorf("case %d: Count %d, encoder on the whole text %d", i, got, want)
+		}
+	}
+}

@@ -1,5 +1,11 @@
 package bench
 
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
 // The offline metrics of SPEC §3. Contexts and gold answers are tokenised
 // with Tokens (LoCoMo's normalize_answer, then a whitespace split) and NOT
 // Porter-stemmed: retention asks whether the answer's words survive in the
@@ -15,9 +21,21 @@ type Index struct {
 	pos    map[string][]int32
 }
 
-// NewIndex tokenises context and indexes it.
+// NewIndex tokenises context and indexes it. Tokens never span a line
+// break, so the context is tokenised line by line, each line's tokens
+// remembered process-wide (the lines of one conversation recur in every
+// condition's and every question's context).
 func NewIndex(context string) *Index {
-	toks := Tokens(context)
+	var toks []string
+	for len(context) > 0 {
+		line := context
+		if i := strings.IndexByte(context, '\n'); i >= 0 {
+			line, context = context[:i], context[i+1:]
+		} else {
+			context = ""
+		}
+		toks = append(toks, lineTokens(line)...)
+	}
 	pos := make(map[string][]int32, len(toks)/4+1)
 	for i, t := range toks {
 		pos[t] = append(pos[t], int32(i))
@@ -165,4 +183,23 @@ func EvidenceRetention(kept map[string]bool, evidence []string) (share float64, 
 		return 0, false
 	}
 	return float64(hit) / float64(len(seen)), true
+}
+
+var (
+	tokenMemo  sync.Map // line → []string
+	tokenMemoN atomic.Int64
+)
+
+// lineTokens is Tokens(line), remembered (up to lineMemoLimit lines).
+func lineTokens(line string) []string {
+	if v, ok := tokenMemo.Load(line); ok {
+		return v.([]string)
+	}
+	t := Tokens(line)
+	if tokenMemoN.Load() < lineMemoLimit {
+		if _, loaded := tokenMemo.LoadOrStore(line, t); !loaded {
+			tokenMemoN.Add(1)
+		}
+	}
+	return t
 }

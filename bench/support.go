@@ -21,9 +21,9 @@ const SupportWindow = 48
 // carrying its block's header, indexed with BM25. Build it once per context
 // with NewSupport; it is safe for concurrent reads.
 type Support struct {
-	lines []string
-	toks  []map[string]bool // normalised tokens (as Tokens) of each line
-	idx   *bm25.Index
+	lines  []string
+	info   []*lineInfo
+	avgLen float64
 }
 
 // NewSupport splits context into lines and indexes them. Blocks are
@@ -62,13 +62,15 @@ func NewSupport(context string) *Support {
 			}
 		}
 	}
-	docs := make([][]string, len(s.lines))
-	s.toks = make([]map[string]bool, len(s.lines))
+	s.info = make([]*lineInfo, len(s.lines))
+	total := 0
 	for i, l := range s.lines {
-		li := analyzeLine(l)
-		docs[i], s.toks[i] = li.terms, li.toks
+		s.info[i] = analyzeLine(l)
+		total += s.info[i].n
 	}
-	s.idx = bm25.New(docs)
+	if len(s.lines) > 0 {
+		s.avgLen = float64(total) / float64(len(s.lines))
+	}
 	return s
 }
 
@@ -77,8 +79,9 @@ func NewSupport(context string) *Support {
 // (every condition and, for question-aware ones, every question), so
 // they are memoised process-wide.
 type lineInfo struct {
-	terms []string
-	toks  map[string]bool
+	tf   map[string]int // BM25 term → count
+	n    int            // BM25 terms, with repetition
+	toks map[string]bool
 }
 
 var lineMemo sync.Map // string → *lineInfo
@@ -92,7 +95,11 @@ func analyzeLine(l string) *lineInfo {
 	if v, ok := lineMemo.Load(l); ok {
 		return v.(*lineInfo)
 	}
-	li := &lineInfo{terms: bm25.Terms(l), toks: map[string]bool{}}
+	terms := bm25.Terms(l)
+	li := &lineInfo{tf: make(map[string]int, len(terms)), n: len(terms), toks: map[string]bool{}}
+	for _, t := range terms {
+		li.tf[t]++
+	}
 	for _, t := range Tokens(l) {
 		li.toks[t] = true
 	}
@@ -109,8 +116,35 @@ func (s *Support) Lines() []string { return s.lines }
 
 // Top returns the indexes of the k lines BM25 ranks best for question,
 // best first (fewer when fewer lines share a term with it).
+//
+// Scores are BM25 (package bm25, default k1 and b) over the lines of this
+// context, computed directly from each line's term counts: no index is
+// built, as each context meets few questions.
 func (s *Support) Top(question string, k int) []int {
-	hits := s.idx.Top(bm25.Terms(question), k)
+	scores := make([]float64, len(s.lines))
+	seen := map[string]bool{}
+	for _, t := range bm25.Terms(question) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		df := 0
+		for _, li := range s.info {
+			if li.tf[t] > 0 {
+				df++
+			}
+		}
+		if df == 0 {
+			continue
+		}
+		idf := bm25.IDF(len(s.lines), df)
+		for i, li := range s.info {
+			if tf := li.tf[t]; tf > 0 {
+				scores[i] += bm25.TermScore(idf, float64(tf), float64(li.n), s.avgLen, bm25.DefaultK1, bm25.DefaultB)
+			}
+		}
+	}
+	hits := bm25.TopOf(scores, k)
 	out := make([]int, len(hits))
 	for i, h := range hits {
 		out[i] = h.Doc
@@ -131,7 +165,7 @@ func (s *Support) Recall(question, gold string, k int) float64 {
 	hit := 0
 	for _, t := range g {
 		for _, i := range top {
-			if s.toks[i][t] {
+			if s.info[i].toks[t] {
 				hit++
 				break
 			}

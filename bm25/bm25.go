@@ -61,13 +61,21 @@ func (x *Index) Len() int { return len(x.lens) }
 // IDF returns the inverse document frequency of term t, as Lucene computes
 // it: ln(1 + (N − df + 0.5) / (df + 0.5)), always positive; 0 for a term in
 // no document.
-func (x *Index) IDF(t string) float64 {
-	df := len(x.postings[t])
+func (x *Index) IDF(t string) float64 { return IDF(len(x.lens), len(x.postings[t])) }
+
+// IDF is the inverse document frequency of a term found in df of n
+// documents: ln(1 + (n − df + 0.5) / (df + 0.5)); 0 when df is 0.
+func IDF(n, df int) float64 {
 	if df == 0 {
 		return 0
 	}
-	n := float64(len(x.lens))
-	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// TermScore is one query term's contribution to a document's score: idf ·
+// tf · (k1 + 1) / (tf + k1 · (1 − b + b · docLen / avgLen)).
+func TermScore(idf, tf, docLen, avgLen, k1, b float64) float64 {
+	return idf * tf * (k1 + 1) / (tf + k1*(1-b+b*docLen/avgLen))
 }
 
 // Scores returns the BM25 score of every document for query (its terms;
@@ -95,9 +103,7 @@ func (x *Index) addScores(out []float64, query []string) {
 		}
 		idf := x.IDF(t)
 		for _, p := range ps {
-			tf := float64(p.tf)
-			norm := x.K1 * (1 - x.B + x.B*float64(x.lens[p.doc])/x.avgLen)
-			out[p.doc] += idf * tf * (x.K1 + 1) / (tf + norm)
+			out[p.doc] += TermScore(idf, float64(p.tf), float64(x.lens[p.doc]), x.avgLen, x.K1, x.B)
 		}
 	}
 }

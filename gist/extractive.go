@@ -149,7 +149,7 @@ func choose(sents []sentence, c config, temporal bool, maxWords int, isTemporal 
 	}
 	ranked := make([]cand, len(sents))
 	for i, s := range sents {
-		ranked[i] = cand{i, score(s.text)}
+		ranked[i] = cand{i, scoreCached(s.text)}
 	}
 	slices.SortStableFunc(ranked, func(a, b cand) int { return cmp.Compare(b.score, a.score) })
 

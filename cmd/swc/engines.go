@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/baseline"
@@ -108,9 +109,13 @@ type engines struct {
 	// salient counts entities and numbers (the density signal and
 	// swc-select's salience), remembered per text for the run.
 	salient func(text string, speakers []string) int
-	db      *sqlite.DB // opened on first use; nil with --no-cache
-	dbErr   error
-	dbSet   bool
+	// temporal and anchor are mention.HasTemporal and mention.Anchor,
+	// remembered per text for the run.
+	temporal func(string) bool
+	anchor   func(string, time.Time) string
+	db       *sqlite.DB // opened on first use; nil with --no-cache
+	dbErr    error
+	dbSet    bool
 }
 
 // openEngines builds the engines the flags name. The caller must Close it.
@@ -119,7 +124,8 @@ func openEngines(ctx context.Context, env *Env, f *engineFlags) (*engines, error
 	if err != nil {
 		return nil, err
 	}
-	e := &engines{flags: f, cfg: cfg, schedule: sched, meter: &swc.Meter{}, salient: new(salientMemo).count}
+	e := &engines{flags: f, cfg: cfg, schedule: sched, meter: &swc.Meter{}}
+	e.memos()
 	if err := e.openGister(ctx, env); err != nil {
 		e.Close()
 		return nil, err
@@ -134,7 +140,7 @@ func openEngines(ctx context.Context, env *Env, f *engineFlags) (*engines, error
 func (e *engines) openGister(ctx context.Context, env *Env) error {
 	if e.flags.gister == "extractive" {
 		g := gist.NewExtractive()
-		g.Temporal = mention.HasTemporal
+		g.Temporal = e.temporal
 		e.gister = &memoGister{Gister: g} // deterministic: remembered in memory only
 		return nil
 	}
@@ -169,7 +175,7 @@ func salient(text string, speakers []string) int {
 // strategy returns the strategy of the named condition.
 func (e *engines) strategy(name string) (swc.Strategy, error) {
 	if e.salient == nil {
-		e.salient = new(salientMemo).count
+		e.memos()
 	}
 	newSWC := func(variant swc.GistVariant) *consolidate.SWC {
 		s := consolidate.New(name, e.embedder, e.gister, variant, e.salient)
@@ -191,7 +197,7 @@ func (e *engines) strategy(name string) (swc.Strategy, error) {
 		return newSWC(swc.GistTemporal), nil
 	case "swc-anchored":
 		s := newSWC(swc.GistTemporal)
-		s.Anchor = mention.Anchor
+		s.Anchor = e.anchor
 		return s, nil
 	case "swc-select":
 		return selection.New(name, e.turnAnalyzer()), nil
@@ -228,7 +234,14 @@ func (e *engines) strategies(list string) ([]swc.Strategy, error) {
 // and numbers, dates.
 func (e *engines) turnAnalyzer() *selection.Analyzer {
 	if e.analyzer == nil {
-		e.analyzer = &selection.Analyzer{Anchor: mention.Anchor, Salient: e.salient, Dated: mention.HasTemporal}
+		e.analyzer = &selection.Analyzer{Anchor: e.anchor, Salient: e.salient, Dated: e.temporal}
 	}
 	return e.analyzer
+}
+
+// memos sets the remembered text functions of the run.
+func (e *engines) memos() {
+	e.salient = new(salientMemo).count
+	e.temporal = (&textMemo[bool]{fn: mention.HasTemporal}).get
+	e.anchor = (&anchorMemo{fn: mention.Anchor}).get
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/swcmem/swc"
 )
@@ -89,4 +90,40 @@ func (s *salientMemo) count(text string, speakers []string) int {
 	n := salient(text, speakers)
 	s.m.Store(key, n)
 	return n
+}
+
+// textMemo remembers a pure function of a text (the temporal check).
+type textMemo[V any] struct {
+	fn func(string) V
+	m  sync.Map // string → V
+}
+
+func (t *textMemo[V]) get(s string) V {
+	if v, ok := t.m.Load(s); ok {
+		return v.(V)
+	}
+	v := t.fn(s)
+	t.m.Store(s, v)
+	return v
+}
+
+// anchorMemo remembers mention.Anchor per text and reference time.
+type anchorMemo struct {
+	fn func(string, time.Time) string
+	m  sync.Map // anchorKey → string
+}
+
+type anchorKey struct {
+	text string
+	ref  time.Time
+}
+
+func (a *anchorMemo) get(text string, ref time.Time) string {
+	k := anchorKey{text, ref}
+	if v, ok := a.m.Load(k); ok {
+		return v.(string)
+	}
+	v := a.fn(text, ref)
+	a.m.Store(k, v)
+	return v
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/tokens"
 )
 
@@ -150,9 +152,10 @@ func fmtWeights(w [3]float64) string {
 
 // BenchmarkCompressAll compresses all 10 LoCoMo conversations under every
 // strategy with the offline engines, fresh for each iteration (nothing
-// carries over between iterations). "shared" is the CLI's wiring: one
-// embedding, gist and entity count per text for the whole run; "unshared"
-// gives each strategy the bare engines, as before they were shared.
+// carries over between iterations but the process-wide token and sentence
+// score memos). "shared" is the CLI's wiring: one embedding, gist, entity
+// count, temporal check and anchoring per text for the whole run;
+// "unshared" gives each strategy the bare engines.
 func BenchmarkCompressAll(b *testing.B) {
 	path := needLoCoMo(b)
 	convs, _, err := locomo.LoadFile(path)
@@ -168,9 +171,10 @@ func BenchmarkCompressAll(b *testing.B) {
 			for b.Loop() {
 				e := offlineEngines(b, nil)
 				if !shared {
-					e.gister = e.gister.(*memoGister).Gister
-					e.embedder = e.embedder.(*memoEmbedder).Embedder
-					e.salient = salient
+					g := e.gister.(*memoGister).Gister.(*gist.Extractive)
+					g.Temporal = mention.HasTemporal
+					e.gister, e.embedder = g, e.embedder.(*memoEmbedder).Embedder
+					e.salient, e.temporal, e.anchor = salient, mention.HasTemporal, mention.Anchor
 				}
 				strategies, err := e.strategies("")
 				if err != nil {

@@ -137,7 +137,12 @@ func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol,
 	if err := chat.Validate(in.Messages, in.Where); err != nil {
 		return nil, err
 	}
-	ids, storeErr := s.storeProxied(ctx, in.Messages, tenant, conv)
+	ids, st, storeErr := s.storeProxied(ctx, in.Messages, tenant, conv)
+	for try := 0; try < 3 && swc.ErrorCode(storeErr) == swc.EINVALID && ctx.Err() == nil; try++ {
+		// A concurrent request of the conversation appended messages
+		// stamped after ours were: stamp again from what is stored now.
+		ids, st, storeErr = s.storeProxied(ctx, in.Messages, tenant, conv)
+	}
 	if storeErr != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -153,7 +158,7 @@ func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol,
 	if before <= budget {
 		return &proxyOut{before: before, after: before, mode: "fits"}, nil
 	}
-	out, ok, err := s.fromPrefix(ctx, c, p, in, ids, budget, tenant, conv, before)
+	out, ok, err := s.fromPrefix(ctx, c, p, in, ids, st, budget, tenant, conv, before)
 	if err != nil {
 		return nil, err
 	}
@@ -171,14 +176,23 @@ func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol,
 // already stored, and only the new messages are appended. Messages
 // without a timestamp take the server's clock (never earlier than the
 // conversation's last message).
-func (s *Server) storeProxied(ctx context.Context, msgs []swc.Message, tenant, conv string) ([]string, error) {
+func (s *Server) storeProxied(ctx context.Context, msgs []swc.Message, tenant, conv string) ([]string, *storedConv, error) {
 	var last time.Time
-	info, err := s.store.Conversation(ctx, tenant, conv)
+	st := &storedConv{}
+	var err error
+	st.info, err = s.store.Conversation(ctx, tenant, conv)
 	switch {
 	case err == nil:
-		last = info.LastMessage
+		last = st.info.LastMessage
+		if st.msgs, err = s.store.Messages(ctx, tenant, conv); err != nil {
+			return nil, nil, err
+		}
 	case swc.ErrorCode(err) != swc.ENOTFOUND:
-		return nil, err
+		return nil, nil, err
+	}
+	known := make(map[string]bool, len(st.msgs))
+	for _, m := range st.msgs {
+		known[m.ID] = true
 	}
 	now := s.now().UTC()
 	ids := make([]string, len(msgs))
@@ -193,6 +207,9 @@ func (s *Server) storeProxied(ctx context.Context, msgs []swc.Message, tenant, c
 			id = chainID(prev, m)
 		}
 		ids[i], prev = id, id
+		if known[id] {
+			continue // stored by an earlier request: no write
+		}
 		m.ID = id
 		if m.Time.IsZero() || m.Time.After(now.Add(FutureSlack)) {
 			m.Time = now
@@ -204,11 +221,11 @@ func (s *Server) storeProxied(ctx context.Context, msgs []swc.Message, tenant, c
 		batch = append(batch, m)
 	}
 	if len(batch) == 0 {
-		return ids, nil
+		return ids, st, nil
 	}
 	res, err := s.store.AppendMessages(ctx, tenant, conv, batch, s.Rule, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if res.Appended > 0 {
 		at := now
@@ -219,7 +236,13 @@ func (s *Server) storeProxied(ctx context.Context, msgs []swc.Message, tenant, c
 			s.logger().Error("enqueue consolidation", "err", err)
 		}
 	}
-	return ids, nil
+	return ids, st, nil
+}
+
+// storedConv is a stored conversation as a request found it.
+type storedConv struct {
+	info swc.ConversationInfo
+	msgs []swc.StoredMessage
 }
 
 // chainID is the id of message m after the message with id prev: a hash of
@@ -244,18 +267,17 @@ func chainID(prev string, m swc.Message) string {
 // sessions and the request's messages after them. ok=false asks for
 // stateless compression (nothing consolidated, no room, or the memory
 // could not be rendered in time).
-func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protocol, in *chat.Input, ids []string, budget int, tenant, conv string, before int) (*proxyOut, bool, error) {
-	info, err := s.store.Conversation(ctx, tenant, conv)
-	if err != nil {
-		return nil, false, nil
-	}
+func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protocol, in *chat.Input, ids []string, st *storedConv, budget int, tenant, conv string, before int) (*proxyOut, bool, error) {
+	// The conversation as it was before this request's messages were
+	// appended: the memory covers consolidated messages only, and the
+	// request's new messages are its tail in any case.
+	info, stored := st.info, st.msgs
 	keep := c.Options().KeepRecent
 	limit := info.ConsolidatedMessages - keep // messages the memory may cover
 	if info.ConsolidatedMessages == 0 || limit < 1 {
 		return nil, false, nil
 	}
-	stored, err := s.store.Messages(ctx, tenant, conv)
-	if err != nil || len(stored) <= limit {
+	if len(stored) <= limit {
 		return nil, false, nil
 	}
 	sessions := stored[limit].SessionN // sessions wholly within the limit

@@ -43,7 +43,11 @@ upstream called directly as the baseline:
      a message of its own, so no two bodies are the same;
   3. streaming: --requests sequential stream:true requests; time to the first
      SSE event, direct vs through the proxy (the upstream sends its first
-     event at once and the rest 20 ms later).
+     event at once and the rest 20 ms later);
+  4. stored conversations: --clients clients, each on its own conversation
+     (X-SWC-Conversation) stored and consolidated once, then --requests
+     requests of the history plus a new message (the memory of the
+     consolidation reused, the new messages stored).
 Latencies are client-side: p50, p99 and max, in milliseconds.`
 
 type latency struct {
@@ -73,6 +77,12 @@ type loadtestProxyResult struct {
 	CPUPerRequestMS                float64
 	DirectTTFE, ProxyTTFE          latency
 	TTFEAddedP50MS, TTFEAddedP99MS float64
+	// Stored is phase 4: --clients clients, each on its own stored
+	// conversation (X-SWC-Conversation) consolidated once, each request
+	// the history plus a new message; StoredModes counts X-SWC-Mode.
+	Stored       latency
+	StoredModes  map[string]int
+	StoredTokens string
 }
 
 func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
@@ -273,6 +283,59 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	}
 	res.TTFEAddedP50MS = res.ProxyTTFE.P50MS - res.DirectTTFE.P50MS
 	res.TTFEAddedP99MS = res.ProxyTTFE.P99MS - res.DirectTTFE.P99MS
+
+	// 4. Stored conversations.
+	skey, sk, err := swchttp.CreateKey(ctx, svc.store, "loadtest-stored")
+	if err != nil {
+		return err
+	}
+	conv := func(c int) string { return fmt.Sprintf("lt-%d", c) }
+	var tokMu sync.Mutex
+	callConv := func(c int, body []byte) (time.Duration, string, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, proxy+"/v1/chat/completions", bytes.NewReader(body))
+		if err != nil {
+			return 0, "", err
+		}
+		req.Header.Set("Authorization", "Bearer "+skey)
+		req.Header.Set(swchttp.HeaderBudget, fmt.Sprint(*budget))
+		req.Header.Set(swchttp.HeaderConversation, conv(c))
+		start := time.Now()
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return 0, "", fmt.Errorf("loadtest-proxy: stored request answered %s", resp.Status)
+		}
+		tokMu.Lock()
+		res.StoredTokens = resp.Header.Get(swchttp.HeaderTokensBefore) + " → " + resp.Header.Get(swchttp.HeaderTokensAfter)
+		tokMu.Unlock()
+		return time.Since(start), resp.Header.Get(swchttp.HeaderMode), nil
+	}
+	for c := range *clients {
+		if _, _, err := callConv(c, large); err != nil {
+			return err
+		}
+		if _, err := svc.mem.Consolidate(ctx, sk.TenantID, conv(c)); err != nil {
+			return err
+		}
+	}
+	res.StoredModes = map[string]int{}
+	var next atomic.Int64
+	lat, err = run(*clients, func() (time.Duration, error) {
+		c := int(next.Add(1)-1) % *clients
+		d, mode, err := callConv(c, unique(large))
+		tokMu.Lock()
+		res.StoredModes[mode]++
+		tokMu.Unlock()
+		return d, err
+	})
+	if err != nil {
+		return err
+	}
+	res.Stored = summarize(lat)
 	if *asJSON {
 		return writeJSON(env.Stdout, res)
 	}
@@ -298,6 +361,8 @@ func printLoadtestProxy(w io.Writer, r loadtestProxyResult) {
 	row("direct", r.DirectTTFE)
 	row("through the proxy", r.ProxyTTFE)
 	fmt.Fprintf(w, "  added: p50 %.3f ms, p99 %.3f ms\n", r.TTFEAddedP50MS, r.TTFEAddedP99MS)
+	fmt.Fprintf(w, "4. stored conversations after a consolidation (%d messages + 1, %s tokens; modes %v)\n", r.History, r.StoredTokens, r.StoredModes)
+	row(fmt.Sprintf("through the proxy, %d clients", r.Clients), r.Stored)
 }
 
 // fakeUpstream is a zero-latency OpenAI Chat Completions server on

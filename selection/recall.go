@@ -2,6 +2,7 @@ package selection
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/swcmem/swc"
@@ -21,11 +22,23 @@ type Recall struct {
 	// Share is the part of the budget the consolidated context gets; the
 	// rest goes to recalled turns. Default DefaultShare.
 	Share float64
+	// Embedder, when set, ranks the turns by cosine similarity to the
+	// query too, and the two rankings are fused by reciprocal rank (k =
+	// RRFK). It embeds every turn of a conversation once (one call) and
+	// the query per call; nil ranks by BM25 alone. The CLI sets it only for
+	// a model embedder: the lexical one fits its weights on the batch, so a
+	// lone query has no meaningful vector.
+	Embedder swc.Embedder
 
 	mu    sync.Mutex
 	bases map[baseKey]base
 	idx   map[*Analysis]*bm25.Index
+	vecs  map[*Analysis][][]float32
 }
+
+// RRFK is the k of reciprocal rank fusion: a turn at rank r (from 1) in a
+// ranking scores 1 / (RRFK + r).
+const RRFK = 60
 
 // DefaultShare is the consolidated part of swc-recall's budget, chosen by
 // measurement on LoCoMo (see the README).
@@ -83,12 +96,14 @@ func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 	b, idx := r.cached(x, opts.Budget)
 	base, used := b.ch, b.tokens
 	ch := base.clone()
-	hits := idx.Top(bm25.Terms(opts.Query), 0)
+	ranked, err := r.rank(ctx, x, idx, opts.Query)
+	if err != nil {
+		return nil, err
+	}
 	// Add recalled turns, best first, while the estimate fits; then check
 	// the exact count and give back the last ones while it does not.
 	var added []int
-	for _, h := range hits {
-		t := h.Doc
+	for _, t := range ranked {
 		if ch.turnWhole(t) {
 			continue
 		}
@@ -178,4 +193,74 @@ func (c *choice) keepTurn(t int) {
 // restore gives turn t back its state in base.
 func (c *choice) restore(base *choice, t int) {
 	copy(c.kept[c.first[t]:c.first[t+1]], base.kept[c.first[t]:c.first[t+1]])
+}
+
+// rank returns the turns to recall for query, best first: BM25's ranking
+// (turns sharing a term with the query), fused with the embedder's by
+// reciprocal rank when one is set.
+func (r *Recall) rank(ctx context.Context, x *Analysis, idx *bm25.Index, query string) ([]int, error) {
+	hits := idx.Top(bm25.Terms(query), 0)
+	if r.Embedder == nil {
+		out := make([]int, len(hits))
+		for i, h := range hits {
+			out[i] = h.Doc
+		}
+		return out, nil
+	}
+	vecs, err := r.turnVectors(ctx, x)
+	if err != nil {
+		return nil, err
+	}
+	qv, err := r.Embedder.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, fmt.Errorf("selection: embed the query: %w", err)
+	}
+	if len(qv) != 1 {
+		return nil, fmt.Errorf("selection: embedder %s returned %d vectors for 1 text", r.Embedder.Name(), len(qv))
+	}
+	sims := make([]float64, len(vecs))
+	for i, v := range vecs {
+		sims[i] = swc.Cosine(qv[0], v)
+	}
+	fused := make([]float64, len(vecs))
+	for rank, h := range hits {
+		fused[h.Doc] += 1 / float64(RRFK+rank+1)
+	}
+	for rank, h := range bm25.TopOf(sims, 0) {
+		fused[h.Doc] += 1 / float64(RRFK+rank+1)
+	}
+	top := bm25.TopOf(fused, 0)
+	out := make([]int, len(top))
+	for i, h := range top {
+		out[i] = h.Doc
+	}
+	return out, nil
+}
+
+// turnVectors embeds every turn of x in one call, once.
+func (r *Recall) turnVectors(ctx context.Context, x *Analysis) ([][]float32, error) {
+	r.mu.Lock()
+	v, ok := r.vecs[x]
+	r.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	texts := make([]string, len(x.Turns))
+	for i, t := range x.Turns {
+		texts[i] = t.Whole.Text
+	}
+	v, err := r.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("selection: embed %s: %w", x.Conv.ID, err)
+	}
+	if len(v) != len(texts) {
+		return nil, fmt.Errorf("selection: embedder %s returned %d vectors for %d texts", r.Embedder.Name(), len(v), len(texts))
+	}
+	r.mu.Lock()
+	if r.vecs == nil {
+		r.vecs = map[*Analysis][][]float32{}
+	}
+	r.vecs[x] = v
+	r.mu.Unlock()
+	return v, nil
 }

@@ -206,3 +206,78 @@ func TestRecallFindsTheTurn(t *testing.T) {
 		}
 	}
 }
+
+// fakeEmbedder maps a text to a one-hot vector on whether it holds word.
+type fakeEmbedder struct {
+	word  string
+	calls int
+}
+
+func (f *fakeEmbedder) Name() string { return "fake" }
+
+func (f *fakeEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	f.calls++
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if strings.Contains(strings.ToLower(t), f.word) || strings.Contains(t, "QUERY") {
+			out[i] = []float32{1, 0}
+		} else {
+			out[i] = []float32{0, 1}
+		}
+	}
+	return out, nil
+}
+
+// TestRecallFusesEmbedder: a turn that shares no term with the query is
+// recalled when the embedder finds it similar, and not without one.
+func TestRecallFusesEmbedder(t *testing.T) {
+	c := convsForTest(t)[0]
+	a := newAnalyzer()
+	sel := selection.New("swc-select", a)
+	base, err := sel.Compress(context.Background(), c, swc.CompressOptions{Budget: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A turn the base left out, found by a word in it.
+	var target swc.Turn
+	kept := map[string]bool{}
+	for _, id := range base.Verbatim {
+		kept[id] = true
+	}
+	for _, ses := range c.Sessions {
+		for _, turn := range ses.Turns {
+			if !kept[turn.ID] && strings.Contains(turn.Text, "Biscuit") && target.ID == "" {
+				target = turn
+			}
+		}
+	}
+	if target.ID == "" {
+		t.Skip("no left-out turn mentions Biscuit")
+	}
+	query := "QUERY zzzz" // no term in common with any turn
+	plain := selection.NewRecall("swc-recall", sel)
+	x, err := plain.Compress(context.Background(), c, swc.CompressOptions{Budget: 600, Query: query})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stripAnchors(x.Text), stripAnchors(swc.RenderTurn(target))) {
+		t.Fatalf("BM25 alone recalled %s for a query sharing no term", target.ID)
+	}
+	before := strings.Count(x.Text, "Biscuit")
+	emb := &fakeEmbedder{word: "biscuit"}
+	fused := selection.NewRecall("swc-recall", sel)
+	fused.Embedder = emb
+	for range 2 {
+		x, err = fused.Compress(context.Background(), c, swc.CompressOptions{Budget: 600, Query: query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkContext(t, c, x, 600)
+	}
+	if after := strings.Count(x.Text, "Biscuit"); after <= before {
+		t.Errorf("with the embedder %d mentions of Biscuit, without %d: its ranking recalled nothing", after, before)
+	}
+	if emb.calls != 3 { // the turns once, the query twice
+		t.Errorf("embedder called %d times, want 3", emb.calls)
+	}
+}

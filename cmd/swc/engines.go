@@ -202,7 +202,11 @@ func (e *engines) strategy(name string) (swc.Strategy, error) {
 	case "swc-select":
 		return selection.New(name, e.turnAnalyzer()), nil
 	case "swc-recall":
-		return selection.NewRecall(name, selection.New("swc-select", e.turnAnalyzer())), nil
+		r := selection.NewRecall(name, selection.New("swc-select", e.turnAnalyzer()))
+		if e.flags.embedder != "lexical" {
+			r.Embedder = e.embedder // a model embedder: fuse its ranking with BM25's
+		}
+		return r, nil
 	}
 	return nil, usagef("unknown strategy %q (want one of %s)", name, strings.Join(conditionNames, ", "))
 }

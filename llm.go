@@ -88,6 +88,16 @@ type LLMResponse struct {
 	Cached     bool   `json:"cached,omitempty"`
 }
 
+// WireKeyer is implemented by an LLM whose request on the wire is not all
+// of the LLMRequest (Anthropic's API version 2026-10-21 takes no
+// temperature). WireKey describes what it sends for req beyond the
+// messages — API version, which parameters go out and their values — so
+// that a response cache keys on the request as sent and replies to
+// different wire requests never mix.
+type WireKeyer interface {
+	WireKey(req LLMRequest) string
+}
+
 // LLM is a chat model.
 type LLM interface {
 	// Name returns "provider:model".

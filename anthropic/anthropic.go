@@ -6,6 +6,7 @@ package anthropic
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -13,7 +14,10 @@ import (
 	"github.com/swcmem/swc/retry"
 )
 
-var _ swc.LLM = (*LLM)(nil)
+var (
+	_ swc.LLM       = (*LLM)(nil)
+	_ swc.WireKeyer = (*LLM)(nil)
+)
 
 // LLM is a Claude model behind the Messages API. It is safe for concurrent
 // use.
@@ -35,7 +39,7 @@ func New(model, apiKey string, cfg Config) (*LLM, error) {
 		return nil, swc.Errorf(swc.EINVALID, "anthropic: %s: no API key (set ANTHROPIC_API_KEY)", model)
 	}
 	cfg = cfg.withDefaults()
-	client := anthropic.NewClient(
+	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(), // read nothing from os env
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithHTTPClient(cfg.HTTPClient),
@@ -45,8 +49,21 @@ func New(model, apiKey string, cfg Config) (*LLM, error) {
 		// speaking the older versions) also read x-api-key, which wins
 		// when both are present.
 		option.WithHeader("x-api-key", apiKey),
-	)
+	}
+	if cfg.APIVersion != "" { // replaces the SDK's header
+		opts = append(opts, option.WithHeader("anthropic-version", cfg.APIVersion))
+	}
+	client := anthropic.NewClient(opts...)
 	return &LLM{model: model, cfg: cfg, client: client, runner: retry.New(cfg.Config, classify)}, nil
+}
+
+// WireKey returns what goes out beyond the messages: the API version and
+// the temperature, or that none is sent (the SDK's version takes none).
+func (l *LLM) WireKey(req swc.LLMRequest) string {
+	if l.cfg.sendsTemperature() {
+		return fmt.Sprintf("anthropic-version=%s temperature=%g", l.cfg.apiVersion(), req.Temperature)
+	}
+	return "anthropic-version=" + l.cfg.apiVersion() + " temperature=not-sent"
 }
 
 // Name returns "anthropic:MODEL".
@@ -61,9 +78,13 @@ func (l *LLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse
 	if err != nil {
 		return swc.LLMResponse{}, err
 	}
+	var opts []option.RequestOption
+	if l.cfg.sendsTemperature() { // the SDK's params have no field for it
+		opts = append(opts, option.WithJSONSet("temperature", req.Temperature))
+	}
 	var msg *anthropic.Message
 	n, v, err := l.runner.Do(ctx, func(ctx context.Context) error {
-		m, err := l.client.Messages.New(ctx, params)
+		m, err := l.client.Messages.New(ctx, params, opts...)
 		msg = m
 		return err
 	})

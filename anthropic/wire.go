@@ -11,9 +11,10 @@ import (
 // maxTokens when req.MaxTokens is 0. The system prompt goes to the
 // top-level system field.
 //
-// req.Temperature is not sent: API version 2026-10-21, which this SDK
-// speaks, removed temperature/top_p/top_k and answers 400 to any of them
-// (the SDK has no field for them either).
+// req.Temperature is not among the params: API version 2026-10-21, which
+// this SDK speaks, removed temperature/top_p/top_k and answers 400 to any
+// of them (the SDK has no field for them either). With an older
+// Config.APIVersion, Complete adds it to the body (option.WithJSONSet).
 //
 // It returns an EINVALID *swc.Error for a request without messages or
 // with a role other than user or assistant.

@@ -109,8 +109,9 @@ var _ swc.LLM = (*cachedLLM)(nil)
 // cache in db and calls l only on a miss. Only successful responses that
 // the request's Check accepts are stored; errors are returned and never
 // cached, and a stored reply Check rejects counts as a miss (the new reply
-// replaces it when accepted). Name is l's name. Hits and misses are
-// counted in db.Stats.
+// replaces it when accepted). When l is an swc.WireKeyer, the key also
+// holds its WireKey (what is actually sent: an API version, a temperature
+// or none). Name is l's name. Hits and misses are counted in db.Stats.
 func CachedLLM(l swc.LLM, db *DB) swc.LLM { return &cachedLLM{l: l, db: db} }
 
 func (c *cachedLLM) Name() string { return c.l.Name() }
@@ -124,6 +125,9 @@ func (c *cachedLLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMRe
 	key, err := NewResponseKey(c.l.Name(), req)
 	if err != nil {
 		return swc.LLMResponse{}, err
+	}
+	if wk, ok := c.l.(swc.WireKeyer); ok { // key on the request as sent
+		key.Request += "\nwire: " + wk.WireKey(req)
 	}
 	r, ok, err := c.db.Response(ctx, key)
 	if err != nil {

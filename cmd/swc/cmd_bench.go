@@ -318,6 +318,9 @@ type resumeKey struct {
 	QAMaxTokens       int    `json:"qa_max_tokens,omitempty"`
 	JudgePromptSHA256 string `json:"judge_prompt_sha256,omitempty"`
 	JudgeMaxTokens    int    `json:"judge_max_tokens,omitempty"`
+	// AnthropicAPIVersion is --anthropic-api-version (it decides whether
+	// temperature 0 is sent); empty for the SDK's.
+	AnthropicAPIVersion string `json:"anthropic_api_version,omitempty"`
 	// Version is swc's: metrics, renderer and strategies change with it.
 	Version string `json:"version"`
 }
@@ -330,6 +333,9 @@ func newResumeKey(s bench.Settings, dataHash, auditHash string, eng *engines) re
 		Embedder: s.Embedder, Schedule: s.Schedule, Calibration: s.Calibration,
 		Weights: f.weights, Thresholds: fmt.Sprintf("%g/%g/top-%d/demote=%v", f.high, f.low, f.topK, f.demote), Tokenizer: s.Tokenizer,
 		AuditSHA256: auditHash, GistPrompts: eng.gistPrompts, Version: s.Version,
+	}
+	if p := f.prov; p != nil && p.anthropicVersion != "" && strings.Contains(s.QA+" "+s.Judge+" "+s.Gister, "anthropic:") {
+		key.AnthropicAPIVersion = p.anthropicVersion
 	}
 	if s.Gold != bench.GoldOriginal {
 		key.Gold = s.Gold

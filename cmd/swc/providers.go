@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ type providerOptions struct {
 	timeout          time.Duration
 	maxAttempts      int
 	anthropicBaseURL string
+	anthropicVersion string
 	openaiBaseURL    string
 	ollamaBaseURL    string
 	// Tests may set the backoff sleep (a no-op keeps them fast) and the
@@ -47,10 +49,14 @@ func addProviderFlags(fs *flag.FlagSet) *providerOptions {
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "deadline of each provider request (a slower one is retried)")
 	fs.IntVar(&o.maxAttempts, "max-attempts", 5, "tries per provider call on 429, 529, 5xx, timeouts and connection errors")
 	fs.StringVar(&o.anthropicBaseURL, "anthropic-base-url", "", "Anthropic base URL without /v1 (default $ANTHROPIC_BASE_URL, else "+anthropic.DefaultBaseURL+")")
+	fs.StringVar(&o.anthropicVersion, "anthropic-api-version", "", "anthropic-version header: the SDK's "+anthropic.SDKAPIVersion+" (default; it takes no temperature) or an older one such as "+anthropic.PaperAPIVersion+", sent with temperature 0 as in the paper")
 	fs.StringVar(&o.openaiBaseURL, "openai-base-url", "", "OpenAI-compatible base URL with /v1 (default $OPENAI_BASE_URL, else "+openai.DefaultBaseURL+")")
 	fs.StringVar(&o.ollamaBaseURL, "ollama-base-url", "", "Ollama base URL with /v1 (default $OLLAMA_BASE_URL, else "+openai.OllamaBaseURL+")")
 	return o
 }
+
+// apiVersionRE is the form of an anthropic-version: a date.
+var apiVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
 // validate returns a usage error for out-of-range flag values.
 func (o *providerOptions) validate() error {
@@ -63,6 +69,8 @@ func (o *providerOptions) validate() error {
 		return usagef("--timeout must be positive (got %v)", o.timeout)
 	case o.maxAttempts < 1:
 		return usagef("--max-attempts must be at least 1 (got %d)", o.maxAttempts)
+	case o.anthropicVersion != "" && !apiVersionRE.MatchString(o.anthropicVersion):
+		return usagef("--anthropic-api-version wants a date such as %s (got %q)", anthropic.PaperAPIVersion, o.anthropicVersion)
 	}
 	return nil
 }
@@ -150,7 +158,7 @@ func newLLM(env *Env, spec string, o *providerOptions) (swc.LLM, error) {
 			return nil, usagef("%s: set ANTHROPIC_API_KEY", spec)
 		}
 		base := pick(o.anthropicBaseURL, env.Vars["ANTHROPIC_BASE_URL"])
-		cfg := anthropic.Config{BaseURL: base, HTTPClient: o.httpClient, Config: o.retryConfig("anthropic|" + base)}
+		cfg := anthropic.Config{BaseURL: base, APIVersion: o.anthropicVersion, HTTPClient: o.httpClient, Config: o.retryConfig("anthropic|" + base)}
 		return anthropic.New(model, key, cfg)
 	}
 	cfg, key, err := o.openaiConfig(env, provider, providers)

@@ -56,6 +56,15 @@ type scopedLLM struct {
 
 func (s scopedLLM) Name() string { return s.name }
 
+// WireKey passes on the wrapped LLM's (see swc.WireKeyer), so that cache
+// keys record what is sent.
+func (s scopedLLM) WireKey(req swc.LLMRequest) string {
+	if wk, ok := s.LLM.(swc.WireKeyer); ok {
+		return wk.WireKey(req)
+	}
+	return ""
+}
+
 // scopedEmbedder gives an embedder the cache identity cacheScope makes.
 type scopedEmbedder struct {
 	swc.Embedder

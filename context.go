@@ -62,7 +62,9 @@ type Context struct {
 	Chunks   []ChunkReport `json:"chunks"`
 	Dropped  []Drop        `json:"dropped"`
 	Text     string        `json:"text"`
-	// Verbatim lists the ids of turns present word for word in Text.
+	// Verbatim lists the ids of turns present in full in Text, as turns
+	// (not gists): word for word, except that swc-anchored follows each
+	// relative temporal expression with its resolved date in brackets.
 	Verbatim []string `json:"verbatim_turns,omitempty"`
 	// Gists lists every gist the strategy made for this context, whether
 	// or not it survived the budget (the preservation analysis audits them).
@@ -146,7 +148,9 @@ type Gister interface {
 	// Name identifies the gister and its model, e.g. "extractive" or
 	// "anthropic:claude-haiku-4-5-20251001"; it is part of REM cache keys.
 	Name() string
-	// Gist returns the gist text, or an error; it never returns an empty
-	// gist without an error for non-empty input.
+	// Gist returns the gist text, or an error. It returns "" with no
+	// error when the chunk holds nothing to condense (blank text, or
+	// session headers only); strategies drop such a chunk. A model that
+	// replies with nothing, or is cut off, is an error, never "".
 	Gist(ctx context.Context, req GistRequest) (string, error)
 }

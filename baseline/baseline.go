@@ -10,12 +10,6 @@ import (
 	"github.com/swcmem/swc/tokens"
 )
 
-// turnRef is one turn in conversation order.
-type turnRef struct {
-	ses  int
-	turn int
-}
-
 // selection is the set of turns kept verbatim, per session, as [from, to)
 // ranges (baselines only ever keep one contiguous range per session).
 type selection struct {

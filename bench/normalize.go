@@ -1,8 +1,8 @@
-// Package bench holds the pure metrics and statistics of the LoCoMo
-// benchmark harness: LoCoMo's token F1 (with an NLTK-compatible Porter
-// stemmer), the offline retention metrics of SPEC §3, and bootstrap
-// confidence intervals. Nothing here does I/O or calls a model.
 package bench
+
+// This file: LoCoMo's answer normalisation. The metrics (F1, retention)
+// and statistics (bootstrap) files of the package do no I/O; the runner,
+// store, lock and summary writer do.
 
 import (
 	"strings"

@@ -1,7 +1,9 @@
 // Package bench runs the LoCoMo evaluation protocol (SPEC §3) over
 // compression strategies: offline retention metrics for every question,
 // and with a QA model the answer, LoCoMo token F1 and an LLM judge's
-// verdict; then bootstrap statistics for summary.json.
+// verdict; then bootstrap statistics for summary.json. The metrics and
+// statistics are pure functions; the Runner calls models, and the Store,
+// LockDir and WriteSummary do file I/O in the output directory.
 package bench
 
 import (

@@ -1,8 +1,7 @@
 package swc_test
 
 import (
-	"flag"
-	"os"
+	goldenfile "github.com/swcmem/swc/internal/golden"
 	"path/filepath"
 	"testing"
 	"time"
@@ -10,23 +9,9 @@ import (
 	"github.com/swcmem/swc"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from golden file %s:\n--- got\n%s\n--- want\n%s", name, path, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 func testConversation() *swc.Conversation {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	goldenfile "github.com/swcmem/swc/internal/golden"
 	"math"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -116,19 +116,7 @@ func TestMeterSummaryGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := s.String() + "\n" + string(js) + "\n"
-	path := filepath.Join("testdata", "usage_summary.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("summary differs from %s (run with -update):\n%s", path, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "usage_summary.golden"), []byte(got))
 }
 
 func TestMeterZeroValue(t *testing.T) {

@@ -2,7 +2,7 @@ package gist
 
 import (
 	"context"
-	"flag"
+	"github.com/swcmem/swc/internal/golden"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,8 +11,6 @@ import (
 
 	swc "github.com/swcmem/swc"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func readFile(t testing.TB, name string) string {
 	t.Helper()
@@ -40,15 +38,7 @@ func TestExtractiveGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tt.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if want := strings.TrimSuffix(readFile(t, tt.golden), "\n"); got != want {
-				t.Errorf("gist differs from %s (run with -update to accept):\ngot:\n%s\nwant:\n%s", path, got, want)
-			}
+			golden.Check(t, filepath.Join("testdata", tt.golden), []byte(got+"\n"))
 		})
 	}
 }

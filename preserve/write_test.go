@@ -2,15 +2,13 @@ package preserve
 
 import (
 	"bytes"
-	"flag"
+	"github.com/swcmem/swc/internal/golden"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/swcmem/swc/locomo"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestWriteGolden(t *testing.T) {
 	convs, recs := loadFixture(t)
@@ -30,20 +28,7 @@ func TestWriteGolden(t *testing.T) {
 		if err := tt.write(r, &b); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join("testdata", tt.file)
-		if *update {
-			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -update)", err)
-		}
-		if !bytes.Equal(b.Bytes(), want) {
-			t.Errorf("%s differs (go test ./preserve -run Golden -update to accept):\n%s", tt.file, b.String())
-		}
+		golden.Check(t, filepath.Join("testdata", tt.file), b.Bytes())
 	}
 }
 

@@ -2,9 +2,8 @@ package report
 
 import (
 	"bytes"
-	"flag"
+	goldenfile "github.com/swcmem/swc/internal/golden"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -12,8 +11,6 @@ import (
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/preserve"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // st returns a Stat with a CI of ±w around m.
 func st(m, w float64, n int) bench.Stat {
@@ -153,22 +150,10 @@ func minimalSummary() *bench.Summary {
 	}
 }
 
-// golden compares got with testdata/name, rewriting it under -update.
+// golden compares got with testdata/name (go test -update rewrites it).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden file; run go test ./report/ -update and review the diff\ngot:\n%s", name, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // rendered returns what fn writes for s, failing the test on error.

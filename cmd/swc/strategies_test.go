@@ -4,8 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	goldenfile "github.com/swcmem/swc/internal/golden"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -17,26 +17,9 @@ import (
 	"github.com/swcmem/swc/tokens"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from %s (go test ./cmd/swc -run %s -update rewrites it)\n--- got\n%s", name, path, t.Name(), got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 // offlineEngines returns the engines of the default flags, changed by mutate.

@@ -70,13 +70,22 @@ func wideSummary() *bench.Summary {
 // real headless Chromium at 1400×900 and checks what a reader sees: no
 // table wider than the window, no horizontal scrolling, every chart with a
 // title and both axes labelled. It saves a full-page screenshot in the
-// test's temporary directory (or $SWC_TEST_ARTIFACTS).
+// test's temporary directory (or $SWC_TEST_ARTIFACTS). SWC_TEST_REPORT=FILE
+// checks a real run's report.html instead of the generated one.
 func TestReportInChromium(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
 	var page bytes.Buffer
 	if err := HTML(&page, wideSummary()); err != nil {
 		t.Fatal(err)
+	}
+	if p := os.Getenv("SWC_TEST_REPORT"); p != "" { // check a real run's report.html instead
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page.Reset()
+		page.Write(b)
 	}
 	path := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {

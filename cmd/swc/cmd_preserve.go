@@ -26,7 +26,7 @@ func runPreserve(ctx context.Context, env *Env, args []string) error {
 	data := addDataFlags(fs)
 	convList := fs.String("conversations", "", "sample ids or 0-based positions, comma-separated (default: all)")
 	conds := fs.String("conditions", strings.Join(preserve.Conditions, ","), "conditions whose gists are audited")
-	gistsFile := fs.String("gists", "", "JSONL of {conversation, session, variant, gist} made elsewhere: audit them instead of compressing")
+	gistsFile := fs.String("gists", "", "JSONL of {conversation, session, variant, gist} made elsewhere, - for stdin: audit them instead of compressing")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	outDir := fs.String("out", "", "also write preservation.json and preservation.md into DIR")
 	examples := fs.Int("examples", preserve.DefaultExamples, "lost mentions quoted per type and variant (0 = none)")
@@ -43,6 +43,9 @@ func runPreserve(ctx context.Context, env *Env, args []string) error {
 	}
 	if *examples < 0 {
 		return usagef("--examples must not be negative")
+	}
+	if *gistsFile == "-" && data.path == "-" {
+		return usagef("preserve: --data and --gists cannot both read stdin")
 	}
 	if *gistsFile != "" {
 		var clash []string
@@ -66,7 +69,7 @@ func runPreserve(ctx context.Context, env *Env, args []string) error {
 	}
 	var rep *preserve.Report
 	if *gistsFile != "" {
-		rep, err = preserveExternal(*gistsFile, convs, picked, opts)
+		rep, err = preserveExternal(env, *gistsFile, convs, picked, opts)
 	} else {
 		rep, err = preserveCompressed(ctx, env, eng, *conds, picked, opts)
 	}
@@ -123,12 +126,12 @@ func preserveCompressed(ctx context.Context, env *Env, f *engineFlags, list stri
 
 // preserveExternal audits the gists of a --gists file. Records of
 // conversations outside picked are skipped.
-func preserveExternal(path string, all, picked []*swc.Conversation, opts preserve.Options) (*preserve.Report, error) {
-	b, err := os.ReadFile(path)
+func preserveExternal(env *Env, path string, all, picked []*swc.Conversation, opts preserve.Options) (*preserve.Report, error) {
+	b, name, err := readInput(env, path) // "-" is stdin
 	if err != nil {
-		return nil, swc.Errorf(swc.ENOTFOUND, "--gists: %v", err)
+		return nil, fmt.Errorf("--gists: %w", err)
 	}
-	recs, err := preserve.ReadExternal(bytes.NewReader(b), path)
+	recs, err := preserve.ReadExternal(bytes.NewReader(b), name)
 	if err != nil {
 		return nil, err
 	}

@@ -116,6 +116,26 @@ func TestDataFromStdin(t *testing.T) {
 	}
 }
 
+// TestGistsFromStdin: preserve --gists - reads the gists from stdin, and
+// --data - with --gists - is refused (one stdin).
+func TestGistsFromStdin(t *testing.T) {
+	b, err := os.ReadFile(preserveGists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := run(t, nil, "preserve", "--data", preserveConvs, "--gists", preserveGists, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := runIn(t, string(b), "preserve", "--data", preserveConvs, "--gists", "-", "--json")
+	if err != nil || got != want {
+		t.Errorf("--gists -: err %v, output differs from --gists FILE: %v", err, got != want)
+	}
+	if _, _, err := runIn(t, string(b), "preserve", "--data", "-", "--gists", "-"); exitCode(err) != 2 {
+		t.Errorf("--data - --gists -: %v, want a usage error", err)
+	}
+}
+
 // TestWarningsOnlyForConversationsInUse: LoCoMo's three dangling evidence
 // ids are one counted line, only for the conversations picked; -v lists
 // them.

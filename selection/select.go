@@ -324,7 +324,7 @@ func (c *choice) render() string {
 			for k+1 < n && !c.sessionKept(k+1) {
 				k++
 			}
-			blocks = append(blocks, Omitted(i, k))
+			blocks = append(blocks, swc.OmissionMarker(i, k))
 			i = k + 1
 			continue
 		}
@@ -378,15 +378,6 @@ func (c *choice) line(t int) string {
 		b.WriteString(" " + Gap)
 	}
 	return b.String()
-}
-
-// Omitted returns the marker of sessions first..last (indexes) left out:
-// "[Session 3 omitted]" or "[Sessions 2–3 omitted]", numbered from 1.
-func Omitted(first, last int) string {
-	if first == last {
-		return fmt.Sprintf("[Session %d omitted]", first+1)
-	}
-	return fmt.Sprintf("[Sessions %d–%d omitted]", first+1, last+1)
 }
 
 // report builds the Context. Verbatim lists the turns kept whole.

@@ -29,15 +29,6 @@ func TestSentences(t *testing.T) {
 	}
 }
 
-func TestOmitted(t *testing.T) {
-	if got := selection.Omitted(1, 1); got != "[Session 2 omitted]" {
-		t.Errorf("Omitted(1, 1) = %q", got)
-	}
-	if got := selection.Omitted(1, 2); got != "[Sessions 2–3 omitted]" {
-		t.Errorf("Omitted(1, 2) = %q", got)
-	}
-}
-
 // checkContext checks what every swc-select or swc-recall context must
 // be: within budget, with an exact token count; blocks in session order;
 // every line a header, a marker or a turn of the session (anchored, whole

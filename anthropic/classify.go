@@ -3,7 +3,6 @@ package anthropic
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/swcmem/swc/retry"
@@ -18,18 +17,11 @@ import (
 func classify(err error, now time.Time) retry.Verdict {
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
-		v := retry.Verdict{Status: apiErr.StatusCode, Kind: string(apiErr.Type()), Msg: apiErr.Message}
-		if v.Kind == "" {
-			v.Kind = strings.ToLower(http.StatusText(v.Status))
-		}
-		if v.Msg == "" {
-			v.Msg = retry.Clip(apiErr.RawJSON(), 200)
-		}
-		v.Retry = retry.RetryableStatus(v.Status)
+		var h http.Header
 		if apiErr.Response != nil {
-			v.After, _ = retry.After(apiErr.Response.Header, now)
+			h = apiErr.Response.Header
 		}
-		return v
+		return retry.API(apiErr.StatusCode, string(apiErr.Type()), apiErr.Message, apiErr.RawJSON(), h, now)
 	}
 	return retry.Transport(err)
 }

@@ -2,8 +2,6 @@ package openai
 
 import (
 	"errors"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/swcmem/swc/retry"
@@ -16,19 +14,11 @@ import (
 func classify(err error, now time.Time) retry.Verdict {
 	var apiErr *apiError
 	if errors.As(err, &apiErr) {
-		v := retry.Verdict{Status: apiErr.Status, Kind: apiErr.Type, Msg: apiErr.Message}
-		if v.Kind == "" {
-			v.Kind = apiErr.Code
+		kind := apiErr.Type
+		if kind == "" {
+			kind = apiErr.Code
 		}
-		if v.Kind == "" {
-			v.Kind = strings.ToLower(http.StatusText(v.Status))
-		}
-		if v.Msg == "" {
-			v.Msg = retry.Clip(apiErr.Raw, 200)
-		}
-		v.Retry = retry.RetryableStatus(v.Status)
-		v.After, _ = retry.After(apiErr.Header, now)
-		return v
+		return retry.API(apiErr.Status, kind, apiErr.Message, apiErr.Raw, apiErr.Header, now)
 	}
 	return retry.Transport(err)
 }

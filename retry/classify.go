@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // RetryableStatus reports whether an HTTP status is transient: 408, 409,
@@ -16,6 +17,27 @@ import (
 func RetryableStatus(status int) bool {
 	return status == http.StatusRequestTimeout || status == http.StatusConflict ||
 		status == http.StatusTooManyRequests || status >= 500
+}
+
+// API classifies a provider's API error from what its SDK reports: the
+// status, the error's kind ("rate_limit_error"; the status text when
+// empty), its message (the raw body clipped to 200 bytes when empty) and
+// the response headers (Retry-After, nil when there is no response). It
+// is retried when RetryableStatus says so. The one place adapters' API
+// errors become a Verdict.
+func API(status int, kind, msg, raw string, h http.Header, now time.Time) Verdict {
+	v := Verdict{Status: status, Kind: kind, Msg: msg}
+	if v.Kind == "" {
+		v.Kind = strings.ToLower(http.StatusText(status))
+	}
+	if v.Msg == "" {
+		v.Msg = Clip(raw, 200)
+	}
+	v.Retry = RetryableStatus(status)
+	if h != nil {
+		v.After, _ = After(h, now)
+	}
+	return v
 }
 
 // Transport classifies an error that is not a provider's API error:

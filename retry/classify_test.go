@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"testing"
+	"time"
 )
 
 func TestTransport(t *testing.T) {
@@ -40,5 +42,24 @@ func TestRetryableStatus(t *testing.T) {
 	}
 	if Clip("  abcdef  ", 3) != "abc…" || Clip("ab", 3) != "ab" {
 		t.Error("Clip")
+	}
+}
+
+func TestAPI(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h := http.Header{"Retry-After": []string{"3"}}
+	for _, tt := range []struct {
+		status         int
+		kind, msg, raw string
+		h              http.Header
+		want           Verdict
+	}{
+		{529, "overloaded_error", "Overloaded", "", h, Verdict{Status: 529, Kind: "overloaded_error", Msg: "Overloaded", Retry: true, After: 3 * time.Second}},
+		{400, "", "", ` {"error":"bad"} `, nil, Verdict{Status: 400, Kind: "bad request", Msg: `{"error":"bad"}`}},
+		{429, "rate_limit_error", "slow down", "", nil, Verdict{Status: 429, Kind: "rate_limit_error", Msg: "slow down", Retry: true}},
+	} {
+		if got := API(tt.status, tt.kind, tt.msg, tt.raw, tt.h, now); got != tt.want {
+			t.Errorf("API(%d, %q, %q) = %+v, want %+v", tt.status, tt.kind, tt.msg, got, tt.want)
+		}
 	}
 }

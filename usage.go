@@ -14,33 +14,46 @@ type Price struct {
 	Output float64 `json:"output"`
 }
 
-// Prices holds list prices (USD per million input/output tokens, standard
-// tier, no batch or cache discounts) by model-name prefix; PriceOf picks
-// the longest prefix, so "gpt-4o-mini-2024-07-18" gets gpt-4o-mini's.
-// Models not listed (local ones included) have no cost.
-var Prices = map[string]Price{
-	"claude-haiku-4-5":       {Input: 1, Output: 5},
-	"claude-sonnet-4-6":      {Input: 3, Output: 15},
-	"gpt-4o-mini":            {Input: 0.15, Output: 0.60},
-	"gpt-4o":                 {Input: 2.50, Output: 10},
-	"text-embedding-3-small": {Input: 0.02},
-	"text-embedding-3-large": {Input: 0.13},
+// PriceTable maps model-name prefixes to list prices; Of picks the
+// longest prefix, so "gpt-4o-mini-2024-07-18" gets gpt-4o-mini's. Models
+// not listed (local ones included) have no cost. It is configuration: a
+// Meter takes one (Meter.Prices), nothing global is changed.
+type PriceTable map[string]Price
+
+// DefaultPrices returns a new table of list prices (USD per million
+// input/output tokens, standard tier, no batch or cache discounts).
+func DefaultPrices() PriceTable {
+	return PriceTable{
+		"claude-haiku-4-5":       {Input: 1, Output: 5},
+		"claude-sonnet-4-6":      {Input: 3, Output: 15},
+		"gpt-4o-mini":            {Input: 0.15, Output: 0.60},
+		"gpt-4o":                 {Input: 2.50, Output: 10},
+		"text-embedding-3-small": {Input: 0.02},
+		"text-embedding-3-large": {Input: 0.13},
+	}
 }
 
-// PriceOf returns the price of model, given bare or as "provider:model",
-// and false when Prices has no prefix of it.
-func PriceOf(model string) (Price, bool) {
+// Of returns the price of model, given bare or as "provider:model", and
+// false when the table has no prefix of it.
+func (t PriceTable) Of(model string) (Price, bool) {
 	if _, m, ok := strings.Cut(model, ":"); ok {
 		model = m
 	}
 	best, found := "", false
-	for prefix := range Prices {
+	for prefix := range t {
 		if strings.HasPrefix(model, prefix) && len(prefix) > len(best) {
 			best, found = prefix, true
 		}
 	}
-	return Prices[best], found
+	return t[best], found
 }
+
+// PriceOf returns the price of model in DefaultPrices, and false when it
+// has none.
+func PriceOf(model string) (Price, bool) { return DefaultPrices().Of(model) }
+
+// defaultPrices is the table a Meter without Prices reads (never changed).
+var defaultPrices = DefaultPrices()
 
 // Cost returns the USD cost of u at price p.
 func (p Price) Cost(u Usage) float64 {
@@ -90,6 +103,10 @@ type UsageSummary struct {
 // "other") and per model. It is safe for concurrent use; the zero value is
 // ready.
 type Meter struct {
+	// Prices prices the calls (nil: DefaultPrices). Set it before the
+	// first Record.
+	Prices PriceTable
+
 	mu    sync.Mutex
 	total UsageLine
 	role  map[string]*UsageLine
@@ -114,7 +131,11 @@ func (m *Meter) record(role, model string, u Usage, cached, failed bool) {
 	if cached {
 		u = Usage{CacheHits: 1}
 	}
-	p, priced := PriceOf(model)
+	prices := m.Prices
+	if prices == nil {
+		prices = defaultPrices
+	}
+	p, priced := prices.Of(model)
 	priced = priced && !cached && !failed
 	cost := p.Cost(u)
 	m.mu.Lock()

@@ -126,3 +126,20 @@ func TestMeterZeroValue(t *testing.T) {
 		t.Errorf("zero meter %+v", s)
 	}
 }
+
+// TestMeterPrices: a Meter prices calls with its own table; the default
+// table is a fresh copy each time (no global to change).
+func TestMeterPrices(t *testing.T) {
+	d := swc.DefaultPrices()
+	d["claude-haiku-4-5"] = swc.Price{Input: 1000}
+	if p, _ := swc.PriceOf("anthropic:claude-haiku-4-5-20251001"); p.Input != 1 {
+		t.Errorf("changing one DefaultPrices table changed PriceOf: %+v", p)
+	}
+	m := &swc.Meter{Prices: swc.PriceTable{"local": {Input: 2, Output: 4}}}
+	m.Record("qa", "ollama:local-7b", swc.Usage{InputTokens: 1e6, OutputTokens: 1e6, Calls: 1}, false)
+	m.Record("qa", "anthropic:claude-haiku-4-5", swc.Usage{InputTokens: 1e6, Calls: 1}, false)
+	s := m.Summary()
+	if c := s.Total.CostUSD; c == nil || *c != 6 || s.Total.Unpriced != 1 {
+		t.Errorf("total cost %v, unpriced %d; want 6 from the Meter's own table and 1 unpriced", c, s.Total.Unpriced)
+	}
+}

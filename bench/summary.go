@@ -1,8 +1,8 @@
 package bench
 
 import (
-	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/preserve"
+	"github.com/swcmem/swc/usage"
 )
 
 // The metric names of results.jsonl and summary.json.
@@ -79,7 +79,7 @@ type Summary struct {
 	Preservation *preserve.Report `json:"preservation,omitempty"`
 	// Usage is LLM usage by role ("gist", "qa", "judge") and by model,
 	// with estimated costs; zero when offline.
-	Usage swc.UsageSummary `json:"usage"`
+	Usage usage.Summary `json:"usage"`
 	// JudgeAudit is the judge audit, when one was asked for.
 	JudgeAudit *JudgeAudit `json:"judge_audit,omitempty"`
 	// Gold is the gold option, what the LoCoMo audit changed and the

@@ -12,6 +12,7 @@ import (
 	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/sqlite"
 	"github.com/swcmem/swc/tokens"
+	"github.com/swcmem/swc/usage"
 )
 
 // Compressor compresses chat histories to a budget. Build it with New; it
@@ -97,7 +98,7 @@ type Result struct {
 	Tokenizer    string `json:"tokenizer"`
 	Strategy     string `json:"strategy"`
 	// Usage is the LLM usage of this call (Options.LLM only).
-	Usage swc.UsageSummary `json:"usage"`
+	Usage usage.Summary `json:"usage"`
 	// Fits reports that the input already fit the budget: Messages are
 	// the input, unchanged.
 	Fits bool `json:"fits,omitempty"`
@@ -330,17 +331,17 @@ func describeProtected(nInstr, nRecent int) string {
 type engineSet struct {
 	gister   swc.Gister
 	embedder swc.Embedder
-	meter    *swc.Meter
+	meter    *usage.Meter
 }
 
 // engines returns the configured engines for one Compress call: its own
 // meter, and a memo so that budget retries never pay for a gist twice.
 func (c *Compressor) engines() engineSet {
 	o := c.opts
-	e := engineSet{gister: o.Gister, embedder: o.Embedder, meter: &swc.Meter{}}
+	e := engineSet{gister: o.Gister, embedder: o.Embedder, meter: &usage.Meter{}}
 	off, offEmb := offline()
 	if e.gister == nil && o.LLM != nil {
-		var g swc.Gister = gist.NewLLM(swc.Metered(o.LLM, e.meter))
+		var g swc.Gister = gist.NewLLM(usage.Metered(o.LLM, e.meter))
 		if o.Cache != nil {
 			g = sqlite.CachedGister(g, o.Cache, gist.PromptHash)
 		}

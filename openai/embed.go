@@ -22,7 +22,7 @@ type Embedder struct {
 	client *client
 	runner *retry.Runner
 	// OnUsage, if set, is called after each successful batch with its
-	// token count (InputTokens, Calls 1), e.g. to feed an swc.Meter.
+	// token count (InputTokens, Calls 1), e.g. to feed a usage.Meter.
 	OnUsage func(swc.Usage)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/preserve"
+	"github.com/swcmem/swc/usage"
 )
 
 // st returns a Stat with a CI of ±w around m.
@@ -47,14 +48,14 @@ func testSummary() *bench.Summary {
 		Conditions:      map[string]*bench.ConditionSummary{},
 		Matched:         bench.Matched{N: 120, ByCategory: map[string]int{"1": 30, "2": 25, "3": 10, "4": 35, "5": 20, "1-4": 100}},
 		PerConversation: map[string]map[string]*bench.ConvSummary{},
-		Usage: swc.UsageSummary{
-			Total: swc.UsageLine{Key: "total", Usage: swc.Usage{InputTokens: 1660000, OutputTokens: 39360, Calls: 1120, CacheHits: 12}, Errors: 1, CostUSD: &cost, Unpriced: 400},
-			ByRole: []swc.UsageLine{
+		Usage: usage.Summary{
+			Total: usage.Line{Key: "total", Usage: swc.Usage{InputTokens: 1660000, OutputTokens: 39360, Calls: 1120, CacheHits: 12}, Errors: 1, CostUSD: &cost, Unpriced: 400},
+			ByRole: []usage.Line{
 				{Key: "gist", Usage: swc.Usage{InputTokens: 120000, OutputTokens: 30000, Calls: 400, CacheHits: 12}, Unpriced: 400},
 				{Key: "judge", Usage: swc.Usage{InputTokens: 40000, OutputTokens: 360, Calls: 360}, CostUSD: &judgeCost},
 				{Key: "qa", Usage: swc.Usage{InputTokens: 1500000, OutputTokens: 9000, Calls: 360}, Errors: 1, CostUSD: &qaCost},
 			},
-			ByModel: []swc.UsageLine{
+			ByModel: []usage.Line{
 				{Key: "claude-haiku-4-5-20251001", Usage: swc.Usage{InputTokens: 40000, OutputTokens: 360, Calls: 360}, CostUSD: &judgeCost},
 				{Key: "claude-sonnet-4-6", Usage: swc.Usage{InputTokens: 1500000, OutputTokens: 9000, Calls: 360}, Errors: 1, CostUSD: &qaCost},
 				{Key: "ollama:llama3", Usage: swc.Usage{InputTokens: 120000, OutputTokens: 30000, Calls: 400, CacheHits: 12}, Unpriced: 400},

@@ -3,8 +3,8 @@ package report
 import (
 	"fmt"
 
-	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/usage"
 )
 
 // This file builds the sections about what the run did: tiers, context
@@ -137,7 +137,7 @@ func usageSection(s *bench.Summary) (section, bool) {
 	}
 	for _, part := range []struct {
 		caption, key string
-		lines        []swc.UsageLine
+		lines        []usage.Line
 	}{{"By role.", "Role", u.ByRole}, {"By model.", "Model", u.ByModel}} {
 		if len(part.lines) == 0 {
 			continue
@@ -152,7 +152,7 @@ func usageSection(s *bench.Summary) (section, bool) {
 	return sec, true
 }
 
-func usageRow(label string, l swc.UsageLine) []string {
+func usageRow(label string, l usage.Line) []string {
 	cost := none
 	if l.CostUSD != nil {
 		cost = num(*l.CostUSD, 4)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/usage"
 )
 
 func init() {
@@ -86,7 +87,7 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	var judge swc.LLM
-	e := &engines{flags: opts, meter: &swc.Meter{}}
+	e := &engines{flags: opts, meter: &usage.Meter{}}
 	defer e.Close()
 	if *judgeSpec != "" {
 		if judge, err = e.llm(ctx, env, *judgeSpec); err != nil {

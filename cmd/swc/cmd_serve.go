@@ -22,6 +22,7 @@ import (
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/postgres"
 	"github.com/swcmem/swc/sleep"
+	"github.com/swcmem/swc/usage"
 )
 
 func init() {
@@ -283,7 +284,7 @@ func serveStrategies(e *engines) sleep.StrategyFunc {
 }
 
 // registerTokenMetrics exports the LLM tokens the engines used.
-func registerTokenMetrics(reg *prometheus.Registry, m *swc.Meter) {
+func registerTokenMetrics(reg *prometheus.Registry, m *usage.Meter) {
 	for _, dir := range []string{"input", "output"} {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "swc_llm_tokens_total", Help: "LLM tokens used by consolidation (gisters, embedders).",

@@ -16,6 +16,7 @@ import (
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/sqlite"
+	"github.com/swcmem/swc/usage"
 )
 
 // conditionNames lists every strategy, in the order reports show them.
@@ -102,7 +103,7 @@ type engines struct {
 	embedder    swc.Embedder
 	closers     []func() error
 	// meter records every LLM call the engines and the bench make.
-	meter *swc.Meter
+	meter *usage.Meter
 	// analyzer is the per-conversation turn analysis shared by swc-select
 	// and swc-recall (made on first use).
 	analyzer *selection.Analyzer
@@ -124,7 +125,7 @@ func openEngines(ctx context.Context, env *Env, f *engineFlags) (*engines, error
 	if err != nil {
 		return nil, err
 	}
-	e := &engines{flags: f, cfg: cfg, schedule: sched, meter: &swc.Meter{}}
+	e := &engines{flags: f, cfg: cfg, schedule: sched, meter: &usage.Meter{}}
 	e.memos()
 	if err := e.openGister(ctx, env); err != nil {
 		e.Close()

@@ -11,6 +11,7 @@ import (
 	"github.com/swcmem/swc/openai"
 	"github.com/swcmem/swc/postgres"
 	"github.com/swcmem/swc/sqlite"
+	"github.com/swcmem/swc/usage"
 )
 
 // cacheDB opens the cache file once, on first use (nil with --no-cache).
@@ -88,7 +89,7 @@ func (e *engines) llm(ctx context.Context, env *Env, spec string) (swc.LLM, erro
 		cached := sqlite.CachedLLM(scopedLLM{l, l.Name() + cacheScope(env, spec, e.flags.prov)}, db)
 		l = scopedLLM{cached, l.Name()} // reports keep the plain name
 	}
-	return swc.Metered(l, e.meter), nil
+	return usage.Metered(l, e.meter), nil
 }
 
 // openLLMGister wires the paper's LLM gister behind the REM cache: a gist
@@ -100,7 +101,7 @@ func (e *engines) openLLMGister(ctx context.Context, env *Env) error {
 		return fmt.Errorf("--gister: %w", err)
 	}
 	if pg := e.flags.cache.pg; pg != nil && !e.flags.cache.noCache {
-		scoped := gist.NewLLM(swc.Metered(scopedLLM{l, l.Name() + cacheScope(env, e.flags.gister, e.flags.prov)}, e.meter))
+		scoped := gist.NewLLM(usage.Metered(scopedLLM{l, l.Name() + cacheScope(env, e.flags.gister, e.flags.prov)}, e.meter))
 		e.gister = postgres.CachedGister(scoped, pg, gist.PromptHash, nil)
 		return nil
 	}
@@ -108,7 +109,7 @@ func (e *engines) openLLMGister(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	var g swc.Gister = gist.NewLLM(swc.Metered(l, e.meter))
+	var g swc.Gister = gist.NewLLM(usage.Metered(l, e.meter))
 	var hashes []string
 	for _, v := range []swc.GistVariant{swc.GistFull, swc.GistTemporal, swc.GistSummary, swc.GistSummaryTemporal} {
 		hashes = append(hashes, g.(*gist.LLM).PromptHash(v))
@@ -116,7 +117,7 @@ func (e *engines) openLLMGister(ctx context.Context, env *Env) error {
 	e.gistPrompts = sqlite.Hash(strings.Join(hashes, ","))
 	if db != nil {
 		// The REM cache keys on the gister's name: scope it to the server.
-		scoped := gist.NewLLM(swc.Metered(scopedLLM{l, l.Name() + cacheScope(env, e.flags.gister, e.flags.prov)}, e.meter))
+		scoped := gist.NewLLM(usage.Metered(scopedLLM{l, l.Name() + cacheScope(env, e.flags.gister, e.flags.prov)}, e.meter))
 		g = sqlite.CachedGister(scoped, db, scoped.PromptHash)
 	}
 	e.gister = g

@@ -1,40 +1,41 @@
-package swc_test
+package usage_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	goldenfile "github.com/swcmem/swc/internal/golden"
 	"math"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/swcmem/swc"
+	goldenfile "github.com/swcmem/swc/internal/golden"
+	"github.com/swcmem/swc/usage"
 )
 
 func TestPriceOf(t *testing.T) {
 	tests := []struct {
 		model string
-		want  swc.Price
+		want  usage.Price
 		ok    bool
 	}{
-		{"claude-haiku-4-5-20251001", swc.Price{1, 5}, true},
-		{"anthropic:claude-haiku-4-5-20251001", swc.Price{1, 5}, true},
-		{"claude-sonnet-4-6", swc.Price{3, 15}, true},
-		{"openai:gpt-4o-mini", swc.Price{0.15, 0.60}, true},
-		{"gpt-4o-mini-2024-07-18", swc.Price{0.15, 0.60}, true},
-		{"gpt-4o-2024-08-06", swc.Price{2.50, 10}, true},
-		{"ollama:llama3.1", swc.Price{}, false},
-		{"claude-opus-4-1", swc.Price{}, false},
+		{"claude-haiku-4-5-20251001", usage.Price{1, 5}, true},
+		{"anthropic:claude-haiku-4-5-20251001", usage.Price{1, 5}, true},
+		{"claude-sonnet-4-6", usage.Price{3, 15}, true},
+		{"openai:gpt-4o-mini", usage.Price{0.15, 0.60}, true},
+		{"gpt-4o-mini-2024-07-18", usage.Price{0.15, 0.60}, true},
+		{"gpt-4o-2024-08-06", usage.Price{2.50, 10}, true},
+		{"ollama:llama3.1", usage.Price{}, false},
+		{"claude-opus-4-1", usage.Price{}, false},
 	}
 	for _, tt := range tests {
-		got, ok := swc.PriceOf(tt.model)
+		got, ok := usage.PriceOf(tt.model)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("PriceOf(%q) = %v, %v; want %v, %v", tt.model, got, ok, tt.want, tt.ok)
 		}
 	}
-	if c := (swc.Price{1, 5}).Cost(swc.Usage{InputTokens: 2_000_000, OutputTokens: 100_000}); math.Abs(c-2.5) > 1e-12 {
+	if c := (usage.Price{1, 5}).Cost(swc.Usage{InputTokens: 2_000_000, OutputTokens: 100_000}); math.Abs(c-2.5) > 1e-12 {
 		t.Errorf("cost = %v, want 2.5", c)
 	}
 }
@@ -50,10 +51,10 @@ func (f fakeLLM) Complete(_ context.Context, r swc.LLMRequest) (swc.LLMResponse,
 	return f.complete(r)
 }
 
-func meteredRun(t *testing.T) *swc.Meter {
+func meteredRun(t *testing.T) *usage.Meter {
 	t.Helper()
-	m := &swc.Meter{}
-	haiku := swc.Metered(fakeLLM{"anthropic:claude-haiku-4-5-20251001", func(r swc.LLMRequest) (swc.LLMResponse, error) {
+	m := &usage.Meter{}
+	haiku := usage.Metered(fakeLLM{"anthropic:claude-haiku-4-5-20251001", func(r swc.LLMRequest) (swc.LLMResponse, error) {
 		switch r.Messages[0].Content {
 		case "fail":
 			return swc.LLMResponse{}, errors.New("boom")
@@ -62,7 +63,7 @@ func meteredRun(t *testing.T) *swc.Meter {
 		}
 		return swc.LLMResponse{Text: "ok", Usage: swc.Usage{InputTokens: 1000, OutputTokens: 100, Calls: 1}}, nil
 	}}, m)
-	local := swc.Metered(fakeLLM{"ollama:llama3.1", func(swc.LLMRequest) (swc.LLMResponse, error) {
+	local := usage.Metered(fakeLLM{"ollama:llama3.1", func(swc.LLMRequest) (swc.LLMResponse, error) {
 		return swc.LLMResponse{Text: "ok", Usage: swc.Usage{InputTokens: 50, OutputTokens: 5}}, nil // Calls unset
 	}}, m)
 	var wg sync.WaitGroup
@@ -94,7 +95,7 @@ func TestMeter(t *testing.T) {
 	if s.Total.CostUSD == nil || math.Abs(*s.Total.CostUSD-0.17) > 1e-9 {
 		t.Errorf("total cost %v, want 0.17", s.Total.CostUSD)
 	}
-	byRole := map[string]swc.UsageLine{}
+	byRole := map[string]usage.Line{}
 	for _, l := range s.ByRole {
 		byRole[l.Key] = l
 	}
@@ -120,7 +121,7 @@ func TestMeterSummaryGolden(t *testing.T) {
 }
 
 func TestMeterZeroValue(t *testing.T) {
-	var m swc.Meter
+	var m usage.Meter
 	s := m.Summary()
 	if s.Total.Calls != 0 || len(s.ByRole) != 0 || s.Total.CostUSD != nil {
 		t.Errorf("zero meter %+v", s)
@@ -130,12 +131,12 @@ func TestMeterZeroValue(t *testing.T) {
 // TestMeterPrices: a Meter prices calls with its own table; the default
 // table is a fresh copy each time (no global to change).
 func TestMeterPrices(t *testing.T) {
-	d := swc.DefaultPrices()
-	d["claude-haiku-4-5"] = swc.Price{Input: 1000}
-	if p, _ := swc.PriceOf("anthropic:claude-haiku-4-5-20251001"); p.Input != 1 {
+	d := usage.DefaultPrices()
+	d["claude-haiku-4-5"] = usage.Price{Input: 1000}
+	if p, _ := usage.PriceOf("anthropic:claude-haiku-4-5-20251001"); p.Input != 1 {
 		t.Errorf("changing one DefaultPrices table changed PriceOf: %+v", p)
 	}
-	m := &swc.Meter{Prices: swc.PriceTable{"local": {Input: 2, Output: 4}}}
+	m := &usage.Meter{Prices: usage.PriceTable{"local": {Input: 2, Output: 4}}}
 	m.Record("qa", "ollama:local-7b", swc.Usage{InputTokens: 1e6, OutputTokens: 1e6, Calls: 1}, false)
 	m.Record("qa", "anthropic:claude-haiku-4-5", swc.Usage{InputTokens: 1e6, Calls: 1}, false)
 	s := m.Summary()

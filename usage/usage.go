@@ -1,4 +1,7 @@
-package swc
+// Package usage meters LLM calls: token counts and estimated cost per role
+// and per model (Meter, Metered), priced by a PriceTable (DefaultPrices).
+// The token-count type itself, swc.Usage, is root vocabulary.
+package usage
 
 import (
 	"context"
@@ -6,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/swcmem/swc"
 )
 
 // Price is a model's list price in USD per million tokens.
@@ -56,14 +61,14 @@ func PriceOf(model string) (Price, bool) { return DefaultPrices().Of(model) }
 var defaultPrices = DefaultPrices()
 
 // Cost returns the USD cost of u at price p.
-func (p Price) Cost(u Usage) float64 {
+func (p Price) Cost(u swc.Usage) float64 {
 	return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output) / 1e6
 }
 
-// UsageLine is the usage of one role, one model or everything.
-type UsageLine struct {
+// Line is the usage of one role, one model or everything.
+type Line struct {
 	Key string `json:"key"`
-	Usage
+	swc.Usage
 	// Errors counts calls that failed.
 	Errors int `json:"errors,omitempty"`
 	// CostUSD is the estimated cost of the priced calls; nil when no call
@@ -74,7 +79,7 @@ type UsageLine struct {
 	Unpriced int `json:"unpriced,omitempty"`
 }
 
-func (l *UsageLine) add(u Usage, cost float64, priced bool, failed bool) {
+func (l *Line) add(u swc.Usage, cost float64, priced bool, failed bool) {
 	l.Usage = l.Usage.Add(u)
 	if failed {
 		l.Errors++
@@ -91,15 +96,15 @@ func (l *UsageLine) add(u Usage, cost float64, priced bool, failed bool) {
 	}
 }
 
-// UsageSummary is a Meter's totals, by role and by model (sorted by key).
-type UsageSummary struct {
-	Total   UsageLine   `json:"total"`
-	ByRole  []UsageLine `json:"by_role"`
-	ByModel []UsageLine `json:"by_model"`
+// Summary is a Meter's totals, by role and by model (sorted by key).
+type Summary struct {
+	Total   Line   `json:"total"`
+	ByRole  []Line `json:"by_role"`
+	ByModel []Line `json:"by_model"`
 }
 
 // Meter accumulates token usage and estimated cost per role (the
-// LLMRequest.Purpose: "gist", "qa", "judge", "embed"; "" is recorded as
+// swc.LLMRequest.Purpose: "gist", "qa", "judge", "embed"; "" is recorded as
 // "other") and per model. It is safe for concurrent use; the zero value is
 // ready.
 type Meter struct {
@@ -108,28 +113,28 @@ type Meter struct {
 	Prices PriceTable
 
 	mu    sync.Mutex
-	total UsageLine
-	role  map[string]*UsageLine
-	model map[string]*UsageLine
+	total Line
+	role  map[string]*Line
+	model map[string]*Line
 }
 
 // Record adds one call's usage. A cached response counts as one cache hit
 // with no tokens, calls or cost, whatever its stored usage says.
-func (m *Meter) Record(role, model string, u Usage, cached bool) {
+func (m *Meter) Record(role, model string, u swc.Usage, cached bool) {
 	m.record(role, model, u, cached, false)
 }
 
 // RecordError counts one failed call.
 func (m *Meter) RecordError(role, model string) {
-	m.record(role, model, Usage{}, false, true)
+	m.record(role, model, swc.Usage{}, false, true)
 }
 
-func (m *Meter) record(role, model string, u Usage, cached, failed bool) {
+func (m *Meter) record(role, model string, u swc.Usage, cached, failed bool) {
 	if role == "" {
 		role = "other"
 	}
 	if cached {
-		u = Usage{CacheHits: 1}
+		u = swc.Usage{CacheHits: 1}
 	}
 	prices := m.Prices
 	if prices == nil {
@@ -141,32 +146,32 @@ func (m *Meter) record(role, model string, u Usage, cached, failed bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.role == nil {
-		m.role, m.model = map[string]*UsageLine{}, map[string]*UsageLine{}
+		m.role, m.model = map[string]*Line{}, map[string]*Line{}
 	}
-	for _, l := range []*UsageLine{&m.total, line(m.role, role), line(m.model, model)} {
+	for _, l := range []*Line{&m.total, line(m.role, role), line(m.model, model)} {
 		l.add(u, cost, priced, failed)
 	}
 }
 
-func line(lines map[string]*UsageLine, key string) *UsageLine {
+func line(lines map[string]*Line, key string) *Line {
 	l, ok := lines[key]
 	if !ok {
-		l = &UsageLine{Key: key}
+		l = &Line{Key: key}
 		lines[key] = l
 	}
 	return l
 }
 
 // Summary returns a snapshot of the totals.
-func (m *Meter) Summary() UsageSummary {
+func (m *Meter) Summary() Summary {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := UsageSummary{Total: snapshot(&m.total), ByRole: lines(m.role), ByModel: lines(m.model)}
+	s := Summary{Total: snapshot(&m.total), ByRole: lines(m.role), ByModel: lines(m.model)}
 	s.Total.Key = "total"
 	return s
 }
 
-func snapshot(l *UsageLine) UsageLine {
+func snapshot(l *Line) Line {
 	c := *l
 	if l.CostUSD != nil {
 		v := *l.CostUSD
@@ -175,8 +180,8 @@ func snapshot(l *UsageLine) UsageLine {
 	return c
 }
 
-func lines(m map[string]*UsageLine) []UsageLine {
-	out := make([]UsageLine, 0, len(m))
+func lines(m map[string]*Line) []Line {
+	out := make([]Line, 0, len(m))
 	for _, l := range m {
 		out = append(out, snapshot(l))
 	}
@@ -185,10 +190,10 @@ func lines(m map[string]*UsageLine) []UsageLine {
 }
 
 // String renders the summary as a plain-text table.
-func (s UsageSummary) String() string {
+func (s Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-40s %7s %6s %6s %11s %11s %10s\n", "", "calls", "cached", "errors", "input tok", "output tok", "cost USD")
-	row := func(l UsageLine) {
+	row := func(l Line) {
 		cost := "-"
 		if l.CostUSD != nil {
 			cost = fmt.Sprintf("%.4f", *l.CostUSD)
@@ -198,7 +203,7 @@ func (s UsageSummary) String() string {
 		}
 		fmt.Fprintf(&b, "%-40s %7d %6d %6d %11d %11d %10s\n", l.Key, l.Calls, l.CacheHits, l.Errors, l.InputTokens, l.OutputTokens, cost)
 	}
-	for i, group := range [][]UsageLine{s.ByRole, s.ByModel} {
+	for i, group := range [][]Line{s.ByRole, s.ByModel} {
 		fmt.Fprintf(&b, "%s\n", []string{"by role:", "by model:"}[i])
 		for _, l := range group {
 			l.Key = "  " + l.Key
@@ -211,17 +216,17 @@ func (s UsageSummary) String() string {
 
 // Metered returns l recording each call in m under the request's Purpose
 // and l.Name().
-func Metered(l LLM, m *Meter) LLM { return &meteredLLM{l: l, m: m} }
+func Metered(l swc.LLM, m *Meter) swc.LLM { return &meteredLLM{l: l, m: m} }
 
 type meteredLLM struct {
-	l LLM
+	l swc.LLM
 	m *Meter
 }
 
 func (ml *meteredLLM) Name() string { return ml.l.Name() }
 
 // Complete returns the wrapped LLM's reply or error unchanged.
-func (ml *meteredLLM) Complete(ctx context.Context, req LLMRequest) (LLMResponse, error) {
+func (ml *meteredLLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
 	resp, err := ml.l.Complete(ctx, req)
 	if err != nil {
 		ml.m.RecordError(req.Purpose, ml.l.Name())

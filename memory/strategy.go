@@ -2,6 +2,7 @@ package memory
 
 import (
 	"strings"
+	"time"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/baseline"
@@ -20,9 +21,41 @@ var Strategies = []string{"swc-anchored", "swc-temporal", "swc-full", "swc-selec
 // NewStrategy returns the named strategy over the given engines with cfg.
 // It returns an EINVALID error for an unknown name.
 func NewStrategy(name string, e swc.Embedder, g swc.Gister, cfg consolidate.Config) (swc.Strategy, error) {
+	return Engines{Embedder: e, Gister: g, Config: cfg}.Strategy(name)
+}
+
+// Engines are what Engines.Strategy builds a strategy from. The function
+// fields and Analyzer are optional; their defaults are noted.
+type Engines struct {
+	Embedder swc.Embedder
+	Gister   swc.Gister
+	Config   consolidate.Config
+	Schedule consolidate.Schedule // zero: consolidate's default
+	// Salient counts a text's entities and numbers (SWC's density
+	// numerator); nil means Salient.
+	Salient func(text string, speakers []string) int
+	// Anchor is swc-anchored's and swc-select's anchoring of relative
+	// dates; nil means mention.Anchor.
+	Anchor func(text string, date time.Time) string
+	// Analyzer is swc-select's turn analysis; nil means a fresh one per
+	// strategy (it caches by conversation) over Anchor, Salient and
+	// mention.HasTemporal.
+	Analyzer *selection.Analyzer
+}
+
+// Strategy returns the named strategy, one of Strategies, over the
+// engines. It returns an EINVALID error for an unknown name.
+func (e Engines) Strategy(name string) (swc.Strategy, error) {
+	salient, anchor := e.Salient, e.Anchor
+	if salient == nil {
+		salient = Salient
+	}
+	if anchor == nil {
+		anchor = mention.Anchor
+	}
 	newSWC := func(v swc.GistVariant) *consolidate.SWC {
-		s := consolidate.New(name, e, g, v, Salient)
-		s.Config = cfg
+		s := consolidate.New(name, e.Embedder, e.Gister, v, salient)
+		s.Config, s.Schedule = e.Config, e.Schedule
 		return s
 	}
 	switch name {
@@ -32,18 +65,20 @@ func NewStrategy(name string, e swc.Embedder, g swc.Gister, cfg consolidate.Conf
 		return newSWC(swc.GistTemporal), nil
 	case "swc-anchored":
 		s := newSWC(swc.GistTemporal)
-		s.Anchor = mention.Anchor
+		s.Anchor = anchor
 		return s, nil
 	case "swc-select":
-		// A fresh Analyzer: it caches by conversation, and each call
-		// sessionises anew.
-		return selection.New(name, &selection.Analyzer{Anchor: mention.Anchor, Salient: Salient, Dated: mention.HasTemporal}), nil
+		a := e.Analyzer
+		if a == nil {
+			a = &selection.Analyzer{Anchor: anchor, Salient: salient, Dated: mention.HasTemporal}
+		}
+		return selection.New(name, a), nil
 	case "truncation":
 		return baseline.Truncation{}, nil
 	case "sliding":
-		return baseline.NewSliding(name, g, swc.GistSummary), nil
+		return baseline.NewSliding(name, e.Gister, swc.GistSummary), nil
 	case "sliding-temporal":
-		return baseline.NewSliding(name, g, swc.GistSummaryTemporal), nil
+		return baseline.NewSliding(name, e.Gister, swc.GistSummaryTemporal), nil
 	}
 	return nil, swc.Errorf(swc.EINVALID, "unknown strategy %q (want one of %s)", name, strings.Join(Strategies, ", "))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/embed"
 	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/sqlite"
@@ -173,35 +175,15 @@ func salient(text string, speakers []string) int {
 	return len(mention.Entities(text, speakers)) + len(mention.Numbers(text))
 }
 
-// strategy returns the strategy of the named condition.
+// strategy returns the strategy of the named condition: "full" and
+// "swc-recall" here, the others from memory.Engines.
 func (e *engines) strategy(name string) (swc.Strategy, error) {
 	if e.salient == nil {
 		e.memos()
 	}
-	newSWC := func(variant swc.GistVariant) *consolidate.SWC {
-		s := consolidate.New(name, e.embedder, e.gister, variant, e.salient)
-		s.Config, s.Schedule = e.cfg, e.schedule
-		return s
-	}
 	switch name {
 	case "full":
 		return baseline.Full{}, nil
-	case "truncation":
-		return baseline.Truncation{}, nil
-	case "sliding":
-		return baseline.NewSliding(name, e.gister, swc.GistSummary), nil
-	case "sliding-temporal":
-		return baseline.NewSliding(name, e.gister, swc.GistSummaryTemporal), nil
-	case "swc-full":
-		return newSWC(swc.GistFull), nil
-	case "swc-temporal":
-		return newSWC(swc.GistTemporal), nil
-	case "swc-anchored":
-		s := newSWC(swc.GistTemporal)
-		s.Anchor = e.anchor
-		return s, nil
-	case "swc-select":
-		return selection.New(name, e.turnAnalyzer()), nil
 	case "swc-recall":
 		r := selection.NewRecall(name, selection.New("swc-select", e.turnAnalyzer()))
 		if e.flags.embedder != "lexical" {
@@ -209,7 +191,13 @@ func (e *engines) strategy(name string) (swc.Strategy, error) {
 		}
 		return r, nil
 	}
-	return nil, usagef("unknown strategy %q (want one of %s)", name, strings.Join(conditionNames, ", "))
+	if !slices.Contains(memory.Strategies, name) {
+		return nil, usagef("unknown strategy %q (want one of %s)", name, strings.Join(conditionNames, ", "))
+	}
+	return memory.Engines{
+		Embedder: e.embedder, Gister: e.gister, Config: e.cfg, Schedule: e.schedule,
+		Salient: e.salient, Anchor: e.anchor, Analyzer: e.turnAnalyzer(),
+	}.Strategy(name)
 }
 
 // strategies resolves a comma-separated list of condition names ("" = all).

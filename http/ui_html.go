@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"net/url"
 	"strconv"
 
 	"github.com/swcmem/swc"
@@ -13,7 +14,7 @@ import (
 // text/template looks methods up by name at run time, which makes the
 // linker keep every exported method of every type in the swc binary (tens
 // of megabytes with the model SDKs). Every piece of text goes through
-// esc.
+// esc, every path segment built from an id through url.PathEscape first.
 
 var esc = html.EscapeString
 
@@ -69,7 +70,7 @@ func uiListPage(w io.Writer, list []swc.ConversationInfo) {
 			pending = " (new messages pending)"
 		}
 		fmt.Fprintf(w, "<tr><td><a href=\"/ui/conversations/%s\">%s</a></td><td>%d</td><td>%d</td>\n<td>%d%s</td><td>%s</td></tr>\n",
-			esc(c.ID), esc(c.ID), c.Messages, c.Sessions, c.ConsolidatedThrough, pending, esc(c.LastMessage.Format("2006-01-02 15:04")))
+			esc(url.PathEscape(c.ID)), esc(c.ID), c.Messages, c.Sessions, c.ConsolidatedThrough, pending, esc(c.LastMessage.Format("2006-01-02 15:04")))
 	}
 	io.WriteString(w, "</table>\n")
 	uiFoot(w)

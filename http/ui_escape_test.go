@@ -1,0 +1,60 @@
+package http
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swcmem/swc"
+)
+
+// hostile are values a user can put into a conversation (its id, message
+// text, speaker names, gists) or into a job's error; the pages must show
+// them as text.
+var hostile = []string{`"><script>alert(1)</script>`, `' onmouseover=x '`}
+
+// checkEscaped fails when page carries any of hostile raw.
+func checkEscaped(t *testing.T, name, page string) {
+	t.Helper()
+	for _, h := range hostile {
+		if strings.Contains(page, h) {
+			t.Errorf("%s carries %q unescaped", name, h)
+		}
+	}
+	for _, bad := range []string{"<script", "onmouseover=x '", "'><"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("%s carries %q", name, bad)
+		}
+	}
+}
+
+func TestUIPagesEscape(t *testing.T) {
+	for _, h := range hostile {
+		var b strings.Builder
+		uiListPage(&b, []swc.ConversationInfo{{ID: h, Messages: 2, LastMessage: time.Unix(0, 0).UTC()}})
+		checkEscaped(t, "list page", b.String())
+
+		b.Reset()
+		d := &ConversationDetail{ConversationInfo: swc.ConversationInfo{ID: h},
+			SessionList: []SessionInfo{{Date: h, Messages: 1}},
+			PendingJobs: []swc.Job{{State: h, LastError: h}}}
+		uiConversationPage(&b, conversationPage{Detail: d, Strategies: []string{h, "swc-anchored"},
+			Rows:    []sessionRow{{ChunkReport: swc.ChunkReport{Tier: swc.Tier(h), Action: swc.Action(h), Reason: h, Gist: h}, Start: h}},
+			Context: contextView{Strategy: h, Text: "Maya: " + h}})
+		checkEscaped(t, "conversation page", b.String())
+
+		b.Reset()
+		uiLoginPage(&b, loginPage{Error: h})
+		checkEscaped(t, "login page", b.String())
+	}
+}
+
+// TestUIListLinksPathEscaped: the link to a conversation is built from its
+// id path-escaped, so an id with '/', '?', '#' or '%' still names it.
+func TestUIListLinksPathEscaped(t *testing.T) {
+	var b strings.Builder
+	uiListPage(&b, []swc.ConversationInfo{{ID: "a/b?c#d%e f"}})
+	if want := `href="/ui/conversations/a%2Fb%3Fc%23d%25e%20f"`; !strings.Contains(b.String(), want) {
+		t.Errorf("list page lacks %s:\n%s", want, b.String())
+	}
+}

@@ -6,14 +6,14 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/swcmem/swc/internal/chromiumtest"
 )
 
 // consolidated returns an env with tenant "acme" holding conversation
@@ -112,46 +112,11 @@ func TestUIFormsWithoutBrowser(t *testing.T) {
 	}
 }
 
-// chromium returns Debian's chromium (or another Chrome) binary. Without
-// one the test fails in CI (CI=true; .ci/run installs it) and is skipped
-// elsewhere.
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium on PATH: .ci/run must install Debian's chromium")
-	}
-	t.Skip("no chromium on PATH: run `apt-get install chromium` to run the browser test")
-	return ""
-}
-
 // TestUIInChromium logs in, opens a conversation and sees its tiers in a
 // real headless Chromium, and saves a screenshot.
 func TestUIInChromium(t *testing.T) {
-	bin := chromium(t)
 	e, key := consolidated(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 1000),
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
+	ctx := chromiumtest.New(t, 1280, 1000)
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(e.ts.URL+"/ui"),
 		chromedp.WaitVisible("#key"),

@@ -2,35 +2,16 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/internal/chromiumtest"
 )
-
-// chromium returns Debian's headless Chromium. Without it the test fails
-// in CI (CI=true: .ci/run installs it) and is skipped elsewhere, saying how
-// to run it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium on PATH: .ci/run must install Debian's chromium")
-	}
-	t.Skip("no chromium on PATH: run `apt-get install chromium` (Debian) to run the report's browser test")
-	return ""
-}
 
 // wideSummary is testSummary grown to LoCoMo's shape: all seven
 // conditions, ten conversations and a paired difference per pair, so that
@@ -73,7 +54,7 @@ func wideSummary() *bench.Summary {
 // test's temporary directory (or $SWC_TEST_ARTIFACTS). SWC_TEST_REPORT=FILE
 // checks a real run's report.html instead of the generated one.
 func TestReportInChromium(t *testing.T) {
-	bin := chromium(t)
+	ctx := chromiumtest.New(t, 1400, 900)
 	dir := t.TempDir()
 	var page bytes.Buffer
 	if err := HTML(&page, wideSummary()); err != nil {
@@ -91,25 +72,6 @@ func TestReportInChromium(t *testing.T) {
 	if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 900),
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
 	if err := chromedp.Do(ctx,
 		chromedp.EmulateViewport(1400, 900),
 		chromedp.Navigate("file://"+path),

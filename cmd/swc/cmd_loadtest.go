@@ -208,9 +208,6 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 	}
 
 	// 3. Reads.
-	var mu sync.Mutex
-	var lat []time.Duration
-	var errs atomic.Int64
 	if *readProfile != "" {
 		f, err := os.Create(*readProfile)
 		if err != nil {
@@ -224,54 +221,33 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 	rctx, cancel := context.WithTimeout(ctx, *duration)
 	defer cancel()
 	start = time.Now()
-	for r := range *readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(r), 1))
-			var mine []time.Duration
-			for rctx.Err() == nil {
-				i := rng.IntN(n)
-				// The body is read whole but not decoded: the figure is
-				// the server's, not this process's JSON decoder's.
-				req, _ := http.NewRequestWithContext(rctx, http.MethodGet,
-					fmt.Sprintf("%s/v1/conversations/%s/context?budget=%d", base, url.PathEscape(convs[i].ID), *budget), nil)
-				req.Header.Set("Authorization", "Bearer "+keys[i])
-				t0 := time.Now()
-				resp, err := hc.Do(req)
-				if err == nil {
-					_, err = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if err == nil && resp.StatusCode != http.StatusOK {
-						err = fmt.Errorf("status %d", resp.StatusCode)
-					}
+	lat, readErrs := timeReads(rctx, *readers, func(r int) *rand.Rand { return rand.New(rand.NewPCG(uint64(r), 1)) },
+		func(rctx context.Context, rng *rand.Rand) error {
+			i := rng.IntN(n)
+			// The body is read whole but not decoded: the figure is
+			// the server's, not this process's JSON decoder's.
+			req, _ := http.NewRequestWithContext(rctx, http.MethodGet,
+				fmt.Sprintf("%s/v1/conversations/%s/context?budget=%d", base, url.PathEscape(convs[i].ID), *budget), nil)
+			req.Header.Set("Authorization", "Bearer "+keys[i])
+			resp, err := hc.Do(req)
+			if err == nil {
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err == nil && resp.StatusCode != http.StatusOK {
+					err = fmt.Errorf("status %d", resp.StatusCode)
 				}
-				if rctx.Err() != nil {
-					break
-				}
-				if err != nil {
-					errs.Add(1)
-					continue
-				}
-				mine = append(mine, time.Since(t0))
 			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+			return err
+		})
 	res.ReadSeconds = time.Since(start).Seconds()
 	if *readProfile != "" {
 		pprof.StopCPUProfile()
 	}
-	slices.Sort(lat)
-	res.Reads, res.ReadErrors = len(lat), errs.Load()
-	if len(lat) > 0 {
-		res.ReadsPerSec = float64(len(lat)) / res.ReadSeconds
-		res.ReadP50MS = ms(lat[len(lat)/2])
-		res.ReadP99MS = ms(lat[min(len(lat)-1, len(lat)*99/100)])
-		res.ReadMaxMS = ms(lat[len(lat)-1])
+	l := summarize(lat)
+	res.Reads, res.ReadErrors = l.N, readErrs
+	if l.N > 0 {
+		res.ReadsPerSec = float64(l.N) / res.ReadSeconds
+		res.ReadP50MS, res.ReadP99MS, res.ReadMaxMS = l.P50MS, l.P99MS, l.Max
 	}
 	if *asJSON {
 		return writeJSON(env.Stdout, res)
@@ -279,8 +255,6 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 	printLoadtest(env.Stdout, res)
 	return nil
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func printLoadtest(w io.Writer, r loadtestResult) {
 	fmt.Fprintf(w, "ingest       %d messages, %d tenants, %d clients, batches of %d: %.2f s, %.0f messages/s\n",

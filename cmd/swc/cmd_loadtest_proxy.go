@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,20 +48,6 @@ upstream called directly as the baseline:
      requests of the history plus a new message (the memory of the
      consolidation reused, the new messages stored).
 Latencies are client-side: p50, p99 and max, in milliseconds.`
-
-type latency struct {
-	N                 int
-	P50MS, P99MS, Max float64
-}
-
-func summarize(ds []time.Duration) latency {
-	if len(ds) == 0 {
-		return latency{}
-	}
-	slices.Sort(ds)
-	q := func(p float64) float64 { return ms(ds[min(len(ds)-1, int(p*float64(len(ds))))]) }
-	return latency{N: len(ds), P50MS: q(0.50), P99MS: q(0.99), Max: ms(ds[len(ds)-1])}
-}
 
 type loadtestProxyResult struct {
 	Requests, Clients, History, Budget int

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"sync"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -121,52 +119,30 @@ func runScaletest(ctx context.Context, env *Env, args []string) error {
 	}
 	consolidated := time.Since(cons)
 
-	var lats []time.Duration
-	var mu sync.Mutex
-	var errs atomic.Int64
 	rctx, cancel := context.WithTimeout(ctx, *duration)
 	defer cancel()
 	readStart := time.Now()
-	var wg sync.WaitGroup
-	for r := range *readers {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(7, uint64(r)))
-			var mine []time.Duration
-			for rctx.Err() == nil {
-				c := feedConvs[rng.IntN(len(feedConvs))]
-				t0 := time.Now()
-				_, err := client.New(urls[rng.IntN(len(urls))], key).Context(rctx, c.ID, client.ContextOptions{Budget: 4000})
-				if err != nil {
-					if rctx.Err() == nil {
-						errs.Add(1)
-					}
-					continue
-				}
-				mine = append(mine, time.Since(t0))
-			}
-			mu.Lock()
-			lats = append(lats, mine...)
-			mu.Unlock()
+	lats, readErrs := timeReads(rctx, *readers, func(r int) *rand.Rand { return rand.New(rand.NewPCG(7, uint64(r))) },
+		func(rctx context.Context, rng *rand.Rand) error {
+			c := feedConvs[rng.IntN(len(feedConvs))]
+			_, err := client.New(urls[rng.IntN(len(urls))], key).Context(rctx, c.ID, client.ContextOptions{Budget: 4000})
+			return err
 		})
-	}
-	wg.Wait()
 	readFor := time.Since(readStart)
 
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "replicas\t%d\n", *n)
 	fmt.Fprintf(tw, "ingest\t%d messages, %d requests in %.2fs: %.0f msg/s, %.0f req/s, p50 %.1f ms, p99 %.1f ms\n",
 		total, st.Requests, st.Elapsed.Seconds(), float64(total)/st.Elapsed.Seconds(), float64(st.Requests)/st.Elapsed.Seconds(),
-		msf(percentile(st.Latencies, 0.5)), msf(percentile(st.Latencies, 0.99)))
+		ms(percentile(st.Latencies, 0.5)), ms(percentile(st.Latencies, 0.99)))
 	fmt.Fprintf(tw, "consolidation\t%d conversations in %.2fs\n", len(feedConvs), consolidated.Seconds())
 	fmt.Fprintf(tw, "context reads\t%d in %.2fs: %.0f/s, p50 %.1f ms, p99 %.1f ms, %d errors\n",
-		len(lats), readFor.Seconds(), float64(len(lats))/readFor.Seconds(), msf(percentile(lats, 0.5)), msf(percentile(lats, 0.99)), errs.Load())
+		len(lats), readFor.Seconds(), float64(len(lats))/readFor.Seconds(), ms(percentile(lats, 0.5)), ms(percentile(lats, 0.99)), readErrs)
 	if err := printSizes(ctx, tw, *db); err != nil {
 		return err
 	}
 	return tw.Flush()
 }
-
-func msf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // printSizes writes rows and bytes of the service's tables and indexes.
 func printSizes(ctx context.Context, w io.Writer, dsn string) error {

@@ -261,13 +261,3 @@ func feed(ctx context.Context, urls []string, key string, convs []feedConv, clie
 	}
 	return st, firstErr
 }
-
-// percentile returns the p-quantile (0..1) of ds.
-func percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[min(len(s)-1, int(p*float64(len(s))))]
-}

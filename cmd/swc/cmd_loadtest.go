@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,7 +18,6 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/client"
-	"github.com/swcmem/swc/consolidate"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/locomo"
 )
@@ -98,26 +95,11 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 
 	// The service, as `swc serve` wires it, without rate limits or
 	// scheduled consolidation (phase 2 consolidates explicitly).
-	sfs := newFlags(env, "serve", "")
-	sf, ef := addServeFlags(sfs)
-	if err := sfs.Parse([]string{"--db", dbPath, "--rate", "-1", "--schedule", "idle:24h", "--log-level", "error"}); err != nil {
-		return err
-	}
-	sched, _ := consolidate.ParseSchedule(ef.schedule)
-	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	svc, err := openService(ctx, env, sf, ef, sched, logger)
+	svc, base, stop, err := startLoadtestService(ctx, env, []string{"--db", dbPath, "--rate", "-1", "--schedule", "idle:24h", "--log-level", "error"})
 	if err != nil {
 		return err
 	}
-	defer svc.close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	hs := svc.srv.HTTPServer(ln.Addr().String())
-	go hs.Serve(ln)
-	defer hs.Close()
-	base := "http://" + ln.Addr().String()
+	defer stop()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}
 
 	// Keys: one per tenant; tenant i holds conversation i % len(convs).

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
-	"github.com/swcmem/swc/consolidate"
 	swchttp "github.com/swcmem/swc/http"
 )
 
@@ -95,27 +93,12 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	sfs := newFlags(env, "serve", "")
-	sf, ef := addServeFlags(sfs)
-	if err := sfs.Parse([]string{"--db", filepath.Join(dir, "swc.db"), "--rate", "-1", "--schedule", "idle:24h",
-		"--log-level", "error", "--upstream-openai", up.URL + "/v1"}); err != nil {
-		return err
-	}
-	sched, _ := consolidate.ParseSchedule(ef.schedule)
-	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	svc, err := openService(ctx, env, sf, ef, sched, logger)
+	svc, proxy, stop, err := startLoadtestService(ctx, env, []string{"--db", filepath.Join(dir, "swc.db"), "--rate", "-1", "--schedule", "idle:24h",
+		"--log-level", "error", "--upstream-openai", up.URL + "/v1"})
 	if err != nil {
 		return err
 	}
-	defer svc.close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	hs := svc.srv.HTTPServer(ln.Addr().String())
-	go hs.Serve(ln)
-	defer hs.Close()
-	proxy := "http://" + ln.Addr().String()
+	defer stop()
 	key, _, err := swchttp.CreateKey(ctx, svc.store, "loadtest")
 	if err != nil {
 		return err

@@ -1,11 +1,10 @@
 package embed
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/swcmem/swc/porter"
+	"github.com/swcmem/swc/term"
 )
 
 // vocab numbers the index terms of a batch. words memoises, per raw
@@ -79,9 +78,7 @@ func (v *vocab) termIDs(dst []int32, text string) []int32 {
 // stem, or -1 when w is dropped.
 func (v *vocab) intern(w string) int32 {
 	id := int32(-1)
-	t := strings.TrimSuffix(w, "'s")
-	if _, stop := stopwords[t]; !stop && !oneLetter(t) && t != "" {
-		st := porter.Stem(strings.ReplaceAll(t, "'", ""))
+	if st, keep := term.Stem(w); keep {
 		var ok bool
 		if id, ok = v.stems[st]; !ok {
 			id = v.n
@@ -115,36 +112,3 @@ func nextIsLetter(s string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i:])
 	return unicode.IsLetter(r)
 }
-
-// oneLetter reports whether w is a single letter (single digits count as
-// words: "5 kids").
-func oneLetter(w string) bool {
-	r, n := utf8.DecodeRuneInString(w)
-	return n == len(w) && unicode.IsLetter(r)
-}
-
-// stopwords is a small English list (function words, auxiliaries, common
-// contractions) plus the chat fillers of casual dialogue ("yeah", "haha",
-// "wow"), which carry no topic.
-var stopwords = func() map[string]struct{} {
-	m := map[string]struct{}{}
-	for _, w := range strings.Fields(`
-a about above after again against all am an and any are as at be because
-been before being below between both but by can could did do does doing down
-during each few for from further had has have having he her here hers herself
-him himself his how i if in into is it its itself just me more most my myself
-no nor not now of off on once only or other our ours ourselves out over own
-same she should so some such than that the their theirs them themselves then
-there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours
-yourself yourselves also really much many lot lots thing things get got
-i'm i've i'll i'd you're you've you'll you'd he's she's it's we're we've
-we'll we'd they're they've they'll they'd that's there's what's let's
-don't doesn't didn't isn't aren't wasn't weren't can't couldn't won't
-wouldn't shouldn't haven't hasn't hadn't ain't gonna wanna
-oh ok okay yeah yes yep hey hi hello wow haha hahaha lol um uh hmm
-`) {
-		m[w] = struct{}{}
-	}
-	return m
-}()

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -89,18 +88,7 @@ func curveSections(c *bench.Curves) []section {
 // condition's mean and 95% CI at every budget. It returns the first write
 // error.
 func CurvesMarkdown(w io.Writer, c *bench.Curves) error {
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# %s\n", mdText(CurvesTitle))
-	for _, sec := range curveSections(c) {
-		fmt.Fprintf(bw, "\n## %s\n", mdText(sec.Title))
-		for _, p := range sec.Text {
-			fmt.Fprintf(bw, "\n%s\n", mdText(p))
-		}
-		for _, t := range sec.Tables {
-			writeMarkdownTable(bw, t)
-		}
-	}
-	if err := bw.Flush(); err != nil {
+	if err := writeMarkdown(w, CurvesTitle, curveSections(c)); err != nil {
 		return fmt.Errorf("report: curves markdown: %w", err)
 	}
 	return nil

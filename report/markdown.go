@@ -18,9 +18,18 @@ const Title = "SWC benchmark report"
 // and usage, preservation and judge audit when present). Numbers have 3
 // decimals. It returns the first write error.
 func Markdown(w io.Writer, s *bench.Summary) error {
+	if err := writeMarkdown(w, Title, sections(s)); err != nil {
+		return fmt.Errorf("report: markdown: %w", err)
+	}
+	return nil
+}
+
+// writeMarkdown writes a document of title and secs: each section's
+// heading, paragraphs, list items and tables. It returns the write error.
+func writeMarkdown(w io.Writer, title string, secs []section) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# %s\n", mdText(Title))
-	for _, sec := range sections(s) {
+	fmt.Fprintf(bw, "# %s\n", mdText(title))
+	for _, sec := range secs {
 		fmt.Fprintf(bw, "\n## %s\n", mdText(sec.Title))
 		for _, p := range sec.Text {
 			fmt.Fprintf(bw, "\n%s\n", mdText(p))
@@ -35,10 +44,7 @@ func Markdown(w io.Writer, s *bench.Summary) error {
 			writeMarkdownTable(bw, t)
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("report: markdown: %w", err)
-	}
-	return nil
+	return bw.Flush()
 }
 
 func writeMarkdownTable(w *bufio.Writer, t table) {

@@ -75,6 +75,7 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	history := fs.Int("history", 400, "messages of the compressed history")
 	budget := fs.Int("budget", 3000, "X-SWC-Budget of the compression phase")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the compression phase at --clients clients to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -215,7 +216,18 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	}
 	res.ProxyLarge1 = summarize(lat)
 	res.CPUPerRequestMS = ms(cpuTime()-cpu0) / float64(len(lat))
-	if res.DirectLarge, res.ProxyLarge, err = phase(*clients, plain(up.URL, large, *budget), plain(proxy, large, *budget)); err != nil {
+	if res.DirectLarge, err = runLatency(run(*clients, plain(up.URL, large, *budget))); err != nil {
+		return err
+	}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	res.ProxyLarge, err = runLatency(run(*clients, plain(proxy, large, *budget)))
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
+	if err != nil {
 		return err
 	}
 

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"math/rand/v2"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -81,4 +83,28 @@ func timeReads(ctx context.Context, readers int, seed func(r int) *rand.Rand, re
 	}
 	wg.Wait()
 	return lats, errs.Load()
+}
+
+// runLatency summarises the latencies of a run that may have failed.
+func runLatency(ds []time.Duration, err error) (latency, error) {
+	return summarize(ds), err
+}
+
+// startCPUProfile starts a CPU profile written to path and returns the
+// function that stops it and closes the file; with path "" it does nothing.
+// It returns an error when the file cannot be created or profiling is
+// already on.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
 }

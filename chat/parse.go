@@ -46,6 +46,20 @@ func Parse(data []byte, f Format) (*Input, error) {
 		}
 	}
 	data = bytes.TrimSpace(trimBOM(data))
+	if in := parseFast(data, f); in != nil {
+		in.Format = f
+		if err := Validate(in.Messages, in.Where); err != nil {
+			return nil, err
+		}
+		return in, nil
+	}
+	return parseGeneral(data, f)
+}
+
+// parseGeneral is Parse for trimmed data in a known format, without the
+// fast path: the parsers for every shape each format accepts, and the
+// error messages for bad input.
+func parseGeneral(data []byte, f Format) (*Input, error) {
 	var in *Input
 	var err error
 	switch f {

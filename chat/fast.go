@@ -2,7 +2,9 @@ package chat
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,7 +101,8 @@ func (p *fast) top() *Input {
 
 // finish copies the input once and points Raw, Body and Where into it.
 func (p *fast) finish() *Input {
-	in := &p.in
+	in := new(Input) // not &p.in, which would keep the parser's buffers
+	*in = p.in
 	buf := bytes.Clone(p.b)
 	in.Raw = make([]json.RawMessage, len(p.raw))
 	for k, s := range p.raw {
@@ -928,12 +931,12 @@ var strSpecial = func() (t [256]bool) {
 // closing quote and whether it has escapes.
 func (p *fast) str(i int) (end int, esc bool, ok bool) {
 	b := p.b
-	for i++; i < len(b); i++ {
-		c := b[i]
-		if !strSpecial[c] {
-			continue
+	for i++; ; i++ {
+		i = plain(b, i)
+		if i >= len(b) {
+			return 0, false, false
 		}
-		switch {
+		switch c := b[i]; {
 		case c == '"':
 			return i + 1, esc, true
 		case c < 0x20:
@@ -954,7 +957,32 @@ func (p *fast) str(i int) (end int, esc bool, ok bool) {
 			return 0, false, false
 		}
 	}
-	return 0, false, false
+}
+
+// plain returns the index of the first control character, '"' or '\\' in
+// b from i on, or len(b).
+func plain(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b) && !strSpecial[b[i]]; i++ {
+	}
+	return i
+}
+
+// special8 returns a word with the high bit set in the first byte of x
+// (in memory order) that is a control character, '"' or '\\', or 0 if none
+// is: the word tricks of Hacker's Delight (a byte's high bit survives
+// x-0x20 &^ x only when it was below 0x20; borrows can mark later bytes
+// too, never earlier ones).
+func special8(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	lt := (x - 0x20*ones) &^ x
+	q := x ^ '"'*ones
+	bs := x ^ '\\'*ones
+	return (lt | (q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }

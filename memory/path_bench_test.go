@@ -12,8 +12,9 @@ import (
 
 // BenchmarkProxyPath times the steps of one proxied request on LoCoMo
 // conv-26 as an OpenAI Chat Completions body (419 messages): parsing the
-// body, compressing the same history again (a client re-sending it), an
-// agent's growing history (each request one message longer than the
+// body (and the same conversation as an Anthropic Messages body),
+// compressing the same history again (a client re-sending it), an agent's
+// growing history (each request one message longer than the
 // last, so no two histories are the same), and splicing the result back.
 func BenchmarkProxyPath(b *testing.B) {
 	convs := loadLoCoMo(b)
@@ -31,6 +32,22 @@ func BenchmarkProxyPath(b *testing.B) {
 		defer reportCPU(b, cpuTime())
 		for b.Loop() {
 			if _, err := chat.Parse(full, chat.OpenAI); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The same messages as an Anthropic Messages body (ToAnthropic merges
+	// adjacent turns of one speaker into one message of text blocks).
+	areq := chat.ToAnthropic(msgs)
+	araw, err := json.Marshal(areq.Messages)
+	if err != nil {
+		b.Fatal(err)
+	}
+	afull := fmt.Appendf(nil, `{"model":"claude-haiku-4-5","max_tokens":1024,"messages":%s}`, araw)
+	b.Run("parse-anthropic", func(b *testing.B) {
+		defer reportCPU(b, cpuTime())
+		for b.Loop() {
+			if _, err := chat.Parse(afull, chat.Anthropic); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -404,3 +404,17 @@ func TestPlain(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseFast: on anything, Parse (with its fast path) and the general
+// parsers give the same Input or the same error, in both formats.
+func FuzzParseFast(f *testing.F) {
+	fuzzSeeds(f)
+	for _, s := range trickyInputs {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range []Format{OpenAI, Anthropic} {
+			sameParse(t, "fuzz", data, format)
+		}
+	})
+}

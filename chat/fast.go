@@ -125,8 +125,10 @@ func (p *fast) finish() *Input {
 		copy(in.Origin[1:], in.Origin)
 		in.Origin[0] = -1
 	}
-	if cap(in.Messages) > 2*len(in.Messages)+16 {
+	if cap(in.Messages) > 2*len(in.Messages)+16 { // many braces in the text
 		in.Messages = slices.Clone(in.Messages)
+		in.Where = slices.Clone(in.Where)
+		in.Origin = slices.Clone(in.Origin)
 	}
 	// "messages[i]" for every message without a where of its own, all in
 	// one string.

@@ -103,6 +103,9 @@ type SWC struct {
 	// Schedule decides when consolidation runs during replay.
 	Schedule Schedule
 	Config   Config
+	// Plans, when set, remembers consolidations between Compress calls
+	// (see PlanCache); nil remembers them within one call only.
+	Plans PlanCache
 }
 
 var _ swc.Strategy = (*SWC)(nil)
@@ -136,9 +139,14 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 		return nil, swc.Errorf(swc.EINVALID, "conversation %s has no sessions", c.ID)
 	}
 	memo := newGistMemo(s.Gister)
+	pc := s.Plans
+	if pc == nil {
+		pc = mapCache{}
+	}
+	keys := s.planKeys(c)
 	var decided *plan // the last consolidation, before budget cuts
 	points, err := s.Schedule.run(len(c.Sessions), opts.Budget, c, func(upto int) (int, error) {
-		p, err := s.plan(ctx, c.Upto(upto), memo)
+		p, err := s.cachedPlan(ctx, pc, keys[upto-1], c.Upto(upto), memo, true)
 		if err != nil {
 			return 0, err
 		}
@@ -158,7 +166,7 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 	// Scores over everything, for the report and the budget order; when
 	// the last consolidation is not the end, no new gists are made (the
 	// decisions come from that consolidation).
-	final, err := s.planWith(ctx, c, memo, last == len(c.Sessions))
+	final, err := s.cachedPlan(ctx, pc, keys[len(keys)-1], c, memo, last == len(c.Sessions))
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,7 @@ type ProxyConfig struct {
 
 type proxyState struct {
 	mu          sync.Mutex
+	base        *memory.Compressor         // the settings; its memos are shared
 	compressors map[int]*memory.Compressor // by budget
 	prefixes    map[prefixKey]string
 	metrics     *proxyMetrics

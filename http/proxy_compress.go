@@ -43,8 +43,35 @@ func (s *Server) compressor(budget int, p protocol) (*memory.Compressor, error) 
 	if ok {
 		return c, nil
 	}
+	base, err := s.baseCompressor()
+	if err != nil {
+		return nil, err
+	}
+	if c, err = base.WithBudget(budget); err != nil {
+		return nil, err
+	}
+	if p == protoAnthropic {
+		c = c.WithAlignUser()
+	}
+	s.proxy.mu.Lock()
+	if len(s.proxy.compressors) > 256 {
+		clear(s.proxy.compressors)
+	}
+	s.proxy.compressors[key] = c
+	s.proxy.mu.Unlock()
+	return c, nil
+}
+
+// baseCompressor returns the compressor of the proxy's settings that every
+// budget's compressor is a copy of: they share its memos, so memory stays
+// bounded however many budgets clients ask for.
+func (s *Server) baseCompressor() (*memory.Compressor, error) {
+	s.proxy.mu.Lock()
+	defer s.proxy.mu.Unlock()
+	if s.proxy.base != nil {
+		return s.proxy.base, nil
+	}
 	o := memory.DefaultOptions()
-	o.Budget = budget
 	if s.Proxy.Strategy != "" {
 		o.Strategy = s.Proxy.Strategy
 	}
@@ -63,15 +90,7 @@ func (s *Server) compressor(budget int, p protocol) (*memory.Compressor, error) 
 	if err != nil {
 		return nil, err
 	}
-	if p == protoAnthropic {
-		c = c.WithAlignUser()
-	}
-	s.proxy.mu.Lock()
-	if len(s.proxy.compressors) > 256 {
-		clear(s.proxy.compressors)
-	}
-	s.proxy.compressors[key] = c
-	s.proxy.mu.Unlock()
+	s.proxy.base = c
 	return c, nil
 }
 

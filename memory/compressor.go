@@ -9,6 +9,7 @@ import (
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/sqlite"
 	"github.com/swcmem/swc/tokens"
@@ -254,6 +255,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 				s.Schedule = o.Schedule
 			}
 			s.Salient = c.memos.salientCount
+			s.Plans = c.memos.plans
 			if s.Anchor != nil {
 				s.Anchor = c.memos.anchor
 			}
@@ -353,7 +355,7 @@ func (c *Compressor) engines() engineSet {
 	if e.embedder == nil {
 		e.embedder = offEmb
 	}
-	e.gister = &memoGister{Gister: e.gister, memo: &c.memos.gists}
+	e.gister = &memoGister{Gister: e.gister, memo: c.memos.gists}
 	return e
 }
 
@@ -366,7 +368,7 @@ func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, res *Resu
 	if !c.online || res.Fallback != "" {
 		if res.Fallback != "" {
 			g, emb := offline()
-			e = engineSet{gister: &memoGister{Gister: g, memo: &c.memos.gists}, embedder: emb, meter: e.meter}
+			e = engineSet{gister: &memoGister{Gister: g, memo: c.memos.gists}, embedder: emb, meter: e.meter}
 		}
 		// Offline engines do not wait on anything: finish even past the
 		// deadline rather than fail.
@@ -392,7 +394,7 @@ func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, res *Resu
 		res.Fallback = "engine failed: " + err.Error()
 	}
 	g, emb := offline()
-	return f(context.WithoutCancel(ctx), engineSet{gister: &memoGister{Gister: g, memo: &c.memos.gists}, embedder: emb, meter: e.meter})
+	return f(context.WithoutCancel(ctx), engineSet{gister: &memoGister{Gister: g, memo: c.memos.gists}, embedder: emb, meter: e.meter})
 }
 
 // gistKey identifies a gist: the gister's name and the request.
@@ -405,17 +407,17 @@ type gistKey struct {
 // neither budget retries nor later calls over the same history pay twice.
 type memoGister struct {
 	swc.Gister
-	memo *memo[gistKey, string]
+	memo *memo.Memo[gistKey, string]
 }
 
 func (g *memoGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
 	k := gistKey{g.Gister.Name(), req}
-	if s, ok := g.memo.get(k); ok {
+	if s, ok := g.memo.Get(k); ok {
 		return s, nil
 	}
 	s, err := g.Gister.Gist(ctx, req)
 	if err == nil {
-		g.memo.put(k, s)
+		g.memo.Put(k, s)
 	}
 	return s, err
 }

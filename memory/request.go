@@ -26,6 +26,19 @@ func SpliceRequest(in *chat.Input, res *Result) ([]byte, error) {
 	return nil, swc.Errorf(swc.EINVALID, "cannot splice messages into a %s input", in.Format)
 }
 
+// WithBudget returns a copy of c with another budget that shares c's
+// memos (gists, anchors, entity counts and plans do not depend on the
+// budget), so one process compressing to many budgets holds one set. It
+// returns an EINVALID error when budget is not positive.
+func (c *Compressor) WithBudget(budget int) (*Compressor, error) {
+	if budget <= 0 {
+		return nil, swc.Errorf(swc.EINVALID, "budget must be positive (got %d)", budget)
+	}
+	cc := *c
+	cc.opts.Budget = budget
+	return &cc, nil
+}
+
 // WithAlignUser returns a copy of c whose kept messages start at a user
 // message (Options.AlignUser), as Anthropic requests need.
 func (c *Compressor) WithAlignUser() *Compressor {

@@ -144,7 +144,7 @@ func (e *engines) openGister(ctx context.Context, env *Env) error {
 	if e.flags.gister == "extractive" {
 		g := gist.NewExtractive()
 		g.Temporal = e.temporal
-		e.gister = &memoGister{Gister: g} // deterministic: remembered in memory only
+		e.gister = newMemoGister(g) // deterministic: remembered in memory only
 		return nil
 	}
 	return e.openLLMGister(ctx, env)
@@ -234,7 +234,7 @@ func (e *engines) turnAnalyzer() *selection.Analyzer {
 
 // memos sets the remembered text functions of the run.
 func (e *engines) memos() {
-	e.salient = new(salientMemo).count
-	e.temporal = (&textMemo[bool]{fn: mention.HasTemporal}).get
-	e.anchor = (&anchorMemo{fn: mention.Anchor}).get
+	e.salient = salientMemo()
+	e.temporal = textMemo(mention.HasTemporal)
+	e.anchor = anchorMemo(mention.Anchor)
 }

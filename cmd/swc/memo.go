@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/memo"
 )
 
 // The offline engines are deterministic, and every condition, budget and
@@ -16,18 +16,31 @@ import (
 // the raw turns), the same sessions to gist, the same turns to count
 // entities in. These memos make each of those one computation per run.
 
+// The memos are bounded (memo.Memo), since swc serve keeps its engines
+// for as long as it runs: textMemoBytes per generation for each text memo,
+// vectorMemoBytes for the embeddings.
+const (
+	textMemoBytes   = 64 << 20
+	vectorMemoBytes = 256 << 20
+)
+
 // memoEmbedder remembers the vectors of each batch of texts, keyed by the
 // batch's SHA-256. Use it only over a deterministic embedder.
 type memoEmbedder struct {
 	swc.Embedder
-	mu sync.Mutex
-	m  map[[32]byte][][]float32
+	m *memo.Memo[[32]byte, [][]float32]
 }
 
 var _ swc.Embedder = (*memoEmbedder)(nil)
 
 func newMemoEmbedder(e swc.Embedder) *memoEmbedder {
-	return &memoEmbedder{Embedder: e, m: map[[32]byte][][]float32{}}
+	return &memoEmbedder{Embedder: e, m: memo.New(vectorMemoBytes, func(_ [32]byte, v [][]float32) int {
+		n := 24 * len(v)
+		for _, x := range v {
+			n += 4 * len(x)
+		}
+		return n
+	})}
 }
 
 // Embed returns the remembered vectors of texts, or embeds and remembers
@@ -40,19 +53,14 @@ func (m *memoEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	}
 	var key [32]byte
 	h.Sum(key[:0])
-	m.mu.Lock()
-	v, ok := m.m[key]
-	m.mu.Unlock()
-	if ok {
+	if v, ok := m.m.Get(key); ok {
 		return v, nil
 	}
 	v, err := m.Embedder.Embed(ctx, texts)
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
-	m.m[key] = v
-	m.mu.Unlock()
+	m.m.Put(key, v)
 	return v, nil
 }
 
@@ -60,57 +68,55 @@ func (m *memoEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 // deterministic gister.
 type memoGister struct {
 	swc.Gister
-	m sync.Map // swc.GistRequest → string
+	m *memo.Memo[swc.GistRequest, string]
 }
 
 var _ swc.Gister = (*memoGister)(nil)
 
+func newMemoGister(g swc.Gister) *memoGister {
+	return &memoGister{Gister: g, m: memo.New(textMemoBytes, func(k swc.GistRequest, v string) int {
+		return len(k.Text) + len(k.Date) + len(v)
+	})}
+}
+
 // Gist returns the remembered gist of req, or makes and remembers it.
 func (m *memoGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
-	if v, ok := m.m.Load(req); ok {
-		return v.(string), nil
+	if v, ok := m.m.Get(req); ok {
+		return v, nil
 	}
 	g, err := m.Gister.Gist(ctx, req)
 	if err != nil {
 		return "", err
 	}
-	m.m.Store(req, g)
+	m.m.Put(req, g)
 	return g, nil
 }
 
-// salientMemo remembers salient's counts per text and speakers.
-type salientMemo struct{ m sync.Map } // string → int
-
-// count is salient, remembered.
-func (s *salientMemo) count(text string, speakers []string) int {
-	key := text + "\x00" + strings.Join(speakers, "\x00")
-	if v, ok := s.m.Load(key); ok {
-		return v.(int)
+// salientMemo returns salient, remembered per text and speakers.
+func salientMemo() func(text string, speakers []string) int {
+	m := memo.New(textMemoBytes, func(k string, _ int) int { return len(k) })
+	return func(text string, speakers []string) int {
+		key := text + "\x00" + strings.Join(speakers, "\x00")
+		if v, ok := m.Get(key); ok {
+			return v
+		}
+		n := salient(text, speakers)
+		m.Put(key, n)
+		return n
 	}
-	n := salient(text, speakers)
-	s.m.Store(key, n)
-	return n
 }
 
-// textMemo remembers a pure function of a text (the temporal check).
-type textMemo[V any] struct {
-	fn func(string) V
-	m  sync.Map // string → V
-}
-
-func (t *textMemo[V]) get(s string) V {
-	if v, ok := t.m.Load(s); ok {
-		return v.(V)
+// textMemo returns fn, remembered per text.
+func textMemo[V any](fn func(string) V) func(string) V {
+	m := memo.New(textMemoBytes, func(k string, _ V) int { return len(k) })
+	return func(s string) V {
+		if v, ok := m.Get(s); ok {
+			return v
+		}
+		v := fn(s)
+		m.Put(s, v)
+		return v
 	}
-	v := t.fn(s)
-	t.m.Store(s, v)
-	return v
-}
-
-// anchorMemo remembers mention.Anchor per text and reference time.
-type anchorMemo struct {
-	fn func(string, time.Time) string
-	m  sync.Map // anchorKey → string
 }
 
 type anchorKey struct {
@@ -118,12 +124,17 @@ type anchorKey struct {
 	ref  time.Time
 }
 
-func (a *anchorMemo) get(text string, ref time.Time) string {
-	k := anchorKey{text, ref}
-	if v, ok := a.m.Load(k); ok {
-		return v.(string)
+// anchorMemo returns fn (mention.Anchor), remembered per text and
+// reference time.
+func anchorMemo(fn func(string, time.Time) string) func(string, time.Time) string {
+	m := memo.New(textMemoBytes, func(k anchorKey, v string) int { return len(k.text) + len(v) })
+	return func(text string, ref time.Time) string {
+		k := anchorKey{text, ref}
+		if v, ok := m.Get(k); ok {
+			return v
+		}
+		v := fn(text, ref)
+		m.Put(k, v)
+		return v
 	}
-	v := a.fn(text, ref)
-	a.m.Store(k, v)
-	return v
 }

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/swcmem/swc/embed"
 	swchttp "github.com/swcmem/swc/http"
 )
 
@@ -56,7 +55,7 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, strategy string, eng *
 	if strategy != "full" {
 		cfg.Strategy = strategy
 	}
-	if _, lexical := eng.embedder.(*embed.Lexical); !lexical {
+	if ef.embedder != "lexical" {
 		cfg.Embedder = eng.embedder
 	}
 	return cfg, nil

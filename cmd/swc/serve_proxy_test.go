@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/swcmem/swc/embed"
 )
 
 // syncBuffer is a bytes.Buffer safe for a server goroutine and the test.
@@ -110,5 +112,26 @@ func TestServeProxyFlags(t *testing.T) {
 	_, _, err := run(t, nil, "serve", "--db", filepath.Join(t.TempDir(), "x.db"), "--upstream-openai", "api.openai.com")
 	if err == nil || !strings.Contains(err.Error(), "--upstream-openai") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestProxyConfigEmbedder: with the offline lexical embedder the proxy's
+// compressors use their own (nil: memory's offline engines, not the
+// service's batch memo); with a remote one, the service's.
+func TestProxyConfigEmbedder(t *testing.T) {
+	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard, nil)
+	pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8}
+	for _, tc := range []struct {
+		flag string
+		want bool
+	}{{"lexical", false}, {"openai:text-embedding-3-small", true}} {
+		eng := &engines{embedder: newMemoEmbedder(embed.New())}
+		cfg, err := proxyConfig(env, pf, &engineFlags{embedder: tc.flag, budget: 4000}, "swc-anchored", eng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Embedder != nil; got != tc.want {
+			t.Errorf("--embedder %s: proxy embedder set = %v, want %v", tc.flag, got, tc.want)
+		}
 	}
 }

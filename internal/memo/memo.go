@@ -1,0 +1,73 @@
+// Package memo holds Memo, the bounded concurrent map that swc's
+// long-running parts (the proxy's compressors, the service's engines)
+// remember derived values in: gists, anchors, entity counts, plans,
+// embeddings. Unbounded maps there would grow with every request.
+package memo
+
+import "sync"
+
+// Memo is a concurrent map that holds about Max bytes per generation
+// (each entry's bytes as Size says, plus 64): when the current generation
+// is full it becomes the old one and the previous old one is forgotten; an
+// entry found in the old generation moves back to the current one. What is
+// used keeps its place; what is not is forgotten after two generations, so
+// a Memo holds at most about 2·Max bytes. The zero Memo is not usable: make
+// one with New.
+type Memo[K comparable, V any] struct {
+	mu       sync.Mutex
+	cur, old map[K]V
+	bytes    int
+	max      int
+	size     func(K, V) int
+}
+
+// New returns an empty Memo of max bytes per generation; size returns the
+// bytes an entry holds (its text, say).
+func New[K comparable, V any](max int, size func(K, V) int) *Memo[K, V] {
+	return &Memo[K, V]{max: max, size: size}
+}
+
+// Get returns the value stored under k.
+func (m *Memo[K, V]) Get(k K) (V, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.cur[k]; ok {
+		return v, true
+	}
+	v, ok := m.old[k]
+	if ok {
+		delete(m.old, k)
+		m.add(k, v)
+	}
+	return v, ok
+}
+
+// Put stores v under k.
+func (m *Memo[K, V]) Put(k K, v V) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.cur[k]; ok {
+		m.cur[k] = v
+		return
+	}
+	delete(m.old, k)
+	m.add(k, v)
+}
+
+// Len returns the number of entries held, and the bytes of the current
+// generation.
+func (m *Memo[K, V]) Len() (entries, bytes int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.cur) + len(m.old), m.bytes
+}
+
+// add stores a new entry in the current generation; m.mu is held.
+func (m *Memo[K, V]) add(k K, v V) {
+	n := m.size(k, v) + 64
+	if m.cur == nil || m.bytes+n > m.max {
+		m.old, m.cur, m.bytes = m.cur, make(map[K]V), 0
+	}
+	m.cur[k] = v
+	m.bytes += n
+}

@@ -30,7 +30,7 @@ type PlanCache interface {
 // session.
 type mapCache map[[32]byte]any
 
-func (m mapCache) Get(k [32]byte) (any, bool) { v, ok := m[k]; return v, ok }
+func (m mapCache) Get(k [32]byte) (any, bool)   { v, ok := m[k]; return v, ok }
 func (m mapCache) Put(k [32]byte, v any, _ int) { m[k] = v }
 
 // planKeys returns, for each i, the key of a plan over c's first i+1

@@ -74,5 +74,5 @@ type sizedPlan struct {
 
 var _ consolidate.PlanCache = planMemo{}
 
-func (p planMemo) Get(k [32]byte) (any, bool)         { v, ok := p.m.Get(k); return v.v, ok }
+func (p planMemo) Get(k [32]byte) (any, bool)       { v, ok := p.m.Get(k); return v.v, ok }
 func (p planMemo) Put(k [32]byte, v any, bytes int) { p.m.Put(k, sizedPlan{v, bytes}) }

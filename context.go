@@ -121,6 +121,16 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// SparseEmbedder is an Embedder whose vectors are mostly zeros (the
+// lexical one): EmbedSparse returns what Embed returns, each vector as its
+// non-zero entries in index order, without building the dense forms.
+// Strategies use it when the embedder has it.
+type SparseEmbedder interface {
+	Embedder
+	// EmbedSparse returns one vector per text, in order, or an error.
+	EmbedSparse(ctx context.Context, texts []string) ([]Sparse, error)
+}
+
 // GistVariant names the gist prompt family.
 type GistVariant string
 

@@ -133,3 +133,82 @@ func (s Sparse) Dot(dense []float32) float64 {
 	}
 	return sum
 }
+
+// NormalizeSparse is Normalize for a sparse vector: ToSparse(Normalize(v))
+// for v the dense form of s, value for value (the zeros add nothing to the
+// sums). A zero vector gives an empty one. s is not modified.
+func NormalizeSparse(s Sparse) Sparse {
+	var n float64
+	for _, x := range s.Value {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return Sparse{}
+	}
+	inv := 1 / math.Sqrt(n)
+	out := Sparse{Index: s.Index, Value: make([]float32, len(s.Value))}
+	for i, x := range s.Value {
+		out.Value[i] = float32(float64(x) * inv)
+	}
+	// Normalize keeps an entry that rounds to zero; ToSparse then drops it.
+	for i := 0; i < len(out.Value); i++ {
+		if out.Value[i] == 0 {
+			return dropZeros(out)
+		}
+	}
+	return out
+}
+
+func dropZeros(s Sparse) Sparse {
+	var out Sparse
+	for i, x := range s.Value {
+		if x != 0 {
+			out.Index = append(out.Index, s.Index[i])
+			out.Value = append(out.Value, x)
+		}
+	}
+	return out
+}
+
+// MeanNormalizedSparse is MeanNormalized for sparse vectors: the same
+// values, the result as long as the highest index used plus one rather
+// than the longest dense form (the entries past it would be zeros, which
+// Sparse.Dot reads as such). It returns nil for no vectors.
+func MeanNormalizedSparse(vecs []Sparse) []float32 {
+	if len(vecs) == 0 {
+		return nil
+	}
+	n := 0
+	for _, v := range vecs {
+		if k := len(v.Index); k > 0 {
+			n = max(n, int(v.Index[k-1])+1)
+		}
+	}
+	sum := make([]float64, n)
+	for _, v := range vecs {
+		var vn float64
+		for _, x := range v.Value {
+			vn += float64(x) * float64(x)
+		}
+		if vn == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(vn)
+		for k, i := range v.Index {
+			sum[i] += float64(v.Value[k]) * inv
+		}
+	}
+	out := make([]float32, n)
+	var norm float64
+	for _, x := range sum {
+		norm += x * x
+	}
+	if norm == 0 {
+		return out
+	}
+	norm = math.Sqrt(norm)
+	for i, x := range sum {
+		out[i] = float32(x / norm)
+	}
+	return out
+}

@@ -40,20 +40,9 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation) ([]swc.Signals, 
 		}
 	}
 	first[n] = len(texts)
-	vecs, err := s.Embedder.Embed(ctx, texts)
+	sparse, chunkOf, err := s.turnVectors(ctx, texts, first)
 	if err != nil {
 		return nil, fmt.Errorf("embed the turns of %s: %w", c.ID, err)
-	}
-	if len(vecs) != len(texts) {
-		return nil, fmt.Errorf("consolidate: embedder %s returned %d vectors for %d texts", s.Embedder.Name(), len(vecs), len(texts))
-	}
-	// Cosine by Dot needs unit vectors: the lexical embedder's are, a
-	// remote server's need not be.
-	units := make([][]float32, len(vecs))
-	sparse := make([]swc.Sparse, len(vecs)) // the same, for fast dot products
-	for i, v := range vecs {
-		units[i] = swc.Normalize(v)
-		sparse[i] = swc.ToSparse(units[i])
 	}
 	k := s.Config.TopK
 	if k <= 0 {
@@ -61,9 +50,9 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation) ([]swc.Signals, 
 	}
 	top := make([]float64, 0, k+1)
 	for i := 0; i < n; i++ {
-		chunk := swc.MeanNormalized(units[first[i]:first[i+1]])
+		chunk := chunkOf(i)
 		top = top[:0]
-		for j := first[i+1]; j < len(vecs); j++ { // every later turn
+		for j := first[i+1]; j < len(sparse); j++ { // every later turn
 			sim := sparse[j].Dot(chunk)
 			top = pushTop(top, sim, k)
 		}
@@ -99,6 +88,44 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation) ([]swc.Signals, 
 		}
 	}
 	return out, nil
+}
+
+// turnVectors embeds texts (the turns of every session; session i's are
+// texts[first[i]:first[i+1]]) and returns them as unit sparse vectors, and
+// the function giving session i's chunk vector (SPEC §2.2: the mean of
+// its unit turn vectors, at unit length). Cosine by Dot needs unit
+// vectors: the lexical embedder's are, a remote server's need not be. A
+// SparseEmbedder (the lexical one) never builds the dense forms; the
+// numbers are the same either way.
+func (s *SWC) turnVectors(ctx context.Context, texts []string, first []int) ([]swc.Sparse, func(int) []float32, error) {
+	if se, ok := s.Embedder.(swc.SparseEmbedder); ok {
+		vecs, err := se.EmbedSparse(ctx, texts)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(vecs) != len(texts) {
+			return nil, nil, fmt.Errorf("consolidate: embedder %s returned %d vectors for %d texts", s.Embedder.Name(), len(vecs), len(texts))
+		}
+		sparse := make([]swc.Sparse, len(vecs))
+		for i, v := range vecs {
+			sparse[i] = swc.NormalizeSparse(v)
+		}
+		return sparse, func(i int) []float32 { return swc.MeanNormalizedSparse(sparse[first[i]:first[i+1]]) }, nil
+	}
+	vecs, err := s.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(vecs) != len(texts) {
+		return nil, nil, fmt.Errorf("consolidate: embedder %s returned %d vectors for %d texts", s.Embedder.Name(), len(vecs), len(texts))
+	}
+	units := make([][]float32, len(vecs))
+	sparse := make([]swc.Sparse, len(vecs)) // the same, for fast dot products
+	for i, v := range vecs {
+		units[i] = swc.Normalize(v)
+		sparse[i] = swc.ToSparse(units[i])
+	}
+	return sparse, func(i int) []float32 { return swc.MeanNormalized(units[first[i]:first[i+1]]) }, nil
 }
 
 // embedText is what the embedder sees of a turn: its words, and the caption

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"reflect"
 	"sort"
 	"testing"
 	"time"
@@ -230,6 +232,37 @@ func TestDensitySameText(t *testing.T) {
 	for i, ch := range x.Chunks {
 		if math.Abs(ch.Signals.Density-want[i]) > 1e-12 {
 			t.Errorf("session %d density %.6f, want %.6f (raw %d salient / %d tokens of turn text = %.4f)", i, ch.Signals.Density, want[i], 4, words, raw)
+		}
+	}
+}
+
+// denseOnly hides an embedder's EmbedSparse, so signals take the dense path.
+type denseOnly struct{ swc.Embedder }
+
+// TestSignalsSparseEqualsDense: the lexical embedder's sparse path gives
+// the very same signals as its dense vectors, on every LoCoMo conversation
+// (the sample when the data is absent).
+func TestSignalsSparseEqualsDense(t *testing.T) {
+	convs, err := locomo.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full, _, err := locomo.LoadFile(filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")); err == nil {
+		convs = full
+	}
+	for _, c := range convs {
+		sparse := New("swc-full", embed.New(), &fakeGister{}, swc.GistFull, countCaps)
+		dense := New("swc-full", denseOnly{embed.New()}, &fakeGister{}, swc.GistFull, countCaps)
+		got, err := sparse.signals(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := dense.signals(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: sparse signals %v\ndense %v", c.ID, got, want)
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 // product of two vectors is their cosine similarity.
 //
 // Terms are Porter stems (package porter, NLTK's variant) of lowercased Unicode letter/digit words, minus a
-// small English and chat-filler stopword list (see vocab.termIDs). Weights are
+// small English and chat-filler stopword list (see textTerms). Weights are
 // sublinear tf times smoothed idf, as scikit-learn's TfidfVectorizer with
 // sublinear_tf=True, smooth_idf=True:
 //
@@ -57,18 +57,72 @@ func (l *Lexical) Name() string {
 // Embed returns one vector per text, in order, all of the same length. It
 // returns an error only when ctx is done.
 func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	f, err := l.fit(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	dim := max(f.dim, 1)
+	slab := make([]float32, len(texts)*dim)
+	out := make([][]float32, len(texts))
+	for d := range f.docs {
+		v := slab[d*dim : (d+1)*dim : (d+1)*dim]
+		out[d] = v
+		f.weigh(d, func(c int32, w float32) { v[c] = w })
+	}
+	return out, nil
+}
+
+// EmbedSparse returns Embed's vectors as their non-zero entries, in index
+// order, without building the dense forms. It returns an error only when
+// ctx is done.
+func (l *Lexical) EmbedSparse(ctx context.Context, texts []string) ([]swc.Sparse, error) {
+	f, err := l.fit(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, ps := range f.docs {
+		n += len(ps)
+	}
+	idx, val := make([]int32, 0, n), make([]float32, 0, n) // one slab each
+	out := make([]swc.Sparse, len(texts))
+	for d := range f.docs {
+		start := len(idx)
+		f.weigh(d, func(c int32, w float32) {
+			idx = append(idx, c)
+			val = append(val, w)
+		})
+		out[d] = swc.Sparse{Index: idx[start:len(idx):len(idx)], Value: val[start:len(val):len(val)]}
+	}
+	return out, nil
+}
+
+var _ swc.SparseEmbedder = (*Lexical)(nil)
+
+// posting is a term of a text and how often it occurs there.
+type posting struct {
+	id int32
+	tf int32
+}
+
+// fitted is a TF-IDF model fitted on a batch: each text's postings in
+// term-id order, each term's column (-1: below MinDF) and idf.
+type fitted struct {
+	docs [][]posting
+	col  []int32
+	idf  []float64
+	dim  int
+}
+
+// fit fits the model on texts. It returns an error only when ctx is done.
+func (l *Lexical) fit(ctx context.Context, texts []string) (*fitted, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("embed: lexical: %w", err)
 	}
-	type posting struct {
-		id int32
-		tf int32
-	}
 	var (
-		voc     = newVocab()
-		docs    = make([][]posting, len(texts))
-		df      []int32
-		termIDs []int32
+		voc  = newVocab()
+		docs = make([][]posting, len(texts))
+		df   []int32
 	)
 	for d, text := range texts {
 		if d%256 == 255 {
@@ -76,21 +130,17 @@ func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, error
 				return nil, fmt.Errorf("embed: lexical: %w", err)
 			}
 		}
-		termIDs = voc.termIDs(termIDs[:0], text)
-		for int(voc.n) > len(df) {
-			df = append(df, 0)
-		}
-		slices.Sort(termIDs)
-		var ps []posting
-		for i := 0; i < len(termIDs); {
-			j := i + 1
-			for j < len(termIDs) && termIDs[j] == termIDs[i] {
-				j++
+		tcs := textTerms(text)
+		ps := make([]posting, len(tcs))
+		for i, tc := range tcs {
+			id := voc.id(tc.term)
+			if int(id) == len(df) {
+				df = append(df, 0)
 			}
-			ps = append(ps, posting{termIDs[i], int32(j - i)})
-			df[termIDs[i]]++
-			i = j
+			df[id]++
+			ps[i] = posting{id, tc.tf}
 		}
+		slices.SortFunc(ps, func(a, b posting) int { return int(a.id - b.id) })
 		docs[d] = ps
 	}
 
@@ -110,30 +160,30 @@ func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, error
 	for id, n := range df {
 		idf[id] = math.Log((1+nDocs)/(1+float64(n))) + 1
 	}
+	return &fitted{docs: docs, col: col, idf: idf, dim: dim}, nil
+}
 
-	dim = max(dim, 1)
-	slab := make([]float32, len(texts)*dim)
-	out := make([][]float32, len(texts))
-	for d, ps := range docs {
-		v := slab[d*dim : (d+1)*dim : (d+1)*dim]
-		out[d] = v
-		var norm float64
-		for _, p := range ps {
-			if col[p.id] < 0 {
-				continue
-			}
-			w := (1 + math.Log(float64(p.tf))) * idf[p.id]
-			norm += w * w
-		}
-		if norm == 0 {
+// weigh calls set with the column and weight of each kept term of text d,
+// in column order (columns follow term ids): sublinear tf times idf, the
+// text's vector scaled to unit length. A text with no kept term gets no
+// call.
+func (f *fitted) weigh(d int, set func(col int32, w float32)) {
+	ps := f.docs[d]
+	var norm float64
+	for _, p := range ps {
+		if f.col[p.id] < 0 {
 			continue
 		}
-		inv := 1 / math.Sqrt(norm)
-		for _, p := range ps {
-			if c := col[p.id]; c >= 0 {
-				v[c] = float32((1 + math.Log(float64(p.tf))) * idf[p.id] * inv)
-			}
+		w := (1 + math.Log(float64(p.tf))) * f.idf[p.id]
+		norm += w * w
+	}
+	if norm == 0 {
+		return
+	}
+	inv := 1 / math.Sqrt(norm)
+	for _, p := range ps {
+		if c := f.col[p.id]; c >= 0 {
+			set(c, float32((1+math.Log(float64(p.tf)))*f.idf[p.id]*inv))
 		}
 	}
-	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -268,4 +269,41 @@ func TestLoCoMoScale(t *testing.T) {
 			t.Errorf("cosines out of [0, 1]: min %v max %v", q(0), q(1))
 		}
 	}
+}
+
+// TestEmbedSparseEqualsEmbed: EmbedSparse is Embed's vectors without the
+// zeros, value for value, with and without MinDF.
+func TestEmbedSparseEqualsEmbed(t *testing.T) {
+	batches := [][]string{syntheticTurns(300, 7), {"", "the a of", "Rex the dog", "dog dog dog"}, nil}
+	for _, minDF := range []int{0, 2} {
+		l := &Lexical{MinDF: minDF}
+		for bi, texts := range batches {
+			dense, err := l.Embed(context.Background(), texts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sparse, err := l.EmbedSparse(context.Background(), texts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sparse) != len(dense) {
+				t.Fatalf("batch %d: %d sparse vectors for %d dense", bi, len(sparse), len(dense))
+			}
+			for i := range dense {
+				want := swc.ToSparse(dense[i])
+				if !slices.Equal(sparse[i].Index, want.Index) || !slices.Equal(sparse[i].Value, want.Value) {
+					t.Fatalf("min-df %d, batch %d, text %d: sparse %v, dense %v", minDF, bi, i, sparse[i], want)
+				}
+			}
+		}
+	}
+	if _, err := New().EmbedSparse(canceled(), []string{"x"}); err == nil {
+		t.Errorf("a done context gave no error")
+	}
+}
+
+func canceled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }

@@ -4,43 +4,21 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/term"
 )
 
-// vocab numbers the index terms of a batch. words memoises, per raw
-// lowercased word, its term id or -1 for a dropped word, so each distinct
-// word is stemmed once per Embed call.
-type vocab struct {
-	words map[string]int32
-	stems map[string]int32
-	n     int32
-	buf   []byte
-}
-
-func newVocab() *vocab {
-	return &vocab{words: map[string]int32{}, stems: map[string]int32{}}
-}
-
-// termIDs appends to dst the term ids of text, in order. Terms: the text
-// is lowercased and split into runs of letters and digits (Unicode-aware;
-// an apostrophe between two letters stays inside the word, so "don't" is
-// one token); a trailing possessive "'s" is cut; stopwords and one-letter
-// words are dropped (single digits are kept); remaining apostrophes are
-// removed; ASCII words are Porter-stemmed.
-func (v *vocab) termIDs(dst []int32, text string) []int32 {
-	buf := v.buf[:0]
+// scanWords calls word with each raw word of text, in order: the text is
+// lowercased and split into runs of letters and digits (Unicode-aware; an
+// apostrophe between two letters stays inside the word, so "don't" is one
+// word). word must not keep raw.
+func scanWords(text string, buf []byte, word func(raw []byte)) []byte {
+	buf = buf[:0]
 	flush := func() {
-		if len(buf) == 0 {
-			return
+		if len(buf) > 0 {
+			word(buf)
+			buf = buf[:0]
 		}
-		id, ok := v.words[string(buf)]
-		if !ok {
-			id = v.intern(string(buf))
-		}
-		if id >= 0 {
-			dst = append(dst, id)
-		}
-		buf = buf[:0]
 	}
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -70,38 +48,94 @@ func (v *vocab) termIDs(dst []int32, text string) []int32 {
 		i += n
 	}
 	flush()
-	v.buf = buf
-	return dst
+	return buf
 }
 
-// intern returns the term id of raw word w, assigning a new id to a new
-// stem, or -1 when w is dropped.
-func (v *vocab) intern(w string) int32 {
-	id := int32(-1)
-	if st, keep := term.Stem(w); keep {
-		var ok bool
-		if id, ok = v.stems[st]; !ok {
-			id = v.n
-			v.stems[st] = id
-			v.n++
-		}
+// termCount is an index term of a text and how often it occurs there.
+type termCount struct {
+	term string
+	tf   int32
+}
+
+// textTermsBytes bounds the texts each generation of textTermsMemo holds:
+// a conversation's turns recur in every Embed call on it (every request of
+// an agent, every consolidation of a replay).
+const textTermsBytes = 32 << 20
+
+var textTermsMemo = memo.New(textTermsBytes, func(text string, tcs []termCount) int {
+	n := len(text) + 24
+	for _, tc := range tcs {
+		n += len(tc.term) + 24
 	}
-	v.words[w] = id
+	return n
+})
+
+// textTerms returns the index terms of text, each once, in order of first
+// occurrence, with their counts: the raw words of scanWords through
+// term.Stem (possessive cut, stopwords and one-letter words dropped, Porter
+// stems). Callers must not modify the result.
+func textTerms(text string) []termCount {
+	if tcs, ok := textTermsMemo.Get(text); ok {
+		return tcs
+	}
+	var tcs []termCount
+	at := map[string]int{} // term → index in tcs
+	var words map[string]string
+	scanWords(text, nil, func(raw []byte) {
+		st, seen := words[string(raw)]
+		if !seen {
+			var keep bool
+			st, keep = term.Stem(string(raw))
+			if !keep {
+				st = ""
+			}
+			if words == nil {
+				words = map[string]string{}
+			}
+			words[string(raw)] = st
+		}
+		if st == "" {
+			return
+		}
+		if i, ok := at[st]; ok {
+			tcs[i].tf++
+			return
+		}
+		at[st] = len(tcs)
+		tcs = append(tcs, termCount{st, 1})
+	})
+	textTermsMemo.Put(text, tcs)
+	return tcs
+}
+
+// vocab numbers the index terms of a batch in order of first occurrence.
+type vocab struct {
+	ids map[string]int32
+	n   int32
+}
+
+func newVocab() *vocab { return &vocab{ids: map[string]int32{}} }
+
+// id returns the id of term t, numbering a new term next.
+func (v *vocab) id(t string) int32 {
+	id, ok := v.ids[t]
+	if !ok {
+		id = v.n
+		v.ids[t] = id
+		v.n++
+	}
 	return id
 }
 
-// terms returns the index terms of text (for tests).
+// terms returns the index terms of text in order, repeats included (for
+// tests).
 func terms(text string) []string {
-	v := newVocab()
-	ids := v.termIDs(nil, text)
-	byID := make([]string, v.n)
-	for st, id := range v.stems {
-		byID[id] = st
-	}
 	var out []string
-	for _, id := range ids {
-		out = append(out, byID[id])
-	}
+	scanWords(text, nil, func(raw []byte) {
+		if st, keep := term.Stem(string(raw)); keep {
+			out = append(out, st)
+		}
+	})
 	return out
 }
 

@@ -1,31 +1,22 @@
 package gist
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "github.com/swcmem/swc/internal/memo"
 
 // The same sentences are scored again and again in one process: every
 // gist variant, every budget and every replay step re-reads the turns of
-// the same sessions. score is pure, so its results are remembered.
-var (
-	scoreMemo  sync.Map // string → float64
-	scoreMemoN atomic.Int64
-)
+// the same sessions. score is pure, so its results are remembered, in a
+// bounded memo (a service runs for months): about scoreMemoBytes of
+// sentences per generation.
+const scoreMemoBytes = 64 << 20
 
-// scoreMemoLimit bounds the memo; past it, sentences are scored each time.
-const scoreMemoLimit = 1 << 20
+var scoreMemo = memo.New(scoreMemoBytes, func(s string, _ float64) int { return len(s) })
 
 // scoreCached is score, remembered.
 func scoreCached(s string) float64 {
-	if v, ok := scoreMemo.Load(s); ok {
-		return v.(float64)
+	if v, ok := scoreMemo.Get(s); ok {
+		return v
 	}
 	v := score(s)
-	if scoreMemoN.Load() < scoreMemoLimit {
-		if _, loaded := scoreMemo.LoadOrStore(s, v); !loaded {
-			scoreMemoN.Add(1)
-		}
-	}
+	scoreMemo.Put(s, v)
 	return v
 }

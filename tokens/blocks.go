@@ -1,6 +1,9 @@
 package tokens
 
-import "github.com/swcmem/swc"
+import (
+	"github.com/swcmem/swc"
+	memopkg "github.com/swcmem/swc/internal/memo"
+)
 
 // The token costs of the parts of a rendered context (swc.Render), which
 // strategies add up while they fit a budget. A rendered context's exact
@@ -23,7 +26,24 @@ func Omission(first, last int) int {
 
 // Turn returns the cost of a turn in a block: its line and the newline
 // before it.
-func Turn(t swc.Turn) int { return CountCached("\n" + swc.RenderTurn(t)) }
+func Turn(t swc.Turn) int {
+	k := turnKey{speaker: t.Speaker, text: t.Text}
+	if t.Image != nil {
+		k.caption = t.Image.Caption
+	}
+	if n, ok := turnMemo.Get(k); ok {
+		return n
+	}
+	n := CountCached("\n" + swc.RenderTurn(t))
+	turnMemo.Put(k, n)
+	return n
+}
+
+// turnKey is what a turn's rendered line is made of (swc.RenderTurn), so
+// Turn can look its cost up without rendering it.
+type turnKey struct{ speaker, text, caption string }
+
+var turnMemo = memopkg.New(MemoBytes, func(k turnKey, _ int) int { return len(k.speaker) + len(k.text) + len(k.caption) })
 
 // Session returns the cost of a whole session block: its header and every
 // turn.

@@ -2,9 +2,9 @@ package tokens
 
 import (
 	"sync"
-	"sync/atomic"
 
 	"github.com/swcmem/swc"
+	memopkg "github.com/swcmem/swc/internal/memo"
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -24,12 +24,11 @@ type Counter struct {
 	enc   Encoding
 	once  sync.Once
 	codec tokenizer.Codec
-	memo  sync.Map
-	size  atomic.Int64
+	memo  *memopkg.Memo[string, int]
 }
 
 var (
-	o200kCounter  = &Counter{enc: O200k}
+	o200kCounter  = &Counter{enc: O200k, memo: newMemo()}
 	cl100kCounter = &Counter{enc: Cl100k}
 )
 
@@ -77,14 +76,10 @@ func (c *Counter) CountCached(s string) int {
 	if c.enc == Cl100k {
 		return CountCached(s)
 	}
-	if v, ok := c.memo.Load(s); ok {
-		return v.(int)
+	if v, ok := c.memo.Get(s); ok {
+		return v
 	}
 	n := c.Count(s)
-	if c.size.Load() < MemoLimit {
-		if _, loaded := c.memo.LoadOrStore(s, n); !loaded {
-			c.size.Add(1)
-		}
-	}
+	c.memo.Put(s, n)
 	return n
 }

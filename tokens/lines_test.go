@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,5 +38,31 @@ func TestCountLinesExact(t *testing.T) {
 		if got, want := Count(s), countRaw(s); got != want {
 			t.Errorf("case %d: Count %d, encoder on the whole text %d", i, got, want)
 		}
+	}
+}
+
+// TestCountCachedComposite: a long multi-line text is counted exactly from
+// its remembered lines and is not itself remembered (a rendered context is
+// new every time; its lines are not).
+func TestCountCachedComposite(t *testing.T) {
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "Caroline: line %d of a rendered context, about the adoption agency.\n", i)
+	}
+	s := b.String()
+	if got, want := CountCached(s), countRaw(s); got != want {
+		t.Fatalf("CountCached = %d, the encoder counts %d", got, want)
+	}
+	if _, ok := countMemo.Get(s); ok {
+		t.Errorf("the whole text was remembered")
+	}
+	first := s[:strings.IndexByte(s, '\n')+1]
+	if _, ok := countMemo.Get(first); !ok {
+		t.Errorf("its first line was not remembered")
+	}
+	short := "one short text"
+	CountCached(short)
+	if n, ok := countMemo.Get(short); !ok || n != countRaw(short) {
+		t.Errorf("a short text: remembered %v, count %d", ok, n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	memopkg "github.com/swcmem/swc/internal/memo"
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -93,28 +94,34 @@ func Err() error {
 // resetErr forgets the recorded error (tests).
 func resetErr() { firstErr.Store(nil) }
 
-var (
-	memo     sync.Map // string → int
-	memoSize atomic.Int64
-)
+// memo holds CountCached's counts: about MemoBytes of texts per
+// generation (see memo.Memo), so a long-running service keeps counting
+// its recent texts from memory.
+var countMemo = newMemo()
 
-// MemoLimit is how many distinct strings CountCached remembers; past it,
-// it counts without remembering.
-const MemoLimit = 1 << 20
+func newMemo() *memopkg.Memo[string, int] {
+	return memopkg.New(MemoBytes, func(s string, _ int) int { return len(s) })
+}
+
+// MemoBytes bounds the text each generation of CountCached's memo holds.
+const MemoBytes = 64 << 20
 
 // CountCached is Count with a process-wide memo, for texts counted again
-// and again (turns, headers) by strategies and replay. It is safe for
+// and again (turns, headers) by strategies and replay. A long multi-line
+// text is not remembered whole: its lines are (see Count), so a context
+// rendered from known turns is counted from memory. It is safe for
 // concurrent use.
 func CountCached(s string) int {
-	if v, ok := memo.Load(s); ok {
-		return v.(int)
+	if v, ok := countMemo.Get(s); ok {
+		return v
 	}
-	n := countRaw(s)
-	if memoSize.Load() < MemoLimit {
-		if _, loaded := memo.LoadOrStore(s, n); !loaded {
-			memoSize.Add(1)
+	if len(s) >= splitMin {
+		if n, ok := countLines(s); ok {
+			return n
 		}
 	}
+	n := countRaw(s)
+	countMemo.Put(s, n)
 	return n
 }
 

@@ -34,10 +34,12 @@ OpenAI upstream on loopback, then measures, each phase against the same
 upstream called directly as the baseline:
   1. overhead: --requests sequential requests of a short history that fits
      the budget (no compression), direct vs through the proxy;
-  2. compression: --requests requests of a --history-message agent history
-     (tool calls included) from --clients concurrent clients, compressed to
-     --budget by the offline engines; like an agent's, every request ends with
-     a message of its own, so no two bodies are the same;
+  2. compression: --requests requests from agents with a --history-message
+     history each (tool calls included, every agent's its own), compressed
+     to --budget by the offline engines; like an agent's, each request is
+     the agent's previous one plus a new message, so no two bodies are the
+     same and a history grows by one message per request (first from one
+     agent, then from --clients concurrent ones);
   3. streaming: --requests sequential stream:true requests; time to the first
      SSE event, direct vs through the proxy (the upstream sends its first
      event at once and the rest 20 ms later);
@@ -74,13 +76,14 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	clients := fs.Int("clients", 8, "concurrent clients of the compression phase")
 	history := fs.Int("history", 400, "messages of the compressed history")
 	budget := fs.Int("budget", 3000, "X-SWC-Budget of the compression phase")
+	perAgent := fs.Int("agent-requests", 50, "requests of one agent in the compression phase, its history growing by one message each")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the compression phase at --clients clients to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *requests < 1 || *clients < 1 || *history < 2 || *budget < 1 {
-		return usagef("loadtest-proxy: --requests, --clients, --history and --budget must be positive")
+	if *requests < 1 || *clients < 1 || *history < 2 || *budget < 1 || *perAgent < 1 {
+		return usagef("loadtest-proxy: --requests, --clients, --history, --budget and --agent-requests must be positive")
 	}
 
 	up, err := startFakeUpstream()
@@ -106,11 +109,11 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	}
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}
 
-	small, err := proxyRequestBody(proxyHistory(10), false)
+	small, err := proxyRequestBody(proxyHistory(10, 0), false)
 	if err != nil {
 		return err
 	}
-	large, err := proxyRequestBody(proxyHistory(*history), false)
+	large, err := proxyRequestBody(proxyHistory(*history, 0), false)
 	if err != nil {
 		return err
 	}
@@ -122,7 +125,26 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 		out = fmt.Appendf(out, `,{"role":"user","content":"Question %d: what did I say about the Atlas budget?"}]}`, seq.Add(1))
 		return out
 	}
-	stream, err := proxyRequestBody(proxyHistory(10), true)
+	// Agents of phase 2: agent a's history, growing by one user message
+	// per request.
+	var agentsMu sync.Mutex
+	agents := map[int][]byte{} // the body so far, without its closing "]}"
+	agentBody := func(a int) ([]byte, error) {
+		agentsMu.Lock()
+		defer agentsMu.Unlock()
+		b, ok := agents[a]
+		if !ok {
+			full, err := proxyRequestBody(proxyHistory(*history, a), false)
+			if err != nil {
+				return nil, err
+			}
+			b = full[:bytes.LastIndex(full, []byte("]}"))]
+		}
+		b = fmt.Appendf(b, `,{"role":"user","content":"Question %d from agent %d: what did I say about the Atlas budget?"}`, seq.Add(1), a)
+		agents[a] = b
+		return append(b[:len(b):len(b)], "]}"...), nil
+	}
+	stream, err := proxyRequestBody(proxyHistory(10, 0), true)
 	if err != nil {
 		return err
 	}
@@ -150,17 +172,34 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 		}
 		return d, resp.Header, err
 	}
-	// run makes n requests from c clients and returns their latencies.
-	run := func(c int, f func() (time.Duration, error)) ([]time.Duration, error) {
+	// agent returns the request loop of clients clients: client c is an
+	// agent (first+c) whose history grows by a message per request; after
+	// --agent-requests requests a new agent takes its place (numbered on
+	// past every agent of the phase), so histories stay near --history.
+	agent := func(base string, first, clients int) func(int) (time.Duration, error) {
+		sent := make([]int, clients) // each client's requests so far (one goroutine each)
+		return func(c int) (time.Duration, error) {
+			body, err := agentBody(first + c + clients*(sent[c] / *perAgent))
+			if err != nil {
+				return 0, err
+			}
+			sent[c]++
+			d, _, err := call(base, body, *budget)
+			return d, err
+		}
+	}
+	// run makes --requests requests from c clients (f gets the client's
+	// number) and returns their latencies.
+	run := func(c int, f func(client int) (time.Duration, error)) ([]time.Duration, error) {
 		var mu sync.Mutex
 		var out []time.Duration
 		var first error
 		var wg sync.WaitGroup
 		per := (*requests + c - 1) / c
-		for range c {
+		for client := range c {
 			wg.Go(func() {
 				for range per {
-					d, err := f()
+					d, err := f(client)
 					mu.Lock()
 					if err != nil && first == nil {
 						first = err
@@ -176,8 +215,8 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 		wg.Wait()
 		return out, first
 	}
-	plain := func(base string, body []byte, budget int) func() (time.Duration, error) {
-		return func() (time.Duration, error) { d, _, err := call(base, unique(body), budget); return d, err }
+	plain := func(base string, body []byte, budget int) func(int) (time.Duration, error) {
+		return func(int) (time.Duration, error) { d, _, err := call(base, unique(body), budget); return d, err }
 	}
 	// Warm up connections and caches on both paths.
 	for _, base := range []string{up.URL, proxy} {
@@ -187,7 +226,7 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
-	phase := func(c int, direct, proxied func() (time.Duration, error)) (latency, latency, error) {
+	phase := func(c int, direct, proxied func(int) (time.Duration, error)) (latency, latency, error) {
 		d, err := run(c, direct)
 		if err != nil {
 			return latency{}, latency{}, err
@@ -206,24 +245,26 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	res.TokensBefore, res.TokensAfter = h.Get(swchttp.HeaderTokensBefore), h.Get(swchttp.HeaderTokensAfter)
-	if res.DirectLarge1, _, err = phase(1, plain(up.URL, large, *budget), func() (time.Duration, error) { return 0, nil }); err != nil {
+	// Each run has agents of its own: direct and proxied calls send
+	// bodies of the same sizes, and no proxied agent was seen before.
+	if res.DirectLarge1, err = runLatency(run(1, agent(up.URL, 1<<20, 1))); err != nil {
 		return err
 	}
 	cpu0 := cpuTime()
-	lat, err := run(1, plain(proxy, large, *budget))
+	lat, err := run(1, agent(proxy, 0, 1))
 	if err != nil {
 		return err
 	}
 	res.ProxyLarge1 = summarize(lat)
 	res.CPUPerRequestMS = ms(cpuTime()-cpu0) / float64(len(lat))
-	if res.DirectLarge, err = runLatency(run(*clients, plain(up.URL, large, *budget))); err != nil {
+	if res.DirectLarge, err = runLatency(run(*clients, agent(up.URL, 2<<20, *clients))); err != nil {
 		return err
 	}
 	stopProfile, err := startCPUProfile(*cpuProfile)
 	if err != nil {
 		return err
 	}
-	res.ProxyLarge, err = runLatency(run(*clients, plain(proxy, large, *budget)))
+	res.ProxyLarge, err = runLatency(run(*clients, agent(proxy, 1<<10, *clients)))
 	if perr := stopProfile(); err == nil {
 		err = perr
 	}
@@ -231,8 +272,8 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 
-	ttfe := func(base string) func() (time.Duration, error) {
-		return func() (time.Duration, error) {
+	ttfe := func(base string) func(int) (time.Duration, error) {
+		return func(int) (time.Duration, error) {
 			req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/chat/completions", bytes.NewReader(stream))
 			if err != nil {
 				return 0, err
@@ -304,7 +345,7 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	}
 	res.StoredModes = map[string]int{}
 	var next atomic.Int64
-	lat, err = run(*clients, func() (time.Duration, error) {
+	lat, err = run(*clients, func(int) (time.Duration, error) {
 		c := int(next.Add(1)-1) % *clients
 		d, mode, err := callConv(c, unique(large))
 		tokMu.Lock()
@@ -388,10 +429,10 @@ func proxyRequestBody(msgs []swc.Message, stream bool) ([]byte, error) {
 	return []byte(fmt.Sprintf(`{"model":"gpt-4o","temperature":0.2,"stream":%v,"messages":%s}`, stream, b)), nil
 }
 
-// proxyHistory returns a system prompt and n messages of an agent's
+// proxyHistory returns a system prompt and n messages of agent a's
 // conversation: users telling facts, the assistant answering, and every
 // fifth exchange a tool call with its result.
-func proxyHistory(n int) []swc.Message {
+func proxyHistory(n, a int) []swc.Message {
 	facts := []string{
 		"My sister Ana moved to Lisbon in 2022 and works as a nurse at Santa Maria hospital.",
 		"We adopted a dog named Rex from the shelter on Saturday; he is three years old.",
@@ -403,7 +444,7 @@ func proxyHistory(n int) []swc.Message {
 	out := []swc.Message{{Role: swc.RoleSystem, Content: "You are a helpful assistant with tools."}}
 	for i := 0; len(out) < n+1; i++ {
 		f := facts[i%len(facts)]
-		out = append(out, swc.Message{Role: swc.RoleUser, Content: fmt.Sprintf("Update %d: %s What do you think?", i, f)})
+		out = append(out, swc.Message{Role: swc.RoleUser, Content: fmt.Sprintf("Update %d for agent %d: %s What do you think?", i, a, f)})
 		if i%5 == 4 {
 			id := fmt.Sprintf("call_%d", i)
 			out = append(out,

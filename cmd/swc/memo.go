@@ -28,24 +28,33 @@ const (
 // batch's SHA-256. Use it only over a deterministic embedder.
 type memoEmbedder struct {
 	swc.Embedder
-	m *memo.Memo[[32]byte, [][]float32]
+	m      *memo.Memo[[32]byte, [][]float32]
+	sparse *memo.Memo[[32]byte, []swc.Sparse]
 }
 
-var _ swc.Embedder = (*memoEmbedder)(nil)
+var _ swc.SparseEmbedder = (*memoEmbedder)(nil)
 
 func newMemoEmbedder(e swc.Embedder) *memoEmbedder {
-	return &memoEmbedder{Embedder: e, m: memo.New(vectorMemoBytes, func(_ [32]byte, v [][]float32) int {
-		n := 24 * len(v)
-		for _, x := range v {
-			n += 4 * len(x)
-		}
-		return n
-	})}
+	return &memoEmbedder{Embedder: e,
+		m: memo.New(vectorMemoBytes, func(_ [32]byte, v [][]float32) int {
+			n := 24 * len(v)
+			for _, x := range v {
+				n += 4 * len(x)
+			}
+			return n
+		}),
+		sparse: memo.New(vectorMemoBytes, func(_ [32]byte, v []swc.Sparse) int {
+			n := 48 * len(v)
+			for _, x := range v {
+				n += 8 * len(x.Index)
+			}
+			return n
+		}),
+	}
 }
 
-// Embed returns the remembered vectors of texts, or embeds and remembers
-// them. Callers must not modify the vectors.
-func (m *memoEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+// batchKey is the SHA-256 of texts.
+func batchKey(texts []string) [32]byte {
 	h := sha256.New()
 	for _, t := range texts {
 		h.Write([]byte(t))
@@ -53,6 +62,41 @@ func (m *memoEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	}
 	var key [32]byte
 	h.Sum(key[:0])
+	return key
+}
+
+// EmbedSparse returns the remembered sparse vectors of texts, or embeds
+// (sparse when the embedder can, else dense made sparse) and remembers
+// them. Callers must not modify the vectors.
+func (m *memoEmbedder) EmbedSparse(ctx context.Context, texts []string) ([]swc.Sparse, error) {
+	key := batchKey(texts)
+	if v, ok := m.sparse.Get(key); ok {
+		return v, nil
+	}
+	var v []swc.Sparse
+	if se, ok := m.Embedder.(swc.SparseEmbedder); ok {
+		var err error
+		if v, err = se.EmbedSparse(ctx, texts); err != nil {
+			return nil, err
+		}
+	} else {
+		dense, err := m.Embedder.Embed(ctx, texts)
+		if err != nil {
+			return nil, err
+		}
+		v = make([]swc.Sparse, len(dense))
+		for i, d := range dense {
+			v[i] = swc.ToSparse(d)
+		}
+	}
+	m.sparse.Put(key, v)
+	return v, nil
+}
+
+// Embed returns the remembered vectors of texts, or embeds and remembers
+// them. Callers must not modify the vectors.
+func (m *memoEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	key := batchKey(texts)
 	if v, ok := m.m.Get(key); ok {
 		return v, nil
 	}

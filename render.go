@@ -32,6 +32,11 @@ func SessionHeader(s *Session) string {
 // described after the text as "[shares an image: caption]".
 func RenderTurn(t Turn) string {
 	var b strings.Builder
+	writeTurn(&b, t)
+	return b.String()
+}
+
+func writeTurn(b *strings.Builder, t Turn) {
 	b.WriteString(t.Speaker)
 	b.WriteString(": ")
 	b.WriteString(oneLine(t.Text))
@@ -43,25 +48,28 @@ func RenderTurn(t Turn) string {
 		b.WriteString(oneLine(t.Image.Caption))
 		b.WriteByte(']')
 	}
-	return b.String()
 }
 
 // RenderBlock returns one block's text without a trailing newline.
 func RenderBlock(b Block) string {
 	var sb strings.Builder
+	writeBlock(&sb, b)
+	return sb.String()
+}
+
+func writeBlock(sb *strings.Builder, b Block) {
 	switch {
 	case b.Session == nil:
-		fmt.Fprintf(&sb, "[Summary of sessions %d–%d]\n%s", b.First+1, b.Last+1, oneParagraph(b.Gist))
+		fmt.Fprintf(sb, "[Summary of sessions %d–%d]\n%s", b.First+1, b.Last+1, oneParagraph(b.Gist))
 	case b.Gist != "":
-		fmt.Fprintf(&sb, "%s (summary)\n%s", SessionHeader(b.Session), oneParagraph(b.Gist))
+		fmt.Fprintf(sb, "%s (summary)\n%s", SessionHeader(b.Session), oneParagraph(b.Gist))
 	default:
 		sb.WriteString(SessionHeader(b.Session))
 		for _, t := range b.Turns {
 			sb.WriteByte('\n')
-			sb.WriteString(RenderTurn(t))
+			writeTurn(sb, t)
 		}
 	}
-	return sb.String()
 }
 
 // BlockSeparator goes between rendered blocks.
@@ -102,16 +110,27 @@ func Render(blocks []Block) string {
 	if len(blocks) == 0 {
 		return ""
 	}
-	parts := make([]string, 0, len(blocks))
+	n := 0
+	for _, b := range blocks {
+		n += 64 + len(b.Gist)
+		for _, t := range b.Turns {
+			n += len(t.Speaker) + len(t.Text) + 4
+		}
+	}
+	var sb strings.Builder
+	sb.Grow(n)
 	for i, b := range blocks {
 		if i > 0 {
+			sb.WriteString(BlockSeparator)
 			if first, last, ok := Gap(blocks[i-1], b); ok {
-				parts = append(parts, OmissionMarker(first, last))
+				sb.WriteString(OmissionMarker(first, last))
+				sb.WriteString(BlockSeparator)
 			}
 		}
-		parts = append(parts, RenderBlock(b))
+		writeBlock(&sb, b)
 	}
-	return strings.Join(parts, BlockSeparator) + "\n"
+	sb.WriteByte('\n')
+	return sb.String()
 }
 
 // RenderConversation returns the full transcript of c: every session, every

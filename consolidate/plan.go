@@ -77,34 +77,23 @@ func (p *plan) clone() *plan {
 	return &cp
 }
 
-// plan scores, tiers and gists every session of c.
-func (s *SWC) plan(ctx context.Context, c *swc.Conversation, memo *gistMemo) (*plan, error) {
-	return s.planWith(ctx, c, memo, true)
-}
-
-// planWith is plan; without gists, it only scores and tiers.
-func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo, gists bool) (*plan, error) {
+// planWith scores, tiers and (with gists) gists every session of c;
+// without gists, it only scores and tiers.
+// The facts and gists of each session come from pc under its key in
+// sesKeys when there, and go there when not.
+func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo, gists bool, pc PlanCache, sesKeys [][32]byte) (*plan, error) {
 	n := len(c.Sessions)
 	p := &plan{chunks: make([]chunk, n), sepToken: tokens.Separator, demote: s.Config.Demote}
+	speakers := []string{c.SpeakerA, c.SpeakerB}
+	dens := make([]float64, n)
 	for i := range c.Sessions {
 		ses := &c.Sessions[i]
 		ch := &p.chunks[i]
 		ch.ses = ses
-		ch.turns = ses.Turns
-		if s.Anchor != nil {
-			ch.turns = make([]swc.Turn, len(ses.Turns))
-			for j, t := range ses.Turns {
-				t.Text = s.Anchor(t.Text, ses.Start)
-				ch.turns[j] = t
-			}
-		}
-		ch.header = tokens.Header(ses)
-		ch.turnTokens = make([]int, len(ch.turns))
-		for j, t := range ch.turns {
-			ch.turnTokens[j] = tokens.Turn(t)
-		}
+		f := s.facts(pc, sesKeys[i], ses, speakers)
+		ch.turns, ch.turnTokens, ch.header, dens[i] = f.turns, f.turnTokens, f.header, f.density
 	}
-	sigs, err := s.signals(ctx, c)
+	sigs, err := s.signals(ctx, c, dens)
 	if err != nil {
 		return nil, err
 	}
@@ -149,20 +138,34 @@ func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo,
 			}
 		}
 	}
-	if err := s.gistAll(ctx, p, toGist, memo); err != nil {
+	if err := s.gistAll(ctx, p, toGist, memo, pc, sesKeys); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// gistAll fills in the gists of the chunks at idx, calling the gister in
-// parallel (at most Config.Concurrency at once) for those not in memo.
-func (s *SWC) gistAll(ctx context.Context, p *plan, idx []int, memo *gistMemo) error {
+// gistAll fills in the gists of the chunks at idx: from pc (under their
+// sessions' keys in sesKeys) when there, else from memo, else calling the
+// gister in parallel (at most Config.Concurrency at once).
+func (s *SWC) gistAll(ctx context.Context, p *plan, idx []int, memo *gistMemo, pc PlanCache, sesKeys [][32]byte) error {
 	variant := s.Variant
 	if variant == "" {
 		variant = swc.GistFull
 	}
 	p.variant = variant
+	gistKey := func(i int) [32]byte { return derive(sesKeys[i], "gist") }
+	all := idx
+	var rest []int
+	for _, i := range idx {
+		if v, ok := pc.Get(gistKey(i)); ok {
+			if g, ok := v.(sessionGist); ok {
+				p.chunks[i].gist, p.chunks[i].gistTokens = g.gist, g.tokens
+				continue
+			}
+		}
+		rest = append(rest, i)
+	}
+	idx = rest
 	reqs := make([]swc.GistRequest, len(idx))
 	var todo []int
 	for k, i := range idx {
@@ -199,14 +202,16 @@ func (s *SWC) gistAll(ctx context.Context, p *plan, idx []int, memo *gistMemo) e
 	for k, i := range idx {
 		ch := &p.chunks[i]
 		ch.gist, _ = memo.get(reqs[k])
-		if ch.gist == "" {
-			if ch.tier == swc.TierMid { // nothing worth keeping: the chunk goes
-				ch.action = swc.ActionDropped
-				p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: "mid tier, but the gist is empty"})
-			}
-			continue
+		if ch.gist != "" {
+			ch.gistTokens = tokens.Count(swc.RenderBlock(swc.Block{Session: ch.ses, Gist: ch.gist}))
 		}
-		ch.gistTokens = tokens.Count(swc.RenderBlock(swc.Block{Session: ch.ses, Gist: ch.gist}))
+		pc.Put(gistKey(i), sessionGist{ch.gist, ch.gistTokens}, len(ch.gist)+64)
+	}
+	for _, i := range all { // in order: the drops are listed in it
+		if ch := &p.chunks[i]; ch.gist == "" && ch.tier == swc.TierMid { // nothing worth keeping: the chunk goes
+			ch.action = swc.ActionDropped
+			p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: "mid tier, but the gist is empty"})
+		}
 	}
 	return nil
 }

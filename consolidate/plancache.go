@@ -8,6 +8,7 @@ import (
 	"hash"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // PlanCache remembers consolidations between Compress calls. A
@@ -33,37 +34,102 @@ type mapCache map[[32]byte]any
 func (m mapCache) Get(k [32]byte) (any, bool)   { v, ok := m[k]; return v, ok }
 func (m mapCache) Put(k [32]byte, v any, _ int) { m[k] = v }
 
-// planKeys returns, for each i, the key of a plan over c's first i+1
-// sessions: the strategy's settings and engines, the speakers, and every
-// field of those sessions that a plan reads. (A plan does not depend on
-// the budget: budget cuts come after.)
-func (s *SWC) planKeys(c *swc.Conversation) [][32]byte {
+// keySet holds the cache keys of one Compress call's conversation.
+type keySet struct {
+	chain   [][32]byte // chain[i]: a plan over sessions 0 to i
+	session [][32]byte // session[i]: session i alone (see sessionFacts)
+}
+
+// planKeys returns the keys of c's plans and sessions: each covers the
+// strategy's settings and engines, the speakers, and every field of the
+// sessions it covers that a plan reads. (A plan does not depend on the
+// budget: budget cuts come after.)
+func (s *SWC) planKeys(c *swc.Conversation) keySet {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%+v\x00%v\x00%s\x00%s\x00%t\x00%s\x00%s\x00",
 		s.name, s.Config, s.Variant, s.Embedder.Name(), s.Gister.Name(), s.Anchor != nil, c.SpeakerA, c.SpeakerB)
-	keys := make([][32]byte, len(c.Sessions))
-	var prev [32]byte
-	h.Sum(prev[:0])
+	var settings [32]byte
+	h.Sum(settings[:0])
+	ks := keySet{chain: make([][32]byte, len(c.Sessions)), session: make([][32]byte, len(c.Sessions))}
+	prev := settings
 	for i := range c.Sessions {
 		h.Reset()
-		h.Write(prev[:])
+		h.Write(settings[:])
 		hashSession(h, &c.Sessions[i])
-		h.Sum(keys[i][:0])
-		prev = keys[i]
+		h.Sum(ks.session[i][:0])
+		h.Reset()
+		h.Write(prev[:])
+		h.Write(ks.session[i][:])
+		h.Sum(ks.chain[i][:0])
+		prev = ks.chain[i]
 	}
-	return keys
+	return ks
+}
+
+// derive returns the key of another entry about what key names.
+func derive(key [32]byte, what string) [32]byte {
+	return sha256.Sum256(append(key[:], what...))
+}
+
+// sessionFacts is what a plan needs of one session that depends on that
+// session alone: its turns as shown (anchored for swc-anchored), their
+// costs, its header's cost, and its density numerator over denominator.
+type sessionFacts struct {
+	turns      []swc.Turn
+	turnTokens []int
+	header     int
+	density    float64
+}
+
+// facts returns ses's facts, from pc under key when there.
+func (s *SWC) facts(pc PlanCache, key [32]byte, ses *swc.Session, speakers []string) *sessionFacts {
+	key = derive(key, "facts")
+	if v, ok := pc.Get(key); ok {
+		if f, ok := v.(*sessionFacts); ok {
+			return f
+		}
+	}
+	f := &sessionFacts{turns: ses.Turns}
+	if s.Anchor != nil {
+		f.turns = make([]swc.Turn, len(ses.Turns))
+		for j, t := range ses.Turns {
+			t.Text = s.Anchor(t.Text, ses.Start)
+			f.turns[j] = t
+		}
+	}
+	f.header = tokens.Header(ses)
+	f.turnTokens = make([]int, len(f.turns))
+	for j, t := range f.turns {
+		f.turnTokens[j] = tokens.Turn(t)
+	}
+	// Density: (entities + numbers) per token of the same text.
+	cnt, toks := 0, 0
+	bytes := 64
+	for _, t := range ses.Turns {
+		cnt += s.Salient(t.Text, speakers)
+		toks += tokens.CountCached(t.Text)
+		bytes += 2*len(t.Text) + len(t.ID) + len(t.Speaker) + 48
+	}
+	if toks > 0 {
+		f.density = float64(cnt) / float64(toks)
+	}
+	pc.Put(key, f, bytes)
+	return f
+}
+
+// sessionGist is a session's gist and the cost of its gist block.
+type sessionGist struct {
+	gist   string
+	tokens int
 }
 
 // hashSession writes every field of ses to h, each length-prefixed.
 func hashSession(h hash.Hash, ses *swc.Session) {
-	var b [8]byte
-	num := func(n int64) {
-		binary.LittleEndian.PutUint64(b[:], uint64(n))
-		h.Write(b[:])
-	}
+	b := make([]byte, 0, 256)
+	num := func(n int64) { b = binary.LittleEndian.AppendUint64(b, uint64(n)) }
 	str := func(s string) {
 		num(int64(len(s)))
-		h.Write([]byte(s))
+		b = append(b, s...)
 	}
 	num(int64(ses.Index))
 	t, _ := ses.Start.MarshalBinary() // zone offset included; never fails for a valid time
@@ -76,20 +142,26 @@ func hashSession(h hash.Hash, ses *swc.Session) {
 		str(tn.Text)
 		if tn.Image == nil {
 			num(-1)
-			continue
+		} else {
+			str(tn.Image.Caption)
+			str(tn.Image.Query)
+			num(int64(len(tn.Image.URLs)))
+			for _, u := range tn.Image.URLs {
+				str(u)
+			}
 		}
-		str(tn.Image.Caption)
-		str(tn.Image.Query)
-		num(int64(len(tn.Image.URLs)))
-		for _, u := range tn.Image.URLs {
-			str(u)
+		if len(b) > 4096 {
+			h.Write(b)
+			b = b[:0]
 		}
 	}
+	h.Write(b)
 }
 
 // cachedPlan is planWith, remembered in pc under key (the plan covers
 // c's sessions; gists is planWith's). The caller owns the returned plan.
-func (s *SWC) cachedPlan(ctx context.Context, pc PlanCache, key [32]byte, c *swc.Conversation, memo *gistMemo, gists bool) (*plan, error) {
+func (s *SWC) cachedPlan(ctx context.Context, pc PlanCache, ks keySet, c *swc.Conversation, memo *gistMemo, gists bool) (*plan, error) {
+	key := ks.chain[len(c.Sessions)-1]
 	if !gists { // a plan without gists is another entry
 		key = sha256.Sum256(append(key[:], "scores only"...))
 	}
@@ -98,7 +170,7 @@ func (s *SWC) cachedPlan(ctx context.Context, pc PlanCache, key [32]byte, c *swc
 			return p.clone(), nil
 		}
 	}
-	p, err := s.planWith(ctx, c, memo, gists)
+	p, err := s.planWith(ctx, c, memo, gists, pc, ks.session)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package consolidate
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -48,14 +49,21 @@ func TestPlanCacheSameContexts(t *testing.T) {
 			}
 			cache := &countingCache{m: map[[32]byte]any{}}
 			var embedCalls [2]atomic.Int64
+			emptied := false
 			mk := func(i int, pc PlanCache) *SWC {
 				e := &fakeEmbedder{}
 				inner := e.Embed
 				s := New("swc-full", &fakeEmbedder{embed: func(texts []string) ([][]float32, error) {
 					embedCalls[i].Add(1)
 					return inner(context.Background(), texts)
-				}}, &fakeGister{}, swc.GistFull, countCaps)
+				}}, &fakeGister{gist: func(req swc.GistRequest) (string, error) {
+					if strings.Contains(req.Text, "of session 3 ") || strings.Contains(req.Text, "of session 6 ") { // mid-tier chunks that go for want of a gist
+						return "", nil
+					}
+					return "gist: " + req.Text[:40], nil
+				}}, swc.GistFull, countCaps)
 				s.Schedule, s.Plans = sched, pc
+				s.Config.High = 0.95 // mostly mid tier: gists
 				return s
 			}
 			for n := 1; n <= len(c.Sessions); n++ {
@@ -70,10 +78,14 @@ func TestPlanCacheSameContexts(t *testing.T) {
 					}
 					wj, _ := json.Marshal(want)
 					gj, _ := json.Marshal(got)
+					emptied = emptied || strings.Contains(string(wj), "the gist is empty")
 					if string(wj) != string(gj) {
 						t.Fatalf("%d sessions: cached context differs:\n got %s\nwant %s", n, gj, wj)
 					}
 				}
+			}
+			if !emptied {
+				t.Errorf("no chunk was dropped for an empty gist: the test misses that path")
 			}
 			if cache.hits.Load() == 0 {
 				t.Errorf("the cache was never hit")
@@ -90,11 +102,11 @@ func TestPlanCacheSameContexts(t *testing.T) {
 func TestPlanKeys(t *testing.T) {
 	base := testConversation(4, 3)
 	s := New("swc-full", &fakeEmbedder{}, &fakeGister{}, swc.GistFull, countCaps)
-	want := s.planKeys(base)
+	want := s.planKeys(base).chain
 	if len(want) != 4 {
 		t.Fatalf("%d keys", len(want))
 	}
-	if again := s.planKeys(testConversation(4, 3)); again[3] != want[3] {
+	if again := s.planKeys(testConversation(4, 3)).chain; again[3] != want[3] {
 		t.Fatalf("the same conversation has two keys")
 	}
 	edits := map[string]func(c *swc.Conversation){
@@ -110,7 +122,7 @@ func TestPlanKeys(t *testing.T) {
 	for name, edit := range edits {
 		c := testConversation(4, 3)
 		edit(c)
-		got := s.planKeys(c)
+		got := s.planKeys(c).chain
 		if got[0] != want[0] || got[1] != want[1] {
 			t.Errorf("%s: an earlier session's key changed", name)
 		}
@@ -134,7 +146,7 @@ func TestPlanKeys(t *testing.T) {
 		} else {
 			set(s2)
 		}
-		if got := s2.planKeys(c); got[0] == want[0] {
+		if got := s2.planKeys(c).chain; got[0] == want[0] {
 			t.Errorf("%s: the key did not change", name)
 		}
 	}

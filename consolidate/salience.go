@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/tokens"
 )
 
 // signals computes the three salience signals of every session of c
@@ -23,8 +22,9 @@ import (
 //     by the conversation's largest such value.
 //
 // The embedder sees each turn's text and the caption of an image it
-// shares.
-func (s *SWC) signals(ctx context.Context, c *swc.Conversation) ([]swc.Signals, error) {
+// shares. dens[i] is session i's density before that division (see
+// SWC.facts).
+func (s *SWC) signals(ctx context.Context, c *swc.Conversation, dens []float64) ([]swc.Signals, error) {
 	n := len(c.Sessions)
 	out := make([]swc.Signals, n)
 	if n == 0 {
@@ -65,21 +65,12 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation) ([]swc.Signals, 
 		}
 		out[i].Recency = float64(i) / float64(n)
 	}
-	// Density: (entities + numbers) per token of the same text.
-	dens := make([]float64, n)
+	// Density: (entities + numbers) per token of the same text, scaled
+	// so that the densest session has 1.
 	max := 0.0
-	speakers := []string{c.SpeakerA, c.SpeakerB}
-	for i, ses := range c.Sessions {
-		cnt, toks := 0, 0
-		for _, t := range ses.Turns {
-			cnt += s.Salient(t.Text, speakers)
-			toks += tokens.CountCached(t.Text)
-		}
-		if toks > 0 {
-			dens[i] = float64(cnt) / float64(toks)
-		}
-		if dens[i] > max {
-			max = dens[i]
+	for _, d := range dens {
+		if d > max {
+			max = d
 		}
 	}
 	for i := range out {

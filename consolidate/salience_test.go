@@ -73,7 +73,7 @@ func TestDownstreamHandWorked(t *testing.T) {
 	} {
 		s := New("swc-full", emb, &fakeGister{}, swc.GistFull, countCaps)
 		s.Config.TopK = tt.k
-		sigs, err := s.signals(context.Background(), c)
+		sigs, err := s.signals(context.Background(), c, densities(s, c))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestDownstreamOracle(t *testing.T) {
 		for _, k := range []int{1, 2, 5} {
 			s := New("swc-full", emb, &fakeGister{}, swc.GistFull, countCaps)
 			s.Config.TopK = k
-			sigs, err := s.signals(context.Background(), c)
+			sigs, err := s.signals(context.Background(), c, densities(s, c))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -253,11 +253,11 @@ func TestSignalsSparseEqualsDense(t *testing.T) {
 	for _, c := range convs {
 		sparse := New("swc-full", embed.New(), &fakeGister{}, swc.GistFull, countCaps)
 		dense := New("swc-full", denseOnly{embed.New()}, &fakeGister{}, swc.GistFull, countCaps)
-		got, err := sparse.signals(context.Background(), c)
+		got, err := sparse.signals(context.Background(), c, densities(sparse, c))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := dense.signals(context.Background(), c)
+		want, err := dense.signals(context.Background(), c, densities(dense, c))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,4 +265,15 @@ func TestSignalsSparseEqualsDense(t *testing.T) {
 			t.Fatalf("%s: sparse signals %v\ndense %v", c.ID, got, want)
 		}
 	}
+}
+
+// densities returns the density of each session of c before scaling, as
+// planWith hands them to signals.
+func densities(s *SWC, c *swc.Conversation) []float64 {
+	ks := s.planKeys(c)
+	out := make([]float64, len(c.Sessions))
+	for i := range c.Sessions {
+		out[i] = s.facts(mapCache{}, ks.session[i], &c.Sessions[i], []string{c.SpeakerA, c.SpeakerB}).density
+	}
+	return out
 }

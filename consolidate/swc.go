@@ -146,7 +146,7 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 	keys := s.planKeys(c)
 	var decided *plan // the last consolidation, before budget cuts
 	points, err := s.Schedule.run(len(c.Sessions), opts.Budget, c, func(upto int) (int, error) {
-		p, err := s.cachedPlan(ctx, pc, keys[upto-1], c.Upto(upto), memo, true)
+		p, err := s.cachedPlan(ctx, pc, keys, c.Upto(upto), memo, true)
 		if err != nil {
 			return 0, err
 		}
@@ -166,7 +166,7 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 	// Scores over everything, for the report and the budget order; when
 	// the last consolidation is not the end, no new gists are made (the
 	// decisions come from that consolidation).
-	final, err := s.cachedPlan(ctx, pc, keys[len(keys)-1], c, memo, last == len(c.Sessions))
+	final, err := s.cachedPlan(ctx, pc, keys, c, memo, last == len(c.Sessions))
 	if err != nil {
 		return nil, err
 	}

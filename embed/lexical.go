@@ -99,6 +99,19 @@ func (l *Lexical) EmbedSparse(ctx context.Context, texts []string) ([]swc.Sparse
 
 var _ swc.SparseEmbedder = (*Lexical)(nil)
 
+// sortPostings sorts ps by term id: by insertion for a turn's few terms.
+func sortPostings(ps []posting) {
+	if len(ps) > 32 {
+		slices.SortFunc(ps, func(a, b posting) int { return int(a.id - b.id) })
+		return
+	}
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].id < ps[j-1].id; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
 // posting is a term of a text and how often it occurs there.
 type posting struct {
 	id int32
@@ -120,7 +133,7 @@ func (l *Lexical) fit(ctx context.Context, texts []string) (*fitted, error) {
 		return nil, fmt.Errorf("embed: lexical: %w", err)
 	}
 	var (
-		voc  = newVocab()
+		voc  = newVocab(4 * len(texts))
 		docs = make([][]posting, len(texts))
 		df   []int32
 	)
@@ -140,7 +153,7 @@ func (l *Lexical) fit(ctx context.Context, texts []string) (*fitted, error) {
 			df[id]++
 			ps[i] = posting{id, tc.tf}
 		}
-		slices.SortFunc(ps, func(a, b posting) int { return int(a.id - b.id) })
+		sortPostings(ps)
 		docs[d] = ps
 	}
 

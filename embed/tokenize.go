@@ -114,7 +114,8 @@ type vocab struct {
 	n   int32
 }
 
-func newVocab() *vocab { return &vocab{ids: map[string]int32{}} }
+// newVocab returns an empty vocab with room for about n terms.
+func newVocab(n int) *vocab { return &vocab{ids: make(map[string]int32, n)} }
 
 // id returns the id of term t, numbering a new term next.
 func (v *vocab) id(t string) int32 {

@@ -23,9 +23,10 @@ func truncateLong(g *chat.Grouping, budget int, history []int) []int {
 	limit := max(budget/2, 1)
 	for s := range g.Conversation.Sessions {
 		ses := &g.Conversation.Sessions[s]
+		header := tokens.Header(ses)
 		for t := range ses.Turns {
 			turn := &ses.Turns[t]
-			if tokens.Turn(*turn)+tokens.Header(ses) <= budget {
+			if tokens.Turn(*turn)+header <= budget {
 				continue
 			}
 			n := tokens.Count(turn.Text)

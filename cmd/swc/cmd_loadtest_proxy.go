@@ -56,6 +56,9 @@ type loadtestProxyResult struct {
 	OverheadP50MS, OverheadP99MS       float64
 	DirectLarge1, ProxyLarge1          latency // one client
 	DirectLarge, ProxyLarge            latency // --clients clients
+	// ColdLarge is the first request of each agent at --clients clients:
+	// a whole history the proxy has not seen.
+	ColdLarge latency
 	// CPUPerRequestMS is the process's CPU time (clients, proxy and fake
 	// upstream together) per proxied compression request at 1 client:
 	// with C cores free, C such requests run at once.
@@ -176,10 +179,30 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	// agent (first+c) whose history grows by a message per request; after
 	// --agent-requests requests a new agent takes its place (numbered on
 	// past every agent of the phase), so histories stay near --history.
-	agent := func(base string, first, clients int) func(int) (time.Duration, error) {
+	//
+	// A new agent's first request — a whole history the proxy has never
+	// seen, as after a restart — is sent before the timed one and timed
+	// apart, into *cold: the timed requests are those of agents the proxy
+	// has seen, as it sees agents whose histories grow through it.
+	var coldMu sync.Mutex
+	agent := func(base string, first, clients int, cold *[]time.Duration) func(int) (time.Duration, error) {
 		sent := make([]int, clients) // each client's requests so far (one goroutine each)
 		return func(c int) (time.Duration, error) {
-			body, err := agentBody(first + c + clients*(sent[c] / *perAgent))
+			a := first + c + clients*(sent[c] / *perAgent)
+			if sent[c]%*perAgent == 0 {
+				body, err := agentBody(a)
+				if err != nil {
+					return 0, err
+				}
+				d, _, err := call(base, body, *budget)
+				if err != nil {
+					return 0, err
+				}
+				coldMu.Lock()
+				*cold = append(*cold, d)
+				coldMu.Unlock()
+			}
+			body, err := agentBody(a)
 			if err != nil {
 				return 0, err
 			}
@@ -247,24 +270,27 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	res.TokensBefore, res.TokensAfter = h.Get(swchttp.HeaderTokensBefore), h.Get(swchttp.HeaderTokensAfter)
 	// Each run has agents of its own: direct and proxied calls send
 	// bodies of the same sizes, and no proxied agent was seen before.
-	if res.DirectLarge1, err = runLatency(run(1, agent(up.URL, 1<<20, 1))); err != nil {
+	var coldDirect, coldProxy []time.Duration
+	if res.DirectLarge1, err = runLatency(run(1, agent(up.URL, 1<<20, 1, &coldDirect))); err != nil {
 		return err
 	}
 	cpu0 := cpuTime()
-	lat, err := run(1, agent(proxy, 0, 1))
+	lat, err := run(1, agent(proxy, 0, 1, &coldProxy))
 	if err != nil {
 		return err
 	}
 	res.ProxyLarge1 = summarize(lat)
 	res.CPUPerRequestMS = ms(cpuTime()-cpu0) / float64(len(lat))
-	if res.DirectLarge, err = runLatency(run(*clients, agent(up.URL, 2<<20, *clients))); err != nil {
+	if res.DirectLarge, err = runLatency(run(*clients, agent(up.URL, 2<<20, *clients, &coldDirect))); err != nil {
 		return err
 	}
 	stopProfile, err := startCPUProfile(*cpuProfile)
 	if err != nil {
 		return err
 	}
-	res.ProxyLarge, err = runLatency(run(*clients, agent(proxy, 1<<10, *clients)))
+	coldProxy = coldProxy[:0]
+	res.ProxyLarge, err = runLatency(run(*clients, agent(proxy, 1<<10, *clients, &coldProxy)))
+	res.ColdLarge = summarize(coldProxy)
 	if perr := stopProfile(); err == nil {
 		err = perr
 	}
@@ -378,6 +404,7 @@ func printLoadtestProxy(w io.Writer, r loadtestProxyResult) {
 	fmt.Fprintf(w, "  CPU per proxied request (whole process): %.2f ms\n", r.CPUPerRequestMS)
 	row(fmt.Sprintf("direct, %d clients", r.Clients), r.DirectLarge)
 	row(fmt.Sprintf("through the proxy, %d clients", r.Clients), r.ProxyLarge)
+	row("  each agent's first request (not seen before)", r.ColdLarge)
 	fmt.Fprintln(w, "3. streaming: time to the first event (1 client)")
 	row("direct", r.DirectTTFE)
 	row("through the proxy", r.ProxyTTFE)

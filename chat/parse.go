@@ -29,6 +29,8 @@ type Input struct {
 	Raw []json.RawMessage
 	// Body is the request body's top-level fields when the input was a
 	// request body ("model", "tools", "system", …; "messages" included).
+	// Raw elements and Body values are copies of the input, though they
+	// may share one array: read them, do not write into them.
 	Body map[string]json.RawMessage
 	// Warnings are usable oddities, for stderr.
 	Warnings []string

@@ -17,7 +17,7 @@ type bodyGen struct {
 }
 
 func (g *bodyGen) pick(xs ...string) string { return xs[g.r.IntN(len(xs))] }
-func (g *bodyGen) p(n int) bool              { return g.r.IntN(100) < n }
+func (g *bodyGen) p(n int) bool             { return g.r.IntN(100) < n }
 
 func (g *bodyGen) str() string {
 	return g.pick(`""`, `"hi"`, `"a \"b\" c"`, `"caf\u00e9"`, `"\ud83d\ude00!"`, `"\ud83d"`, `"x\ny\t"`,
@@ -91,10 +91,12 @@ func (g *bodyGen) some(pct int, m map[string]func() string) map[string]func() st
 
 func (g *bodyGen) meta(m map[string]func() string) {
 	for k, v := range g.some(12, map[string]func() string{
-		"id":         func() string { return g.pick(`"m1"`, "7", "null", `"x\u0041"`, "{}") },
-		"session":    func() string { return g.pick(`"S1"`, "2", "null", "true") },
-		"timestamp":  func() string { return g.pick(`"2024-05-07T14:00:00Z"`, "null", `"2024-05-07"`, "5") },
-		"created_at": func() string { return g.pick("1715090400", "1715090400.5", `"1715090400"`, `"2024-05-07T14:00:00Z"`, "1e400", "-3", "null", "[]") },
+		"id":        func() string { return g.pick(`"m1"`, "7", "null", `"x\u0041"`, "{}") },
+		"session":   func() string { return g.pick(`"S1"`, "2", "null", "true") },
+		"timestamp": func() string { return g.pick(`"2024-05-07T14:00:00Z"`, "null", `"2024-05-07"`, "5") },
+		"created_at": func() string {
+			return g.pick("1715090400", "1715090400.5", `"1715090400"`, `"2024-05-07T14:00:00Z"`, "1e400", "-3", "null", "[]")
+		},
 	}) {
 		m[k] = v
 	}
@@ -120,7 +122,9 @@ func (g *bodyGen) oaMessage(i int) string {
 				var parts []string
 				for range g.r.IntN(4) {
 					parts = append(parts, g.obj(g.some(80, map[string]func() string{
-						"type":    func() string { return g.pick(`"text"`, `"text"`, `"refusal"`, `"image_url"`, "null", `""`, `"te\u0078t"`, "3") },
+						"type": func() string {
+							return g.pick(`"text"`, `"text"`, `"refusal"`, `"image_url"`, "null", `""`, `"te\u0078t"`, "3")
+						},
 						"text":    func() string { return g.pick(g.str(), g.str(), "null", "1") },
 						"refusal": func() string { return g.pick(g.str(), "null") },
 					})))

@@ -49,7 +49,7 @@ type Mention struct {
 // entities, numbers and events of text, sorted by Start (ties: longer
 // first, then by kind).
 func All(text string, ref time.Time, speakers []string) []Mention {
-	toks := tokenize(text)
+	toks := tokens(text)
 	out := temporal(text, toks, ref)
 	out = append(out, entities(text, toks, speakers)...)
 	out = append(out, numbers(text, toks)...)
@@ -70,28 +70,33 @@ func All(text string, ref time.Time, speakers []string) []Mention {
 // against ref (the start of the session the text was said in). With a zero
 // ref, values that need a reference are left empty.
 func Temporal(text string, ref time.Time) []Mention {
-	return temporal(text, tokenize(text), ref)
+	return temporal(text, tokens(text), ref)
 }
 
 // HasTemporal reports whether text contains at least one temporal expression.
 func HasTemporal(text string) bool {
-	return len(temporal(text, tokenize(text), time.Time{})) > 0
+	if v, ok := hasTemporalMemo.Get(text); ok {
+		return v
+	}
+	v := len(temporal(text, tokens(text), time.Time{})) > 0
+	hasTemporalMemo.Put(text, v)
+	return v
 }
 
 // Entities returns the named entities of text (people, places,
 // organisations, titles of works, products). Names in speakers are always
 // recognised, even at the start of a sentence.
 func Entities(text string, speakers []string) []Mention {
-	return entities(text, tokenize(text), speakers)
+	return entities(text, tokens(text), speakers)
 }
 
 // Numbers returns the numbers of text: digit sequences and number words.
 func Numbers(text string) []Mention {
-	return numbers(text, tokenize(text))
+	return numbers(text, tokens(text))
 }
 
 // Events returns the event mentions of text (see the package doc for the
 // definition); Value holds the lemma.
 func Events(text string) []Mention {
-	return events(text, tokenize(text))
+	return events(text, tokens(text))
 }

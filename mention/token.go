@@ -1,6 +1,10 @@
 package mention
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/swcmem/swc/internal/memo"
+)
 
 // Token classes.
 const (
@@ -26,6 +30,28 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+// The same texts are analysed again and again (a turn is anchored, its
+// entities and numbers counted, its sentences checked for time by the
+// gister, for every request of an agent re-sending its history), so their
+// tokens and HasTemporal's answers are remembered, in bounded memos: about
+// memoBytes of texts per generation each.
+const memoBytes = 32 << 20
+
+var (
+	tokensMemo      = memo.New(memoBytes, func(text string, toks []tok) int { return len(text) + 64*len(toks) })
+	hasTemporalMemo = memo.New(memoBytes, func(text string, _ bool) int { return len(text) })
+)
+
+// tokens is tokenize, remembered. Callers must not modify the result.
+func tokens(text string) []tok {
+	if toks, ok := tokensMemo.Get(text); ok {
+		return toks
+	}
+	toks := tokenize(text)
+	tokensMemo.Put(text, toks)
+	return toks
 }
 
 // tokenize splits text into tokens. It never fails; invalid UTF-8 is

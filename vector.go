@@ -1,6 +1,9 @@
 package swc
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Dot returns the dot product of a and b over their common length. For the
 // unit vectors Lexical returns it equals the cosine, at a third of the cost.
@@ -178,13 +181,40 @@ func MeanNormalizedSparse(vecs []Sparse) []float32 {
 	if len(vecs) == 0 {
 		return nil
 	}
+	var m Meaner
+	return slices.Clone(m.Mean(vecs))
+}
+
+// Meaner computes MeanNormalizedSparse again and again without allocating
+// a dense vector each time. The zero Meaner is ready; it is not safe for
+// concurrent use.
+type Meaner struct {
+	sum     []float64
+	out     []float32
+	touched []int32 // the indexes set in out by the last Mean
+}
+
+// Mean returns MeanNormalizedSparse(vecs) (nil for no vectors) in a slice
+// that stays valid until the next call.
+func (m *Meaner) Mean(vecs []Sparse) []float32 {
+	for _, i := range m.touched {
+		m.out[i] = 0
+	}
+	m.touched = m.touched[:0]
+	if len(vecs) == 0 {
+		return nil
+	}
 	n := 0
 	for _, v := range vecs {
 		if k := len(v.Index); k > 0 {
 			n = max(n, int(v.Index[k-1])+1)
 		}
 	}
-	sum := make([]float64, n)
+	if len(m.sum) < n {
+		n2 := max(n, 2*len(m.sum))
+		m.sum = make([]float64, n2)
+		m.out = make([]float32, n2)
+	}
 	for _, v := range vecs {
 		var vn float64
 		for _, x := range v.Value {
@@ -195,20 +225,26 @@ func MeanNormalizedSparse(vecs []Sparse) []float32 {
 		}
 		inv := 1 / math.Sqrt(vn)
 		for k, i := range v.Index {
-			sum[i] += float64(v.Value[k]) * inv
+			m.sum[i] += float64(v.Value[k]) * inv
+			m.touched = append(m.touched, i)
 		}
 	}
-	out := make([]float32, n)
+	// The norm adds the squares in index order, as MeanNormalized does
+	// over the dense form (its zeros add nothing).
+	slices.Sort(m.touched)
+	m.touched = slices.Compact(m.touched)
 	var norm float64
-	for _, x := range sum {
-		norm += x * x
+	for _, i := range m.touched {
+		norm += m.sum[i] * m.sum[i]
 	}
-	if norm == 0 {
-		return out
+	if norm != 0 {
+		norm = math.Sqrt(norm)
+		for _, i := range m.touched {
+			m.out[i] = float32(m.sum[i] / norm)
+		}
 	}
-	norm = math.Sqrt(norm)
-	for i, x := range sum {
-		out[i] = float32(x / norm)
+	for _, i := range m.touched {
+		m.sum[i] = 0
 	}
-	return out
+	return m.out[:n]
 }

@@ -2,6 +2,8 @@ package swc
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -93,5 +95,56 @@ func TestSparseDot(t *testing.T) {
 	}
 	if got, want := s.Dot(v), Dot(v, v); got != want {
 		t.Errorf("Dot with itself = %v, want %v", got, want)
+	}
+}
+
+// TestSparseMeanAndNormalize: NormalizeSparse and Meaner.Mean (used again
+// and again, as signals use it) give MeanNormalized's and Normalize's very
+// values on random sparse vectors, zeros and empty ones included.
+func TestSparseMeanAndNormalize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var m Meaner
+	for trial := range 300 {
+		dim := 1 + rng.IntN(60)
+		k := rng.IntN(6)
+		dense := make([][]float32, k)
+		sparse := make([]Sparse, k)
+		for j := range k {
+			v := make([]float32, dim)
+			for i := range v {
+				if rng.IntN(4) == 0 {
+					v[i] = rng.Float32()*2 - 1
+				}
+			}
+			dense[j] = Normalize(v)
+			sparse[j] = NormalizeSparse(ToSparse(v))
+			if want := ToSparse(dense[j]); !slices.Equal(want.Index, sparse[j].Index) || !slices.Equal(want.Value, sparse[j].Value) {
+				t.Fatalf("trial %d: NormalizeSparse %v, Normalize %v", trial, sparse[j], want)
+			}
+		}
+		got := m.Mean(sparse)
+		want := MeanNormalized(dense)
+		if k == 0 {
+			if got != nil || want != nil {
+				t.Fatalf("no vectors: %v, %v", got, want)
+			}
+			continue
+		}
+		// got may be shorter: its tail would be zeros.
+		for i, x := range want {
+			g := float32(0)
+			if i < len(got) {
+				g = got[i]
+			}
+			if g != x {
+				t.Fatalf("trial %d, index %d: Mean %v, MeanNormalized %v", trial, i, g, x)
+			}
+		}
+		if len(got) > len(want) {
+			t.Fatalf("trial %d: Mean is longer (%d) than the dense form (%d)", trial, len(got), len(want))
+		}
+		if c := MeanNormalizedSparse(sparse); !slices.Equal(c, got) {
+			t.Fatalf("trial %d: MeanNormalizedSparse %v, Meaner %v", trial, c, got)
+		}
 	}
 }

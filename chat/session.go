@@ -196,6 +196,9 @@ func Speaker(m swc.Message) string {
 // "[tool NAME(ARGS) → RESULT]".
 func unitText(unit []swc.Message) string {
 	m := unit[0]
+	if len(m.ToolCalls) == 0 {
+		return m.Content
+	}
 	var b strings.Builder
 	b.WriteString(m.Content)
 	for _, tc := range m.ToolCalls {

@@ -205,7 +205,7 @@ func (s *SWC) gistAll(ctx context.Context, p *plan, idx []int, memo *gistMemo, p
 		if ch.gist != "" {
 			ch.gistTokens = tokens.Count(swc.RenderBlock(swc.Block{Session: ch.ses, Gist: ch.gist}))
 		}
-		pc.Put(gistKey(i), sessionGist{ch.gist, ch.gistTokens}, len(ch.gist)+64)
+		pc.Put(gistKey(i), sessionGist{ch.gist, ch.gistTokens}, len(ch.gist)+64, false)
 	}
 	for _, i := range all { // in order: the drops are listed in it
 		if ch := &p.chunks[i]; ch.gist == "" && ch.tier == swc.TierMid { // nothing worth keeping: the chunk goes

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
+	"unsafe"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/tokens"
@@ -22,8 +23,11 @@ import (
 type PlanCache interface {
 	// Get returns the value stored under key.
 	Get(key [32]byte) (any, bool)
-	// Put stores v under key; bytes is about how much text v holds.
-	Put(key [32]byte, v any, bytes int)
+	// Put stores v under key; bytes is about how much text v holds. whole
+	// says v is a plan of many sessions (large; used again when the same
+	// history comes again) rather than one session's facts or gist (small;
+	// used by every later request that holds the session).
+	Put(key [32]byte, v any, bytes int, whole bool)
 }
 
 // mapCache is the PlanCache of one Compress call when SWC.Plans is nil:
@@ -31,8 +35,8 @@ type PlanCache interface {
 // session.
 type mapCache map[[32]byte]any
 
-func (m mapCache) Get(k [32]byte) (any, bool)   { v, ok := m[k]; return v, ok }
-func (m mapCache) Put(k [32]byte, v any, _ int) { m[k] = v }
+func (m mapCache) Get(k [32]byte) (any, bool)           { v, ok := m[k]; return v, ok }
+func (m mapCache) Put(k [32]byte, v any, _ int, _ bool) { m[k] = v }
 
 // keySet holds the cache keys of one Compress call's conversation.
 type keySet struct {
@@ -113,7 +117,7 @@ func (s *SWC) facts(pc PlanCache, key [32]byte, ses *swc.Session, speakers []str
 	if toks > 0 {
 		f.density = float64(cnt) / float64(toks)
 	}
-	pc.Put(key, f, bytes)
+	pc.Put(key, f, bytes, false)
 	return f
 }
 
@@ -125,11 +129,15 @@ type sessionGist struct {
 
 // hashSession writes every field of ses to h, each length-prefixed.
 func hashSession(h hash.Hash, ses *swc.Session) {
-	b := make([]byte, 0, 256)
-	num := func(n int64) { b = binary.LittleEndian.AppendUint64(b, uint64(n)) }
+	var b [8]byte
+	num := func(n int64) {
+		binary.LittleEndian.PutUint64(b[:], uint64(n))
+		h.Write(b[:])
+	}
 	str := func(s string) {
 		num(int64(len(s)))
-		b = append(b, s...)
+		// Write reads p and keeps nothing: no copy of s is needed.
+		h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
 	num(int64(ses.Index))
 	t, _ := ses.Start.MarshalBinary() // zone offset included; never fails for a valid time
@@ -142,20 +150,15 @@ func hashSession(h hash.Hash, ses *swc.Session) {
 		str(tn.Text)
 		if tn.Image == nil {
 			num(-1)
-		} else {
-			str(tn.Image.Caption)
-			str(tn.Image.Query)
-			num(int64(len(tn.Image.URLs)))
-			for _, u := range tn.Image.URLs {
-				str(u)
-			}
+			continue
 		}
-		if len(b) > 4096 {
-			h.Write(b)
-			b = b[:0]
+		str(tn.Image.Caption)
+		str(tn.Image.Query)
+		num(int64(len(tn.Image.URLs)))
+		for _, u := range tn.Image.URLs {
+			str(u)
 		}
 	}
-	h.Write(b)
 }
 
 // cachedPlan is planWith, remembered in pc under key (the plan covers
@@ -174,7 +177,7 @@ func (s *SWC) cachedPlan(ctx context.Context, pc PlanCache, ks keySet, c *swc.Co
 	if err != nil {
 		return nil, err
 	}
-	pc.Put(key, p.clone(), p.textBytes())
+	pc.Put(key, p.clone(), p.textBytes(), true)
 	return p, nil
 }
 

@@ -29,7 +29,7 @@ func (c *countingCache) Get(k [32]byte) (any, bool) {
 	return v, ok
 }
 
-func (c *countingCache) Put(k [32]byte, v any, _ int) {
+func (c *countingCache) Put(k [32]byte, v any, _ int, _ bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m[k] = v

@@ -84,7 +84,7 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation, dens []float64) 
 // turnVectors embeds texts (the turns of every session; session i's are
 // texts[first[i]:first[i+1]]) and returns them as unit sparse vectors, and
 // the function giving session i's chunk vector (SPEC §2.2: the mean of
-// its unit turn vectors, at unit length). Cosine by Dot needs unit
+// its unit turn vectors, at unit length; valid until its next call). Cosine by Dot needs unit
 // vectors: the lexical embedder's are, a remote server's need not be. A
 // SparseEmbedder (the lexical one) never builds the dense forms; the
 // numbers are the same either way.
@@ -101,7 +101,8 @@ func (s *SWC) turnVectors(ctx context.Context, texts []string, first []int) ([]s
 		for i, v := range vecs {
 			sparse[i] = swc.NormalizeSparse(v)
 		}
-		return sparse, func(i int) []float32 { return swc.MeanNormalizedSparse(sparse[first[i]:first[i+1]]) }, nil
+		var m swc.Meaner
+		return sparse, func(i int) []float32 { return m.Mean(sparse[first[i]:first[i+1]]) }, nil
 	}
 	vecs, err := s.Embedder.Embed(ctx, texts)
 	if err != nil {

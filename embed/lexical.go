@@ -132,19 +132,27 @@ func (l *Lexical) fit(ctx context.Context, texts []string) (*fitted, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("embed: lexical: %w", err)
 	}
-	var (
-		voc  = newVocab(4 * len(texts))
-		docs = make([][]posting, len(texts))
-		df   []int32
-	)
+	terms := make([][]termCount, len(texts))
+	total := 0
 	for d, text := range texts {
 		if d%256 == 255 {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("embed: lexical: %w", err)
 			}
 		}
-		tcs := textTerms(text)
-		ps := make([]posting, len(tcs))
+		terms[d] = textTerms(text)
+		total += len(terms[d])
+	}
+	voc := vocabs.Get().(*vocab)
+	defer voc.release()
+	var (
+		docs = make([][]posting, len(texts))
+		slab = make([]posting, total) // every text's postings, one allocation
+		df   []int32
+	)
+	for d, tcs := range terms {
+		ps := slab[:len(tcs):len(tcs)]
+		slab = slab[len(tcs):]
 		for i, tc := range tcs {
 			id := voc.id(tc.term)
 			if int(id) == len(df) {

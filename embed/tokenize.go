@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -114,8 +115,17 @@ type vocab struct {
 	n   int32
 }
 
-// newVocab returns an empty vocab with room for about n terms.
-func newVocab(n int) *vocab { return &vocab{ids: make(map[string]int32, n)} }
+// vocabs holds emptied vocabs for reuse: a conversation's vocabulary is a
+// few thousand terms, and its map is the biggest allocation of an Embed
+// call.
+var vocabs = sync.Pool{New: func() any { return &vocab{ids: map[string]int32{}} }}
+
+// release empties v and returns it to vocabs.
+func (v *vocab) release() {
+	clear(v.ids)
+	v.n = 0
+	vocabs.Put(v)
+}
 
 // id returns the id of term t, numbering a new term next.
 func (v *vocab) id(t string) int32 {

@@ -36,7 +36,10 @@ func newMemos() *memos {
 		gists: memo.New(memoBytes, func(k gistKey, v string) int {
 			return len(k.gister) + len(k.req.Text) + len(k.req.Date) + len(v)
 		}),
-		plans: planMemo{memo.New(memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes })},
+		plans: planMemo{
+			plans:    memo.New(memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),
+			sessions: memo.New(2*memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),
+		},
 	}
 }
 
@@ -62,9 +65,12 @@ func (ms *memos) salientCount(text string, speakers []string) int {
 	return v
 }
 
-// planMemo is the consolidate.PlanCache of a Compressor.
+// planMemo is the consolidate.PlanCache of a Compressor: whole plans
+// apart from sessions' facts and gists, so that the plans of histories
+// that never come again (an agent's grows every request) do not push out
+// the sessions every later request uses.
 type planMemo struct {
-	m *memo.Memo[[32]byte, sizedPlan]
+	plans, sessions *memo.Memo[[32]byte, sizedPlan]
 }
 
 type sizedPlan struct {
@@ -74,5 +80,18 @@ type sizedPlan struct {
 
 var _ consolidate.PlanCache = planMemo{}
 
-func (p planMemo) Get(k [32]byte) (any, bool)       { v, ok := p.m.Get(k); return v.v, ok }
-func (p planMemo) Put(k [32]byte, v any, bytes int) { p.m.Put(k, sizedPlan{v, bytes}) }
+func (p planMemo) Get(k [32]byte) (any, bool) {
+	if v, ok := p.sessions.Get(k); ok {
+		return v.v, true
+	}
+	v, ok := p.plans.Get(k)
+	return v.v, ok
+}
+
+func (p planMemo) Put(k [32]byte, v any, bytes int, whole bool) {
+	if whole {
+		p.plans.Put(k, sizedPlan{v, bytes})
+	} else {
+		p.sessions.Put(k, sizedPlan{v, bytes})
+	}
+}

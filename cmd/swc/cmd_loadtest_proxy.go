@@ -179,30 +179,10 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	// agent (first+c) whose history grows by a message per request; after
 	// --agent-requests requests a new agent takes its place (numbered on
 	// past every agent of the phase), so histories stay near --history.
-	//
-	// A new agent's first request — a whole history the proxy has never
-	// seen, as after a restart — is sent before the timed one and timed
-	// apart, into *cold: the timed requests are those of agents the proxy
-	// has seen, as it sees agents whose histories grow through it.
-	var coldMu sync.Mutex
-	agent := func(base string, first, clients int, cold *[]time.Duration) func(int) (time.Duration, error) {
+	agent := func(base string, first, clients int) func(int) (time.Duration, error) {
 		sent := make([]int, clients) // each client's requests so far (one goroutine each)
 		return func(c int) (time.Duration, error) {
-			a := first + c + clients*(sent[c] / *perAgent)
-			if sent[c]%*perAgent == 0 {
-				body, err := agentBody(a)
-				if err != nil {
-					return 0, err
-				}
-				d, _, err := call(base, body, *budget)
-				if err != nil {
-					return 0, err
-				}
-				coldMu.Lock()
-				*cold = append(*cold, d)
-				coldMu.Unlock()
-			}
-			body, err := agentBody(a)
+			body, err := agentBody(first + c + clients*(sent[c] / *perAgent))
 			if err != nil {
 				return 0, err
 			}
@@ -210,6 +190,42 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 			d, _, err := call(base, body, *budget)
 			return d, err
 		}
+	}
+	// introduce sends the first request of every agent a phase of agent's
+	// will use, from clients clients at once, and returns their latencies:
+	// a whole history the proxy has not seen, as after a restart. The
+	// timed requests come after, from agents the proxy has seen — as it
+	// sees agents whose histories grow through it — so that no first
+	// request competes with them for the cores.
+	introduce := func(base string, first, clients int) ([]time.Duration, error) {
+		per := (*requests + clients - 1) / clients
+		agents := (per + *perAgent - 1) / *perAgent
+		var mu sync.Mutex
+		var out []time.Duration
+		var firstErr error
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Go(func() {
+				for k := range agents {
+					body, err := agentBody(first + c + clients*k)
+					var d time.Duration
+					if err == nil {
+						d, _, err = call(base, body, *budget)
+					}
+					mu.Lock()
+					if err != nil && firstErr == nil {
+						firstErr = err
+					}
+					out = append(out, d)
+					mu.Unlock()
+					if err != nil {
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return out, firstErr
 	}
 	// run makes --requests requests from c clients (f gets the client's
 	// number) and returns their latencies.
@@ -270,27 +286,39 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	res.TokensBefore, res.TokensAfter = h.Get(swchttp.HeaderTokensBefore), h.Get(swchttp.HeaderTokensAfter)
 	// Each run has agents of its own: direct and proxied calls send
 	// bodies of the same sizes, and no proxied agent was seen before.
-	var coldDirect, coldProxy []time.Duration
-	if res.DirectLarge1, err = runLatency(run(1, agent(up.URL, 1<<20, 1, &coldDirect))); err != nil {
+	// Each run has agents of its own: direct and proxied calls send
+	// bodies of the same sizes, and no proxied agent was seen before it
+	// is introduced.
+	if _, err := introduce(up.URL, 1<<20, 1); err != nil {
+		return err
+	}
+	if res.DirectLarge1, err = runLatency(run(1, agent(up.URL, 1<<20, 1))); err != nil {
+		return err
+	}
+	if _, err := introduce(proxy, 0, 1); err != nil {
 		return err
 	}
 	cpu0 := cpuTime()
-	lat, err := run(1, agent(proxy, 0, 1, &coldProxy))
+	lat, err := run(1, agent(proxy, 0, 1))
 	if err != nil {
 		return err
 	}
 	res.ProxyLarge1 = summarize(lat)
 	res.CPUPerRequestMS = ms(cpuTime()-cpu0) / float64(len(lat))
-	if res.DirectLarge, err = runLatency(run(*clients, agent(up.URL, 2<<20, *clients, &coldDirect))); err != nil {
+	if _, err := introduce(up.URL, 2<<20, *clients); err != nil {
+		return err
+	}
+	if res.DirectLarge, err = runLatency(run(*clients, agent(up.URL, 2<<20, *clients))); err != nil {
+		return err
+	}
+	if res.ColdLarge, err = runLatency(introduce(proxy, 1<<10, *clients)); err != nil {
 		return err
 	}
 	stopProfile, err := startCPUProfile(*cpuProfile)
 	if err != nil {
 		return err
 	}
-	coldProxy = coldProxy[:0]
-	res.ProxyLarge, err = runLatency(run(*clients, agent(proxy, 1<<10, *clients, &coldProxy)))
-	res.ColdLarge = summarize(coldProxy)
+	res.ProxyLarge, err = runLatency(run(*clients, agent(proxy, 1<<10, *clients)))
 	if perr := stopProfile(); err == nil {
 		err = perr
 	}

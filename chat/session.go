@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/swcmem/swc"
@@ -181,7 +182,11 @@ func DateText(t time.Time) string {
 // Speaker returns the name a message's turn is shown under: its Name, or
 // its role capitalised ("User", "Assistant").
 func Speaker(m swc.Message) string {
-	if n := strings.Join(strings.Fields(m.Name), " "); n != "" {
+	if m.Name == "" {
+		if n, ok := roleNames[m.Role]; ok {
+			return n
+		}
+	} else if n := strings.Join(strings.Fields(m.Name), " "); n != "" {
 		return n
 	}
 	r := string(m.Role)
@@ -190,6 +195,9 @@ func Speaker(m swc.Message) string {
 	}
 	return strings.ToUpper(r[:1]) + r[1:]
 }
+
+// roleNames are Speaker's names of the usual roles, made once.
+var roleNames = map[swc.Role]string{swc.RoleUser: "User", swc.RoleAssistant: "Assistant", swc.RoleTool: "Tool", swc.RoleSystem: "System", swc.RoleDeveloper: "Developer"}
 
 // unitText is the turn text of a message and the tool results answering
 // it: the message's text, then each call as
@@ -221,8 +229,20 @@ func turnID(index []int, i int) string {
 	if i < len(index) {
 		i = index[i]
 	}
+	if ids := turnIDs(); i >= 0 && i < len(ids) {
+		return ids[i]
+	}
 	return "m" + strconv.Itoa(i)
 }
+
+// turnIDs returns the first turn ids, made on first use ("m0", "m1", …).
+var turnIDs = sync.OnceValue(func() []string {
+	ids := make([]string, 4096)
+	for i := range ids {
+		ids[i] = "m" + strconv.Itoa(i)
+	}
+	return ids
+})
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

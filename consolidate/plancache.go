@@ -77,12 +77,14 @@ func derive(key [32]byte, what string) [32]byte {
 
 // sessionFacts is what a plan needs of one session that depends on that
 // session alone: its turns as shown (anchored for swc-anchored), their
-// costs, its header's cost, and its density numerator over denominator.
+// costs, its header's cost, its density numerator over denominator, and
+// its cost as it came (tokens.Session: what schedules count).
 type sessionFacts struct {
 	turns      []swc.Turn
 	turnTokens []int
 	header     int
 	density    float64
+	tokens     int
 }
 
 // facts returns ses's facts, from pc under key when there.
@@ -102,6 +104,7 @@ func (s *SWC) facts(pc PlanCache, key [32]byte, ses *swc.Session, speakers []str
 		}
 	}
 	f.header = tokens.Header(ses)
+	f.tokens = tokens.Session(ses)
 	f.turnTokens = make([]int, len(f.turns))
 	for j, t := range f.turns {
 		f.turnTokens[j] = tokens.Turn(t)

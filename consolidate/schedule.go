@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/tokens"
 )
 
 // ScheduleKind names when consolidation runs during replay (SPEC §2.5).
@@ -128,9 +127,10 @@ func (s Schedule) window() time.Duration {
 }
 
 // run replays n sessions and calls consolidate(upto) at each point the
-// schedule fires; consolidate returns the context's tokens after it. run
+// schedule fires; cost(i) is session i's tokens (tokens.Session);
+// consolidate returns the context's tokens after it. run
 // returns the points (session counts) at which consolidation ran.
-func (s Schedule) run(n, budget int, c *swc.Conversation, consolidate func(upto int) (int, error)) ([]int, error) {
+func (s Schedule) run(n, budget int, c *swc.Conversation, cost func(i int) int, consolidate func(upto int) (int, error)) ([]int, error) {
 	var points []int
 	state, pending := 0, 0
 	threshold := s.Threshold
@@ -139,7 +139,7 @@ func (s Schedule) run(n, budget int, c *swc.Conversation, consolidate func(upto 
 	}
 	for i := 1; i <= n; i++ { // i sessions have arrived
 		ses := &c.Sessions[i-1]
-		pending += tokens.Session(ses)
+		pending += cost(i - 1)
 		var fire bool
 		switch s.Kind {
 		case EveryK:

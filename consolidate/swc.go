@@ -145,7 +145,9 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 	}
 	keys := s.planKeys(c)
 	var decided *plan // the last consolidation, before budget cuts
-	points, err := s.Schedule.run(len(c.Sessions), opts.Budget, c, func(upto int) (int, error) {
+	speakers := []string{c.SpeakerA, c.SpeakerB}
+	cost := func(i int) int { return s.facts(pc, keys.session[i], &c.Sessions[i], speakers).tokens }
+	points, err := s.Schedule.run(len(c.Sessions), opts.Budget, c, cost, func(upto int) (int, error) {
 		p, err := s.cachedPlan(ctx, pc, keys, c.Upto(upto), memo, true)
 		if err != nil {
 			return 0, err

@@ -99,6 +99,22 @@ func (l *Lexical) EmbedSparse(ctx context.Context, texts []string) ([]swc.Sparse
 
 var _ swc.SparseEmbedder = (*Lexical)(nil)
 
+// sublinear returns 1 + ln tf, from a table for the usual small counts
+// (the same values: the table holds math.Log's).
+func sublinear(tf int32) float64 {
+	if tf < int32(len(sublinearTable)) {
+		return sublinearTable[tf]
+	}
+	return 1 + math.Log(float64(tf))
+}
+
+var sublinearTable = func() (t [64]float64) {
+	for i := range t {
+		t[i] = 1 + math.Log(float64(i))
+	}
+	return t
+}()
+
 // sortPostings sorts ps by term id: by insertion for a turn's few terms.
 func sortPostings(ps []posting) {
 	if len(ps) > 32 {
@@ -195,7 +211,7 @@ func (f *fitted) weigh(d int, set func(col int32, w float32)) {
 		if f.col[p.id] < 0 {
 			continue
 		}
-		w := (1 + math.Log(float64(p.tf))) * f.idf[p.id]
+		w := sublinear(p.tf) * f.idf[p.id]
 		norm += w * w
 	}
 	if norm == 0 {
@@ -204,7 +220,7 @@ func (f *fitted) weigh(d int, set func(col int32, w float32)) {
 	inv := 1 / math.Sqrt(norm)
 	for _, p := range ps {
 		if c := f.col[p.id]; c >= 0 {
-			set(c, float32((1+math.Log(float64(p.tf)))*f.idf[p.id]*inv))
+			set(c, float32(sublinear(p.tf)*f.idf[p.id]*inv))
 		}
 	}
 }

@@ -26,7 +26,7 @@ func truncateLong(g *chat.Grouping, budget int, history []int) []int {
 		header := tokens.Header(ses)
 		for t := range ses.Turns {
 			turn := &ses.Turns[t]
-			if tokens.Turn(*turn)+header <= budget {
+			if renderedBytes(turn)+header <= budget || tokens.Turn(*turn)+header <= budget {
 				continue
 			}
 			n := tokens.Count(turn.Text)
@@ -36,6 +36,16 @@ func truncateLong(g *chat.Grouping, budget int, history []int) []int {
 		}
 	}
 	return cut
+}
+
+// renderedBytes bounds the bytes of a turn's line with the newline before
+// it (swc.RenderTurn), and so its tokens: a token covers at least a byte.
+func renderedBytes(t *swc.Turn) int {
+	n := 1 + len(t.Speaker) + 2 + len(t.Text)
+	if t.Image != nil {
+		n += len(" [shares an image: ]") + len(t.Image.Caption)
+	}
+	return n
 }
 
 var blockHead = regexp.MustCompile(`^\[(?:Session (\d+) —|Summary of sessions (\d+)–(\d+)\]|Sessions? (\d+)(?:–(\d+))? omitted\])`)

@@ -134,7 +134,12 @@ func Sessionize(msgs []swc.Message, opts SessionOptions) *Grouping {
 		}
 		if newSession {
 			closeSession(i)
-			cur = &swc.Session{Index: len(g.Conversation.Sessions)}
+			guess := 16
+			if !explicit && timed == 0 { // sessions of opts.Turns messages
+				guess = min(opts.Turns, len(msgs)-i)
+			}
+			cur = &swc.Session{Index: len(g.Conversation.Sessions), Turns: make([]swc.Turn, 0, guess)}
+			turnMsgs = make([]int, 0, guess)
 			curSpan = Span{First: i}
 			if m.Session != "" {
 				curID = m.Session

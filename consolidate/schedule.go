@@ -128,7 +128,8 @@ func (s Schedule) window() time.Duration {
 
 // run replays n sessions and calls consolidate(upto) at each point the
 // schedule fires; cost(i) is session i's tokens (tokens.Session);
-// consolidate returns the context's tokens after it. run
+// consolidate returns the context's tokens after it (unused, and may be
+// 0, after the last session). run
 // returns the points (session counts) at which consolidation ran.
 func (s Schedule) run(n, budget int, c *swc.Conversation, cost func(i int) int, consolidate func(upto int) (int, error)) ([]int, error) {
 	var points []int

@@ -152,6 +152,12 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 		if err != nil {
 			return 0, err
 		}
+		if upto == len(c.Sessions) {
+			// Nothing comes after: the schedule has no use for the
+			// tokens, and the final plan below is this one.
+			decided = p
+			return 0, nil
+		}
 		decided = p.clone()
 		enforce(p, opts.Budget)
 		return p.exactTokens(), nil

@@ -223,9 +223,14 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		return res, nil
 	}
 
-	histMsgs := make([]swc.Message, len(history))
-	for k, i := range history {
-		histMsgs[k] = msgs[i]
+	var histMsgs []swc.Message
+	if first, last := history[0], history[len(history)-1]; last-first == len(history)-1 {
+		histMsgs = msgs[first : last+1] // no instruction among them: no copy
+	} else {
+		histMsgs = make([]swc.Message, len(history))
+		for k, i := range history {
+			histMsgs[k] = msgs[i]
+		}
 	}
 	g := chat.Sessionize(histMsgs, chat.SessionOptions{Gap: o.SessionGap, Turns: o.SessionTurns, Index: history})
 	res.Rule, res.Warnings = g.Rule, g.Warnings

@@ -191,6 +191,7 @@ func MeanNormalizedSparse(vecs []Sparse) []float32 {
 type Meaner struct {
 	sum     []float64
 	out     []float32
+	seen    []bool  // seen[i]: i is in touched
 	touched []int32 // the indexes set in out by the last Mean
 }
 
@@ -198,7 +199,7 @@ type Meaner struct {
 // that stays valid until the next call.
 func (m *Meaner) Mean(vecs []Sparse) []float32 {
 	for _, i := range m.touched {
-		m.out[i] = 0
+		m.out[i], m.seen[i] = 0, false
 	}
 	m.touched = m.touched[:0]
 	if len(vecs) == 0 {
@@ -214,6 +215,7 @@ func (m *Meaner) Mean(vecs []Sparse) []float32 {
 		n2 := max(n, 2*len(m.sum))
 		m.sum = make([]float64, n2)
 		m.out = make([]float32, n2)
+		m.seen = make([]bool, n2)
 	}
 	for _, v := range vecs {
 		var vn float64
@@ -226,13 +228,15 @@ func (m *Meaner) Mean(vecs []Sparse) []float32 {
 		inv := 1 / math.Sqrt(vn)
 		for k, i := range v.Index {
 			m.sum[i] += float64(v.Value[k]) * inv
-			m.touched = append(m.touched, i)
+			if !m.seen[i] {
+				m.seen[i] = true
+				m.touched = append(m.touched, i)
+			}
 		}
 	}
 	// The norm adds the squares in index order, as MeanNormalized does
 	// over the dense form (its zeros add nothing).
 	slices.Sort(m.touched)
-	m.touched = slices.Compact(m.touched)
 	var norm float64
 	for _, i := range m.touched {
 		norm += m.sum[i] * m.sum[i]

@@ -130,16 +130,27 @@ type sessionGist struct {
 	tokens int
 }
 
-// hashSession writes every field of ses to h, each length-prefixed.
+// hashSession writes every field of ses to h, each length-prefixed:
+// lengths and short fields gathered in a buffer, long texts written as
+// they are (Write reads p and keeps nothing, so no copy is made).
 func hashSession(h hash.Hash, ses *swc.Session) {
-	var b [8]byte
+	var arr [512]byte
+	b := arr[:0]
 	num := func(n int64) {
-		binary.LittleEndian.PutUint64(b[:], uint64(n))
-		h.Write(b[:])
+		if len(b)+8 > len(arr) {
+			h.Write(b)
+			b = b[:0]
+		}
+		b = binary.LittleEndian.AppendUint64(b, uint64(n))
 	}
 	str := func(s string) {
 		num(int64(len(s)))
-		// Write reads p and keeps nothing: no copy of s is needed.
+		if len(b)+len(s) <= len(arr) {
+			b = append(b, s...)
+			return
+		}
+		h.Write(b)
+		b = b[:0]
 		h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
 	num(int64(ses.Index))
@@ -162,6 +173,7 @@ func hashSession(h hash.Hash, ses *swc.Session) {
 			str(u)
 		}
 	}
+	h.Write(b)
 }
 
 // cachedPlan is planWith, remembered in pc under key (the plan covers

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	swc "github.com/swcmem/swc"
 )
@@ -61,6 +62,7 @@ func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, error
 	if err != nil {
 		return nil, err
 	}
+	defer f.release()
 	dim := max(f.dim, 1)
 	slab := make([]float32, len(texts)*dim)
 	out := make([][]float32, len(texts))
@@ -80,6 +82,7 @@ func (l *Lexical) EmbedSparse(ctx context.Context, texts []string) ([]swc.Sparse
 	if err != nil {
 		return nil, err
 	}
+	defer f.release()
 	n := 0
 	for _, ps := range f.docs {
 		n += len(ps)
@@ -137,10 +140,13 @@ type posting struct {
 // fitted is a TF-IDF model fitted on a batch: each text's postings in
 // term-id order, each term's column (-1: below MinDF) and idf.
 type fitted struct {
-	docs [][]posting
-	col  []int32
-	idf  []float64
-	dim  int
+	docs  [][]posting
+	col   []int32
+	idf   []float64
+	dim   int
+	terms [][]termCount // scratch: each text's terms
+	slab  []posting     // scratch: the array under docs
+	df    []int32       // scratch: each term's document frequency
 }
 
 // fit fits the model on texts. It returns an error only when ctx is done.
@@ -148,56 +154,68 @@ func (l *Lexical) fit(ctx context.Context, texts []string) (*fitted, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("embed: lexical: %w", err)
 	}
-	terms := make([][]termCount, len(texts))
+	f := fits.Get().(*fitted)
+	f.terms = f.terms[:0]
 	total := 0
 	for d, text := range texts {
 		if d%256 == 255 {
 			if err := ctx.Err(); err != nil {
+				f.release()
 				return nil, fmt.Errorf("embed: lexical: %w", err)
 			}
 		}
-		terms[d] = textTerms(text)
-		total += len(terms[d])
+		tcs := textTerms(text)
+		f.terms = append(f.terms, tcs)
+		total += len(tcs)
 	}
 	voc := vocabs.Get().(*vocab)
 	defer voc.release()
-	var (
-		docs = make([][]posting, len(texts))
-		slab = make([]posting, total) // every text's postings, one allocation
-		df   []int32
-	)
-	for d, tcs := range terms {
+	f.docs = f.docs[:0]
+	f.slab = slices.Grow(f.slab[:0], total)[:total] // every text's postings, one array
+	f.df = f.df[:0]
+	slab := f.slab
+	for _, tcs := range f.terms {
 		ps := slab[:len(tcs):len(tcs)]
 		slab = slab[len(tcs):]
 		for i, tc := range tcs {
 			id := voc.id(tc.term)
-			if int(id) == len(df) {
-				df = append(df, 0)
+			if int(id) == len(f.df) {
+				f.df = append(f.df, 0)
 			}
-			df[id]++
+			f.df[id]++
 			ps[i] = posting{id, tc.tf}
 		}
 		sortPostings(ps)
-		docs[d] = ps
+		f.docs = append(f.docs, ps)
 	}
 
 	// Number the kept stems densely, in order of first occurrence.
-	col := make([]int32, len(df))
-	dim := 0
-	for id, n := range df {
+	f.col = slices.Grow(f.col[:0], len(f.df))[:len(f.df)]
+	f.dim = 0
+	for id, n := range f.df {
 		if int(n) >= max(l.MinDF, 1) {
-			col[id] = int32(dim)
-			dim++
+			f.col[id] = int32(f.dim)
+			f.dim++
 		} else {
-			col[id] = -1
+			f.col[id] = -1
 		}
 	}
-	idf := make([]float64, len(df))
+	f.idf = slices.Grow(f.idf[:0], len(f.df))[:len(f.df)]
 	nDocs := float64(len(texts))
-	for id, n := range df {
-		idf[id] = math.Log((1+nDocs)/(1+float64(n))) + 1
+	for id, n := range f.df {
+		f.idf[id] = math.Log((1+nDocs)/(1+float64(n))) + 1
 	}
-	return &fitted{docs: docs, col: col, idf: idf, dim: dim}, nil
+	return f, nil
+}
+
+// fits holds fitted models for reuse: their slices are an Embed call's
+// biggest allocations after the result.
+var fits = sync.Pool{New: func() any { return new(fitted) }}
+
+// release returns f to fits; f must not be used after.
+func (f *fitted) release() {
+	clear(f.terms) // let the texts' terms go
+	fits.Put(f)
 }
 
 // weigh calls set with the column and weight of each kept term of text d,

@@ -36,10 +36,14 @@ upstream called directly as the baseline:
      the budget (no compression), direct vs through the proxy;
   2. compression: --requests requests from agents with a --history-message
      history each (tool calls included, every agent's its own), compressed
-     to --budget by the offline engines; like an agent's, each request is
-     the agent's previous one plus a new message, so no two bodies are the
-     same and a history grows by one message per request (first from one
-     agent, then from --clients concurrent ones);
+     to --budget by the offline engines, first from one client, then from
+     --clients concurrent ones. Like an agent's, each request is the
+     agent's previous one plus a new message, so no two bodies are the same;
+     a client moves to a new agent every --agent-requests requests. Every
+     agent's first request (a whole history the proxy has not seen, as
+     after a restart) is sent before the timed requests and reported apart;
+     the timed ones are those of agents the proxy has seen, as it sees
+     agents whose histories grow through it;
   3. streaming: --requests sequential stream:true requests; time to the first
      SSE event, direct vs through the proxy (the upstream sends its first
      event at once and the rest 20 ms later);

@@ -34,16 +34,19 @@ func (p *plan) estimate() int {
 // (with Config.Demote, each is first replaced by its gist); then, when the
 // pinned chunks alone exceed the budget, their oldest turns
 // (session 0's last). Each removal is recorded in p.dropped.
-func enforce(p *plan, budget int) {
+//
+// It returns the plan's rendering as it ends (see plan.rendering).
+func enforce(p *plan, budget int) *rendering {
 	next := p.steps()
 	for p.estimate() > budget {
 		if !next() {
 			break
 		}
 	}
-	for p.exactTokens() > budget {
-		if !next() {
-			return
+	for {
+		r := p.render()
+		if r.tokens <= budget || !next() {
+			return r
 		}
 	}
 }

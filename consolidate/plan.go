@@ -233,8 +233,16 @@ func minMax(xs []float64) []float64 {
 	return out
 }
 
-// render returns the plan's context text.
-func (p *plan) render() (string, []string) {
+// rendering is a plan's context text, its tokens, and the ids of the
+// turns it shows verbatim.
+type rendering struct {
+	text     string
+	tokens   int
+	verbatim []string
+}
+
+// render returns the plan's rendering as it stands.
+func (p *plan) render() *rendering {
 	var blocks []swc.Block
 	var verbatim []string
 	for i := range p.chunks {
@@ -246,18 +254,14 @@ func (p *plan) render() (string, []string) {
 			}
 		}
 	}
-	return swc.Render(blocks), verbatim
+	text := swc.Render(blocks)
+	return &rendering{text: text, tokens: tokens.Count(text), verbatim: verbatim}
 }
 
-func (p *plan) exactTokens() int {
-	text, _ := p.render()
-	return tokens.Count(text)
-}
-
-// context turns the plan into the reported Context.
-func (p *plan) context(name string, budget int) *swc.Context {
-	text, verbatim := p.render()
-	out := &swc.Context{Strategy: name, Budget: budget, Text: text, Tokens: tokens.Count(text), Verbatim: verbatim, Dropped: p.dropped}
+// context turns the plan, rendered as r (its rendering as it stands),
+// into the reported Context.
+func (p *plan) context(name string, budget int, r *rendering) *swc.Context {
+	out := &swc.Context{Strategy: name, Budget: budget, Text: r.text, Tokens: r.tokens, Verbatim: r.verbatim, Dropped: p.dropped}
 	if out.Dropped == nil {
 		out.Dropped = []swc.Drop{}
 	}

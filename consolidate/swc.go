@@ -159,8 +159,7 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 			return 0, nil
 		}
 		decided = p.clone()
-		enforce(p, opts.Budget)
-		return p.exactTokens(), nil
+		return enforce(p, opts.Budget).tokens, nil
 	})
 	if err != nil {
 		return nil, err
@@ -209,8 +208,7 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 			}
 		}
 	}
-	enforce(final, opts.Budget)
-	out := final.context(s.name, opts.Budget)
+	out := final.context(s.name, opts.Budget, enforce(final, opts.Budget))
 	out.Schedule = s.Schedule.String()
 	out.Consolidations = points
 	return out, nil

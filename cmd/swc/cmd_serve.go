@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -181,8 +182,26 @@ func (s *service) close() {
 
 // openService wires the service the flags describe; the caller calls
 // close.
+// serveGCPercent is the garbage collector's target swc serve sets when
+// GOGC is unset.
+const serveGCPercent = 400
+
+// serveGC sets the garbage collector's target to serveGCPercent unless
+// the environment sets GOGC, and reports whether it did. The service's
+// memos (token counts, terms, gists, plans) are a large heap that changes
+// slowly; collecting at 5× it rather than 2× cut the proxy's CPU per
+// request by about a fifth (README, proxy).
+func serveGC(env *Env) bool {
+	if env.Vars["GOGC"] != "" {
+		return false
+	}
+	debug.SetGCPercent(serveGCPercent)
+	return true
+}
+
 func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, sched consolidate.Schedule, logger *slog.Logger) (*service, error) {
 	svc := &service{}
+	serveGC(env)
 	// The REM cache lives in the service's file unless --cache says otherwise.
 	if ef.cache.path == "" && !postgres.IsURL(f.db) {
 		ef.cache.path = f.db

@@ -44,6 +44,7 @@ var envVars = []struct{ name, use string }{
 	{"OLLAMA_BASE_URL", "Ollama's OpenAI-compatible base URL (default http://localhost:11434/v1)"},
 	{"SWC_CACHE", "REM/response cache file (default: swc/cache.db in the user cache directory)"},
 	{"NO_COLOR", "disable colour even on a terminal"},
+	{"GOGC", "Go's garbage-collector target; swc serve and its load tests use 400 when it is unset (the Go default is 100)"},
 }
 
 // NewEnv reads the environment variables swc uses out of environ.

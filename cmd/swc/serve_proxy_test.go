@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -133,5 +134,17 @@ func TestProxyConfigEmbedder(t *testing.T) {
 		if got := cfg.Embedder != nil; got != tc.want {
 			t.Errorf("--embedder %s: proxy embedder set = %v, want %v", tc.flag, got, tc.want)
 		}
+	}
+}
+
+// TestServeGC: swc serve raises the GC target unless GOGC is set.
+func TestServeGC(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	if !serveGC(NewEnv(strings.NewReader(""), io.Discard, io.Discard, nil)) || debug.SetGCPercent(100) != serveGCPercent {
+		t.Errorf("GOGC unset: the target was not set to %d", serveGCPercent)
+	}
+	if serveGC(NewEnv(strings.NewReader(""), io.Discard, io.Discard, []string{"GOGC=150"})) || debug.SetGCPercent(100) != 100 {
+		t.Errorf("GOGC=150: the target was changed")
 	}
 }

@@ -179,6 +179,33 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 		}
 		return d, resp.Header, err
 	}
+	// loop calls f per times from each of c clients at once (f gets the
+	// client's number and its call's) and returns the latencies; a client
+	// stops at its first error, which loop returns.
+	loop := func(c, per int, f func(client, k int) (time.Duration, error)) ([]time.Duration, error) {
+		var mu sync.Mutex
+		var out []time.Duration
+		var first error
+		var wg sync.WaitGroup
+		for client := range c {
+			wg.Go(func() {
+				for k := range per {
+					d, err := f(client, k)
+					mu.Lock()
+					if err != nil && first == nil {
+						first = err
+					}
+					out = append(out, d)
+					mu.Unlock()
+					if err != nil {
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return out, first
+	}
 	// agent returns the request loop of clients clients: client c is an
 	// agent (first+c) whose history grows by a message per request; after
 	// --agent-requests requests a new agent takes its place (numbered on
@@ -203,60 +230,19 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	// request competes with them for the cores.
 	introduce := func(base string, first, clients int) ([]time.Duration, error) {
 		per := (*requests + clients - 1) / clients
-		agents := (per + *perAgent - 1) / *perAgent
-		var mu sync.Mutex
-		var out []time.Duration
-		var firstErr error
-		var wg sync.WaitGroup
-		for c := range clients {
-			wg.Go(func() {
-				for k := range agents {
-					body, err := agentBody(first + c + clients*k)
-					var d time.Duration
-					if err == nil {
-						d, _, err = call(base, body, *budget)
-					}
-					mu.Lock()
-					if err != nil && firstErr == nil {
-						firstErr = err
-					}
-					out = append(out, d)
-					mu.Unlock()
-					if err != nil {
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		return out, firstErr
+		return loop(clients, (per+*perAgent-1) / *perAgent, func(c, k int) (time.Duration, error) {
+			body, err := agentBody(first + c + clients*k)
+			if err != nil {
+				return 0, err
+			}
+			d, _, err := call(base, body, *budget)
+			return d, err
+		})
 	}
 	// run makes --requests requests from c clients (f gets the client's
 	// number) and returns their latencies.
 	run := func(c int, f func(client int) (time.Duration, error)) ([]time.Duration, error) {
-		var mu sync.Mutex
-		var out []time.Duration
-		var first error
-		var wg sync.WaitGroup
-		per := (*requests + c - 1) / c
-		for client := range c {
-			wg.Go(func() {
-				for range per {
-					d, err := f(client)
-					mu.Lock()
-					if err != nil && first == nil {
-						first = err
-					}
-					out = append(out, d)
-					mu.Unlock()
-					if err != nil {
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		return out, first
+		return loop(c, (*requests+c-1)/c, func(client, _ int) (time.Duration, error) { return f(client) })
 	}
 	plain := func(base string, body []byte, budget int) func(int) (time.Duration, error) {
 		return func(int) (time.Duration, error) { d, _, err := call(base, unique(body), budget); return d, err }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -264,4 +265,43 @@ func TestConcurrentCompress(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// TestSharedMemosSameResults: concurrent callers growing their own
+// histories through one Compressor (its memos and plan cache shared, as
+// the proxy's are) get exactly what a new Compressor gives each time.
+func TestSharedMemosSameResults(t *testing.T) {
+	msgs := sampleMessages(t)
+	o := DefaultOptions()
+	o.Budget = 1200
+	shared := mustNew(t, o)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for n := 30 + g; n <= len(msgs); n += 3 {
+				h := msgs[:n]
+				if h[n-1].Role == swc.RoleAssistant && len(h[n-1].ToolCalls) > 0 {
+					continue // an unanswered call is invalid input
+				}
+				got, err := shared.Compress(context.Background(), h)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				fresh, _ := New(o)
+				want, err := fresh.Compress(context.Background(), h)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				gj, _ := json.Marshal(got)
+				wj, _ := json.Marshal(want)
+				if string(gj) != string(wj) {
+					t.Errorf("caller %d, %d messages: shared memos gave another result", g, n)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -4,35 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/internal/locomotest"
 )
 
-var locomoPath = filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
-
-// loadLoCoMo returns the LoCoMo conversations, or the locomo package's
-// built-in sample when the data set is absent (locally; in CI it must be
-// there).
-func loadLoCoMo(tb testing.TB) []*swc.Conversation {
-	tb.Helper()
-	convs, _, err := locomo.LoadFile(locomoPath)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("LoCoMo data: %v", err)
-		}
-		tb.Logf("LoCoMo data not found at %s, using the built-in sample: %v", locomoPath, err)
-		if convs, err = locomo.Sample(); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return convs
-}
+// loadLoCoMo returns the LoCoMo conversations (see locomotest.Load).
+func loadLoCoMo(tb testing.TB) []*swc.Conversation { return locomotest.Load(tb) }
 
 // openAIBody returns msgs as a Chat Completions request body.
 func openAIBody(tb testing.TB, msgs []swc.Message) []byte {

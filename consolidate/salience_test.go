@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/embed"
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/tokens"
 )
@@ -243,14 +243,7 @@ type denseOnly struct{ swc.Embedder }
 // the very same signals as its dense vectors, on every LoCoMo conversation
 // (the sample when the data is absent).
 func TestSignalsSparseEqualsDense(t *testing.T) {
-	convs, err := locomo.Sample()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if full, _, err := locomo.LoadFile(filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")); err == nil {
-		convs = full
-	}
-	for _, c := range convs {
+	for _, c := range locomotest.Load(t) {
 		sparse := New("swc-full", embed.New(), &fakeGister{}, swc.GistFull, countCaps)
 		dense := New("swc-full", denseOnly{embed.New()}, &fakeGister{}, swc.GistFull, countCaps)
 		got, err := sparse.signals(context.Background(), c, densities(sparse, c))

@@ -7,39 +7,22 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
-	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/internal/locomotest"
 )
-
-var locomoPath = filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
 
 // writeLoCoMoChat, when set, writes conv-26 as OpenAI messages with tool
 // calls to the named file (the closing note's input):
 // go test ./memory -run TestBudgetProperty -locomo-chat FILE
 var writeLoCoMoChat = flag.String("locomo-chat", "", "write LoCoMo conv-26 as OpenAI messages with tool calls to this file")
 
-// loadLoCoMo returns the LoCoMo conversations, or the built-in sample
-// when the data is absent (CI=true fails instead).
-func loadLoCoMo(tb testing.TB) []*swc.Conversation {
-	tb.Helper()
-	convs, _, err := locomo.LoadFile(locomoPath)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("LoCoMo data: %v", err)
-		}
-		tb.Logf("LoCoMo data not found at %s, using the built-in sample (download locomo10.json to run on it): %v", locomoPath, err)
-		if convs, err = locomo.Sample(); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return convs
-}
+// loadLoCoMo returns the LoCoMo conversations (see locomotest.Load).
+func loadLoCoMo(tb testing.TB) []*swc.Conversation { return locomotest.Load(tb) }
 
 var toolNames = []string{"calendar_lookup", "web_search", "weather_forecast", "send_email", "notes_append"}
 

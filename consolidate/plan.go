@@ -79,18 +79,16 @@ func (p *plan) clone() *plan {
 
 // planWith scores, tiers and (with gists) gists every session of c;
 // without gists, it only scores and tiers.
-// The facts and gists of each session come from pc under its key in
-// sesKeys when there, and go there when not.
-func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo, gists bool, pc PlanCache, sesKeys [][32]byte) (*plan, error) {
+// c is k's conversation or its first sessions; the facts and gists of each
+// session come from k's cache when there, and go there when not.
+func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo, gists bool, k *calls) (*plan, error) {
 	n := len(c.Sessions)
 	p := &plan{chunks: make([]chunk, n), sepToken: tokens.Separator, demote: s.Config.Demote}
-	speakers := []string{c.SpeakerA, c.SpeakerB}
 	dens := make([]float64, n)
 	for i := range c.Sessions {
-		ses := &c.Sessions[i]
 		ch := &p.chunks[i]
-		ch.ses = ses
-		f := s.facts(pc, sesKeys[i], ses, speakers)
+		ch.ses = &c.Sessions[i]
+		f := k.fact(i)
 		ch.turns, ch.turnTokens, ch.header, dens[i] = f.turns, f.turnTokens, f.header, f.density
 	}
 	sigs, err := s.signals(ctx, c, dens)
@@ -138,22 +136,23 @@ func (s *SWC) planWith(ctx context.Context, c *swc.Conversation, memo *gistMemo,
 			}
 		}
 	}
-	if err := s.gistAll(ctx, p, toGist, memo, pc, sesKeys); err != nil {
+	if err := s.gistAll(ctx, p, toGist, memo, k); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// gistAll fills in the gists of the chunks at idx: from pc (under their
-// sessions' keys in sesKeys) when there, else from memo, else calling the
+// gistAll fills in the gists of the chunks at idx: from k's cache (under
+// their sessions' keys) when there, else from memo, else calling the
 // gister in parallel (at most Config.Concurrency at once).
-func (s *SWC) gistAll(ctx context.Context, p *plan, idx []int, memo *gistMemo, pc PlanCache, sesKeys [][32]byte) error {
+func (s *SWC) gistAll(ctx context.Context, p *plan, idx []int, memo *gistMemo, k *calls) error {
+	pc := k.pc
 	variant := s.Variant
 	if variant == "" {
 		variant = swc.GistFull
 	}
 	p.variant = variant
-	gistKey := func(i int) [32]byte { return derive(sesKeys[i], "gist") }
+	gistKey := func(i int) [32]byte { return derive(k.keys.session[i], "gist") }
 	all := idx
 	var rest []int
 	for _, i := range idx {

@@ -14,7 +14,8 @@ import (
 
 // PlanCache remembers consolidations between Compress calls. A
 // consolidation of a conversation's first sessions depends only on those
-// sessions, the budget, and the strategy's settings and engines, so an
+// sessions and the strategy's settings and engines (budget cuts come
+// after, and are not remembered), so an
 // agent re-sending its growing history pays only for consolidations over
 // sessions it has not sent before. Keys cover all of that; share a cache
 // only among SWC values whose Salient and Anchor functions are the same
@@ -42,6 +43,30 @@ func (m mapCache) Put(k [32]byte, v any, _ int, _ bool) { m[k] = v }
 type keySet struct {
 	chain   [][32]byte // chain[i]: a plan over sessions 0 to i
 	session [][32]byte // session[i]: session i alone (see sessionFacts)
+}
+
+// calls is what one Compress call knows of its conversation's sessions:
+// their keys, the cache, and each session's facts once looked up (every
+// consolidation point and the final plan read the same ones).
+type calls struct {
+	s        *SWC
+	c        *swc.Conversation
+	pc       PlanCache
+	keys     keySet
+	speakers []string
+	facts    []*sessionFacts
+}
+
+func (s *SWC) newCalls(c *swc.Conversation, pc PlanCache) *calls {
+	return &calls{s: s, c: c, pc: pc, keys: s.planKeys(c), speakers: []string{c.SpeakerA, c.SpeakerB}, facts: make([]*sessionFacts, len(c.Sessions))}
+}
+
+// fact returns session i's facts.
+func (k *calls) fact(i int) *sessionFacts {
+	if k.facts[i] == nil {
+		k.facts[i] = k.s.facts(k.pc, k.keys.session[i], &k.c.Sessions[i], k.speakers)
+	}
+	return k.facts[i]
 }
 
 // planKeys returns the keys of c's plans and sessions: each covers the
@@ -104,10 +129,14 @@ func (s *SWC) facts(pc PlanCache, key [32]byte, ses *swc.Session, speakers []str
 		}
 	}
 	f.header = tokens.Header(ses)
-	f.tokens = tokens.Session(ses)
 	f.turnTokens = make([]int, len(f.turns))
+	f.tokens = f.header
 	for j, t := range f.turns {
 		f.turnTokens[j] = tokens.Turn(t)
+		f.tokens += f.turnTokens[j]
+	}
+	if s.Anchor != nil { // the turns as shown are not the turns as they came
+		f.tokens = tokens.Session(ses)
 	}
 	// Density: (entities + numbers) per token of the same text.
 	cnt, toks := 0, 0
@@ -176,10 +205,10 @@ func hashSession(h hash.Hash, ses *swc.Session) {
 	h.Write(b)
 }
 
-// cachedPlan is planWith, remembered in pc under key (the plan covers
+// cachedPlan is planWith, remembered in the cache (the plan covers
 // c's sessions; gists is planWith's). The caller owns the returned plan.
-func (s *SWC) cachedPlan(ctx context.Context, pc PlanCache, ks keySet, c *swc.Conversation, memo *gistMemo, gists bool) (*plan, error) {
-	key := ks.chain[len(c.Sessions)-1]
+func (s *SWC) cachedPlan(ctx context.Context, k *calls, c *swc.Conversation, memo *gistMemo, gists bool) (*plan, error) {
+	key, pc := k.keys.chain[len(c.Sessions)-1], k.pc
 	if !gists { // a plan without gists is another entry
 		key = sha256.Sum256(append(key[:], "scores only"...))
 	}
@@ -188,7 +217,7 @@ func (s *SWC) cachedPlan(ctx context.Context, pc PlanCache, ks keySet, c *swc.Co
 			return p.clone(), nil
 		}
 	}
-	p, err := s.planWith(ctx, c, memo, gists, pc, ks.session)
+	p, err := s.planWith(ctx, c, memo, gists, k)
 	if err != nil {
 		return nil, err
 	}

@@ -143,12 +143,11 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 	if pc == nil {
 		pc = mapCache{}
 	}
-	keys := s.planKeys(c)
+	k := s.newCalls(c, pc)
 	var decided *plan // the last consolidation, before budget cuts
-	speakers := []string{c.SpeakerA, c.SpeakerB}
-	cost := func(i int) int { return s.facts(pc, keys.session[i], &c.Sessions[i], speakers).tokens }
+	cost := func(i int) int { return k.fact(i).tokens }
 	points, err := s.Schedule.run(len(c.Sessions), opts.Budget, c, cost, func(upto int) (int, error) {
-		p, err := s.cachedPlan(ctx, pc, keys, c.Upto(upto), memo, true)
+		p, err := s.cachedPlan(ctx, k, c.Upto(upto), memo, true)
 		if err != nil {
 			return 0, err
 		}
@@ -173,7 +172,7 @@ func (s *SWC) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compre
 	// Scores over everything, for the report and the budget order; when
 	// the last consolidation is not the end, no new gists are made (the
 	// decisions come from that consolidation).
-	final, err := s.cachedPlan(ctx, pc, keys, c, memo, last == len(c.Sessions))
+	final, err := s.cachedPlan(ctx, k, c, memo, last == len(c.Sessions))
 	if err != nil {
 		return nil, err
 	}

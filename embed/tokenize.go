@@ -13,8 +13,8 @@ import (
 // lowercased and split into runs of letters and digits (Unicode-aware; an
 // apostrophe between two letters stays inside the word, so "don't" is one
 // word). word must not keep raw.
-func scanWords(text string, buf []byte, word func(raw []byte)) []byte {
-	buf = buf[:0]
+func scanWords(text string, word func(raw []byte)) {
+	var buf []byte
 	flush := func() {
 		if len(buf) > 0 {
 			word(buf)
@@ -49,7 +49,6 @@ func scanWords(text string, buf []byte, word func(raw []byte)) []byte {
 		i += n
 	}
 	flush()
-	return buf
 }
 
 // termCount is an index term of a text and how often it occurs there.
@@ -82,7 +81,7 @@ func textTerms(text string) []termCount {
 	var tcs []termCount
 	at := map[string]int{} // term → index in tcs
 	var words map[string]string
-	scanWords(text, nil, func(raw []byte) {
+	scanWords(text, func(raw []byte) {
 		st, seen := words[string(raw)]
 		if !seen {
 			var keep bool
@@ -142,7 +141,7 @@ func (v *vocab) id(t string) int32 {
 // tests).
 func terms(text string) []string {
 	var out []string
-	scanWords(text, nil, func(raw []byte) {
+	scanWords(text, func(raw []byte) {
 		if st, keep := term.Stem(string(raw)); keep {
 			out = append(out, st)
 		}

@@ -112,8 +112,8 @@ type engines struct {
 	// salient counts entities and numbers (the density signal and
 	// swc-select's salience), remembered per text for the run.
 	salient func(text string, speakers []string) int
-	// temporal and anchor are mention.HasTemporal and mention.Anchor,
-	// remembered per text for the run.
+	// temporal and anchor are mention.HasTemporal (which remembers its
+	// answers itself) and mention.Anchor, remembered per text.
 	temporal func(string) bool
 	anchor   func(string, time.Time) string
 	db       *sqlite.DB // opened on first use; nil with --no-cache
@@ -235,6 +235,6 @@ func (e *engines) turnAnalyzer() *selection.Analyzer {
 // memos sets the remembered text functions of the run.
 func (e *engines) memos() {
 	e.salient = salientMemo()
-	e.temporal = textMemo(mention.HasTemporal)
+	e.temporal = mention.HasTemporal // remembered per text by mention itself
 	e.anchor = anchorMemo(mention.Anchor)
 }

@@ -150,19 +150,6 @@ func salientMemo() func(text string, speakers []string) int {
 	}
 }
 
-// textMemo returns fn, remembered per text.
-func textMemo[V any](fn func(string) V) func(string) V {
-	m := memo.New(textMemoBytes, func(k string, _ V) int { return len(k) })
-	return func(s string) V {
-		if v, ok := m.Get(s); ok {
-			return v
-		}
-		v := fn(s)
-		m.Put(s, v)
-		return v
-	}
-}
-
 type anchorKey struct {
 	text string
 	ref  time.Time

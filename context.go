@@ -5,7 +5,7 @@ import "context"
 // Tier is the priority band a chunk's salience score puts it in.
 type Tier string
 
-// The three tiers of SPEC §2.3.
+// The three tiers a chunk can fall in.
 const (
 	TierHigh Tier = "high" // kept verbatim
 	TierMid  Tier = "mid"  // replaced by a gist
@@ -134,7 +134,7 @@ type SparseEmbedder interface {
 // GistVariant names the gist prompt family.
 type GistVariant string
 
-// The gist variants of SPEC §2.4, plus the running summary of the sliding
+// The gist variants, plus the running summary of the sliding
 // window baseline.
 const (
 	GistFull            GistVariant = "full"

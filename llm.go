@@ -19,8 +19,8 @@ const (
 )
 
 // Message is one chat message in a provider-neutral form: what an LLM
-// adapter sends (Role and Content only) and what an agent's history holds
-// (SPEC §8). Content is the message's text; parts that are not text are
+// adapter sends (Role and Content only) and what an agent's history holds.
+// Content is the message's text; parts that are not text are
 // kept as a placeholder naming their type ("[image]").
 type Message struct {
 	Role    Role   `json:"role"`

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// This file is the vocabulary of the service (SPEC §9): tenants and their
+// This file is the vocabulary of the service: tenants and their
 // keys, stored conversations and messages, the gists consolidation made for
 // them, and Store, the one storage interface that sqlite/ (and postgres/)
 // implement. storetest/ holds the conformance suite every Store must pass.
@@ -79,7 +79,7 @@ type Consolidation struct {
 	At       time.Time
 }
 
-// SessionRule groups messages into sessions (SPEC §8): a message with an
+// SessionRule groups messages into sessions: a message with an
 // explicit session id different from the previous message's starts a new
 // session; otherwise a new session starts after a silence longer than Gap,
 // or after Turns messages in one session.

@@ -62,8 +62,8 @@ func Normalize(v []float32) []float32 {
 	return out
 }
 
-// MeanNormalized returns the embedding of a chunk made of several turns
-// (SPEC §2.2): each vector scaled to unit length (so that a turn's weight
+// MeanNormalized returns the embedding of a chunk made of several turns:
+// each vector scaled to unit length (so that a turn's weight
 // does not depend on its vector's length), their mean, scaled to unit
 // length. Shorter vectors count as zero-padded to the longest. It returns
 // nil for no vectors and a zero vector when the mean is zero (for example,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throwaway Postgres for the tests (SPEC §11), for CI and developers alike.
+# A throwaway Postgres for the tests, for CI and developers alike.
 #
 #   .ci/postgres.sh start [DIR [PORT]]   install Debian's postgresql if absent, make a
 #                                        cluster under DIR (default $TMPDIR/swc-pg), start it

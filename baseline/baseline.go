@@ -1,4 +1,4 @@
-// Package baseline holds the comparison strategies of SPEC §2.6: the full
+// Package baseline holds the comparison strategies: the full
 // conversation (the ceiling), truncation to the most recent turns with
 // session 0 pinned, and the sliding window with a running summary.
 package baseline

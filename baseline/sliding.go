@@ -11,7 +11,7 @@ import (
 
 // Sliding keeps the most recent turns and condenses everything older into
 // one running summary made by the gister; the summary counts against the
-// budget (SPEC §2.6). With Variant swc.GistSummaryTemporal it is the
+// budget. With Variant swc.GistSummaryTemporal it is the
 // sliding-temporal condition, whose summary must keep temporal expressions.
 type Sliding struct {
 	name    string

@@ -9,7 +9,7 @@ import (
 )
 
 // DefaultResamples is the number of bootstrap resamples used when a caller
-// passes resamples <= 0 (SPEC §3: 2,000).
+// passes resamples <= 0 (the protocol uses 2,000).
 const DefaultResamples = 2000
 
 // Estimate is a mean with its 95% percentile-bootstrap confidence interval.

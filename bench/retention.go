@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 )
 
-// The offline metrics of SPEC §3. Contexts and gold answers are tokenised
+// The offline metrics. Contexts and gold answers are tokenised
 // with Tokens (LoCoMo's normalize_answer, then a whitespace split) and NOT
 // Porter-stemmed: retention asks whether the answer's words survive in the
 // context as written, and stemming would let "painting" in a context count

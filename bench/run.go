@@ -1,4 +1,4 @@
-// Package bench runs the LoCoMo evaluation protocol (SPEC §3) over
+// Package bench runs the LoCoMo evaluation protocol over
 // compression strategies: offline retention metrics for every question,
 // and with a QA model the answer, LoCoMo token F1 and an LLM judge's
 // verdict; then bootstrap statistics for summary.json. The metrics and

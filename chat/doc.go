@@ -1,5 +1,5 @@
 // Package chat reads and writes the chat-message formats agents hold their
-// history in (SPEC §8) and groups messages into sessions:
+// history in and groups messages into sessions:
 //
 //   - openai: Chat Completions messages — a JSON array, a request body
 //     {"model":…,"messages":[…]}, or JSONL one message a line;

@@ -11,7 +11,7 @@ import (
 // Format names an input format.
 type Format string
 
-// The formats of SPEC §8. Auto asks Parse to detect the format.
+// The message formats. Auto asks Parse to detect the format.
 const (
 	Auto      Format = "auto"
 	OpenAI    Format = "openai"

@@ -10,7 +10,7 @@ import (
 	"github.com/swcmem/swc"
 )
 
-// Default session rules of SPEC §8.
+// Default session rules.
 const (
 	DefaultSessionGap   = 30 * time.Minute
 	DefaultSessionTurns = 20

@@ -1,4 +1,4 @@
-// Package client is a Go client of the swc service API (SPEC §9).
+// Package client is a Go client of the swc service API.
 package client
 
 import (

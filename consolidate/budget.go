@@ -29,7 +29,7 @@ func (p *plan) estimate() int {
 	return n
 }
 
-// enforce cuts p to budget in the order of SPEC §2.3: verbatim chunks that
+// enforce cuts p to budget in this order: verbatim chunks that
 // are not pinned, lowest salience first; then gists, lowest salience first;
 // (with Config.Demote, each is first replaced by its gist); then, when the
 // pinned chunks alone exceed the budget, their oldest turns

@@ -9,8 +9,7 @@ import (
 	"github.com/swcmem/swc"
 )
 
-// signals computes the three salience signals of every session of c
-// (SPEC §2.2):
+// signals computes the three salience signals of every session of c:
 //
 //   - downstream: the mean of the TopK largest cosines between the chunk's
 //     embedding (the normalised mean of its unit turn vectors) and every
@@ -83,7 +82,7 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation, dens []float64) 
 
 // turnVectors embeds texts (the turns of every session; session i's are
 // texts[first[i]:first[i+1]]) and returns them as unit sparse vectors, and
-// the function giving session i's chunk vector (SPEC §2.2: the mean of
+// the function giving session i's chunk vector (the mean of
 // its unit turn vectors, at unit length; valid until its next call). Cosine by Dot needs unit
 // vectors: the lexical embedder's are, a remote server's need not be. A
 // SparseEmbedder (the lexical one) never builds the dense forms; the

@@ -9,7 +9,7 @@ import (
 	"github.com/swcmem/swc"
 )
 
-// ScheduleKind names when consolidation runs during replay (SPEC §2.5).
+// ScheduleKind names when consolidation runs during replay.
 type ScheduleKind string
 
 // Schedules.

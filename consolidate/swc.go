@@ -1,4 +1,4 @@
-// Package consolidate implements Salience-Weighted Consolidation (SPEC §2):
+// Package consolidate implements Salience-Weighted Consolidation:
 // each session (chunk) is scored by downstream similarity, recency and
 // information density; high-scoring chunks stay verbatim, mid-scoring ones
 // are replaced by gists, low-scoring ones are dropped; pinned chunks
@@ -50,7 +50,7 @@ type Config struct {
 	Calibration Calibration
 	// Concurrency bounds parallel gister calls (default 8).
 	Concurrency int
-	// Demote, beyond SPEC §2.3, replaces an over-budget verbatim chunk by
+	// Demote, beyond the paper's budget rule, replaces an over-budget verbatim chunk by
 	// its gist instead of dropping it whole (default false, as the paper).
 	// It gists every unpinned high chunk up front.
 	Demote bool

@@ -9,7 +9,7 @@ import (
 
 // TestTiersHandComputed: with recency as the only weight, session i of 10
 // scores exactly i/10, so the tiers can be written down by hand, including
-// both boundaries (0.3 is mid, 0.6 is mid, 0.7 is high): SPEC §2.3.
+// both boundaries (0.3 is mid, 0.6 is mid, 0.7 is high) (docs/method.md, tiers).
 func TestTiersHandComputed(t *testing.T) {
 	c := testConversation(10, 3)
 	s := newTest(&fakeGister{})

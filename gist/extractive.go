@@ -22,7 +22,7 @@ const (
 	DefaultMaxSummaryWords = 400
 )
 
-// Extractive is the offline gister (SPEC §2.4). It splits the chunk into
+// Extractive is the offline gister. It splits the chunk into
 // sentences, keeping each one's speaker, scores every sentence for
 // information (entities, numbers, plan/decision/life-event verbs, first
 // person, causal links, length; small talk, laughter, questions back to

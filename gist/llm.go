@@ -10,9 +10,8 @@ import (
 	swc "github.com/swcmem/swc"
 )
 
-// The gist prompts. PromptFull and PromptTemporal are the paper's, verbatim
-// (SPEC §2.4); the summary prompts serve the sliding-window baseline (SPEC
-// §2.6). Each temporal variant is TemporalPreamble followed by its base.
+// The gist prompts. PromptFull and PromptTemporal are the paper's, verbatim;
+// the summary prompts serve the sliding-window baseline. Each temporal variant is TemporalPreamble followed by its base.
 const (
 	PromptFull = "Preserve: factual information about the speakers, causal relationships, " +
 		"decisions and their rationale, open commitments or plans. Discard: small talk, " +

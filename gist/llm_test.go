@@ -70,7 +70,7 @@ func TestLLMGist(t *testing.T) {
 
 func TestLLMSummaryPromptPhrase(t *testing.T) {
 	if !strings.Contains(strings.ToLower(PromptSummary), "retain key facts, events, and decisions") {
-		t.Errorf("summary prompt lacks the SPEC §2.6 phrase: %q", PromptSummary)
+		t.Errorf("summary prompt lacks the sliding-window phrase: %q", PromptSummary)
 	}
 }
 

@@ -19,7 +19,7 @@ type appendBody struct {
 }
 
 // decodeAppend reads an append body {"messages":[…]}: the messages in any
-// SPEC §8 schema, parsed by the chat package (one schema per request).
+// chat message schema, parsed by the chat package (one schema per request).
 // Unknown top-level fields are rejected; unknown fields inside a message
 // are ignored (chat formats carry many). It returns an EINVALID
 // error naming the message index and field.

@@ -17,7 +17,7 @@ import (
 	"github.com/swcmem/swc/memory"
 )
 
-// This file is the compressing proxy (SPEC §10): POST /v1/chat/completions
+// This file is the compressing proxy: POST /v1/chat/completions
 // (OpenAI) and POST /v1/messages (Anthropic) compress the request's history
 // to a budget and forward it to the configured upstream with the server's
 // own key; the upstream's answer (streamed or not) comes back unchanged.

@@ -1,4 +1,4 @@
-// Package http serves swc over HTTP (SPEC §9): the /v1 conversation API
+// Package http serves swc over HTTP: the /v1 conversation API
 // authenticated by tenant keys, /healthz, /metrics and the /ui page.
 // Import it under another name (swchttp) next to net/http.
 package http

@@ -29,7 +29,7 @@ type riverClient interface {
 
 // OpenPostgres migrates River's tables in the Postgres database of pool
 // (next to the store's, in the search_path's schema) and starts a queue
-// whose workers call c (SPEC §11). Every replica opening a queue on the
+// whose workers call c. Every replica opening a queue on the
 // same database shares its jobs: a job runs on one replica whichever
 // enqueued it, never two at once for one conversation (River's unique
 // jobs), and a job whose replica died is rescued by another after

@@ -2,7 +2,7 @@
 // (a job survives a restart; one killed midway is rescued and run again),
 // unique per conversation (never two at once), on a bounded worker pool,
 // retried with backoff when the gister fails. The SQLite driver is used
-// here; a Postgres driver fits the same Queue (SPEC §11).
+// here; a Postgres driver fits the same Queue.
 package jobs
 
 import (

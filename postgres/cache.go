@@ -12,7 +12,7 @@ import (
 	"github.com/swcmem/swc"
 )
 
-// The REM cache (SPEC §2.4) shared by every replica: a gist made by one
+// The REM cache shared by every replica: a gist made by one
 // replica's job is reused by any other's, so a job rescued from a killed
 // replica pays only for the gists the dead one had not stored.
 

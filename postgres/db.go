@@ -1,4 +1,4 @@
-// Package postgres stores the service's state (SPEC §9, §11) in Postgres
+// Package postgres stores the service's state in Postgres
 // through pgx v5: tenants, keys, conversations, messages and the gists
 // consolidation made, behind the same swc.Store as sqlite/. Any number of
 // `swc serve` replicas may share one database: every write is one short

@@ -1,4 +1,4 @@
-// Package preserve measures what gist abstraction keeps (SPEC §4, the
+// Package preserve measures what gist abstraction keeps (the
 // paper's Table 3): for every gist a condition made, it extracts the
 // temporal expressions, named entities and event mentions of the gist's
 // source turns with package mention and checks each against the gist.

@@ -1,5 +1,5 @@
 // Package selection implements swc-select, the question-agnostic strategy
-// of SPEC §12 that selects below the session: single turns are chosen for
+// that selects below the session: single turns are chosen for
 // the information they add per token — coverage of the conversation's
 // distinct content (a term already kept adds nothing, so three turns saying
 // the same thing are not all kept), named entities, numbers and dates — and

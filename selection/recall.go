@@ -10,7 +10,7 @@ import (
 	"github.com/swcmem/swc/tokens"
 )
 
-// Recall is the swc-recall strategy (SPEC §12, consolidate + recall): the
+// Recall is the swc-recall strategy (consolidate + recall): the
 // question-agnostic selection of Select made at a share of the budget,
 // plus the archived turns BM25 ranks best for the question, merged in
 // conversation order, all within the budget. Without a query it is Select

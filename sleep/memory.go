@@ -1,4 +1,4 @@
-// Package sleep is the sleeping agent's memory (SPEC §9): it turns a
+// Package sleep is the sleeping agent's memory: it turns a
 // tenant's stored messages into a conversation, consolidates it (the job a
 // worker runs while the conversation is idle) and assembles its context on
 // the read path from the gists already made, without calling any LLM.
@@ -270,7 +270,7 @@ func (m *Memory) build(ctx context.Context, tenant, conv string, r Request) (*Re
 }
 
 // buildMessages answers format openai or anthropic with the compressor of
-// SPEC §8 (package memory): system messages first, the consolidated
+// package memory: system messages first, the consolidated
 // history as one memory message (anthropic: in system), the most recent
 // messages unchanged, within the budget counted as memory counts it. The
 // gists are the stored ones, as on the text path.

@@ -1,5 +1,5 @@
 // Package sqlite stores the on-disk caches of swc in one SQLite file: the REM
-// cache of gists (SPEC §2.4), the response cache of LLM calls (SPEC §6) and
+// cache of gists, the response cache of LLM calls and
 // an embedding cache. It uses the pure-Go driver modernc.org/sqlite.
 //
 // The file may be used by several processes at once (two benchmark runs

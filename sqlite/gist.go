@@ -17,7 +17,7 @@ func Hash(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// GistKey identifies one REM cache entry (SPEC §2.4). Entries of different
+// GistKey identifies one REM cache entry. Entries of different
 // variants never match, nor do those of different gisters, prompts or chunk
 // contents.
 type GistKey struct {

@@ -41,7 +41,7 @@ var migrations = []string{
 		created_at INTEGER NOT NULL, -- unix milliseconds
 		PRIMARY KEY (embedder, text_hash)
 	) WITHOUT ROWID;`,
-	// 2: the service's store (SPEC §9): tenants, keys, conversations,
+	// 2: the service's store: tenants, keys, conversations,
 	// messages and the gists consolidation made for them.
 	`CREATE TABLE tenants (
 		id         TEXT PRIMARY KEY,

@@ -14,7 +14,7 @@ import (
 	"github.com/swcmem/swc"
 )
 
-// The service's store (SPEC §9) lives in the same file as the caches, so
+// The service's store lives in the same file as the caches, so
 // `swc serve --db swc.db` keeps everything in one place.
 
 var _ swc.Store = (*DB)(nil)

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("scaletest", "measure replicas of the service on one Postgres: ingest, context reads, sizes (SPEC §11)", runScaletest)
+	register("scaletest", "measure replicas of the service on one Postgres: ingest, context reads, sizes", runScaletest)
 }
 
 const scaletestUsage = `--db postgres://… --data locomo10.json [flags]

@@ -27,7 +27,7 @@ import (
 )
 
 func init() {
-	register("serve", "run the service: conversations over HTTP, consolidated while idle (SPEC §9)", runServe)
+	register("serve", "run the service: conversations over HTTP, consolidated while idle", runServe)
 }
 
 const serveUsage = `[flags]
@@ -40,7 +40,7 @@ Serves the swc API (JSON; errors are {"error":{"code","message"}}):
   DELETE /v1/conversations/{id}              messages, gists and cached contexts gone → 204
   POST   /v1/conversations/{id}/consolidate  enqueue a consolidation now → 202
   GET    /healthz (no key)  GET /metrics (Prometheus)  GET /ui (a page; log in with a key)
-  POST   /v1/chat/completions  POST /v1/messages  the compressing proxy (SPEC §10): point an
+  POST   /v1/chat/completions  POST /v1/messages  the compressing proxy: point an
          OpenAI or Anthropic SDK's base URL here with an swc key; the history is compressed to
          X-SWC-Budget (default --budget) and forwarded to --upstream-openai/--upstream-anthropic
          with OPENAI_API_KEY/ANTHROPIC_API_KEY. X-SWC-Conversation: ID stores the messages and

@@ -14,7 +14,7 @@ import (
 	"github.com/swcmem/swc/locomo"
 )
 
-// inputFlags select chat messages (SPEC §8) as a command's input.
+// inputFlags select chat messages as a command's input.
 type inputFlags struct {
 	path, format string
 	gap          time.Duration

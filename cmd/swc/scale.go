@@ -21,7 +21,7 @@ import (
 )
 
 // This file runs several `swc serve` processes on one database and drives
-// them as clients would (SPEC §11): the scaletest command and the scale-out
+// them as clients would: the scaletest command and the scale-out
 // tests share it.
 
 // replica is one `swc serve` child process.

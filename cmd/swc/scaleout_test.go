@@ -26,7 +26,7 @@ import (
 	"github.com/swcmem/swc/postgres/pgtest"
 )
 
-// The scale-out tests (SPEC §11) run real `swc serve` processes (this test
+// The scale-out tests run real `swc serve` processes (this test
 // binary re-executed as swc) on one Postgres.
 
 func TestMain(m *testing.M) {

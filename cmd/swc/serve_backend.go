@@ -14,7 +14,7 @@ import (
 
 // backend is where serve keeps its state and runs its jobs: a SQLite file
 // with River's SQLite driver (one process), or Postgres with River's pgx
-// driver for a postgres:// URL (any number of replicas, SPEC §11).
+// driver for a postgres:// URL (any number of replicas).
 type backend struct {
 	store swc.Store
 	pg    *postgres.DB // the store when on Postgres, else nil

@@ -8,7 +8,7 @@ import (
 	swchttp "github.com/swcmem/swc/http"
 )
 
-// proxyFlags are swc serve's flags of the compressing proxy (SPEC §10).
+// proxyFlags are swc serve's flags of the compressing proxy.
 type proxyFlags struct {
 	openai, anthropic string
 	compressTimeout   time.Duration

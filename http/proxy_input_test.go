@@ -32,7 +32,7 @@ func TestProxyBadInput(t *testing.T) {
 		{"wrong key", "/v1/messages", `{"model":"x","messages":[]}`, []string{"Authorization:", "X-Api-Key: swc_wrong"}, 401, "swc key", false},
 		{"unknown model passed through", "/v1/chat/completions", `{"model":"gpt-nonexistent","messages":[{"role":"user","content":"hi"}]}`, nil, 404, "model_not_found", true},
 	}
-	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.MaxBody = 16 << 10 })
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.MaxBody = 16 << 10 })
 	e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
@@ -66,7 +66,7 @@ func TestProxyBudgetTooSmall(t *testing.T) {
 }
 
 func TestProxyUpstreamNotConfigured(t *testing.T) {
-	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.Proxy.Anthropic.URL = "" })
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy.Anthropic.URL = "" })
 	resp := e.post(t, "/v1/messages", anthropicBody(t, agentHistory(4), ""))
 	if got := readAll(t, resp); resp.StatusCode != 501 || !strings.Contains(got, "--upstream-anthropic") {
 		t.Errorf("got %d %s", resp.StatusCode, got)
@@ -74,7 +74,7 @@ func TestProxyUpstreamNotConfigured(t *testing.T) {
 }
 
 func TestProxyUpstreamUnreachable(t *testing.T) {
-	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.Proxy.OpenAI.URL = "http://127.0.0.1:1/v1" })
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy.OpenAI.URL = "http://127.0.0.1:1/v1" })
 	resp := e.post(t, "/v1/chat/completions", openAIBody(t, agentHistory(4), ""))
 	if got := readAll(t, resp); resp.StatusCode != 502 || !strings.Contains(got, "upstream") {
 		t.Errorf("got %d %s", resp.StatusCode, got)

@@ -81,7 +81,7 @@ type proxyEnv struct {
 
 func newProxyEnv(t *testing.T, opts ...option) *proxyEnv {
 	up := newUpstream(t)
-	all := append([]option{func(s *swchttp.Server, _ *sleep.Memory) {
+	all := append([]option{func(s *swchttp.Server, _ *sleep.Service) {
 		s.Proxy.OpenAI = swchttp.Upstream{URL: up.ts.URL + "/v1", Key: "sk-upstream-openai"}
 		s.Proxy.Anthropic = swchttp.Upstream{URL: up.ts.URL, Key: "sk-upstream-anthropic"}
 		s.Rate = -1

@@ -59,7 +59,7 @@ func TestProxyConversationStoresNewMessagesOnly(t *testing.T) {
 func TestProxyPrefixStable(t *testing.T) {
 	for _, proto := range []string{"openai", "anthropic"} {
 		t.Run(proto, func(t *testing.T) {
-			e := newProxyEnv(t, func(_ *swchttp.Server, m *sleep.Memory) { m.Gister = markGister{} })
+			e := newProxyEnv(t, func(_ *swchttp.Server, m *sleep.Service) { m.Gister = markGister{} })
 			path, body := "/v1/chat/completions", func(m []swc.Message) string { return openAIBody(t, m, `"temperature":0,`) }
 			if proto == "anthropic" {
 				path, body = "/v1/messages", func(m []swc.Message) string { return anthropicBody(t, m, "") }
@@ -157,7 +157,7 @@ func TestProxyFallback(t *testing.T) {
 		reason string
 	}{{"deadline", slowEmbedder{}, "deadline"}, {"engine fails", failEmbedder{}, "engine"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Memory) {
+			e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) {
 				s.Proxy.Embedder, s.Proxy.CompressTimeout = tc.emb, 300*time.Millisecond
 			})
 			start := time.Now()

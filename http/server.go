@@ -42,7 +42,7 @@ var ConversationID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 // optional settings to set before Handler is first called.
 type Server struct {
 	store  swc.Store
-	memory *sleep.Memory
+	memory *sleep.Service
 	queue  swc.Queue
 
 	// Schedule is the consolidation schedule appends enqueue jobs by
@@ -86,7 +86,7 @@ type Server struct {
 
 // New returns a server over store, memory (the read path and
 // consolidation) and queue (consolidation jobs).
-func New(store swc.Store, mem *sleep.Memory, queue swc.Queue) *Server {
+func New(store swc.Store, mem *sleep.Service, queue swc.Queue) *Server {
 	return &Server{store: store, memory: mem, queue: queue,
 		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: 10 * time.Minute},
 		Rule:     swc.DefaultSessionRule(),

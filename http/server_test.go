@@ -310,7 +310,7 @@ func do(t *testing.T, e *env, method, path, auth, body string) (int, string) {
 }
 
 func TestBadInput(t *testing.T) {
-	e := newEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.MaxBody = 64 << 10; s.MaxMessage = 1000 })
+	e := newEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.MaxBody = 64 << 10; s.MaxMessage = 1000 })
 	c := e.client("acme")
 	auth := "Bearer " + c.Key
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
@@ -413,7 +413,7 @@ func TestFormats(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	e := newEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.Rate, s.Burst = 1, 3 })
+	e := newEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Rate, s.Burst = 1, 3 })
 	c := e.client("acme")
 	other := e.client("other")
 	var limited *client.Error
@@ -450,7 +450,7 @@ func TestHealthAndMetrics(t *testing.T) {
 // TestRevokedKeyStops: a key revoked while cached stops working once the
 // cache entry expires.
 func TestRevokedKeyStops(t *testing.T) {
-	e := newEnv(t, func(s *swchttp.Server, _ *sleep.Memory) { s.KeyCacheTTL = 200 * time.Millisecond })
+	e := newEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.KeyCacheTTL = 200 * time.Millisecond })
 	c := e.client("acme")
 	ctx := context.Background()
 	if _, err := c.Conversations(ctx); err != nil {

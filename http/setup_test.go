@@ -77,11 +77,11 @@ type env struct {
 	srv    *swchttp.Server
 	ts     *httptest.Server
 	gister *countingGister
-	mem    *sleep.Memory
+	mem    *sleep.Service
 	queue  *jobs.Queue
 }
 
-type option func(*swchttp.Server, *sleep.Memory)
+type option func(*swchttp.Server, *sleep.Service)
 
 func newEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
@@ -92,7 +92,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 	}
 	t.Cleanup(func() { db.Close() })
 	g := &countingGister{g: gist.NewExtractive()}
-	mem := &sleep.Memory{Store: db, Gister: g, Fallback: gist.NewExtractive(), NewStrategy: strategies,
+	mem := &sleep.Service{Store: db, Gister: g, Fallback: gist.NewExtractive(), NewStrategy: strategies,
 		Strategy: "swc-anchored", Budget: 4000,
 		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: time.Hour}}
 	pool, err := db.Pool(1)
@@ -119,7 +119,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 	return &env{t: t, db: db, srv: srv, ts: ts, gister: g, mem: mem, queue: q}
 }
 
-type adapter struct{ m *sleep.Memory }
+type adapter struct{ m *sleep.Service }
 
 func (a adapter) Due(ctx context.Context, tenant, conv string) (time.Duration, bool, error) {
 	return a.m.Due(ctx, tenant, conv)

@@ -8,7 +8,7 @@
 // Contexts cached by a replica stay correct across replicas because every
 // change of a conversation (append, consolidation) sets its version to the
 // next value of one database-wide sequence: a replica checks the version
-// on each read (sleep.Memory does), and a version is never reused, not even
+// on each read (sleep.Service does), and a version is never reused, not even
 // by a conversation deleted and made again under the same id.
 package postgres
 

@@ -16,7 +16,7 @@ import (
 // what keeps a provider's prompt cache hitting between consolidations. It
 // returns an empty context for no history and the strategy's error
 // otherwise.
-func (m *Memory) Render(ctx context.Context, conv string, msgs []swc.StoredMessage, gists []swc.StoredGist, budget int) (*swc.Context, error) {
+func (m *Service) Render(ctx context.Context, conv string, msgs []swc.StoredMessage, gists []swc.StoredGist, budget int) (*swc.Context, error) {
 	c, _ := Conversation(conv, msgs)
 	if len(c.Sessions) == 0 {
 		return &swc.Context{Strategy: m.Strategy, Budget: budget}, nil

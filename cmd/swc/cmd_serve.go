@@ -167,7 +167,7 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 // service is the wired server: store, memory, queue, HTTP handler.
 type service struct {
 	store   swc.Store
-	mem     *sleep.Memory
+	mem     *sleep.Service
 	queue   *jobs.Queue
 	srv     *swchttp.Server
 	closers []func() error
@@ -224,7 +224,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	registerTokenMetrics(reg, eng.meter)
 	fallback := gist.NewExtractive()
 	fallback.Temporal = mention.HasTemporal
-	svc.mem = &sleep.Memory{
+	svc.mem = &sleep.Service{
 		Store: be.store, Gister: eng.gister, Fallback: fallback,
 		NewStrategy: serveStrategies(eng), Strategy: f.strategy,
 		Budget: ef.budget, Schedule: sched,
@@ -264,8 +264,8 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	return svc, nil
 }
 
-// consolidator adapts sleep.Memory to the queue.
-type consolidator struct{ m *sleep.Memory }
+// consolidator adapts sleep.Service to the queue.
+type consolidator struct{ m *sleep.Service }
 
 func (c consolidator) Due(ctx context.Context, tenant, conv string) (time.Duration, bool, error) {
 	return c.m.Due(ctx, tenant, conv)

@@ -40,7 +40,7 @@ func (c *clock) now() time.Time { return c.t }
 
 // setup returns a memory over a fresh SQLite store holding the built-in
 // LoCoMo sample's first n sessions as tenant t's conversation "c".
-func setup(t *testing.T, sched consolidate.Schedule, n int) (*sleep.Memory, *sqlite.DB, *clock, []swc.Message) {
+func setup(t *testing.T, sched consolidate.Schedule, n int) (*sleep.Service, *sqlite.DB, *clock, []swc.Message) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "swc.db"))
 	if err != nil {
@@ -53,7 +53,7 @@ func setup(t *testing.T, sched consolidate.Schedule, n int) (*sleep.Memory, *sql
 	}
 	msgs := chat.FromConversation(convs[0].Upto(n))
 	clk := &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
-	m := &sleep.Memory{Store: db, Gister: gist.NewExtractive(), Fallback: gist.NewExtractive(), NewStrategy: strategies,
+	m := &sleep.Service{Store: db, Gister: gist.NewExtractive(), Fallback: gist.NewExtractive(), NewStrategy: strategies,
 		Strategy: "swc-anchored", Budget: 4000, Schedule: sched, Now: clk.now}
 	return m, db, clk, msgs
 }

@@ -1,7 +1,9 @@
-// Package sleep is the sleeping agent's memory: it turns a
-// tenant's stored messages into a conversation, consolidates it (the job a
-// worker runs while the conversation is idle) and assembles its context on
-// the read path from the gists already made, without calling any LLM.
+// Package sleep is the service's memory of stored conversations (Service):
+// it turns a tenant's stored messages into a conversation, consolidates it
+// (the job a worker runs while the conversation is idle: the agent's
+// "sleep") and assembles its context on the read path from the gists
+// already made, without calling any LLM. A Go program compressing its own
+// history in-process wants memory.Compressor instead.
 package sleep
 
 import (
@@ -30,8 +32,10 @@ type StrategyFunc func(name string, g swc.Gister, sched consolidate.Schedule) (s
 // gister beyond the gists consolidation made.
 var ReadStrategies = []string{"swc-anchored", "swc-temporal", "swc-full", "truncation", "full"}
 
-// Memory consolidates and assembles contexts of stored conversations.
-type Memory struct {
+// Service consolidates and assembles contexts of the conversations in
+// Store: the memory behind swc serve. It is safe for concurrent use once
+// its fields are set.
+type Service struct {
 	Store swc.Store
 	// Gister makes gists in consolidation jobs (put the REM cache in front
 	// of it); Fallback stands in on the read path for a gist consolidation
@@ -111,14 +115,14 @@ type cached struct {
 	res     *Result
 }
 
-func (m *Memory) now() time.Time {
+func (m *Service) now() time.Time {
 	if m.Now == nil {
 		return time.Now()
 	}
 	return m.Now()
 }
 
-func (m *Memory) budget() int {
+func (m *Service) budget() int {
 	if m.Budget <= 0 {
 		return 4000
 	}
@@ -127,7 +131,7 @@ func (m *Memory) budget() int {
 
 // Normalize fills a request's defaults and checks it; it returns an
 // EINVALID error naming the bad field.
-func (m *Memory) Normalize(r Request) (Request, error) {
+func (m *Service) Normalize(r Request) (Request, error) {
 	if r.Budget == 0 {
 		r.Budget = m.budget()
 	}
@@ -160,7 +164,7 @@ func (m *Memory) Normalize(r Request) (Request, error) {
 // conversation, budget, strategy and format, and invalidated by any append
 // or consolidation (the conversation's version). It returns ENOTFOUND for
 // an unknown conversation and EINVALID for a bad request.
-func (m *Memory) Context(ctx context.Context, tenant, conv string, r Request) (*Result, error) {
+func (m *Service) Context(ctx context.Context, tenant, conv string, r Request) (*Result, error) {
 	r, err := m.Normalize(r)
 	if err != nil {
 		return nil, err
@@ -200,7 +204,7 @@ func (m *Memory) Context(ctx context.Context, tenant, conv string, r Request) (*
 }
 
 // Forget drops the cached contexts of a conversation (after a delete).
-func (m *Memory) Forget(tenant, conv string) {
+func (m *Service) Forget(tenant, conv string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for k := range m.cache {
@@ -210,7 +214,7 @@ func (m *Memory) Forget(tenant, conv string) {
 	}
 }
 
-func (m *Memory) build(ctx context.Context, tenant, conv string, r Request) (*Result, error) {
+func (m *Service) build(ctx context.Context, tenant, conv string, r Request) (*Result, error) {
 	// Read the version first: a write in between makes the cached entry
 	// stale-marked, never fresh-marked with old data.
 	info, err := m.Store.Conversation(ctx, tenant, conv)
@@ -274,7 +278,7 @@ func (m *Memory) build(ctx context.Context, tenant, conv string, r Request) (*Re
 // history as one memory message (anthropic: in system), the most recent
 // messages unchanged, within the budget counted as memory counts it. The
 // gists are the stored ones, as on the text path.
-func (m *Memory) buildMessages(ctx context.Context, res *Result, msgs []swc.StoredMessage, g swc.Gister, sched consolidate.Schedule) (*Result, error) {
+func (m *Service) buildMessages(ctx context.Context, res *Result, msgs []swc.StoredMessage, g swc.Gister, sched consolidate.Schedule) (*Result, error) {
 	if res.Strategy == "full" {
 		return nil, swc.Errorf(swc.EINVALID, "strategy full ignores the budget: ask for format=text")
 	}
@@ -370,7 +374,7 @@ type Outcome struct {
 // conversation with no message since the last consolidation is left alone.
 // It returns ENOTFOUND when the conversation is gone and the gister's error
 // when it fails (nothing is stored then).
-func (m *Memory) Consolidate(ctx context.Context, tenant, conv string) (Outcome, error) {
+func (m *Service) Consolidate(ctx context.Context, tenant, conv string) (Outcome, error) {
 	info, err := m.Store.Conversation(ctx, tenant, conv)
 	if err != nil {
 		return Outcome{}, err
@@ -424,7 +428,7 @@ func (m *Memory) Consolidate(ctx context.Context, tenant, conv string) (Outcome,
 // under the schedule (or at once, when one was requested explicitly): 0
 // when due now, and ok=false when it has nothing new to consolidate. It
 // returns ENOTFOUND when the conversation is gone.
-func (m *Memory) Due(ctx context.Context, tenant, conv string) (wait time.Duration, ok bool, err error) {
+func (m *Service) Due(ctx context.Context, tenant, conv string) (wait time.Duration, ok bool, err error) {
 	info, err := m.Store.Conversation(ctx, tenant, conv)
 	if err != nil {
 		return 0, false, err

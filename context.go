@@ -131,6 +131,15 @@ type SparseEmbedder interface {
 	EmbedSparse(ctx context.Context, texts []string) ([]Sparse, error)
 }
 
+// Sparse holds the non-zero entries of a vector, in index order: a
+// lexical vector has a few dozen among thousands of dimensions, and a dot
+// product over them is that much cheaper than over the dense form. Package
+// vector has the maths over it.
+type Sparse struct {
+	Index []int32
+	Value []float32
+}
+
 // GistVariant names the gist prompt family.
 type GistVariant string
 

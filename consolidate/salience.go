@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/vector"
 )
 
 // signals computes the three salience signals of every session of c:
@@ -52,7 +53,7 @@ func (s *SWC) signals(ctx context.Context, c *swc.Conversation, dens []float64) 
 		chunk := chunkOf(i)
 		top = top[:0]
 		for j := first[i+1]; j < len(sparse); j++ { // every later turn
-			sim := sparse[j].Dot(chunk)
+			sim := vector.SparseDot(sparse[j], chunk)
 			top = pushTop(top, sim, k)
 		}
 		if len(top) > 0 {
@@ -98,9 +99,9 @@ func (s *SWC) turnVectors(ctx context.Context, texts []string, first []int) ([]s
 		}
 		sparse := make([]swc.Sparse, len(vecs))
 		for i, v := range vecs {
-			sparse[i] = swc.NormalizeSparse(v)
+			sparse[i] = vector.NormalizeSparse(v)
 		}
-		var m swc.Meaner
+		var m vector.Meaner
 		return sparse, func(i int) []float32 { return m.Mean(sparse[first[i]:first[i+1]]) }, nil
 	}
 	vecs, err := s.Embedder.Embed(ctx, texts)
@@ -113,10 +114,10 @@ func (s *SWC) turnVectors(ctx context.Context, texts []string, first []int) ([]s
 	units := make([][]float32, len(vecs))
 	sparse := make([]swc.Sparse, len(vecs)) // the same, for fast dot products
 	for i, v := range vecs {
-		units[i] = swc.Normalize(v)
-		sparse[i] = swc.ToSparse(units[i])
+		units[i] = vector.Normalize(v)
+		sparse[i] = vector.ToSparse(units[i])
 	}
-	return sparse, func(i int) []float32 { return swc.MeanNormalized(units[first[i]:first[i+1]]) }, nil
+	return sparse, func(i int) []float32 { return vector.MeanNormalized(units[first[i]:first[i+1]]) }, nil
 }
 
 // embedText is what the embedder sees of a turn: its words, and the caption

@@ -1,7 +1,7 @@
 // Package embed holds swc's built-in embedder: Lexical, a TF-IDF model
 // fitted on the batch of texts it is given, which needs no model file and
-// no network. Vector helpers (swc.Cosine, swc.Dot, swc.MeanNormalized) are
-// in the root package, beside the Embedder interface.
+// no network. The maths over its vectors (Dot, Cosine, MeanNormalized) is
+// in package vector.
 package embed
 
 import (

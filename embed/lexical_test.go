@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/vector"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -77,7 +77,7 @@ func TestEmbedProperties(t *testing.T) {
 		t.Error("two Embed calls on the same batch differ")
 	}
 	for d, v := range a {
-		norm := math.Sqrt(swc.Dot(v, v))
+		norm := math.Sqrt(vector.Dot(v, v))
 		switch {
 		case d == 17 && norm != 0:
 			t.Errorf("empty text has norm %v, want 0", norm)
@@ -89,7 +89,7 @@ func TestEmbedProperties(t *testing.T) {
 		}
 	}
 	// Unit vectors: Dot is the cosine.
-	if c, d := swc.Cosine(a[3], a[5]), swc.Dot(a[3], a[5]); math.Abs(c-d) > 1e-5 {
+	if c, d := vector.Cosine(a[3], a[5]), vector.Dot(a[3], a[5]); math.Abs(c-d) > 1e-5 {
 		t.Errorf("Cosine %v != Dot %v on unit vectors", c, d)
 	}
 }
@@ -104,7 +104,7 @@ func TestEmbedSimilarity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if related, unrelated := swc.Dot(v[0], v[1]), swc.Dot(v[0], v[2]); related <= unrelated || unrelated != 0 {
+	if related, unrelated := vector.Dot(v[0], v[1]), vector.Dot(v[0], v[2]); related <= unrelated || unrelated != 0 {
 		t.Errorf("cos(puppy, puppy) = %v, cos(puppy, stocks) = %v; want the first higher and the second 0", related, unrelated)
 	}
 }
@@ -132,7 +132,7 @@ func TestMinDF(t *testing.T) {
 	if len(full[0]) != 5 || len(pruned[0]) != 1 {
 		t.Fatalf("dims = %d, %d; want 5 (all stems) and 1 (only apple)", len(full[0]), len(pruned[0]))
 	}
-	if swc.Dot(pruned[0], pruned[1]) <= swc.Dot(full[0], full[1]) {
+	if vector.Dot(pruned[0], pruned[1]) <= vector.Dot(full[0], full[1]) {
 		t.Error("pruning unique stems did not raise the cosine of texts sharing a stem")
 	}
 	if n := (&Lexical{MinDF: 2}).Name(); n != "lexical-mindf=2" {
@@ -254,9 +254,9 @@ func TestLoCoMoScale(t *testing.T) {
 				if first < 0 {
 					continue
 				}
-				chunk := swc.MeanNormalized(mine)
+				chunk := vector.MeanNormalized(mine)
 				for _, v := range vecs[first:] {
-					sims = append(sims, swc.Dot(chunk, v))
+					sims = append(sims, vector.Dot(chunk, v))
 				}
 			}
 			simT += time.Since(start)
@@ -290,7 +290,7 @@ func TestEmbedSparseEqualsEmbed(t *testing.T) {
 				t.Fatalf("batch %d: %d sparse vectors for %d dense", bi, len(sparse), len(dense))
 			}
 			for i := range dense {
-				want := swc.ToSparse(dense[i])
+				want := vector.ToSparse(dense[i])
 				if !slices.Equal(sparse[i].Index, want.Index) || !slices.Equal(sparse[i].Value, want.Value) {
 					t.Fatalf("min-df %d, batch %d, text %d: sparse %v, dense %v", minDF, bi, i, sparse[i], want)
 				}

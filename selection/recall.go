@@ -8,6 +8,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bm25"
 	"github.com/swcmem/swc/tokens"
+	"github.com/swcmem/swc/vector"
 )
 
 // Recall is the swc-recall strategy (consolidate + recall): the
@@ -220,7 +221,7 @@ func (r *Recall) rank(ctx context.Context, x *Analysis, idx *bm25.Index, query s
 	}
 	sims := make([]float64, len(vecs))
 	for i, v := range vecs {
-		sims[i] = swc.Cosine(qv[0], v)
+		sims[i] = vector.Cosine(qv[0], v)
 	}
 	fused := make([]float64, len(vecs))
 	for rank, h := range hits {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/internal/memo"
+	"github.com/swcmem/swc/vector"
 )
 
 // The offline engines are deterministic, and every condition, budget and
@@ -86,7 +87,7 @@ func (m *memoEmbedder) EmbedSparse(ctx context.Context, texts []string) ([]swc.S
 		}
 		v = make([]swc.Sparse, len(dense))
 		for i, d := range dense {
-			v[i] = swc.ToSparse(d)
+			v[i] = vector.ToSparse(d)
 		}
 	}
 	m.sparse.Put(key, v)

@@ -1,10 +1,12 @@
-package swc
+package vector
 
 import (
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/swcmem/swc"
 )
 
 func TestCosine(t *testing.T) {
@@ -90,11 +92,11 @@ func TestSparseDot(t *testing.T) {
 	}
 	dense := []float32{5, 1, 7, 7, 2, 9}
 	// 2·1 + (−1)·2; the entry at 6 is beyond dense: zero.
-	if got := s.Dot(dense); got != 0 {
-		t.Errorf("Dot = %v, want 0", got)
+	if got := SparseDot(s, dense); got != 0 {
+		t.Errorf("SparseDot = %v, want 0", got)
 	}
-	if got, want := s.Dot(v), Dot(v, v); got != want {
-		t.Errorf("Dot with itself = %v, want %v", got, want)
+	if got, want := SparseDot(s, v), Dot(v, v); got != want {
+		t.Errorf("SparseDot with itself = %v, want %v", got, want)
 	}
 }
 
@@ -108,7 +110,7 @@ func TestSparseMeanAndNormalize(t *testing.T) {
 		dim := 1 + rng.IntN(60)
 		k := rng.IntN(6)
 		dense := make([][]float32, k)
-		sparse := make([]Sparse, k)
+		sparse := make([]swc.Sparse, k)
 		for j := range k {
 			v := make([]float32, dim)
 			for i := range v {

@@ -62,6 +62,10 @@ type Unit struct {
 type Analysis struct {
 	analyzer  *Analyzer
 	unitsOnce sync.Once
+	indexOnce sync.Once
+	index     *bm25.Index
+	linesOnce sync.Once
+	lines     *bm25.Index
 
 	Conv   *swc.Conversation
 	Turns  []TurnInfo
@@ -233,4 +237,25 @@ func (x *Analysis) SentenceUnits() {
 			}
 		}
 	})
+}
+
+// Index returns the BM25 index over Docs, built on first use (safe for
+// concurrent use).
+func (x *Analysis) Index() *bm25.Index {
+	x.indexOnce.Do(func() { x.index = bm25.New(x.Docs) })
+	return x.index
+}
+
+// LineIndex returns the BM25 index over the turns' lines as shown, the
+// speaker's name included (Index leaves it out), built on first use (safe
+// for concurrent use).
+func (x *Analysis) LineIndex() *bm25.Index {
+	x.linesOnce.Do(func() {
+		docs := make([][]string, len(x.Turns))
+		for i := range x.Turns {
+			docs[i] = bm25.Terms(x.Turns[i].Line)
+		}
+		x.lines = bm25.New(docs)
+	})
+	return x.lines
 }

@@ -33,7 +33,6 @@ type Recall struct {
 
 	mu    sync.Mutex
 	bases map[baseKey]base
-	idx   map[*Analysis]*bm25.Index
 	vecs  map[*Analysis][][]float32
 }
 
@@ -94,45 +93,21 @@ func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 		return nil, err
 	}
 	x := r.Select.Analyzer.Analyze(c)
-	b, idx := r.cached(x, opts.Budget)
-	base, used := b.ch, b.tokens
-	ch := base.clone()
-	ranked, err := r.rank(ctx, x, idx, opts.Query)
+	b := r.cached(x, opts.Budget)
+	ch := b.ch.clone()
+	ranked, err := r.rank(ctx, x, opts.Query)
 	if err != nil {
 		return nil, err
 	}
-	// Add recalled turns, best first, while the estimate fits; then check
-	// the exact count and give back the last ones while it does not.
-	var added []int
-	for _, t := range ranked {
-		if ch.turnWhole(t) {
-			continue
-		}
-		cost := ch.addCost(t)
-		if used+cost > opts.Budget {
-			continue
-		}
-		ch.keepTurn(t)
-		used += cost
-		added = append(added, t)
-	}
-	text := ch.render()
-	n := tokens.Count(text)
-	for n > opts.Budget && len(added) > 0 {
-		last := added[len(added)-1]
-		added = added[:len(added)-1]
-		ch.restore(base, last)
-		text = ch.render()
-		n = tokens.Count(text)
-	}
-	out := r.Select.report(ch, text, n, opts.Budget)
+	text, n := ch.fill(ranked, b.tokens, opts.Budget)
+	out := report(ch, text, n, opts.Budget)
 	out.Strategy = r.name
 	return out, nil
 }
 
-// cached returns the consolidated choice at the budget's share and the
-// BM25 index over the turns, making them on first use.
-func (r *Recall) cached(x *Analysis, budget int) (base, *bm25.Index) {
+// cached returns the consolidated choice at the budget's share, making it
+// on first use.
+func (r *Recall) cached(x *Analysis, budget int) base {
 	share := r.Share
 	if share <= 0 || share > 1 {
 		share = DefaultShare
@@ -141,7 +116,7 @@ func (r *Recall) cached(x *Analysis, budget int) (base, *bm25.Index) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.bases == nil {
-		r.bases, r.idx = map[baseKey]base{}, map[*Analysis]*bm25.Index{}
+		r.bases = map[baseKey]base{}
 	}
 	b, ok := r.bases[key]
 	if !ok {
@@ -149,12 +124,7 @@ func (r *Recall) cached(x *Analysis, budget int) (base, *bm25.Index) {
 		b = base{ch: ch, tokens: tokens.Count(text)}
 		r.bases[key] = b
 	}
-	idx, ok := r.idx[x]
-	if !ok {
-		idx = bm25.New(x.Docs)
-		r.idx[x] = idx
-	}
-	return b, idx
+	return b
 }
 
 func (c *choice) clone() *choice {
@@ -199,8 +169,8 @@ func (c *choice) restore(base *choice, t int) {
 // rank returns the turns to recall for query, best first: BM25's ranking
 // (turns sharing a term with the query), fused with the embedder's by
 // reciprocal rank when one is set.
-func (r *Recall) rank(ctx context.Context, x *Analysis, idx *bm25.Index, query string) ([]int, error) {
-	hits := idx.Top(bm25.Terms(query), 0)
+func (r *Recall) rank(ctx context.Context, x *Analysis, query string) ([]int, error) {
+	hits := x.Index().Top(bm25.Terms(query), 0)
 	if r.Embedder == nil {
 		out := make([]int, len(hits))
 		for i, h := range hits {

@@ -70,7 +70,9 @@ func (s *Select) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 	}
 	x := s.Analyzer.Analyze(c)
 	ch, text := s.fit(x, opts.Budget)
-	return s.report(ch, text, tokens.Count(text), opts.Budget), nil
+	out := report(ch, text, tokens.Count(text), opts.Budget)
+	out.Strategy = s.name
+	return out, nil
 }
 
 // fit runs the greedy selection with the whole budget as its allowance
@@ -380,10 +382,11 @@ func (c *choice) line(t int) string {
 	return b.String()
 }
 
-// report builds the Context. Verbatim lists the turns kept whole.
-func (s *Select) report(c *choice, text string, n, budget int) *swc.Context {
+// report builds the Context (without its Strategy). Verbatim lists the
+// turns kept whole.
+func report(c *choice, text string, n, budget int) *swc.Context {
 	x := c.x
-	out := &swc.Context{Strategy: s.name, Budget: budget, Tokens: n, Text: text}
+	out := &swc.Context{Budget: budget, Tokens: n, Text: text}
 	for i := range x.Conv.Sessions {
 		ses := &x.Conv.Sessions[i]
 		ch := swc.ChunkReport{Session: i, Date: ses.DateText, Tokens: x.SessionTokens[i]}

@@ -8,7 +8,9 @@ import (
 
 // DefaultPairs are the paired differences reported when both conditions
 // ran: the paper's ablation (swc-temporal − swc-full), ours (swc-anchored −
-// swc-temporal), and the temporal fix on the sliding window.
+// swc-temporal), the temporal fix on the sliding window, swc's selection
+// and recall against each other and the full transcript, and against the
+// retrieval baselines.
 var DefaultPairs = [][2]string{
 	{"swc-temporal", "swc-full"},
 	{"swc-anchored", "swc-temporal"},
@@ -19,6 +21,10 @@ var DefaultPairs = [][2]string{
 	{"swc-recall", "swc-anchored"},
 	{"swc-recall", "swc-select"},
 	{"swc-recall", "full"},
+	{"rag-bm25-anchored", "rag-bm25"},
+	{"swc-recall", "rag-bm25"},
+	{"swc-recall", "rag-bm25-anchored"},
+	{"swc-select", "rag-bm25-anchored"},
 }
 
 // SummaryInput is what Summarize needs.

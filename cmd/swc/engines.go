@@ -16,13 +16,14 @@ import (
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/retrieval"
 	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/sqlite"
 	"github.com/swcmem/swc/usage"
 )
 
 // conditionNames lists every strategy, in the order reports show them.
-var conditionNames = []string{"full", "truncation", "sliding", "sliding-temporal", "swc-full", "swc-temporal", "swc-anchored", "swc-select", "swc-recall"}
+var conditionNames = []string{"full", "truncation", "sliding", "sliding-temporal", "rag-bm25", "rag-bm25-anchored", "swc-full", "swc-temporal", "swc-anchored", "swc-select", "swc-recall"}
 
 // engineFlags are the settings shared by every command that compresses.
 type engineFlags struct {
@@ -106,9 +107,10 @@ type engines struct {
 	closers     []func() error
 	// meter records every LLM call the engines and the bench make.
 	meter *usage.Meter
-	// analyzer is the per-conversation turn analysis shared by swc-select
-	// and swc-recall (made on first use).
-	analyzer *selection.Analyzer
+	// analyzer is the per-conversation turn analysis shared by swc-select,
+	// swc-recall and rag-bm25-anchored; plain is rag-bm25's, without
+	// anchors (both made on first use).
+	analyzer, plain *selection.Analyzer
 	// salient counts entities and numbers (the density signal and
 	// swc-select's salience), remembered per text for the run.
 	salient func(text string, speakers []string) int
@@ -175,8 +177,9 @@ func salient(text string, speakers []string) int {
 	return len(mention.Entities(text, speakers)) + len(mention.Numbers(text))
 }
 
-// strategy returns the strategy of the named condition: "full" and
-// "swc-recall" here, the others from memory.Engines.
+// strategy returns the strategy of the named condition: "full",
+// "swc-recall" and the retrieval baselines here, the others from
+// memory.Engines.
 func (e *engines) strategy(name string) (swc.Strategy, error) {
 	if e.salient == nil {
 		e.memos()
@@ -190,6 +193,13 @@ func (e *engines) strategy(name string) (swc.Strategy, error) {
 			r.Embedder = e.embedder // a model embedder: fuse its ranking with BM25's
 		}
 		return r, nil
+	case "rag-bm25":
+		if e.plain == nil {
+			e.plain = &selection.Analyzer{}
+		}
+		return retrieval.New(name, e.plain), nil
+	case "rag-bm25-anchored":
+		return retrieval.New(name, e.turnAnalyzer()), nil
 	}
 	if !slices.Contains(memory.Strategies, name) {
 		return nil, usagef("unknown strategy %q (want one of %s)", name, strings.Join(conditionNames, ", "))

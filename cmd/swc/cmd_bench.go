@@ -1,16 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"maps"
-	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,7 +14,6 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/locomo"
-	"github.com/swcmem/swc/sqlite"
 	"github.com/swcmem/swc/tokens"
 )
 
@@ -103,7 +97,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	convs, err := pickConversations(gold.convs, f.conversations)
+	convs, err := pickConversations(gold.Conversations, f.conversations)
 	if err != nil {
 		return err
 	}
@@ -154,7 +148,7 @@ type benchRun struct {
 	strategies         []swc.Strategy
 	order, ids         []string
 	convs              []*swc.Conversation
-	gold               *goldSetup
+	gold               *bench.GoldSetup
 	dataName, dataHash string
 	qa, judge          swc.LLM
 }
@@ -205,9 +199,12 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 		return nil, err
 	}
 	defer lock.Close()
-	auditHash := gold.resumeAuditHash(env, dir, f.gold.gold)
-	runner.Alt = gold.alt
-	if err := checkResume(dir, newResumeKey(settings, dataHash, auditHash, r.eng)); err != nil {
+	auditHash, note := gold.ResumeAuditHash(dir, f.gold.gold)
+	if note != "" {
+		fmt.Fprintf(env.Stderr, "swc: bench: %s\n", note)
+	}
+	runner.Alt = gold.Alt
+	if err := bench.CheckResume(dir, resumeKey(settings, dataHash, auditHash, r.eng)); err != nil {
 		return nil, err
 	}
 	store, err := bench.OpenStore(dir)
@@ -249,7 +246,7 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 		Settings: settings, Order: order, Conversations: convs, Rows: append(store.Rows(), failed...),
 		Contexts: contexts, Resamples: f.resamples, Seed: f.seed,
 	})
-	sum.Gold = gold.summarize(f.gold.gold, order, ids, store.Rows(), f.resamples, f.seed)
+	sum.Gold = gold.Summarize(f.gold.gold, order, ids, store.Rows(), f.resamples, f.seed)
 	if err := finishSummary(ctx, env, sum, convs, contexts, eng, judge, f); err != nil {
 		return nil, err
 	}
@@ -286,116 +283,17 @@ func dataIdentity(env *Env, path string) (string, string, error) {
 	return name, hex.EncodeToString(sum[:]), nil
 }
 
-// resumeKey is what must match for rows in DIR to be reused: everything
-// a row depends on. Prompts are recorded by the SHA-256 of their text (with
-// placeholders for what varies per question), so that an upgrade that
-// changes one refuses to mix its rows with older ones.
-type resumeKey struct {
-	DataSHA256  string `json:"data_sha256"`
-	Budget      int    `json:"budget"`
-	QA          string `json:"qa"`
-	Judge       string `json:"judge"`
-	Gister      string `json:"gister"`
-	Embedder    string `json:"embedder"`
-	Schedule    string `json:"schedule"`
-	Calibration string `json:"calibration"`
-	Weights     string `json:"weights"`
-	Thresholds  string `json:"thresholds"`
-	Tokenizer   string `json:"tokenizer"`
-	// The gold (with the audit's hash when one was used: rows then carry
-	// scores under both golds) and the judge prompt; empty for the
-	// defaults.
-	Gold        string `json:"gold,omitempty"`
-	AuditSHA256 string `json:"audit_sha256,omitempty"`
-	JudgePrompt string `json:"judge_prompt,omitempty"`
-	// GistPrompts hashes the LLM gister's prompts, user template and
-	// max_tokens (absent for the extractive gister).
-	GistPrompts string `json:"gist_prompts_sha256,omitempty"`
-	// The QA and judge requests (with --qa only): the SHA-256 of the QA
-	// prompt and of the judge prompt in use, with placeholders, and
-	// their max_tokens.
-	QAPromptSHA256    string `json:"qa_prompt_sha256,omitempty"`
-	QAMaxTokens       int    `json:"qa_max_tokens,omitempty"`
-	JudgePromptSHA256 string `json:"judge_prompt_sha256,omitempty"`
-	JudgeMaxTokens    int    `json:"judge_max_tokens,omitempty"`
-	// AnthropicAPIVersion is --anthropic-api-version (it decides whether
-	// temperature 0 is sent); empty for the SDK's.
-	AnthropicAPIVersion string `json:"anthropic_api_version,omitempty"`
-	// Version is swc's: metrics, renderer and strategies change with it.
-	Version string `json:"version"`
-}
-
-// newResumeKey returns the resume key of a run.
-func newResumeKey(s bench.Settings, dataHash, auditHash string, eng *engines) resumeKey {
+// resumeKey returns the resume key of a run (bench.NewResumeKey) with the
+// engines' settings.
+func resumeKey(s bench.Settings, dataHash, auditHash string, eng *engines) bench.ResumeKey {
 	f := eng.flags
-	key := resumeKey{
-		DataSHA256: dataHash, Budget: s.Budget, QA: s.QA, Judge: s.Judge, Gister: s.Gister,
-		Embedder: s.Embedder, Schedule: s.Schedule, Calibration: s.Calibration,
-		Weights: f.weights, Thresholds: fmt.Sprintf("%g/%g/top-%d/demote=%v", f.high, f.low, f.topK, f.demote), Tokenizer: s.Tokenizer,
-		AuditSHA256: auditHash, GistPrompts: eng.gistPrompts, Version: s.Version,
+	in := bench.ResumeInput{
+		DataSHA256: dataHash, AuditSHA256: auditHash, Weights: f.weights,
+		Thresholds:  fmt.Sprintf("%g/%g/top-%d/demote=%v", f.high, f.low, f.topK, f.demote),
+		GistPrompts: eng.gistPrompts,
 	}
-	if p := f.prov; p != nil && p.anthropicVersion != "" && strings.Contains(s.QA+" "+s.Judge+" "+s.Gister, "anthropic:") {
-		key.AnthropicAPIVersion = p.anthropicVersion
+	if f.prov != nil {
+		in.AnthropicAPIVersion = f.prov.anthropicVersion
 	}
-	if s.Gold != bench.GoldOriginal {
-		key.Gold = s.Gold
-	}
-	if s.JudgePrompt != bench.JudgePromptPaper {
-		key.JudgePrompt = s.JudgePrompt
-	}
-	if s.QA != "" {
-		key.QAPromptSHA256 = sqlite.Hash(bench.QAPrompt("{context}", "{question}"))
-		key.QAMaxTokens = bench.DefaultQAMaxTokens
-		if prompt, err := bench.JudgePromptFor(s.JudgePrompt); err == nil {
-			key.JudgePromptSHA256 = sqlite.Hash(prompt("{question}", "{gold_answer}", "{model_answer}"))
-		}
-		key.JudgeMaxTokens = bench.JudgeMaxTokens
-	}
-	return key
-}
-
-// checkResume writes DIR/run.json on a first run and, on a rerun, refuses
-// to mix rows made with other settings.
-func checkResume(dir string, key resumeKey) error {
-	want, _ := json.MarshalIndent(key, "", "  ")
-	path := filepath.Join(dir, "run.json")
-	have, err := os.ReadFile(path)
-	if err == nil {
-		if !bytes.Equal(bytes.TrimSpace(have), bytes.TrimSpace(want)) {
-			return swc.Errorf(swc.EINVALID, "bench: %s holds results made with other settings (%s); use another --out or remove the directory", dir, diffKeys(have, want))
-		}
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	return os.WriteFile(path, append(want, '\n'), 0o644)
-}
-
-// diffKeys names the fields in which two run.json files differ.
-func diffKeys(a, b []byte) string {
-	var am, bm map[string]any
-	_ = json.Unmarshal(a, &am)
-	_ = json.Unmarshal(b, &bm)
-	keys := map[string]bool{}
-	for k := range am {
-		keys[k] = true
-	}
-	for k := range bm {
-		keys[k] = true
-	}
-	var diffs []string
-	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		if fmt.Sprint(am[k]) != fmt.Sprint(bm[k]) {
-			diffs = append(diffs, fmt.Sprintf("%s was %v, now %v", k, orNone(am[k]), orNone(bm[k])))
-		}
-	}
-	return strings.Join(diffs, "; ")
-}
-
-func orNone(v any) any {
-	if v == nil {
-		return "(none)"
-	}
-	return v
+	return bench.NewResumeKey(s, in)
 }

@@ -1,32 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/bench/evalfile"
 	"github.com/swcmem/swc/usage"
 )
 
 func init() {
 	register("score", "rescore predictions made anywhere with LoCoMo F1 (and a judge)", runScore)
-}
-
-type scoreSummary struct {
-	// Categories maps "1".."5" and "1-4" to metric → estimate.
-	Categories map[string]map[string]bench.Stat `json:"categories"`
-	Rows       int                              `json:"rows"`
-	Errors     int                              `json:"errors"`
 }
 
 func runScore(ctx context.Context, env *Env, args []string) error {
@@ -68,22 +57,22 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return swc.Errorf(swc.EINVALID, "score: %s: %v", name, err)
 	}
-	evalRows, isEval, err := parseEvalFile(raw, name)
+	evalRows, isEval, err := evalfile.Parse(raw, name)
 	if err != nil {
-		return err
+		return fmt.Errorf("score: %w", err)
 	}
 	if !isEval && gf.gold == bench.GoldCorrected {
 		return swc.Errorf(swc.EINVALID, "score: --gold corrected needs rows mapped to LoCoMo's questions: give an evaluation file (detailed_results) and --data locomo10.json")
 	}
 	if !isEval {
-		if err := checkJSONLShape(raw, name); err != nil {
-			return err
+		if err := evalfile.CheckShape(raw, name); err != nil {
+			return fmt.Errorf("score: %w", err)
 		}
 	}
-	var rows []prediction
+	var rows []evalfile.Prediction
 	if !isEval {
-		if rows, err = readPredictions(bytes.NewReader(raw), name); err != nil {
-			return err
+		if rows, err = evalfile.ReadPredictions(bytes.NewReader(raw), name); err != nil {
+			return fmt.Errorf("score: %w", err)
 		}
 	}
 	var judge swc.LLM
@@ -103,17 +92,17 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	prompt, _ := bench.JudgePromptFor(gf.judgePrompt) // checked above
-	sum, err := scoreRows(ctx, rows, judge, prompt, opts.prov.concurrency, *resamples, *seed)
+	sum, err := evalfile.ScorePredictions(ctx, rows, judge, prompt, opts.prov.concurrency, *resamples, *seed)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		out := struct {
-			Rows    []map[string]any `json:"rows"`
-			Summary scoreSummary     `json:"summary"`
+			Rows    []map[string]any           `json:"rows"`
+			Summary evalfile.PredictionSummary `json:"summary"`
 		}{Rows: make([]map[string]any, len(rows)), Summary: sum}
 		for i, p := range rows {
-			out.Rows[i] = p.fields
+			out.Rows[i] = p.Fields
 		}
 		if err := writeJSON(env.Stdout, out); err != nil {
 			return err
@@ -141,156 +130,94 @@ func runScore(ctx context.Context, env *Env, args []string) error {
 
 // judgeFailures returns an error counting the rows the judge could not
 // score (exit status 1, as bench), or nil.
-func judgeFailures(sum scoreSummary) error {
+func judgeFailures(sum evalfile.PredictionSummary) error {
 	if sum.Errors == 0 {
 		return nil
 	}
 	return swc.Errorf(swc.EUNAVAILABLE, "score: %d rows could not be judged (their judge_error is in --json); rerunning the same command asks the judge again", sum.Errors)
 }
 
-// prediction is one input row: its fields as read, and what scoring needs.
-type prediction struct {
-	fields            map[string]any
-	question, gold, p string
-	category          swc.Category
+// scoreEvalOptions are what scoreEval needs besides the file.
+type scoreEvalOptions struct {
+	data      string
+	gold      *goldFlags
+	judge     swc.LLM
+	conc      int
+	resamples int
+	seed      uint64
+	asJSON    bool
 }
 
-// readPredictions reads JSONL rows; a row without prediction or category,
-// or with a category outside 1–5, is an error naming its line.
-func readPredictions(r io.Reader, name string) ([]prediction, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	var out []prediction
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
+// scoreEval scores an evaluation file's rows against LoCoMo
+// (evalfile.Score) and prints the summary, or rows and summary as JSON.
+func scoreEval(ctx context.Context, env *Env, rows []*evalfile.Row, name string, o scoreEvalOptions) error {
+	if o.data == "" {
+		return swc.Errorf(swc.EINVALID, "score: %s is an evaluation file (detailed_results); mapping it to LoCoMo's questions needs --data locomo10.json", name)
+	}
+	all, _, err := loadPicked(env, &dataFlags{path: o.data}, nil, "")
+	if err != nil {
+		return err
+	}
+	gold, err := loadGold(env, "score", o.gold, o.data, all)
+	if err != nil {
+		return err
+	}
+	prompt, _ := bench.JudgePromptFor(o.gold.judgePrompt) // checked by the caller
+	sum, err := evalfile.Score(ctx, rows, evalfile.Options{Gold: gold, Option: o.gold.gold, Judge: o.judge, Prompt: prompt,
+		Concurrency: o.conc, Resamples: o.resamples, Seed: o.seed})
+	if err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	if o.asJSON {
+		out := struct {
+			Rows    []map[string]any `json:"rows"`
+			Summary evalfile.Summary `json:"summary"`
+		}{Summary: sum}
+		for _, r := range rows {
+			out.Rows = append(out.Rows, r.Fields)
+		}
+		return writeJSON(env.Stdout, out)
+	}
+	printEvalSummary(env.Stdout, sum)
+	for _, n := range evalfile.Notes(sum, name) {
+		fmt.Fprintln(env.Stderr, "swc: score: "+n)
+	}
+	return nil
+}
+
+// printEvalSummary prints one line per category: n, F1, the file's
+// judgments, ours, and the ceiling, each estimate with its 95% CI.
+func printEvalSummary(w io.Writer, sum evalfile.Summary) {
+	fmt.Fprintf(w, "LoCoMo categories (by question), %s gold; mean [95%% CI]\n", sum.Gold)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	header := "category\tn\tF1\tfile judge\tjudge"
+	if sum.Gold == bench.GoldCorrected {
+		header += "\tF1 original\tjudge original"
+	}
+	if sum.Ceiling != nil {
+		header += "\tceiling (original gold)"
+	}
+	fmt.Fprintln(tw, header)
+	ci := func(m map[string]bench.Stat, k string) string {
+		st, ok := m[k]
+		if !ok {
+			return "-"
+		}
+		return fmt.Sprintf("%.3f [%.3f, %.3f]", st.Mean, st.CI[0], st.CI[1])
+	}
+	for _, k := range bench.CategoryKeys {
+		m, ok := sum.Categories[k]
+		if !ok {
 			continue
 		}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		var fields map[string]any
-		if err := dec.Decode(&fields); err != nil {
-			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: not a JSON object: %v", name, line, err)
+		line := fmt.Sprintf("%s\t%d\t%s\t%s\t%s", k, m["f1"].N, ci(m, "f1"), ci(m, "file_judge"), ci(m, "judge"))
+		if sum.Gold == bench.GoldCorrected {
+			line += "\t" + ci(m, "f1_original") + "\t" + ci(m, "judge_original")
 		}
-		p := prediction{fields: fields}
-		p.question = text(fields["question"])
-		p.gold = text(fields["answer"])
-		pv, ok := fields["prediction"]
-		if !ok {
-			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: missing field \"prediction\"", name, line)
+		if sum.Ceiling != nil {
+			line += "\t" + ceilingCell(sum.Ceiling, k)
 		}
-		ps, isString := pv.(string)
-		if !isString {
-			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: prediction: want a string answer, found %s", name, line, kindOf(pv))
-		}
-		p.p = strings.TrimSpace(ps)
-		cat, err := strconv.Atoi(text(fields["category"]))
-		if err != nil || !swc.Category(cat).Valid() {
-			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: category must be 1–5, found %q", name, line, text(fields["category"]))
-		}
-		p.category = swc.Category(cat)
-		if p.gold == "" && p.category != swc.Adversarial {
-			return nil, swc.Errorf(swc.EINVALID, "score: %s:%d: missing field \"answer\" (the gold answer)", name, line)
-		}
-		out = append(out, p)
+		fmt.Fprintln(tw, line)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, swc.Errorf(swc.EINVALID, "score: %s: %v", name, err)
-	}
-	if len(out) == 0 {
-		return nil, swc.Errorf(swc.EINVALID, "score: %s: no rows", name)
-	}
-	return out, nil
-}
-
-func text(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return strings.TrimSpace(x)
-	case json.Number:
-		return x.String()
-	}
-	return fmt.Sprint(v)
-}
-
-// scoreRows adds "f1" (and "judge", "verdict" or "judge_error") to every
-// row and summarises per category. Judge calls run conc at a time; it
-// returns ctx's error when the run is interrupted.
-func scoreRows(ctx context.Context, rows []prediction, judge swc.LLM, prompt func(question, gold, answer string) string, conc, resamples int, seed uint64) (scoreSummary, error) {
-	sum := scoreSummary{Categories: map[string]map[string]bench.Stat{}, Rows: len(rows)}
-	gold := func(p prediction) string {
-		if p.category == swc.Adversarial { // as bench.GoldFor
-			return bench.AdversarialGold
-		}
-		return p.gold
-	}
-	for _, p := range rows {
-		f1, _ := bench.F1(p.category, p.p, gold(p)) // the category was validated
-		p.fields["f1"] = f1
-	}
-	if judge != nil {
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, max(conc, 1))
-		for _, p := range rows {
-			if ctx.Err() != nil {
-				break
-			}
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(p prediction) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				resp, err := judge.Complete(ctx, bench.JudgeRequest(prompt(p.question, gold(p), p.p)))
-				var v float64
-				if err == nil {
-					v, err = bench.ParseVerdict(resp.Text)
-				}
-				// Each goroutine writes only its own row's map.
-				if resp.Text != "" {
-					p.fields["verdict"] = resp.Text
-				}
-				if err != nil {
-					p.fields["judge_error"] = err.Error()
-					return
-				}
-				p.fields["judge"] = v
-			}(p)
-		}
-		wg.Wait()
-		if err := ctx.Err(); err != nil {
-			return sum, err
-		}
-	}
-	vals := map[string]map[string][]float64{}
-	for _, p := range rows {
-		for _, m := range []string{bench.MetricF1, bench.MetricJudge} {
-			v, ok := p.fields[m].(float64)
-			if !ok {
-				continue
-			}
-			for _, key := range []string{strconv.Itoa(int(p.category)), "1-4"} {
-				if key == "1-4" && p.category == swc.Adversarial {
-					continue
-				}
-				if vals[key] == nil {
-					vals[key] = map[string][]float64{}
-				}
-				vals[key][m] = append(vals[key][m], v)
-			}
-		}
-		if _, failed := p.fields["judge_error"]; failed {
-			sum.Errors++
-		}
-	}
-	for key, ms := range vals {
-		sum.Categories[key] = map[string]bench.Stat{}
-		for m, xs := range ms {
-			sum.Categories[key][m] = bench.StatOf(bench.Bootstrap(xs, resamples, seed))
-		}
-	}
-	return sum, nil
+	tw.Flush()
 }

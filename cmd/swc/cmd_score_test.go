@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc/bench/evalfile"
 )
 
 func TestScore(t *testing.T) {
@@ -25,8 +27,8 @@ func TestScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		Rows    []map[string]any `json:"rows"`
-		Summary scoreSummary     `json:"summary"`
+		Rows    []map[string]any           `json:"rows"`
+		Summary evalfile.PredictionSummary `json:"summary"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
@@ -45,10 +47,6 @@ func TestScore(t *testing.T) {
 	}
 	for _, tt := range []struct{ body, want string }{
 		{`{"question":"q","answer":"a","category":2}`, `pred.jsonl:1: missing field "prediction"`},
-		{`{"question":"q","answer":"a","prediction":"p","category":7}`, "category must be 1–5"},
-		{`{"question":"q","prediction":"p","category":2}`, `missing field "answer"`},
-		{`not json`, "not a JSON object"},
-		{``, "no rows"},
 	} {
 		if err := os.WriteFile(path, []byte(tt.body), 0o644); err != nil {
 			t.Fatal(err)

@@ -20,8 +20,8 @@ import (
 // q0 (cat 4) answer Max→Rex, evidence D1:2→D1:1; q1 (cat 4) evidence only,
 // D1:1→D1:2; q2 (cat 1) untouched; q3 (cat 2) answer July→June; q4 cat 5.
 var (
-	goldData  = filepath.Join("testdata", "gold", "locomo.json")
-	goldAudit = filepath.Join("testdata", "gold", "audit", "errors.json")
+	goldData  = filepath.Join("..", "..", "bench", "testdata", "gold", "locomo.json")
+	goldAudit = filepath.Join("..", "..", "bench", "testdata", "gold", "audit", "errors.json")
 )
 
 func readSummary(t *testing.T, dir string) *bench.Summary {

@@ -360,7 +360,7 @@ func (c *Compressor) engines() engineSet {
 	if e.embedder == nil {
 		e.embedder = offEmb
 	}
-	e.gister = &memoGister{Gister: e.gister, memo: c.memos.gists}
+	e.gister = memo.NewGister(e.gister, c.memos.gists)
 	return e
 }
 
@@ -373,7 +373,7 @@ func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, res *Resu
 	if !c.online || res.Fallback != "" {
 		if res.Fallback != "" {
 			g, emb := offline()
-			e = engineSet{gister: &memoGister{Gister: g, memo: c.memos.gists}, embedder: emb, meter: e.meter}
+			e = engineSet{gister: memo.NewGister(g, c.memos.gists), embedder: emb, meter: e.meter}
 		}
 		// Offline engines do not wait on anything: finish even past the
 		// deadline rather than fail.
@@ -399,30 +399,5 @@ func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, res *Resu
 		res.Fallback = "engine failed: " + err.Error()
 	}
 	g, emb := offline()
-	return f(context.WithoutCancel(ctx), engineSet{gister: &memoGister{Gister: g, memo: c.memos.gists}, embedder: emb, meter: e.meter})
-}
-
-// gistKey identifies a gist: the gister's name and the request.
-type gistKey struct {
-	gister string
-	req    swc.GistRequest
-}
-
-// memoGister remembers the gists a Compressor made (bounded), so that
-// neither budget retries nor later calls over the same history pay twice.
-type memoGister struct {
-	swc.Gister
-	memo *memo.Memo[gistKey, string]
-}
-
-func (g *memoGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
-	k := gistKey{g.Gister.Name(), req}
-	if s, ok := g.memo.Get(k); ok {
-		return s, nil
-	}
-	s, err := g.Gister.Gist(ctx, req)
-	if err == nil {
-		g.memo.Put(k, s)
-	}
-	return s, err
+	return f(context.WithoutCancel(ctx), engineSet{gister: memo.NewGister(g, c.memos.gists), embedder: emb, meter: e.meter})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -222,20 +221,6 @@ func TestResultJSON(t *testing.T) {
 	}
 	if _, err := json.Marshal(res); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestMemoBounded(t *testing.T) {
-	ms := newMemos()
-	big := strings.Repeat("x", 1<<20)
-	for i := range 40 {
-		ms.salientCount(fmt.Sprint(i)+big, nil)
-	}
-	if held, bytes := ms.salient.Len(); bytes > memoBytes || held > 2*memoBytes/(1<<20) {
-		t.Errorf("memo holds %d bytes in the current generation, %d entries in all", bytes, held)
-	}
-	if _, ok := ms.salient.Get("\x01" + "39" + big); !ok {
-		t.Errorf("the newest entry is gone")
 	}
 }
 

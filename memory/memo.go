@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"strings"
 	"time"
 
 	"github.com/swcmem/swc/consolidate"
@@ -18,51 +17,22 @@ const memoBytes = 16 << 20
 // between calls, so that an agent re-sending its history each turn pays
 // for the new messages only.
 type memos struct {
-	anchors *memo.Memo[anchorKey, string]
-	salient *memo.Memo[string, int]
-	gists   *memo.Memo[gistKey, string]
-	plans   planMemo
-}
-
-type anchorKey struct {
-	text string
-	ref  time.Time
+	anchor       func(text string, ref time.Time) string  // mention.Anchor
+	salientCount func(text string, speakers []string) int // Salient
+	gists        *memo.Memo[memo.GistKey, string]
+	plans        planMemo
 }
 
 func newMemos() *memos {
 	return &memos{
-		anchors: memo.New(memoBytes, func(k anchorKey, v string) int { return len(k.text) + len(v) }),
-		salient: memo.New(memoBytes, func(k string, _ int) int { return len(k) }),
-		gists: memo.New(memoBytes, func(k gistKey, v string) int {
-			return len(k.gister) + len(k.req.Text) + len(k.req.Date) + len(v)
-		}),
+		anchor:       memo.Anchor(mention.Anchor, memoBytes),
+		salientCount: memo.Salient(Salient, memoBytes),
+		gists:        memo.NewGists(memoBytes),
 		plans: planMemo{
 			plans:    memo.New(memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),
 			sessions: memo.New(2*memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),
 		},
 	}
-}
-
-// anchor is mention.Anchor, memoised.
-func (ms *memos) anchor(text string, ref time.Time) string {
-	k := anchorKey{text, ref}
-	if v, ok := ms.anchors.Get(k); ok {
-		return v
-	}
-	v := mention.Anchor(text, ref)
-	ms.anchors.Put(k, v)
-	return v
-}
-
-// salientCount is Salient, memoised.
-func (ms *memos) salientCount(text string, speakers []string) int {
-	k := strings.Join(speakers, "\x00") + "\x01" + text
-	if v, ok := ms.salient.Get(k); ok {
-		return v
-	}
-	v := Salient(text, speakers)
-	ms.salient.Put(k, v)
-	return v
 }
 
 // planMemo is the consolidate.PlanCache of a Compressor: whole plans

@@ -14,6 +14,7 @@ import (
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/embed"
 	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/retrieval"
@@ -24,6 +25,17 @@ import (
 
 // conditionNames lists every strategy, in the order reports show them.
 var conditionNames = []string{"full", "truncation", "sliding", "sliding-temporal", "rag-bm25", "rag-bm25-anchored", "swc-full", "swc-temporal", "swc-anchored", "swc-select", "swc-recall"}
+
+// The offline engines are deterministic, and every condition, budget and
+// question of a bench run asks them the same things about a conversation:
+// the same turns to embed, the same sessions to gist, the same turns to
+// count entities in. The engines remember those in bounded memos (swc
+// serve keeps its engines for as long as it runs): textMemoBytes per
+// generation for each text memo, vectorMemoBytes for the embeddings.
+const (
+	textMemoBytes   = 64 << 20
+	vectorMemoBytes = 256 << 20
+)
 
 // engineFlags are the settings shared by every command that compresses.
 type engineFlags struct {
@@ -146,7 +158,7 @@ func (e *engines) openGister(ctx context.Context, env *Env) error {
 	if e.flags.gister == "extractive" {
 		g := gist.NewExtractive()
 		g.Temporal = e.temporal
-		e.gister = newMemoGister(g) // deterministic: remembered in memory only
+		e.gister = memo.NewGister(g, memo.NewGists(textMemoBytes)) // deterministic: remembered in memory only
 		return nil
 	}
 	return e.openLLMGister(ctx, env)
@@ -154,7 +166,7 @@ func (e *engines) openGister(ctx context.Context, env *Env) error {
 
 func (e *engines) openEmbedder(ctx context.Context, env *Env) error {
 	if e.flags.embedder == "lexical" {
-		e.embedder = newMemoEmbedder(embed.New())
+		e.embedder = memo.NewEmbedder(embed.New(), vectorMemoBytes)
 		return nil
 	}
 	return e.openRemoteEmbedder(ctx, env)
@@ -244,7 +256,7 @@ func (e *engines) turnAnalyzer() *selection.Analyzer {
 
 // memos sets the remembered text functions of the run.
 func (e *engines) memos() {
-	e.salient = salientMemo()
+	e.salient = memo.Salient(salient, textMemoBytes)
 	e.temporal = mention.HasTemporal // remembered per text by mention itself
-	e.anchor = anchorMemo(mention.Anchor)
+	e.anchor = memo.Anchor(mention.Anchor, textMemoBytes)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/swcmem/swc/embed"
+	"github.com/swcmem/swc/internal/memo"
 )
 
 // syncBuffer is a bytes.Buffer safe for a server goroutine and the test.
@@ -126,7 +127,7 @@ func TestProxyConfigEmbedder(t *testing.T) {
 		flag string
 		want bool
 	}{{"lexical", false}, {"openai:text-embedding-3-small", true}} {
-		eng := &engines{embedder: newMemoEmbedder(embed.New())}
+		eng := &engines{embedder: memo.NewEmbedder(embed.New(), vectorMemoBytes)}
 		cfg, err := proxyConfig(env, pf, &engineFlags{embedder: tc.flag, budget: 4000}, "swc-anchored", eng)
 		if err != nil {
 			t.Fatal(err)

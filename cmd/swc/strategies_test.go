@@ -12,6 +12,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/tokens"
@@ -154,9 +155,9 @@ func BenchmarkCompressAll(b *testing.B) {
 			for b.Loop() {
 				e := offlineEngines(b, nil)
 				if !shared {
-					g := e.gister.(*memoGister).Gister.(*gist.Extractive)
+					g := e.gister.(*memo.Gister).Gister.(*gist.Extractive)
 					g.Temporal = mention.HasTemporal
-					e.gister, e.embedder = g, e.embedder.(*memoEmbedder).Embedder
+					e.gister, e.embedder = g, e.embedder.(*memo.Embedder).Embedder
 					e.salient, e.temporal, e.anchor = salient, mention.HasTemporal, mention.Anchor
 				}
 				strategies, err := e.strategies("")

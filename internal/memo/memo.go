@@ -1,7 +1,9 @@
 // Package memo holds Memo, the bounded concurrent map that swc's
 // long-running parts (the proxy's compressors, the service's engines)
 // remember derived values in: gists, anchors, entity counts, plans,
-// embeddings. Unbounded maps there would grow with every request.
+// embeddings. Unbounded maps there would grow with every request. Its
+// decorators (Gister, Embedder, Salient, Anchor) remember what the
+// deterministic engines compute, for the CLI and memory.Compressor alike.
 package memo
 
 import "sync"

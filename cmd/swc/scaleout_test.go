@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/swcmem/swc/client"
+	"github.com/swcmem/swc/loadtest"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/postgres/pgtest"
 )
@@ -44,15 +45,15 @@ func TestMain(m *testing.M) {
 
 var scaleLoCoMo = filepath.Join("..", "..", "..", "shared", "data", "locomo", "locomo10.json")
 
-func loadFeed(t *testing.T, n int) []feedConv {
+func loadFeed(t *testing.T, n int) []loadtest.FeedConv {
 	t.Helper()
 	convs, _, err := locomo.LoadFile(scaleLoCoMo)
 	if err != nil {
 		t.Skipf("LoCoMo data not found at %s: %v", scaleLoCoMo, err)
 	}
-	var out []feedConv
+	var out []loadtest.FeedConv
 	for _, c := range convs[:min(n, len(convs))] {
-		out = append(out, feedConv{ID: c.ID, Msgs: conversationMessages(c)})
+		out = append(out, loadtest.FeedConv{ID: c.ID, Msgs: loadtest.ConversationMessages(c)})
 	}
 	return out
 }
@@ -123,9 +124,9 @@ func pgKey(t *testing.T, dsn string) string {
 
 // replicas starts n replicas on dsn; each gets the fake gister under its
 // own name (r1, r2, …). They are stopped when t ends.
-func replicas(t *testing.T, n int, dsn string, fake *httptest.Server, args ...string) []*replica {
+func replicas(t *testing.T, n int, dsn string, fake *httptest.Server, args ...string) []*loadtest.Replica {
 	t.Helper()
-	var out []*replica
+	var out []*loadtest.Replica
 	for i := range n {
 		name := fmt.Sprintf("r%d", i+1)
 		logf, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
@@ -191,7 +192,7 @@ func TestScaleOutTwoReplicas(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	st, err := feed(ctx, urls, key, convs, 16, 8, 0.2, 1)
+	st, err := loadtest.Feed(ctx, urls, key, convs, 16, 8, 0.2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestScaleOutTwoReplicas(t *testing.T) {
 	for _, c := range convs {
 		total += len(c.Msgs)
 	}
-	t.Logf("ingest: %d messages in %d requests (%d with a retried batch) in %v; p99 %v", total, st.Requests, st.Retries, st.Elapsed.Round(time.Millisecond), percentile(st.Latencies, 0.99))
+	t.Logf("ingest: %d messages in %d requests (%d with a retried batch) in %v; p99 %v", total, st.Requests, st.Retries, st.Elapsed.Round(time.Millisecond), loadtest.Percentile(st.Latencies, 0.99))
 	if st.Appended != int64(total) {
 		t.Fatalf("appended %d, want %d (skipped %d)", st.Appended, total, st.Skipped)
 	}
@@ -274,7 +275,7 @@ func TestScaleOutTwoReplicas(t *testing.T) {
 }
 
 // sameContexts checks both replicas answer byte-identical contexts.
-func sameContexts(t *testing.T, ctx context.Context, c1, c2 *client.Client, convs []feedConv) {
+func sameContexts(t *testing.T, ctx context.Context, c1, c2 *client.Client, convs []loadtest.FeedConv) {
 	t.Helper()
 	for _, c := range convs {
 		for _, budget := range []int{1000, 4000} {
@@ -309,7 +310,7 @@ func TestScaleOutKillMidJob(t *testing.T) {
 		"--job-timeout", "15s", "--rescue-after", "16s", "--no-cache=false") // the REM cache the replicas share
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if _, err := feed(ctx, []string{rs[0].URL}, key, convs, 1, 50, 0, 1); err != nil {
+	if _, err := loadtest.Feed(ctx, []string{rs[0].URL}, key, convs, 1, 50, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := client.New(rs[0].URL, key).Consolidate(ctx, convs[0].ID); err != nil {
@@ -418,12 +419,12 @@ func TestScaleOutPostgresRestart(t *testing.T) {
 	defer cancel()
 
 	type result struct {
-		st  *feedStats
+		st  *loadtest.FeedStats
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		st, err := feed(ctx, urls, key, convs, 8, 4, 0.2, 2)
+		st, err := loadtest.Feed(ctx, urls, key, convs, 8, 4, 0.2, 2)
 		done <- result{st, err}
 	}()
 	time.Sleep(time.Second)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc/loadtest"
 )
 
 // TestLoadtestProxySmall runs swc loadtest-proxy with small numbers: every
@@ -16,7 +18,7 @@ func TestLoadtestProxySmall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var r loadtestProxyResult
+	var r loadtest.ProxyResult
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -49,5 +51,28 @@ func TestLoadtestProxyBadFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), strings.TrimLeft(args[0], "-")) {
 			t.Errorf("%v: err = %v, want one naming the flag", args, err)
 		}
+	}
+}
+
+// TestLoadtestSmall runs swc loadtest with small numbers: every tenant's
+// messages ingested, each sample conversation consolidated and read once
+// uncached, then read without errors.
+func TestLoadtestSmall(t *testing.T) {
+	out, stderr, err := run(t, nil, "loadtest", "--tenants", "3", "--clients", "2", "--batch", "40", "--readers", "2", "--duration", "200ms", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var r loadtest.ServiceResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r.Tenants != 3 || r.Messages == 0 || r.Messages%3 != 0 || len(r.ConsolidateMS) != 1 || len(r.ColdContextMS) != 1 || r.Reads == 0 || r.ReadErrors != 0 {
+		t.Errorf("result %+v", r)
+	}
+	if !strings.Contains(stderr, "loadtest: ingesting") {
+		t.Errorf("stderr %q", stderr)
+	}
+	if _, _, err := run(t, nil, "loadtest", "--readers", "0"); err == nil || exitCode(err) != 2 {
+		t.Errorf("--readers 0: %v", err)
 	}
 }

@@ -1,4 +1,11 @@
-package main
+// Package loadtest measures the swc service as its clients use it: the
+// phases of swc loadtest (ingest, idle consolidation, context reads),
+// swc loadtest-proxy (the compressing proxy against a zero-latency fake
+// upstream, with agents whose histories grow a message per request) and
+// swc scaletest (replicas of swc serve on one Postgres, fed by concurrent
+// clients that retry), and the latency statistics they report. The
+// caller starts the service; this package drives it over HTTP.
+package loadtest
 
 import (
 	"context"
@@ -8,23 +15,21 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
-// This file holds the latency measuring and summarising shared by the
-// loadtest, loadtest-proxy and scaletest commands.
-
-// ms returns d in milliseconds, to the microsecond.
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+// MS returns d in milliseconds, to the microsecond.
+func MS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // quantile returns the p-quantile (0..1) of sorted, which is not empty.
 func quantile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
 }
 
-// percentile returns the p-quantile (0..1) of ds, or 0 when ds is empty;
+// Percentile returns the p-quantile (0..1) of ds, or 0 when ds is empty;
 // ds is left as it is.
-func percentile(ds []time.Duration, p float64) time.Duration {
+func Percentile(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
@@ -33,27 +38,27 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return quantile(s, p)
 }
 
-// latency summarises a set of request latencies, in milliseconds.
-type latency struct {
+// Latency summarises a set of request latencies, in milliseconds.
+type Latency struct {
 	N                 int
 	P50MS, P99MS, Max float64
 }
 
-// summarize sorts ds in place and returns its count, p50, p99 and max; the
-// zero latency when ds is empty.
-func summarize(ds []time.Duration) latency {
+// Summarize sorts ds in place and returns its count, p50, p99 and max;
+// the zero Latency when ds is empty.
+func Summarize(ds []time.Duration) Latency {
 	if len(ds) == 0 {
-		return latency{}
+		return Latency{}
 	}
 	slices.Sort(ds)
-	return latency{N: len(ds), P50MS: ms(quantile(ds, 0.50)), P99MS: ms(quantile(ds, 0.99)), Max: ms(ds[len(ds)-1])}
+	return Latency{N: len(ds), P50MS: MS(quantile(ds, 0.50)), P99MS: MS(quantile(ds, 0.99)), Max: MS(ds[len(ds)-1])}
 }
 
-// timeReads runs readers goroutines, each calling read with its own rng
+// TimeReads runs readers goroutines, each calling read with its own rng
 // (from seed) until ctx is done, and returns the latencies of the reads
 // that succeeded and the number that failed. A read that ends after ctx is
 // done is neither timed nor counted as failed.
-func timeReads(ctx context.Context, readers int, seed func(r int) *rand.Rand, read func(ctx context.Context, rng *rand.Rand) error) ([]time.Duration, int64) {
+func TimeReads(ctx context.Context, readers int, seed func(r int) *rand.Rand, read func(ctx context.Context, rng *rand.Rand) error) ([]time.Duration, int64) {
 	var (
 		lats []time.Duration
 		mu   sync.Mutex
@@ -86,8 +91,8 @@ func timeReads(ctx context.Context, readers int, seed func(r int) *rand.Rand, re
 }
 
 // runLatency summarises the latencies of a run that may have failed.
-func runLatency(ds []time.Duration, err error) (latency, error) {
-	return summarize(ds), err
+func runLatency(ds []time.Duration, err error) (Latency, error) {
+	return Summarize(ds), err
 }
 
 // startCPUProfile starts a CPU profile written to path and returns the
@@ -107,4 +112,13 @@ func startCPUProfile(path string) (stop func() error, err error) {
 		return nil, err
 	}
 	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
+}
+
+// cpuTime returns the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

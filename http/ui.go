@@ -1,10 +1,14 @@
 package http
 
 import (
+	"bytes"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/a-h/templ"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/sleep"
@@ -24,21 +28,20 @@ func (s *Server) uiRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /ui/conversations/{id}", s.observe(http.HandlerFunc(s.uiConversation)))
 }
 
-func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
+// render writes page with status and the page headers. The page is
+// rendered into a buffer first, so that a failing page becomes a 500
+// rather than half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page templ.Component) {
+	var buf bytes.Buffer
+	if err := page.Render(r.Context(), &buf); err != nil {
+		s.writeErr(w, r, fmt.Errorf("ui: render page: %w", err))
+		return
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
 	w.WriteHeader(status)
-	switch p := data.(type) {
-	case loginPage:
-		uiLoginPage(w, p)
-	case conversationPage:
-		uiConversationPage(w, p)
-	case []swc.ConversationInfo:
-		uiListPage(w, p)
-	default:
-		uiNotFoundPage(w)
-	}
+	w.Write(buf.Bytes())
 }
 
 // sameOrigin reports whether a POST comes from a page of this host.
@@ -59,7 +62,7 @@ type loginPage struct{ Error string }
 func (s *Server) uiHome(w http.ResponseWriter, r *http.Request) {
 	k, ok := s.authenticate(r, true)
 	if !ok {
-		s.render(w, http.StatusOK, "login.html", loginPage{})
+		s.render(w, r, http.StatusOK, uiLoginPage(loginPage{}))
 		return
 	}
 	if !s.allow(w, k.ID) {
@@ -70,7 +73,7 @@ func (s *Server) uiHome(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, r, err)
 		return
 	}
-	s.render(w, http.StatusOK, "list.html", list)
+	s.render(w, r, http.StatusOK, uiListPage(list))
 }
 
 func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
@@ -83,7 +86,7 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 	probe := r.Clone(r.Context())
 	probe.Header = http.Header{"Authorization": {"Bearer " + key}}
 	if _, ok := s.authenticate(probe, false); !ok {
-		s.render(w, http.StatusUnauthorized, "login.html", loginPage{Error: "That key is not valid."})
+		s.render(w, r, http.StatusUnauthorized, uiLoginPage(loginPage{Error: "That key is not valid."}))
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: key, Path: "/ui", HttpOnly: true, Secure: s.Secure,
@@ -106,6 +109,29 @@ type sessionRow struct {
 	Start    string
 	Messages int
 	Stored   string // the gist consolidation stored for it
+}
+
+// gist is the row's gist: the context's, else the stored one.
+func (r sessionRow) gist() string {
+	if r.Gist != "" {
+		return r.Gist
+	}
+	return r.Stored
+}
+
+type conversationPage struct {
+	Detail     *ConversationDetail
+	Context    contextView
+	Rows       []sessionRow
+	Strategies []string
+}
+
+// contextView is what the page shows of a context.
+type contextView struct {
+	Strategy                             string
+	Budget, Tokens                       int
+	Text                                 string
+	ConsolidatedThrough, PendingSessions int
 }
 
 func (s *Server) uiConversation(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +160,7 @@ func (s *Server) uiConversation(w http.ResponseWriter, r *http.Request) {
 	d, err := s.detail(r, k.TenantID, id)
 	if err != nil {
 		if swc.ErrorCode(err) == swc.ENOTFOUND {
-			s.render(w, http.StatusNotFound, "notfound.html", nil)
+			s.render(w, r, http.StatusNotFound, uiNotFoundPage())
 			return
 		}
 		s.writeErr(w, r, err)
@@ -158,9 +184,9 @@ func (s *Server) uiConversation(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
-	s.render(w, http.StatusOK, "conversation.html", conversationPage{
+	s.render(w, r, http.StatusOK, uiConversationPage(conversationPage{
 		Detail: d, Rows: rows, Strategies: sleep.ReadStrategies,
 		Context: contextView{Strategy: res.Strategy, Budget: res.Budget, Tokens: res.Tokens, Text: res.Text,
 			ConsolidatedThrough: res.ConsolidatedThrough, PendingSessions: res.PendingSessions},
-	})
+	}))
 }

@@ -1,9 +1,13 @@
 package http
 
 import (
+	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"github.com/swcmem/swc"
 )
@@ -28,23 +32,31 @@ func checkEscaped(t *testing.T, name, page string) {
 	}
 }
 
+// render writes page to w, failing t on a render error.
+func render(t *testing.T, w io.Writer, page templ.Component) {
+	t.Helper()
+	if err := page.Render(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestUIPagesEscape(t *testing.T) {
 	for _, h := range hostile {
 		var b strings.Builder
-		uiListPage(&b, []swc.ConversationInfo{{ID: h, Messages: 2, LastMessage: time.Unix(0, 0).UTC()}})
+		render(t, &b, uiListPage([]swc.ConversationInfo{{ID: h, Messages: 2, LastMessage: time.Unix(0, 0).UTC()}}))
 		checkEscaped(t, "list page", b.String())
 
 		b.Reset()
 		d := &ConversationDetail{ConversationInfo: swc.ConversationInfo{ID: h},
 			SessionList: []SessionInfo{{Date: h, Messages: 1}},
 			PendingJobs: []swc.Job{{State: h, LastError: h}}}
-		uiConversationPage(&b, conversationPage{Detail: d, Strategies: []string{h, "swc-anchored"},
+		render(t, &b, uiConversationPage(conversationPage{Detail: d, Strategies: []string{h, "swc-anchored"},
 			Rows:    []sessionRow{{ChunkReport: swc.ChunkReport{Tier: swc.Tier(h), Action: swc.Action(h), Reason: h, Gist: h}, Start: h}},
-			Context: contextView{Strategy: h, Text: "Maya: " + h}})
+			Context: contextView{Strategy: h, Text: "Maya: " + h}}))
 		checkEscaped(t, "conversation page", b.String())
 
 		b.Reset()
-		uiLoginPage(&b, loginPage{Error: h})
+		render(t, &b, uiLoginPage(loginPage{Error: h}))
 		checkEscaped(t, "login page", b.String())
 	}
 }
@@ -53,7 +65,7 @@ func TestUIPagesEscape(t *testing.T) {
 // id path-escaped, so an id with '/', '?', '#' or '%' still names it.
 func TestUIListLinksPathEscaped(t *testing.T) {
 	var b strings.Builder
-	uiListPage(&b, []swc.ConversationInfo{{ID: "a/b?c#d%e f"}})
+	render(t, &b, uiListPage([]swc.ConversationInfo{{ID: "a/b?c#d%e f"}}))
 	if want := `href="/ui/conversations/a%2Fb%3Fc%23d%25e%20f"`; !strings.Contains(b.String(), want) {
 		t.Errorf("list page lacks %s:\n%s", want, b.String())
 	}

@@ -1,33 +1,13 @@
 package report
 
 import (
-	"bufio"
+	"context"
 	"fmt"
-	"html"
 	"io"
 	"strings"
 
 	"github.com/swcmem/swc/bench"
 )
-
-// The page is written by hand rather than with html/template: text/template
-// looks methods up by name at run time, which makes the linker keep every
-// exported method of every type in the binary (tens of megabytes with the
-// model SDKs). Every piece of text goes through html.EscapeString.
-
-const pageStyle = `body{font-family:Arial,Helvetica,sans-serif;margin:2em auto;max-width:84em;padding:0 1em;color:#222;line-height:1.4}
-h1{font-size:1.6em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
-nav a{margin-right:1em}
-table{border-collapse:collapse;margin:1em 0;font-size:.9em}
-caption{text-align:left;font-style:italic;padding:.3em 0}
-th,td{padding:.25em .6em;border-bottom:1px solid #e5e5e5;vertical-align:top}
-th{background:#f5f5f5;text-align:left}
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-tr:last-child td{border-bottom:none}
-.key{background:#f4f8fb;border-left:4px solid #4E79A7;padding:.5em 1em}
-.key li{margin:.2em 0}
-figure{margin:1em 0}figure svg{max-width:100%;height:auto}
-`
 
 // HTML writes s as report.html: one self-contained page (inline CSS, no
 // scripts, no external resources) with the tables of Markdown and inline
@@ -41,70 +21,15 @@ func HTML(w io.Writer, s *bench.Summary) error {
 	return writePage(w, Title, sections(s), svgs)
 }
 
-// writePage writes one self-contained page: title, navigation, and each
-// section with its paragraphs, items, tables and the chart svgs names.
+// writePage writes one self-contained page (page.templ): title,
+// navigation, and each section with its paragraphs, items, tables and the
+// chart svgs names, written through templ's buffer. It returns the write
+// error.
 func writePage(w io.Writer, title string, secs []section, svgs map[string]string) error {
-	bw := bufio.NewWriter(w)
-	e := html.EscapeString
-	fmt.Fprintf(bw, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>%s</h1>\n<nav>", e(title), pageStyle, e(title))
-	for _, sec := range secs {
-		fmt.Fprintf(bw, "<a href=\"#%s\">%s</a> ", e(sec.ID), e(sec.Title))
-	}
-	bw.WriteString("</nav>\n")
-	for _, sec := range secs {
-		fmt.Fprintf(bw, "<section id=\"%s\">\n<h2>%s</h2>\n", e(sec.ID), e(sec.Title))
-		for _, p := range sec.Text {
-			fmt.Fprintf(bw, "<p>%s</p>\n", e(p))
-		}
-		if len(sec.Items) > 0 {
-			bw.WriteString("<ul class=\"key\">\n")
-			for _, it := range sec.Items {
-				fmt.Fprintf(bw, "<li>%s</li>\n", e(it))
-			}
-			bw.WriteString("</ul>\n")
-		}
-		for _, t := range sec.Tables {
-			for _, part := range splitWide(t, maxHTMLColumns) {
-				writeHTMLTable(bw, part)
-			}
-		}
-		if svg := svgs[sec.Chart]; svg != "" {
-			// The SVG is made by this package, which escapes all its text.
-			fmt.Fprintf(bw, "<figure>\n%s</figure>\n", svg)
-		}
-		bw.WriteString("</section>\n")
-	}
-	bw.WriteString("</body>\n</html>\n")
-	if err := bw.Flush(); err != nil {
+	if err := page(title, secs, svgs).Render(context.Background(), w); err != nil {
 		return fmt.Errorf("report: html: %w", err)
 	}
 	return nil
-}
-
-func writeHTMLTable(bw *bufio.Writer, t table) {
-	e := html.EscapeString
-	labels := t.labels()
-	bw.WriteString("<table>\n")
-	if t.Caption != "" {
-		fmt.Fprintf(bw, "<caption>%s</caption>\n", e(t.Caption))
-	}
-	bw.WriteString("<thead><tr>")
-	for _, h := range t.Header {
-		fmt.Fprintf(bw, "<th>%s</th>", e(h))
-	}
-	bw.WriteString("</tr></thead>\n<tbody>\n")
-	for _, row := range t.Rows {
-		bw.WriteString("<tr>")
-		for i, c := range row {
-			if i < labels {
-				fmt.Fprintf(bw, "<td>%s</td>", e(c))
-			} else {
-				fmt.Fprintf(bw, "<td class=\"n\">%s</td>", e(c))
-			}
-		}
-		bw.WriteString("</tr>\n")
-	}
-	bw.WriteString("</tbody>\n</table>\n")
 }
 
 // maxHTMLColumns is how many value columns a table shows side by side; a

@@ -11,7 +11,6 @@ import (
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/selection"
-	"github.com/swcmem/swc/sqlite"
 	"github.com/swcmem/swc/tokens"
 	"github.com/swcmem/swc/usage"
 )
@@ -348,11 +347,11 @@ func (c *Compressor) engines() engineSet {
 	e := engineSet{gister: o.Gister, embedder: o.Embedder, meter: &usage.Meter{}}
 	off, offEmb := offline()
 	if e.gister == nil && o.LLM != nil {
-		var g swc.Gister = gist.NewLLM(usage.Metered(o.LLM, e.meter))
+		llm := gist.NewLLM(usage.Metered(o.LLM, e.meter))
+		e.gister = llm
 		if o.Cache != nil {
-			g = sqlite.CachedGister(g, o.Cache, gist.PromptHash)
+			e.gister = gist.Cached(llm, o.Cache, llm.PromptHash)
 		}
-		e.gister = g
 	}
 	if e.gister == nil {
 		e.gister = off

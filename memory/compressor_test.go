@@ -14,6 +14,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/mock"
 )
 
 // sampleMessages is the built-in LoCoMo sample as chat messages, with a
@@ -158,6 +159,34 @@ type failingGister struct{}
 func (failingGister) Name() string { return "failing" }
 func (failingGister) Gist(context.Context, swc.GistRequest) (string, error) {
 	return "", errors.New("provider: 529 overloaded")
+}
+
+// TestLLMGistCache: with Options.LLM and Cache, a gist is asked of the
+// model once: a new Compressor over the same cache (a restart) makes no
+// call and compresses to the same messages.
+func TestLLMGistCache(t *testing.T) {
+	msgs := sampleMessages(t)
+	cache := mock.NewGistCache()
+	run := func() (int64, *Result) {
+		llm := &mock.LLM{CompleteFn: func(_ context.Context, r swc.LLMRequest) (swc.LLMResponse, error) {
+			return swc.LLMResponse{Text: "Gist: " + strings.Fields(r.Messages[0].Content)[2], Usage: swc.Usage{Calls: 1}}, nil
+		}}
+		o := DefaultOptions()
+		o.Budget, o.LLM, o.Cache = 1500, llm, cache
+		res, err := mustNew(t, o).Compress(context.Background(), msgs)
+		if err != nil || res.Fallback != "" {
+			t.Fatalf("compress: %v (fallback %q)", err, res.Fallback)
+		}
+		return llm.Calls.Load(), res
+	}
+	cold, first := run()
+	warm, second := run()
+	if cold == 0 || warm != 0 {
+		t.Fatalf("model calls: %d cold, %d warm; want some, then none", cold, warm)
+	}
+	if first.Memory != second.Memory {
+		t.Fatalf("the memory messages differ:\n%s\n---\n%s", first.Memory, second.Memory)
+	}
 }
 
 // TestDeadlineFallback: past the deadline the offline engines finish the

@@ -6,7 +6,6 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
-	"github.com/swcmem/swc/sqlite"
 )
 
 // Defaults of Options.
@@ -50,10 +49,12 @@ type Options struct {
 
 	// Gister condenses mid-salience sessions (default: the offline
 	// extractive gister). LLM, when set and Gister is nil, selects the
-	// paper's LLM gister over it, behind Cache's REM cache when Cache is set.
+	// paper's LLM gister over it, behind the REM cache Cache when Cache is
+	// set (a *sqlite.DB or *postgres.DB: a gist is made once, across runs
+	// and processes).
 	Gister swc.Gister
 	LLM    swc.LLM
-	Cache  *sqlite.DB
+	Cache  swc.GistCache
 	// Embedder computes downstream similarity (default: the offline lexical
 	// embedder).
 	Embedder swc.Embedder

@@ -10,16 +10,8 @@ import (
 	"github.com/swcmem/swc"
 )
 
-type countingGister struct{ calls atomic.Int32 }
-
-func (g *countingGister) Name() string { return "fake:gister" }
-
-func (g *countingGister) Gist(_ context.Context, req swc.GistRequest) (string, error) {
-	g.calls.Add(1)
-	return "gist of " + req.Text, nil
-}
-
-// Two replicas share the REM cache: what one made, the other reuses.
+// Two replicas share the REM cache: what one stored, the other reads; of
+// the keys both store at once, the first stored gist is kept.
 func TestREMCacheSharedByReplicas(t *testing.T) {
 	db1 := openTest(t)
 	db2, err := Open(context.Background(), db1.pool.Config().ConnString(), Config{})
@@ -27,37 +19,50 @@ func TestREMCacheSharedByReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db2.Close()
-	g := &countingGister{}
-	ph := func(v swc.GistVariant) string { return "p-" + string(v) }
-	var s1, s2 CacheStats
-	r1, r2 := CachedGister(g, db1, ph, &s1), CachedGister(g, db2, ph, &s2)
 	ctx := context.Background()
-	reqs := make([]swc.GistRequest, 20)
-	for i := range reqs {
-		reqs[i] = swc.GistRequest{Variant: swc.GistTemporal, Date: "1 May 2023", Text: fmt.Sprintf("session %d", i)}
+	key := func(i int) swc.GistKey {
+		req := swc.GistRequest{Variant: swc.GistTemporal, Date: "1 May 2023", Text: fmt.Sprintf("session %d", i)}
+		return swc.GistKey{Variant: req.Variant, Gister: "fake:gister", PromptHash: "p-temporal", ContentHash: req.ContentHash()}
 	}
-	for _, r := range reqs[:10] {
-		if _, err := r1.Gist(ctx, r); err != nil {
+	for i := range 10 {
+		if err := db1.PutGist(ctx, key(i), fmt.Sprint("gist ", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
+	var hits, misses atomic.Int32
 	var wg sync.WaitGroup
-	for _, r := range reqs {
+	for i := range 20 {
 		wg.Go(func() {
-			got, err := r2.Gist(ctx, r)
-			if err != nil || got != "gist of "+r.Text {
-				t.Errorf("gist = %q, %v", got, err)
+			got, ok, err := db2.Gist(ctx, key(i))
+			switch {
+			case err != nil:
+				t.Error(err)
+			case ok && got == fmt.Sprint("gist ", i):
+				hits.Add(1)
+			case ok:
+				t.Errorf("gist %d = %q", i, got)
+			default:
+				misses.Add(1)
+				if err := db2.PutGist(ctx, key(i), fmt.Sprint("gist ", i)); err != nil {
+					t.Error(err)
+				}
 			}
 		})
 	}
 	wg.Wait()
-	if s2.Hits.Load() != 10 || s2.Misses.Load() != 10 || g.calls.Load() != 20 {
-		t.Fatalf("replica 2: %d hits, %d misses; %d gister calls; want 10, 10, 20", s2.Hits.Load(), s2.Misses.Load(), g.calls.Load())
+	if hits.Load() != 10 || misses.Load() != 10 {
+		t.Fatalf("replica 2: %d hits, %d misses; want 10, 10", hits.Load(), misses.Load())
 	}
-	// Another variant or prompt misses.
-	other := reqs[0]
+	// A second put keeps the first gist; another variant misses.
+	if err := db1.PutGist(ctx, key(15), "other"); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := db1.Gist(ctx, key(15)); err != nil || !ok || got != "gist 15" {
+		t.Fatalf("after a second put: %q, %v, %v; want gist 15", got, ok, err)
+	}
+	other := key(0)
 	other.Variant = swc.GistFull
-	if _, err := r1.Gist(ctx, other); err != nil || g.calls.Load() != 21 {
-		t.Fatalf("another variant: %v, %d calls", err, g.calls.Load())
+	if _, ok, err := db1.Gist(ctx, other); err != nil || ok {
+		t.Fatalf("another variant: ok=%v, %v; want a miss", ok, err)
 	}
 }

@@ -8,8 +8,6 @@ package sleep
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -317,12 +315,6 @@ func (m *Service) buildMessages(ctx context.Context, res *Result, msgs []swc.Sto
 	return res, nil
 }
 
-// contentHash keys a stored gist by what the gister saw.
-func contentHash(req swc.GistRequest) string {
-	sum := sha256.Sum256([]byte(req.Date + "\x00" + req.Text))
-	return hex.EncodeToString(sum[:])
-}
-
 // storedGister answers from the gists consolidation stored, and from the
 // offline fallback for the rest.
 type storedGister struct {
@@ -333,7 +325,7 @@ type storedGister struct {
 func (g *storedGister) Name() string { return "stored" }
 
 func (g *storedGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
-	if t, ok := g.gists[string(req.Variant)+"\x00"+contentHash(req)]; ok {
+	if t, ok := g.gists[string(req.Variant)+"\x00"+req.ContentHash()]; ok {
 		return t, nil
 	}
 	if g.fallback == nil {
@@ -357,7 +349,7 @@ func (r *recorder) Gist(ctx context.Context, req swc.GistRequest) (string, error
 		return "", err
 	}
 	r.mu.Lock()
-	r.made[string(req.Variant)+"\x00"+req.Date+"\x00"+t] = swc.StoredGist{ContentHash: contentHash(req), Variant: req.Variant, Gister: r.g.Name(), Text: t}
+	r.made[string(req.Variant)+"\x00"+req.Date+"\x00"+t] = swc.StoredGist{ContentHash: req.ContentHash(), Variant: req.Variant, Gister: r.g.Name(), Text: t}
 	r.mu.Unlock()
 	return t, nil
 }

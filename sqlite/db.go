@@ -8,11 +8,11 @@
 // every insert is INSERT OR IGNORE, so concurrent writers of the same key do
 // not fail and the first stored value wins.
 //
-// The decorators CachedGister, CachedLLM and CachedEmbedder put the caches
-// in front of a swc.Gister, swc.LLM or swc.Embedder. CachedEmbedder must
-// only wrap embedders whose vectors do not depend on the batch (remote
-// endpoints), never the built-in lexical embedder, which fits IDF weights
-// on each batch.
+// DB is a swc.GistCache (put it in front of a gister with gist.Cached); the
+// decorators CachedLLM and CachedEmbedder put the other caches in front of
+// a swc.LLM or swc.Embedder. CachedEmbedder must only wrap embedders whose
+// vectors do not depend on the batch (remote endpoints), never the
+// built-in lexical embedder, which fits IDF weights on each batch.
 package sqlite
 
 import (
@@ -75,8 +75,8 @@ type DB struct {
 	embedHits, embedMisses atomic.Int64
 }
 
-// Stats counts cache hits and misses made through the decorators
-// (CachedGister, CachedLLM, CachedEmbedder) since Open. Embedding counts are
+// Stats counts cache hits and misses since Open: the REM cache's lookups
+// (Gist), and those of the decorators CachedLLM and CachedEmbedder. Embedding counts are
 // per text.
 type Stats struct {
 	GistHits, GistMisses         int64

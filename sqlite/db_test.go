@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"github.com/swcmem/swc"
+
 	"errors"
 	"os"
 	"path/filepath"
@@ -53,7 +55,7 @@ func TestOpenCreatesDirsAndSchema(t *testing.T) {
 
 func TestReopenKeepsData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.db")
-	key := GistKey{"full", "g", "p", "c"}
+	key := swc.GistKey{Variant: "full", Gister: "g", PromptHash: "p", ContentHash: "c"}
 	db, err := Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)

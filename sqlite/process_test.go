@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/swcmem/swc"
 )
 
 // Environment of TestHelperProcess.
@@ -41,13 +43,13 @@ func TestHelperProcess(t *testing.T) {
 	defer db.Close()
 	// Barrier through the file itself: announce, then wait for every peer,
 	// so the write phases really overlap.
-	if err := db.PutGist(ctx, GistKey{barrierVariant, worker, "", ""}, "here"); err != nil {
+	if err := db.PutGist(ctx, swc.GistKey{Variant: barrierVariant, Gister: worker}, "here"); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(barrierDeadline)
 	for _, peer := range strings.Split(os.Getenv(helperPeers), ",") {
 		for {
-			_, ok, err := db.Gist(ctx, GistKey{barrierVariant, peer, "", ""})
+			_, ok, err := db.Gist(ctx, swc.GistKey{Variant: barrierVariant, Gister: peer})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/swcmem/swc"
@@ -12,19 +11,9 @@ import (
 	"github.com/swcmem/swc/embed"
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/mock"
 	"github.com/swcmem/swc/sqlite"
 )
-
-// countingGister is a gister fake that counts its calls.
-type countingGister struct {
-	calls atomic.Int64
-}
-
-func (g *countingGister) Name() string { return "counting" }
-func (g *countingGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
-	g.calls.Add(1)
-	return string(req.Variant) + " gist of " + req.Date, nil
-}
 
 // TestWarmREMCache: a second run over the same cache file makes no gister
 // calls, for every SWC condition and both sliding baselines, and the two
@@ -41,8 +30,10 @@ func TestWarmREMCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		fake := &countingGister{}
-		g := sqlite.CachedGister(fake, db, gist.PromptHash)
+		fake := &mock.Gister{GistFn: func(_ context.Context, req swc.GistRequest) (string, error) {
+			return string(req.Variant) + " gist of " + req.Date, nil
+		}}
+		g := gist.Cached(fake, db, gist.PromptHash)
 		texts := map[string]string{}
 		for _, v := range []swc.GistVariant{swc.GistFull, swc.GistTemporal} {
 			s := consolidate.New("swc-"+string(v), embed.New(), g, v, salient)
@@ -60,7 +51,7 @@ func TestWarmREMCache(t *testing.T) {
 				}
 			}
 		}
-		return fake.calls.Load(), texts
+		return fake.Calls.Load(), texts
 	}
 	cold, first := compressAll()
 	if cold == 0 {

@@ -102,7 +102,7 @@ func (e *engines) openLLMGister(ctx context.Context, env *Env) error {
 	}
 	if pg := e.flags.cache.pg; pg != nil && !e.flags.cache.noCache {
 		scoped := gist.NewLLM(usage.Metered(scopedLLM{l, l.Name() + cacheScope(env, e.flags.gister, e.flags.prov)}, e.meter))
-		e.gister = postgres.CachedGister(scoped, pg, gist.PromptHash, nil)
+		e.gister = gist.Cached(scoped, pg, scoped.PromptHash)
 		return nil
 	}
 	db, err := e.cacheDB(ctx, env)
@@ -118,7 +118,7 @@ func (e *engines) openLLMGister(ctx context.Context, env *Env) error {
 	if db != nil {
 		// The REM cache keys on the gister's name: scope it to the server.
 		scoped := gist.NewLLM(usage.Metered(scopedLLM{l, l.Name() + cacheScope(env, e.flags.gister, e.flags.prov)}, e.meter))
-		g = sqlite.CachedGister(scoped, db, scoped.PromptHash)
+		g = gist.Cached(scoped, db, scoped.PromptHash)
 	}
 	e.gister = g
 	return nil

@@ -11,35 +11,12 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/client"
 	"github.com/swcmem/swc/consolidate"
-	"github.com/swcmem/swc/embed"
 	"github.com/swcmem/swc/gist"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/jobs"
-	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/sleep"
 	"github.com/swcmem/swc/sqlite"
 )
-
-func salient(text string, speakers []string) int {
-	return len(mention.Entities(text, speakers)) + len(mention.Numbers(text))
-}
-
-func strategies(name string, g swc.Gister, sched consolidate.Schedule) (swc.Strategy, error) {
-	variant := swc.GistTemporal
-	switch name {
-	case "swc-full":
-		variant = swc.GistFull
-	case "swc-temporal", "swc-anchored":
-	default:
-		return nil, swc.Errorf(swc.EINVALID, "strategy %q not wired in tests", name)
-	}
-	s := consolidate.New(name, embed.New(), g, variant, salient)
-	s.Schedule = sched
-	if name == "swc-anchored" {
-		s.Anchor = mention.Anchor
-	}
-	return s, nil
-}
 
 // countingGister counts calls and can be made to fail.
 type countingGister struct {
@@ -92,7 +69,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 	}
 	t.Cleanup(func() { db.Close() })
 	g := &countingGister{g: gist.NewExtractive()}
-	mem := &sleep.Service{Store: db, Gister: g, Fallback: gist.NewExtractive(), NewStrategy: strategies,
+	mem := &sleep.Service{Store: db, Gister: g, Fallback: gist.NewExtractive(),
 		Strategy: "swc-anchored", Budget: 4000,
 		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: time.Hour}}
 	pool, err := db.Pool(1)

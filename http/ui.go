@@ -12,6 +12,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/sleep"
+	"github.com/swcmem/swc/strategy"
 )
 
 // The /ui page: server-rendered, no JavaScript. A key typed into the login
@@ -185,7 +186,7 @@ func (s *Server) uiConversation(w http.ResponseWriter, r *http.Request) {
 		rows = append(rows, row)
 	}
 	s.render(w, r, http.StatusOK, uiConversationPage(conversationPage{
-		Detail: d, Rows: rows, Strategies: sleep.ReadStrategies,
+		Detail: d, Rows: rows, Strategies: strategy.Names(strategy.ForService),
 		Context: contextView{Strategy: res.Strategy, Budget: res.Budget, Tokens: res.Tokens, Text: res.Text,
 			ConsolidatedThrough: res.ConsolidatedThrough, PendingSessions: res.PendingSessions},
 	}))

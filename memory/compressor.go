@@ -10,7 +10,7 @@ import (
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/internal/memo"
-	"github.com/swcmem/swc/selection"
+	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
 	"github.com/swcmem/swc/usage"
 )
@@ -57,7 +57,7 @@ func New(opts Options) (*Compressor, error) {
 		return nil, err
 	}
 	opts.Tokenizer = counter.Name()
-	if _, err := NewStrategy(opts.Strategy, nil, nil, opts.Config); err != nil {
+	if _, err := strategy.Find(opts.Strategy, strategy.ForCompressor); err != nil {
 		return nil, err
 	}
 	c := &Compressor{opts: opts, counter: counter, memos: newMemos()}
@@ -112,7 +112,8 @@ type Result struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// SessionSpan is one session of the history: its messages [First, Last]
+// SessionSpan is one session of the history: its 0-based index (as in
+// swc.ChunkReport; people are shown Session+1), its messages [First, Last]
 // (input indexes), its date, and the explicit id when the messages had one.
 type SessionSpan struct {
 	Session  int    `json:"session"`
@@ -250,22 +251,12 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 
 	engines := c.engines()
 	run := func(ctx context.Context, e engineSet, budget int) (*swc.Context, error) {
-		strat, err := NewStrategy(o.Strategy, e.embedder, e.gister, o.Config)
+		strat, err := strategy.New(o.Strategy, strategy.Engines{
+			Embedder: e.embedder, Gister: e.gister, Config: o.Config, Schedule: o.Schedule,
+			Plans: c.memos.plans, Salient: c.memos.salientCount, Anchor: c.memos.anchor,
+		})
 		if err != nil {
 			return nil, err
-		}
-		if s, ok := strat.(*consolidate.SWC); ok {
-			if o.Schedule.Kind != "" {
-				s.Schedule = o.Schedule
-			}
-			s.Salient = c.memos.salientCount
-			s.Plans = c.memos.plans
-			if s.Anchor != nil {
-				s.Anchor = c.memos.anchor
-			}
-		}
-		if s, ok := strat.(*selection.Select); ok {
-			s.Analyzer.Anchor, s.Analyzer.Salient = c.memos.anchor, c.memos.salientCount
 		}
 		return strat.Compress(ctx, g.Conversation, swc.CompressOptions{Budget: budget})
 	}

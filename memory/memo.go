@@ -6,6 +6,7 @@ import (
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/strategy"
 )
 
 // memoBytes bounds the text each generation of a Compressor's memos holds
@@ -26,7 +27,7 @@ type memos struct {
 func newMemos() *memos {
 	return &memos{
 		anchor:       memo.Anchor(mention.Anchor, memoBytes),
-		salientCount: memo.Salient(Salient, memoBytes),
+		salientCount: memo.Salient(strategy.Salient, memoBytes),
 		gists:        memo.NewGists(memoBytes),
 		plans: planMemo{
 			plans:    memo.New(memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),

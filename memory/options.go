@@ -6,11 +6,12 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/strategy"
 )
 
 // Defaults of Options.
 const (
-	DefaultStrategy        = "swc-anchored"
+	DefaultStrategy        = strategy.Default
 	DefaultBudget          = 4000
 	DefaultKeepRecent      = 8
 	DefaultFallbackReserve = 100 * time.Millisecond
@@ -28,7 +29,8 @@ const Preamble = "Earlier conversation, consolidated (session dates in headers; 
 // Options configure a Compressor. Start from DefaultOptions: New fills the
 // zero value of every field except KeepRecent with its default.
 type Options struct {
-	// Strategy is one of Strategies (default DefaultStrategy).
+	// Strategy is one of the strategies of package strategy marked
+	// ForCompressor (default DefaultStrategy, strategy.Default).
 	Strategy string
 	// Budget is the most tokens the output messages may hold (default
 	// DefaultBudget).

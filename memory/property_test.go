@@ -14,6 +14,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/internal/locomotest"
+	"github.com/swcmem/swc/strategy"
 )
 
 // writeLoCoMoChat, when set, writes conv-26 as OpenAI messages with tool
@@ -75,6 +76,7 @@ var needRe = regexp.MustCompile(`need(s)? \d+ tokens; budget is \d+$`)
 func TestBudgetProperty(t *testing.T) {
 	convs := loadLoCoMo(t)
 	rng := rand.New(rand.NewPCG(42, 7))
+	strategies := strategy.Names(strategy.ForCompressor)
 	if *writeLoCoMoChat != "" {
 		msgs := withToolCalls(chat.FromConversation(convs[0]), rand.New(rand.NewPCG(1, 2)), 0.15)
 		type timed struct {
@@ -110,7 +112,7 @@ func TestBudgetProperty(t *testing.T) {
 		o := DefaultOptions()
 		o.Budget = 200 + rng.IntN(8000)
 		o.KeepRecent = rng.IntN(25)
-		o.Strategy = Strategies[rng.IntN(len(Strategies))]
+		o.Strategy = strategies[rng.IntN(len(strategies))]
 		o.Tokenizer = []string{"cl100k_base", "o200k_base"}[rng.IntN(2)]
 		o.AlignUser = rng.IntN(2) == 0
 		c := mustNew(t, o)

@@ -33,7 +33,7 @@ func BenchmarkConsolidateLoCoMo(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			m := &sleep.Service{Store: db, Gister: gist.NewExtractive(), Fallback: gist.NewExtractive(), NewStrategy: strategies,
+			m := &sleep.Service{Store: db, Gister: gist.NewExtractive(), Fallback: gist.NewExtractive(),
 				Strategy: "swc-anchored", Budget: 4000, Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: time.Minute}}
 			n := 0
 			for b.Loop() {

@@ -19,13 +19,13 @@ import (
 func (m *Service) Render(ctx context.Context, conv string, msgs []swc.StoredMessage, gists []swc.StoredGist, budget int) (*swc.Context, error) {
 	c, _ := Conversation(conv, msgs)
 	if len(c.Sessions) == 0 {
-		return &swc.Context{Strategy: m.Strategy, Budget: budget}, nil
+		return &swc.Context{Strategy: m.strategy(), Budget: budget}, nil
 	}
 	g := &storedGister{fallback: m.Fallback, gists: map[string]string{}}
 	for _, sg := range gists {
 		g.gists[string(sg.Variant)+"\x00"+sg.ContentHash] = sg.Text
 	}
-	strat, err := m.NewStrategy(m.Strategy, g, consolidate.Schedule{Kind: consolidate.Through, At: len(c.Sessions)})
+	strat, err := m.newStrategy(m.strategy(), g, consolidate.Schedule{Kind: consolidate.Through, At: len(c.Sessions)})
 	if err != nil {
 		return nil, err
 	}

@@ -18,17 +18,11 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/embed"
 	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
 )
-
-// StrategyFunc builds the named strategy with gister g and replay schedule
-// sched; it returns an EINVALID error for an unknown name.
-type StrategyFunc func(name string, g swc.Gister, sched consolidate.Schedule) (swc.Strategy, error)
-
-// ReadStrategies are the strategies the read path serves: they need no
-// gister beyond the gists consolidation made.
-var ReadStrategies = []string{"swc-anchored", "swc-temporal", "swc-full", "truncation", "full"}
 
 // Service consolidates and assembles contexts of the conversations in
 // Store: the memory behind swc serve. It is safe for concurrent use once
@@ -39,10 +33,10 @@ type Service struct {
 	// of it); Fallback stands in on the read path for a gist consolidation
 	// has not made (an offline gister: the read path never calls an LLM).
 	Gister, Fallback swc.Gister
-	// NewStrategy builds strategies; Strategy names the one consolidation
-	// uses and the read path defaults to.
-	NewStrategy StrategyFunc
-	Strategy    string
+	// Strategy names the one consolidation uses and the read path
+	// defaults to: one of the strategies of package strategy marked
+	// ForService (default strategy.Default).
+	Strategy string
 	// Budget is the default token budget (4000).
 	Budget int
 	// Schedule says when a conversation is due for consolidation: Idle
@@ -51,10 +45,10 @@ type Service struct {
 	Schedule consolidate.Schedule
 	// Now is the clock (time.Now).
 	Now func() time.Time
-	// Embedder and Config are the SWC engines of the openai and anthropic
-	// formats (nil and zero: the lexical embedder, consolidate's defaults);
-	// wire the ones NewStrategy uses. Rule groups messages into sessions
-	// there, as the store does.
+	// Embedder and Config are the SWC engines strategies are built with
+	// (nil and zero: the lexical embedder, consolidate's defaults). Rule
+	// groups messages into sessions for the openai and anthropic formats,
+	// as the store does.
 	Embedder swc.Embedder
 	Config   consolidate.Config
 	Rule     swc.SessionRule
@@ -120,6 +114,28 @@ func (m *Service) now() time.Time {
 	return m.Now()
 }
 
+// strategy returns the strategy consolidation uses.
+func (m *Service) strategy() string {
+	if m.Strategy == "" {
+		return strategy.Default
+	}
+	return m.Strategy
+}
+
+// newStrategy builds the named service strategy over the Service's
+// engines with gister g and replay schedule sched; it returns an EINVALID
+// error for a strategy the service does not serve.
+func (m *Service) newStrategy(name string, g swc.Gister, sched consolidate.Schedule) (swc.Strategy, error) {
+	if _, err := strategy.Find(name, strategy.ForService); err != nil {
+		return nil, err
+	}
+	e := strategy.Engines{Embedder: m.Embedder, Gister: g, Config: m.Config, Schedule: sched}
+	if e.Embedder == nil {
+		e.Embedder = embed.New()
+	}
+	return strategy.New(name, e)
+}
+
 func (m *Service) budget() int {
 	if m.Budget <= 0 {
 		return 4000
@@ -137,14 +153,10 @@ func (m *Service) Normalize(r Request) (Request, error) {
 		return r, swc.Errorf(swc.EINVALID, "budget must be between 1 and 1000000 (got %d)", r.Budget)
 	}
 	if r.Strategy == "" {
-		r.Strategy = m.Strategy
+		r.Strategy = m.strategy()
 	}
-	ok := false
-	for _, s := range ReadStrategies {
-		ok = ok || s == r.Strategy
-	}
-	if !ok {
-		return r, swc.Errorf(swc.EINVALID, "unknown strategy %q (want one of %s)", r.Strategy, strings.Join(ReadStrategies, ", "))
+	if _, err := strategy.Find(r.Strategy, strategy.ForService); err != nil {
+		return r, err
 	}
 	switch r.Format {
 	case "":
@@ -255,7 +267,7 @@ func (m *Service) build(ctx context.Context, tenant, conv string, r Request) (*R
 	}
 	memText := ""
 	if len(c.Sessions) > 0 {
-		strat, err := m.NewStrategy(r.Strategy, g, sched)
+		strat, err := m.newStrategy(r.Strategy, g, sched)
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +400,7 @@ func (m *Service) Consolidate(ctx context.Context, tenant, conv string) (Outcome
 	rec := &recorder{g: m.Gister, made: map[string]swc.StoredGist{}}
 	var stored []swc.StoredGist
 	if n > 0 {
-		strat, err := m.NewStrategy(m.Strategy, rec, consolidate.Schedule{Kind: consolidate.End})
+		strat, err := m.newStrategy(m.strategy(), rec, consolidate.Schedule{Kind: consolidate.End})
 		if err != nil {
 			return Outcome{}, err
 		}

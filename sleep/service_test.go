@@ -4,35 +4,18 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
-	"github.com/swcmem/swc/embed"
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/locomo"
-	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/sleep"
 	"github.com/swcmem/swc/sqlite"
 )
-
-func salient(text string, speakers []string) int {
-	return len(mention.Entities(text, speakers)) + len(mention.Numbers(text))
-}
-
-func strategies(name string, g swc.Gister, sched consolidate.Schedule) (swc.Strategy, error) {
-	if name != "swc-anchored" && name != "swc-temporal" {
-		return nil, swc.Errorf(swc.EINVALID, "strategy %q not wired here", name)
-	}
-	s := consolidate.New(name, embed.New(), g, swc.GistTemporal, salient)
-	s.Schedule = sched
-	if name == "swc-anchored" {
-		s.Anchor = mention.Anchor
-	}
-	return s, nil
-}
 
 type clock struct{ t time.Time }
 
@@ -53,7 +36,7 @@ func setup(t *testing.T, sched consolidate.Schedule, n int) (*sleep.Service, *sq
 	}
 	msgs := chat.FromConversation(convs[0].Upto(n))
 	clk := &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
-	m := &sleep.Service{Store: db, Gister: gist.NewExtractive(), Fallback: gist.NewExtractive(), NewStrategy: strategies,
+	m := &sleep.Service{Store: db, Gister: gist.NewExtractive(), Fallback: gist.NewExtractive(),
 		Strategy: "swc-anchored", Budget: 4000, Schedule: sched, Now: clk.now}
 	return m, db, clk, msgs
 }
@@ -195,4 +178,27 @@ type failing struct{}
 func (failing) Name() string { return "failing" }
 func (failing) Gist(context.Context, swc.GistRequest) (string, error) {
 	return "", fmt.Errorf("the read path called a gister")
+}
+
+// TestDefaultStrategy: a Service without a Strategy consolidates with and
+// serves strategy.Default (swc-anchored); strategies it does not serve are
+// refused, naming those it does.
+func TestDefaultStrategy(t *testing.T) {
+	m, db, _, msgs := setup(t, consolidate.Schedule{Kind: consolidate.Idle, Window: time.Minute}, 3)
+	m.Strategy = ""
+	r, err := m.Normalize(sleep.Request{})
+	if err != nil || r.Strategy != "swc-anchored" {
+		t.Fatalf("Normalize = %+v, %v", r, err)
+	}
+	ctx := context.Background()
+	if _, err := db.AppendMessages(ctx, "t", "c", msgs, swc.DefaultSessionRule(), time.Date(2026, 1, 1, 11, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Context(ctx, "t", "c", sleep.Request{})
+	if err != nil || res.Strategy != "swc-anchored" {
+		t.Fatalf("Context: %v, %v", res, err)
+	}
+	if _, err := m.Normalize(sleep.Request{Strategy: "swc-recall"}); err == nil || !strings.Contains(err.Error(), "want one of full, truncation, swc-full, swc-temporal, swc-anchored") {
+		t.Errorf("swc-recall: %v", err)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/strategy"
 )
 
 // TestHelperBenchProcess is not a test: TestBenchResumeAfterKill runs the
@@ -115,7 +116,7 @@ func TestBenchDeterministic(t *testing.T) {
 	if err := json.Unmarshal(a, &s); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Order) != len(conditionNames) || !s.Settings.Offline {
+	if len(s.Order) != len(strategy.List()) || !s.Settings.Offline {
 		t.Errorf("summary order %v offline %v", s.Order, s.Settings.Offline)
 	}
 	for _, name := range s.Order {
@@ -187,7 +188,7 @@ func TestBenchLoCoMoOffline(t *testing.T) {
 	if s.Matched.N != 1935 {
 		t.Errorf("matched set %d, want 1935", s.Matched.N)
 	}
-	for _, name := range conditionNames {
+	for _, name := range strategy.Names(strategy.All) {
 		cs := s.Conditions[name]
 		if cs == nil {
 			t.Fatalf("no summary for %s", name)
@@ -206,7 +207,7 @@ func TestBenchLoCoMoOffline(t *testing.T) {
 	}
 	// The full context is the ceiling of answer-token recall.
 	full := s.Conditions["full"].Categories["1-4"][bench.MetricAnswerTokenRecall].Mean
-	for _, name := range conditionNames[1:] {
+	for _, name := range strategy.Names(strategy.All)[1:] {
 		if m := s.Conditions[name].Categories["1-4"][bench.MetricAnswerTokenRecall].Mean; m > full {
 			t.Errorf("%s answer-token recall %.3f above the full context's %.3f", name, m, full)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/mock"
 	"github.com/swcmem/swc/sqlite"
+	"github.com/swcmem/swc/strategy"
 )
 
 // TestWarmREMCache: a second run over the same cache file makes no gister
@@ -36,7 +37,7 @@ func TestWarmREMCache(t *testing.T) {
 		g := gist.Cached(fake, db, gist.PromptHash)
 		texts := map[string]string{}
 		for _, v := range []swc.GistVariant{swc.GistFull, swc.GistTemporal} {
-			s := consolidate.New("swc-"+string(v), embed.New(), g, v, salient)
+			s := consolidate.New("swc-"+string(v), embed.New(), g, v, strategy.Salient)
 			for _, sched := range []string{"end", "every-3"} {
 				s.Schedule, _ = consolidate.ParseSchedule(sched)
 				x, err := s.Compress(context.Background(), convs[0], swc.CompressOptions{Budget: 2500})

@@ -14,6 +14,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
 )
 
@@ -41,7 +42,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "bench", "[--data FILE] [--conditions LIST] [--conversations LIST] [--budget 4000] [--out DIR] [--offline | --qa PROVIDER:MODEL --judge PROVIDER:MODEL] [--gold original|corrected] [--judge-prompt paper|strict] [engine flags]")
 	f := &benchFlags{}
 	data := addDataFlags(fs)
-	fs.StringVar(&f.conditions, "conditions", "", "comma-separated conditions (default: all: "+strings.Join(conditionNames, ",")+")")
+	fs.StringVar(&f.conditions, "conditions", "", "comma-separated conditions (default: all: "+strings.Join(strategy.Names(strategy.All), ",")+"; see 'swc compress -h' for what each keeps)")
 	fs.StringVar(&f.conversations, "conversations", "", "comma-separated sample ids or positions (default: all)")
 	fs.StringVar(&f.out, "out", "swc-bench", "output directory (results.jsonl, summary.json, summary.csv, report.md, report.html)")
 	fs.BoolVar(&f.offline, "offline", false, "offline metrics only (the default without --qa; says so explicitly)")

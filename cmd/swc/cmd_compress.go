@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
 )
 
@@ -27,11 +28,11 @@ type compressCmd struct {
 }
 
 func parseCompress(env *Env, name, usage string, args []string) (*compressCmd, *bool, error) {
-	fs := newFlags(env, name, usage)
+	fs := newFlags(env, name, usage+"\n\n"+strategyHelp())
 	c := &compressCmd{}
 	c.data = addDataFlags(fs)
 	fs.StringVar(&c.conv, "conversation", "", "sample id or 0-based position (default: the first)")
-	fs.StringVar(&c.strategy, "strategy", "swc-temporal", "one of "+strings.Join(conditionNames, ", "))
+	fs.StringVar(&c.strategy, "strategy", strategy.Default, "one of "+strings.Join(strategy.Names(strategy.All), ", ")+" (listed below)")
 	fs.IntVar(&c.upto, "upto", 0, "compress only the first N sessions (0 = all)")
 	asJSON := fs.Bool("json", false, "print the context and its report as JSON")
 	c.eng = addEngineFlags(fs)
@@ -53,6 +54,22 @@ func parseCompress(env *Env, name, usage string, args []string) (*compressCmd, *
 		return nil, nil, usagef("--json with chat messages: use --output-format json")
 	}
 	return c, asJSON, nil
+}
+
+// strategyHelp lists the strategies with what each keeps (package
+// strategy), for the usage of the commands that take --strategy.
+func strategyHelp() string {
+	var b strings.Builder
+	b.WriteString("Strategies (--strategy, default " + strategy.Default + "; for chat messages " + strings.Join(strategy.Names(strategy.ForCompressor), ", ") +
+		"). The question-aware ones are built per question by swc bench; here they have none.\n")
+	for _, i := range strategy.List() {
+		doc := i.Doc
+		if i.QueryAware {
+			doc += " (question-aware)"
+		}
+		fmt.Fprintf(&b, "  %-18s %s\n", i.Name, doc)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // run loads the data and compresses the chosen conversation.

@@ -15,7 +15,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/baseline"
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/gist"
 	swchttp "github.com/swcmem/swc/http"
@@ -23,6 +22,7 @@ import (
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/postgres"
 	"github.com/swcmem/swc/sleep"
+	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/usage"
 )
 
@@ -86,12 +86,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil || sched.Kind == consolidate.End || sched.Kind == consolidate.Through {
 		return usagef("--schedule: want idle:DURATION, every-K or reactive[:TOKENS] (got %q)", ef.schedule)
 	}
-	okStrategy := false
-	for _, s := range sleep.ReadStrategies {
-		okStrategy = okStrategy || s == f.strategy
-	}
-	if !okStrategy {
-		return usagef("--strategy: unknown %q (want one of %s)", f.strategy, strings.Join(sleep.ReadStrategies, ", "))
+	if _, err := strategy.Find(f.strategy, strategy.ForService); err != nil {
+		return usagef("--strategy: %s", swc.ErrorMessage(err))
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
@@ -141,7 +137,7 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache, or a postgres:// URL (replicas share it, the REM cache included)")
 	fs.IntVar(&f.dbConns, "db-conns", 10, "Postgres: connections of this replica's pool (HTTP handlers and River's workers share it)")
 	fs.DurationVar(&f.sweep, "sweep", 5*time.Minute, "how often conversations owed a consolidation are given a job if they have none (0: only at start)")
-	fs.StringVar(&f.strategy, "strategy", "swc-anchored", "strategy of consolidation and the default of /context: "+strings.Join(sleep.ReadStrategies, ", "))
+	fs.StringVar(&f.strategy, "strategy", strategy.Default, "strategy of consolidation and the default of /context: "+strings.Join(strategy.Names(strategy.ForService), ", "))
 	fs.IntVar(&f.workers, "workers", 4, "consolidation jobs run at once")
 	fs.Float64Var(&f.rate, "rate", swchttp.DefaultRate, "requests per second per key (negative: no limit)")
 	fs.IntVar(&f.burst, "burst", swchttp.DefaultBurst, "requests a key may burst above --rate")
@@ -226,8 +222,8 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	fallback.Temporal = mention.HasTemporal
 	svc.mem = &sleep.Service{
 		Store: be.store, Gister: eng.gister, Fallback: fallback,
-		NewStrategy: serveStrategies(eng), Strategy: f.strategy,
-		Budget: ef.budget, Schedule: sched,
+		Strategy: f.strategy,
+		Budget:   ef.budget, Schedule: sched,
 		Embedder: eng.embedder, Config: eng.cfg, Rule: swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns},
 	}
 	queue, err := be.openQueue(ctx, consolidator{svc.mem}, jobs.Config{
@@ -274,32 +270,6 @@ func (c consolidator) Due(ctx context.Context, tenant, conv string) (time.Durati
 func (c consolidator) Consolidate(ctx context.Context, tenant, conv string) (int, error) {
 	out, err := c.m.Consolidate(ctx, tenant, conv)
 	return out.Gists, err
-}
-
-// serveStrategies builds the strategies the service uses, with the
-// engines' embedder and SWC settings and the given gister and schedule.
-func serveStrategies(e *engines) sleep.StrategyFunc {
-	return func(name string, g swc.Gister, sched consolidate.Schedule) (swc.Strategy, error) {
-		var variant swc.GistVariant
-		switch name {
-		case "full":
-			return baseline.Full{}, nil
-		case "truncation":
-			return baseline.Truncation{}, nil
-		case "swc-full":
-			variant = swc.GistFull
-		case "swc-temporal", "swc-anchored":
-			variant = swc.GistTemporal
-		default:
-			return nil, swc.Errorf(swc.EINVALID, "unknown strategy %q", name)
-		}
-		s := consolidate.New(name, e.embedder, g, variant, salient)
-		s.Config, s.Schedule = e.cfg, sched
-		if name == "swc-anchored" {
-			s.Anchor = mention.Anchor
-		}
-		return s, nil
-	}
 }
 
 // registerTokenMetrics exports the LLM tokens the engines used.

@@ -4,27 +4,21 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/baseline"
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/embed"
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/internal/memo"
-	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/mention"
-	"github.com/swcmem/swc/retrieval"
 	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/sqlite"
+	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/usage"
 )
-
-// conditionNames lists every strategy, in the order reports show them.
-var conditionNames = []string{"full", "truncation", "sliding", "sliding-temporal", "rag-bm25", "rag-bm25-anchored", "swc-full", "swc-temporal", "swc-anchored", "swc-select", "swc-recall"}
 
 // The offline engines are deterministic, and every condition, budget and
 // question of a bench run asks them the same things about a conversation:
@@ -121,7 +115,7 @@ type engines struct {
 	meter *usage.Meter
 	// analyzer is the per-conversation turn analysis shared by swc-select,
 	// swc-recall and rag-bm25-anchored; plain is rag-bm25's, without
-	// anchors (both made on first use).
+	// anchors (both made on first use, see strategyEngines).
 	analyzer, plain *selection.Analyzer
 	// salient counts entities and numbers (the density signal and
 	// swc-select's salience), remembered per text for the run.
@@ -184,47 +178,40 @@ func (e *engines) Close() error {
 	return first
 }
 
-// salient is the density numerator: named entities plus numbers.
-func salient(text string, speakers []string) int {
-	return len(mention.Entities(text, speakers)) + len(mention.Numbers(text))
+// strategy returns the strategy of the named condition (package
+// strategy), or a usage error naming the known ones.
+func (e *engines) strategy(name string) (swc.Strategy, error) {
+	s, err := strategy.New(name, e.strategyEngines())
+	if err != nil {
+		return nil, usagef("%s", swc.ErrorMessage(err))
+	}
+	return s, nil
 }
 
-// strategy returns the strategy of the named condition: "full",
-// "swc-recall" and the retrieval baselines here, the others from
-// memory.Engines.
-func (e *engines) strategy(name string) (swc.Strategy, error) {
+// strategyEngines returns what every strategy of the run is built from:
+// the engines, the remembered text functions and the shared turn
+// analyses (made on first use).
+func (e *engines) strategyEngines() strategy.Engines {
 	if e.salient == nil {
 		e.memos()
 	}
-	switch name {
-	case "full":
-		return baseline.Full{}, nil
-	case "swc-recall":
-		r := selection.NewRecall(name, selection.New("swc-select", e.turnAnalyzer()))
-		if e.flags.embedder != "lexical" {
-			r.Embedder = e.embedder // a model embedder: fuse its ranking with BM25's
-		}
-		return r, nil
-	case "rag-bm25":
-		if e.plain == nil {
-			e.plain = &selection.Analyzer{}
-		}
-		return retrieval.New(name, e.plain), nil
-	case "rag-bm25-anchored":
-		return retrieval.New(name, e.turnAnalyzer()), nil
+	if e.analyzer == nil {
+		e.analyzer = &selection.Analyzer{Anchor: e.anchor, Salient: e.salient, Dated: e.temporal}
+		e.plain = &selection.Analyzer{}
 	}
-	if !slices.Contains(memory.Strategies, name) {
-		return nil, usagef("unknown strategy %q (want one of %s)", name, strings.Join(conditionNames, ", "))
-	}
-	return memory.Engines{
+	se := strategy.Engines{
 		Embedder: e.embedder, Gister: e.gister, Config: e.cfg, Schedule: e.schedule,
-		Salient: e.salient, Anchor: e.anchor, Analyzer: e.turnAnalyzer(),
-	}.Strategy(name)
+		Salient: e.salient, Anchor: e.anchor, Analyzer: e.analyzer, Plain: e.plain,
+	}
+	if e.flags.embedder != "lexical" {
+		se.RecallEmbedder = e.embedder // a model embedder: swc-recall fuses its ranking with BM25's
+	}
+	return se
 }
 
 // strategies resolves a comma-separated list of condition names ("" = all).
 func (e *engines) strategies(list string) ([]swc.Strategy, error) {
-	names := conditionNames
+	names := strategy.Names(strategy.All)
 	if strings.TrimSpace(list) != "" {
 		names = strings.Split(list, ",")
 	}
@@ -245,18 +232,9 @@ func (e *engines) strategies(list string) ([]swc.Strategy, error) {
 	return out, nil
 }
 
-// turnAnalyzer returns the shared turn analyzer: anchored text, entities
-// and numbers, dates.
-func (e *engines) turnAnalyzer() *selection.Analyzer {
-	if e.analyzer == nil {
-		e.analyzer = &selection.Analyzer{Anchor: e.anchor, Salient: e.salient, Dated: e.temporal}
-	}
-	return e.analyzer
-}
-
 // memos sets the remembered text functions of the run.
 func (e *engines) memos() {
-	e.salient = memo.Salient(salient, textMemoBytes)
+	e.salient = memo.Salient(strategy.Salient, textMemoBytes)
 	e.temporal = mention.HasTemporal // remembered per text by mention itself
 	e.anchor = memo.Anchor(mention.Anchor, textMemoBytes)
 }

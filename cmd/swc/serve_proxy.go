@@ -6,6 +6,7 @@ import (
 	"time"
 
 	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/strategy"
 )
 
 // proxyFlags are swc serve's flags of the compressing proxy.
@@ -26,7 +27,7 @@ func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 // server's own keys (read once, with the rest of the environment, in Env),
 // the default budget and strategy, and the configured embedder when it is
 // not the offline one (its failures fall back to the offline engines).
-func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, strategy string, eng *engines) (swchttp.ProxyConfig, error) {
+func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, name string, eng *engines) (swchttp.ProxyConfig, error) {
 	for _, u := range []struct{ flag, v string }{{"--upstream-openai", f.openai}, {"--upstream-anthropic", f.anthropic}} {
 		if u.v == "" {
 			continue
@@ -52,8 +53,8 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, strategy string, eng *
 	if f.keepRecent == 0 {
 		cfg.KeepRecent = -1
 	}
-	if strategy != "full" {
-		cfg.Strategy = strategy
+	if _, err := strategy.Find(name, strategy.ForCompressor); err == nil {
+		cfg.Strategy = name // else (full: no budget) the proxy's default
 	}
 	if ef.embedder != "lexical" {
 		cfg.Embedder = eng.embedder

@@ -15,6 +15,7 @@ import (
 	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
 )
 
@@ -49,7 +50,7 @@ func TestStrategiesGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := offlineEngines(t, nil)
-	for _, name := range conditionNames {
+	for _, name := range strategy.Names(strategy.All) {
 		t.Run(name, func(t *testing.T) {
 			s, err := e.strategy(name)
 			if err != nil {
@@ -90,7 +91,7 @@ func TestBudgetPropertyLoCoMo(t *testing.T) {
 				f.calibration = string(consolidate.MinMax)
 			}
 		})
-		for _, name := range conditionNames[1:] {
+		for _, name := range strategy.Names(strategy.All)[1:] {
 			s, err := e.strategy(name)
 			if err != nil {
 				t.Fatal(err)
@@ -158,7 +159,7 @@ func BenchmarkCompressAll(b *testing.B) {
 					g := e.gister.(*memo.Gister).Gister.(*gist.Extractive)
 					g.Temporal = mention.HasTemporal
 					e.gister, e.embedder = g, e.embedder.(*memo.Embedder).Embedder
-					e.salient, e.temporal, e.anchor = salient, mention.HasTemporal, mention.Anchor
+					e.salient, e.temporal, e.anchor = strategy.Salient, mention.HasTemporal, mention.Anchor
 				}
 				strategies, err := e.strategies("")
 				if err != nil {

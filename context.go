@@ -30,7 +30,9 @@ type Signals struct {
 	Density    float64 `json:"density"`
 }
 
-// ChunkReport says where one session landed and why.
+// ChunkReport says where one session landed and why. Session is the
+// session's 0-based index (Session.Index), in JSON too; every output meant
+// for people (tables, contexts, pages, reports) numbers sessions from 1.
 type ChunkReport struct {
 	Session    int      `json:"session"`
 	Date       string   `json:"date"`
@@ -46,7 +48,8 @@ type ChunkReport struct {
 	Gist       string   `json:"gist,omitempty"`
 }
 
-// Drop records one removal made to meet the budget or by tiering.
+// Drop records one removal made to meet the budget or by tiering; Session
+// is the 0-based index, as in ChunkReport.
 type Drop struct {
 	Session int    `json:"session"`
 	Turns   int    `json:"turns,omitempty"` // turns cut, when only part of a session went

@@ -59,8 +59,8 @@ type ConversationInfo struct {
 	ConsolidationRequested time.Time `json:"consolidation_requested,omitzero"`
 }
 
-// StoredGist is a gist a consolidation made for one session of a stored
-// conversation. (Session, ContentHash, Variant, Gister) is unique: storing
+// StoredGist is a gist a consolidation made for one session (Session, the
+// 0-based index) of a stored conversation. (Session, ContentHash, Variant, Gister) is unique: storing
 // the same gist twice keeps one.
 type StoredGist struct {
 	Session     int         `json:"session"`

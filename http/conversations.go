@@ -92,7 +92,8 @@ func (s *Server) listConversations(w http.ResponseWriter, r *http.Request, tenan
 	writeJSON(w, http.StatusOK, map[string]any{"conversations": list})
 }
 
-// SessionInfo is one session of a conversation as GET shows it.
+// SessionInfo is one session of a conversation as GET shows it; Index is
+// 0-based, as in the context's chunks (the /ui page numbers from 1).
 type SessionInfo struct {
 	Index    int       `json:"index"`
 	Start    time.Time `json:"start"`

@@ -76,7 +76,8 @@ type ConversationReport struct {
 }
 
 // Example is one mention a gist lost, with its source sentence and the
-// gist (the paper's Appendix A).
+// gist (the paper's Appendix A). Session is the 0-based index (the text
+// reports show it from 1).
 type Example struct {
 	Conversation string `json:"conversation"`
 	Session      int    `json:"session"`

@@ -202,7 +202,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(bw, "\n%s lost by %s\n", typ, v)
 			for _, e := range ex {
-				fmt.Fprintf(bw, "- %s %s (session %d): %q %s\n", e.Conversation, e.Turn, e.Session, e.Mention, e.label())
+				fmt.Fprintf(bw, "- %s %s (session %d): %q %s\n", e.Conversation, e.Turn, e.Session+1, e.Mention, e.label())
 				fmt.Fprintf(bw, "    source: %s: %s\n", e.Speaker, e.Sentence)
 				fmt.Fprintf(bw, "    gist:   %s\n", oneLine(clip(e.Gist, maxGistQuote)))
 			}
@@ -252,7 +252,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 			fmt.Fprintf(bw, "\n### %s lost by %s\n\n", typ, v)
 			for _, e := range ex {
-				fmt.Fprintf(bw, "- **%s %s** (session %d): “%s” %s\n", e.Conversation, e.Turn, e.Session, e.Mention, e.label())
+				fmt.Fprintf(bw, "- **%s %s** (session %d): “%s” %s\n", e.Conversation, e.Turn, e.Session+1, e.Mention, e.label())
 				fmt.Fprintf(bw, "  - source: %s: %s\n", e.Speaker, e.Sentence)
 				fmt.Fprintf(bw, "  - gist: %s\n", oneLine(clip(e.Gist, maxGistQuote)))
 			}

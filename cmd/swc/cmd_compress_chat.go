@@ -178,7 +178,8 @@ func writeChat(w io.Writer, res *memory.Result, format string) error {
 }
 
 // printGrouping writes how the history's messages were grouped into
-// sessions, and what became of each.
+// sessions (numbered from 1, as every table and context numbers them; the
+// message columns are input indexes), and what became of each.
 func printGrouping(w io.Writer, res *memory.Result) {
 	if res.Fits {
 		fmt.Fprintf(w, "%d tokens already within the budget of %d: nothing compressed\n", res.TokensBefore, res.Budget)
@@ -192,7 +193,7 @@ func printGrouping(w io.Writer, res *memory.Result) {
 		if res.Context != nil && s.Session < len(res.Context.Chunks) {
 			action = string(res.Context.Chunks[s.Session].Action)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Session, s.Date, s.Messages, s.First, s.Last, s.ID, action)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\n", s.Session+1, s.Date, s.Messages, s.First, s.Last, s.ID, action)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)

@@ -93,7 +93,7 @@ func TestPreserveExternalText(t *testing.T) {
 		"temporal (value)    0/6 0.00%  5/5 100.00%  2/5 40.00%",
 		"ratios: temporal ÷ generic ×0.75; summary ÷ generic ×0.75",
 		"tiny-2",
-		`tiny-1 D1:1 (session 0): "yesterday" [relative, 2023-05-07, 7 May 2023]`,
+		`tiny-1 D1:1 (session 1): "yesterday" [relative, 2023-05-07, 7 May 2023]`,
 		"source: Ana: I went to Lisbon yesterday.",
 	} {
 		if !strings.Contains(out, want) {

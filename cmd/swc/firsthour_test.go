@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -199,6 +200,38 @@ func TestSessionsNumberedFromOne(t *testing.T) {
 	js, _, _ := run(t, nil, "inspect", "--strategy", "truncation", "--json")
 	if !strings.Contains(js, `"session": 0,`) {
 		t.Errorf("inspect --json lost the 0-based index")
+	}
+	// Chat messages: both tables number the sample's sessions (ids S1, S2,
+	// …) from 1, as the memory message's headers do.
+	out, _, err = run(t, nil, "inspect", "--output-format", "openai", "--budget", "2000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var firsts []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == "1" {
+			firsts = append(firsts, l)
+		}
+		if strings.HasPrefix(l, "0 ") {
+			t.Errorf("a table row numbered 0: %q", l)
+		}
+	}
+	if len(firsts) != 2 || !strings.Contains(firsts[0], " S1 ") {
+		t.Errorf("inspect of chat messages: rows numbered 1 %q, want one per table, the first session S1:\n%s", firsts, out)
+	}
+	// preserve's report quotes lost mentions with their session from 1:
+	// D1:… is session 1.
+	out, _, err = run(t, nil, "preserve", "--conditions", "swc-full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "(session 0)") || !regexp.MustCompile(`D(\d+):\d+ \(session (\d+)\)`).MatchString(out) {
+		t.Errorf("preserve examples:\n%s", out)
+	}
+	for _, m := range regexp.MustCompile(`D(\d+):\d+ \(session (\d+)\)`).FindAllStringSubmatch(out, -1) {
+		if m[1] != m[2] {
+			t.Errorf("turn D%s:… shown in session %s", m[1], m[2])
+		}
 	}
 }
 

@@ -138,6 +138,7 @@ type Store interface {
 	// conversation (or earlier in msgs) is skipped. Every message must have
 	// a non-zero Time no earlier than the conversation's last message
 	// (EINVALID otherwise, and nothing is stored). Sessions follow rule.
+	// PlanAppend holds these rules; every Store applies them through it.
 	AppendMessages(ctx context.Context, tenant, conv string, msgs []Message, rule SessionRule, received time.Time) (AppendResult, error)
 	// Conversation returns the summary, or ENOTFOUND.
 	Conversation(ctx context.Context, tenant, conv string) (ConversationInfo, error)

@@ -115,14 +115,10 @@ func (db *DB) RevokeKey(ctx context.Context, id string, at time.Time) error {
 // messages; appends to different conversations do not wait for each other.
 func (db *DB) AppendMessages(ctx context.Context, tenant, conv string, msgs []swc.Message, rule swc.SessionRule, received time.Time) (swc.AppendResult, error) {
 	var res swc.AppendResult
-	for i, m := range msgs {
-		if m.Time.IsZero() {
-			return res, swc.Errorf(swc.EINVALID, "messages[%d]: no time", i)
-		}
-	}
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		res = swc.AppendResult{}
-		return appendTx(ctx, tx, tenant, conv, msgs, rule, received, &res)
+		var err error
+		res, err = appendTx(ctx, tx, tenant, conv, msgs, rule, received)
+		return err
 	})
 	if errors.Is(err, errNothing) {
 		return res, nil
@@ -133,86 +129,77 @@ func (db *DB) AppendMessages(ctx context.Context, tenant, conv string, msgs []sw
 	return res, nil
 }
 
-func appendTx(ctx context.Context, tx pgx.Tx, tenant, conv string, msgs []swc.Message, rule swc.SessionRule, received time.Time, res *swc.AppendResult) error {
+// appendTx applies swc.PlanAppend's rules over the conversation locked in
+// tx. It returns errNothing (with the counts) when nothing is to be
+// stored, so that the conversation's row, new or not, is rolled back.
+func appendTx(ctx context.Context, tx pgx.Tx, tenant, conv string, msgs []swc.Message, rule swc.SessionRule, received time.Time) (swc.AppendResult, error) {
 	if _, err := tx.Exec(ctx, `INSERT INTO conversations (tenant_id, id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
 		tenant, conv, ms(received)); err != nil {
-		return err
+		return swc.AppendResult{}, err
 	}
 	var (
-		count, sessions, lastLen int
-		lastTime                 int64
-		lastKey                  string
+		st       swc.AppendState
+		lastTime int64
 	)
 	if err := tx.QueryRow(ctx, `SELECT messages, sessions, last_time, last_session_key, last_session_len FROM conversations
-		WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenant, conv).Scan(&count, &sessions, &lastTime, &lastKey, &lastLen); err != nil {
-		return err
+		WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenant, conv).Scan(&st.Messages, &st.Sessions, &lastTime, &st.LastSession, &st.SessionLen); err != nil {
+		return swc.AppendResult{}, err
 	}
-	var ids []string
-	for _, m := range msgs {
-		if m.ID != "" {
-			ids = append(ids, m.ID)
-		}
+	st.LastTime = fromMS(lastTime)
+	have, err := storedIDs(ctx, tx, tenant, conv, st, msgs)
+	if err != nil {
+		return swc.AppendResult{}, err
 	}
-	stored := map[string]bool{}
-	if len(ids) > 0 && count > 0 {
-		rows, err := tx.Query(ctx, `SELECT msg_id FROM messages WHERE tenant_id = $1 AND conv_id = $2 AND msg_id = ANY($3)`, tenant, conv, ids)
-		if err != nil {
-			return err
-		}
-		have, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		for _, id := range have {
-			stored[id] = true
-		}
+	plan, err := swc.PlanAppend(st, msgs, rule, received, func(id string) (bool, error) { return have[id], nil })
+	if err != nil {
+		return swc.AppendResult{}, err
 	}
-	prev := swc.StoredMessage{Message: swc.Message{Time: fromMS(lastTime), Session: lastKey}}
-	recv := ms(received)
-	var rows [][]any
-	for i, m := range msgs {
-		if m.ID != "" {
-			if stored[m.ID] {
-				res.Skipped++
-				continue
-			}
-			stored[m.ID] = true
-		}
-		if count > 0 && m.Time.Before(prev.Time) {
-			return swc.Errorf(swc.EINVALID, "messages[%d]: timestamp %s is before the conversation's last message (%s)",
-				i, m.Time.UTC().Format(time.RFC3339), prev.Time.UTC().Format(time.RFC3339))
-		}
-		if count == 0 {
-			sessions, lastLen = 1, 0
-		} else if rule.NewSession(prev, lastLen, m) {
-			sessions++
-			lastLen = 0
-		}
+	if len(plan.Messages) == 0 {
+		return plan.Result, errNothing // nothing stored: no empty conversation either
+	}
+	rows := make([][]any, len(plan.Messages))
+	for i, m := range plan.Messages {
 		var calls string
 		if len(m.ToolCalls) > 0 {
 			b, _ := json.Marshal(m.ToolCalls)
 			calls = string(b)
 		}
-		count++
-		lastLen++
-		rows = append(rows, []any{tenant, conv, int32(count), m.ID, string(m.Role), m.Name, m.Content, calls, m.ToolCallID,
-			ms(m.Time), m.Session, int32(sessions - 1), recv})
-		prev = swc.StoredMessage{Message: swc.Message{Time: m.Time, Session: m.Session}}
-		res.Appended++
-	}
-	res.Sessions = sessions
-	if res.Appended == 0 {
-		return errNothing // nothing stored: no empty conversation either
+		rows[i] = []any{tenant, conv, int32(m.Seq), m.ID, string(m.Role), m.Name, m.Content, calls, m.ToolCallID,
+			ms(m.Time), m.Session, int32(m.SessionN), ms(m.Received)}
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"messages"},
 		[]string{"tenant_id", "conv_id", "seq", "msg_id", "role", "name", "content", "tool_calls", "tool_call_id", "time", "session_key", "session_n", "received"},
 		pgx.CopyFromRows(rows)); err != nil {
-		return err
+		return swc.AppendResult{}, err
 	}
-	_, err := tx.Exec(ctx, `UPDATE conversations SET messages = $1, sessions = $2, last_time = $3, last_session_key = $4,
+	s := plan.State
+	_, err = tx.Exec(ctx, `UPDATE conversations SET messages = $1, sessions = $2, last_time = $3, last_session_key = $4,
 		last_session_len = $5, last_received = $6, version = nextval('conv_version')
-		WHERE tenant_id = $7 AND id = $8`, count, sessions, ms(prev.Time), prev.Session, lastLen, recv, tenant, conv)
-	return err
+		WHERE tenant_id = $7 AND id = $8`, s.Messages, s.Sessions, ms(s.LastTime), s.LastSession, s.SessionLen, ms(received), tenant, conv)
+	return plan.Result, err
+}
+
+// storedIDs returns which of swc.LookupIDs the conversation holds, in one
+// query (excluding the empty id lets the planner use the partial unique
+// index).
+func storedIDs(ctx context.Context, tx pgx.Tx, tenant, conv string, st swc.AppendState, msgs []swc.Message) (map[string]bool, error) {
+	ids := swc.LookupIDs(st, msgs)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := tx.Query(ctx, `SELECT msg_id FROM messages WHERE tenant_id = $1 AND conv_id = $2 AND msg_id <> '' AND msg_id = ANY($3)`, tenant, conv, ids)
+	if err != nil {
+		return nil, err
+	}
+	have, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(have))
+	for _, id := range have {
+		out[id] = true
+	}
+	return out, nil
 }
 
 const convCols = `id, created_at, messages, sessions, last_time, last_received, version, cons_through, cons_messages, cons_at, cons_requested`

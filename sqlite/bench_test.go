@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/swcmem/swc"
 )
@@ -92,4 +93,46 @@ func BenchmarkCachedEmbedderHit(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAppend appends to a stored conversation the way agents do: one
+// new message with an id, or a retried batch of the last 8 (all stored).
+func BenchmarkAppend(b *testing.B) {
+	ctx := b.Context()
+	t0 := time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
+	msg := func(i int) swc.Message {
+		return swc.Message{ID: fmt.Sprint("m", i), Role: swc.RoleUser, Content: "a message of a few words", Time: t0.Add(time.Duration(i) * time.Second)}
+	}
+	setup := func(b *testing.B) (*DB, int) {
+		db := openTest(b)
+		var msgs []swc.Message
+		for i := range 400 {
+			msgs = append(msgs, msg(i))
+		}
+		if _, err := db.AppendMessages(ctx, "t", "c", msgs, swc.DefaultSessionRule(), t0); err != nil {
+			b.Fatal(err)
+		}
+		return db, len(msgs)
+	}
+	b.Run("one-new", func(b *testing.B) {
+		db, n := setup(b)
+		for b.Loop() {
+			if res, err := db.AppendMessages(ctx, "t", "c", []swc.Message{msg(n)}, swc.DefaultSessionRule(), t0); err != nil || res.Appended != 1 {
+				b.Fatal(res, err)
+			}
+			n++
+		}
+	})
+	b.Run("retried-8", func(b *testing.B) {
+		db, n := setup(b)
+		var batch []swc.Message
+		for i := n - 8; i < n; i++ {
+			batch = append(batch, msg(i))
+		}
+		for b.Loop() {
+			if res, err := db.AppendMessages(ctx, "t", "c", batch, swc.DefaultSessionRule(), t0); err != nil || res.Skipped != 8 {
+				b.Fatal(res, err)
+			}
+		}
+	})
 }

@@ -152,124 +152,105 @@ func (db *DB) RevokeKey(ctx context.Context, id string, at time.Time) error {
 	return nil
 }
 
-// AppendMessages implements swc.Store.
+// AppendMessages implements swc.Store: swc.PlanAppend's rules over the
+// conversation read in the transaction.
 func (db *DB) AppendMessages(ctx context.Context, tenant, conv string, msgs []swc.Message, rule swc.SessionRule, received time.Time) (swc.AppendResult, error) {
 	var res swc.AppendResult
-	for i, m := range msgs {
-		if m.Time.IsZero() {
-			return res, swc.Errorf(swc.EINVALID, "messages[%d]: no time", i)
-		}
-	}
 	err := retryBusy(ctx, func() error {
-		res = swc.AppendResult{}
 		db.writeMu.Lock()
 		defer db.writeMu.Unlock()
-		return db.appendTx(ctx, tenant, conv, msgs, rule, received, &res)
+		var err error
+		res, err = db.appendTx(ctx, tenant, conv, msgs, rule, received)
+		return err
 	})
 	if err != nil {
 		if swc.ErrorCode(err) != swc.EINTERNAL {
-			return res, err
+			return swc.AppendResult{}, err
 		}
-		return res, fmt.Errorf("sqlite: append: %w", err)
+		return swc.AppendResult{}, fmt.Errorf("sqlite: append: %w", err)
 	}
 	return res, nil
 }
 
-func (db *DB) appendTx(ctx context.Context, tenant, conv string, msgs []swc.Message, rule swc.SessionRule, received time.Time, res *swc.AppendResult) error {
+func (db *DB) appendTx(ctx context.Context, tenant, conv string, msgs []swc.Message, rule swc.SessionRule, received time.Time) (swc.AppendResult, error) {
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return swc.AppendResult{}, err
 	}
 	defer tx.Rollback()
 	var (
-		count, sessions, lastLen int
-		lastTime                 int64
-		lastKey                  string
+		st       swc.AppendState
+		lastTime int64
 	)
 	err = tx.QueryRowContext(ctx, `SELECT messages, sessions, last_time, last_session_key, last_session_len FROM conversations WHERE tenant_id = ? AND id = ?`,
-		tenant, conv).Scan(&count, &sessions, &lastTime, &lastKey, &lastLen)
-	if errors.Is(err, sql.ErrNoRows) {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (tenant_id, id, created_at) VALUES (?, ?, ?)`, tenant, conv, ms(received)); err != nil {
-			return err
-		}
-	} else if err != nil {
-		return err
+		tenant, conv).Scan(&st.Messages, &st.Sessions, &lastTime, &st.LastSession, &st.SessionLen)
+	isNew := errors.Is(err, sql.ErrNoRows)
+	if err != nil && !isNew {
+		return swc.AppendResult{}, err
 	}
-	exists, err := tx.PrepareContext(ctx, `SELECT 1 FROM messages WHERE tenant_id = ? AND conv_id = ? AND msg_id = ?`)
+	st.LastTime = fromMS(lastTime)
+	have, err := storedIDs(ctx, tx, tenant, conv, st, msgs)
 	if err != nil {
-		return err
+		return swc.AppendResult{}, err
 	}
-	defer exists.Close()
-	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO messages (tenant_id, conv_id, seq, msg_id, role, name, content, tool_calls, tool_call_id, time, session_key, session_n, received)
+	plan, err := swc.PlanAppend(st, msgs, rule, received, func(id string) (bool, error) { return have[id], nil })
+	if err != nil || len(plan.Messages) == 0 {
+		return plan.Result, err // nothing stored: no empty conversation either
+	}
+	if isNew {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (tenant_id, id, created_at) VALUES (?, ?, ?)`, tenant, conv, ms(received)); err != nil {
+			return swc.AppendResult{}, err
+		}
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO messages (tenant_id, conv_id, seq, msg_id, role, name, content, tool_calls, tool_call_id, time, session_key, session_n, received)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return err
+		return swc.AppendResult{}, err
 	}
 	defer ins.Close()
-	prev := swc.StoredMessage{Message: swc.Message{Time: fromMS(lastTime), Session: lastKey}}
-	seen := map[string]bool{}
-	for i, m := range msgs {
-		if m.ID != "" {
-			if seen[m.ID] {
-				res.Skipped++
-				continue
-			}
-			seen[m.ID] = true
-		}
-		if count > 0 && m.Time.Before(prev.Time) {
-			// A retried message is older than what followed it: skip it
-			// when stored, refuse it otherwise.
-			if m.ID != "" {
-				var one int
-				err := exists.QueryRowContext(ctx, tenant, conv, m.ID).Scan(&one)
-				if err == nil {
-					res.Skipped++
-					continue
-				}
-				if !errors.Is(err, sql.ErrNoRows) {
-					return err
-				}
-			}
-			return swc.Errorf(swc.EINVALID, "messages[%d]: timestamp %s is before the conversation's last message (%s)",
-				i, m.Time.UTC().Format(time.RFC3339), prev.Time.UTC().Format(time.RFC3339))
-		}
-		nSessions, nLen := sessions, lastLen
-		if count == 0 {
-			nSessions, nLen = 1, 0
-		} else if rule.NewSession(prev, lastLen, m) {
-			nSessions++
-			nLen = 0
-		}
+	for _, m := range plan.Messages {
 		var calls string
 		if len(m.ToolCalls) > 0 {
 			b, _ := json.Marshal(m.ToolCalls)
 			calls = string(b)
 		}
-		// INSERT OR IGNORE: a message whose id is stored (the unique
-		// index) is skipped.
-		r, err := ins.ExecContext(ctx, tenant, conv, count+1, m.ID, string(m.Role), m.Name, m.Content, calls, m.ToolCallID,
-			ms(m.Time), m.Session, nSessions-1, ms(received))
-		if err != nil {
-			return err
+		if _, err := ins.ExecContext(ctx, tenant, conv, m.Seq, m.ID, string(m.Role), m.Name, m.Content, calls, m.ToolCallID,
+			ms(m.Time), m.Session, m.SessionN, ms(m.Received)); err != nil {
+			return swc.AppendResult{}, err
 		}
-		if n, _ := r.RowsAffected(); n == 0 {
-			res.Skipped++
-			continue
-		}
-		count, sessions, lastLen = count+1, nSessions, nLen+1
-		prev = swc.StoredMessage{Message: swc.Message{Time: m.Time, Session: m.Session}}
-		res.Appended++
 	}
-	res.Sessions = sessions
-	if res.Appended > 0 {
-		if _, err := tx.ExecContext(ctx, `UPDATE conversations SET messages = ?, sessions = ?, last_time = ?, last_session_key = ?, last_session_len = ?, last_received = ?, version = version + 1
-			WHERE tenant_id = ? AND id = ?`, count, sessions, ms(prev.Time), prev.Session, lastLen, ms(received), tenant, conv); err != nil {
-			return err
-		}
-	} else if count == 0 {
-		return tx.Rollback() // nothing stored: no empty conversation either
+	s := plan.State
+	if _, err := tx.ExecContext(ctx, `UPDATE conversations SET messages = ?, sessions = ?, last_time = ?, last_session_key = ?, last_session_len = ?, last_received = ?, version = version + 1
+		WHERE tenant_id = ? AND id = ?`, s.Messages, s.Sessions, ms(s.LastTime), s.LastSession, s.SessionLen, ms(received), tenant, conv); err != nil {
+		return swc.AppendResult{}, err
 	}
-	return tx.Commit()
+	return plan.Result, tx.Commit()
+}
+
+// storedIDs returns which of swc.LookupIDs the conversation holds, in one
+// query.
+func storedIDs(ctx context.Context, tx *sql.Tx, tenant, conv string, st swc.AppendState, msgs []swc.Message) (map[string]bool, error) {
+	ids := swc.LookupIDs(st, msgs)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	list, _ := json.Marshal(ids)
+	// msg_id <> '' lets SQLite use the partial unique index.
+	rows, err := tx.QueryContext(ctx, `SELECT msg_id FROM messages WHERE tenant_id = ? AND conv_id = ? AND msg_id <> ''
+		AND msg_id IN (SELECT value FROM json_each(?))`, tenant, conv, string(list))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		have[id] = true
+	}
+	return have, rows.Err()
 }
 
 const convCols = `id, created_at, messages, sessions, last_time, last_received, version, cons_through, cons_messages, cons_at, cons_requested`

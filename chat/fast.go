@@ -9,88 +9,90 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/swcmem/swc"
 )
 
 // parseFast reads an openai or anthropic request body or message array
-// (data trimmed, BOM removed) in one pass over its bytes, as the general
-// parsers (parseOpenAI, parseAnthropic) would read it, without their
-// repeated encoding/json passes. It returns nil for anything but input
-// those parsers accept, in the plain shapes clients send — invalid JSON
-// or UTF-8, a field of the wrong type, an escaped or differently cased
-// field name, a duplicate field, a null part — and Parse then runs the
-// general parser, which words the error or reads the oddity. For input it
-// accepts the result equals the general parser's field for field
-// (TestParseFastMatchesGeneral checks it).
+// (data trimmed, BOM removed) in one pass over its tokens (jsontext), as
+// the general parsers (parseOpenAI, parseAnthropic) would read it, without
+// their repeated encoding/json passes. It returns nil for anything but
+// input those parsers accept, in the plain shapes clients send — invalid
+// JSON or UTF-8 (an unpaired surrogate escape too), a field of the wrong
+// type, a differently cased field name, a repeated known field, a null
+// part — and Parse then runs the general parser, which words the error or
+// reads the oddity. For input it accepts the result equals the general
+// parser's field for field (TestParseFastMatchesGeneral checks it).
 //
 // Raw elements and Body values are slices of one private copy of data,
 // capped so that appending to one copies it.
 func parseFast(data []byte, f Format) *Input {
-	if f != OpenAI && f != Anthropic || len(data) == 0 || !utf8.Valid(data) {
+	if f != OpenAI && f != Anthropic || len(data) == 0 {
 		return nil
 	}
-	p := &fast{b: data, anthropic: f == Anthropic}
+	p := &fast{b: data, anthropic: f == Anthropic, dec: jsontext.NewDecoder(bytes.NewBuffer(data), fastOptions)}
 	return p.top()
 }
-
-// maxFastDepth bounds nesting; deeper input takes the general path,
-// whose decoder has its own limit (10000) and error.
-const maxFastDepth = 1000
 
 type span struct{ a, e int }
 
 type fast struct {
 	b         []byte
+	dec       *jsontext.Decoder // reading b
+	failed    bool              // a read failed: the input is not for the fast path
 	anthropic bool
-	depth     int
 	in        Input
 	raw       []span // Raw elements, as offsets into b
 	body      map[string]span
 	sys       *string // the anthropic system text, once read
-	scratch   []byte  // unescaping
-	names     []string
+	scratch   []byte  // unescaping values
+	keybuf    []byte  // unescaping names
+	speakers  []string
 	blocks    []fastBlock
 	texts     []string
 }
 
 // top reads the whole input: a request body object or a message array.
 func (p *fast) top() *Input {
-	var end int
 	var ok bool
-	switch p.b[0] {
+	switch t := p.next(); t.k {
 	case '[':
-		end, ok = p.messages(0)
+		ok = p.messages(t)
 	case '{':
 		p.body = make(map[string]span, 8)
 		seenMsgs := false
-		end, ok = p.object(0, func(key []byte, esc bool, v int) (int, bool) {
-			if esc {
-				return 0, false
-			}
+		ok = p.object(t, func(name []byte) bool {
+			key := string(name)
+			v := p.next()
 			var e int
-			var ok bool
+			ok := true
 			switch {
-			case string(key) == "messages":
-				if seenMsgs || p.c(v) != '[' {
-					return 0, false
+			case key == "messages":
+				if seenMsgs {
+					return false
 				}
 				seenMsgs = true
-				e, ok = p.messages(v)
-			case p.anthropic && string(key) == "system":
-				e, ok = p.system(v)
+				ok, e = p.messages(v), p.offset()
+			case p.anthropic && key == "system":
+				ok, e = p.system(v), p.offset()
 			default:
-				e, ok = p.value(v)
+				e, ok = p.rest(v)
 			}
 			if ok {
-				p.body[string(key)] = span{v, e}
+				a := v.a
+				if v.k == '"' {
+					a--
+				}
+				p.body[key] = span{a, e}
 			}
-			return e, ok
+			return ok
 		})
 		if !seenMsgs {
 			return nil
 		}
 	}
-	if !ok || end != len(p.b) {
+	if !ok || p.failed || p.offset() != len(p.b) {
 		return nil
 	}
 	return p.finish()
@@ -161,32 +163,29 @@ func digits(i int) int {
 	return n
 }
 
-// messages reads the message array at b[i] == '['.
-func (p *fast) messages(i int) (int, bool) {
+// messages reads the message array t opens.
+func (p *fast) messages(t tok) bool {
 	// Room for every message, so that append does not grow the slices:
 	// each is an object, and the smallest ({"role":"x"}) 12 bytes long.
 	// Braces within messages and strings make this too many at times;
 	// finish trims a slice that ends up less than half used.
-	n := min(bytes.Count(p.b[i:], []byte{'{'}), (len(p.b)-i)/12) + 1
+	rest := p.b[p.offset():]
+	n := min(bytes.Count(rest, []byte{'{'}), len(rest)/12) + 1
 	p.in.Messages = make([]swc.Message, 0, n)
 	p.in.Where = make([]string, 0, n)
 	p.in.Origin = make([]int, 0, n)
 	p.raw = make([]span, 0, n)
-	return p.array(i, func(v int) (int, bool) {
-		if p.c(v) != '{' {
-			return 0, false
-		}
-		var e int
+	return p.array(t, func(m tok) bool {
 		var ok bool
 		if p.anthropic {
-			e, ok = p.anMessage(v, len(p.raw))
+			ok = p.anMessage(m, len(p.raw))
 		} else {
-			e, ok = p.oaMessage(v, len(p.raw))
+			ok = p.oaMessage(m, len(p.raw))
 		}
 		if ok {
-			p.raw = append(p.raw, span{v, e})
+			p.raw = append(p.raw, span{m.a, p.offset()})
 		}
-		return e, ok
+		return ok
 	})
 }
 
@@ -238,14 +237,11 @@ var (
 		{"tool_use_id", bToolUseID}, {"content", bContent}, {"is_error", bIsError}}
 )
 
-// field returns the bit of key among fields, or 0 for a key encoding/json
-// would not match to any of them. ok is false for a duplicate, an escaped
-// key, or a key matching only case-insensitively (encoding/json matches
-// those too): the general parser reads them.
-func field(key []byte, esc bool, fields fieldSet, seen *int) (bit int, ok bool) {
-	if esc {
-		return 0, false
-	}
+// field returns the bit of key (decoded) among fields, or 0 for a key
+// encoding/json would not match to any of them. ok is false for a
+// duplicate or a key matching only case-insensitively (encoding/json
+// matches those too): the general parser reads them.
+func field(key []byte, fields fieldSet, seen *int) (bit int, ok bool) {
 	for _, f := range fields {
 		if string(key) == f.name {
 			if *seen&f.bit != 0 {
@@ -284,23 +280,28 @@ func equalFold(b []byte, s string) bool {
 // metaRaw holds the raw values of a message's metadata fields.
 type metaRaw struct{ id, timestamp, createdAt, session []byte }
 
-// set records the value at v for a metadata field bit.
-func (p *fast) meta(md *metaRaw, bit, v int) (int, bool) {
-	e, ok := p.value(v)
+// meta reads the value of a metadata field bit as it is.
+func (p *fast) meta(md *metaRaw, bit int) bool {
+	t := p.next()
+	a := t.a
+	if t.k == '"' {
+		a--
+	}
+	e, ok := p.rest(t)
 	if !ok {
-		return 0, false
+		return false
 	}
 	switch bit {
 	case bID:
-		md.id = p.b[v:e]
+		md.id = p.b[a:e]
 	case bTimestamp:
-		md.timestamp = p.b[v:e]
+		md.timestamp = p.b[a:e]
 	case bCreatedAt:
-		md.createdAt = p.b[v:e]
+		md.createdAt = p.b[a:e]
 	case bSession:
-		md.session = p.b[v:e]
+		md.session = p.b[a:e]
 	}
-	return e, true
+	return true
 }
 
 // apply is meta.apply for input it accepts.
@@ -353,50 +354,29 @@ func fastTime(raw []byte, unix bool) (time.Time, bool) {
 	return t, err == nil
 }
 
-// role returns the role in the string b[a:e], without allocating for the
-// known ones.
-func (p *fast) role(a, e int, esc bool) swc.Role {
-	if !esc {
-		switch string(p.b[a+1 : e-1]) {
-		case string(swc.RoleUser):
-			return swc.RoleUser
-		case string(swc.RoleAssistant):
-			return swc.RoleAssistant
-		case string(swc.RoleSystem):
-			return swc.RoleSystem
-		case string(swc.RoleTool):
-			return swc.RoleTool
-		case string(swc.RoleDeveloper):
-			return swc.RoleDeveloper
+var knownRoles = []swc.Role{swc.RoleUser, swc.RoleAssistant, swc.RoleSystem, swc.RoleTool, swc.RoleDeveloper}
+
+// role reads the role string, without allocating for the known ones; a
+// null or anything else fails (a null role is a missing one).
+func (p *fast) role(dst *swc.Role) bool {
+	t := p.next()
+	if t.k != '"' {
+		return false
+	}
+	if !p.esc(t) {
+		for _, r := range knownRoles {
+			if string(p.b[t.a:t.e]) == string(r) {
+				*dst = r
+				return true
+			}
 		}
 	}
-	var s string
-	p.string(a, &s)
-	return swc.Role(s)
+	s, ok := p.text(t)
+	*dst = swc.Role(s)
+	return ok
 }
 
 // name reads a string or null as strOrNull does, reusing an earlier
 // equal name, so that a conversation's few speaker names are allocated
 // once.
-func (p *fast) name(i int, dst *string) (int, bool) {
-	if p.c(i) == '"' {
-		e, esc, ok := p.str(i)
-		if !ok {
-			return 0, false
-		}
-		if !esc {
-			for _, n := range p.names {
-				if string(p.b[i+1:e-1]) == n {
-					*dst = n
-					return e, true
-				}
-			}
-		}
-		p.string(i, dst)
-		if len(p.names) < 8 {
-			p.names = append(p.names, *dst)
-		}
-		return e, true
-	}
-	return p.strOrNull(i, dst)
-}
+func (p *fast) name(dst *string) bool { return p.known(dst, &p.speakers, 8) }

@@ -19,133 +19,119 @@ type fastBlock struct {
 	badResult bool
 }
 
-// anBlock reads the content block at b[i] == '{'. With inner set (blocks
-// within a block) content is only checked to be JSON.
-func (p *fast) anBlock(i int, inner bool) (fastBlock, int, bool) {
+// anBlock reads the content block t opens. With inner set (blocks within
+// a block) content is only checked to be JSON.
+func (p *fast) anBlock(t tok, inner bool) (fastBlock, bool) {
 	var b fastBlock
 	seen := 0
-	e, ok := p.object(i, func(key []byte, esc bool, v int) (int, bool) {
-		bit, ok := field(key, esc, blockFields, &seen)
+	ok := p.object(t, func(key []byte) bool {
+		bit, ok := field(key, blockFields, &seen)
 		if !ok {
-			return 0, false
+			return false
 		}
 		switch bit {
 		case 0:
-			return p.value(v)
+			return p.skip()
 		case bType:
-			return p.kind(v, &b.typ)
+			return p.typ(&b.typ)
 		case bText:
-			if p.null(v) {
-				return v + 4, true
-			}
-			b.hasText = true
-			return p.string(v, &b.text)
+			v := p.next()
+			b.hasText = v.k != 'n'
+			return !b.hasText || p.stringAt(v, &b.text)
 		case bID:
-			return p.strOrNull(v, &b.id)
+			return p.strOrNull(&b.id)
 		case bName:
-			return p.strOrNull(v, &b.name)
+			return p.strOrNull(&b.name)
 		case bInput:
-			e, ok := p.value(v)
+			v := p.next()
+			a := v.a
+			if v.k == '"' {
+				a--
+			}
+			e, ok := p.rest(v)
 			if ok {
-				b.input = p.b[v:e]
+				b.input = p.b[a:e]
 			}
-			return e, ok
+			return ok
 		case bToolUseID:
-			return p.strOrNull(v, &b.toolUseID)
+			return p.strOrNull(&b.toolUseID)
 		case bIsError:
-			switch p.c(v) {
-			case 't':
-				b.isError = true
-				return p.lit(v, "true")
-			case 'f':
-				return p.lit(v, "false")
-			}
-			if p.null(v) {
-				return v + 4, true
-			}
-			return 0, false
+			v := p.next()
+			b.isError = v.k == 't'
+			return v.k == 't' || v.k == 'f' || v.k == 'n'
 		}
 		// content
 		if inner {
-			return p.value(v)
+			return p.skip()
 		}
-		return p.toolResult(v, &b)
+		return p.toolResult(&b)
 	})
-	return b, e, ok
+	return b, ok
 }
 
 // toolResult reads a block's content as toolResultText would.
-func (p *fast) toolResult(i int, b *fastBlock) (int, bool) {
-	switch p.c(i) {
+func (p *fast) toolResult(b *fastBlock) bool {
+	t := p.next()
+	switch t.k {
 	case '"':
-		return p.string(i, &b.result)
+		return p.stringAt(t, &b.result)
 	case 'n':
-		if p.null(i) {
-			return i + 4, true
-		}
-		return 0, false
+		return true
 	case '[':
 	default:
 		b.badResult = true
-		return p.value(i)
+		_, ok := p.rest(t)
+		return ok
 	}
 	var texts []string
-	e, ok := p.array(i, func(v int) (int, bool) {
-		if p.c(v) != '{' {
-			return 0, false
-		}
-		ib, e, ok := p.anBlock(v, true)
+	ok := p.array(t, func(e tok) bool {
+		ib, ok := p.anBlock(e, true)
 		if !ok {
-			return 0, false
+			return false
 		}
 		if ib.typ == "text" && ib.hasText {
 			texts = append(texts, ib.text)
 		} else {
 			texts = append(texts, placeholder(ib.typ))
 		}
-		return e, true
+		return true
 	})
 	b.result = strings.Join(texts, "\n")
-	return e, ok
+	return ok
 }
 
-// system reads the anthropic system field as anthropicSystem does.
-func (p *fast) system(i int) (int, bool) {
+// system reads the anthropic system field t begins as anthropicSystem
+// does.
+func (p *fast) system(t tok) bool {
 	var text string
-	switch p.c(i) {
+	switch t.k {
 	case 'n':
-		if !p.null(i) {
-			return 0, false
-		}
 		p.sys = nil
-		return i + 4, true
+		return true
 	case '"':
-		e, ok := p.string(i, &text)
+		ok := p.stringAt(t, &text)
 		p.sys = &text
-		return e, ok
+		return ok
 	case '[':
 	default:
-		return 0, false
+		return false
 	}
 	var texts []string
-	e, ok := p.array(i, func(v int) (int, bool) {
-		if p.c(v) != '{' {
-			return 0, false
-		}
-		b, e, ok := p.anBlock(v, true)
+	ok := p.array(t, func(e tok) bool {
+		b, ok := p.anBlock(e, true)
 		if !ok || b.typ != "text" || !b.hasText {
-			return 0, false
+			return false
 		}
 		texts = append(texts, b.text)
-		return e, true
+		return true
 	})
 	text = strings.Join(texts, "\n")
 	p.sys = &text
-	return e, ok
+	return ok
 }
 
-// anMessage reads the Anthropic message at b[i] == '{', source message k.
-func (p *fast) anMessage(i, k int) (int, bool) {
+// anMessage reads the Anthropic message t opens, source message k.
+func (p *fast) anMessage(t tok, k int) bool {
 	var md metaRaw
 	var role swc.Role
 	var text string
@@ -157,60 +143,46 @@ func (p *fast) anMessage(i, k int) (int, bool) {
 	content := cNone
 	blocks := p.blocks[:0]
 	seen := 0
-	end, ok := p.object(i, func(key []byte, esc bool, v int) (int, bool) {
-		bit, ok := field(key, esc, anFields, &seen)
+	ok := p.object(t, func(key []byte) bool {
+		bit, ok := field(key, anFields, &seen)
 		if !ok {
-			return 0, false
+			return false
 		}
 		switch bit {
 		case 0:
-			return p.value(v)
+			return p.skip()
 		case bRole:
-			if p.c(v) != '"' {
-				return 0, false
-			}
-			e, esc, ok := p.str(v)
-			if !ok {
-				return 0, false
-			}
-			role = p.role(v, e, esc)
-			return e, true
+			return p.role(&role)
 		case bContent:
-			switch p.c(v) {
+			switch v := p.next(); v.k {
 			case '"':
 				content = cString
-				return p.string(v, &text)
+				return p.stringAt(v, &text)
 			case 'n':
 				content = cString // null reads as ""
-				if p.null(v) {
-					return v + 4, true
-				}
-				return 0, false
+				return true
 			case '[':
 				content = cBlocks
-				return p.array(v, func(v int) (int, bool) {
-					if p.c(v) != '{' {
-						return 0, false
-					}
-					b, e, ok := p.anBlock(v, false)
+				return p.array(v, func(e tok) bool {
+					b, ok := p.anBlock(e, false)
 					if ok {
 						blocks = append(blocks, b)
 					}
-					return e, ok
+					return ok
 				})
 			}
-			return 0, false
+			return false
 		}
-		return p.meta(&md, bit, v)
+		return p.meta(&md, bit)
 	})
 	p.blocks = blocks[:0]
 	defer clear(blocks)
 	if !ok || content == cNone || role != swc.RoleUser && role != swc.RoleAssistant {
-		return 0, false
+		return false
 	}
 	var base swc.Message
 	if !md.apply(&base) {
-		return 0, false
+		return false
 	}
 	add := func(m swc.Message, where string) {
 		m.ID, m.Time, m.Session = base.ID, base.Time, base.Session
@@ -218,7 +190,7 @@ func (p *fast) anMessage(i, k int) (int, bool) {
 	}
 	if content == cString {
 		add(swc.Message{Role: role, Content: text}, "")
-		return end, true
+		return true
 	}
 	main := swc.Message{Role: role}
 	texts := p.texts[:0]
@@ -228,13 +200,13 @@ func (p *fast) anMessage(i, k int) (int, bool) {
 		switch b.typ {
 		case "text":
 			if !b.hasText {
-				return 0, false
+				return false
 			}
 			texts = append(texts, b.text)
 			hasMain = true
 		case "tool_use":
 			if role != swc.RoleAssistant || b.id == "" {
-				return 0, false
+				return false
 			}
 			args := string(bytes.TrimSpace(b.input))
 			if args == "" || args == "null" {
@@ -244,7 +216,7 @@ func (p *fast) anMessage(i, k int) (int, bool) {
 			hasMain = true
 		case "tool_result":
 			if role != swc.RoleUser || b.toolUseID == "" || hasMain || b.badResult {
-				return 0, false
+				return false
 			}
 			text := b.result
 			if b.isError {
@@ -261,5 +233,5 @@ func (p *fast) anMessage(i, k int) (int, bool) {
 	if hasMain || len(blocks) == 0 {
 		add(main, "")
 	}
-	return end, true
+	return true
 }

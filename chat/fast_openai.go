@@ -6,171 +6,151 @@ import (
 	"github.com/swcmem/swc"
 )
 
-// oaMessage reads the OpenAI message at b[i] == '{', source message k.
-func (p *fast) oaMessage(i, k int) (int, bool) {
+// oaMessage reads the OpenAI message t opens, source message k.
+func (p *fast) oaMessage(t tok, k int) bool {
 	var m swc.Message
 	var md metaRaw
 	var refusal string
 	seen := 0
-	end, ok := p.object(i, func(key []byte, esc bool, v int) (int, bool) {
-		bit, ok := field(key, esc, oaFields, &seen)
+	ok := p.object(t, func(key []byte) bool {
+		bit, ok := field(key, oaFields, &seen)
 		if !ok {
-			return 0, false
+			return false
 		}
 		switch bit {
 		case 0:
-			return p.value(v)
+			return p.skip()
 		case bRole:
-			if p.c(v) != '"' { // null is a missing role
-				return 0, false
-			}
-			e, esc, ok := p.str(v)
-			if !ok {
-				return 0, false
-			}
-			m.Role = p.role(v, e, esc)
-			return e, true
+			return p.role(&m.Role)
 		case bContent:
-			return p.oaContent(v, &m.Content)
+			return p.oaContent(&m.Content)
 		case bName:
-			return p.name(v, &m.Name)
+			return p.name(&m.Name)
 		case bToolCalls:
-			if p.null(v) {
-				return v + 4, true
-			}
-			return p.array(v, func(v int) (int, bool) {
-				tc, e, ok := p.oaToolCall(v)
+			v := p.next()
+			return v.k == 'n' || p.array(v, func(e tok) bool {
+				tc, ok := p.oaToolCall(e)
 				if ok {
 					m.ToolCalls = append(m.ToolCalls, tc)
 				}
-				return e, ok
+				return ok
 			})
 		case bToolCallID:
-			return p.strOrNull(v, &m.ToolCallID)
+			return p.strOrNull(&m.ToolCallID)
 		case bRefusal:
-			return p.strOrNull(v, &refusal)
+			return p.strOrNull(&refusal)
 		case bSpeaker:
-			if p.null(v) { // a null *string field: as if absent
-				return v + 4, true
-			}
-			return 0, false
+			return p.next().k == 'n' // a null *string field: as if absent
 		}
-		return p.meta(&md, bit, v)
+		return p.meta(&md, bit)
 	})
 	if !ok || seen&bRole == 0 {
-		return 0, false
+		return false
 	}
 	if m.Content == "" && refusal != "" {
 		m.Content = refusal
 	}
 	if !md.apply(&m) {
-		return 0, false
+		return false
 	}
 	p.add(m, "", k)
-	return end, true
+	return true
 }
 
-// oaToolCall reads one element of tool_calls.
-func (p *fast) oaToolCall(i int) (swc.ToolCall, int, bool) {
+// oaToolCall reads the element of tool_calls t opens.
+func (p *fast) oaToolCall(t tok) (swc.ToolCall, bool) {
 	var id, typ, name, args string
 	seen := 0
-	e, ok := p.object(i, func(key []byte, esc bool, v int) (int, bool) {
-		bit, ok := field(key, esc, callFields, &seen)
+	ok := p.object(t, func(key []byte) bool {
+		bit, ok := field(key, callFields, &seen)
 		if !ok {
-			return 0, false
+			return false
 		}
 		switch bit {
 		case 0:
-			return p.value(v)
+			return p.skip()
 		case bID:
-			return p.strOrNull(v, &id)
+			return p.strOrNull(&id)
 		case bType:
-			return p.kind(v, &typ)
-		}
-		if p.null(v) {
-			return v + 4, true
+			return p.typ(&typ)
 		}
 		fseen := 0
-		return p.object(v, func(key []byte, esc bool, v int) (int, bool) {
-			bit, ok := field(key, esc, funcFields, &fseen)
+		v := p.next()
+		return v.k == 'n' || p.object(v, func(key []byte) bool {
+			bit, ok := field(key, funcFields, &fseen)
 			switch {
 			case !ok:
-				return 0, false
+				return false
 			case bit == bName:
-				return p.strOrNull(v, &name)
+				return p.strOrNull(&name)
 			case bit == bArguments:
-				return p.strOrNull(v, &args)
+				return p.strOrNull(&args)
 			}
-			return p.value(v)
+			return p.skip()
 		})
 	})
 	if !ok || id == "" {
-		return swc.ToolCall{}, 0, false
+		return swc.ToolCall{}, false
 	}
 	if typ != "" && typ != "function" {
-		return swc.ToolCall{ID: id, Name: placeholder(typ)}, e, true
+		return swc.ToolCall{ID: id, Name: placeholder(typ)}, true
 	}
-	return swc.ToolCall{ID: id, Name: name, Arguments: args}, e, true
+	return swc.ToolCall{ID: id, Name: name, Arguments: args}, true
 }
 
 // oaContent reads a content field as openAIContent does.
-func (p *fast) oaContent(i int, dst *string) (int, bool) {
-	switch p.c(i) {
+func (p *fast) oaContent(dst *string) bool {
+	t := p.next()
+	switch t.k {
 	case '"':
-		return p.string(i, dst)
+		return p.stringAt(t, dst)
 	case 'n':
-		if p.null(i) {
-			return i + 4, true
-		}
-		return 0, false
+		return true
 	case '[':
 	default:
-		return 0, false
+		return false
 	}
 	texts := p.texts[:0]
-	e, ok := p.array(i, func(v int) (int, bool) {
+	ok := p.array(t, func(part tok) bool {
 		var typ, text, refusal string
 		hasText := false
 		seen := 0
-		e, ok := p.object(v, func(key []byte, esc bool, v int) (int, bool) {
-			bit, ok := field(key, esc, partFields, &seen)
+		ok := p.object(part, func(key []byte) bool {
+			bit, ok := field(key, partFields, &seen)
 			switch {
 			case !ok:
-				return 0, false
+				return false
 			case bit == bType:
-				return p.kind(v, &typ)
+				return p.typ(&typ)
 			case bit == bText:
-				if p.null(v) {
-					hasText = false
-					return v + 4, true
-				}
-				hasText = true
-				return p.string(v, &text)
+				v := p.next()
+				hasText = v.k != 'n'
+				return !hasText || p.stringAt(v, &text)
 			case bit == bRefusal:
-				return p.strOrNull(v, &refusal)
+				return p.strOrNull(&refusal)
 			}
-			return p.value(v)
+			return p.skip()
 		})
 		if !ok {
-			return 0, false
+			return false
 		}
 		switch {
 		case typ == "text" && hasText:
 			texts = append(texts, text)
 		case typ == "text":
-			return 0, false
+			return false
 		case typ == "refusal":
 			texts = append(texts, refusal)
 		default:
 			texts = append(texts, placeholder(typ))
 		}
-		return e, true
+		return true
 	})
 	if !ok {
-		return 0, false
+		return false
 	}
 	*dst = strings.Join(texts, "\n")
 	clear(texts)
 	p.texts = texts[:0]
-	return e, true
+	return true
 }

@@ -78,12 +78,18 @@ func sortStrings(s []string) {
 	}
 }
 
-// some returns members keeping each with probability pct.
+// some returns members keeping each with probability pct, drawn in key
+// order so that the bodies depend on the seed alone.
 func (g *bodyGen) some(pct int, m map[string]func() string) map[string]func() string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
 	out := map[string]func() string{}
-	for k, v := range m {
+	for _, k := range keys {
 		if g.p(pct) {
-			out[k] = v
+			out[k] = m[k]
 		}
 	}
 	return out

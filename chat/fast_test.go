@@ -3,7 +3,6 @@ package chat
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -356,33 +355,6 @@ func BenchmarkParse(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// TestPlain checks the word-at-a-time string scan against a byte loop.
-func TestPlain(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte{'a', ' ', '"', '\\', 0, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xff, 0xdc, 0x5b, 0x5d, 0xa2}
-	for range 20000 {
-		b := make([]byte, rng.IntN(40))
-		for k := range b {
-			if rng.IntN(4) == 0 {
-				b[k] = alphabet[rng.IntN(len(alphabet))]
-			} else {
-				b[k] = byte(rng.IntN(256))
-			}
-		}
-		start := 0
-		if len(b) > 0 {
-			start = rng.IntN(len(b) + 1)
-		}
-		want := start
-		for want < len(b) && b[want] >= 0x20 && b[want] != '"' && b[want] != '\\' {
-			want++
-		}
-		if got := plain(b, start); got != want {
-			t.Fatalf("plain(%q, %d) = %d, want %d", b, start, got, want)
-		}
 	}
 }
 

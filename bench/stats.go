@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/swcmem/swc"
@@ -37,6 +38,21 @@ type SummaryInput struct {
 	Resamples     int
 	Seed          uint64
 	Pairs         [][2]string // default DefaultPairs
+	// QueryAware names the conditions whose context is built per question
+	// (see QueryAwareNames).
+	QueryAware []string
+}
+
+// QueryAwareNames returns the names of the strategies whose context
+// depends on the question (swc.QueryAware), in order.
+func QueryAwareNames(ss []swc.Strategy) []string {
+	var out []string
+	for _, s := range ss {
+		if qa, ok := s.(swc.QueryAware); ok && qa.QueryAware() {
+			out = append(out, s.Name())
+		}
+	}
+	return out
 }
 
 // Summarize computes summary.json from finished rows: per condition and
@@ -96,7 +112,8 @@ func Summarize(in SummaryInput) *Summary {
 	}
 	for _, name := range in.Order {
 		cr := byCond[name]
-		cs := &ConditionSummary{Categories: categoryStats(cr, in.Resamples, in.Seed), Actions: map[string]int{}, Rows: len(cr)}
+		cs := &ConditionSummary{Categories: categoryStats(cr, in.Resamples, in.Seed), Actions: map[string]int{}, Rows: len(cr),
+			QueryAware: slices.Contains(in.QueryAware, name)}
 		tok := 0
 		for _, r := range cr {
 			if r.Tokens.Prompt > 0 {

@@ -126,6 +126,10 @@ type ConditionSummary struct {
 	Actions map[string]int `json:"actions"`
 	Rows    int            `json:"rows"`
 	Errors  int            `json:"errors"`
+	// QueryAware says the condition's context was built for each
+	// question, knowing it (swc.QueryAware), rather than once per
+	// conversation.
+	QueryAware bool `json:"query_aware,omitempty"`
 }
 
 // ConvSummary is one condition on one conversation.

@@ -13,15 +13,16 @@ import (
 	"github.com/swcmem/swc/internal/chromiumtest"
 )
 
-// wideSummary is testSummary grown to LoCoMo's shape: all seven
-// conditions, ten conversations and a paired difference per pair, so that
-// every table is as wide as a real run's.
+// wideSummary is testSummary grown to LoCoMo's shape: eleven conditions,
+// three of them question-aware, ten conversations and a paired difference
+// per pair, so that every table and chart is as wide as a real run's.
 func wideSummary() *bench.Summary {
 	s := testSummary()
 	base := s.Order
-	for i, c := range []string{"full", "sliding", "sliding-temporal", "swc-anchored"} {
+	for i, c := range []string{"full", "sliding", "sliding-temporal", "swc-anchored", "swc-select", "swc-recall", "rag-bm25", "rag-bm25-anchored"} {
 		src := s.Conditions[base[i%len(base)]]
 		cp := *src
+		cp.QueryAware = c == "swc-recall" || strings.HasPrefix(c, "rag-")
 		s.Conditions[c] = &cp
 		s.Order = append(s.Order, c)
 		for _, conv := range s.Settings.Conversations {
@@ -37,7 +38,7 @@ func wideSummary() *bench.Summary {
 		s.PerConversation[conv] = s.PerConversation[first]
 		s.Settings.Conversations = append(s.Settings.Conversations, conv)
 	}
-	for _, a := range []string{"swc-anchored", "swc-full", "sliding", "sliding-temporal"} {
+	for _, a := range []string{"swc-anchored", "swc-full", "sliding", "sliding-temporal", "swc-recall", "rag-bm25-anchored"} {
 		for _, cat := range []string{"1-4", "2"} {
 			p := s.Paired[0]
 			p.A, p.B, p.Category = a, "truncation", cat
@@ -50,7 +51,8 @@ func wideSummary() *bench.Summary {
 // TestReportInChromium renders report.html for a LoCoMo-sized run in a
 // real headless Chromium at 1400×900 and checks what a reader sees: no
 // table wider than the window, no horizontal scrolling, every chart with a
-// title and both axes labelled. It saves a full-page screenshot in the
+// title and both axes labelled, and in no chart a label that overlaps
+// another or a reference line (the budget, the zero of the forest plot). It saves a full-page screenshot in the
 // test's temporary directory (or $SWC_TEST_ARTIFACTS). SWC_TEST_REPORT=FILE
 // checks a real run's report.html instead of the generated one.
 func TestReportInChromium(t *testing.T) {
@@ -86,6 +88,8 @@ func TestReportInChromium(t *testing.T) {
 		Tables     int      `json:"tables"`
 		Charts     []chart  `json:"charts"`
 		FirstTitle string   `json:"first"`
+		Overlaps   []string `json:"overlaps"`
+		Texts      int      `json:"texts"`
 	}
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[layout](`(() => {
 		const w = window.innerWidth;
@@ -104,7 +108,30 @@ func TestReportInChromium(t *testing.T) {
 				right: s.getBoundingClientRect().right,
 			})),
 			first: document.querySelector('section h2').textContent,
+			...overlaps(),
 		};
+		function overlaps() {
+			// Boxes of the rendered text of every chart, against each other and
+			// against the reference lines (widened by their stroke).
+			const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+			const out = [];
+			let n = 0;
+			for (const svg of document.querySelectorAll('svg.chart')) {
+				const texts = Array.from(svg.querySelectorAll('text'))
+					.map(t => ({s: t.textContent, r: t.getBoundingClientRect()}))
+					.filter(t => t.r.width > 0);
+				n += texts.length;
+				const lines = Array.from(svg.querySelectorAll('line.reference')).map(l => {
+					const r = l.getBoundingClientRect();
+					return {left: r.left - 1, right: r.right + 1, top: r.top - 1, bottom: r.bottom + 1};
+				});
+				texts.forEach((a, i) => {
+					texts.slice(i + 1).forEach(b => { if (hit(a.r, b.r)) out.push(svg.id + ': "' + a.s + '" overlaps "' + b.s + '"'); });
+					lines.forEach(l => { if (hit(a.r, l)) out.push(svg.id + ': "' + a.s + '" crosses a reference line'); });
+				});
+			}
+			return {overlaps: out, texts: n};
+		}
 	})()`))
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +144,12 @@ func TestReportInChromium(t *testing.T) {
 	}
 	if len(got.Overflow) > 0 || got.Scroll > got.Width {
 		t.Errorf("page scrolls sideways (%v px of %v); tables past the window: %q", got.Scroll, got.Width, got.Overflow)
+	}
+	if got.Texts < 100 {
+		t.Errorf("only %d chart texts measured", got.Texts)
+	}
+	for _, o := range got.Overlaps {
+		t.Errorf("chart text overlaps: %s", o)
 	}
 	if got.FirstTitle != "Key results" {
 		t.Errorf("first section %q, want Key results", got.FirstTitle)

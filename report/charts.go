@@ -50,7 +50,7 @@ func categoryChart(s *bench.Summary, pm string) string {
 	top := 0.0
 	var series []barSeries
 	for _, c := range conds {
-		bs := barSeries{name: c, color: colorOf(c)}
+		bs := barSeries{name: condLabel(s, c), color: colorOf(c)}
 		for _, k := range keys {
 			st, ok := stat(s, c, k, pm)
 			bs.bars = append(bs.bars, bar{v: st.Mean, lo: st.CI[0], hi: st.CI[1], hasCI: ok, ok: ok})
@@ -63,6 +63,7 @@ func categoryChart(s *bench.Summary, pm string) string {
 		"LoCoMo question category", metricLabel(pm), 0, ymax)
 	f.yAxis(ticks, func(v float64) string { return num(v, 1) })
 	f.groupedBars(names, series)
+	f.awareNote(anyAware(s, conds...))
 	return f.end()
 }
 
@@ -78,7 +79,7 @@ func conversationChart(s *bench.Summary, pm string) string {
 	top := 0.0
 	var series []barSeries
 	for _, c := range conds {
-		bs := barSeries{name: c, color: colorOf(c)}
+		bs := barSeries{name: condLabel(s, c), color: colorOf(c)}
 		for _, conv := range convs {
 			st, ok := convStat(s, conv, c, "2", pm)
 			hasCI := ok && (st.CI[0] != 0 || st.CI[1] != 0)
@@ -96,6 +97,7 @@ func conversationChart(s *bench.Summary, pm string) string {
 		"conversation", metricLabel(pm), 0, ymax)
 	f.yAxis(ticks, func(v float64) string { return num(v, 1) })
 	f.groupedBars(convs, series)
+	f.awareNote(anyAware(s, conds...))
 	return f.end()
 }
 
@@ -134,45 +136,62 @@ func tierChart(s *bench.Summary) string {
 	ymax, ticks := countTicks(top)
 	f := newFrame("tiers", "Sessions per tier, every SWC condition (all conversations)", "condition", "sessions", 0, ymax)
 	f.yAxis(ticks, func(v float64) string { return num(v, 0) })
-	f.stackedBars(conds, series)
+	f.stackedBars(condLabels(s, conds), series)
+	f.awareNote(anyAware(s, conds...))
 	return f.end()
 }
 
-// tokenChart draws the mean tokens per question of every condition, with
-// the budget as a dashed line; "" without conditions.
+// tokenChart draws the mean tokens per question of every condition as
+// horizontal bars, one row per condition with its value in a column of
+// its own, and the budget as a dashed vertical line that crosses no
+// label; "" without conditions.
 func tokenChart(s *bench.Summary) string {
 	conds := conditions(s)
 	if len(conds) == 0 {
 		return ""
 	}
 	top := float64(s.Settings.Budget)
-	var series []barSeries
+	for _, c := range conds {
+		top = math.Max(top, s.Conditions[c].TokPerQ)
+	}
+	xmax, ticks := countTicks(top)
+	const rowH, labelW, valueW, head, foot = 24.0, 200.0, 80.0, 62.0, 56.0
+	h := head + foot + rowH*float64(len(conds))
+	x0, x1 := labelW, chartW-valueW
+	x := func(v float64) float64 { return x0 + (x1-x0)*v/xmax }
+	const title = "Tokens sent per question (context and prompt)"
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="chart-tokens" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-labelledby="chart-tokens-title" font-family="Arial,Helvetica,sans-serif">`+"\n", chartW, h, chartW, h)
+	fmt.Fprintf(&b, `<title id="chart-tokens-title">%s</title>`+"\n", svgText(title))
+	fmt.Fprintf(&b, `<text class="chart-title" x="10" y="24" font-size="16" font-weight="bold">%s</text>`+"\n", svgText(title))
+	fmt.Fprintf(&b, `<text class="axis-label x-label" x="%g" y="%g" font-size="13" text-anchor="middle">tokens per question</text>`+"\n", (x0+x1)/2, h-10)
+	fmt.Fprintf(&b, `<text class="axis-label y-label" x="%g" y="%g" font-size="13" text-anchor="end">condition</text>`+"\n", x0-10, head-12)
+	fmt.Fprintf(&b, `<text class="axis-label value-label" x="%g" y="%g" font-size="13" text-anchor="end">tokens</text>`+"\n", chartW-10, head-12)
+	for _, t := range ticks {
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%g" y2="%g" stroke="#eee"/><text class="tick" x="%.1f" y="%g" font-size="11" text-anchor="middle">%s</text>`+"\n",
+			x(t), x(t), head, h-foot, x(t), h-foot+16, num(t, 0))
+	}
+	fmt.Fprintf(&b, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="#444"/>`+"\n", x0, x0, head, h-foot)
 	for i, c := range conds {
-		tpq := s.Conditions[c].TokPerQ
-		top = math.Max(top, tpq)
-		bs := barSeries{name: c, color: colorOf(c), bars: make([]bar, len(conds))}
-		bs.bars[i] = bar{v: tpq, ok: true}
-		series = append(series, bs)
+		y := head + rowH*float64(i)
+		v := s.Conditions[c].TokPerQ
+		name := condLabel(s, c)
+		fmt.Fprintf(&b, `<text class="row-label" x="%g" y="%.1f" font-size="12" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", x0-10, y+rowH/2, svgText(name))
+		fmt.Fprintf(&b, `<rect x="%g" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %s tokens per question</title></rect>`+"\n",
+			x0, y+rowH*0.15, x(v)-x0, rowH*0.7, colorOf(c), svgText(name), num(v, 0))
+		fmt.Fprintf(&b, `<text class="value" x="%g" y="%.1f" font-size="12" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", chartW-10, y+rowH/2, num(v, 0))
 	}
-	ymax, ticks := countTicks(top)
-	f := newFrame("tokens", "Tokens sent per question (context and prompt)", "condition", "tokens per question", 0, ymax)
-	f.yAxis(ticks, func(v float64) string { return num(v, 0) })
-	// One bar per condition, centred in its group.
-	unit := f.plotW() / float64(len(conds))
-	var xs []float64
-	for i, sr := range series {
-		x := marginLeft + unit*(float64(i)+0.5)
-		xs = append(xs, x)
-		b := sr.bars[i]
-		f.rect(x-unit*0.3, f.y(b.v), unit*0.6, f.y(0)-f.y(b.v), sr.color, fmt.Sprintf("%s: %s tokens per question", sr.name, num(b.v, 0)))
-		fmt.Fprintf(&f.b, `<text class="value" x="%.1f" y="%.1f" font-size="11" text-anchor="middle">%s</text>`+"\n", x, f.y(b.v)-4, num(b.v, 0))
-		f.legend = append(f.legend, legendItem{name: sr.name, color: sr.color})
+	if bud := s.Settings.Budget; bud > 0 {
+		label := fmt.Sprintf("budget: %d tokens", bud)
+		fmt.Fprintf(&b, `<line class="reference" x1="%.1f" x2="%.1f" y1="%g" y2="%g" stroke="#222" stroke-width="1.5" stroke-dasharray="6 4"><title>%s</title></line>`+"\n",
+			x(float64(bud)), x(float64(bud)), head-4, h-foot, svgText(label))
+		fmt.Fprintf(&b, `<text class="reference-label" x="%.1f" y="%g" font-size="11" text-anchor="end">%s</text>`+"\n", x(float64(bud))-4, head-8, svgText(label))
 	}
-	f.xLabels(xs, conds)
-	if b := s.Settings.Budget; b > 0 {
-		f.hline(float64(b), fmt.Sprintf("budget: %d tokens", b))
+	if anyAware(s, conds...) {
+		fmt.Fprintf(&b, `<text class="note" x="10" y="%g" font-size="11">%s</text>`+"\n", h-10, svgText("† question-aware"))
 	}
-	return f.end()
+	b.WriteString("</svg>\n")
+	return b.String()
 }
 
 // forestRows returns the paired differences the forest plot and the
@@ -230,9 +249,16 @@ func forestChart(s *bench.Summary, pm string) string {
 			x(v), x(v), top, h-bottom, x(v), h-bottom+16, signed(v))
 	}
 	fmt.Fprintf(&b, `<line class="reference" x1="%.1f" x2="%.1f" y1="%g" y2="%g" stroke="#222" stroke-width="1.2"/>`+"\n", x(0), x(0), top-4, h-bottom)
+	var named []string
+	for _, p := range rows {
+		named = append(named, p.A, p.B)
+	}
+	if anyAware(s, named...) {
+		fmt.Fprintf(&b, `<text class="note" x="%g" y="%g" font-size="11" text-anchor="end">%s</text>`+"\n", x1, top-12, svgText("† question-aware"))
+	}
 	for i, p := range rows {
 		y := top + rowH*(float64(i)+0.5)
-		label := fmt.Sprintf("%s − %s, %s", p.A, p.B, categoryName(p.Category))
+		label := fmt.Sprintf("%s − %s, %s", condLabel(s, p.A), condLabel(s, p.B), categoryName(p.Category))
 		col := colorOf(p.A)
 		fmt.Fprintf(&b, `<text class="row-label" x="%g" y="%.1f" font-size="12" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", x0-10, y, svgText(label))
 		fmt.Fprintf(&b, `<g><title>%s: %s</title><line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/><circle cx="%.1f" cy="%.1f" r="4.5" fill="%s"/></g>`+"\n",

@@ -3,11 +3,13 @@ package report
 // A section is one part of the report, rendered as a heading, paragraphs
 // and tables in Markdown and HTML alike.
 type section struct {
-	ID     string // anchor and chart placement key
-	Title  string
-	Text   []string // plain-text paragraphs
-	Items  []string // a short list shown before the tables (key results)
-	Tables []table
+	ID    string // anchor and chart placement key
+	Title string
+	// Caveats are warnings shown before everything else in the section.
+	Caveats []string
+	Text    []string // plain-text paragraphs
+	Items   []string // a short list shown before the tables (key results)
+	Tables  []table
 	// Chart names the chart the HTML page draws after the tables ("" for
 	// none); see charts.
 	Chart string

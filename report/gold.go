@@ -42,8 +42,9 @@ func goldSection(s *bench.Summary, pm string) (section, bool) {
 		for _, k := range keys {
 			t.Header = append(t.Header, categoryName(k))
 		}
+		t.Caption = noted(s, t.Caption, conditions(s)...)
 		for _, c := range conditions(s) {
-			row := []string{c}
+			row := []string{condLabel(s, c)}
 			for _, k := range keys {
 				st, ok := stat(s, c, k, pm)
 				if !ok {

@@ -31,6 +31,9 @@ func writeMarkdown(w io.Writer, title string, secs []section) error {
 	fmt.Fprintf(bw, "# %s\n", mdText(title))
 	for _, sec := range secs {
 		fmt.Fprintf(bw, "\n## %s\n", mdText(sec.Title))
+		for _, p := range sec.Caveats {
+			fmt.Fprintf(bw, "\n> %s\n", mdText(p))
+		}
 		for _, p := range sec.Text {
 			fmt.Fprintf(bw, "\n%s\n", mdText(p))
 		}

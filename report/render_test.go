@@ -23,6 +23,8 @@ func TestGolden(t *testing.T) {
 		{"report.md.golden", Markdown, testSummary()},
 		{"minimal.csv.golden", CSV, minimalSummary()},
 		{"minimal.md.golden", Markdown, minimalSummary()},
+		// swc-temporal question-aware, verdicts from one conversation.
+		{"aware.md.golden", Markdown, oneConversation(awareSummary())},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			golden(t, tc.name, rendered(t, tc.fn, tc.s))

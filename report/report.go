@@ -226,3 +226,51 @@ func nRange(ns []int) string {
 
 // pct formats a rate in [0, 1] as a percentage with 2 decimals.
 func pct(rate float64) string { return num(100*rate, 2) + "%" }
+
+// awareMark follows the name of a question-aware condition in tables and
+// charts, explained by awareNote next to them.
+const awareMark = " †"
+
+// awareNote explains awareMark.
+const awareNote = "† question-aware: its context is built for each question, knowing the question; the other conditions build one context per conversation and budget."
+
+// queryAware reports whether condition c built its context per question.
+func queryAware(s *bench.Summary, c string) bool {
+	cs := s.Conditions[c]
+	return cs != nil && cs.QueryAware
+}
+
+// condLabel is condition c's name as tables and charts show it: with
+// awareMark when it is question-aware.
+func condLabel(s *bench.Summary, c string) string {
+	if queryAware(s, c) {
+		return c + awareMark
+	}
+	return c
+}
+
+// condLabels is condLabel of each of conds.
+func condLabels(s *bench.Summary, conds []string) []string {
+	out := make([]string, len(conds))
+	for i, c := range conds {
+		out[i] = condLabel(s, c)
+	}
+	return out
+}
+
+// anyAware reports whether any of conds is question-aware.
+func anyAware(s *bench.Summary, conds ...string) bool {
+	return slices.ContainsFunc(conds, func(c string) bool { return queryAware(s, c) })
+}
+
+// noted returns caption followed by awareNote when any of conds is
+// question-aware, else caption.
+func noted(s *bench.Summary, caption string, conds ...string) string {
+	if !anyAware(s, conds...) {
+		return caption
+	}
+	if caption == "" {
+		return awareNote
+	}
+	return caption + " " + awareNote
+}

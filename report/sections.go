@@ -89,12 +89,13 @@ func aggregateSection(s *bench.Summary, pm string) section {
 	if pm == "" {
 		return sec
 	}
+	conds := conditions(s)
 	t := table{
-		Caption: fmt.Sprintf("Table 1: aggregate %s, categories 1–4.", metricLabel(pm)),
+		Caption: noted(s, fmt.Sprintf("Table 1: aggregate %s, categories 1–4.", metricLabel(pm)), conds...),
 		Header:  []string{"Condition", "Mean", "95% CI", "n", "Tok/Q"},
 	}
-	for _, c := range conditions(s) {
-		row := []string{c, none, none, none, num(s.Conditions[c].TokPerQ, 0)}
+	for _, c := range conds {
+		row := []string{condLabel(s, c), none, none, none, num(s.Conditions[c].TokPerQ, 0)}
 		if st, ok := stat(s, c, "1-4", pm); ok {
 			row[1], row[2], row[3] = f3(st.Mean), interval(st), fmt.Sprint(st.N)
 		}
@@ -108,7 +109,7 @@ func aggregateSection(s *bench.Summary, pm string) section {
 // conditions.
 func categoryTable(s *bench.Summary, metric, caption string, keys []string) table {
 	conds := conditions(s)
-	t := table{Caption: caption, Header: append([]string{"Category", "n"}, conds...)}
+	t := table{Caption: noted(s, caption, conds...), Header: append([]string{"Category", "n"}, condLabels(s, conds)...)}
 	for _, key := range keys {
 		row := []string{categoryName(key), ""}
 		var ns []int
@@ -149,9 +150,10 @@ func category5Section(s *bench.Summary) section {
 		sec.Text = append(sec.Text, "No category 5 results.")
 		return sec
 	}
-	t := table{Header: append([]string{"Condition", "n"}, ms...)}
-	for _, c := range conditions(s) {
-		row := []string{c, none}
+	conds := conditions(s)
+	t := table{Caption: noted(s, "", conds...), Header: append([]string{"Condition", "n"}, ms...)}
+	for _, c := range conds {
+		row := []string{condLabel(s, c), none}
 		for _, m := range ms {
 			st, ok := stat(s, c, "5", m)
 			if !ok {
@@ -206,11 +208,15 @@ func pairedSection(s *bench.Summary) section {
 		return sec
 	}
 	sec.Text = []string{fmt.Sprintf("Paired-bootstrap difference A − B in %s on the matched questions, categories 1–4 and 2; pairs whose difference and CI are all zero are left out. Every pair, metric and category, with per-conversation deltas, is in summary.json.", metricLabel(pm))}
-	t := table{Header: []string{"A − B", "Category", "Δ [95% CI]", "n", "Δ > 0 in"}, Labels: 2}
+	var named []string
+	for _, p := range rows {
+		named = append(named, p.A, p.B)
+	}
+	t := table{Caption: noted(s, "", named...), Header: []string{"A − B", "Category", "Δ [95% CI]", "n", "Δ > 0 in"}, Labels: 2}
 	for _, p := range rows {
 		_, pos := convMean(p.PerConversation)
 		t.Rows = append(t.Rows, []string{
-			p.A + " − " + p.B, categoryName(p.Category), signedCell(p.Diff), fmt.Sprint(p.Diff.N),
+			condLabel(s, p.A) + " − " + condLabel(s, p.B), categoryName(p.Category), signedCell(p.Diff), fmt.Sprint(p.Diff.N),
 			fmt.Sprintf("%d/%d conv.", pos, len(p.PerConversation)),
 		})
 	}
@@ -229,11 +235,11 @@ func conversationSection(s *bench.Summary, pm string) section {
 	sec.Text = []string{fmt.Sprintf("Table 4-like: category 2 %s per conversation; the last row is the unweighted mean over conversations.", metricLabel(pm))}
 	conds := conditions(s)
 	var pairs []bench.Paired // the differences are in the forest plot
-	header := append([]string{"Conversation", "n"}, conds...)
+	header := append([]string{"Conversation", "n"}, condLabels(s, conds)...)
 	for _, p := range pairs {
 		header = append(header, "Δ "+p.A+" − "+p.B)
 	}
-	t := table{Header: header}
+	t := table{Caption: noted(s, "", conds...), Header: header}
 	sums := make([]float64, len(conds)+len(pairs))
 	counts := make([]int, len(sums))
 	for _, conv := range convs {

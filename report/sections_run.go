@@ -36,7 +36,7 @@ func tierSection(s *bench.Summary) section {
 		if len(keys) == 0 {
 			continue
 		}
-		t := table{Caption: c + ": chunks per tier.", Header: append(append([]string{"Conversation"}, keys...), "Total", "Context tokens")}
+		t := table{Caption: noted(s, condLabel(s, c)+": chunks per tier.", c), Header: append(append([]string{"Conversation"}, keys...), "Total", "Context tokens")}
 		for _, conv := range convs {
 			cs := s.PerConversation[conv][c]
 			if cs == nil {
@@ -68,14 +68,14 @@ func tokenSection(s *bench.Summary) section {
 	sec := section{ID: "tokens", Title: "Context tokens", Chart: "tokens",
 		Text: []string{"Tok/Q is the mean number of tokens sent to the QA model per question (the context when offline)."}}
 	conds := conditions(s)
-	t := table{Header: []string{"Condition", "Tok/Q", "Mean context", "Max context", "Rows", "Errors"}}
+	t := table{Caption: noted(s, "", conds...), Header: []string{"Condition", "Tok/Q", "Mean context", "Max context", "Rows", "Errors"}}
 	for _, c := range conds {
 		cs := s.Conditions[c]
-		t.Rows = append(t.Rows, []string{c, num(cs.TokPerQ, 0), num(cs.MeanContextTokens, 0), fmt.Sprint(cs.MaxContextTokens), fmt.Sprint(cs.Rows), fmt.Sprint(cs.Errors)})
+		t.Rows = append(t.Rows, []string{condLabel(s, c), num(cs.TokPerQ, 0), num(cs.MeanContextTokens, 0), fmt.Sprint(cs.MaxContextTokens), fmt.Sprint(cs.Rows), fmt.Sprint(cs.Errors)})
 	}
 	sec.Tables = []table{t}
 	if convs := conversations(s); len(convs) > 0 {
-		pc := table{Caption: "Context tokens per conversation.", Header: append([]string{"Conversation"}, conds...)}
+		pc := table{Caption: noted(s, "Context tokens per conversation.", conds...), Header: append([]string{"Conversation"}, condLabels(s, conds)...)}
 		for _, conv := range convs {
 			row := []string{conv}
 			for _, c := range conds {
@@ -109,9 +109,10 @@ func actionSection(s *bench.Summary) (section, bool) {
 		return section{}, false
 	}
 	keys := ordered(nil, all)
-	t := table{Header: append([]string{"Condition"}, keys...)}
-	for _, c := range conditions(s) {
-		row := []string{c}
+	conds := conditions(s)
+	t := table{Caption: noted(s, "", conds...), Header: append([]string{"Condition"}, keys...)}
+	for _, c := range conds {
+		row := []string{condLabel(s, c)}
 		for _, a := range keys {
 			row = append(row, fmt.Sprint(s.Conditions[c].Actions[a]))
 		}

@@ -6,6 +6,7 @@ import (
 	"html"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // The charts are SVG written directly: a title, labelled axes in words, a
@@ -69,7 +70,7 @@ func svgText(s string) string { return html.EscapeString(s) }
 // legendItem is one line of a legend.
 type legendItem struct {
 	name, color string
-	dashed      bool // a reference line rather than a swatch
+	note        bool // text alone
 }
 
 // frame is a chart being drawn: a plot area with a y scale.
@@ -116,18 +117,35 @@ func (f *frame) yAxis(ticks []float64, label func(float64) string) {
 	fmt.Fprintf(&f.b, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="#444"/>`+"\n", marginLeft, marginLeft+f.plotW(), marginTop+f.plotH(), marginTop+f.plotH())
 }
 
-// xLabels writes category names under the x positions xs.
+// xLabels writes category names under the x positions xs; when a name
+// is wider than the space between two positions, every other name goes
+// one line lower, so that no two overlap.
 func (f *frame) xLabels(xs []float64, names []string) {
+	stagger := false
+	if len(xs) > 1 {
+		for _, n := range names {
+			stagger = stagger || textWidth(n, 11) > xs[1]-xs[0]-4
+		}
+	}
 	for i, x := range xs {
-		fmt.Fprintf(&f.b, `<text class="tick" x="%.1f" y="%g" font-size="11" text-anchor="middle">%s</text>`+"\n", x, marginTop+f.plotH()+16, svgText(names[i]))
+		y := marginTop + f.plotH() + 16
+		if stagger && i%2 == 1 {
+			y += 13
+		}
+		fmt.Fprintf(&f.b, `<text class="tick" x="%.1f" y="%g" font-size="11" text-anchor="middle">%s</text>`+"\n", x, y, svgText(names[i]))
 	}
 }
 
-// hline draws a dashed reference line at value v, named in the legend.
-func (f *frame) hline(v float64, label string) {
-	y := f.y(v)
-	fmt.Fprintf(&f.b, `<line class="reference" x1="%g" x2="%g" y1="%.1f" y2="%.1f" stroke="#222" stroke-width="1.5" stroke-dasharray="6 4"><title>%s</title></line>`+"\n", marginLeft, marginLeft+f.plotW(), y, y, svgText(label))
-	f.legend = append(f.legend, legendItem{name: label, dashed: true})
+// textWidth is a generous estimate of the width of s in Arial at size px.
+func textWidth(s string, size float64) float64 {
+	return float64(utf8.RuneCountInString(s)) * size * 0.6
+}
+
+// awareNote adds a legend line explaining awareMark when any is true.
+func (f *frame) awareNote(any bool) {
+	if any {
+		f.legend = append(f.legend, legendItem{name: "† question-aware", note: true})
+	}
 }
 
 func (f *frame) rect(x, y, w, h float64, color, title string) {
@@ -146,9 +164,8 @@ func (f *frame) end() string {
 	x := marginLeft + f.plotW() + 16
 	for i, it := range f.legend {
 		y := marginTop + 6 + float64(i)*20
-		if it.dashed {
-			fmt.Fprintf(&f.b, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="#222" stroke-width="1.5" stroke-dasharray="4 3"/><text class="legend" x="%g" y="%g" font-size="12" dominant-baseline="middle">%s</text>`+"\n",
-				x-4, x+14, y+6, y+6, x+18, y+6, svgText(it.name))
+		if it.note {
+			fmt.Fprintf(&f.b, `<text class="legend note" x="%g" y="%g" font-size="11" dominant-baseline="middle">%s</text>`+"\n", x, y+6, svgText(it.name))
 			continue
 		}
 		fmt.Fprintf(&f.b, `<rect x="%g" y="%g" width="12" height="12" fill="%s"/><text class="legend" x="%g" y="%g" font-size="12" dominant-baseline="middle">%s</text>`+"\n",

@@ -245,7 +245,7 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 	failed := store.Failed()
 	sum := bench.Summarize(bench.SummaryInput{
 		Settings: settings, Order: order, Conversations: convs, Rows: append(store.Rows(), failed...),
-		Contexts: contexts, Resamples: f.resamples, Seed: f.seed,
+		Contexts: contexts, Resamples: f.resamples, Seed: f.seed, QueryAware: bench.QueryAwareNames(runner.Strategies),
 	})
 	sum.Gold = gold.Summarize(f.gold.gold, order, ids, store.Rows(), f.resamples, f.seed)
 	if err := finishSummary(ctx, env, sum, convs, contexts, eng, judge, f); err != nil {

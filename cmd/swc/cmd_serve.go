@@ -244,7 +244,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	// (killed in between) gets one now; existing jobs absorb the rest.
 	// The sweep repeats while serving (a database restart between an
 	// append and its enqueue).
-	if err := sweep(ctx, be.store, queue, f.sweep, logger); err != nil {
+	if err := jobs.Sweep(ctx, be.store, queue, f.sweep, logger); err != nil {
 		svc.close()
 		return nil, err
 	}

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/loadtest"
 	"github.com/swcmem/swc/sleep"
 )
 
 func TestProxyBadInput(t *testing.T) {
-	big := openAIBody(t, agentHistory(400), "")
+	big := openAIBody(t, loadtest.AgentHistory(400, 0), "")
 	cases := []struct {
 		name, path, body string
 		headers          []string
@@ -55,7 +56,7 @@ func TestProxyBadInput(t *testing.T) {
 
 func TestProxyBudgetTooSmall(t *testing.T) {
 	e := newProxyEnv(t)
-	resp := e.post(t, "/v1/chat/completions", openAIBody(t, agentHistory(400), ""), "X-SWC-Budget: 100")
+	resp := e.post(t, "/v1/chat/completions", openAIBody(t, loadtest.AgentHistory(400, 0), ""), "X-SWC-Budget: 100")
 	got := readAll(t, resp)
 	if resp.StatusCode != 400 || !strings.Contains(got, "budget is 100") {
 		t.Errorf("got %d %s", resp.StatusCode, got)
@@ -67,7 +68,7 @@ func TestProxyBudgetTooSmall(t *testing.T) {
 
 func TestProxyUpstreamNotConfigured(t *testing.T) {
 	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy.Anthropic.URL = "" })
-	resp := e.post(t, "/v1/messages", anthropicBody(t, agentHistory(4), ""))
+	resp := e.post(t, "/v1/messages", anthropicBody(t, loadtest.AgentHistory(4, 0), ""))
 	if got := readAll(t, resp); resp.StatusCode != 501 || !strings.Contains(got, "--upstream-anthropic") {
 		t.Errorf("got %d %s", resp.StatusCode, got)
 	}
@@ -75,7 +76,7 @@ func TestProxyUpstreamNotConfigured(t *testing.T) {
 
 func TestProxyUpstreamUnreachable(t *testing.T) {
 	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy.OpenAI.URL = "http://127.0.0.1:1/v1" })
-	resp := e.post(t, "/v1/chat/completions", openAIBody(t, agentHistory(4), ""))
+	resp := e.post(t, "/v1/chat/completions", openAIBody(t, loadtest.AgentHistory(4, 0), ""))
 	if got := readAll(t, resp); resp.StatusCode != 502 || !strings.Contains(got, "upstream") {
 		t.Errorf("got %d %s", resp.StatusCode, got)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/swcmem/swc/chat"
 	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/loadtest"
 	"github.com/swcmem/swc/memory"
 )
 
@@ -75,7 +76,7 @@ func withinBudget(t *testing.T, body []byte, f chat.Format, budget int) int {
 
 func TestProxyOpenAISDK(t *testing.T) {
 	e := newProxyEnv(t)
-	hist := agentHistory(400)
+	hist := loadtest.AgentHistory(400, 0)
 	var msgs []openai.ChatCompletionMessageParamUnion
 	b, _ := json.Marshal(chat.OpenAIMessages(hist))
 	if err := json.Unmarshal(b, &msgs); err != nil {
@@ -141,7 +142,7 @@ func TestProxyAnthropicSDK(t *testing.T) {
 	for _, auth := range []string{"x-api-key", "bearer"} {
 		t.Run(auth, func(t *testing.T) {
 			e := newProxyEnv(t)
-			hist := agentHistory(400)
+			hist := loadtest.AgentHistory(400, 0)
 			req := chat.ToAnthropic(hist)
 			b, _ := json.Marshal(req.Messages)
 			var params anthropic.MessageNewParams

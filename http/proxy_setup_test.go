@@ -2,7 +2,6 @@ package http_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -127,37 +126,6 @@ func readAll(t *testing.T, r *http.Response) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// agentHistory returns n messages of an agent's conversation (after a
-// system prompt): users asking, the assistant answering, and every fifth
-// exchange a tool call and its result.
-func agentHistory(n int) []swc.Message {
-	facts := []string{
-		"My sister Ana moved to Lisbon in 2022 and works as a nurse at Santa Maria hospital.",
-		"We adopted a dog named Rex from the shelter on Saturday; he is three years old.",
-		"The marathon in Boston is on 21 April and I have trained for 16 weeks with Coach Lee.",
-		"My manager Priya approved the budget of 40,000 dollars for the Atlas project.",
-		"I finished reading Dune last week and loved the desert scenes and the politics.",
-		"Our flat in Porto needs a new boiler; the plumber quoted 1,200 euros.",
-	}
-	out := []swc.Message{{Role: swc.RoleSystem, Content: "You are a helpful assistant with tools."}}
-	for i := 0; len(out) < n+1; i++ {
-		f := facts[i%len(facts)]
-		out = append(out, swc.Message{Role: swc.RoleUser, Content: fmt.Sprintf("Update %d: %s What do you think?", i, f)})
-		if i%5 == 4 {
-			id := fmt.Sprintf("call_%d", i)
-			out = append(out,
-				swc.Message{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: id, Name: "lookup_weather", Arguments: fmt.Sprintf(`{"city":"Lisbon","day":%d}`, i)}}},
-				swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: fmt.Sprintf("Lisbon day %d: 21°C, sunny, light wind from the north.", i)})
-		}
-		out = append(out, swc.Message{Role: swc.RoleAssistant, Content: fmt.Sprintf("Noted (%d). %s That sounds important; I will remember it.", i, f)})
-	}
-	out = out[:n+1]
-	if len(out[n].ToolCalls) > 0 { // never end on an unanswered call
-		out = out[:n]
-	}
-	return out
 }
 
 // openAIBody returns a Chat Completions request body holding msgs.

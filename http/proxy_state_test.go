@@ -12,6 +12,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/loadtest"
 	"github.com/swcmem/swc/sleep"
 )
 
@@ -36,7 +37,7 @@ func (e *proxyEnv) tenant(t *testing.T) string {
 
 func TestProxyConversationStoresNewMessagesOnly(t *testing.T) {
 	e := newProxyEnv(t)
-	hist := agentHistory(200)
+	hist := loadtest.AgentHistory(200, 0)
 	for i, msgs := range [][]swc.Message{hist, hist, append(hist[:len(hist):len(hist)], swc.Message{Role: swc.RoleUser, Content: "And one more thing about Rex."})} {
 		resp := e.post(t, "/v1/chat/completions", openAIBody(t, msgs, ""), "X-SWC-Conversation: agent-1", "X-SWC-Budget: 3000")
 		if got := readAll(t, resp); resp.StatusCode != 200 {
@@ -64,7 +65,7 @@ func TestProxyPrefixStable(t *testing.T) {
 			if proto == "anthropic" {
 				path, body = "/v1/messages", func(m []swc.Message) string { return anthropicBody(t, m, "") }
 			}
-			hist := agentHistory(400)
+			hist := loadtest.AgentHistory(400, 0)
 			send := func(msgs []swc.Message) ([]byte, string) {
 				t.Helper()
 				resp := e.post(t, path, body(msgs), "X-SWC-Conversation: agent-7", "X-SWC-Budget: 8000")
@@ -161,7 +162,7 @@ func TestProxyFallback(t *testing.T) {
 				s.Proxy.Embedder, s.Proxy.CompressTimeout = tc.emb, 300*time.Millisecond
 			})
 			start := time.Now()
-			resp := e.post(t, "/v1/chat/completions", openAIBody(t, agentHistory(400), ""), "X-SWC-Budget: 3000")
+			resp := e.post(t, "/v1/chat/completions", openAIBody(t, loadtest.AgentHistory(400, 0), ""), "X-SWC-Budget: 3000")
 			if got := readAll(t, resp); resp.StatusCode != 200 {
 				t.Fatalf("%d %s", resp.StatusCode, got)
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/swcmem/swc/chat"
 	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/loadtest"
 )
 
 // chunked returns an upstream handler writing events one at a time: the
@@ -58,7 +59,7 @@ func TestProxyStreamOpenAI(t *testing.T) {
 	e.up.handle = chunked([]string{chunk("Casa", ""), chunk(" do Rio.", ""), chunk("", "stop"), "data: [DONE]\n\n"}, release, &done)
 
 	var msgs []openai.ChatCompletionMessageParamUnion
-	b, _ := json.Marshal(chat.OpenAIMessages(agentHistory(400)))
+	b, _ := json.Marshal(chat.OpenAIMessages(loadtest.AgentHistory(400, 0)))
 	json.Unmarshal(b, &msgs)
 	client := openai.NewClient(oaoption.WithBaseURL(e.ts.URL+"/v1"), oaoption.WithAPIKey(e.key), oaoption.WithMaxRetries(0),
 		oaoption.WithHeader(swchttp.HeaderBudget, "3000"))
@@ -103,7 +104,7 @@ func TestProxyStreamAnthropic(t *testing.T) {
 		ev("message_stop", `{"type":"message_stop"}`),
 	}, release, &done)
 
-	req := chat.ToAnthropic(agentHistory(400))
+	req := chat.ToAnthropic(loadtest.AgentHistory(400, 0))
 	b, _ := json.Marshal(req.Messages)
 	var params anthropic.MessageNewParams
 	json.Unmarshal(b, &params.Messages)
@@ -167,9 +168,9 @@ func TestProxyUpstreamErrors(t *testing.T) {
 				w.WriteHeader(tc.status)
 				io.WriteString(w, tc.body)
 			}
-			path, body := "/v1/chat/completions", openAIBody(t, agentHistory(20), "")
+			path, body := "/v1/chat/completions", openAIBody(t, loadtest.AgentHistory(20, 0), "")
 			if strings.HasPrefix(tc.name, "529") {
-				path, body = "/v1/messages", anthropicBody(t, agentHistory(20), "")
+				path, body = "/v1/messages", anthropicBody(t, loadtest.AgentHistory(20, 0), "")
 			}
 			resp := e.post(t, path, body)
 			got := readAll(t, resp)
@@ -202,7 +203,7 @@ func TestProxyClientDeadlineCancelsUpstream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	var msgs []openai.ChatCompletionMessageParamUnion
-	b, _ := json.Marshal(chat.OpenAIMessages(agentHistory(10)))
+	b, _ := json.Marshal(chat.OpenAIMessages(loadtest.AgentHistory(10, 0)))
 	json.Unmarshal(b, &msgs)
 	start := time.Now()
 	_, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "gpt-4o", Messages: msgs})

@@ -29,22 +29,13 @@ func scoreJSON(t *testing.T, vars map[string]string, args ...string) evalOutput 
 	return got
 }
 
-func mean(t *testing.T, s evalfile.Summary, key, metric string) float64 {
-	t.Helper()
-	st, ok := s.Categories[key][metric]
-	if !ok {
-		t.Fatalf("no %s on %s: %v", metric, key, s.Categories[key])
-	}
-	return st.Mean
-}
-
 // TestScoreEvalFormat: an evaluation file is scored (bench/evalfile
 // checks the figures) and printed as a table with its notes on stderr, or
 // as rows and summary with --json.
 func TestScoreEvalFormat(t *testing.T) {
 	file := filepath.Join("..", "..", "bench", "evalfile", "testdata", "evermemos.json")
 	got := scoreJSON(t, nil, "--pred", file, "--data", goldData, "--audit", goldAudit)
-	if s := got.Summary; s.Rows != 5 || s.Matched != 4 || len(got.Rows) != 5 || !near(mean(t, s, "1-4", "f1"), 0.5) {
+	if s := got.Summary; s.Rows != 5 || s.Matched != 4 || len(got.Rows) != 5 || !near(s.Categories["1-4"]["f1"].Mean, 0.5) {
 		t.Errorf("--json: %+v", got)
 	}
 	out, stderr, err := run(t, nil, "score", "--pred", file, "--data", goldData, "--audit", goldAudit, "--resamples", "50")
@@ -74,10 +65,10 @@ func TestScoreEvalJudge(t *testing.T) {
 	s := scoreJSON(t, vars, "--pred", filepath.Join("..", "..", "bench", "evalfile", "testdata", "evermemos.json"), "--data", goldData, "--audit", goldAudit,
 		"--gold", "corrected", "--judge", "anthropic:claude-haiku-4-5-20251001", "--no-cache").Summary
 	// Corrected: Rex=Rex, "the Boston marathon"≠, Maria=Maria, June=June.
-	if g := mean(t, s, "1-4", "judge"); !near(g, 0.75) {
+	if g := s.Categories["1-4"]["judge"].Mean; !near(g, 0.75) {
 		t.Errorf("judge %v, want 0.75", g)
 	}
-	if g := mean(t, s, "1-4", "judge_original"); !near(g, 0.25) {
+	if g := s.Categories["1-4"]["judge_original"].Mean; !near(g, 0.25) {
 		t.Errorf("judge under the original gold %v, want 0.25", g)
 	}
 	if n := judged.Load(); n != 6 {

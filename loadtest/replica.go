@@ -71,6 +71,16 @@ func (r *Replica) Kill() {
 	<-r.done
 }
 
+// Signal sends sig to the replica's process.
+func (r *Replica) Signal(sig os.Signal) error { return r.cmd.Process.Signal(sig) }
+
+// Wait waits for the replica to exit and returns how it did (nil for
+// status 0, an *exec.ExitError otherwise).
+func (r *Replica) Wait() error {
+	<-r.done
+	return r.err
+}
+
 // Stop ends the replica with SIGTERM (graceful), SIGKILL after 20s.
 func (r *Replica) Stop() {
 	select {

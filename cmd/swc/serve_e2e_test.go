@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,77 +19,34 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/client"
+	"github.com/swcmem/swc/loadtest"
 	"github.com/swcmem/swc/locomo"
 )
 
-// TestHelperServeProcess is `swc serve` in a child process: the
-// reliability tests start it and kill it with SIGKILL.
-func TestHelperServeProcess(t *testing.T) {
-	args := os.Getenv("SWC_TEST_SERVE")
-	if args == "" {
-		t.Skip("helper process for the serve tests")
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	env := NewEnv(os.Stdin, os.Stdout, os.Stderr, os.Environ())
-	if err := Run(ctx, env, strings.Split(args, "\x1f")); err != nil {
-		fmt.Fprintln(os.Stderr, "swc:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
+// serveProc is `swc serve` in a child process (this test binary run as
+// swc, see TestMain), its stderr in a file.
 type serveProc struct {
-	cmd    *exec.Cmd
+	*loadtest.Replica
 	addr   string
 	stderr *os.File
 }
 
 // startServe runs `swc serve ARGS` in a child process and waits until it
-// listens.
+// listens; it is killed when t ends.
 func startServe(t *testing.T, extraEnv []string, args ...string) *serveProc {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServeProcess$")
-	cmd.Env = append(append(os.Environ(), "SWC_TEST_SERVE="+strings.Join(append([]string{"serve"}, args...), "\x1f")), extraEnv...)
 	errf, err := os.CreateTemp(t.TempDir(), "stderr")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = errf
-	out, err := cmd.StdoutPipe()
+	r, err := startReplica(context.Background(), extraEnv, errf, args...)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &serveProc{cmd: cmd, stderr: errf}
-	t.Cleanup(func() { p.kill() })
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if a, ok := strings.CutPrefix(sc.Text(), "swc serve: listening on "); ok {
-				lines <- a
-			}
-		}
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case a := <-lines:
-		p.addr = strings.TrimPrefix(a, "http://")
-	case <-time.After(30 * time.Second):
 		b, _ := os.ReadFile(errf.Name())
-		t.Fatalf("serve did not start: %s", b)
+		t.Fatalf("serve did not start: %v\n%s", err, b)
 	}
+	p := &serveProc{Replica: r, addr: strings.TrimPrefix(r.URL, "http://"), stderr: errf}
+	t.Cleanup(p.Kill)
 	return p
-}
-
-func (p *serveProc) kill() {
-	if p.cmd.ProcessState == nil {
-		p.cmd.Process.Signal(syscall.SIGKILL)
-		p.cmd.Wait()
-	}
 }
 
 func (p *serveProc) log() string {
@@ -172,7 +126,7 @@ func TestServeKill9WhileAppending(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	ackedAtKill := sent.Load()
-	srv.kill()
+	srv.Kill()
 	time.Sleep(200 * time.Millisecond)
 	srv2 := startServe(t, nil, append(args[:len(args):len(args)], "--addr", srv.addr)...)
 	addr.Store(srv2.addr)
@@ -338,7 +292,7 @@ func TestServeKill9DuringJob(t *testing.T) {
 	if len(detail.PendingJobs) != 1 || detail.PendingJobs[0].State != "running" {
 		t.Fatalf("jobs while gisting: %+v", detail.PendingJobs)
 	}
-	srv.kill()
+	srv.Kill()
 	callsBefore := llm.calls.Load()
 	close(llm.release) // the restarted server's calls are answered
 	srv2 := startServe(t, env, args...)
@@ -441,7 +395,7 @@ func TestServeGracefulSIGTERM(t *testing.T) {
 	}()
 	io.WriteString(pw, `{"messages":[{"id":"m1","role":"user",`)
 	time.Sleep(300 * time.Millisecond) // the request is being read
-	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := srv.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -451,7 +405,7 @@ func TestServeGracefulSIGTERM(t *testing.T) {
 	if r.err != nil || r.status != 201 {
 		t.Fatalf("in-flight request: %d, %v\n%s", r.status, r.err, srv.log())
 	}
-	if err := srv.cmd.Wait(); err != nil {
+	if err := srv.Wait(); err != nil {
 		t.Fatalf("server exit: %v\n%s", err, srv.log())
 	}
 	if !strings.Contains(srv.log(), "msg=stopped") {

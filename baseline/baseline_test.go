@@ -10,21 +10,16 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 	"github.com/swcmem/swc/tokens"
 )
 
-type fakeGister struct {
-	gist func(req swc.GistRequest) (string, error)
-	reqs []swc.GistRequest
-}
-
-func (f *fakeGister) Name() string { return "fake" }
-func (f *fakeGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
-	f.reqs = append(f.reqs, req)
-	if f.gist != nil {
-		return f.gist(req)
-	}
-	return "Summary: Ana and Ben talked about many things.", nil
+// summaryGister answers a fixed summary and records the requests in *reqs.
+func summaryGister(reqs *[]swc.GistRequest) *mock.Gister {
+	return &mock.Gister{ID: "fake", GistFn: func(_ context.Context, req swc.GistRequest) (string, error) {
+		*reqs = append(*reqs, req)
+		return "Summary: Ana and Ben talked about many things.", nil
+	}}
 }
 
 func conv(sessions, turns int) *swc.Conversation {
@@ -99,8 +94,8 @@ func TestTruncationTinyBudget(t *testing.T) {
 
 func TestSliding(t *testing.T) {
 	c := conv(8, 10)
-	g := &fakeGister{}
-	s := NewSliding("sliding", g, swc.GistSummary)
+	var reqs []swc.GistRequest
+	s := NewSliding("sliding", summaryGister(&reqs), swc.GistSummary)
 	x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 800})
 	if err != nil {
 		t.Fatal(err)
@@ -108,8 +103,8 @@ func TestSliding(t *testing.T) {
 	if x.Tokens > 800 {
 		t.Fatalf("%d tokens", x.Tokens)
 	}
-	if len(g.reqs) != 1 || g.reqs[0].Variant != swc.GistSummary {
-		t.Fatalf("gister requests %+v", g.reqs)
+	if len(reqs) != 1 || reqs[0].Variant != swc.GistSummary {
+		t.Fatalf("gister requests %+v", reqs)
 	}
 	if !strings.HasPrefix(x.Text, "[Summary of sessions 1–") || !strings.Contains(x.Text, "Summary: Ana and Ben") {
 		t.Errorf("no running summary first:\n%s", x.Text)
@@ -130,26 +125,27 @@ func TestSliding(t *testing.T) {
 	if len(inSummary)+len(x.Verbatim) != 80 {
 		t.Errorf("%d summarised + %d verbatim turns of 80", len(inSummary), len(x.Verbatim))
 	}
-	if !strings.Contains(g.reqs[0].Date, " to ") {
-		t.Errorf("summary date %q should span sessions", g.reqs[0].Date)
+	if !strings.Contains(reqs[0].Date, " to ") {
+		t.Errorf("summary date %q should span sessions", reqs[0].Date)
 	}
 }
 
 func TestSlidingFitsWhole(t *testing.T) {
 	c := conv(2, 3)
-	g := &fakeGister{}
+	var reqs []swc.GistRequest
+	g := summaryGister(&reqs)
 	x, err := NewSliding("sliding", g, swc.GistSummary).Compress(context.Background(), c, swc.CompressOptions{Budget: 4000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(g.reqs) != 0 || x.Text != swc.RenderConversation(c) {
+	if g.Calls.Load() != 0 || x.Text != swc.RenderConversation(c) {
 		t.Error("a conversation within the budget should be kept whole, without a summary")
 	}
 }
 
 func TestSlidingLongSummaryAndErrors(t *testing.T) {
 	c := conv(8, 10)
-	long := &fakeGister{gist: func(swc.GistRequest) (string, error) {
+	long := &mock.Gister{GistFn: func(context.Context, swc.GistRequest) (string, error) {
 		return strings.Repeat("A very long summary sentence. ", 300), nil
 	}}
 	x, err := NewSliding("sliding", long, swc.GistSummary).Compress(context.Background(), c, swc.CompressOptions{Budget: 500})
@@ -160,7 +156,7 @@ func TestSlidingLongSummaryAndErrors(t *testing.T) {
 		t.Fatalf("%d tokens with an oversized summary", x.Tokens)
 	}
 	boom := errors.New("boom")
-	bad := &fakeGister{gist: func(swc.GistRequest) (string, error) { return "", boom }}
+	bad := &mock.Gister{GistFn: func(context.Context, swc.GistRequest) (string, error) { return "", boom }}
 	if _, err := NewSliding("sliding", bad, swc.GistSummary).Compress(context.Background(), c, swc.CompressOptions{Budget: 500}); !errors.Is(err, boom) {
 		t.Errorf("gister failure: %v", err)
 	}
@@ -174,7 +170,7 @@ func TestBudgetProperty(t *testing.T) {
 		if trial%4 == 0 {
 			budget = 1 + rng.IntN(12) // smaller than a header
 		}
-		for _, s := range []swc.Strategy{Truncation{}, NewSliding("sliding", &fakeGister{}, swc.GistSummary)} {
+		for _, s := range []swc.Strategy{Truncation{}, NewSliding("sliding", summaryGister(new([]swc.GistRequest)), swc.GistSummary)} {
 			x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: budget})
 			if err != nil {
 				t.Fatal(err)

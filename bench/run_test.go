@@ -10,21 +10,18 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 )
 
-// fakeLLM answers with a function of the request.
-type fakeLLM struct {
-	name     string
-	complete func(req swc.LLMRequest) (string, error)
-}
-
-func (f *fakeLLM) Name() string { return f.name }
-func (f *fakeLLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
-	s, err := f.complete(req)
-	if err != nil {
-		return swc.LLMResponse{}, err
-	}
-	return swc.LLMResponse{Text: s, Usage: swc.Usage{InputTokens: 10, OutputTokens: 2, Calls: 1}}, nil
+// textLLM answers with a function of the request, 10 tokens in and 2 out.
+func textLLM(name string, reply func(req swc.LLMRequest) (string, error)) *mock.LLM {
+	return &mock.LLM{ID: name, CompleteFn: func(_ context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
+		s, err := reply(req)
+		if err != nil {
+			return swc.LLMResponse{}, err
+		}
+		return swc.LLMResponse{Text: s, Usage: swc.Usage{InputTokens: 10, OutputTokens: 2, Calls: 1}}, nil
+	}}
 }
 
 // wholeStrategy keeps the whole conversation.
@@ -92,7 +89,7 @@ func TestRunnerLLM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	qa := &fakeLLM{name: "fake:qa", complete: func(req swc.LLMRequest) (string, error) {
+	qa := textLLM("fake:qa", func(req swc.LLMRequest) (string, error) {
 		if req.Temperature != 0 || req.Purpose != "qa" || !strings.Contains(req.Messages[0].Content, QAInstruction) {
 			t.Errorf("bad QA request %+v", req)
 		}
@@ -106,8 +103,8 @@ func TestRunnerLLM(t *testing.T) {
 			return "Not mentioned in the conversation", nil
 		}
 		return "London", nil
-	}}
-	judge := &fakeLLM{name: "fake:judge", complete: func(req swc.LLMRequest) (string, error) {
+	})
+	judge := textLLM("fake:judge", func(req swc.LLMRequest) (string, error) {
 		if strings.Contains(req.Messages[0].Content, "Model answer: Rex.") {
 			return "YES", nil
 		}
@@ -115,7 +112,7 @@ func TestRunnerLLM(t *testing.T) {
 			return "maybe", nil
 		}
 		return "NO", nil
-	}}
+	})
 	r := &Runner{Strategies: []swc.Strategy{wholeStrategy{"a"}}, Conversations: []*swc.Conversation{testConv()}, Store: st, QA: qa, Judge: judge}
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -239,13 +236,13 @@ func TestSummarizeMatchedAndPaired(t *testing.T) {
 func TestAuditJudge(t *testing.T) {
 	c := testConv()
 	c.Questions = append(c.Questions, swc.Question{ID: "c1:q4", Question: "What did Ana adopt?", Answer: "a dog", Category: swc.SingleHop})
-	judge := &fakeLLM{name: "j", complete: func(req swc.LLMRequest) (string, error) {
+	judge := textLLM("j", func(req swc.LLMRequest) (string, error) {
 		// A lenient judge: accepts every hedge.
 		if strings.Contains(req.Messages[0].Content, "it had to do with") {
 			return "YES", nil
 		}
 		return "NO", nil
-	}}
+	})
 	a, err := AuditJudge(context.Background(), judge, []*swc.Conversation{c}, 10, 42, AuditOptions{Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -5,22 +5,16 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 )
 
-// fakeEmbedder hashes words into a small vector space.
-type fakeEmbedder struct {
-	embed func(texts []string) ([][]float32, error)
-}
+// hashEmbedder hashes words into a small vector space.
+func hashEmbedder() *mock.Embedder { return &mock.Embedder{ID: "fake", EmbedFn: hashEmbed} }
 
-func (f *fakeEmbedder) Name() string { return "fake" }
-func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if f.embed != nil {
-		return f.embed(texts)
-	}
+func hashEmbed(_ context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		v := make([]float32, 16)
@@ -34,20 +28,13 @@ func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	return out, nil
 }
 
-// fakeGister returns the first turn line of the chunk and counts calls.
-type fakeGister struct {
-	calls atomic.Int64
-	gist  func(req swc.GistRequest) (string, error)
-}
-
-func (f *fakeGister) Name() string { return "fake-gister" }
-func (f *fakeGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
-	f.calls.Add(1)
-	if f.gist != nil {
-		return f.gist(req)
-	}
-	lines := strings.Split(strings.TrimSpace(req.Text), "\n")
-	return fmt.Sprintf("(%s) %s", req.Variant, lines[len(lines)-1]), nil
+// lineGister returns the last turn line of the chunk, marked with the
+// variant.
+func lineGister() *mock.Gister {
+	return &mock.Gister{ID: "fake-gister", GistFn: func(_ context.Context, req swc.GistRequest) (string, error) {
+		lines := strings.Split(strings.TrimSpace(req.Text), "\n")
+		return fmt.Sprintf("(%s) %s", req.Variant, lines[len(lines)-1]), nil
+	}}
 }
 
 // countCaps counts capitalised words that do not start the text.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 )
 
 // countingCache is a PlanCache that counts hits.
@@ -51,12 +52,12 @@ func TestPlanCacheSameContexts(t *testing.T) {
 			var embedCalls [2]atomic.Int64
 			emptied := false
 			mk := func(i int, pc PlanCache) *SWC {
-				e := &fakeEmbedder{}
+				e := hashEmbedder()
 				inner := e.Embed
-				s := New("swc-full", &fakeEmbedder{embed: func(texts []string) ([][]float32, error) {
+				s := New("swc-full", &mock.Embedder{EmbedFn: func(_ context.Context, texts []string) ([][]float32, error) {
 					embedCalls[i].Add(1)
 					return inner(context.Background(), texts)
-				}}, &fakeGister{gist: func(req swc.GistRequest) (string, error) {
+				}}, &mock.Gister{GistFn: func(_ context.Context, req swc.GistRequest) (string, error) {
 					if strings.Contains(req.Text, "of session 3 ") || strings.Contains(req.Text, "of session 6 ") { // mid-tier chunks that go for want of a gist
 						return "", nil
 					}
@@ -101,7 +102,7 @@ func TestPlanCacheSameContexts(t *testing.T) {
 // session and every later one, and no earlier one.
 func TestPlanKeys(t *testing.T) {
 	base := testConversation(4, 3)
-	s := New("swc-full", &fakeEmbedder{}, &fakeGister{}, swc.GistFull, countCaps)
+	s := New("swc-full", hashEmbedder(), lineGister(), swc.GistFull, countCaps)
 	want := s.planKeys(base).chain
 	if len(want) != 4 {
 		t.Fatalf("%d keys", len(want))
@@ -136,10 +137,10 @@ func TestPlanKeys(t *testing.T) {
 		"variant":  func(s *SWC) { s.Variant = swc.GistTemporal },
 		"anchor":   func(s *SWC) { s.Anchor = func(text string, _ time.Time) string { return text } },
 		"name":     func(s *SWC) { s.name = "swc-anchored" },
-		"embedder": func(s *SWC) { s.Embedder = &namedEmbedder{} },
+		"embedder": func(s *SWC) { s.Embedder = &mock.Embedder{ID: "other", EmbedFn: hashEmbed} },
 	}
 	for name, set := range settings {
-		s2 := New("swc-full", &fakeEmbedder{}, &fakeGister{}, swc.GistFull, countCaps)
+		s2 := New("swc-full", hashEmbedder(), lineGister(), swc.GistFull, countCaps)
 		c := testConversation(4, 3)
 		if set == nil {
 			c.SpeakerB = "Bo"
@@ -151,7 +152,3 @@ func TestPlanKeys(t *testing.T) {
 		}
 	}
 }
-
-type namedEmbedder struct{ fakeEmbedder }
-
-func (namedEmbedder) Name() string { return "other" }

@@ -14,6 +14,7 @@ import (
 	"github.com/swcmem/swc/embed"
 	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/mock"
 	"github.com/swcmem/swc/tokens"
 )
 
@@ -33,8 +34,8 @@ func conversationOf(sessions ...[]string) *swc.Conversation {
 }
 
 // vectorEmbedder returns the vector vecs[text] for each text.
-func vectorEmbedder(vecs map[string][]float32) *fakeEmbedder {
-	return &fakeEmbedder{embed: func(texts []string) ([][]float32, error) {
+func vectorEmbedder(vecs map[string][]float32) *mock.Embedder {
+	return &mock.Embedder{EmbedFn: func(_ context.Context, texts []string) ([][]float32, error) {
 		out := make([][]float32, len(texts))
 		for i, t := range texts {
 			v, ok := vecs[t]
@@ -71,7 +72,7 @@ func TestDownstreamHandWorked(t *testing.T) {
 		{2, [3]float64{(1 + r2) / 2, (0.5 + r2) / 2, 0}},
 		{5, [3]float64{(r2 + 0 + 1 + 0) / 4, (0.5 + r2) / 2, 0}},
 	} {
-		s := New("swc-full", emb, &fakeGister{}, swc.GistFull, countCaps)
+		s := New("swc-full", emb, lineGister(), swc.GistFull, countCaps)
 		s.Config.TopK = tt.k
 		sigs, err := s.signals(context.Background(), c, densities(s, c))
 		if err != nil {
@@ -164,7 +165,7 @@ func TestDownstreamOracle(t *testing.T) {
 			vecs = vecs[len(ses.Turns):]
 		}
 		for _, k := range []int{1, 2, 5} {
-			s := New("swc-full", emb, &fakeGister{}, swc.GistFull, countCaps)
+			s := New("swc-full", emb, lineGister(), swc.GistFull, countCaps)
 			s.Config.TopK = k
 			sigs, err := s.signals(context.Background(), c, densities(s, c))
 			if err != nil {
@@ -219,7 +220,7 @@ func TestDensitySameText(t *testing.T) {
 	for j := range c.Sessions[1].Turns {
 		c.Sessions[1].Turns[j].Image = &swc.Image{Caption: "a long caption about a photograph of a street at night with many lights and people"}
 	}
-	s := New("swc-full", &fakeEmbedder{}, &fakeGister{}, swc.GistFull, countCaps)
+	s := New("swc-full", hashEmbedder(), lineGister(), swc.GistFull, countCaps)
 	x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 100000})
 	if err != nil {
 		t.Fatal(err)
@@ -244,8 +245,8 @@ type denseOnly struct{ swc.Embedder }
 // (the sample when the data is absent).
 func TestSignalsSparseEqualsDense(t *testing.T) {
 	for _, c := range locomotest.Load(t) {
-		sparse := New("swc-full", embed.New(), &fakeGister{}, swc.GistFull, countCaps)
-		dense := New("swc-full", denseOnly{embed.New()}, &fakeGister{}, swc.GistFull, countCaps)
+		sparse := New("swc-full", embed.New(), lineGister(), swc.GistFull, countCaps)
+		dense := New("swc-full", denseOnly{embed.New()}, lineGister(), swc.GistFull, countCaps)
 		got, err := sparse.signals(context.Background(), c, densities(sparse, c))
 		if err != nil {
 			t.Fatal(err)

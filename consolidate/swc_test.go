@@ -9,16 +9,17 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 	"github.com/swcmem/swc/tokens"
 )
 
 func newTest(g swc.Gister) *SWC {
-	return New("swc-full", &fakeEmbedder{}, g, swc.GistFull, countCaps)
+	return New("swc-full", hashEmbedder(), g, swc.GistFull, countCaps)
 }
 
 func TestSignalsAndPins(t *testing.T) {
 	c := testConversation(8, 6)
-	s := newTest(&fakeGister{})
+	s := newTest(lineGister())
 	x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 100000})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestSignalsAndPins(t *testing.T) {
 
 func TestTiers(t *testing.T) {
 	c := testConversation(10, 4)
-	g := &fakeGister{}
+	g := lineGister()
 	s := newTest(g)
 	// Density only, so the tiers follow the capitalised-word counts; make
 	// them differ by session.
@@ -102,7 +103,7 @@ func TestTiers(t *testing.T) {
 
 func TestMinMaxCalibration(t *testing.T) {
 	c := testConversation(12, 4)
-	s := newTest(&fakeGister{})
+	s := newTest(lineGister())
 	s.Config.Calibration = MinMax
 	x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 100000})
 	if err != nil {
@@ -125,7 +126,7 @@ func TestMinMaxCalibration(t *testing.T) {
 
 func TestBudgetOrder(t *testing.T) {
 	c := testConversation(10, 8)
-	s := newTest(&fakeGister{})
+	s := newTest(lineGister())
 	s.Config.High = 0.0 // everything high: the budget must drop verbatim chunks
 	s.Config.Low = 0.0
 	x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 1200})
@@ -160,7 +161,7 @@ func TestBudgetOrder(t *testing.T) {
 
 func TestPinnedAloneExceedBudget(t *testing.T) {
 	c := testConversation(5, 10)
-	s := newTest(&fakeGister{})
+	s := newTest(lineGister())
 	x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 300})
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +192,7 @@ func TestBudgetProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 60 {
 		c := testConversation(3+rng.IntN(20), 2+rng.IntN(12))
-		s := newTest(&fakeGister{})
+		s := newTest(lineGister())
 		s.Config.Weights = Weights{rng.Float64(), rng.Float64(), rng.Float64()}
 		budget := 50 + rng.IntN(4000)
 		x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: budget})
@@ -223,7 +224,7 @@ func TestSchedules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := &fakeGister{}
+		g := lineGister()
 		s := newTest(g)
 		s.Schedule = sc
 		x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 1500})
@@ -248,7 +249,7 @@ func TestSchedules(t *testing.T) {
 	}
 	// Reactive fires once the context passes the threshold.
 	sc, _ := ParseSchedule("reactive")
-	s := newTest(&fakeGister{})
+	s := newTest(lineGister())
 	s.Schedule = sc
 	x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 800})
 	if err != nil {
@@ -288,7 +289,7 @@ func TestParseScheduleErrors(t *testing.T) {
 
 func TestReplayMemoisesGists(t *testing.T) {
 	c := testConversation(12, 5)
-	g := &fakeGister{}
+	g := lineGister()
 	s := newTest(g)
 	s.Config.High, s.Config.Low = 2, 0 // every unpinned chunk is mid: gisted
 	s.Schedule = Schedule{Kind: EveryK, K: 2}
@@ -298,7 +299,7 @@ func TestReplayMemoisesGists(t *testing.T) {
 	// Consolidations after sessions 2, 4, …, 12 gist the unpinned sessions
 	// 1..upto−3: 0 + 1 + 3 + 5 + 7 + 9 = 25 requests, of 9 distinct
 	// chunks (sessions 1–9). Each is asked once.
-	if n := g.calls.Load(); n != 9 {
+	if n := g.Calls.Load(); n != 9 {
 		t.Errorf("%d gister calls, want 9 (one per distinct chunk)", n)
 	}
 }
@@ -306,7 +307,7 @@ func TestReplayMemoisesGists(t *testing.T) {
 func TestAnchoredInput(t *testing.T) {
 	c := testConversation(6, 4)
 	var inputs []string
-	g := &fakeGister{gist: func(req swc.GistRequest) (string, error) {
+	g := &mock.Gister{GistFn: func(_ context.Context, req swc.GistRequest) (string, error) {
 		inputs = append(inputs, req.Text)
 		if req.Date == "" {
 			t.Error("gister got no date")
@@ -332,16 +333,16 @@ func TestAnchoredInput(t *testing.T) {
 func TestErrors(t *testing.T) {
 	c := testConversation(4, 3)
 	boom := errors.New("boom")
-	s := newTest(&fakeGister{gist: func(swc.GistRequest) (string, error) { return "", boom }})
+	s := newTest(&mock.Gister{GistFn: func(context.Context, swc.GistRequest) (string, error) { return "", boom }})
 	s.Config.High = 2
 	if _, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 1000}); !errors.Is(err, boom) {
 		t.Errorf("gister failure: %v", err)
 	}
-	s = New("x", &fakeEmbedder{embed: func([]string) ([][]float32, error) { return nil, boom }}, &fakeGister{}, swc.GistFull, countCaps)
+	s = New("x", &mock.Embedder{EmbedFn: func(context.Context, []string) ([][]float32, error) { return nil, boom }}, lineGister(), swc.GistFull, countCaps)
 	if _, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 1000}); !errors.Is(err, boom) {
 		t.Errorf("embedder failure: %v", err)
 	}
-	s = newTest(&fakeGister{})
+	s = newTest(lineGister())
 	if _, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 0}); swc.ErrorCode(err) != swc.EINVALID {
 		t.Errorf("zero budget: %v", err)
 	}
@@ -366,7 +367,7 @@ func equalInts(a, b []int) bool {
 func TestDemote(t *testing.T) {
 	c := testConversation(10, 8)
 	for _, demote := range []bool{false, true} {
-		s := newTest(&fakeGister{})
+		s := newTest(lineGister())
 		s.Config.High, s.Config.Low = 0, 0 // everything high
 		s.Config.Demote = demote
 		x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 1500})

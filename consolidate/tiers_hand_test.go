@@ -12,7 +12,7 @@ import (
 // both boundaries (0.3 is mid, 0.6 is mid, 0.7 is high) (docs/method.md, tiers).
 func TestTiersHandComputed(t *testing.T) {
 	c := testConversation(10, 3)
-	s := newTest(&fakeGister{})
+	s := newTest(lineGister())
 	s.Config.Weights = Weights{Recency: 1}
 	x, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 100000})
 	if err != nil {

@@ -9,18 +9,8 @@ import (
 	"testing"
 
 	swc "github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 )
-
-// fakeLLM is an swc.LLM built from a function.
-type fakeLLM struct {
-	name     string
-	complete func(swc.LLMRequest) (swc.LLMResponse, error)
-}
-
-func (f *fakeLLM) Name() string { return f.name }
-func (f *fakeLLM) Complete(_ context.Context, r swc.LLMRequest) (swc.LLMResponse, error) {
-	return f.complete(r)
-}
 
 // The paper's prompts, copied here independently of the constants.
 const (
@@ -42,7 +32,7 @@ func TestLLMGist(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.variant), func(t *testing.T) {
 			calls := 0
-			l := &fakeLLM{name: "fake:m1", complete: func(r swc.LLMRequest) (swc.LLMResponse, error) {
+			l := &mock.LLM{ID: "fake:m1", CompleteFn: func(_ context.Context, r swc.LLMRequest) (swc.LLMResponse, error) {
 				calls++
 				if r.System != tt.prompt {
 					t.Errorf("system prompt =\n%q\nwant\n%q", r.System, tt.prompt)
@@ -78,7 +68,7 @@ func TestLLMErrors(t *testing.T) {
 	ctx := context.Background()
 	req := swc.GistRequest{Variant: swc.GistFull, Date: "8 May 2023", Text: "A: something happened."}
 	for _, reply := range []string{"", " \n\t "} {
-		g := NewLLM(&fakeLLM{name: "fake:m", complete: func(swc.LLMRequest) (swc.LLMResponse, error) {
+		g := NewLLM(&mock.LLM{ID: "fake:m", CompleteFn: func(context.Context, swc.LLMRequest) (swc.LLMResponse, error) {
 			return swc.LLMResponse{Text: reply, StopReason: "end_turn"}, nil
 		}})
 		if out, err := g.Gist(ctx, req); err == nil || out != "" {
@@ -86,7 +76,7 @@ func TestLLMErrors(t *testing.T) {
 		}
 	}
 	boom := errors.New("boom")
-	g := NewLLM(&fakeLLM{name: "fake:m", complete: func(swc.LLMRequest) (swc.LLMResponse, error) {
+	g := NewLLM(&mock.LLM{ID: "fake:m", CompleteFn: func(context.Context, swc.LLMRequest) (swc.LLMResponse, error) {
 		return swc.LLMResponse{}, boom
 	}})
 	// swc.LLM errors name the provider and model already: a second prefix
@@ -104,7 +94,7 @@ func TestLLMErrors(t *testing.T) {
 
 func TestLLMSettings(t *testing.T) {
 	var got swc.LLMRequest
-	g := NewLLM(&fakeLLM{name: "anthropic:claude-haiku-4-5-20251001", complete: func(r swc.LLMRequest) (swc.LLMResponse, error) {
+	g := NewLLM(&mock.LLM{ID: "anthropic:claude-haiku-4-5-20251001", CompleteFn: func(_ context.Context, r swc.LLMRequest) (swc.LLMResponse, error) {
 		got = r
 		return swc.LLMResponse{Text: "ok"}, nil
 	}})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	swc "github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 )
 
 // TestLLMGistTruncated: a gist cut off at the token limit (Anthropic's
@@ -14,7 +15,7 @@ import (
 func TestLLMGistTruncated(t *testing.T) {
 	for _, stop := range []string{"max_tokens", "length"} {
 		var checked error
-		l := &fakeLLM{name: "fake:m1", complete: func(r swc.LLMRequest) (swc.LLMResponse, error) {
+		l := &mock.LLM{ID: "fake:m1", CompleteFn: func(_ context.Context, r swc.LLMRequest) (swc.LLMResponse, error) {
 			resp := swc.LLMResponse{Text: "Caroline went to a support group on", StopReason: stop}
 			if r.Check == nil {
 				t.Error("gist request without a Check")
@@ -31,7 +32,7 @@ func TestLLMGistTruncated(t *testing.T) {
 			t.Errorf("stop %q: Check accepts a truncated gist", stop)
 		}
 	}
-	ok := &fakeLLM{name: "fake:m1", complete: func(r swc.LLMRequest) (swc.LLMResponse, error) {
+	ok := &mock.LLM{ID: "fake:m1", CompleteFn: func(_ context.Context, r swc.LLMRequest) (swc.LLMResponse, error) {
 		return swc.LLMResponse{Text: "Caroline went to a support group.", StopReason: "end_turn"}, nil
 	}}
 	if _, err := NewLLM(ok).Gist(context.Background(), swc.GistRequest{Variant: swc.GistFull, Text: "Caroline: hi"}); err != nil {
@@ -42,7 +43,7 @@ func TestLLMGistTruncated(t *testing.T) {
 // TestLLMPromptHash: the REM key's prompt hash covers the system prompt,
 // the user-message template and max_tokens.
 func TestLLMPromptHash(t *testing.T) {
-	l := &fakeLLM{name: "fake:m1"}
+	l := &mock.LLM{ID: "fake:m1"}
 	a, b := NewLLM(l), NewLLM(l)
 	if a.PromptHash(swc.GistFull) != b.PromptHash(swc.GistFull) || a.PromptHash(swc.GistFull) == "" {
 		t.Fatal("prompt hash not deterministic")

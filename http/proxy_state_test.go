@@ -13,17 +13,16 @@ import (
 	"github.com/swcmem/swc/chat"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/loadtest"
+	"github.com/swcmem/swc/mock"
 	"github.com/swcmem/swc/sleep"
 )
 
 // markGister makes gists a test can recognise.
-type markGister struct{}
-
-func (markGister) Name() string { return "mark" }
-
-func (markGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
-	words := strings.Fields(req.Text)
-	return "GIST-MADE-WHILE-IDLE " + strings.Join(words[:min(12, len(words))], " "), nil
+func markGister() *mock.Gister {
+	return &mock.Gister{ID: "mark", GistFn: func(_ context.Context, req swc.GistRequest) (string, error) {
+		words := strings.Fields(req.Text)
+		return "GIST-MADE-WHILE-IDLE " + strings.Join(words[:min(12, len(words))], " "), nil
+	}}
 }
 
 func (e *proxyEnv) tenant(t *testing.T) string {
@@ -60,7 +59,7 @@ func TestProxyConversationStoresNewMessagesOnly(t *testing.T) {
 func TestProxyPrefixStable(t *testing.T) {
 	for _, proto := range []string{"openai", "anthropic"} {
 		t.Run(proto, func(t *testing.T) {
-			e := newProxyEnv(t, func(_ *swchttp.Server, m *sleep.Service) { m.Gister = markGister{} })
+			e := newProxyEnv(t, func(_ *swchttp.Server, m *sleep.Service) { m.Gister = markGister() })
 			path, body := "/v1/chat/completions", func(m []swc.Message) string { return openAIBody(t, m, `"temperature":0,`) }
 			if proto == "anthropic" {
 				path, body = "/v1/messages", func(m []swc.Message) string { return anthropicBody(t, m, "") }
@@ -135,28 +134,20 @@ func TestProxyPrefixStable(t *testing.T) {
 	}
 }
 
-// slowEmbedder waits for its deadline; failEmbedder fails.
-type slowEmbedder struct{}
-
-func (slowEmbedder) Name() string { return "slow" }
-func (slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	<-ctx.Done()
-	return nil, ctx.Err()
-}
-
-type failEmbedder struct{}
-
-func (failEmbedder) Name() string { return "fail" }
-func (failEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	return nil, errors.New("embeddings: 503 overloaded")
-}
-
 func TestProxyFallback(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		emb    swc.Embedder
 		reason string
-	}{{"deadline", slowEmbedder{}, "deadline"}, {"engine fails", failEmbedder{}, "engine"}} {
+	}{
+		{"deadline", &mock.Embedder{EmbedFn: func(ctx context.Context, _ []string) ([][]float32, error) {
+			<-ctx.Done() // waits for its deadline
+			return nil, ctx.Err()
+		}}, "deadline"},
+		{"engine fails", &mock.Embedder{EmbedFn: func(context.Context, []string) ([][]float32, error) {
+			return nil, errors.New("embeddings: 503 overloaded")
+		}}, "engine"},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) {
 				s.Proxy.Embedder, s.Proxy.CompressTimeout = tc.emb, 300*time.Millisecond

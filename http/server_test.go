@@ -47,8 +47,8 @@ func TestAppendConsolidateContext(t *testing.T) {
 	if before.ConsolidatedThrough != 0 || before.PendingSessions != 6 || before.Tokens > 1500 || before.Tokens == 0 {
 		t.Fatalf("before consolidation: through %d pending %d tokens %d", before.ConsolidatedThrough, before.PendingSessions, before.Tokens)
 	}
-	if e.gister.Calls() != 0 {
-		t.Fatalf("the read path called the gister %d times", e.gister.Calls())
+	if e.gister.Calls.Load() != 0 {
+		t.Fatalf("the read path called the gister %d times", e.gister.Calls.Load())
 	}
 	// Idle schedule is 1h here: only the explicit request consolidates.
 	if _, err := c.Consolidate(ctx, "conv-1"); err != nil {
@@ -62,7 +62,7 @@ func TestAppendConsolidateContext(t *testing.T) {
 	if after.PendingSessions != 0 || after.Version == before.Version {
 		t.Fatalf("after: pending %d, version %d (before %d)", after.PendingSessions, after.Version, before.Version)
 	}
-	made := e.gister.Calls()
+	made := e.gister.Calls.Load()
 	detail, err := c.Conversation(ctx, "conv-1")
 	if err != nil {
 		t.Fatal(err)
@@ -102,8 +102,8 @@ func TestAppendConsolidateContext(t *testing.T) {
 			}
 		}
 	}
-	if e.gister.Calls() != made {
-		t.Errorf("reads called the consolidation gister: %d → %d", made, e.gister.Calls())
+	if e.gister.Calls.Load() != made {
+		t.Errorf("reads called the consolidation gister: %d → %d", made, e.gister.Calls.Load())
 	}
 	// An append invalidates the cached context.
 	next := swc.Message{ID: "late", Role: swc.RoleUser, Content: "One more thing about Rex.", Time: t0.Add(30 * 24 * time.Hour)}
@@ -173,7 +173,7 @@ func mustTenant(t *testing.T, e *env, name string) string {
 
 func TestJobRetriesWhenGisterFails(t *testing.T) {
 	e := newEnv(t)
-	e.gister.fail = 1
+	e.fail.Store(1)
 	c := e.client("acme")
 	ctx := context.Background()
 	if _, err := c.Append(ctx, "c", sessions(6, 4)); err != nil {
@@ -193,8 +193,8 @@ func TestJobRetriesWhenGisterFails(t *testing.T) {
 		}
 		return d.ConsolidatedThrough == 6
 	})
-	if !sawError && e.gister.Calls() < 2 {
-		t.Errorf("the failing attempt left no trace (calls %d)", e.gister.Calls())
+	if !sawError && e.gister.Calls.Load() < 2 {
+		t.Errorf("the failing attempt left no trace (calls %d)", e.gister.Calls.Load())
 	}
 }
 

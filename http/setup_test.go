@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"path/filepath"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,46 +14,18 @@ import (
 	"github.com/swcmem/swc/gist"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/jobs"
+	"github.com/swcmem/swc/mock"
 	"github.com/swcmem/swc/sleep"
 	"github.com/swcmem/swc/sqlite"
 )
-
-// countingGister counts calls and can be made to fail.
-type countingGister struct {
-	mu    sync.Mutex
-	calls int
-	fail  int // fail this many calls first
-	g     swc.Gister
-}
-
-func (c *countingGister) Name() string { return "counting" }
-
-func (c *countingGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
-	c.mu.Lock()
-	c.calls++
-	fail := c.fail > 0
-	if fail {
-		c.fail--
-	}
-	c.mu.Unlock()
-	if fail {
-		return "", swc.Errorf(swc.EUNAVAILABLE, "provider overloaded")
-	}
-	return c.g.Gist(ctx, req)
-}
-
-func (c *countingGister) Calls() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.calls
-}
 
 type env struct {
 	t      *testing.T
 	db     *sqlite.DB
 	srv    *swchttp.Server
 	ts     *httptest.Server
-	gister *countingGister
+	gister *mock.Gister // the extractive gister, counted
+	fail   atomic.Int32 // gister calls to fail first
 	mem    *sleep.Service
 	queue  *jobs.Queue
 }
@@ -68,7 +40,14 @@ func newEnv(t *testing.T, opts ...option) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	g := &countingGister{g: gist.NewExtractive()}
+	e := &env{t: t, db: db}
+	extractive := gist.NewExtractive()
+	g := &mock.Gister{ID: "counting", GistFn: func(ctx context.Context, req swc.GistRequest) (string, error) {
+		if e.fail.Add(-1) >= 0 {
+			return "", swc.Errorf(swc.EUNAVAILABLE, "provider overloaded")
+		}
+		return extractive.Gist(ctx, req)
+	}}
 	mem := &sleep.Service{Store: db, Gister: g, Fallback: gist.NewExtractive(),
 		Strategy: "swc-anchored", Budget: 4000,
 		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: time.Hour}}
@@ -93,7 +72,8 @@ func newEnv(t *testing.T, opts ...option) *env {
 	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	return &env{t: t, db: db, srv: srv, ts: ts, gister: g, mem: mem, queue: q}
+	e.srv, e.ts, e.gister, e.mem, e.queue = srv, ts, g, mem, q
+	return e
 }
 
 type adapter struct{ m *sleep.Service }

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,23 +143,6 @@ func TestNewBadOptions(t *testing.T) {
 	}
 }
 
-// slowGister blocks until its context ends, like an LLM that is too slow.
-type slowGister struct{ calls atomic.Int32 }
-
-func (g *slowGister) Name() string { return "slow" }
-func (g *slowGister) Gist(ctx context.Context, req swc.GistRequest) (string, error) {
-	g.calls.Add(1)
-	<-ctx.Done()
-	return "", ctx.Err()
-}
-
-type failingGister struct{}
-
-func (failingGister) Name() string { return "failing" }
-func (failingGister) Gist(context.Context, swc.GistRequest) (string, error) {
-	return "", errors.New("provider: 529 overloaded")
-}
-
 // TestLLMGistCache: with Options.LLM and Cache, a gist is asked of the
 // model once: a new Compressor over the same cache (a restart) makes no
 // call and compresses to the same messages.
@@ -195,7 +177,11 @@ func TestDeadlineFallback(t *testing.T) {
 	msgs := sampleMessages(t)
 	o := DefaultOptions()
 	o.Budget = 1500
-	g := &slowGister{}
+	// A gister blocking until its context ends, like an LLM that is too slow.
+	g := &mock.Gister{GistFn: func(ctx context.Context, _ swc.GistRequest) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	}}
 	o.Gister = g
 	// The attempt gets 1 s, the offline fallback the last 2 s (generous:
 	// it takes milliseconds, but the machine may be loaded or -race on).
@@ -207,14 +193,16 @@ func TestDeadlineFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(res.Fallback, "deadline") || g.calls.Load() == 0 || res.Tokens > o.Budget {
-		t.Errorf("fallback %q after %d calls, tokens %d", res.Fallback, g.calls.Load(), res.Tokens)
+	if !strings.HasPrefix(res.Fallback, "deadline") || g.Calls.Load() == 0 || res.Tokens > o.Budget {
+		t.Errorf("fallback %q after %d calls, tokens %d", res.Fallback, g.Calls.Load(), res.Tokens)
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("took %v, past the deadline", d)
 	}
 
-	o.Gister = failingGister{}
+	o.Gister = &mock.Gister{GistFn: func(context.Context, swc.GistRequest) (string, error) {
+		return "", errors.New("provider: 529 overloaded")
+	}}
 	res, err = mustNew(t, o).Compress(context.Background(), msgs)
 	if err != nil || !strings.Contains(res.Fallback, "529 overloaded") {
 		t.Errorf("engine failure: %v, fallback %q", err, res.Fallback)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/mock"
 	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/tokens"
 )
@@ -198,25 +199,20 @@ func TestRecallFindsTheTurn(t *testing.T) {
 	}
 }
 
-// fakeEmbedder maps a text to a one-hot vector on whether it holds word.
-type fakeEmbedder struct {
-	word  string
-	calls int
-}
-
-func (f *fakeEmbedder) Name() string { return "fake" }
-
-func (f *fakeEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	f.calls++
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		if strings.Contains(strings.ToLower(t), f.word) || strings.Contains(t, "QUERY") {
-			out[i] = []float32{1, 0}
-		} else {
-			out[i] = []float32{0, 1}
+// wordEmbedder maps a text to a one-hot vector on whether it holds word
+// (or is the query).
+func wordEmbedder(word string) *mock.Embedder {
+	return &mock.Embedder{ID: "fake", EmbedFn: func(_ context.Context, texts []string) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i, t := range texts {
+			if strings.Contains(strings.ToLower(t), word) || strings.Contains(t, "QUERY") {
+				out[i] = []float32{1, 0}
+			} else {
+				out[i] = []float32{0, 1}
+			}
 		}
-	}
-	return out, nil
+		return out, nil
+	}}
 }
 
 // TestRecallFusesEmbedder: a turn that shares no term with the query is
@@ -255,7 +251,7 @@ func TestRecallFusesEmbedder(t *testing.T) {
 		t.Fatalf("BM25 alone recalled %s for a query sharing no term", target.ID)
 	}
 	before := strings.Count(x.Text, "Biscuit")
-	emb := &fakeEmbedder{word: "biscuit"}
+	emb := wordEmbedder("biscuit")
 	fused := selection.NewRecall("swc-recall", sel)
 	fused.Embedder = emb
 	for range 2 {
@@ -268,7 +264,7 @@ func TestRecallFusesEmbedder(t *testing.T) {
 	if after := strings.Count(x.Text, "Biscuit"); after <= before {
 		t.Errorf("with the embedder %d mentions of Biscuit, without %d: its ranking recalled nothing", after, before)
 	}
-	if emb.calls != 3 { // the turns once, the query twice
-		t.Errorf("embedder called %d times, want 3", emb.calls)
+	if n := emb.Calls.Load(); n != 3 { // the turns once, the query twice
+		t.Errorf("embedder called %d times, want 3", n)
 	}
 }

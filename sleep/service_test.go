@@ -13,6 +13,7 @@ import (
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/mock"
 	"github.com/swcmem/swc/sleep"
 	"github.com/swcmem/swc/sqlite"
 )
@@ -140,7 +141,9 @@ func TestConsolidateThenRead(t *testing.T) {
 		t.Error("due with nothing new")
 	}
 	// The read path uses the stored gists and no gister at all.
-	m.Fallback = failing{}
+	m.Fallback = &mock.Gister{GistFn: func(context.Context, swc.GistRequest) (string, error) {
+		return "", fmt.Errorf("the read path called a gister")
+	}}
 	r2, err := m.Context(ctx, "t", "c", sleep.Request{Budget: 4000})
 	if err != nil {
 		t.Fatalf("read after consolidation needed a gister: %v", err)
@@ -171,13 +174,6 @@ func TestConsolidateThenRead(t *testing.T) {
 	if _, ok, _ := m.Due(ctx, "t", "c"); ok {
 		t.Error("request still owed after consolidation")
 	}
-}
-
-type failing struct{}
-
-func (failing) Name() string { return "failing" }
-func (failing) Gist(context.Context, swc.GistRequest) (string, error) {
-	return "", fmt.Errorf("the read path called a gister")
 }
 
 // TestDefaultStrategy: a Service without a Strategy consolidates with and

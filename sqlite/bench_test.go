@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 )
 
 // fillGists stores n gists and returns their keys.
@@ -71,7 +72,7 @@ func BenchmarkCachedEmbedderHit(b *testing.B) {
 	for _, n := range []int{10, 500} {
 		b.Run(fmt.Sprintf("texts=%d", n), func(b *testing.B) {
 			db := openTest(b)
-			e := CachedEmbedder(&fakeEmbedder{name: "e", embed: func(_ context.Context, texts []string) ([][]float32, error) {
+			e := CachedEmbedder(&mock.Embedder{ID: "e", EmbedFn: func(_ context.Context, texts []string) ([][]float32, error) {
 				out := make([][]float32, len(texts))
 				for i := range out {
 					out[i] = make([]float32, 384)

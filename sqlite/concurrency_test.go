@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 )
 
 // workload writes and reads a deterministic set of entries; every value is a
@@ -47,10 +48,10 @@ func embedVec(s string) []float32 { return []float32{float32(len(s)), float32(s[
 // run does the workload as one worker. reverse walks the shared keys
 // backwards, so two workers meet in the middle. It returns the first error.
 func (w workload) run(ctx context.Context, db *DB, worker string, reverse bool) error {
-	l := CachedLLM(&fakeLLM{name: "fake:llm", complete: func(_ context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
+	l := CachedLLM(&mock.LLM{ID: "fake:llm", CompleteFn: func(_ context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
 		return swc.LLMResponse{Text: "re " + req.Messages[0].Content, Model: "m", Usage: swc.Usage{InputTokens: 3, OutputTokens: 2, Calls: 1}}, nil
 	}}, db)
-	e := CachedEmbedder(&fakeEmbedder{name: "fake:embed", embed: func(_ context.Context, texts []string) ([][]float32, error) {
+	e := CachedEmbedder(&mock.Embedder{ID: "fake:embed", EmbedFn: func(_ context.Context, texts []string) ([][]float32, error) {
 		out := make([][]float32, len(texts))
 		for i, s := range texts {
 			out[i] = embedVec(s)

@@ -1,13 +1,13 @@
 package sqlite
 
 import (
-	"github.com/swcmem/swc"
-
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc"
 )
 
 func TestOpenCreatesDirsAndSchema(t *testing.T) {
@@ -150,4 +150,20 @@ func TestPathWithSpecialCharacters(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("file not at %s: %v", path, err)
 	}
+}
+
+// openTest opens a fresh cache file in a temporary directory, closed when
+// the test ends.
+func openTest(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "cache.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return db
 }

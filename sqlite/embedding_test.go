@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 )
 
 func TestVectorEncoding(t *testing.T) {
@@ -100,7 +101,7 @@ func TestCachedEmbedder(t *testing.T) {
 	db := openTest(t)
 	ctx := t.Context()
 	var batches [][]string
-	inner := &fakeEmbedder{name: "ollama:all-minilm", embed: func(_ context.Context, texts []string) ([][]float32, error) {
+	inner := &mock.Embedder{ID: "ollama:all-minilm", EmbedFn: func(_ context.Context, texts []string) ([][]float32, error) {
 		batches = append(batches, slices.Clone(texts))
 		out := make([][]float32, len(texts))
 		for i, s := range texts {
@@ -162,7 +163,7 @@ func TestCachedEmbedderErrors(t *testing.T) {
 			func(err error) bool { return swc.ErrorCode(err) == swc.EINTERNAL }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := CachedEmbedder(&fakeEmbedder{name: tc.name, embed: tc.embed}, db)
+			e := CachedEmbedder(&mock.Embedder{ID: tc.name, EmbedFn: tc.embed}, db)
 			if _, err := e.Embed(ctx, []string{"x", "y"}); !tc.check(err) {
 				t.Fatalf("err = %v", err)
 			}

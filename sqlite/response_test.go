@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 )
 
 func baseRequest() swc.LLMRequest {
@@ -119,7 +120,7 @@ func TestCachedLLM(t *testing.T) {
 	clock := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return clock }
 	calls := 0
-	inner := &fakeLLM{name: "anthropic:haiku", complete: func(_ context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
+	inner := &mock.LLM{ID: "anthropic:haiku", CompleteFn: func(_ context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
 		calls++
 		clock = clock.Add(1234 * time.Millisecond) // the call takes 1.234 s
 		return swc.LLMResponse{
@@ -173,7 +174,7 @@ func TestCachedLLMDoesNotCacheErrors(t *testing.T) {
 	ctx := t.Context()
 	fail := errors.New("anthropic: 529 overloaded after 5 attempts")
 	calls := 0
-	l := CachedLLM(&fakeLLM{name: "anthropic:haiku", complete: func(context.Context, swc.LLMRequest) (swc.LLMResponse, error) {
+	l := CachedLLM(&mock.LLM{ID: "anthropic:haiku", CompleteFn: func(context.Context, swc.LLMRequest) (swc.LLMResponse, error) {
 		calls++
 		if calls == 1 {
 			return swc.LLMResponse{Text: "partial"}, fail
@@ -200,7 +201,7 @@ func TestCachedLLMCheck(t *testing.T) {
 	db := openTest(t)
 	reply := "Maybe"
 	calls := 0
-	l := CachedLLM(&fakeLLM{name: "fake:judge", complete: func(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
+	l := CachedLLM(&mock.LLM{ID: "fake:judge", CompleteFn: func(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
 		calls++
 		return swc.LLMResponse{Text: reply}, nil
 	}}, db)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/swcmem/swc"
 	goldenfile "github.com/swcmem/swc/internal/golden"
+	"github.com/swcmem/swc/mock"
 	"github.com/swcmem/swc/usage"
 )
 
@@ -40,21 +41,10 @@ func TestPriceOf(t *testing.T) {
 	}
 }
 
-// fakeLLM is an swc.LLM built from a function.
-type fakeLLM struct {
-	name     string
-	complete func(swc.LLMRequest) (swc.LLMResponse, error)
-}
-
-func (f fakeLLM) Name() string { return f.name }
-func (f fakeLLM) Complete(_ context.Context, r swc.LLMRequest) (swc.LLMResponse, error) {
-	return f.complete(r)
-}
-
 func meteredRun(t *testing.T) *usage.Meter {
 	t.Helper()
 	m := &usage.Meter{}
-	haiku := usage.Metered(fakeLLM{"anthropic:claude-haiku-4-5-20251001", func(r swc.LLMRequest) (swc.LLMResponse, error) {
+	haiku := usage.Metered(&mock.LLM{ID: "anthropic:claude-haiku-4-5-20251001", CompleteFn: func(_ context.Context, r swc.LLMRequest) (swc.LLMResponse, error) {
 		switch r.Messages[0].Content {
 		case "fail":
 			return swc.LLMResponse{}, errors.New("boom")
@@ -63,7 +53,7 @@ func meteredRun(t *testing.T) *usage.Meter {
 		}
 		return swc.LLMResponse{Text: "ok", Usage: swc.Usage{InputTokens: 1000, OutputTokens: 100, Calls: 1}}, nil
 	}}, m)
-	local := usage.Metered(fakeLLM{"ollama:llama3.1", func(swc.LLMRequest) (swc.LLMResponse, error) {
+	local := usage.Metered(&mock.LLM{ID: "ollama:llama3.1", CompleteFn: func(context.Context, swc.LLMRequest) (swc.LLMResponse, error) {
 		return swc.LLMResponse{Text: "ok", Usage: swc.Usage{InputTokens: 50, OutputTokens: 5}}, nil // Calls unset
 	}}, m)
 	var wg sync.WaitGroup

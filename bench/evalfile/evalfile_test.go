@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/mock"
 )
 
 // The hand-made LoCoMo file and audit of bench's gold tests: one
@@ -148,29 +148,19 @@ func TestScoreMem0(t *testing.T) {
 	}
 }
 
-// judgeFunc is a judge built from a function.
-type judgeFunc func(prompt string) string
-
-func (f judgeFunc) Name() string { return "fake:judge" }
-
-func (f judgeFunc) Complete(_ context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
-	return swc.LLMResponse{Text: f(req.Messages[0].Content)}, nil
-}
-
 // TestScoreJudgeBothGolds asks a judge (YES iff the answer equals the
 // gold) under the corrected gold, and again under the original where the
 // audit changed the answer.
 func TestScoreJudgeBothGolds(t *testing.T) {
-	var calls atomic.Int64
-	judge := judgeFunc(func(p string) string {
-		calls.Add(1)
+	judge := &mock.LLM{ID: "fake:judge", CompleteFn: func(_ context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
+		p := req.Messages[0].Content
 		gold := between(p, "Gold answer: ", ". Model answer:")
 		answer := between(p, "Model answer: ", ". ")
 		if strings.EqualFold(strings.TrimSpace(gold), strings.TrimSpace(answer)) {
-			return "YES"
+			return swc.LLMResponse{Text: "YES"}, nil
 		}
-		return "NO"
-	})
+		return swc.LLMResponse{Text: "NO"}, nil
+	}}
 	s, rows := score(t, "evermemos.json", bench.GoldCorrected, true, Options{Judge: judge, Prompt: bench.JudgePrompt, Concurrency: 2})
 	// Corrected: Rex=Rex, "the Boston marathon"≠, Maria=Maria, June=June.
 	if g := mean(t, s, "1-4", "judge"); !near(g, 0.75) {
@@ -179,7 +169,7 @@ func TestScoreJudgeBothGolds(t *testing.T) {
 	if g := mean(t, s, "1-4", "judge_original"); !near(g, 0.25) {
 		t.Errorf("judge under the original gold %v, want 0.25", g)
 	}
-	if n := calls.Load(); n != 6 {
+	if n := judge.Calls.Load(); n != 6 {
 		t.Errorf("%d judge calls, want 4 + 2 for the changed answers", n)
 	}
 	if rows[0].Fields["verdict"] != "YES" {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/mock"
 )
 
 func TestSalientAndAnchor(t *testing.T) {
@@ -33,29 +34,19 @@ func TestSalientAndAnchor(t *testing.T) {
 	}
 }
 
-type gisterFunc struct {
-	name string
-	f    func(swc.GistRequest) (string, error)
-}
-
-func (g gisterFunc) Name() string { return g.name }
-func (g gisterFunc) Gist(_ context.Context, req swc.GistRequest) (string, error) {
-	return g.f(req)
-}
-
 // TestGister: gists are remembered per gister name and request; failures
 // are not.
 func TestGister(t *testing.T) {
 	m := NewGists(1 << 20)
 	calls, fail := 0, true
-	f := func(req swc.GistRequest) (string, error) {
+	f := func(_ context.Context, req swc.GistRequest) (string, error) {
 		calls++
 		if fail {
 			return "", errors.New("provider down")
 		}
 		return "gist of " + req.Text, nil
 	}
-	a, b := NewGister(gisterFunc{"a", f}, m), NewGister(gisterFunc{"b", f}, m)
+	a, b := NewGister(&mock.Gister{ID: "a", GistFn: f}, m), NewGister(&mock.Gister{ID: "b", GistFn: f}, m)
 	req := swc.GistRequest{Text: "they met"}
 	if _, err := a.Gist(context.Background(), req); err == nil {
 		t.Fatal("no error")
@@ -72,23 +63,17 @@ func TestGister(t *testing.T) {
 	}
 }
 
-type denseEmbedder struct{ calls *int }
-
-func (d denseEmbedder) Name() string { return "dense" }
-func (d denseEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	*d.calls++
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		out[i] = []float32{0, float32(len(t))}
-	}
-	return out, nil
-}
-
 // TestEmbedder: a batch is embedded once, dense and sparse (made from the
 // dense vectors when the embedder has no sparse form).
 func TestEmbedder(t *testing.T) {
-	calls := 0
-	e := NewEmbedder(denseEmbedder{&calls}, 1<<20)
+	dense := &mock.Embedder{ID: "dense", EmbedFn: func(_ context.Context, texts []string) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i, t := range texts {
+			out[i] = []float32{0, float32(len(t))}
+		}
+		return out, nil
+	}}
+	e := NewEmbedder(dense, 1<<20)
 	ctx := context.Background()
 	batch := []string{"a", "bb"}
 	for range 2 {
@@ -102,7 +87,7 @@ func TestEmbedder(t *testing.T) {
 		t.Fatalf("EmbedSparse = %+v, %v", sp, err)
 	}
 	e.EmbedSparse(ctx, batch)
-	if e.Embed(ctx, []string{"a"}); calls != 3 {
-		t.Errorf("%d calls: want one per batch and form", calls)
+	if e.Embed(ctx, []string{"a"}); dense.Calls.Load() != 3 {
+		t.Errorf("%d calls: want one per batch and form", dense.Calls.Load())
 	}
 }

@@ -31,9 +31,9 @@ type AppendPlan struct {
 	Result AppendResult
 }
 
-// LookupIDs returns the ids PlanAppend may ask stored about, so that a
-// store can read which it holds in one query: the non-empty ids of msgs,
-// none when the conversation is new.
+// LookupIDs returns the ids of msgs a store must look up for PlanAppend:
+// the non-empty ones, none when the conversation is new. Stores read which
+// of them they hold in one query.
 func LookupIDs(st AppendState, msgs []Message) []string {
 	if st.Messages == 0 {
 		return nil
@@ -49,13 +49,12 @@ func LookupIDs(st AppendState, msgs []Message) []string {
 
 // PlanAppend applies the append rules to msgs over a conversation in
 // state st (Store.AppendMessages documents them): a message whose non-empty
-// ID is stored (stored reports it) or came earlier in msgs is skipped;
-// every message needs a non-zero Time no earlier than the conversation's
-// last message; sessions follow rule. stored is asked only of messages
-// with an id, and only when the conversation has messages (LookupIDs). It returns an
-// EINVALID error naming the first bad message (nothing is to be stored
-// then), or stored's error.
-func PlanAppend(st AppendState, msgs []Message, rule SessionRule, received time.Time, stored func(id string) (bool, error)) (AppendPlan, error) {
+// ID is stored (in stored, which holds those of LookupIDs the conversation
+// has) or came earlier in msgs is skipped; every message needs a non-zero
+// Time no earlier than the conversation's last message; sessions follow
+// rule. It returns an EINVALID error naming the first bad message, and
+// nothing to store then.
+func PlanAppend(st AppendState, msgs []Message, rule SessionRule, received time.Time, stored map[string]bool) (AppendPlan, error) {
 	for i, m := range msgs {
 		if m.Time.IsZero() {
 			return AppendPlan{}, Errorf(EINVALID, "messages[%d]: no time", i)
@@ -71,15 +70,9 @@ func PlanAppend(st AppendState, msgs []Message, rule SessionRule, received time.
 				continue
 			}
 			seen[m.ID] = true
-			if st.Messages > 0 {
-				have, err := stored(m.ID)
-				if err != nil {
-					return AppendPlan{}, err
-				}
-				if have {
-					p.Result.Skipped++
-					continue
-				}
+			if stored[m.ID] {
+				p.Result.Skipped++
+				continue
 			}
 		}
 		s := &p.State

@@ -150,7 +150,7 @@ func appendTx(ctx context.Context, tx pgx.Tx, tenant, conv string, msgs []swc.Me
 	if err != nil {
 		return swc.AppendResult{}, err
 	}
-	plan, err := swc.PlanAppend(st, msgs, rule, received, func(id string) (bool, error) { return have[id], nil })
+	plan, err := swc.PlanAppend(st, msgs, rule, received, have)
 	if err != nil {
 		return swc.AppendResult{}, err
 	}

@@ -193,7 +193,7 @@ func (db *DB) appendTx(ctx context.Context, tenant, conv string, msgs []swc.Mess
 	if err != nil {
 		return swc.AppendResult{}, err
 	}
-	plan, err := swc.PlanAppend(st, msgs, rule, received, func(id string) (bool, error) { return have[id], nil })
+	plan, err := swc.PlanAppend(st, msgs, rule, received, have)
 	if err != nil || len(plan.Messages) == 0 {
 		return plan.Result, err // nothing stored: no empty conversation either
 	}

@@ -43,11 +43,17 @@ type Config struct {
 	// ConnectTimeout bounds one connection attempt (5s), so a request
 	// fails fast (503) while the database is down.
 	ConnectTimeout time.Duration
+	// Migrations run after the store's own on every Open, under the same
+	// advisory lock (they must skip what is already applied): River's
+	// (jobs.MigratePostgres), so that replicas starting together on an
+	// empty database migrate one at a time.
+	Migrations []func(ctx context.Context, pool *pgxpool.Pool) error
 }
 
 // DB is an open Postgres database. It is safe for concurrent use.
 type DB struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	extra []func(ctx context.Context, pool *pgxpool.Pool) error
 
 	// Now is the clock of created_at values (time.Now). Set it before use.
 	Now func() time.Time
@@ -73,7 +79,7 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	db := &DB{pool: pool, Now: time.Now}
+	db := &DB{pool: pool, extra: cfg.Migrations, Now: time.Now}
 	if err := db.Migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)

@@ -104,12 +104,29 @@ func SchemaVersion() int { return len(migrations) }
 // ("swc" in ASCII).
 const migrateLock = 0x737763
 
-// Migrate applies the missing migrations in one transaction holding an
-// advisory lock, so replicas starting at once apply each migration once.
+// Migrate applies the missing migrations in one transaction, then
+// Config.Migrations, holding an advisory lock throughout, so replicas
+// starting at once apply each migration once.
 // It returns an error when the database's schema is newer than this
-// package knows, or a migration fails (nothing of it is applied then).
+// package knows, or a migration fails (nothing of the store's is applied
+// then).
 func (db *DB) Migrate(ctx context.Context) error {
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return wrap("migrate", err)
+	}
+	defer conn.Release()
+	// A session lock, held until River's migrations (db.extra) are done
+	// too: they run on other connections of the pool.
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrateLock); err != nil {
+		return wrap("migrate", err)
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLock); err != nil {
+			conn.Conn().Close(context.Background()) // closing the session releases the lock
+		}
+	}()
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrateLock); err != nil {
 			return err
 		}
@@ -138,7 +155,15 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}
 		return nil
 	})
-	return wrap("migrate", err)
+	if err != nil {
+		return wrap("migrate", err)
+	}
+	for _, m := range db.extra {
+		if err := m(ctx, db.pool); err != nil {
+			return wrap("migrate", err)
+		}
+	}
+	return nil
 }
 
 // Version returns the schema version of the database (0 before Migrate).

@@ -34,7 +34,7 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	logger := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	var ours, river int
 	if postgres.IsURL(*db) {
-		pg, err := postgres.Open(ctx, *db, postgres.Config{MaxConns: 2})
+		pg, err := postgres.Open(ctx, *db, postgres.Config{MaxConns: 2, Migrations: riverMigrations})
 		if err != nil {
 			return err
 		}
@@ -42,7 +42,7 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 		if ours, err = pg.Version(ctx); err != nil {
 			return err
 		}
-		if river, err = jobs.MigratePostgres(ctx, pg.Pool(), logger); err != nil {
+		if river, err = jobs.MigratePostgres(ctx, pg.Pool(), logger); err != nil { // applied: reads the version
 			return err
 		}
 	} else {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/jobs"
 	"github.com/swcmem/swc/postgres"
@@ -25,7 +27,7 @@ type backend struct {
 // and applies its migrations. pgConns bounds Postgres's pool.
 func openBackend(ctx context.Context, db string, pgConns int) (*backend, error) {
 	if postgres.IsURL(db) {
-		pg, err := postgres.Open(ctx, db, postgres.Config{MaxConns: int32(pgConns)})
+		pg, err := postgres.Open(ctx, db, postgres.Config{MaxConns: int32(pgConns), Migrations: riverMigrations})
 		if err != nil {
 			return nil, err
 		}
@@ -48,6 +50,16 @@ func openBackend(ctx context.Context, db string, pgConns int) (*backend, error) 
 		return jobs.Open(ctx, pool, c, cfg)
 	}
 	return b, nil
+}
+
+// riverMigrations are River's, applied with the store's under its
+// advisory lock: replicas starting together on an empty database migrate
+// one after the other.
+var riverMigrations = []func(context.Context, *pgxpool.Pool) error{
+	func(ctx context.Context, pool *pgxpool.Pool) error {
+		_, err := jobs.MigratePostgres(ctx, pool, nil)
+		return err
+	},
 }
 
 // Close closes what openBackend and openQueue opened.

@@ -1,5 +1,6 @@
 // Package http serves swc over HTTP: the /v1 conversation API
-// authenticated by tenant keys, /healthz, /metrics and the /ui page.
+// authenticated by tenant keys, /healthz (liveness), /readyz (readiness),
+// /metrics and the /ui page.
 // Import it under another name (swchttp) next to net/http.
 package http
 
@@ -73,6 +74,9 @@ type Server struct {
 	KeyCacheTTL time.Duration
 	// Proxy configures the compressing proxy routes (proxy.go).
 	Proxy ProxyConfig
+	// Ready are the checks of GET /readyz (the database, the queue); none:
+	// always ready. GET /healthz is liveness and checks nothing.
+	Ready []ReadyCheck
 
 	once     sync.Once
 	handler  http.Handler
@@ -82,6 +86,7 @@ type Server struct {
 	keysMu   sync.Mutex
 	keys     map[string]cachedKey // by key hash
 	proxy    *proxyState
+	ready    readiness
 }
 
 // New returns a server over store, memory (the read path and
@@ -147,6 +152,7 @@ func (s *Server) routes() http.Handler {
 	api("DELETE /v1/conversations/{id}", s.deleteConversation)
 	api("POST /v1/conversations/{id}/consolidate", s.consolidate)
 	mux.Handle("GET /healthz", s.observe(http.HandlerFunc(s.healthz)))
+	mux.Handle("GET /readyz", s.observe(http.HandlerFunc(s.readyz)))
 	mux.Handle("GET /metrics", s.observe(s.metrics.handler(s.Registry)))
 	s.uiRoutes(mux)
 	s.proxyRoutes(mux)
@@ -154,10 +160,6 @@ func (s *Server) routes() http.Handler {
 		writeError(w, http.StatusNotFound, "not_found", "no route "+r.Method+" "+r.URL.Path)
 	})))
 	return mux
-}
-
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // writeJSON writes v with status.
@@ -191,6 +193,9 @@ func (s *Server) writeErr(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusNotFound, code, swc.ErrorMessage(err))
 	case swc.EUNAVAILABLE:
 		// The database or a provider is down for now: ask to retry soon.
+		// The message says what (never where: no host, port or user);
+		// the log has the driver's words.
+		s.logger().Warn("request failed: unavailable", "route", r.Pattern, "err", err)
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, code, swc.ErrorMessage(err))
 	default:

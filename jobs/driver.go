@@ -25,6 +25,7 @@ type riverClient interface {
 	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
 	Stop(ctx context.Context) error
 	StopAndCancel(ctx context.Context) error
+	Stopped() <-chan struct{}
 }
 
 // OpenPostgres migrates River's tables in the Postgres database of pool
@@ -104,6 +105,28 @@ func start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], c Conso
 		return nil, fmt.Errorf("jobs: start: %w", err)
 	}
 	fctx, cancel := context.WithCancel(context.Background())
-	return &Queue{client: client, followCtx: fctx, stopFollow: cancel,
+	mig, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quiet(cfg.Logger)})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: migrate: %w", err)
+	}
+	latest := 0
+	for _, m := range mig.AllVersions() {
+		latest = max(latest, m.Version)
+	}
+	schema := func(ctx context.Context) error {
+		all, err := mig.ExistingVersions(ctx)
+		if err != nil {
+			return fmt.Errorf("jobs: River schema version: %w", err)
+		}
+		v := 0
+		for _, m := range all {
+			v = max(v, m.Version)
+		}
+		if v != latest {
+			return fmt.Errorf("jobs: River schema version %d, this swc's River wants %d", v, latest)
+		}
+		return nil
+	}
+	return &Queue{client: client, schema: schema, followCtx: fctx, stopFollow: cancel,
 		following: map[Args]time.Time{}, followPeriod: min(cmpOr(cfg.PollInterval, time.Second), 250*time.Millisecond)}, nil
 }

@@ -74,6 +74,8 @@ type Queue struct {
 	client riverClient // *river.Client of the SQLite or the pgx driver
 	// argsWhere, when set, selects one conversation's jobs in JobList.
 	argsWhere func(tenant, conv string) (string, river.NamedArgs)
+	// schema checks that River's tables are at this River's version.
+	schema func(ctx context.Context) error
 
 	// A request absorbed by a running job may come after that job's last
 	// look at the conversation (River completes jobs asynchronously), so
@@ -274,6 +276,18 @@ func (q *Queue) Pending(ctx context.Context, tenant, conv string) ([]swc.Job, er
 		out = append(out, job)
 	}
 	return out, nil
+}
+
+// Ready returns nil while the queue runs (started, not stopped) and
+// River's schema is at the version this build's River wants: the queue's
+// part of a replica's readiness. It returns an error saying which is not.
+func (q *Queue) Ready(ctx context.Context) error {
+	select {
+	case <-q.client.Stopped():
+		return errors.New("jobs: the queue has stopped")
+	default:
+	}
+	return q.schema(ctx)
 }
 
 // Stop stops fetching jobs and waits for running ones until ctx ends; then

@@ -123,9 +123,16 @@ func newID(prefix string) string {
 	return prefix + hex.EncodeToString(b)
 }
 
+// errUnavailable is the coded error of a database that cannot be reached.
+// Its message names no host, port, user or database: callers show it
+// (503 bodies); the wrapped driver error says the rest, for logs.
+var errUnavailable = &swc.Error{Code: swc.EUNAVAILABLE, Message: "database unavailable"}
+
 // wrap turns err into the error a caller sees: a coded swc error passes
 // unchanged; an unreachable or restarting server becomes EUNAVAILABLE
-// (the HTTP layer answers 503), anything else is wrapped with what failed.
+// (the HTTP layer answers 503; swc.ErrorMessage is "database
+// unavailable", Error() adds the driver's words), anything else is
+// wrapped with what failed.
 func wrap(what string, err error) error {
 	if err == nil {
 		return nil
@@ -135,7 +142,7 @@ func wrap(what string, err error) error {
 		return err
 	}
 	if Unavailable(err) {
-		return fmt.Errorf("postgres: %s: %w", what, &swc.Error{Code: swc.EUNAVAILABLE, Message: "database unavailable: " + err.Error()})
+		return fmt.Errorf("postgres: %s: %w: %w", what, errUnavailable, err)
 	}
 	return fmt.Errorf("postgres: %s: %w", what, err)
 }

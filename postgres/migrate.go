@@ -166,6 +166,21 @@ func (db *DB) Migrate(ctx context.Context) error {
 	return nil
 }
 
+// Ready returns nil when the database answers and its schema is at this
+// package's version (SchemaVersion): the readiness of a replica. It
+// returns EUNAVAILABLE while the database cannot be reached, and an error
+// naming both versions when the schema is another.
+func (db *DB) Ready(ctx context.Context) error {
+	v, err := db.Version(ctx)
+	if err != nil {
+		return err
+	}
+	if v != len(migrations) {
+		return fmt.Errorf("postgres: schema version %d, this swc writes %d", v, len(migrations))
+	}
+	return nil
+}
+
 // Version returns the schema version of the database (0 before Migrate).
 func (db *DB) Version(ctx context.Context) (int, error) {
 	var v int

@@ -145,3 +145,17 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Ready returns nil when the file answers and its schema is at this
+// package's version (SchemaVersion): the readiness of swc serve. It
+// returns the query's error, or one naming both versions.
+func (db *DB) Ready(ctx context.Context) error {
+	var v sql.NullInt64
+	if err := db.db.QueryRowContext(ctx, `SELECT max(version) FROM schema_version`).Scan(&v); err != nil {
+		return fmt.Errorf("sqlite: schema version: %w", err)
+	}
+	if int(v.Int64) != len(migrations) {
+		return fmt.Errorf("sqlite: schema version %d, this swc writes %d", v.Int64, len(migrations))
+	}
+	return nil
+}

@@ -39,7 +39,8 @@ Serves the swc API (JSON; errors are {"error":{"code","message"}}):
   GET    /v1/conversations/{id}              sessions, messages, gists, state, pending jobs → 200
   DELETE /v1/conversations/{id}              messages, gists and cached contexts gone → 204
   POST   /v1/conversations/{id}/consolidate  enqueue a consolidation now → 202
-  GET    /healthz (no key)  GET /metrics (Prometheus)  GET /ui (a page; log in with a key)
+  GET    /healthz liveness, /readyz readiness: the database answers at this build's schema
+         and the job queue runs (503 while not; no key)  GET /metrics  GET /ui (log in with a key)
   POST   /v1/chat/completions  POST /v1/messages  the compressing proxy: point an
          OpenAI or Anthropic SDK's base URL here with an swc key; the history is compressed to
          X-SWC-Budget (default --budget) and forwarded to --upstream-openai/--upstream-anthropic
@@ -250,6 +251,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	}
 	srv := swchttp.New(be.store, svc.mem, queue)
 	srv.Schedule, srv.Registry, srv.Logger = sched, reg, logger
+	srv.Ready = []swchttp.ReadyCheck{{Name: "database", Check: be.ready}, {Name: "queue", Check: queue.Ready}}
 	srv.Rule = swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns}
 	srv.Rate, srv.Burst, srv.MaxBody, srv.MaxMessage = f.rate, f.burst, f.maxBody, int(f.maxMessage)
 	if srv.Proxy, err = proxyConfig(env, f.proxy, ef, f.strategy, eng); err != nil {

@@ -18,6 +18,8 @@ import (
 type backend struct {
 	store swc.Store
 	pg    *postgres.DB // the store when on Postgres, else nil
+	// ready says whether the database answers at this build's schema.
+	ready func(ctx context.Context) error
 	// openQueue starts the consolidation queue on the same database.
 	openQueue func(ctx context.Context, c jobs.Consolidator, cfg jobs.Config) (*jobs.Queue, error)
 	closers   []func() error
@@ -31,7 +33,7 @@ func openBackend(ctx context.Context, db string, pgConns int) (*backend, error) 
 		if err != nil {
 			return nil, err
 		}
-		return &backend{store: pg, pg: pg, closers: []func() error{pg.Close},
+		return &backend{store: pg, pg: pg, ready: pg.Ready, closers: []func() error{pg.Close},
 			openQueue: func(ctx context.Context, c jobs.Consolidator, cfg jobs.Config) (*jobs.Queue, error) {
 				return jobs.OpenPostgres(ctx, pg.Pool(), c, cfg)
 			}}, nil
@@ -40,7 +42,7 @@ func openBackend(ctx context.Context, db string, pgConns int) (*backend, error) 
 	if err != nil {
 		return nil, err
 	}
-	b := &backend{store: sq, closers: []func() error{sq.Close}}
+	b := &backend{store: sq, ready: sq.Ready, closers: []func() error{sq.Close}}
 	b.openQueue = func(ctx context.Context, c jobs.Consolidator, cfg jobs.Config) (*jobs.Queue, error) {
 		pool, err := sq.Pool(1) // River's SQLite driver wants one connection
 		if err != nil {

@@ -3,11 +3,14 @@ package http
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -37,6 +40,42 @@ func readLimited(r *http.Request, limit int64) ([]byte, error) {
 var hopHeaders = map[string]bool{
 	"Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true, "Proxy-Authorization": true,
 	"Proxy-Connection": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true,
+}
+
+// connectionTokens returns the headers h's Connection header names: they
+// are hop-by-hop too (RFC 9110 §7.6.1), in canonical form.
+func connectionTokens(h http.Header) map[string]bool {
+	var out map[string]bool
+	for _, v := range h["Connection"] {
+		for _, tok := range strings.Split(v, ",") {
+			if tok = strings.TrimSpace(tok); tok != "" {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[http.CanonicalHeaderKey(tok)] = true
+			}
+		}
+	}
+	return out
+}
+
+// netErrorKind says what kind of failure err is, in words that name no
+// URL, host or port: "timeout", "connection refused", "connection reset",
+// "name not resolved" or "connection error".
+func netErrorKind(err error) string {
+	var dns *net.DNSError
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection reset"
+	case errors.As(err, &dns):
+		return "name not resolved"
+	}
+	return "connection error"
 }
 
 // dropRequest lists request headers swc sets itself or must not pass on.
@@ -72,11 +111,13 @@ func upstreamURL(p protocol, base, rawQuery string) string {
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body []byte, out *proxyOut) {
 	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, upstreamURL(p, up.URL, r.URL.RawQuery), bytes.NewReader(body))
 	if err != nil {
-		proxyError(w, p, http.StatusInternalServerError, "api_error", "upstream URL: "+err.Error())
+		s.logger().Error("proxy: upstream URL", "protocol", p.name, "err", err)
+		proxyError(w, p, http.StatusInternalServerError, "api_error", "the "+p.name+" upstream URL is not usable (the server's log says why)")
 		return
 	}
+	hop := connectionTokens(r.Header)
 	for k, vs := range r.Header {
-		if hopHeaders[k] || dropRequest[k] || strings.HasPrefix(k, "X-Swc-") {
+		if hopHeaders[k] || hop[k] || dropRequest[k] || strings.HasPrefix(k, "X-Swc-") {
 			continue
 		}
 		req.Header[k] = vs
@@ -97,14 +138,15 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 			return // the client went away; the upstream request is cancelled
 		}
 		s.logger().Warn("proxy: upstream", "protocol", p.name, "err", err)
-		proxyError(w, p, http.StatusBadGateway, "upstream_unreachable", "upstream "+p.name+" request failed: "+err.Error())
+		proxyError(w, p, http.StatusBadGateway, "upstream_unreachable", "upstream "+p.name+" request failed ("+netErrorKind(err)+"; the server's log has the details)")
 		return
 	}
 	defer resp.Body.Close()
 	s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
 	h := w.Header()
+	hop = connectionTokens(resp.Header)
 	for k, vs := range resp.Header {
-		if hopHeaders[k] || k == "Content-Length" {
+		if hopHeaders[k] || hop[k] || k == "Content-Length" {
 			continue
 		}
 		h[k] = vs

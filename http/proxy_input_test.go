@@ -77,7 +77,14 @@ func TestProxyUpstreamNotConfigured(t *testing.T) {
 func TestProxyUpstreamUnreachable(t *testing.T) {
 	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy.OpenAI.URL = "http://127.0.0.1:1/v1" })
 	resp := e.post(t, "/v1/chat/completions", openAIBody(t, loadtest.AgentHistory(4, 0), ""))
-	if got := readAll(t, resp); resp.StatusCode != 502 || !strings.Contains(got, "upstream") {
+	got := readAll(t, resp)
+	if resp.StatusCode != 502 || !strings.Contains(got, "upstream") {
 		t.Errorf("got %d %s", resp.StatusCode, got)
+	}
+	// The body names no upstream URL, host or port (the log does).
+	for _, leak := range []string{"127.0.0.1", ":1", "http://"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("the 502 body shows %q: %s", leak, got)
+		}
 	}
 }

@@ -63,6 +63,14 @@ func TestReplicasStartTogether(t *testing.T) {
 	}
 	key := pgKey(t, dsn)
 	for i, r := range rs {
+		resp, err := http.Get(r.URL + "/readyz")
+		if err != nil {
+			t.Fatalf("replica %d: %v", i+1, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("replica %d: /readyz %d", i+1, resp.StatusCode)
+		}
 		if _, err := client.New(r.URL, key).Conversations(context.Background()); err != nil {
 			t.Errorf("replica %d: list conversations: %v", i+1, err)
 		}

@@ -104,7 +104,6 @@ func start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], c Conso
 	if err := client.Start(ctx); err != nil {
 		return nil, fmt.Errorf("jobs: start: %w", err)
 	}
-	fctx, cancel := context.WithCancel(context.Background())
 	mig, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quiet(cfg.Logger)})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: migrate: %w", err)
@@ -127,6 +126,7 @@ func start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], c Conso
 		}
 		return nil
 	}
+	fctx, cancel := context.WithCancel(context.Background())
 	return &Queue{client: client, schema: schema, followCtx: fctx, stopFollow: cancel,
 		following: map[Args]time.Time{}, followPeriod: min(cmpOr(cfg.PollInterval, time.Second), 250*time.Millisecond)}, nil
 }

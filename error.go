@@ -10,6 +10,7 @@ const (
 	EINVALID     = "invalid"     // bad input: malformed data, wrong flags
 	ENOTFOUND    = "not_found"   // a named conversation, file or entry does not exist
 	EUNAVAILABLE = "unavailable" // a provider could not be reached or kept failing
+	ECONFLICT    = "conflict"    // a concurrent change got there first: read again and retry
 	EINTERNAL    = "internal"    // a bug
 )
 

@@ -27,11 +27,20 @@ type APIKey struct {
 }
 
 // StoredMessage is one appended message with where the service put it.
+// A zero Time is an undated message: its session reads "date unknown".
 type StoredMessage struct {
 	Message
-	Seq      int64     `json:"seq"`           // 1, 2, … in append order within the conversation
+	// Seq grows in append order within the conversation: 1, 2, …; a
+	// superseded message keeps its seq, so the live ones may skip some.
+	Seq      int64     `json:"seq"`
 	SessionN int       `json:"session_index"` // 0-based session the message belongs to
 	Received time.Time `json:"received"`      // when the service stored it
+	// Stamped reports that Time is the server's clock: the message came
+	// untimed, or its time was behind a server-stamped one (clamped).
+	Stamped bool `json:"stamped,omitempty"`
+	// Chain is the chain hash of the conversation up to this message
+	// (swc.Chain; an instruction keeps the one before it).
+	Chain string `json:"-"`
 }
 
 // ConversationInfo summarises one stored conversation.
@@ -40,14 +49,22 @@ type ConversationInfo struct {
 	Messages int       `json:"messages"`
 	Sessions int       `json:"sessions"`
 	Created  time.Time `json:"created"`
-	// LastMessage is the time of the newest message (its timestamp, or
-	// when it was received when it had none).
+	// LastMessage is the latest time of a dated conversation message
+	// (zero while none is dated).
 	LastMessage time.Time `json:"last_message"`
 	// LastReceived is when the service last stored a message of it.
 	LastReceived time.Time `json:"last_received"`
-	// Version grows with every append and every consolidation: a context
-	// cached at one version is stale at any other.
+	// Version grows with every append and every consolidation, and is
+	// never reused, not even by a conversation re-created under the same
+	// id: a context cached at one version is stale at any other.
 	Version int64 `json:"version"`
+	// Generation names this conversation's life: a conversation deleted
+	// and re-created under the same id has another.
+	Generation string `json:"generation"`
+	// Superseded counts the messages an edited history superseded (kept
+	// for audit, never read); Edits counts the edits that did so.
+	Superseded int `json:"superseded"`
+	Edits      int `json:"edits"`
 	// ConsolidatedThrough is the number of sessions the last consolidation
 	// covered (0: never consolidated); ConsolidatedAt is when it finished.
 	ConsolidatedThrough int       `json:"consolidated_through"`
@@ -77,6 +94,11 @@ type Consolidation struct {
 	Messages int          // message count seen
 	Gists    []StoredGist // gists made (or reused) for mid-tier sessions
 	At       time.Time
+	// Generation and Edits are the conversation's when the run read it:
+	// when set, the save stores nothing into a conversation deleted and
+	// re-created since (ENOTFOUND) or edited since (ECONFLICT).
+	Generation string
+	Edits      int
 }
 
 // SessionRule groups messages into sessions: a message with an
@@ -92,7 +114,8 @@ type SessionRule struct {
 func DefaultSessionRule() SessionRule { return SessionRule{Gap: 30 * time.Minute, Turns: 20} }
 
 // NewSession reports whether m starts a new session after prev, the
-// previous message, when prev's session already holds n messages.
+// previous message, when prev's session already holds n messages. When
+// either has no time (undated), only the turn rule applies.
 func (r SessionRule) NewSession(prev StoredMessage, n int, m Message) bool {
 	if m.Session != "" || prev.Session != "" {
 		return m.Session != prev.Session
@@ -104,14 +127,24 @@ func (r SessionRule) NewSession(prev StoredMessage, n int, m Message) bool {
 	if turns <= 0 {
 		turns = 20
 	}
+	if m.Time.IsZero() || prev.Time.IsZero() {
+		return n >= turns
+	}
 	return m.Time.Sub(prev.Time) > gap || n >= turns
 }
 
 // AppendResult counts what an append did.
 type AppendResult struct {
 	Appended int `json:"appended"`
-	Skipped  int `json:"skipped"`  // messages whose id was already stored
-	Sessions int `json:"sessions"` // sessions of the conversation after the append
+	// Skipped counts messages already stored: by id (the append API), or
+	// the history the request shares with the stored one (the proxy).
+	Skipped int `json:"skipped"`
+	// Superseded counts the stored messages an edited history replaced.
+	Superseded int `json:"superseded,omitempty"`
+	Sessions   int `json:"sessions"` // sessions of the conversation after the append
+	// Conversation is the conversation after the append (not sent: the
+	// proxy reads what it needs of it without another query).
+	Conversation ConversationInfo `json:"-"`
 }
 
 // Store keeps tenants, keys, conversations, messages and gists. Every
@@ -134,24 +167,25 @@ type Store interface {
 	RevokeKey(ctx context.Context, id string, at time.Time) error
 
 	// AppendMessages appends msgs to the conversation, creating it when
-	// new. A message whose non-empty ID is already stored in the
-	// conversation (or earlier in msgs) is skipped. Every message must have
-	// a non-zero Time no earlier than the conversation's last message
-	// (EINVALID otherwise, and nothing is stored). Sessions follow rule.
-	// PlanAppend holds these rules; every Store applies them through it.
-	AppendMessages(ctx context.Context, tenant, conv string, msgs []Message, rule SessionRule, received time.Time) (AppendResult, error)
+	// new, under the rules of PlanAppend (ids, time, tool calls, sessions,
+	// edited histories), which every Store applies with the conversation
+	// locked. A batch breaking a rule is EINVALID and nothing of it is
+	// stored. Nothing stored creates no conversation.
+	AppendMessages(ctx context.Context, tenant, conv string, msgs []Message, o AppendOptions) (AppendResult, error)
 	// Conversation returns the summary, or ENOTFOUND.
 	Conversation(ctx context.Context, tenant, conv string) (ConversationInfo, error)
 	// Conversations lists the tenant's conversations by id.
 	Conversations(ctx context.Context, tenant string) ([]ConversationInfo, error)
-	// Messages returns the conversation's messages in order, or ENOTFOUND.
+	// Messages returns the conversation's live messages in order (never a
+	// superseded one), or ENOTFOUND.
 	Messages(ctx context.Context, tenant, conv string) ([]StoredMessage, error)
 	// DeleteConversation removes the conversation, its messages and gists;
 	// ENOTFOUND when there is none.
 	DeleteConversation(ctx context.Context, tenant, conv string) error
 	// SaveConsolidation stores the gists of a consolidation (ignoring ones
 	// already stored) and its state, in one transaction; ENOTFOUND when the
-	// conversation is gone.
+	// conversation is gone (or, with c.Generation set, was re-created),
+	// ECONFLICT when c.Edits is no longer the conversation's.
 	SaveConsolidation(ctx context.Context, tenant, conv string, c Consolidation) error
 	// Gists returns the conversation's stored gists by session.
 	Gists(ctx context.Context, tenant, conv string) ([]StoredGist, error)
@@ -191,4 +225,21 @@ type Queue interface {
 	ConsolidateNow(ctx context.Context, tenant, conv string) (int64, error)
 	// Pending lists the conversation's waiting, retrying or running jobs.
 	Pending(ctx context.Context, tenant, conv string) ([]Job, error)
+}
+
+// CheckGeneration is SaveConsolidation's guard, for stores to apply to
+// the conversation conv they hold (generation gen, edits edits): nil when
+// c.Generation is empty or both match; ENOTFOUND when the conversation c
+// was read from is gone (re-created since); ECONFLICT when it was edited
+// since.
+func CheckGeneration(conv, gen string, edits int, c Consolidation) error {
+	switch {
+	case c.Generation == "":
+		return nil
+	case c.Generation != gen:
+		return Errorf(ENOTFOUND, "conversation %q was deleted since the consolidation read it", conv)
+	case c.Edits != edits:
+		return Errorf(ECONFLICT, "conversation %q was edited since the consolidation read it", conv)
+	}
+	return nil
 }

@@ -225,9 +225,10 @@ type AnthropicBlock struct {
 // ToAnthropic returns msgs as a Messages request: system and developer
 // messages joined into System (blank line between them), tool messages
 // folded into the following user turn as tool_result blocks, and adjacent
-// messages of one role merged, so that user/assistant alternation holds.
-// A tool call's arguments that are not a JSON object are sent as
-// {"arguments": text}.
+// messages of one role merged, so that user/assistant alternation holds;
+// a conversation starting with an assistant message gets a first user
+// message, StartText, as the API wants one. A tool call's arguments that
+// are not a JSON object are sent as {"arguments": text}.
 func ToAnthropic(msgs []swc.Message) AnthropicRequest {
 	var req AnthropicRequest
 	var sys []string
@@ -257,6 +258,9 @@ func ToAnthropic(msgs []swc.Message) AnthropicRequest {
 		if len(blocks) == 0 {
 			blocks = append(blocks, textBlock("(empty)"))
 		}
+		if len(req.Messages) == 0 && role == "assistant" {
+			req.Messages = append(req.Messages, AnthropicMessage{Role: "user", Content: []AnthropicBlock{textBlock(StartText)}})
+		}
 		if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == role {
 			prev := &req.Messages[n-1]
 			prev.Content = append(prev.Content, blocks...)
@@ -267,6 +271,10 @@ func ToAnthropic(msgs []swc.Message) AnthropicRequest {
 	req.System = strings.Join(sys, "\n\n")
 	return req
 }
+
+// StartText is the first user message ToAnthropic gives a conversation
+// that starts with the assistant.
+const StartText = "(conversation start)"
 
 func textBlock(s string) AnthropicBlock {
 	if s == "" {

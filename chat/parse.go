@@ -41,6 +41,17 @@ type Input struct {
 // message index and field for bad input, and for the locomo format (which
 // holds conversations, not messages: use the locomo package).
 func Parse(data []byte, f Format) (*Input, error) {
+	return parse(data, f, Validate)
+}
+
+// ParseBatch is Parse for a batch appended to a stored conversation: its
+// messages pass ValidateBatch instead of Validate (a tool call may end
+// the batch; its result may come in the next one).
+func ParseBatch(data []byte, f Format) (*Input, error) {
+	return parse(data, f, ValidateBatch)
+}
+
+func parse(data []byte, f Format, validate func([]swc.Message, []string) error) (*Input, error) {
 	if f == "" || f == Auto {
 		var err error
 		if f, err = Detect(data); err != nil {
@@ -50,16 +61,23 @@ func Parse(data []byte, f Format) (*Input, error) {
 	data = bytes.TrimSpace(trimBOM(data))
 	if in := parseFast(data, f); in != nil {
 		in.Format = f
-		if err := Validate(in.Messages, in.Where); err != nil {
+		if err := validate(in.Messages, in.Where); err != nil {
 			return nil, err
 		}
 		return in, nil
 	}
-	return parseGeneral(data, f)
+	in, err := parseGeneral(data, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate(in.Messages, in.Where); err != nil {
+		return nil, err
+	}
+	return in, nil
 }
 
-// parseGeneral is Parse for trimmed data in a known format, without the
-// fast path: the parsers for every shape each format accepts, and the
+// parseGeneral is Parse for trimmed data in a known format (not yet
+// validated), without the fast path: the parsers for every shape each format accepts, and the
 // error messages for bad input.
 func parseGeneral(data []byte, f Format) (*Input, error) {
 	var in *Input
@@ -80,9 +98,6 @@ func parseGeneral(data []byte, f Format) (*Input, error) {
 		return nil, err
 	}
 	in.Format = f
-	if err := Validate(in.Messages, in.Where); err != nil {
-		return nil, err
-	}
 	return in, nil
 }
 

@@ -181,7 +181,8 @@ func TestBadInput(t *testing.T) {
 		{"anthropic system role", `{"system":"s","messages":[{"role":"system","content":"x"}]}`, Auto, `messages[0].role: "system" is not an Anthropic message role`},
 		{"anthropic orphan", `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}]}`, Auto, `messages[0].content[0].tool_use_id: "t" answers no tool call`},
 		{"tool use by user", `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}]}`, Auto, `messages[0].content[0]: a tool_use block in a user message`},
-		{"duplicate call id", `[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"x"},{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"x"}]`, Auto, `messages[2].tool_calls[0].id: "c" is used by an earlier call`},
+		{"duplicate call id", `[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c","type":"function","function":{"name":"g","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"x"}]`, Auto, `messages[0].tool_calls[1].id: "c" is used by an earlier call of the same message`},
+		{"result of an earlier turn's call", `[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"x"},{"role":"assistant","tool_calls":[{"id":"b","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"x"}]`, Auto, `messages[3].tool_call_id: "a" answers no tool call of the assistant message before it`},
 		{"jsonl missing text", `{"speaker":"Maya","time":"2024-05-07T14:00:00Z"}`, Auto, `line 1.text: missing`},
 		{"locomo", `[{"sample_id":"x","conversation":{}}]`, Auto, "locomo input holds conversations"},
 		{"bad json line", "{\"role\":\"user\",\"content\":\"a\"}\n{nope", Auto, "line 2: not a JSON object"},
@@ -196,6 +197,41 @@ func TestBadInput(t *testing.T) {
 			}
 			if swc.ErrorCode(err) != swc.EINVALID {
 				t.Errorf("code %s, want invalid", swc.ErrorCode(err))
+			}
+		})
+	}
+}
+
+// TestCallIDsPerTurn: a result answers the calls of the assistant message
+// before it, so an id every turn reuses ("call_0", as many local models
+// send) is fine in both formats.
+func TestCallIDsPerTurn(t *testing.T) {
+	turn := `{"role":"assistant","tool_calls":[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_0","content":"r"}`
+	in, err := Parse([]byte(`[{"role":"user","content":"q"},`+turn+`,{"role":"user","content":"again"},`+turn+`]`), OpenAI)
+	if err != nil || len(in.Messages) != 6 {
+		t.Fatalf("openai: %v", err)
+	}
+	use := `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_0","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_0","content":"r"}]}`
+	if _, err := Parse([]byte(`{"messages":[{"role":"user","content":"q"},`+use+`,{"role":"assistant","content":"ok"},{"role":"user","content":"again"},`+use+`]}`), Anthropic); err != nil {
+		t.Fatalf("anthropic: %v", err)
+	}
+}
+
+// TestParseBatch: a batch of a stored conversation may end on a call, or
+// start with the result of a call appended before; each message is still
+// checked alone.
+func TestParseBatch(t *testing.T) {
+	for _, tc := range []struct{ name, in, err string }{
+		{"ends on a call", `[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]`, ""},
+		{"starts with a result", `[{"role":"tool","tool_call_id":"c","content":"r"}]`, ""},
+		{"a result naming no call", `[{"role":"tool","content":"r"}]`, "messages[0].tool_call_id: missing on a tool message"},
+		{"a call without id", `[{"role":"assistant","tool_calls":[{"id":"","type":"function","function":{"name":"f","arguments":"{}"}}]}]`, "messages[0].tool_calls[0].id: missing"},
+		{"anthropic result", `[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}]`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseBatch([]byte(tc.in), Auto)
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("err = %v, want %q", err, tc.err)
 			}
 		})
 	}

@@ -30,21 +30,20 @@ func (s *Server) appendMessages(w http.ResponseWriter, r *http.Request, tenant s
 	if !ok {
 		return
 	}
-	now := s.now()
-	msgs, err := s.decodeAppend(body, now)
+	b, err := s.decodeAppend(body, s.now())
 	if err != nil {
 		s.writeErr(w, r, err)
 		return
 	}
-	res, err := s.store.AppendMessages(r.Context(), tenant, id, msgs, s.Rule, now)
+	res, err := s.store.AppendMessages(r.Context(), tenant, id, b.msgs, swc.AppendOptions{Stamp: b.stamp, Rule: s.Rule, Now: s.now, Where: b.where})
 	if err != nil {
 		s.writeErr(w, r, err)
 		return
 	}
 	if res.Appended > 0 {
-		at := now
+		at := s.now()
 		if s.Schedule.Kind == consolidate.Idle {
-			at = now.Add(s.Schedule.Window)
+			at = at.Add(s.Schedule.Window)
 		}
 		// The messages are stored: a failed enqueue is logged, and the
 		// startup sweep (or the next append) enqueues the job.

@@ -16,80 +16,94 @@ import (
 
 type appendBody struct {
 	Messages []json.RawMessage `json:"messages"`
+	Stamp    string            `json:"stamp"`
 }
 
-// decodeAppend reads an append body {"messages":[…]}: the messages in any
-// chat message schema, parsed by the chat package (one schema per request).
+// appendBatch is a decoded append: the messages, where each came from in
+// the body (for errors), and which untimed ones take the server's clock.
+type appendBatch struct {
+	msgs  []swc.Message
+	where []string
+	stamp swc.Stamp
+}
+
+// decodeAppend reads an append body {"messages":[…],"stamp":…}: the
+// messages in any chat message schema, parsed by the chat package (one
+// schema per request), and "stamp" (auto, none or server; swc.Stamp).
 // Unknown top-level fields are rejected; unknown fields inside a message
-// are ignored (chat formats carry many). It returns an EINVALID
-// error naming the message index and field.
-func (s *Server) decodeAppend(body []byte, now time.Time) ([]swc.Message, error) {
+// are ignored (chat formats carry many). Untimed messages stay untimed:
+// the store stamps them, or not, with the conversation locked. It returns
+// an EINVALID error naming the message and field.
+func (s *Server) decodeAppend(body []byte, now time.Time) (appendBatch, error) {
+	var out appendBatch
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var b appendBody
 	if err := dec.Decode(&b); err != nil {
-		return nil, swc.Errorf(swc.EINVALID, "body: %s", jsonErr(err))
+		return out, swc.Errorf(swc.EINVALID, "body: %s", jsonErr(err))
 	}
 	if dec.More() {
-		return nil, swc.Errorf(swc.EINVALID, "body: more than one JSON value")
+		return out, swc.Errorf(swc.EINVALID, "body: more than one JSON value")
 	}
 	if b.Messages == nil {
-		return nil, swc.Errorf(swc.EINVALID, `body: want {"messages":[…]}`)
+		return out, swc.Errorf(swc.EINVALID, `body: want {"messages":[…]}`)
+	}
+	switch b.Stamp {
+	case "", "auto":
+		out.stamp = swc.StampLive
+	case "none":
+		out.stamp = swc.StampNone
+	case "server":
+		out.stamp = swc.StampAll
+	default:
+		return out, swc.Errorf(swc.EINVALID, "body.stamp: %q (want auto, none or server)", b.Stamp)
 	}
 	if len(b.Messages) > s.MaxBatch {
-		return nil, swc.Errorf(swc.EINVALID, "body: %d messages; at most %d per request", len(b.Messages), s.MaxBatch)
+		return out, swc.Errorf(swc.EINVALID, "body: %d messages; at most %d per request", len(b.Messages), s.MaxBatch)
 	}
 	if len(b.Messages) == 0 {
-		return nil, nil
+		return out, nil
 	}
 	arr, err := json.Marshal(b.Messages)
 	if err != nil {
-		return nil, swc.Errorf(swc.EINVALID, "body: %s", jsonErr(err))
+		return out, swc.Errorf(swc.EINVALID, "body: %s", jsonErr(err))
 	}
-	in, err := chat.Parse(arr, chat.Auto)
+	in, err := chat.ParseBatch(arr, chat.Auto)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	out := in.Messages
-	var first time.Time
-	for i, m := range out {
+	if err := s.checkMessages(in, now); err != nil {
+		return out, err
+	}
+	out.msgs, out.where = in.Messages, in.Where
+	return out, nil
+}
+
+// checkMessages applies the service's limits to parsed messages: ids of
+// at most 200 characters, content present and within MaxMessage, no time
+// in the future (past FutureSlack). It returns an EINVALID error naming
+// the message.
+func (s *Server) checkMessages(in *chat.Input, now time.Time) error {
+	for i, m := range in.Messages {
 		where := fmt.Sprintf("messages[%d]", i)
 		if i < len(in.Where) {
 			where = in.Where[i]
 		}
 		if len(m.ID) > 200 {
-			return nil, swc.Errorf(swc.EINVALID, "%s.id: longer than 200 characters", where)
+			return swc.Errorf(swc.EINVALID, "%s.id: longer than 200 characters", where)
 		}
 		if strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) == 0 {
-			return nil, swc.Errorf(swc.EINVALID, "%s.content: empty", where)
+			return swc.Errorf(swc.EINVALID, "%s.content: empty", where)
 		}
 		if len(m.Content) > s.MaxMessage {
-			return nil, swc.Errorf(swc.EINVALID, "%s.content: %d bytes; at most %d per message", where, len(m.Content), s.MaxMessage)
+			return swc.Errorf(swc.EINVALID, "%s.content: %d bytes; at most %d per message", where, len(m.Content), s.MaxMessage)
 		}
 		if m.Time.After(now.Add(FutureSlack)) {
-			return nil, swc.Errorf(swc.EINVALID, "%s: timestamp %s is in the future (server time %s)", where,
+			return swc.Errorf(swc.EINVALID, "%s: timestamp %s is in the future (server time %s)", where,
 				m.Time.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 		}
-		if !m.Time.IsZero() {
-			out[i].Time = m.Time.UTC()
-			if first.IsZero() {
-				first = out[i].Time
-			}
-		}
 	}
-	// A message without a time takes the previous message's (the first
-	// timed one's when it leads the batch); a batch with none takes now.
-	if first.IsZero() {
-		first = now
-	}
-	prev := first
-	for i := range out {
-		if out[i].Time.IsZero() {
-			out[i].Time = prev
-		}
-		prev = out[i].Time
-	}
-	return out, nil
+	return nil
 }
 
 // jsonErr turns a decoding error into one short line.

@@ -87,7 +87,7 @@ type proxyState struct {
 	mu          sync.Mutex
 	base        *memory.Compressor         // the settings; its memos are shared
 	compressors map[int]*memory.Compressor // by budget
-	prefixes    map[prefixKey]string
+	prefixes    map[prefixKey]prefix
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -135,7 +135,7 @@ var (
 )
 
 func (s *Server) proxyRoutes(mux *http.ServeMux) {
-	s.proxy = &proxyState{compressors: map[int]*memory.Compressor{}, prefixes: map[prefixKey]string{},
+	s.proxy = &proxyState{compressors: map[int]*memory.Compressor{}, prefixes: map[prefixKey]prefix{},
 		metrics: newProxyMetrics(s.Registry), client: s.Proxy.Client}
 	if s.proxy.client == nil {
 		s.proxy.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}

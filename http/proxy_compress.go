@@ -2,8 +2,6 @@ package http
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 	"time"
 
@@ -20,14 +18,14 @@ type proxyOut struct {
 	fallback, fallbackReason string // why the offline engines stood in
 }
 
-// prefixKey names a rendered memory: one conversation at one consolidation,
-// over its first sessions, at one budget.
+// prefixKey names a rendered memory: one conversation's life at one
+// consolidation, over its first messages, at one budget.
 type prefixKey struct {
-	tenant, conv string
-	at           time.Time
-	messages     int
-	sessions     int
-	budget       int
+	tenant, conv, generation string
+	at                       time.Time
+	messages                 int
+	limit                    int
+	budget                   int
 }
 
 // compressor returns the compressor of budget for protocol p (Anthropic's
@@ -144,7 +142,8 @@ func (s *Server) stateless(ctx context.Context, c *memory.Compressor, in *chat.I
 	return out, nil
 }
 
-// stateful stores the request's new messages in conversation conv and
+// stateful stores the request's messages in conversation conv (the
+// stored conversation follows the request: swc.AppendHistory) and
 // compresses the request from what consolidation made of it. The memory
 // covers the sessions consolidated at the last consolidation, minus the
 // last KeepRecent messages it saw (rounded back to a session start), so it
@@ -156,12 +155,7 @@ func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol,
 	if err := chat.Validate(in.Messages, in.Where); err != nil {
 		return nil, err
 	}
-	ids, st, storeErr := s.storeProxied(ctx, in.Messages, tenant, conv)
-	for try := 0; try < 3 && swc.ErrorCode(storeErr) == swc.EINVALID && ctx.Err() == nil; try++ {
-		// A concurrent request of the conversation appended messages
-		// stamped after ours were: stamp again from what is stored now.
-		ids, st, storeErr = s.storeProxied(ctx, in.Messages, tenant, conv)
-	}
+	info, storeErr := s.storeProxied(ctx, in, tenant, conv)
 	if storeErr != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -177,7 +171,7 @@ func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol,
 	if before <= budget {
 		return &proxyOut{before: before, after: before, mode: "fits"}, nil
 	}
-	out, ok, err := s.fromPrefix(ctx, c, p, in, ids, st, budget, tenant, conv, before)
+	out, ok, err := s.fromPrefix(ctx, c, p, in, info, budget, tenant, conv, before)
 	if err != nil {
 		return nil, err
 	}
@@ -187,129 +181,49 @@ func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol,
 	return s.stateless(ctx, c, in, "stored")
 }
 
-// storeProxied appends the request's conversation messages (instructions
-// are the client's, not history) to the stored conversation and returns
-// the id given to each message of in (""for instructions). A client
-// resends its whole history with every request, so each message gets an
-// id chained from the ids before it: a resent history is skipped as
-// already stored, and only the new messages are appended. Messages
-// without a timestamp take the server's clock (never earlier than the
-// conversation's last message).
-func (s *Server) storeProxied(ctx context.Context, msgs []swc.Message, tenant, conv string) ([]string, *storedConv, error) {
-	var last time.Time
-	st := &storedConv{}
-	var err error
-	st.info, err = s.store.Conversation(ctx, tenant, conv)
-	switch {
-	case err == nil:
-		last = st.info.LastMessage
-		if st.msgs, err = s.store.Messages(ctx, tenant, conv); err != nil {
-			return nil, nil, err
-		}
-	case swc.ErrorCode(err) != swc.ENOTFOUND:
-		return nil, nil, err
-	}
-	known := make(map[string]bool, len(st.msgs))
-	for _, m := range st.msgs {
-		known[m.ID] = true
-	}
-	now := s.now().UTC()
-	ids := make([]string, len(msgs))
-	var batch []swc.Message
-	prev := ""
-	for i, m := range msgs {
-		if chat.IsInstruction(m) {
-			continue
-		}
-		id := m.ID
-		if id == "" {
-			id = chainID(prev, m)
-		}
-		ids[i], prev = id, id
-		if known[id] {
-			continue // stored by an earlier request: no write
-		}
-		m.ID = id
-		if m.Time.IsZero() || m.Time.After(now.Add(FutureSlack)) {
-			m.Time = now
-		}
-		if m.Time.Before(last) {
-			m.Time = last
-		}
-		last = m.Time
-		batch = append(batch, m)
-	}
-	if len(batch) == 0 {
-		return ids, st, nil
-	}
-	res, err := s.store.AppendMessages(ctx, tenant, conv, batch, s.Rule, now)
+// storeProxied stores the request's history in the conversation
+// (swc.AppendHistory: what the stored conversation shares with the request
+// is found by content, without reading it; a stored tail the request no
+// longer holds is superseded; the rest is appended; instructions are the
+// client's, not history) and returns the conversation after it. The
+// history of a conversation seen for the first time is undated; the new
+// tail of a known one takes the server's clock.
+func (s *Server) storeProxied(ctx context.Context, in *chat.Input, tenant, conv string) (swc.ConversationInfo, error) {
+	res, err := s.store.AppendMessages(ctx, tenant, conv, in.Messages, swc.AppendOptions{
+		Mode: swc.AppendHistory, Rule: s.Rule, Now: s.now, Where: in.Where})
 	if err != nil {
-		return nil, nil, err
+		return swc.ConversationInfo{}, err
 	}
 	if res.Appended > 0 {
-		at := now
+		at := s.now()
 		if s.Schedule.Window > 0 {
-			at = now.Add(s.Schedule.Window)
+			at = at.Add(s.Schedule.Window)
 		}
 		if err := s.queue.Enqueue(ctx, tenant, conv, at); err != nil {
 			s.logger().Error("enqueue consolidation", "err", err)
 		}
 	}
-	return ids, st, nil
+	return res.Conversation, nil
 }
 
-// storedConv is a stored conversation as a request found it.
-type storedConv struct {
-	info swc.ConversationInfo
-	msgs []swc.StoredMessage
-}
-
-// chainID is the id of message m after the message with id prev: a hash of
-// both, so a message's id names its place in the history.
-func chainID(prev string, m swc.Message) string {
-	h := sha256.New()
-	w := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
-	w(prev)
-	w(string(m.Role))
-	w(m.Name)
-	w(m.Content)
-	w(m.ToolCallID)
-	for _, tc := range m.ToolCalls {
-		w(tc.ID)
-		w(tc.Name)
-		w(tc.Arguments)
-	}
-	return "px_" + hex.EncodeToString(h.Sum(nil)[:12])
+// prefix is a rendered memory with where it ends: the sessions it covers
+// and the conversation messages of the request it stands for.
+type prefix struct {
+	text     string
+	sessions int // 0: no memory to send
+	covered  int // conversation (not instruction) messages in those sessions
 }
 
 // fromPrefix assembles the request from the memory of the consolidated
 // sessions and the request's messages after them. ok=false asks for
 // stateless compression (nothing consolidated, no room, or the memory
-// could not be rendered in time).
-func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protocol, in *chat.Input, ids []string, st *storedConv, budget int, tenant, conv string, before int) (*proxyOut, bool, error) {
-	// The conversation as it was before this request's messages were
-	// appended: the memory covers consolidated messages only, and the
-	// request's new messages are its tail in any case.
-	info, stored := st.info, st.msgs
+// could not be rendered in time). info is the conversation after the
+// request's messages were stored: its first messages are the request's.
+func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protocol, in *chat.Input, info swc.ConversationInfo, budget int, tenant, conv string, before int) (*proxyOut, bool, error) {
 	keep := c.Options().KeepRecent
 	limit := info.ConsolidatedMessages - keep // messages the memory may cover
-	if info.ConsolidatedMessages == 0 || limit < 1 {
+	if info.ConsolidatedMessages == 0 || limit < 1 || info.Messages <= limit {
 		return nil, false, nil
-	}
-	if len(stored) <= limit {
-		return nil, false, nil
-	}
-	sessions := stored[limit].SessionN // sessions wholly within the limit
-	if sessions == 0 {
-		return nil, false, nil
-	}
-	session := make(map[string]int, len(stored))
-	var covered []swc.StoredMessage
-	for _, m := range stored {
-		session[m.ID] = m.SessionN
-		if m.SessionN < sessions {
-			covered = append(covered, m)
-		}
 	}
 
 	// The request: instructions first, then the conversation from the
@@ -323,25 +237,6 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 			convIdx = append(convIdx, i)
 		}
 	}
-	start := len(convIdx)
-	for k, i := range convIdx {
-		if n, ok := session[ids[i]]; !ok || n >= sessions {
-			start = k
-			break
-		}
-	}
-	for start > 0 && start < len(convIdx) && in.Messages[convIdx[start]].Role == swc.RoleTool {
-		start--
-	}
-	if p == protoAnthropic {
-		for start > 0 && start < len(convIdx) && in.Messages[convIdx[start]].Role != swc.RoleUser {
-			start--
-		}
-	}
-	if start == 0 || start == len(convIdx) {
-		return nil, false, nil
-	}
-
 	instrCost := 0
 	for _, i := range instr {
 		instrCost += c.Cost(in.Messages[i])
@@ -354,19 +249,13 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 	if memBudget < 50 {
 		return nil, false, nil
 	}
-	key := prefixKey{tenant, conv, info.ConsolidatedAt, info.ConsolidatedMessages, sessions, memBudget}
+	key := prefixKey{tenant, conv, info.Generation, info.ConsolidatedAt, info.ConsolidatedMessages, limit, memBudget}
 	s.proxy.mu.Lock()
-	text, ok := s.proxy.prefixes[key]
+	pre, ok := s.proxy.prefixes[key]
 	s.proxy.mu.Unlock()
 	if !ok {
-		gists, err := s.store.Gists(ctx, tenant, conv)
-		if err != nil {
-			return nil, false, nil
-		}
-		rctx, cancel := context.WithTimeout(ctx, s.compressTimeout())
-		hc, err := s.memory.Render(rctx, conv, covered, gists, memBudget)
-		cancel()
-		if err != nil {
+		var err error
+		if pre, err = s.renderPrefix(ctx, tenant, conv, limit, memBudget); err != nil {
 			if ctx.Err() != nil {
 				return nil, false, ctx.Err()
 			}
@@ -376,7 +265,6 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 			s.proxy.metrics.fallbacks.WithLabelValues("memory").Inc()
 			return nil, false, nil
 		}
-		text = memory.Preamble + hc.Text
 		s.proxy.mu.Lock()
 		if len(s.proxy.prefixes) >= 4096 {
 			for k := range s.proxy.prefixes {
@@ -384,9 +272,25 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 				break
 			}
 		}
-		s.proxy.prefixes[key] = text
+		s.proxy.prefixes[key] = pre
 		s.proxy.mu.Unlock()
 	}
+	if pre.sessions == 0 {
+		return nil, false, nil
+	}
+	start := pre.covered
+	for start > 0 && start < len(convIdx) && in.Messages[convIdx[start]].Role == swc.RoleTool {
+		start--
+	}
+	if p == protoAnthropic {
+		for start > 0 && start < len(convIdx) && in.Messages[convIdx[start]].Role != swc.RoleUser {
+			start--
+		}
+	}
+	if start == 0 || start >= len(convIdx) {
+		return nil, false, nil
+	}
+	text := pre.text
 
 	res := &memory.Result{Memory: text, TokensBefore: before, Budget: budget}
 	for _, i := range instr {
@@ -408,4 +312,44 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 		return nil, false, err
 	}
 	return &proxyOut{body: body, before: before, after: res.Tokens, mode: "prefix"}, true, nil
+}
+
+// renderPrefix reads the stored conversation (once per consolidation and
+// memory budget: the result is cached) and renders the memory of the
+// sessions wholly within its first limit messages to memBudget. A prefix
+// of no sessions says there is nothing to send.
+func (s *Server) renderPrefix(ctx context.Context, tenant, conv string, limit, memBudget int) (prefix, error) {
+	stored, err := s.store.Messages(ctx, tenant, conv)
+	if err != nil {
+		return prefix{}, err
+	}
+	if len(stored) <= limit {
+		return prefix{}, nil
+	}
+	pre := prefix{sessions: stored[limit].SessionN} // sessions wholly within the limit
+	if pre.sessions == 0 {
+		return pre, nil
+	}
+	var covered []swc.StoredMessage
+	for _, m := range stored {
+		if m.SessionN >= pre.sessions {
+			break
+		}
+		covered = append(covered, m)
+		if !chat.IsInstruction(m.Message) {
+			pre.covered++
+		}
+	}
+	gists, err := s.store.Gists(ctx, tenant, conv)
+	if err != nil {
+		return prefix{}, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.compressTimeout())
+	defer cancel()
+	hc, err := s.memory.Render(rctx, conv, covered, gists, memBudget)
+	if err != nil {
+		return prefix{}, err
+	}
+	pre.text = memory.Preamble + hc.Text
+	return pre, nil
 }

@@ -95,7 +95,29 @@ var migrations = []string{
 		created_at bigint NOT NULL,
 		PRIMARY KEY (embedder, text_hash)
 	);`,
+	// 4: live agents (docs/live.md): undated and server-stamped times, the
+	// chain hash of each message, superseded tails of edited histories,
+	// the calls still open, and a generation per conversation's life.
+	// backfill4 fills the chains of the messages stored before.
+	`ALTER TABLE messages ADD COLUMN stamped boolean NOT NULL DEFAULT false,
+		ADD COLUMN chain text NOT NULL DEFAULT '',
+		ADD COLUMN superseded bigint NOT NULL DEFAULT 0; -- unix ms it was superseded; 0: live
+	DROP INDEX messages_by_id;
+	CREATE UNIQUE INDEX messages_by_id ON messages (tenant_id, conv_id, msg_id) WHERE msg_id <> '' AND superseded = 0;
+	ALTER TABLE conversations ADD COLUMN last_seq integer NOT NULL DEFAULT 0,
+		ADD COLUMN last_client bigint NOT NULL DEFAULT 0,
+		ADD COLUMN open_calls text NOT NULL DEFAULT '', -- JSON array or ''
+		ADD COLUMN head_chain text NOT NULL DEFAULT '',
+		ADD COLUMN chain_len integer NOT NULL DEFAULT 0,
+		ADD COLUMN generation text NOT NULL DEFAULT '',
+		ADD COLUMN superseded integer NOT NULL DEFAULT 0,
+		ADD COLUMN edits integer NOT NULL DEFAULT 0;
+	UPDATE conversations SET last_seq = messages, last_client = last_time,
+		generation = substr(md5(random()::text || clock_timestamp()::text || id), 1, 16);`,
 }
+
+// backfills run in Go right after the migration of the same index.
+var backfills = map[int]func(ctx context.Context, tx pgx.Tx) error{4: backfill4}
 
 // SchemaVersion is the schema version this package writes.
 func SchemaVersion() int { return len(migrations) }
@@ -143,6 +165,11 @@ func (db *DB) Migrate(ctx context.Context) error {
 		for i := cur; i < len(migrations); i++ {
 			if _, err := tx.Exec(ctx, migrations[i]); err != nil {
 				return fmt.Errorf("to version %d: %w", i+1, err)
+			}
+			if f := backfills[i+1]; f != nil {
+				if err := f(ctx, tx); err != nil {
+					return fmt.Errorf("to version %d: %w", i+1, err)
+				}
 			}
 		}
 		if cur < len(migrations) {

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -109,105 +108,13 @@ func (db *DB) RevokeKey(ctx context.Context, id string, at time.Time) error {
 	return nil
 }
 
-// AppendMessages implements swc.Store. The conversation's row is locked
-// for the transaction, so concurrent appends to one conversation (from any
-// replica) are applied one after the other, each seeing the other's
-// messages; appends to different conversations do not wait for each other.
-func (db *DB) AppendMessages(ctx context.Context, tenant, conv string, msgs []swc.Message, rule swc.SessionRule, received time.Time) (swc.AppendResult, error) {
-	var res swc.AppendResult
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		var err error
-		res, err = appendTx(ctx, tx, tenant, conv, msgs, rule, received)
-		return err
-	})
-	if errors.Is(err, errNothing) {
-		return res, nil
-	}
-	if err != nil {
-		return swc.AppendResult{}, wrap("append", err)
-	}
-	return res, nil
-}
-
-// appendTx applies swc.PlanAppend's rules over the conversation locked in
-// tx. It returns errNothing (with the counts) when nothing is to be
-// stored, so that the conversation's row, new or not, is rolled back.
-func appendTx(ctx context.Context, tx pgx.Tx, tenant, conv string, msgs []swc.Message, rule swc.SessionRule, received time.Time) (swc.AppendResult, error) {
-	if _, err := tx.Exec(ctx, `INSERT INTO conversations (tenant_id, id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-		tenant, conv, ms(received)); err != nil {
-		return swc.AppendResult{}, err
-	}
-	var (
-		st       swc.AppendState
-		lastTime int64
-	)
-	if err := tx.QueryRow(ctx, `SELECT messages, sessions, last_time, last_session_key, last_session_len FROM conversations
-		WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenant, conv).Scan(&st.Messages, &st.Sessions, &lastTime, &st.LastSession, &st.SessionLen); err != nil {
-		return swc.AppendResult{}, err
-	}
-	st.LastTime = fromMS(lastTime)
-	have, err := storedIDs(ctx, tx, tenant, conv, st, msgs)
-	if err != nil {
-		return swc.AppendResult{}, err
-	}
-	plan, err := swc.PlanAppend(st, msgs, rule, received, have)
-	if err != nil {
-		return swc.AppendResult{}, err
-	}
-	if len(plan.Messages) == 0 {
-		return plan.Result, errNothing // nothing stored: no empty conversation either
-	}
-	rows := make([][]any, len(plan.Messages))
-	for i, m := range plan.Messages {
-		var calls string
-		if len(m.ToolCalls) > 0 {
-			b, _ := json.Marshal(m.ToolCalls)
-			calls = string(b)
-		}
-		rows[i] = []any{tenant, conv, int32(m.Seq), m.ID, string(m.Role), m.Name, m.Content, calls, m.ToolCallID,
-			ms(m.Time), m.Session, int32(m.SessionN), ms(m.Received)}
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"messages"},
-		[]string{"tenant_id", "conv_id", "seq", "msg_id", "role", "name", "content", "tool_calls", "tool_call_id", "time", "session_key", "session_n", "received"},
-		pgx.CopyFromRows(rows)); err != nil {
-		return swc.AppendResult{}, err
-	}
-	s := plan.State
-	_, err = tx.Exec(ctx, `UPDATE conversations SET messages = $1, sessions = $2, last_time = $3, last_session_key = $4,
-		last_session_len = $5, last_received = $6, version = nextval('conv_version')
-		WHERE tenant_id = $7 AND id = $8`, s.Messages, s.Sessions, ms(s.LastTime), s.LastSession, s.SessionLen, ms(received), tenant, conv)
-	return plan.Result, err
-}
-
-// storedIDs returns which of swc.LookupIDs the conversation holds, in one
-// query (excluding the empty id lets the planner use the partial unique
-// index).
-func storedIDs(ctx context.Context, tx pgx.Tx, tenant, conv string, st swc.AppendState, msgs []swc.Message) (map[string]bool, error) {
-	ids := swc.LookupIDs(st, msgs)
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	rows, err := tx.Query(ctx, `SELECT msg_id FROM messages WHERE tenant_id = $1 AND conv_id = $2 AND msg_id <> '' AND msg_id = ANY($3)`, tenant, conv, ids)
-	if err != nil {
-		return nil, err
-	}
-	have, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(have))
-	for _, id := range have {
-		out[id] = true
-	}
-	return out, nil
-}
-
-const convCols = `id, created_at, messages, sessions, last_time, last_received, version, cons_through, cons_messages, cons_at, cons_requested`
+const convCols = `id, created_at, messages, sessions, last_time, last_received, version, cons_through, cons_messages, cons_at, cons_requested, generation, superseded, edits`
 
 func scanConv(sc pgx.Row) (swc.ConversationInfo, error) {
 	var c swc.ConversationInfo
 	var created, last, recv, consAt, req int64
-	err := sc.Scan(&c.ID, &created, &c.Messages, &c.Sessions, &last, &recv, &c.Version, &c.ConsolidatedThrough, &c.ConsolidatedMessages, &consAt, &req)
+	err := sc.Scan(&c.ID, &created, &c.Messages, &c.Sessions, &last, &recv, &c.Version, &c.ConsolidatedThrough, &c.ConsolidatedMessages, &consAt, &req,
+		&c.Generation, &c.Superseded, &c.Edits)
 	c.ConsolidationRequested = fromMS(req)
 	c.Created, c.LastMessage, c.LastReceived, c.ConsolidatedAt = fromMS(created), fromMS(last), fromMS(recv), fromMS(consAt)
 	return c, err
@@ -248,27 +155,7 @@ func (db *DB) Messages(ctx context.Context, tenant, conv string) ([]swc.StoredMe
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT seq, msg_id, role, name, content, tool_calls, tool_call_id, time, session_key, session_n, received
-			FROM messages WHERE tenant_id = $1 AND conv_id = $2 ORDER BY seq`, tenant, conv)
-		if err != nil {
-			return err
-		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (swc.StoredMessage, error) {
-			var m swc.StoredMessage
-			var role, calls string
-			var t, recv int64
-			var seq int32
-			if err := r.Scan(&seq, &m.ID, &role, &m.Name, &m.Content, &calls, &m.ToolCallID, &t, &m.Session, &m.SessionN, &recv); err != nil {
-				return m, err
-			}
-			m.Seq, m.Role, m.Time, m.Received = int64(seq), swc.Role(role), fromMS(t), fromMS(recv)
-			if calls != "" {
-				if err := json.Unmarshal([]byte(calls), &m.ToolCalls); err != nil {
-					return m, swc.Errorf(swc.EINTERNAL, "messages: seq %d: tool calls: %v", m.Seq, err)
-				}
-			}
-			return m, nil
-		})
+		out, err = readMessages(ctx, tx, `SELECT `+msgCols+` FROM messages WHERE tenant_id = $1 AND conv_id = $2 AND superseded = 0 ORDER BY seq`, tenant, conv)
 		return err
 	})
 	return out, wrap("messages", err)
@@ -302,13 +189,21 @@ func (db *DB) DeleteConversation(ctx context.Context, tenant, conv string) error
 // SaveConsolidation implements swc.Store.
 func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.Consolidation) error {
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE conversations SET cons_through = $1, cons_messages = $2, cons_at = $3, version = nextval('conv_version')
-			WHERE tenant_id = $4 AND id = $5`, c.Through, c.Messages, ms(c.At), tenant, conv)
+		var gen string
+		var edits int
+		err := tx.QueryRow(ctx, `SELECT generation, edits FROM conversations WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenant, conv).Scan(&gen, &edits)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
+		}
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
+		if err := swc.CheckGeneration(conv, gen, edits, c); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE conversations SET cons_through = $1, cons_messages = $2, cons_at = $3, version = nextval('conv_version')
+			WHERE tenant_id = $4 AND id = $5`, c.Through, c.Messages, ms(c.At), tenant, conv); err != nil {
+			return err
 		}
 		if len(c.Gists) == 0 {
 			return nil

@@ -40,7 +40,7 @@ func TestVersionNeverReused(t *testing.T) {
 	seen := map[int64]bool{}
 	for round := range 3 {
 		m := swc.Message{ID: "m1", Role: swc.RoleUser, Content: "round", Time: t0.Add(time.Duration(round) * time.Minute)}
-		if _, err := db.AppendMessages(ctx, tn.ID, "c", []swc.Message{m}, swc.DefaultSessionRule(), t0); err != nil {
+		if _, err := db.AppendMessages(ctx, tn.ID, "c", []swc.Message{m}, swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}); err != nil {
 			t.Fatal(err)
 		}
 		info, err := db.Conversation(ctx, tn.ID, "c")
@@ -105,7 +105,7 @@ func TestUnreachableIsUnavailable(t *testing.T) {
 	if swc.ErrorCode(err) != swc.EUNAVAILABLE {
 		t.Fatalf("error %v: code %q, want %q", err, swc.ErrorCode(err), swc.EUNAVAILABLE)
 	}
-	_, err = db.AppendMessages(context.Background(), "t", "c", []swc.Message{{Content: "x", Time: t0}}, swc.DefaultSessionRule(), t0)
+	_, err = db.AppendMessages(context.Background(), "t", "c", []swc.Message{{Content: "x", Time: t0}}, swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }})
 	if swc.ErrorCode(err) != swc.EUNAVAILABLE {
 		t.Fatalf("append: error %v: code %q, want %q", err, swc.ErrorCode(err), swc.EUNAVAILABLE)
 	}

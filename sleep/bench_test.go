@@ -39,7 +39,7 @@ func BenchmarkConsolidateLoCoMo(b *testing.B) {
 			for b.Loop() {
 				conv := fmt.Sprint("c", n)
 				n++
-				if _, err := db.AppendMessages(ctx, "t", conv, msgs, swc.DefaultSessionRule(), time.Now()); err != nil {
+				if _, err := db.AppendMessages(ctx, "t", conv, msgs, swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return time.Now() }}); err != nil {
 					b.Fatal(err)
 				}
 				if _, err := m.Consolidate(ctx, "t", conv); err != nil {

@@ -55,8 +55,9 @@ type Service struct {
 	// CacheSize bounds the cached contexts (default 4096).
 	CacheSize int
 
-	mu    sync.Mutex
-	cache map[cacheKey]*cached
+	mu     sync.Mutex
+	cache  map[cacheKey]*cached
+	forgot uint64 // Forget calls so far: a build they overtook is not cached
 }
 
 // Request asks for a context.
@@ -172,7 +173,8 @@ func (m *Service) Normalize(r Request) (Request, error) {
 // consolidation made, and the sessions since treated as pending (verbatim
 // under the budget rule). It never calls an LLM. Contexts are cached by
 // conversation, budget, strategy and format, and invalidated by any append
-// or consolidation (the conversation's version). It returns ENOTFOUND for
+// or consolidation (the conversation's version, never reused), and a
+// context built while Forget ran is not cached. It returns ENOTFOUND for
 // an unknown conversation and EINVALID for a bad request.
 func (m *Service) Context(ctx context.Context, tenant, conv string, r Request) (*Result, error) {
 	r, err := m.Normalize(r)
@@ -189,12 +191,17 @@ func (m *Service) Context(ctx context.Context, tenant, conv string, r Request) (
 		m.mu.Unlock()
 		return c.res, nil
 	}
+	forgot := m.forgot
 	m.mu.Unlock()
 	res, err := m.build(ctx, tenant, conv, r)
 	if err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
+	if m.forgot != forgot { // a delete came while it was built: not cached
+		m.mu.Unlock()
+		return res, nil
+	}
 	if m.cache == nil {
 		m.cache = map[cacheKey]*cached{}
 	}
@@ -213,10 +220,14 @@ func (m *Service) Context(ctx context.Context, tenant, conv string, r Request) (
 	return res, nil
 }
 
-// Forget drops the cached contexts of a conversation (after a delete).
+// Forget drops the cached contexts of a conversation (after a delete);
+// a context being built meanwhile is not cached either. (Versions are
+// never reused, so no replica serves a cached context of a deleted
+// conversation under the id of a new one.)
 func (m *Service) Forget(tenant, conv string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.forgot++
 	for k := range m.cache {
 		if k.tenant == tenant && k.conv == conv {
 			delete(m.cache, k)
@@ -310,6 +321,16 @@ func (m *Service) buildMessages(ctx context.Context, res *Result, msgs []swc.Sto
 	for i, sm := range msgs {
 		plain[i] = sm.Message
 	}
+	// A call still waiting for its result is left out until it comes (a
+	// provider would reject it); so is a call that never got one.
+	plain = chat.Answered(plain)
+	if len(plain) == 0 {
+		res.Messages = []chat.OpenAIMessage{}
+		if res.Format == "anthropic" {
+			res.Messages = []chat.AnthropicMessage{}
+		}
+		return res, nil
+	}
 	out, err := comp.Compress(ctx, plain)
 	if err != nil {
 		return nil, err
@@ -376,8 +397,9 @@ type Outcome struct {
 // Consolidate consolidates every session of the conversation stored now
 // with the configured gister, and stores the gists and the new state. A
 // conversation with no message since the last consolidation is left alone.
-// It returns ENOTFOUND when the conversation is gone and the gister's error
-// when it fails (nothing is stored then).
+// It returns ENOTFOUND when the conversation is gone (or was deleted and
+// re-created while it ran), ECONFLICT when it was edited meanwhile, and the
+// gister's error when it fails (nothing is stored then).
 func (m *Service) Consolidate(ctx context.Context, tenant, conv string) (Outcome, error) {
 	info, err := m.Store.Conversation(ctx, tenant, conv)
 	if err != nil {
@@ -386,7 +408,8 @@ func (m *Service) Consolidate(ctx context.Context, tenant, conv string) (Outcome
 	requested := info.ConsolidationRequested.After(info.ConsolidatedAt)
 	if info.Messages == info.ConsolidatedMessages {
 		if requested { // settle the request: nothing new to consolidate
-			err := m.Store.SaveConsolidation(ctx, tenant, conv, swc.Consolidation{Through: info.ConsolidatedThrough, Messages: info.Messages, At: m.now()})
+			err := m.Store.SaveConsolidation(ctx, tenant, conv, swc.Consolidation{Through: info.ConsolidatedThrough, Messages: info.Messages, At: m.now(),
+				Generation: info.Generation, Edits: info.Edits})
 			return Outcome{Through: info.ConsolidatedThrough}, err
 		}
 		return Outcome{Through: info.ConsolidatedThrough}, nil
@@ -421,7 +444,11 @@ func (m *Service) Consolidate(ctx context.Context, tenant, conv string) (Outcome
 		}
 	}
 	at := m.now()
-	err = m.Store.SaveConsolidation(ctx, tenant, conv, swc.Consolidation{Through: n, Messages: len(msgs), Gists: stored, At: at})
+	// Saved only into the conversation read: not into one re-created
+	// under the same id since (ENOTFOUND), nor over an edit (ECONFLICT: the
+	// job runs again on what is stored then).
+	err = m.Store.SaveConsolidation(ctx, tenant, conv, swc.Consolidation{Through: n, Messages: len(msgs), Gists: stored, At: at,
+		Generation: info.Generation, Edits: info.Edits})
 	if err != nil {
 		return Outcome{}, err
 	}

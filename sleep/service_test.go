@@ -44,7 +44,7 @@ func setup(t *testing.T, sched consolidate.Schedule, n int) (*sleep.Service, *sq
 
 func appendAll(t *testing.T, db *sqlite.DB, msgs []swc.Message, at time.Time) {
 	t.Helper()
-	if _, err := db.AppendMessages(context.Background(), "t", "c", msgs, swc.DefaultSessionRule(), at); err != nil {
+	if _, err := db.AppendMessages(context.Background(), "t", "c", msgs, swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return at }}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -187,7 +187,7 @@ func TestDefaultStrategy(t *testing.T) {
 		t.Fatalf("Normalize = %+v, %v", r, err)
 	}
 	ctx := context.Background()
-	if _, err := db.AppendMessages(ctx, "t", "c", msgs, swc.DefaultSessionRule(), time.Date(2026, 1, 1, 11, 0, 0, 0, time.UTC)); err != nil {
+	if _, err := db.AppendMessages(ctx, "t", "c", msgs, swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return time.Date(2026, 1, 1, 11, 0, 0, 0, time.UTC) }}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := m.Context(ctx, "t", "c", sleep.Request{})

@@ -110,7 +110,7 @@ func BenchmarkAppend(b *testing.B) {
 		for i := range 400 {
 			msgs = append(msgs, msg(i))
 		}
-		if _, err := db.AppendMessages(ctx, "t", "c", msgs, swc.DefaultSessionRule(), t0); err != nil {
+		if _, err := db.AppendMessages(ctx, "t", "c", msgs, swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}); err != nil {
 			b.Fatal(err)
 		}
 		return db, len(msgs)
@@ -118,7 +118,7 @@ func BenchmarkAppend(b *testing.B) {
 	b.Run("one-new", func(b *testing.B) {
 		db, n := setup(b)
 		for b.Loop() {
-			if res, err := db.AppendMessages(ctx, "t", "c", []swc.Message{msg(n)}, swc.DefaultSessionRule(), t0); err != nil || res.Appended != 1 {
+			if res, err := db.AppendMessages(ctx, "t", "c", []swc.Message{msg(n)}, swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}); err != nil || res.Appended != 1 {
 				b.Fatal(res, err)
 			}
 			n++
@@ -131,7 +131,7 @@ func BenchmarkAppend(b *testing.B) {
 			batch = append(batch, msg(i))
 		}
 		for b.Loop() {
-			if res, err := db.AppendMessages(ctx, "t", "c", batch, swc.DefaultSessionRule(), t0); err != nil || res.Skipped != 8 {
+			if res, err := db.AppendMessages(ctx, "t", "c", batch, swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}); err != nil || res.Skipped != 8 {
 				b.Fatal(res, err)
 			}
 		}

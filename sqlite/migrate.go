@@ -100,7 +100,31 @@ var migrations = []string{
 		created_at   INTEGER NOT NULL,
 		PRIMARY KEY (tenant_id, conv_id, session_n, content_hash, variant, gister)
 	) WITHOUT ROWID;`,
+	// 3: live agents (docs/live.md): undated and server-stamped times, the
+	// chain hash of each message, superseded tails of edited histories,
+	// the calls still open, a generation per conversation's life, and
+	// versions from one counter that deletes never reset. backfill3 fills
+	// the chains of the messages stored before.
+	`ALTER TABLE messages ADD COLUMN stamped INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE messages ADD COLUMN chain TEXT NOT NULL DEFAULT '';
+	ALTER TABLE messages ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0; -- unix ms it was superseded; 0: live
+	DROP INDEX messages_by_id;
+	CREATE UNIQUE INDEX messages_by_id ON messages (tenant_id, conv_id, msg_id) WHERE msg_id <> '' AND superseded = 0;
+	ALTER TABLE conversations ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE conversations ADD COLUMN last_client INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE conversations ADD COLUMN open_calls TEXT NOT NULL DEFAULT ''; -- JSON array or ''
+	ALTER TABLE conversations ADD COLUMN head_chain TEXT NOT NULL DEFAULT '';
+	ALTER TABLE conversations ADD COLUMN chain_len INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE conversations ADD COLUMN generation TEXT NOT NULL DEFAULT '';
+	ALTER TABLE conversations ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE conversations ADD COLUMN edits INTEGER NOT NULL DEFAULT 0;
+	CREATE TABLE version_seq (v INTEGER NOT NULL);
+	INSERT INTO version_seq SELECT coalesce(max(version), 0) FROM conversations;
+	UPDATE conversations SET last_seq = messages, last_client = last_time, generation = lower(hex(randomblob(8)));`,
 }
+
+// backfills run in Go right after the migration of the same index.
+var backfills = map[int]func(ctx context.Context, tx *sql.Tx) error{3: backfill3}
 
 // SchemaVersion is the schema version this package writes.
 func SchemaVersion() int { return len(migrations) }
@@ -130,6 +154,11 @@ func (db *DB) migrate(ctx context.Context) error {
 	for i := cur; i < len(migrations); i++ {
 		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
 			return fmt.Errorf("migrate to version %d: %w", i+1, err)
+		}
+		if f := backfills[i+1]; f != nil {
+			if err := f(ctx, tx); err != nil {
+				return fmt.Errorf("migrate to version %d: %w", i+1, err)
+			}
 		}
 	}
 	if cur < len(migrations) {

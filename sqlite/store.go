@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -152,113 +151,13 @@ func (db *DB) RevokeKey(ctx context.Context, id string, at time.Time) error {
 	return nil
 }
 
-// AppendMessages implements swc.Store: swc.PlanAppend's rules over the
-// conversation read in the transaction.
-func (db *DB) AppendMessages(ctx context.Context, tenant, conv string, msgs []swc.Message, rule swc.SessionRule, received time.Time) (swc.AppendResult, error) {
-	var res swc.AppendResult
-	err := retryBusy(ctx, func() error {
-		db.writeMu.Lock()
-		defer db.writeMu.Unlock()
-		var err error
-		res, err = db.appendTx(ctx, tenant, conv, msgs, rule, received)
-		return err
-	})
-	if err != nil {
-		if swc.ErrorCode(err) != swc.EINTERNAL {
-			return swc.AppendResult{}, err
-		}
-		return swc.AppendResult{}, fmt.Errorf("sqlite: append: %w", err)
-	}
-	return res, nil
-}
-
-func (db *DB) appendTx(ctx context.Context, tenant, conv string, msgs []swc.Message, rule swc.SessionRule, received time.Time) (swc.AppendResult, error) {
-	tx, err := db.db.BeginTx(ctx, nil)
-	if err != nil {
-		return swc.AppendResult{}, err
-	}
-	defer tx.Rollback()
-	var (
-		st       swc.AppendState
-		lastTime int64
-	)
-	err = tx.QueryRowContext(ctx, `SELECT messages, sessions, last_time, last_session_key, last_session_len FROM conversations WHERE tenant_id = ? AND id = ?`,
-		tenant, conv).Scan(&st.Messages, &st.Sessions, &lastTime, &st.LastSession, &st.SessionLen)
-	isNew := errors.Is(err, sql.ErrNoRows)
-	if err != nil && !isNew {
-		return swc.AppendResult{}, err
-	}
-	st.LastTime = fromMS(lastTime)
-	have, err := storedIDs(ctx, tx, tenant, conv, st, msgs)
-	if err != nil {
-		return swc.AppendResult{}, err
-	}
-	plan, err := swc.PlanAppend(st, msgs, rule, received, have)
-	if err != nil || len(plan.Messages) == 0 {
-		return plan.Result, err // nothing stored: no empty conversation either
-	}
-	if isNew {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (tenant_id, id, created_at) VALUES (?, ?, ?)`, tenant, conv, ms(received)); err != nil {
-			return swc.AppendResult{}, err
-		}
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO messages (tenant_id, conv_id, seq, msg_id, role, name, content, tool_calls, tool_call_id, time, session_key, session_n, received)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return swc.AppendResult{}, err
-	}
-	defer ins.Close()
-	for _, m := range plan.Messages {
-		var calls string
-		if len(m.ToolCalls) > 0 {
-			b, _ := json.Marshal(m.ToolCalls)
-			calls = string(b)
-		}
-		if _, err := ins.ExecContext(ctx, tenant, conv, m.Seq, m.ID, string(m.Role), m.Name, m.Content, calls, m.ToolCallID,
-			ms(m.Time), m.Session, m.SessionN, ms(m.Received)); err != nil {
-			return swc.AppendResult{}, err
-		}
-	}
-	s := plan.State
-	if _, err := tx.ExecContext(ctx, `UPDATE conversations SET messages = ?, sessions = ?, last_time = ?, last_session_key = ?, last_session_len = ?, last_received = ?, version = version + 1
-		WHERE tenant_id = ? AND id = ?`, s.Messages, s.Sessions, ms(s.LastTime), s.LastSession, s.SessionLen, ms(received), tenant, conv); err != nil {
-		return swc.AppendResult{}, err
-	}
-	return plan.Result, tx.Commit()
-}
-
-// storedIDs returns which of swc.LookupIDs the conversation holds, in one
-// query.
-func storedIDs(ctx context.Context, tx *sql.Tx, tenant, conv string, st swc.AppendState, msgs []swc.Message) (map[string]bool, error) {
-	ids := swc.LookupIDs(st, msgs)
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	list, _ := json.Marshal(ids)
-	// msg_id <> '' lets SQLite use the partial unique index.
-	rows, err := tx.QueryContext(ctx, `SELECT msg_id FROM messages WHERE tenant_id = ? AND conv_id = ? AND msg_id <> ''
-		AND msg_id IN (SELECT value FROM json_each(?))`, tenant, conv, string(list))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	have := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		have[id] = true
-	}
-	return have, rows.Err()
-}
-
-const convCols = `id, created_at, messages, sessions, last_time, last_received, version, cons_through, cons_messages, cons_at, cons_requested`
+const convCols = `id, created_at, messages, sessions, last_time, last_received, version, cons_through, cons_messages, cons_at, cons_requested, generation, superseded, edits`
 
 func scanConv(sc interface{ Scan(...any) error }) (swc.ConversationInfo, error) {
 	var c swc.ConversationInfo
 	var created, last, recv, consAt, req int64
-	err := sc.Scan(&c.ID, &created, &c.Messages, &c.Sessions, &last, &recv, &c.Version, &c.ConsolidatedThrough, &c.ConsolidatedMessages, &consAt, &req)
+	err := sc.Scan(&c.ID, &created, &c.Messages, &c.Sessions, &last, &recv, &c.Version, &c.ConsolidatedThrough, &c.ConsolidatedMessages, &consAt, &req,
+		&c.Generation, &c.Superseded, &c.Edits)
 	c.ConsolidationRequested = fromMS(req)
 	c.Created, c.LastMessage, c.LastReceived, c.ConsolidatedAt = fromMS(created), fromMS(last), fromMS(recv), fromMS(consAt)
 	return c, err
@@ -308,29 +207,8 @@ func (db *DB) Messages(ctx context.Context, tenant, conv string) ([]swc.StoredMe
 	if _, err := db.Conversation(ctx, tenant, conv); err != nil {
 		return nil, err
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT seq, msg_id, role, name, content, tool_calls, tool_call_id, time, session_key, session_n, received
-		FROM messages WHERE tenant_id = ? AND conv_id = ? ORDER BY seq`, tenant, conv)
+	out, err := readMessages(ctx, db.db, `SELECT `+msgCols+` FROM messages WHERE tenant_id = ? AND conv_id = ? AND superseded = 0 ORDER BY seq`, tenant, conv)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: messages: %w", err)
-	}
-	defer rows.Close()
-	var out []swc.StoredMessage
-	for rows.Next() {
-		var m swc.StoredMessage
-		var role, calls string
-		var t, recv int64
-		if err := rows.Scan(&m.Seq, &m.ID, &role, &m.Name, &m.Content, &calls, &m.ToolCallID, &t, &m.Session, &m.SessionN, &recv); err != nil {
-			return nil, fmt.Errorf("sqlite: messages: %w", err)
-		}
-		m.Role, m.Time, m.Received = swc.Role(role), fromMS(t), fromMS(recv)
-		if calls != "" {
-			if err := json.Unmarshal([]byte(calls), &m.ToolCalls); err != nil {
-				return nil, fmt.Errorf("sqlite: messages: seq %d: tool calls: %w", m.Seq, err)
-			}
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: messages: %w", err)
 	}
 	return out, nil
@@ -372,13 +250,16 @@ func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.
 			return fmt.Errorf("sqlite: save consolidation: %w", err)
 		}
 		defer tx.Rollback()
-		res, err := tx.ExecContext(ctx, `UPDATE conversations SET cons_through = ?, cons_messages = ?, cons_at = ?, version = version + 1
-			WHERE tenant_id = ? AND id = ?`, c.Through, c.Messages, ms(c.At), tenant, conv)
+		if err := checkGeneration(ctx, tx, tenant, conv, c); err != nil {
+			return err
+		}
+		v, err := nextVersion(ctx, tx)
 		if err != nil {
 			return fmt.Errorf("sqlite: save consolidation: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
+		if _, err := tx.ExecContext(ctx, `UPDATE conversations SET cons_through = ?, cons_messages = ?, cons_at = ?, version = ?
+			WHERE tenant_id = ? AND id = ?`, c.Through, c.Messages, ms(c.At), v, tenant, conv); err != nil {
+			return fmt.Errorf("sqlite: save consolidation: %w", err)
 		}
 		for _, g := range c.Gists {
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO conv_gists (tenant_id, conv_id, session_n, content_hash, variant, gister, text, created_at)
@@ -446,4 +327,20 @@ func (db *DB) RequestConsolidation(ctx context.Context, tenant, conv string, at 
 		return swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
 	}
 	return nil
+}
+
+// checkGeneration returns ENOTFOUND unless the conversation exists (with
+// c.Generation, when set) and ECONFLICT when c.Generation is set and the
+// conversation was edited since c.Edits.
+func checkGeneration(ctx context.Context, tx *sql.Tx, tenant, conv string, c swc.Consolidation) error {
+	var gen string
+	var edits int
+	err := tx.QueryRowContext(ctx, `SELECT generation, edits FROM conversations WHERE tenant_id = ? AND id = ?`, tenant, conv).Scan(&gen, &edits)
+	if errors.Is(err, sql.ErrNoRows) {
+		return swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: save consolidation: %w", err)
+	}
+	return swc.CheckGeneration(conv, gen, edits, c)
 }

@@ -33,7 +33,7 @@ func testTwoWriters(t *testing.T, s swc.Store) {
 				// keeps times non-decreasing.
 				m := msg(fmt.Sprintf("w%d-%03d", w, i), 0, fmt.Sprintf("writer %d message %d", w, i))
 				batch := append(prev, m)
-				if _, err := s.AppendMessages(ctx, a.ID, "c", batch, rule, t0); err != nil {
+				if _, err := s.AppendMessages(ctx, a.ID, "c", batch, opts(rule)); err != nil {
 					t.Errorf("writer %d: %v", w, err)
 					failed.Add(1)
 					return
@@ -88,7 +88,7 @@ func testIdempotentRetries(t *testing.T, s swc.Store) {
 	errs := make([]error, clients)
 	var wg sync.WaitGroup
 	for c := range clients {
-		wg.Go(func() { results[c], errs[c] = s.AppendMessages(ctx, a.ID, "c", batch, rule, t0) })
+		wg.Go(func() { results[c], errs[c] = s.AppendMessages(ctx, a.ID, "c", batch, opts(rule)) })
 	}
 	wg.Wait()
 	appended, skipped := 0, 0
@@ -120,7 +120,7 @@ func testDeleteWhileJobRuns(t *testing.T, s swc.Store) {
 	const convs = 12
 	for i := range convs {
 		id := fmt.Sprintf("c%d", i)
-		if _, err := s.AppendMessages(ctx, a.ID, id, []swc.Message{msg("1", 0, "x"), msg("2", 90, "y")}, rule, t0); err != nil {
+		if _, err := s.AppendMessages(ctx, a.ID, id, []swc.Message{msg("1", 0, "x"), msg("2", 90, "y")}, opts(rule)); err != nil {
 			t.Fatal(err)
 		}
 	}

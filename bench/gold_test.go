@@ -1,16 +1,15 @@
 package bench
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
 )
 
 // locomoFile is the shared LoCoMo file, relative to this package.
-var locomoFile = filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
+var locomoFile = locomotest.Path()
 
 // TestGoldForAdversarial: every category-5 question is judged against the
 // decline, even the one LoCoMo gives an answer ("Is Oscar Melanie's
@@ -29,9 +28,7 @@ func TestGoldForAdversarial(t *testing.T) {
 			t.Errorf("GoldFor(%+v) = %q, want %q", tt.q, got, tt.want)
 		}
 	}
-	if _, err := os.Stat(locomoFile); err != nil {
-		t.Skipf("LoCoMo data not found at %s, the LoCoMo half is skipped: %v", locomoFile, err)
-	}
+	locomotest.Need(t) // the LoCoMo half
 	convs, _, err := locomo.LoadFile(locomoFile)
 	if err != nil {
 		t.Fatal(err)

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc/internal/locomotest"
 )
 
 const retentionContext = `1:56 pm on 8 May, 2023
@@ -161,14 +162,13 @@ func transcript(t *testing.T, conv map[string]json.RawMessage, dates bool) (stri
 }
 
 func loadLoCoMo(tb testing.TB) []rawLoCoMo {
-	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(locomotest.Need(tb))
 	if err != nil {
-		tb.Skipf("LoCoMo data not available at %s (download locomo10.json from the LoCoMo repository): %v", path, err)
+		tb.Fatal(err)
 	}
 	var samples []rawLoCoMo
 	if err := json.Unmarshal(data, &samples); err != nil {
-		tb.Fatalf("%s: %v", path, err)
+		tb.Fatalf("%s: %v", locomotest.Path(), err)
 	}
 	return samples
 }

@@ -4,17 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/swcmem/swc/vector"
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/swcmem/swc/internal/locomotest"
+	"github.com/swcmem/swc/vector"
 )
 
 func TestTerms(t *testing.T) {
@@ -185,10 +186,9 @@ func BenchmarkEmbed(b *testing.B) {
 // locomoTurns returns, per LoCoMo conversation, the texts of its turns in
 // order, and the session each turn belongs to.
 func locomoTurns(t testing.TB) (convs [][]string, sessions [][]int) {
-	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(locomotest.Need(t))
 	if err != nil {
-		t.Skipf("LoCoMo data not found at %s: %v", path, err)
+		t.Fatal(err)
 	}
 	var raw []struct {
 		Conversation map[string]json.RawMessage `json:"conversation"`

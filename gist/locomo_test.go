@@ -5,21 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	swc "github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/locomotest"
 )
 
 // locomoSessions returns every LoCoMo session rendered as a gister input:
 // a date header, then "Speaker: text" lines.
 func locomoSessions(t testing.TB) []string {
-	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(locomotest.Need(t))
 	if err != nil {
-		t.Skipf("LoCoMo data not found at %s: %v", path, err)
+		t.Fatal(err)
 	}
 	var raw []struct {
 		Conversation map[string]json.RawMessage `json:"conversation"`

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/skipnote"
 )
 
 // auditPath is where the shared audit file lives relative to this package.
@@ -99,7 +100,7 @@ func TestCorrectionErrors(t *testing.T) {
 func TestAuditOnLoCoMo(t *testing.T) {
 	path := needLoCoMo(t)
 	if _, err := os.Stat(auditPath); err != nil {
-		t.Skipf("LoCoMo audit not found at %s (errors.json of the dial481/locomo-audit repository): %v", auditPath, err)
+		skipnote.Skip(t, "LoCoMo audit", "not found at "+auditPath+", so its test skips; get errors.json from https://github.com/dial481/locomo-audit")
 	}
 	convs, _, err := LoadFile(path)
 	if err != nil {

@@ -277,10 +277,14 @@ func TestSharedMemosSameResults(t *testing.T) {
 	o := DefaultOptions()
 	o.Budget = 1200
 	shared := mustNew(t, o)
+	step := 3
+	if testing.Short() {
+		step = 24
+	}
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
-			for n := 30 + g; n <= len(msgs); n += 3 {
+			for n := 30 + g; n <= len(msgs); n += step {
 				h := msgs[:n]
 				if h[n-1].Role == swc.RoleAssistant && len(h[n-1].ToolCalls) > 0 {
 					continue // an unanswered call is invalid input

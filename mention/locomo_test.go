@@ -3,16 +3,17 @@ package mention
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/swcmem/swc/internal/locomotest"
 )
 
 // locomoPath is where the LoCoMo file lives relative to this package.
-var locomoPath = filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
+var locomoPath = locomotest.Path()
 
 type ltTurn struct{ id, speaker, text string }
 
@@ -31,9 +32,9 @@ type ltConv struct {
 // package locomo); it skips the test when the file is absent.
 func loadLocomoTest(tb testing.TB) []ltConv {
 	tb.Helper()
-	b, err := os.ReadFile(locomoPath)
+	b, err := os.ReadFile(locomotest.Need(tb))
 	if err != nil {
-		tb.Skipf("LoCoMo data not found at %s (download locomo10.json from the LoCoMo repository): %v", locomoPath, err)
+		tb.Fatal(err)
 	}
 	var raw []struct {
 		SampleID     string                     `json:"sample_id"`

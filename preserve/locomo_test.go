@@ -1,24 +1,21 @@
 package preserve
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
 )
 
-var locomoPath = filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
+var locomoPath = locomotest.Path()
 
 // TestLoCoMo runs the whole offline analysis on the ten LoCoMo
 // conversations: compression under the five conditions and the audit. The
 // time is logged, not asserted (a shared machine makes wall-clock bars
 // flaky); BenchmarkCompressAll in cmd/swc measures it.
 func TestLoCoMo(t *testing.T) {
-	if _, err := os.Stat(locomoPath); err != nil {
-		t.Skipf("LoCoMo data not found at %s (download data/locomo10.json from the LoCoMo repository): %v", locomoPath, err)
-	}
+	locomotest.Wide(t)
 	start := time.Now()
 	convs, _, err := locomo.LoadFile(locomoPath)
 	if err != nil {

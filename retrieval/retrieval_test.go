@@ -3,20 +3,18 @@ package retrieval_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/retrieval"
 	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/tokens"
 )
-
-const locomoPath = "../../shared/data/locomo/locomo10.json"
 
 func day(d int) time.Time { return time.Date(2023, 5, d, 13, 0, 0, 0, time.UTC) }
 
@@ -93,10 +91,7 @@ func TestCompressErrors(t *testing.T) {
 // budgets: within the budget with an exact count; a budget above the
 // conversation's size keeps every turn; the best-ranked turn is kept.
 func TestLoCoMo(t *testing.T) {
-	if _, err := os.Stat(locomoPath); err != nil {
-		t.Skipf("LoCoMo data not found at %s: %v", locomoPath, err)
-	}
-	convs, _, err := locomo.LoadFile(locomoPath)
+	convs, _, err := locomo.LoadFile(locomotest.Wide(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,16 +2,16 @@ package selection_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/selection"
 )
 
-const locomoPath = "../../shared/data/locomo/locomo10.json"
+var locomoPath = locomotest.Path()
 
 func salient(text string, sp []string) int {
 	return len(mention.Entities(text, sp)) + len(mention.Numbers(text))
@@ -25,10 +25,7 @@ func newAnalyzer() *selection.Analyzer {
 // LoCoMo conversation, the question-independent work cached: one op is
 // one question's context.
 func BenchmarkRecallQuestion(b *testing.B) {
-	if _, err := os.Stat(locomoPath); err != nil {
-		b.Skipf("LoCoMo data not found at %s: %v", locomoPath, err)
-	}
-	convs, _, err := locomo.LoadFile(locomoPath)
+	convs, _, err := locomo.LoadFile(locomotest.Need(b))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -116,6 +116,9 @@ func convsForTest(t *testing.T) []*swc.Conversation {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if testing.Short() {
+		return convs // LoCoMo conversations run without -short
+	}
 	if all, _, err := locomo.LoadFile(locomoPath); err == nil {
 		convs = append(convs, all[0], all[7])
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/sleep"
 	"github.com/swcmem/swc/sqlite"
@@ -20,9 +21,9 @@ import (
 // consolidates it with the extractive gister (the job's work): an upper
 // bound of the idle consolidation's time. It needs ../shared/data/locomo.
 func BenchmarkConsolidateLoCoMo(b *testing.B) {
-	convs, _, err := locomo.LoadFile(filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json"))
+	convs, _, err := locomo.LoadFile(locomotest.Need(b))
 	if err != nil {
-		b.Skipf("LoCoMo not found (%v): run from a checkout beside shared/", err)
+		b.Fatal(err)
 	}
 	for _, i := range []int{0, 4} {
 		msgs := chat.FromConversation(convs[i])

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc/internal/locomotest"
 )
 
 var (
@@ -159,7 +161,7 @@ func TestPreserveErrors(t *testing.T) {
 }
 
 func TestPreserveLoCoMo(t *testing.T) {
-	path := needLoCoMo(t)
+	path := locomotest.Wide(t)
 	out, stderr, err := run(t, nil, "preserve", "--data", path, "--json", "--examples", "0")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
 )
 
@@ -18,7 +19,7 @@ import (
 // exactly once in Dropped, nothing else is, and the count compress prints
 // ("N sessions dropped or cut") agrees.
 func TestDroppedMatchesActionsLoCoMo(t *testing.T) {
-	path := needLoCoMo(t)
+	path := locomotest.Wide(t)
 	convs, _, err := locomo.LoadFile(path)
 	if err != nil {
 		t.Fatal(err)

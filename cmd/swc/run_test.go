@@ -7,17 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc/internal/locomotest"
 )
 
-// locomoPath is the shared LoCoMo file, relative to this package.
-var locomoPath = filepath.Join("..", "..", "..", "shared", "data", "locomo", "locomo10.json")
-
+// needLoCoMo returns the shared LoCoMo file's path, or skips tb (see
+// locomotest.Need).
 func needLoCoMo(tb testing.TB) string {
 	tb.Helper()
-	if _, err := os.Stat(locomoPath); err != nil {
-		tb.Skipf("LoCoMo data not found at %s (download data/locomo10.json from the LoCoMo repository): %v", locomoPath, err)
-	}
-	return locomoPath
+	return locomotest.Need(tb)
 }
 
 // run executes the CLI in-process and returns stdout, stderr and the error.

@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/swcmem/swc/client"
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/loadtest"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/postgres/pgtest"
@@ -43,13 +44,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-var scaleLoCoMo = filepath.Join("..", "..", "..", "shared", "data", "locomo", "locomo10.json")
+var scaleLoCoMo = locomotest.Path()
 
 func loadFeed(t *testing.T, n int) []loadtest.FeedConv {
 	t.Helper()
-	convs, _, err := locomo.LoadFile(scaleLoCoMo)
+	convs, _, err := locomo.LoadFile(locomotest.Need(t))
 	if err != nil {
-		t.Skipf("LoCoMo data not found at %s: %v", scaleLoCoMo, err)
+		t.Fatal(err)
 	}
 	var out []loadtest.FeedConv
 	for _, c := range convs[:min(n, len(convs))] {

@@ -12,6 +12,7 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/mention"
@@ -73,16 +74,13 @@ func TestStrategiesGolden(t *testing.T) {
 // context never exceeds the budget and the pinned sessions are present
 // unless they alone exceed it.
 func TestBudgetPropertyLoCoMo(t *testing.T) {
-	path := needLoCoMo(t)
+	path := locomotest.Wide(t)
 	convs, _, err := locomo.LoadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(42, 7))
 	trials := 3
-	if testing.Short() {
-		trials = 1
-	}
 	for trial := range trials {
 		w := [3]float64{rng.Float64(), rng.Float64(), rng.Float64()}
 		e := offlineEngines(t, func(f *engineFlags) {

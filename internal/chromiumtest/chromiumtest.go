@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/swcmem/swc/internal/skipnote"
 )
 
 // Timeout bounds everything a test does in the browser returned by New.
@@ -17,9 +19,13 @@ const Timeout = 60 * time.Second
 
 // Path returns Debian's chromium (or another Chrome) binary. Without one it
 // fails the test in CI (CI=true; .ci/run installs it) and skips it
-// elsewhere, saying how to run it; it then returns "".
+// elsewhere, saying how to run it (also without -v: skipnote); it then
+// returns "". Under -short it skips the test: a browser test takes seconds.
 func Path(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("a browser test: runs without -short")
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
@@ -28,7 +34,7 @@ func Path(t testing.TB) string {
 	if os.Getenv("CI") == "true" {
 		t.Fatal("no chromium on PATH: .ci/run must install Debian's chromium")
 	}
-	t.Skip("no chromium on PATH: run `apt-get install chromium` (Debian) to run the browser tests")
+	skipnote.Skip(t, "Chromium", "not on PATH, so the browser tests skip; `apt-get install chromium` (Debian) runs them")
 	return ""
 }
 

@@ -14,16 +14,18 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/swcmem/swc/internal/skipnote"
 )
 
 // EnvVar names the variable holding the test server's DSN.
 const EnvVar = "SWC_TEST_POSTGRES"
 
 // HowTo says how to run the Postgres tests locally.
-const HowTo = "start one with `export " + EnvVar + "=$(.ci/postgres.sh start)` (stop: .ci/postgres.sh stop)"
+const HowTo = "start one with `export " + EnvVar + "=$(bash .ci/postgres.sh start)`, stop it with `bash .ci/postgres.sh stop`"
 
 // DSN returns the test server's DSN, or skips t (fails it when CI=true)
-// when there is none.
+// when there is none, saying so also without -v (skipnote).
 func DSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv(EnvVar)
@@ -31,7 +33,7 @@ func DSN(t testing.TB) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s is not set: CI must start Postgres (.ci/run does, with .ci/postgres.sh)", EnvVar)
 		}
-		t.Skipf("no Postgres: %s is not set; %s", EnvVar, HowTo)
+		skipnote.Skip(t, "Postgres", EnvVar+" is not set, so the Postgres tests skip; "+HowTo)
 	}
 	return dsn
 }

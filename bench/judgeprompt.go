@@ -20,7 +20,7 @@ const (
 var JudgePromptNames = []string{JudgePromptPaper, JudgePromptStrict}
 
 // StrictJudgeInstruction is what StrictJudgePrompt asks after the
-// question, gold and model answer (the README quotes it verbatim).
+// question, gold and model answer (docs/benchmark.md quotes it verbatim).
 const StrictJudgeInstruction = "Count the model answer as correct only if it states the specific fact the gold answer gives " +
 	"(the same person, place, object, number or date, in any wording). " +
 	"An answer that is vague, hedges, only restates the topic of the question, or would fit many different facts is not correct, " +

@@ -25,13 +25,13 @@ func TestJudgePromptFor(t *testing.T) {
 	}
 }
 
-// TestStrictPromptInREADME keeps the README's verbatim copy true.
-func TestStrictPromptInREADME(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+// TestStrictPromptInDocs keeps docs/benchmark.md's verbatim copy true.
+func TestStrictPromptInDocs(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "benchmark.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.Join(strings.Fields(string(data)), " "), StrictJudgeInstruction) {
-		t.Error("README.md does not quote StrictJudgeInstruction verbatim")
+		t.Error("docs/benchmark.md does not quote StrictJudgeInstruction verbatim")
 	}
 }

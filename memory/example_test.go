@@ -60,6 +60,33 @@ func Example() {
 	// Assistant: [tool reminders_create({"text": "Book movers for the 22 March move", "due": "2025-03-07T17:00:00Z"}) → {"id": "rem_81", "status": "created"}]
 }
 
+// The README's example (TestREADMEExample keeps the README's copy, the
+// lines between the markers, equal to it): a request body or JSONL history
+// in, compressed messages out.
+func Example_readme() {
+	ctx, body := context.Background(), chat.SampleJSONL()
+	// README example begins
+	opts := memory.DefaultOptions() // swc-anchored, the last 8 messages kept, offline engines
+	opts.Budget = 1500              // tokens (cl100k_base); the default is 4,000
+	c, err := memory.New(opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	in, err := chat.Parse(body, chat.Auto) // an OpenAI or Anthropic request body, or JSONL messages
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := c.Compress(ctx, in.Messages)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.TokensBefore, "→", res.Tokens, "tokens in", len(res.Messages), "messages") // send res.Messages
+	// README example ends
+
+	// Output:
+	// 3101 → 1349 tokens in 11 messages
+}
+
 // Wrap the official openai-go client: every Chat Completions request's
 // history is compressed in-process before it leaves.
 func ExampleOpenAIMiddleware() {

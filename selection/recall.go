@@ -41,7 +41,7 @@ type Recall struct {
 const RRFK = 60
 
 // DefaultShare is the consolidated part of swc-recall's budget, chosen by
-// measurement on LoCoMo (see the README).
+// measurement on LoCoMo (see docs/benchmark.md).
 const DefaultShare = 0.65
 
 // base is a cached consolidated part and its token count.

@@ -31,7 +31,7 @@ type Weights struct {
 }
 
 // DefaultWeights are the weights swc-select uses, chosen by measurement on
-// LoCoMo (see the README).
+// LoCoMo (see docs/benchmark.md).
 func DefaultWeights() Weights { return Weights{Salient: 3, Dated: 10, Recency: 3, IDFPower: 1} }
 
 // Select is the swc-select strategy. Build it with New.

@@ -20,7 +20,7 @@ func (g *goldFlags) add(fs interface {
 }) {
 	fs.StringVar(&g.gold, "gold", bench.GoldOriginal, "gold answers: original (LoCoMo's, the paper's) or corrected (the LoCoMo audit's corrections; needs its errors.json)")
 	fs.StringVar(&g.audit, "audit", "", "the LoCoMo audit's errors.json (default: ../locomo-audit/errors.json beside the --data file's directory)")
-	fs.StringVar(&g.judgePrompt, "judge-prompt", bench.JudgePromptPaper, "judge prompt: paper (the paper's, verbatim) or strict (ours: asks for the specific fact; see README)")
+	fs.StringVar(&g.judgePrompt, "judge-prompt", bench.JudgePromptPaper, "judge prompt: paper (the paper's, verbatim) or strict (ours: asks for the specific fact; see docs/benchmark.md)")
 }
 
 // check validates the choices (usage errors, exit status 2).

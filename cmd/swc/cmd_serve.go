@@ -187,7 +187,7 @@ const serveGCPercent = 400
 // the environment sets GOGC, and reports whether it did. The service's
 // memos (token counts, terms, gists, plans) are a large heap that changes
 // slowly; collecting at 5× it rather than 2× cut the proxy's CPU per
-// request by about a fifth (README, proxy).
+// request by about a fifth (docs/performance.md).
 func serveGC(env *Env) bool {
 	if env.Vars["GOGC"] != "" {
 		return false

@@ -13,6 +13,7 @@ import (
 
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/preserve"
+	"github.com/swcmem/swc/strategy"
 )
 
 // offlineRuns caches the offline LoCoMo summaries the tests share, by the
@@ -61,18 +62,29 @@ func locomoSummary(t *testing.T, extra ...string) *bench.Summary {
 	return run1.sum
 }
 
-// readmeText returns the README with every run of white space folded to
+// readmeText returns the README followed by the docs/*.md files (the
+// figures live in both), raw and with every run of white space folded to
 // one space, so that sentences match whatever their line breaks.
 func readmeText(t *testing.T) (raw, folded string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	docs, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b), strings.Join(strings.Fields(string(b)), " ")
+	var all strings.Builder
+	for _, name := range append([]string{filepath.Join("..", "..", "README.md")}, docs...) {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+		all.WriteString("\n")
+	}
+	raw = all.String()
+	return raw, strings.Join(strings.Fields(raw), " ")
 }
 
-// num reads a README number: "3,860", "−0.010", "+0.156", "49.0%" (as 0.490).
+// num reads a number of the README or docs: "3,860", "−0.010", "+0.156", "49.0%" (as 0.490).
 func num(t *testing.T, s string) float64 {
 	t.Helper()
 	s = strings.NewReplacer(",", "", "−", "-", "+", "").Replace(s)
@@ -87,42 +99,46 @@ func num(t *testing.T, s string) float64 {
 	return v
 }
 
-// readmeNear checks a README figure against the measured value (±0.002; README
-// figures are rounded to 3 decimals or to 0.1%).
+// readmeNear checks a README/docs figure against the measured value (±0.002;
+// the figures are rounded to 3 decimals or to 0.1%).
 func readmeNear(t *testing.T, what, readme string, measured float64) {
 	t.Helper()
 	if got := num(t, readme); math.Abs(got-measured) > 0.002 {
-		t.Errorf("README %s says %s, measured %.4f: rerun the bench and change the README and this test together", what, readme, measured)
+		t.Errorf("README/docs %s says %s, measured %.4f: rerun the bench and change the docs and this test together", what, readme, measured)
 	}
 }
 
-// find returns the submatches of re in the folded README, failing when the
-// sentence is gone.
+// find returns the submatches of re in the folded README and docs,
+// failing when the sentence is gone.
 func find(t *testing.T, text, re string) []string {
 	t.Helper()
 	m := regexp.MustCompile(re).FindStringSubmatch(text)
 	if m == nil {
-		t.Fatalf("README sentence not found (pattern %q): keep this test in step with the README", re)
+		t.Fatalf("sentence not found in the README or docs/ (pattern %q): keep this test in step with them", re)
 	}
 	return m
 }
 
 const numRE = `([−+-]?[\d,]*\.?\d+%?)`
 
-// TestREADMENumbers pins the README's headline numbers to a measurement
-// on LoCoMo: the offline table, the category-2 answer retention and its
-// paired differences, the tier counts under both calibrations and the
+// TestREADMENumbers pins the LoCoMo figures of the README and docs/ to a
+// measurement: the README's results table, docs/benchmark.md's offline
+// tables, the category-2 answer retention and its paired differences, the
+// tier counts under both calibrations (docs/method.md) and the
 // preservation rates, each within ±0.002 (counts exactly).
 func TestREADMENumbers(t *testing.T) {
 	sum := locomoSummary(t)
 	raw, text := readmeText(t)
 
-	// The offline tables: every row and column the README shows.
-	if n := checkTable(t, sum, raw, "### Offline results on LoCoMo"); n < 7 {
-		t.Errorf("the README's offline table has %d rows, want the paper's 7 conditions", n)
+	// The tables: every row and column shown.
+	if all := strategy.Names(strategy.All); checkTable(t, sum, raw, "## Results") != len(all) {
+		t.Errorf("the README's results table does not have one row per condition (%d)", len(all))
+	}
+	if n := checkTable(t, sum, raw, "## Offline results on LoCoMo"); n < 7 {
+		t.Errorf("docs/benchmark.md's offline table has %d rows, want the 7 paper-style conditions", n)
 	}
 	if n := checkTable(t, sum, raw, "### Beyond the paper: selecting turns"); n < 2 {
-		t.Errorf("the README's table of selection results has %d rows", n)
+		t.Errorf("docs/benchmark.md's table of selection results has %d rows", n)
 	}
 
 	// Category-2 answer retention and the paired differences.
@@ -208,7 +224,7 @@ func TestREADMENumbers(t *testing.T) {
 func exact(t *testing.T, what, readme string, measured int) {
 	t.Helper()
 	if int(num(t, readme)) != measured {
-		t.Errorf("README %s says %s, measured %d", what, readme, measured)
+		t.Errorf("README/docs %s says %s, measured %d", what, readme, measured)
 	}
 }
 
@@ -216,7 +232,7 @@ func exact(t *testing.T, what, readme string, measured int) {
 func ratio(t *testing.T, what, readme string, a, b float64) {
 	t.Helper()
 	if got := num(t, readme); math.Abs(got-a/b) > 0.005+1e-9 {
-		t.Errorf("README %s%s, measured ×%.3f", what, readme, a/b)
+		t.Errorf("README/docs %s%s, measured ×%.3f", what, readme, a/b)
 	}
 }
 
@@ -228,13 +244,14 @@ func checkTiers(t *testing.T, name string, readme []string, got map[string]int) 
 	exact(t, name+" sessions", readme[3], got["high"]+got["mid"]+got["low"])
 }
 
-// checkTable checks the first table after the README heading title
-// against sum, column by column, and returns its number of rows.
+// checkTable checks the first table after the heading title (in the
+// README or docs/) against sum, column by column, and returns its number
+// of rows. A condition cell may carry a label in parentheses.
 func checkTable(t *testing.T, sum *bench.Summary, raw, title string) int {
 	t.Helper()
-	at := strings.Index(raw, title)
+	at := strings.Index("\n"+raw, "\n"+title) // a heading starts a line
 	if at < 0 {
-		t.Fatalf("README heading %q not found", title)
+		t.Fatalf("heading %q not found in the README or docs/", title)
 	}
 	var header []string
 	rows := 0
@@ -250,10 +267,10 @@ func checkTable(t *testing.T, sum *bench.Summary, raw, title string) int {
 			return rows
 		}
 		rows++
-		name := cells[0]
+		name, _, _ := strings.Cut(cells[0], " (") // "swc-recall (question-aware)"
 		cs := sum.Conditions[name]
 		if cs == nil || len(cells) != len(header) {
-			t.Errorf("README table row %q: no such condition measured, or %d cells for %d columns", name, len(cells), len(header))
+			t.Errorf("table row %q after %q: no such condition measured, or %d cells for %d columns", name, title, len(cells), len(header))
 			continue
 		}
 		stat := func(key, metric string) bench.Stat { return cs.Categories[key][metric] }
@@ -277,12 +294,53 @@ func checkTable(t *testing.T, sum *bench.Summary, raw, title string) int {
 				readmeNear(t, what, cell, stat("1-4", bench.MetricEvidenceRetention).Mean)
 			case "Tok/Q":
 				if got := num(t, cell); math.Abs(got-cs.TokPerQ) > 0.5 {
-					t.Errorf("README %s: %s, measured %.1f", what, cell, cs.TokPerQ)
+					t.Errorf("README/docs %s: %s, measured %.1f", what, cell, cs.TokPerQ)
 				}
 			default:
-				t.Errorf("README table column %q: this test does not know it; teach it", col)
+				t.Errorf("table column %q after %q: this test does not know it; teach it", col, title)
 			}
 		}
 	}
 	return rows
+}
+
+// TestREADMEExample keeps the README's Go example equal to the body of
+// memory's Example_readme between its markers (which go test compiles and
+// runs against its Output), and the output the README quotes equal to the
+// example's.
+func TestREADMEExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "memory", "example_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	between := func(s, from, to, what string) string {
+		_, after, ok := strings.Cut(s, from)
+		if !ok {
+			t.Fatalf("%s: %q not found", what, from)
+		}
+		in, _, ok := strings.Cut(after, to)
+		if !ok {
+			t.Fatalf("%s: %q not found after %q", what, to, from)
+		}
+		return in
+	}
+	block := between(between(string(readme), "## Use it from Go", "\n## ", "README"), "```go\n", "```", "README's Go block")
+	ex := between(string(src), "func Example_readme() {", "\n}\n", "memory/example_test.go")
+	body := between(ex, "// README example begins\n", "\t// README example ends", "Example_readme")
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "\t")
+	}
+	if got := strings.Join(lines, "\n"); got != block {
+		t.Errorf("the README's Go example is not Example_readme's code (memory/example_test.go); README:\n%s\nexample:\n%s", block, got)
+	}
+	out := strings.TrimSpace(between(ex+"\n", "// Output:\n", "\n", "Example_readme's output"))
+	out = strings.TrimSpace(strings.TrimPrefix(out, "//"))
+	if !strings.Contains(string(readme), "It prints `"+out+"`") {
+		t.Errorf("the README does not quote Example_readme's output %q", out)
+	}
 }

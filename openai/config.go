@@ -26,6 +26,11 @@ type Config struct {
 	HTTPClient *http.Client
 	// MaxTokens is used when a request leaves MaxTokens at 0. Default 1024.
 	MaxTokens int
+	// LegacyMaxTokens sends the output limit as max_tokens rather than
+	// max_completion_tokens, for servers that know only the old name.
+	// Default false; true for Provider "ollama", whose OpenAI-compatible
+	// endpoint reads only max_tokens.
+	LegacyMaxTokens bool
 	// BatchSize is the number of texts per embeddings request. Default 64.
 	BatchSize int
 	// Config holds the per-attempt Timeout, MaxAttempts, Concurrency, RPM,
@@ -56,6 +61,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxTokens <= 0 {
 		c.MaxTokens = d.MaxTokens
+	}
+	if c.Provider == "ollama" {
+		c.LegacyMaxTokens = true
 	}
 	if c.BatchSize <= 0 {
 		c.BatchSize = d.BatchSize

@@ -57,7 +57,7 @@ func (c *client) post(ctx context.Context, path string, body, out any) error {
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		e := &apiError{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}
+		e := &apiError{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw), RequestID: resp.Header.Get("X-Request-Id")}
 		var env struct {
 			Error struct {
 				Message string `json:"message"`
@@ -80,7 +80,8 @@ func (c *client) post(ctx context.Context, path string, body, out any) error {
 	return json.Unmarshal(data, out)
 }
 
-// apiError is a non-2xx reply: its status, headers (Retry-After) and the
+// apiError is a non-2xx reply: its status, headers (Retry-After,
+// x-should-retry), the x-request-id OpenAI's support asks for, and the
 // error object OpenAI-compatible servers send, {"error": {"message",
 // "type", "code"}}, when there is one.
 type apiError struct {
@@ -88,19 +89,25 @@ type apiError struct {
 	Header              http.Header
 	Type, Code, Message string
 	Raw                 string
+	RequestID           string
 }
 
 func (e *apiError) Error() string {
-	return fmt.Sprintf("status %d %s: %s", e.Status, e.Type, e.Message)
+	s := fmt.Sprintf("status %d %s: %s", e.Status, e.Type, e.Message)
+	if e.RequestID != "" {
+		s += " (request id " + e.RequestID + ")"
+	}
+	return s
 }
 
 // chatRequest is the body of POST /chat/completions.
 type chatRequest struct {
-	Messages    []chatMessage `json:"messages"`
-	Model       string        `json:"model"`
-	MaxTokens   int           `json:"max_tokens"`
-	Temperature float64       `json:"temperature"` // always sent, 0 included
-	Stop        []string      `json:"stop,omitempty"`
+	Messages            []chatMessage `json:"messages"`
+	Model               string        `json:"model"`
+	MaxCompletionTokens int           `json:"max_completion_tokens,omitempty"`
+	MaxTokens           int           `json:"max_tokens,omitempty"` // Config.LegacyMaxTokens only
+	Temperature         float64       `json:"temperature"`          // always sent, 0 included
+	Stop                []string      `json:"stop,omitempty"`
 }
 
 type chatMessage struct {

@@ -47,7 +47,7 @@ func (l *LLM) Name() string { return l.cfg.Provider + ":" + l.model }
 // EINVALID for a request the server rejected (4xx other than 408, 409,
 // 429) or that could not be translated.
 func (l *LLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse, error) {
-	params, err := toChatParams(req, l.cfg.Provider, l.model, l.cfg.MaxTokens)
+	params, err := toChatParams(req, l.cfg.Provider, l.model, l.cfg.MaxTokens, l.cfg.LegacyMaxTokens)
 	if err != nil {
 		return swc.LLMResponse{}, err
 	}

@@ -189,8 +189,11 @@ func TestCompleteWire(t *testing.T) {
 	if temp, ok := body["temperature"]; !ok || temp != float64(0) {
 		t.Errorf("temperature = %v (present %v), want 0", temp, ok)
 	}
-	if body["model"] != "gpt-4o-mini" || body["max_tokens"] != float64(16) {
-		t.Errorf("model/max_tokens = %v/%v", body["model"], body["max_tokens"])
+	if body["model"] != "gpt-4o-mini" || body["max_completion_tokens"] != float64(16) {
+		t.Errorf("model/max_completion_tokens = %v/%v", body["model"], body["max_completion_tokens"])
+	}
+	if _, ok := body["max_tokens"]; ok {
+		t.Error("max_tokens sent (deprecated by OpenAI; its reasoning models reject it)")
 	}
 	msgs, _ := json.Marshal(body["messages"])
 	if want := `[{"content":"You are terse.","role":"system"},{"content":"Reply with the single word: pong","role":"user"}]`; string(msgs) != want {
@@ -214,6 +217,9 @@ func TestOllamaNoKey(t *testing.T) {
 	}
 	if a := f.headers[0].Get("Authorization"); a != "" {
 		t.Errorf("Authorization = %q, want none", a)
+	}
+	if f.bodies[0]["max_tokens"] != float64(16) || f.bodies[0]["max_completion_tokens"] != nil {
+		t.Errorf("Ollama reads only max_tokens; got max_tokens=%v max_completion_tokens=%v", f.bodies[0]["max_tokens"], f.bodies[0]["max_completion_tokens"])
 	}
 }
 
@@ -243,6 +249,22 @@ func TestCompleteRetries(t *testing.T) {
 			name:      "404 unknown model is not retried",
 			replies:   []reply{{status: 404, body: errBody("invalid_request_error", "model_not_found", "The model `gpt-9` does not exist")}},
 			wantCalls: 1, wantCode: swc.EINVALID, wantErr: "status 404 invalid_request_error after 1 attempt: The model `gpt-9` does not exist",
+		},
+		{
+			name:      "x-should-retry false stops a 500, the request id is in the error",
+			replies:   []reply{{status: 500, body: errBody("server_error", "", "boom"), header: map[string]string{"X-Should-Retry": "false", "X-Request-Id": "req_abc"}}},
+			wantCalls: 1, wantCode: swc.EUNAVAILABLE,
+			wantErr: "openai: gpt-4o-mini: status 500 server_error after 1 attempt: boom (request id req_abc)",
+		},
+		{
+			name:      "x-should-retry true retries a 400",
+			replies:   []reply{{status: 400, body: errBody("invalid_request_error", "", "try again"), header: map[string]string{"X-Should-Retry": "true"}}, {body: chatBody("a")}},
+			wantCalls: 2,
+		},
+		{
+			name:      "request id of a 404",
+			replies:   []reply{{status: 404, body: errBody("invalid_request_error", "model_not_found", "no such model"), header: map[string]string{"X-Request-Id": "req_404"}}},
+			wantCalls: 1, wantCode: swc.EINVALID, wantErr: "no such model (request id req_404)",
 		},
 		{name: "503 then ok", replies: []reply{{status: 503, body: "upstream down"}, {body: chatBody("a")}}, wantCalls: 2},
 		{name: "non-JSON body", replies: []reply{{body: "<<<"}, {body: chatBody("a")}}, wantCalls: 2},

@@ -9,13 +9,14 @@ import (
 
 // toChatParams translates req into a chat-completions request for model,
 // using maxTokens when req.MaxTokens is 0. The system prompt becomes a
-// leading "system" message. Temperature is always sent, 0 included.
-// max_tokens is used rather than
-// max_completion_tokens, as every OpenAI-compatible server knows it.
+// leading "system" message. Temperature is always sent, 0 included. The
+// output limit goes out as max_completion_tokens (OpenAI deprecated
+// max_tokens, and its reasoning models reject it), or as max_tokens when
+// legacy is true, for servers that know only that (Ollama, LM Studio).
 //
 // It returns an EINVALID *swc.Error, prefixed with provider, for a request
 // without messages or with a role other than user or assistant.
-func toChatParams(req swc.LLMRequest, provider, model string, maxTokens int) (chatRequest, error) {
+func toChatParams(req swc.LLMRequest, provider, model string, maxTokens int, legacy bool) (chatRequest, error) {
 	if len(req.Messages) == 0 {
 		return chatRequest{}, swc.Errorf(swc.EINVALID, "%s: %s: request has no messages", provider, model)
 	}
@@ -28,6 +29,9 @@ func toChatParams(req swc.LLMRequest, provider, model string, maxTokens int) (ch
 	}
 	if req.MaxTokens > 0 {
 		p.MaxTokens = req.MaxTokens
+	}
+	if !legacy {
+		p.MaxCompletionTokens, p.MaxTokens = p.MaxTokens, 0
 	}
 	if req.System != "" {
 		p.Messages = append(p.Messages, chatMessage{Role: "system", Content: req.System})

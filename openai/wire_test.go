@@ -13,27 +13,34 @@ func TestToChatParams(t *testing.T) {
 	tests := []struct {
 		name    string
 		req     swc.LLMRequest
+		legacy  bool
 		want    string
 		wantErr string
 	}{
 		{
 			name: "system first, temperature 0 sent",
 			req:  swc.LLMRequest{System: "be brief", Messages: []swc.Message{{Role: swc.RoleUser, Content: "hi"}}, Temperature: 0, MaxTokens: 16},
-			want: `{"messages":[{"content":"be brief","role":"system"},{"content":"hi","role":"user"}],"model":"gpt-4o-mini","max_tokens":16,"temperature":0}`,
+			want: `{"messages":[{"content":"be brief","role":"system"},{"content":"hi","role":"user"}],"model":"gpt-4o-mini","max_completion_tokens":16,"temperature":0}`,
 		},
 		{
 			name: "dialogue, stop, default max tokens",
 			req: swc.LLMRequest{Messages: []swc.Message{
 				{Role: swc.RoleUser, Content: "a"}, {Role: swc.RoleAssistant, Content: "b"}, {Role: swc.RoleUser, Content: "c"},
 			}, Stop: []string{"\n"}, Temperature: 0.5},
-			want: `{"messages":[{"content":"a","role":"user"},{"content":"b","role":"assistant"},{"content":"c","role":"user"}],"model":"gpt-4o-mini","max_tokens":1024,"temperature":0.5,"stop":["\n"]}`,
+			want: `{"messages":[{"content":"a","role":"user"},{"content":"b","role":"assistant"},{"content":"c","role":"user"}],"model":"gpt-4o-mini","max_completion_tokens":1024,"temperature":0.5,"stop":["\n"]}`,
+		},
+		{
+			name:   "legacy max_tokens",
+			req:    swc.LLMRequest{Messages: []swc.Message{{Role: swc.RoleUser, Content: "hi"}}, MaxTokens: 16},
+			legacy: true,
+			want:   `{"messages":[{"content":"hi","role":"user"}],"model":"gpt-4o-mini","max_tokens":16,"temperature":0}`,
 		},
 		{name: "no messages", req: swc.LLMRequest{}, wantErr: "ollama: gpt-4o-mini: request has no messages"},
 		{name: "bad role", req: swc.LLMRequest{Messages: []swc.Message{{Role: "tool", Content: "x"}}}, wantErr: `role "tool"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := toChatParams(tt.req, "ollama", "gpt-4o-mini", 1024)
+			p, err := toChatParams(tt.req, "ollama", "gpt-4o-mini", 1024, tt.legacy)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || swc.ErrorCode(err) != swc.EINVALID {
 					t.Fatalf("err = %v, want EINVALID containing %q", err, tt.wantErr)

@@ -22,9 +22,12 @@ func RetryableStatus(status int) bool {
 // API classifies a provider's API error from what its SDK reports: the
 // status, the error's kind ("rate_limit_error"; the status text when
 // empty), its message (the raw body clipped to 200 bytes when empty) and
-// the response headers (Retry-After, nil when there is no response). It
-// is retried when RetryableStatus says so. The one place adapters' API
-// errors become a Verdict.
+// the response headers (nil when there is no response). It is retried
+// when RetryableStatus says so, unless the server said otherwise with
+// "x-should-retry: true" or "false" (OpenAI's and Anthropic's APIs send
+// it, and their SDKs obey it); Retry-After sets the wait, and the
+// request id (x-request-id, or Anthropic's request-id) is kept for the
+// error text. The one place adapters' API errors become a Verdict.
 func API(status int, kind, msg, raw string, h http.Header, now time.Time) Verdict {
 	v := Verdict{Status: status, Kind: kind, Msg: msg}
 	if v.Kind == "" {
@@ -36,6 +39,16 @@ func API(status int, kind, msg, raw string, h http.Header, now time.Time) Verdic
 	v.Retry = RetryableStatus(status)
 	if h != nil {
 		v.After, _ = After(h, now)
+		switch strings.ToLower(strings.TrimSpace(h.Get("X-Should-Retry"))) {
+		case "true":
+			v.Retry = true
+		case "false":
+			v.Retry = false
+		}
+		v.RequestID = h.Get("X-Request-Id")
+		if v.RequestID == "" {
+			v.RequestID = h.Get("Request-Id")
+		}
 	}
 	return v
 }

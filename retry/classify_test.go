@@ -57,6 +57,12 @@ func TestAPI(t *testing.T) {
 		{529, "overloaded_error", "Overloaded", "", h, Verdict{Status: 529, Kind: "overloaded_error", Msg: "Overloaded", Retry: true, After: 3 * time.Second}},
 		{400, "", "", ` {"error":"bad"} `, nil, Verdict{Status: 400, Kind: "bad request", Msg: `{"error":"bad"}`}},
 		{429, "rate_limit_error", "slow down", "", nil, Verdict{Status: 429, Kind: "rate_limit_error", Msg: "slow down", Retry: true}},
+		// x-should-retry overrides the status, both ways; the request id is kept.
+		{500, "server_error", "boom", "", http.Header{"X-Should-Retry": {"false"}, "X-Request-Id": {"req_1"}},
+			Verdict{Status: 500, Kind: "server_error", Msg: "boom", RequestID: "req_1"}},
+		{400, "invalid_request_error", "try again", "", http.Header{"X-Should-Retry": {"true"}, "Request-Id": {"req_ant"}},
+			Verdict{Status: 400, Kind: "invalid_request_error", Msg: "try again", Retry: true, RequestID: "req_ant"}},
+		{503, "", "x", "", http.Header{"X-Should-Retry": {"maybe"}}, Verdict{Status: 503, Kind: "service unavailable", Msg: "x", Retry: true}},
 	} {
 		if got := API(tt.status, tt.kind, tt.msg, tt.raw, tt.h, now); got != tt.want {
 			t.Errorf("API(%d, %q, %q) = %+v, want %+v", tt.status, tt.kind, tt.msg, got, tt.want)

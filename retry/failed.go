@@ -10,7 +10,8 @@ import (
 // Failed returns the error of a call to provider's model that failed for
 // good after n attempts with Verdict v and last error err. Its text is
 // "PROVIDER: MODEL: status N KIND after n attempts: MSG", with the
-// request's URL after the model for transport errors; it is an
+// request's URL after the model for transport errors and the provider's
+// request id, when it sent one, at the end; it is an
 // *swc.Error with code EINVALID for a 4xx that is not retried and
 // EUNAVAILABLE otherwise, and errors.Is/As also find err through it.
 func Failed(provider, model string, n int, v Verdict, err error) error {
@@ -33,6 +34,9 @@ func Failed(provider, model string, n int, v Verdict, err error) error {
 	msg := fmt.Sprintf("%s: %s%s: %s after %d attempt%s", provider, model, at, what, n, plural)
 	if v.Msg != "" && !strings.Contains(what, v.Msg) {
 		msg += ": " + v.Msg
+	}
+	if v.RequestID != "" {
+		msg += " (request id " + v.RequestID + ")"
 	}
 	return &failure{coded: &swc.Error{Code: code, Message: msg}, cause: err}
 }

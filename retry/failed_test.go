@@ -27,6 +27,8 @@ func TestFailed(t *testing.T) {
 			"p: m: status 599 after 2 attempts: <html>"},
 		{"transport", 3, Verdict{Retry: true, Kind: "connection error", Msg: "refused"}, swc.EUNAVAILABLE,
 			"p: m: connection error after 3 attempts: refused"},
+		{"request id", 1, Verdict{Status: 400, Kind: "invalid_request_error", Msg: "bad", RequestID: "req_9"}, swc.EINVALID,
+			"p: m: status 400 invalid_request_error after 1 attempt: bad (request id req_9)"},
 		{"msg already in kind", 1, Verdict{Kind: "error", Msg: "error"}, swc.EUNAVAILABLE,
 			"p: m: error after 1 attempt"},
 	}

@@ -32,6 +32,9 @@ type Verdict struct {
 	Kind   string        // provider error type, KindTimeout, "connection error", …
 	Msg    string        // short human-readable detail
 	URL    string        // the request's URL, for transport errors
+	// RequestID is the provider's id of the failed request (x-request-id),
+	// for its support; "" when it sent none.
+	RequestID string
 }
 
 // Runner runs calls with bounded concurrency, an optional rate limit and

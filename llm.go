@@ -39,6 +39,9 @@ type Message struct {
 	Time time.Time `json:"timestamp,omitzero"`
 	// Session is an explicit session id; empty lets sessionisation decide.
 	Session string `json:"session,omitempty"`
+	// MediaTokens are the tokens of the images Content holds placeholders
+	// for ("[input_image]"), counted in the message's cost; 0 when none.
+	MediaTokens int `json:"media_tokens,omitempty"`
 }
 
 // ToolCall is one call of a tool by an assistant message. Arguments is the

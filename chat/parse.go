@@ -32,6 +32,11 @@ type Input struct {
 	// Raw elements and Body values are copies of the input, though they
 	// may share one array: read them, do not write into them.
 	Body map[string]json.RawMessage
+	// Request is the whole request body and Span the offsets of its
+	// message list in it ("input"), so that a compressed list can be
+	// written back with every other byte as it came (responses only).
+	Request []byte
+	Span    [2]int
 	// Warnings are usable oddities, for stderr.
 	Warnings []string
 }
@@ -87,6 +92,8 @@ func parseGeneral(data []byte, f Format) (*Input, error) {
 		in, err = parseOpenAI(data)
 	case Anthropic:
 		in, err = parseAnthropic(data)
+	case Responses:
+		in, err = parseResponses(data)
 	case JSONL:
 		in, err = parseJSONL(data)
 	case LoCoMo:

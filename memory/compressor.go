@@ -125,9 +125,9 @@ type SessionSpan struct {
 }
 
 // Cost returns m's tokens as the budget counts them: content, tool call
-// names and arguments, and MessageOverhead.
+// names and arguments, its images (MediaTokens) and MessageOverhead.
 func (c *Compressor) Cost(m swc.Message) int {
-	n := c.counter.CountCached(m.Content) + MessageOverhead
+	n := c.counter.CountCached(m.Content) + MessageOverhead + m.MediaTokens
 	for _, tc := range m.ToolCalls {
 		n += c.counter.CountCached(tc.Name) + c.counter.CountCached(tc.Arguments)
 	}

@@ -5,11 +5,14 @@ import (
 	"github.com/swcmem/swc/chat"
 )
 
-// SpliceRequest returns the request body in (a Chat Completions or Messages
-// request parsed by chat.Parse) with its messages replaced by res's: kept
-// messages byte for byte as they came, the memory (res.Memory) as a system
-// message after the instructions (openai) or appended to "system"
-// (anthropic). Every other field of the body is kept as it came. res may
+// SpliceRequest returns the request body in (a Chat Completions, Messages
+// or Responses request parsed by chat.Parse) with its messages replaced by
+// res's: kept messages byte for byte as they came, the memory (res.Memory)
+// as a system message after the instructions (openai), appended to
+// "system" (anthropic), or as a developer message item after the
+// instruction items (responses, whose "instructions" field stays as it
+// was). Every other field of the body is kept as it came (for responses,
+// every byte outside "input"). res may
 // come from Compress or be assembled by the caller (Source -1 marks the
 // memory message). It returns an EINVALID error when in is not a request
 // body of either format.
@@ -22,6 +25,8 @@ func SpliceRequest(in *chat.Input, res *Result) ([]byte, error) {
 		return spliceOpenAI(in, res)
 	case chat.Anthropic:
 		return spliceAnthropic(in, res)
+	case chat.Responses:
+		return spliceResponses(in, res)
 	}
 	return nil, swc.Errorf(swc.EINVALID, "cannot splice messages into a %s input", in.Format)
 }

@@ -146,6 +146,11 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, tenant st
 // allow takes a token from the key's limiter, or writes 429 with
 // Retry-After and returns false.
 func (s *Server) allow(w http.ResponseWriter, keyID string) bool {
+	return s.allowOr(w, keyID, func(status int, code, msg string) { writeError(w, status, code, msg) })
+}
+
+// allowOr is allow writing its 429 with fail.
+func (s *Server) allowOr(w http.ResponseWriter, keyID string, fail func(status int, code, msg string)) bool {
 	if s.Rate < 0 {
 		return true
 	}
@@ -164,7 +169,7 @@ func (s *Server) allow(w http.ResponseWriter, keyID string) bool {
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
-		writeError(w, http.StatusTooManyRequests, "rate_limited", "too many requests for this key; retry after "+w.Header().Get("Retry-After")+"s")
+		fail(http.StatusTooManyRequests, "rate_limited", "too many requests for this key; retry after "+w.Header().Get("Retry-After")+"s")
 		return false
 	}
 	return true

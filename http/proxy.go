@@ -35,7 +35,8 @@ const (
 	// HeaderMode says how the request was compressed: fits (sent as it
 	// came), stateless, stored (stored, compressed statelessly: nothing
 	// consolidated yet or no room), prefix (the consolidated memory, then
-	// the messages since).
+	// the messages since), passthrough (not compressed: a route swc only
+	// relays, or a Responses request whose history the provider stores).
 	HeaderMode = "X-SWC-Mode"
 )
 
@@ -132,9 +133,10 @@ type protocol struct {
 var (
 	protoOpenAI    = protocol{"openai", chat.OpenAI}
 	protoAnthropic = protocol{"anthropic", chat.Anthropic}
+	protoResponses = protocol{"responses", chat.Responses} // OpenAI's Responses API
 )
 
-func (s *Server) proxyRoutes(mux *http.ServeMux) {
+func (s *Server) proxyRoutes(mux *routeMux) {
 	s.proxy = &proxyState{compressors: map[int]*memory.Compressor{}, prefixes: map[prefixKey]prefix{},
 		metrics: newProxyMetrics(s.Registry), client: s.Proxy.Client}
 	if s.proxy.client == nil {
@@ -142,12 +144,18 @@ func (s *Server) proxyRoutes(mux *http.ServeMux) {
 	}
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))
+	s.responsesRoutes(mux)
 }
 
 // proxyAuthed authenticates a proxied request: "Authorization: Bearer KEY",
 // or for Anthropic clients "x-api-key: KEY" (SDKs send either). Errors are
 // written in the protocol's own error shape so that SDKs show them.
 func (s *Server) proxyAuthed(p protocol) http.Handler {
+	return s.proxyAuth(p, s.proxyHandle)
+}
+
+// proxyAuth is proxyAuthed for any handler h of protocol p.
+func (s *Server) proxyAuth(p protocol, h func(w http.ResponseWriter, r *http.Request, p protocol, tenant string)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ar := r
 		if p == protoAnthropic && r.Header.Get("Authorization") == "" && r.Header.Get("X-Api-Key") != "" {
@@ -164,10 +172,10 @@ func (s *Server) proxyAuthed(p protocol) http.Handler {
 			proxyError(w, p, http.StatusUnauthorized, "authentication_error", "missing or invalid swc key ("+want+"; make one with swc keys create)")
 			return
 		}
-		if !s.allow(w, k.ID) {
+		if !s.allowOr(w, k.ID, func(status int, code, msg string) { proxyError(w, p, status, code, msg) }) {
 			return
 		}
-		s.proxyHandle(w, r.WithContext(context.WithValue(r.Context(), authKey{}, k)), p, k.TenantID)
+		h(w, r.WithContext(context.WithValue(r.Context(), authKey{}, k)), p, k.TenantID)
 	})
 }
 
@@ -185,13 +193,8 @@ func proxyError(w http.ResponseWriter, p protocol, status int, typ, msg string) 
 }
 
 func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol, tenant string) {
-	up := s.Proxy.OpenAI
-	flag := "--upstream-openai"
-	if p == protoAnthropic {
-		up, flag = s.Proxy.Anthropic, "--upstream-anthropic"
-	}
-	if up.URL == "" {
-		proxyError(w, p, http.StatusNotImplemented, "not_configured", "no "+p.name+" upstream configured (start swc serve with "+flag+" URL)")
+	up, ok := s.upstream(w, p)
+	if !ok {
 		return
 	}
 	reject := func(status int, typ, msg string) {
@@ -233,6 +236,9 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		malformed()
 		return
 	}
+	if p == protoResponses && s.providerHistory(w, r, up, trimmed) {
+		return
+	}
 	in, err := chat.Parse(trimmed, p.format)
 	if err != nil {
 		if !json.Valid(trimmed) { // checked on the error path only: parsing is the hot path
@@ -269,6 +275,20 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		send = out.body
 	}
 	s.forward(w, r, p, up, send, out)
+}
+
+// upstream returns the upstream of protocol p, or writes 501 naming the
+// flag that sets it.
+func (s *Server) upstream(w http.ResponseWriter, p protocol) (Upstream, bool) {
+	up, name, flag := s.Proxy.OpenAI, "openai", "--upstream-openai"
+	if p == protoAnthropic {
+		up, name, flag = s.Proxy.Anthropic, "anthropic", "--upstream-anthropic"
+	}
+	if up.URL == "" {
+		proxyError(w, p, http.StatusNotImplemented, "not_configured", "no "+name+" upstream configured (start swc serve with "+flag+" URL)")
+		return up, false
+	}
+	return up, true
 }
 
 func (s *Server) proxyBudget() int {

@@ -85,16 +85,14 @@ var dropRequest = map[string]bool{
 	"Host":            true,
 }
 
-// upstreamURL returns where a request of protocol p goes.
-func upstreamURL(p protocol, base, rawQuery string) string {
+// upstreamURL returns where a request to path (escaped, "/v1/…") goes
+// for protocol p: OpenAI's base URL holds /v1 ("https://api.openai.com/v1"
+// + "/chat/completions"), Anthropic's may or may not.
+func upstreamURL(p protocol, base, path, rawQuery string) string {
 	base = strings.TrimRight(base, "/")
-	u := base + "/chat/completions"
-	if p == protoAnthropic {
-		if strings.HasSuffix(base, "/v1") {
-			u = base + "/messages"
-		} else {
-			u = base + "/v1/messages"
-		}
+	u := base + strings.TrimPrefix(path, "/v1")
+	if p == protoAnthropic && !strings.HasSuffix(base, "/v1") {
+		u = base + path
 	}
 	if rawQuery != "" {
 		u += "?" + rawQuery
@@ -102,14 +100,19 @@ func upstreamURL(p protocol, base, rawQuery string) string {
 	return u
 }
 
-// forward sends body upstream with the client's headers (minus its
+// forward sends body (nil for none) upstream, with the request's method
+// and path, the client's headers (minus its
 // credentials and hop-by-hop headers) and the server's key, and writes the
 // upstream's status, headers and body back as they come: an event stream
 // is flushed event by event. The client's context bounds the upstream
 // request, so a client that goes away cancels it. Upstream errors (429,
 // 5xx) are passed through, never retried: the client's SDK retries.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body []byte, out *proxyOut) {
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, upstreamURL(p, up.URL, r.URL.RawQuery), bytes.NewReader(body))
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, upstreamURL(p, up.URL, r.URL.EscapedPath(), r.URL.RawQuery), rd)
 	if err != nil {
 		s.logger().Error("proxy: upstream URL", "protocol", p.name, "err", err)
 		proxyError(w, p, http.StatusInternalServerError, "api_error", "the "+p.name+" upstream URL is not usable (the server's log says why)")
@@ -122,7 +125,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 		}
 		req.Header[k] = vs
 	}
-	if req.Header.Get("Content-Type") == "" {
+	if req.Header.Get("Content-Type") == "" && body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if up.Key != "" {
@@ -154,8 +157,10 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 	if resp.ContentLength >= 0 && !resp.Uncompressed {
 		h.Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
 	}
-	h.Set(HeaderTokensBefore, strconv.Itoa(out.before))
-	h.Set(HeaderTokensAfter, strconv.Itoa(out.after))
+	if out.mode != modePassthrough {
+		h.Set(HeaderTokensBefore, strconv.Itoa(out.before))
+		h.Set(HeaderTokensAfter, strconv.Itoa(out.after))
+	}
 	h.Set(HeaderMode, out.mode)
 	if out.fallback != "" {
 		h.Set(HeaderFallback, out.fallbackReason)

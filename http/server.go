@@ -87,6 +87,7 @@ type Server struct {
 	keys     map[string]cachedKey // by key hash
 	proxy    *proxyState
 	ready    readiness
+	patterns []string // of the routes served (Routes)
 }
 
 // New returns a server over store, memory (the read path and
@@ -141,7 +142,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 }
 
 func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
+	mux := newRouteMux()
 	api := func(pattern string, h func(w http.ResponseWriter, r *http.Request, tenant string)) {
 		mux.Handle(pattern, s.observe(s.authed(h)))
 	}
@@ -156,9 +157,11 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /metrics", s.observe(s.metrics.handler(s.Registry)))
 	s.uiRoutes(mux)
 	s.proxyRoutes(mux)
+	mux.Handle("GET /openapi.json", s.observe(http.HandlerFunc(serveOpenAPI)))
 	mux.Handle("/", s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no route "+r.Method+" "+r.URL.Path)
 	})))
+	s.patterns = mux.patterns
 	return mux
 }
 

@@ -22,7 +22,7 @@ import (
 
 const cookieName = "swc_key"
 
-func (s *Server) uiRoutes(mux *http.ServeMux) {
+func (s *Server) uiRoutes(mux *routeMux) {
 	mux.Handle("GET /ui", s.observe(http.HandlerFunc(s.uiHome)))
 	mux.Handle("POST /ui/login", s.observe(http.HandlerFunc(s.uiLogin)))
 	mux.Handle("POST /ui/logout", s.observe(http.HandlerFunc(s.uiLogout)))

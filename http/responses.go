@@ -1,0 +1,94 @@
+package http
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/swcmem/swc/chat"
+)
+
+// This file is the rest of the surface agents call on their base URL:
+// OpenAI's Responses API, compressed like chat completions (its input
+// items read by chat.Responses), and the routes swc relays unchanged with
+// the server's key once the swc key checks out.
+
+// modePassthrough is X-SWC-Mode of a request swc relayed uncompressed.
+const modePassthrough = "passthrough"
+
+func (s *Server) responsesRoutes(mux *routeMux) {
+	mux.Handle("POST /v1/responses", s.observe(s.proxyAuthed(protoResponses)))
+	// Counts of the request as swc would send it: compressed, then counted
+	// by the provider.
+	mux.Handle("POST /v1/responses/input_tokens", s.observe(s.proxyAuth(protoResponses, s.proxyCount)))
+	mux.Handle("POST /v1/messages/count_tokens", s.observe(s.proxyAuth(protoAnthropic, s.proxyCount)))
+	// Relayed as they come.
+	relay := func(pattern string, p protocol) {
+		mux.Handle(pattern, s.observe(s.proxyAuth(p, s.relay)))
+	}
+	relay("POST /v1/embeddings", protoOpenAI)
+	relay("POST /v1/responses/compact", protoResponses)
+	relay("GET /v1/responses/{id}", protoResponses)
+	relay("DELETE /v1/responses/{id}", protoResponses)
+	relay("POST /v1/responses/{id}/cancel", protoResponses)
+	relay("GET /v1/responses/{id}/input_items", protoResponses)
+	// Both providers list models at /v1/models: an Anthropic client says
+	// so with anthropic-version (its SDKs always send it) or x-api-key.
+	models := func(w http.ResponseWriter, r *http.Request) {
+		p := protoOpenAI
+		if r.Header.Get("Anthropic-Version") != "" || r.Header.Get("Authorization") == "" && r.Header.Get("X-Api-Key") != "" {
+			p = protoAnthropic
+		}
+		s.proxyAuth(p, s.relay).ServeHTTP(w, r)
+	}
+	mux.Handle("GET /v1/models", s.observe(http.HandlerFunc(models)))
+	mux.Handle("GET /v1/models/{model}", s.observe(http.HandlerFunc(models)))
+}
+
+// providerHistory relays a Responses request whose history is stored at
+// the provider (previous_response_id, conversation, item_reference, or no
+// input at all) as it came, since compressing what it carries cannot
+// shorten the history the model reads; it reports whether it did.
+func (s *Server) providerHistory(w http.ResponseWriter, r *http.Request, up Upstream, body []byte) bool {
+	why := chat.ProviderHistory(body)
+	if why == "" {
+		return false
+	}
+	s.proxy.metrics.requests.WithLabelValues(protoResponses.name, modePassthrough).Inc()
+	s.forward(w, r, protoResponses, up, body, &proxyOut{mode: modePassthrough})
+	return true
+}
+
+// relay forwards the request as it came (its body within --max-body).
+func (s *Server) relay(w http.ResponseWriter, r *http.Request, p protocol, tenant string) {
+	up, ok := s.upstream(w, p)
+	if !ok {
+		return
+	}
+	var body []byte
+	if r.Method != http.MethodGet && r.Method != http.MethodDelete || r.ContentLength > 0 {
+		var err error
+		if body, err = readLimited(r, s.MaxBody); err != nil {
+			s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
+			if err == errTooLarge {
+				proxyError(w, p, http.StatusRequestEntityTooLarge, "request_too_large", "request body over "+strconv.FormatInt(s.MaxBody, 10)+" bytes (swc serve --max-body)")
+				return
+			}
+			proxyError(w, p, http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
+			return
+		}
+	}
+	s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()
+	s.forward(w, r, p, up, body, &proxyOut{mode: modePassthrough})
+}
+
+// proxyCount answers a token count of the request as swc would send it:
+// compressed (statelessly: a count stores nothing, so X-SWC-Conversation
+// is not read), then counted by the provider. A Responses count whose
+// history the provider stores is relayed as it came (proxyHandle).
+func (s *Server) proxyCount(w http.ResponseWriter, r *http.Request, p protocol, tenant string) {
+	if r.Header.Get(HeaderConversation) != "" {
+		r = r.Clone(r.Context())
+		r.Header.Del(HeaderConversation)
+	}
+	s.proxyHandle(w, r, p, tenant)
+}

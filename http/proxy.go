@@ -104,7 +104,7 @@ type proxyMetrics struct {
 func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 	m := &proxyMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "swc_proxy_requests_total", Help: "Proxied requests by protocol and mode (fits, stateless, stored, prefix, rejected).",
+			Name: "swc_proxy_requests_total", Help: "Proxied requests by protocol (openai, anthropic, responses) and mode (fits, stateless, stored, prefix, passthrough, rejected).",
 		}, []string{"protocol", "mode"}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "swc_proxy_fallbacks_total", Help: "Requests compressed by the offline engines because the configured ones failed or ran past --compress-timeout, by reason (deadline, engine, store, memory).",

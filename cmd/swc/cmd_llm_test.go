@@ -116,8 +116,14 @@ func TestLLMPing(t *testing.T) {
 					t.Errorf("%s = %q, want %q", k, got, v)
 				}
 			}
-			if body := f.bodies[before]; body["max_tokens"] != float64(16) {
-				t.Errorf("max_tokens = %v", body["max_tokens"])
+			// OpenAI's chat completions take max_completion_tokens (max_tokens
+			// is deprecated); Anthropic's and Ollama's max_tokens.
+			field := "max_tokens"
+			if tt.path == "/v1/chat/completions" && !strings.HasPrefix(tt.name, "ollama") {
+				field = "max_completion_tokens"
+			}
+			if body := f.bodies[before]; body[field] != float64(16) {
+				t.Errorf("%s = %v in %v", field, body[field], body)
 			}
 			if tt.path == "/v1/chat/completions" {
 				if temp, ok := f.bodies[before]["temperature"]; !ok || temp != float64(0) {

@@ -41,11 +41,15 @@ Serves the swc API (JSON; errors are {"error":{"code","message"}}):
   POST   /v1/conversations/{id}/consolidate  enqueue a consolidation now → 202
   GET    /healthz liveness, /readyz readiness: the database answers at this build's schema
          and the job queue runs (503 while not; no key)  GET /metrics  GET /ui (log in with a key)
-  POST   /v1/chat/completions  POST /v1/messages  the compressing proxy: point an
+  POST   /v1/chat/completions  /v1/responses  /v1/messages  the compressing proxy: point an
          OpenAI or Anthropic SDK's base URL here with an swc key; the history is compressed to
          X-SWC-Budget (default --budget) and forwarded to --upstream-openai/--upstream-anthropic
          with OPENAI_API_KEY/ANTHROPIC_API_KEY. X-SWC-Conversation: ID stores the messages and
-         uses the gists made while idle. Response headers X-SWC-Tokens-Before/-After.
+         uses the gists made while idle. Response headers X-SWC-Tokens-Before/-After, X-SWC-Mode
+         (a Responses request with previous_response_id or conversation: passthrough).
+  POST   /v1/messages/count_tokens  /v1/responses/input_tokens  counted as swc would send them
+  GET    /v1/models  POST /v1/embeddings  /v1/responses/compact  GET|DELETE /v1/responses/{id} …
+         relayed to the upstream as they came. GET /openapi.json: every route (OpenAPI 3.1).
 Every /v1 route needs "Authorization: Bearer KEY" (swc keys create). Status codes:
   400 bad input (the message names the field; a message over --max-message included) ·
   401 no or bad key · 404 unknown route or conversation (another tenant's included) ·

@@ -17,8 +17,8 @@ type proxyFlags struct {
 }
 
 func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
-	fs.StringVar(&f.openai, "upstream-openai", "", "OpenAI-compatible base URL the proxy forwards POST /v1/chat/completions to, with /v1 (e.g. https://api.openai.com/v1); key: OPENAI_API_KEY")
-	fs.StringVar(&f.anthropic, "upstream-anthropic", "", "Anthropic base URL the proxy forwards POST /v1/messages to (e.g. https://api.anthropic.com); key: ANTHROPIC_API_KEY")
+	fs.StringVar(&f.openai, "upstream-openai", "", "OpenAI-compatible base URL the proxy forwards /v1/chat/completions, /v1/responses, /v1/embeddings and /v1/models to, with /v1 (e.g. https://api.openai.com/v1); key: OPENAI_API_KEY")
+	fs.StringVar(&f.anthropic, "upstream-anthropic", "", "Anthropic base URL the proxy forwards /v1/messages and /v1/messages/count_tokens to (e.g. https://api.anthropic.com); key: ANTHROPIC_API_KEY")
 	fs.DurationVar(&f.compressTimeout, "compress-timeout", swchttp.DefaultCompressTimeout, "longest a proxied request's compression may take before the offline engines compress it instead")
 	fs.IntVar(&f.keepRecent, "keep-recent", 8, "latest messages of a proxied request sent unchanged (0: none)")
 }

@@ -293,15 +293,21 @@ func TestLiveAppendSplits(t *testing.T) {
 	})
 }
 
-// TestLiveAppendOneByOne appends a LoCoMo agent transcript one wire
-// message per request, as a live agent does, and counts what is stored.
+// TestLiveAppendOneByOne appends LoCoMo agent transcripts one wire
+// message per request, as a live agent does (both shapes; with and without
+// timestamps; "call_0" every turn): the whole transcript, then its first
+// three sessions with every read format checked after every append.
 func TestLiveAppendOneByOne(t *testing.T) {
 	backends(t, func(t *testing.T, backend string) {
 		e := newLiveEnv(t, backend, 1)
-		for k, anth := range []bool{false, true} {
-			o := transcript.Options{Anthropic: anth, ReuseCallIDs: true}
-			tr := agentTranscript(t, 0, 0, o)
+		for k, tc := range []struct {
+			anth, stamps bool
+			sessions     int
+		}{{false, false, 0}, {true, false, 0}, {false, true, 3}, {true, true, 3}, {false, false, 3}, {true, false, 3}} {
+			o := transcript.Options{Anthropic: tc.anth, Timestamps: tc.stamps, ReuseCallIDs: true}
+			tr := agentTranscript(t, 0, tc.sessions, o)
 			conv := fmt.Sprintf("one-%d", k)
+			name := fmt.Sprintf("anthropic=%v timestamps=%v sessions=%d", tc.anth, tc.stamps, tc.sessions)
 			rejected := 0
 			var firstErr string
 			for i := range tr.Wire {
@@ -311,18 +317,24 @@ func TestLiveAppendOneByOne(t *testing.T) {
 					if firstErr == "" {
 						firstErr = fmt.Sprintf("message %d: %d %s", i, code, strings.TrimSpace(string(body)))
 					}
+					continue
+				}
+				if tc.sessions > 0 {
+					if err := e.checkReads(conv, 1500); err != nil {
+						t.Fatalf("%s: after message %d: %v", name, i, err)
+					}
 				}
 			}
 			got, _ := e.store.Messages(context.Background(), e.tenant, conv)
-			t.Logf("anthropic=%v: %d of %d wire messages rejected; %d of %d messages stored", anth, rejected, len(tr.Wire), len(got), len(tr.Messages))
+			t.Logf("%s: %d of %d wire messages rejected; %d of %d messages stored", name, rejected, len(tr.Wire), len(got), len(tr.Messages))
 			if rejected > 0 {
-				t.Errorf("anthropic=%v: %d of %d rejected (first: %s)", anth, rejected, len(tr.Wire), firstErr)
+				t.Errorf("%s: %d of %d rejected (first: %s)", name, rejected, len(tr.Wire), firstErr)
 			}
 			if err := sameMessages(got, tr.Messages); err != nil {
-				t.Errorf("anthropic=%v: %v", anth, err)
+				t.Errorf("%s: %v", name, err)
 			}
 			if err := e.checkReads(conv, 1500); err != nil {
-				t.Errorf("anthropic=%v: %v", anth, err)
+				t.Errorf("%s: %v", name, err)
 			}
 		}
 	})
@@ -366,4 +378,30 @@ func TestLiveAppendRace(t *testing.T) {
 			t.Fatalf("%d of %d appends rejected (first: %s); %d of %d stored", rejected, clients*each, first, len(got), clients*each)
 		}
 	})
+}
+
+// TestLiveAppendErrorsNameTheMessage: an error names the caller's own
+// message and block, in Anthropic's shape too, where one message becomes
+// several (its tool_result blocks).
+func TestLiveAppendErrorsNameTheMessage(t *testing.T) {
+	e := newLiveEnv(t, "sqlite", 1)
+	tr := agentTranscript(t, 0, 0, transcript.Options{Anthropic: true, Timestamps: true})
+	wire := append([]json.RawMessage(nil), tr.Wire[:50]...)
+	// Wire message 40 goes back a day.
+	var obj map[string]any
+	json.Unmarshal(wire[40], &obj)
+	ts, _ := time.Parse(time.RFC3339, obj["timestamp"].(string))
+	obj["timestamp"] = ts.Add(-24 * time.Hour).Format(time.RFC3339)
+	wire[40], _ = json.Marshal(obj)
+	code, body := e.appendWire(0, "errs", wire)
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `messages[40].timestamp`) {
+		t.Errorf("a time going backwards at wire message 40: %d %s", code, body)
+	}
+	// A tool_result answering no call, in a message of its own.
+	res, _ := json.Marshal(map[string]any{"role": "user", "content": []map[string]any{{"type": "text", "text": "hi"}}})
+	orphan, _ := json.Marshal(map[string]any{"role": "user", "content": []map[string]any{{"type": "tool_result", "tool_use_id": "toolu_x", "content": "r"}}})
+	code, body = e.appendWire(0, "errs2", []json.RawMessage{res, res, orphan})
+	if code != http.StatusBadRequest || !strings.Contains(string(body), `messages[2].content[0].tool_use_id: \"toolu_x\"`) {
+		t.Errorf("an orphan tool_result at messages[2].content[0]: %d %s", code, body)
+	}
 }

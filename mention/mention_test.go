@@ -479,3 +479,30 @@ func TestEntityRules(t *testing.T) {
 		}
 	}
 }
+
+// TestWeekdayOfADate: a weekday beside an explicit date names that date;
+// it is not a weekday of its own, resolved apart ("Tuesday 22 April"
+// said on 6 March 2025 is 22 April, not the Tuesday after 6 March).
+func TestWeekdayOfADate(t *testing.T) {
+	ref := time.Date(2025, 3, 6, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ text, span, value string }{
+		{"Tuesday 22 April should be calmer.", "Tuesday 22 April", "2025-04-22"},
+		{"We fly on Tuesday, 22 April 2025.", "Tuesday, 22 April 2025", "2025-04-22"},
+		{"See you Tue, April 22nd.", "Tue, April 22nd", "2025-04-22"},
+		{"I was there on Friday the 7th of March.", "Friday the 7th of March", "2025-03-07"},
+	} {
+		ms := Temporal(tc.text, ref)
+		if len(ms) == 0 || ms[0].Text != tc.span || ms[0].Value != tc.value || ms[0].Kind != Date {
+			t.Errorf("%q: mentions %+v, want first the date %q = %s", tc.text, ms, tc.span, tc.value)
+		}
+		for _, m := range ms {
+			if m.Kind == Relative {
+				t.Errorf("%q: a weekday resolved apart: %+v", tc.text, m)
+			}
+		}
+	}
+	// The anchored text shows the date once, never a weekday's own date.
+	if got := Anchor("Tuesday 22 April should be calmer.", ref); strings.Contains(got, "March") {
+		t.Errorf("anchored: %q", got)
+	}
+}

@@ -16,6 +16,9 @@ func resolve(e expr, ref time.Time) (string, string) {
 		return e.val, ""
 	case opDate:
 		a := fillDate(e.a, r, hasRef, e.tense)
+		if e.wd > 0 && e.a.y == 0 && a.y != 0 && e.b.m == 0 {
+			a = onWeekday(a, e.wd-1)
+		}
 		if e.b.m != 0 {
 			b := e.b
 			if b.y == 0 {
@@ -326,6 +329,20 @@ func fillDate(a dt, r time.Time, hasRef bool, tense int) dt {
 		a.y--
 	case tense > 0 && (a.m < rm || a.m == rm && a.d != 0 && a.d < rd):
 		a.y++
+	}
+	return a
+}
+
+// onWeekday returns a (a yearless date given a year by tense) in the
+// year before or after instead when only that one falls on weekday wd.
+func onWeekday(a dt, wd int) dt {
+	if a.d == 0 || int(day(a).Weekday()) == wd {
+		return a
+	}
+	for _, y := range []int{a.y + 1, a.y - 1} {
+		if b := (dt{y, a.m, a.d}); int(day(b).Weekday()) == wd {
+			return b
+		}
 	}
 	return a
 }

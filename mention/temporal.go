@@ -30,7 +30,7 @@ type expr struct {
 	kind   Kind
 	op     int
 	a, b   dt
-	wd     int
+	wd     int // opDate: 1 + the weekday the date is said to fall on, 0 none
 	n      int // count; -2 = "a few"
 	unit   byte
 	dir    int
@@ -110,7 +110,7 @@ func (p *tparser) at(i int) (expr, bool) {
 	l := p.low(i)
 	if !cueWords[l] && p.t[i].cls != tNum {
 		if _, ok := months[l]; !ok {
-			if _, ok := weekdays[l]; !ok {
+			if _, ok := p.weekdayName(i); !ok {
 				if _, ok := numberWords[l]; !ok {
 					if _, ok := ordinals[l]; !ok {
 						return expr{}, false

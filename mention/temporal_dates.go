@@ -144,6 +144,18 @@ func (p *tparser) absolute(i int) (expr, bool) {
 		}
 		return e, false
 	}
+	// "Tuesday 22 April", "Tue, April 22nd": a weekday beside a date names
+	// that date (and, with no year given, picks the year it falls on).
+	if wd, ok := p.weekdayName(i); ok {
+		k := i + 1
+		if p.is(k, ",") {
+			k++
+		}
+		if a, j, ok := p.dateCore(k); ok && a.d > 0 {
+			e.a, e.j, e.wd = a, j, wd+1
+			return e, true
+		}
+	}
 	if a, j, ok := p.dateCore(i); ok {
 		e.a, e.j = a, j
 		// "November 5-6, 2022", "October 30 to 31"
@@ -305,4 +317,18 @@ func fillYear(a, b *dt) {
 	if b.y == 0 && a.y != 0 {
 		b.y = a.y
 	}
+}
+
+// weekdayName reports the weekday (0 Sunday) token i names, in full or
+// abbreviated.
+func (p *tparser) weekdayName(i int) (int, bool) {
+	if i >= len(p.t) {
+		return 0, false
+	}
+	l := p.low(i)
+	if wd, ok := weekdays[l]; ok {
+		return wd, true
+	}
+	wd, ok := weekdayAbbr[l]
+	return wd, ok && p.t[i].cap
 }

@@ -50,7 +50,7 @@ func Example() {
 	}
 	fmt.Println(strings.Join(strings.Split(res.Memory, "\n")[2:5], "\n"))
 	// Output:
-	// 93 messages, 3101 tokens → 11 messages, 1349 tokens (budget 1500)
+	// 93 messages, 3101 tokens → 11 messages, 1445 tokens (budget 1500)
 	// system: You are Sol, Dana Whitfield's personal assistant. Be concise
 	// system: Earlier conversation, consolidated (session dates in headers
 	// assistant: [calls calendar_create_event]

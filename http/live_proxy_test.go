@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -295,5 +296,57 @@ func TestLiveProxyRegenerate(t *testing.T) {
 		}
 		info, _ := e.store.Conversation(context.Background(), e.tenant, "regen")
 		t.Logf("%d edits, %d messages superseded", info.Edits, info.Superseded)
+	})
+}
+
+// countingStore counts the reads of whole conversations.
+type countingStore struct {
+	swc.Store
+	mu    sync.Mutex
+	reads int
+}
+
+func (c *countingStore) Messages(ctx context.Context, tenant, conv string) ([]swc.StoredMessage, error) {
+	c.mu.Lock()
+	c.reads++
+	c.mu.Unlock()
+	return c.Store.Messages(ctx, tenant, conv)
+}
+
+// TestLiveProxyReadsOnlyWhatChanged: a proxied request that goes on from
+// the stored conversation reads none of its stored messages (the head of
+// the content chain says where it parts); an edit reads their hashes in
+// the append's transaction, not the conversation.
+func TestLiveProxyReadsOnlyWhatChanged(t *testing.T) {
+	backends(t, func(t *testing.T, backend string) {
+		e := newLiveEnv(t, backend, 1, withUpstream(t, liveNow))
+		cs := &countingStore{Store: e.store}
+		srv := swchttp.New(cs, &sleep.Service{Store: cs}, noQueue{})
+		srv.Rate, srv.Proxy = -1, e.servers[0].Proxy
+		ts := httptest.NewServer(srv.Handler())
+		t.Cleanup(ts.Close)
+		e.urls = []string{ts.URL}
+		tr := agentTranscript(t, 0, 0, transcript.Options{ReuseCallIDs: true})
+		arr, _ := json.Marshal(tr.Wire)
+		in, _ := chat.Parse(arr, chat.OpenAI)
+		msgs := in.Messages
+		points := askPoints(msgs)
+		for _, k := range points[len(points)-40:] {
+			if code, body := e.proxied(0, "reads", msgs[:k]); code != http.StatusOK {
+				t.Fatalf("%d %s", code, body)
+			}
+		}
+		edited := append([]swc.Message(nil), msgs...)
+		edited[5].Content = "[cleared]"
+		if code, body := e.proxied(0, "reads", edited); code != http.StatusOK {
+			t.Fatalf("%d %s", code, body)
+		}
+		t.Logf("40 requests and an edit read %d whole conversations", cs.reads)
+		if cs.reads != 0 {
+			t.Fatalf("the proxy read the stored conversation %d times", cs.reads)
+		}
+		if got := e.conversation("reads"); len(got) != len(msgs)-1 {
+			t.Fatalf("%d stored, want %d", len(got), len(msgs)-1)
+		}
 	})
 }

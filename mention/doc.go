@@ -89,7 +89,11 @@
 //     day; next <weekday>: the first one strictly after; this/coming
 //     <weekday>: the first on or after; a bare weekday ("on Friday") is the
 //     last one in a past-tense sentence, the next one in a future-tense
-//     sentence, and unresolved otherwise. A weekday with a part of the
+//     sentence, and unresolved otherwise. A weekday beside a date is part
+//     of it, not a weekday of its own: "Tuesday 22 April", "Tue, April
+//     22nd" is that date, in the year it falls on that weekday when no
+//     year is given (the year by tense, or the one before or after). A
+//     weekday with a part of the
 //     day resolves to that day with the part: "Friday night" said on Friday
 //     13 October 2023 in a past sentence is 2023-10-06TNI.
 //   - last/this/next week: the ISO week of ref minus 7 days / of ref / plus

@@ -84,7 +84,7 @@ func Example_readme() {
 	// README example ends
 
 	// Output:
-	// 3101 → 1349 tokens in 11 messages
+	// 3101 → 1445 tokens in 11 messages
 }
 
 // Wrap the official openai-go client: every Chat Completions request's

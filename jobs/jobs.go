@@ -72,7 +72,8 @@ type Config struct {
 // Queue is the consolidation queue.
 type Queue struct {
 	client riverClient // *river.Client of the SQLite or the pgx driver
-	// argsWhere, when set, selects one conversation's jobs in JobList.
+	// argsWhere selects one conversation's jobs in JobList (SQL of the
+	// driver's dialect).
 	argsWhere func(tenant, conv string) (string, river.NamedArgs)
 	// schema checks that River's tables are at this River's version.
 	schema func(ctx context.Context) error
@@ -149,7 +150,16 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // allow one open connection) and starts a queue whose workers call c.
 // The caller must Stop it.
 func Open(ctx context.Context, pool *sql.DB, c Consolidator, cfg Config) (*Queue, error) {
-	return start(ctx, riversqlite.New(pool), c, cfg)
+	q, err := start(ctx, riversqlite.New(pool), c, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Filtered in SQL: the jobs of many conversations may wait.
+	q.argsWhere = func(tenant, conv string) (string, river.NamedArgs) {
+		return "args ->> '$.tenant' = @swc_tenant AND args ->> '$.conversation' = @swc_conv",
+			river.NamedArgs{"swc_tenant": tenant, "swc_conv": conv}
+	}
+	return q, nil
 }
 
 func cmpOr[T comparable](v, def T) T {
@@ -255,10 +265,8 @@ func (q *Queue) ConsolidateNow(ctx context.Context, tenant, conv string) (int64,
 // Pending lists the conversation's jobs that are waiting, retrying or running.
 func (q *Queue) Pending(ctx context.Context, tenant, conv string) ([]swc.Job, error) {
 	params := river.NewJobListParams().Kinds(Kind).States(uniqueStates...).First(1000)
-	if q.argsWhere != nil { // filtered in the database: many conversations' jobs may wait
-		w, named := q.argsWhere(tenant, conv)
-		params = params.Where(w, named)
-	}
+	w, named := q.argsWhere(tenant, conv) // in the database: many conversations' jobs may wait
+	params = params.Where(w, named)
 	res, err := q.client.JobList(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: list: %w", err)

@@ -55,6 +55,7 @@ func DefaultPath() (string, error) {
 type DB struct {
 	db   *sql.DB
 	path string
+	sync string // Config.Synchronous
 
 	// Now is the clock used for created_at and LLM latencies; it defaults
 	// to time.Now. Set it before first use.
@@ -96,16 +97,34 @@ func (db *DB) Stats() Stats {
 // Path returns the file the DB was opened on.
 func (db *DB) Path() string { return db.path }
 
+// Synchronous settings (Config.Synchronous; SQLite's PRAGMA synchronous
+// in WAL mode).
+const (
+	// SyncFull syncs the write-ahead log at every commit: an acknowledged
+	// append survives a power loss or an OS crash. The default.
+	SyncFull = "full"
+	// SyncNormal syncs only at checkpoints: commits are cheaper, and the
+	// last ones before a power loss (not a process crash) may be lost.
+	SyncNormal = "normal"
+)
+
+// Config holds the optional settings of OpenConfig.
+type Config struct {
+	// Synchronous is SyncFull (default) or SyncNormal, for every
+	// connection of the DB and of its Pools.
+	Synchronous string
+}
+
 // dsn builds the driver connection string. Every pooled connection runs the
 // pragmas; busy_timeout is applied first by the driver. _txlock=immediate
 // makes every BeginTx a BEGIN IMMEDIATE, so a transaction takes the write
 // lock up front (waiting through the busy handler) instead of failing with
 // SQLITE_BUSY when it upgrades from reading to writing.
-func dsn(path string) string {
+func dsn(path, sync string) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "synchronous("+strings.ToUpper(sync)+")")
 	q.Set("_txlock", "immediate")
 	p := filepath.ToSlash(path)
 	if !strings.HasPrefix(p, "/") { // a Windows volume: file:/C:/...
@@ -116,12 +135,25 @@ func dsn(path string) string {
 }
 
 // Open opens the cache file at path, creating it and its parent directories
-// when missing, and brings its schema up to date. It returns an error when
-// the directory cannot be made, the file is not a usable SQLite database, or
-// a migration fails.
+// when missing, and brings its schema up to date, with the default Config
+// (every commit synced). It returns an error when the directory cannot be
+// made, the file is not a usable SQLite database, or a migration fails.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenConfig(ctx, path, Config{})
+}
+
+// OpenConfig is Open with settings; it also returns an error naming a
+// Synchronous value other than full or normal.
+func OpenConfig(ctx context.Context, path string, cfg Config) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("sqlite: open: empty path")
+	}
+	switch cfg.Synchronous {
+	case "":
+		cfg.Synchronous = SyncFull
+	case SyncFull, SyncNormal:
+	default:
+		return nil, fmt.Errorf("sqlite: open: synchronous %q (want full or normal)", cfg.Synchronous)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -130,11 +162,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	sdb, err := sql.Open("sqlite", dsn(abs))
+	sdb, err := sql.Open("sqlite", dsn(abs, cfg.Synchronous))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
 	}
-	db := &DB{db: sdb, path: abs, Now: time.Now}
+	db := &DB{db: sdb, path: abs, sync: cfg.Synchronous, Now: time.Now}
 	// Two processes creating the same new file race on switching it to
 	// WAL; retry the first connection and the migration while busy.
 	err = retryBusy(ctx, func() error {

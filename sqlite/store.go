@@ -22,7 +22,7 @@ var _ swc.Store = (*DB)(nil)
 // pragmas, limited to max open connections (River's SQLite driver wants 1).
 // The caller closes it.
 func (db *DB) Pool(max int) (*sql.DB, error) {
-	p, err := sql.Open("sqlite", dsn(db.path))
+	p, err := sql.Open("sqlite", dsn(db.path, db.sync))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: pool: %w", err)
 	}

@@ -35,7 +35,7 @@ func runKeys(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, rest); err != nil {
 		return err
 	}
-	open := func() (*backend, error) { return openBackend(ctx, *dbPath, 2) }
+	open := func() (*backend, error) { return openBackend(ctx, backendConfig{db: *dbPath, pgConns: 2}) }
 	switch sub {
 	case "create":
 		if *tenant == "" || fs.NArg() > 0 {

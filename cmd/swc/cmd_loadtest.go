@@ -45,6 +45,7 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long readers read")
 	fs.IntVar(&cfg.Budget, "read-budget", 4000, "budget of the context reads")
 	keep := fs.String("db", "", "keep the service's file here (default: a temporary one, removed)")
+	sync := fs.String("sqlite-synchronous", "full", "the service's SQLite synchronous setting (swc serve --sqlite-synchronous): full or normal")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the ingest phase to this file")
 	fs.StringVar(&cfg.ReadCPUProfile, "read-cpuprofile", "", "write a CPU profile of the read phase to this file")
@@ -75,7 +76,7 @@ func runLoadtest(ctx context.Context, env *Env, args []string) error {
 	}
 	// The service, as `swc serve` wires it, without rate limits or
 	// scheduled consolidation (phase 2 consolidates explicitly).
-	target, stop, err := startLoadtestService(ctx, env, []string{"--db", dbPath, "--rate", "-1", "--schedule", "idle:24h", "--log-level", "error"})
+	target, stop, err := startLoadtestService(ctx, env, []string{"--db", dbPath, "--sqlite-synchronous", *sync, "--rate", "-1", "--schedule", "idle:24h", "--log-level", "error"})
 	if err != nil {
 		return err
 	}

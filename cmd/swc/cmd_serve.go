@@ -22,6 +22,7 @@ import (
 	"github.com/swcmem/swc/mention"
 	"github.com/swcmem/swc/postgres"
 	"github.com/swcmem/swc/sleep"
+	"github.com/swcmem/swc/sqlite"
 	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/usage"
 )
@@ -63,6 +64,7 @@ rejected (400) and nothing of the batch is stored. A retried message (same "id")
 
 type serveFlags struct {
 	addr, db, strategy, logLevel string
+	sqliteSync                   string
 	workers                      int
 	rate                         float64
 	burst                        int
@@ -93,6 +95,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	if _, err := strategy.Find(f.strategy, strategy.ForService); err != nil {
 		return usagef("--strategy: %s", swc.ErrorMessage(err))
+	}
+	if f.sqliteSync != sqlite.SyncFull && f.sqliteSync != sqlite.SyncNormal {
+		return usagef("--sqlite-synchronous: want full or normal (got %q)", f.sqliteSync)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
@@ -140,6 +145,7 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	f := &serveFlags{}
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address (port 0 picks a free one)")
 	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache, or a postgres:// URL (replicas share it, the REM cache included)")
+	fs.StringVar(&f.sqliteSync, "sqlite-synchronous", sqlite.SyncFull, "SQLite: full syncs every commit (an acknowledged append survives a power loss); normal syncs at checkpoints only (cheaper commits; the last appends before a power loss may be lost)")
 	fs.IntVar(&f.dbConns, "db-conns", 10, "Postgres: connections of this replica's pool (HTTP handlers and River's workers share it)")
 	fs.DurationVar(&f.sweep, "sweep", 5*time.Minute, "how often conversations owed a consolidation are given a job if they have none (0: only at start)")
 	fs.StringVar(&f.strategy, "strategy", strategy.Default, "strategy of consolidation and the default of /context: "+strings.Join(strategy.Names(strategy.ForService), ", "))
@@ -207,7 +213,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	if ef.cache.path == "" && !postgres.IsURL(f.db) {
 		ef.cache.path = f.db
 	}
-	be, err := openBackend(ctx, f.db, f.dbConns)
+	be, err := openBackend(ctx, backendConfig{db: f.db, pgConns: f.dbConns, sqliteSync: f.sqliteSync})
 	if err != nil {
 		return nil, err
 	}

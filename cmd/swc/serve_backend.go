@@ -25,9 +25,16 @@ type backend struct {
 	closers   []func() error
 }
 
-// openBackend opens the store named by db (a file or a postgres:// URL)
-// and applies its migrations. pgConns bounds Postgres's pool.
-func openBackend(ctx context.Context, db string, pgConns int) (*backend, error) {
+// backendConfig names the database and its settings.
+type backendConfig struct {
+	db         string // a SQLite file or a postgres:// URL
+	pgConns    int    // Postgres: the pool's connections
+	sqliteSync string // SQLite: sqlite.SyncFull (default) or sqlite.SyncNormal
+}
+
+// openBackend opens the store cfg names and applies its migrations.
+func openBackend(ctx context.Context, cfg backendConfig) (*backend, error) {
+	db, pgConns := cfg.db, cfg.pgConns
 	if postgres.IsURL(db) {
 		pg, err := postgres.Open(ctx, db, postgres.Config{MaxConns: int32(pgConns), Migrations: riverMigrations})
 		if err != nil {
@@ -38,7 +45,7 @@ func openBackend(ctx context.Context, db string, pgConns int) (*backend, error) 
 				return jobs.OpenPostgres(ctx, pg.Pool(), c, cfg)
 			}}, nil
 	}
-	sq, err := sqlite.Open(ctx, db)
+	sq, err := sqlite.OpenConfig(ctx, db, sqlite.Config{Synchronous: cfg.sqliteSync})
 	if err != nil {
 		return nil, err
 	}

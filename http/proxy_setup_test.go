@@ -86,11 +86,7 @@ func newProxyEnv(t *testing.T, opts ...option) *proxyEnv {
 		s.Rate = -1
 	}}, opts...)
 	e := newEnv(t, all...)
-	key, _, err := swchttp.CreateKey(t.Context(), e.db, "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &proxyEnv{env: e, up: up, key: key}
+	return &proxyEnv{env: e, up: up, key: e.newKey("acme")}
 }
 
 // post sends body to path with the swc key as a Bearer token and extra

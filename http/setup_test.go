@@ -1,9 +1,14 @@
 package http_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,6 +33,61 @@ type env struct {
 	fail   atomic.Int32 // gister calls to fail first
 	mem    *sleep.Service
 	queue  *jobs.Queue
+	logs   *secretLog
+}
+
+// secretLog is the servers' debug log in a test, and what must never
+// appear in it: keys, tenant ids and conversation ids.
+type secretLog struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	secrets map[string]string // value → what it is
+}
+
+func (l *secretLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// secret notes a value the log must not show (ids shorter than 5
+// characters are too likely to appear by chance, and are not noted).
+func (l *secretLog) secret(what, v string) {
+	if len(v) < 5 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.secrets[v] = what
+}
+
+// check fails t when the log shows a secret.
+func (l *secretLog) check(t *testing.T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for v, what := range l.secrets {
+		for _, line := range strings.Split(l.buf.String(), "\n") {
+			if strings.Contains(line, v) {
+				t.Errorf("the log shows a %s (%s): %s", what, v, line)
+				break
+			}
+		}
+	}
+}
+
+// conversationOf returns the conversation id a request names (in its path
+// or X-SWC-Conversation), or "".
+func conversationOf(r *http.Request) string {
+	if c := r.Header.Get(swchttp.HeaderConversation); c != "" {
+		return c
+	}
+	for _, p := range []string{"/v1/conversations/", "/ui/conversations/"} {
+		if rest, ok := strings.CutPrefix(r.URL.Path, p); ok {
+			id, _, _ := strings.Cut(rest, "/")
+			return id
+		}
+	}
+	return ""
 }
 
 type option func(*swchttp.Server, *sleep.Service)
@@ -35,12 +95,17 @@ type option func(*swchttp.Server, *sleep.Service)
 func newEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
 	ctx := context.Background()
+	// Every test's server logs at debug level; no key, tenant id or
+	// conversation id may appear there (checked last, when all is stopped).
+	logs := &secretLog{secrets: map[string]string{}}
+	t.Cleanup(func() { logs.check(t) })
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "swc.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	e := &env{t: t, db: db}
+	e := &env{t: t, db: db, logs: logs}
 	extractive := gist.NewExtractive()
 	g := &mock.Gister{ID: "counting", GistFn: func(ctx context.Context, req swc.GistRequest) (string, error) {
 		if e.fail.Add(-1) >= 0 {
@@ -56,7 +121,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	q, err := jobs.Open(ctx, pool, adapter{mem}, jobs.Config{Workers: 2, PollInterval: 50 * time.Millisecond, MaxAttempts: 5})
+	q, err := jobs.Open(ctx, pool, adapter{mem}, jobs.Config{Workers: 2, PollInterval: 50 * time.Millisecond, MaxAttempts: 5, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,11 +131,15 @@ func newEnv(t *testing.T, opts ...option) *env {
 		q.Stop(sctx)
 	})
 	srv := swchttp.New(db, mem, q)
-	srv.Schedule = mem.Schedule
+	srv.Schedule, srv.Logger = mem.Schedule, logger
 	for _, o := range opts {
 		o(srv, mem)
 	}
-	ts := httptest.NewServer(srv.Handler())
+	h := srv.Handler()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		logs.secret("conversation id", conversationOf(r))
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(ts.Close)
 	e.srv, e.ts, e.gister, e.mem, e.queue = srv, ts, g, mem, q
 	return e
@@ -87,13 +156,23 @@ func (a adapter) Consolidate(ctx context.Context, tenant, conv string) (int, err
 	return out.Gists, err
 }
 
-// key makes a key for tenant and returns a client using it.
-func (e *env) client(tenant string) *client.Client {
+// newKey makes a key for tenant, noted (with the tenant's id) as a secret
+// of the log.
+func (e *env) newKey(tenant string) string {
 	e.t.Helper()
-	key, _, err := swchttp.CreateKey(context.Background(), e.db, tenant)
+	key, k, err := swchttp.CreateKey(context.Background(), e.db, tenant)
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	e.logs.secret("key", key)
+	e.logs.secret("tenant id", k.TenantID)
+	return key
+}
+
+// client makes a key for tenant and returns a client using it.
+func (e *env) client(tenant string) *client.Client {
+	e.t.Helper()
+	key := e.newKey(tenant)
 	c := client.New(e.ts.URL, key)
 	c.HTTPClient = e.ts.Client()
 	return c

@@ -114,3 +114,8 @@ func Speaker(m swc.Message) string {
 	}
 	return strings.ToUpper(r[:1]) + r[1:]
 }
+
+// logID is the id of the conversations the Service builds for its
+// strategies. Strategies name a conversation's id in their errors, and
+// errors are logged, where no tenant's conversation id may appear.
+const logID = "stored"

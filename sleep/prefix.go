@@ -17,7 +17,7 @@ import (
 // returns an empty context for no history and the strategy's error
 // otherwise.
 func (m *Service) Render(ctx context.Context, conv string, msgs []swc.StoredMessage, gists []swc.StoredGist, budget int) (*swc.Context, error) {
-	c, _ := Conversation(conv, msgs)
+	c, _ := Conversation(logID, msgs)
 	if len(c.Sessions) == 0 {
 		return &swc.Context{Strategy: m.strategy(), Budget: budget}, nil
 	}
@@ -31,7 +31,7 @@ func (m *Service) Render(ctx context.Context, conv string, msgs []swc.StoredMess
 	}
 	out, err := strat.Compress(ctx, c, swc.CompressOptions{Budget: budget})
 	if err != nil {
-		return nil, fmt.Errorf("sleep: render %s: %w", conv, err)
+		return nil, fmt.Errorf("sleep: render: %w", err)
 	}
 	return out, nil
 }

@@ -250,7 +250,7 @@ func (m *Service) build(ctx context.Context, tenant, conv string, r Request) (*R
 	if err != nil {
 		return nil, err
 	}
-	c, instr := Conversation(conv, msgs)
+	c, instr := Conversation(logID, msgs)
 	res := &Result{Strategy: r.Strategy, Budget: r.Budget, Format: r.Format, Version: info.Version, Chunks: []swc.ChunkReport{}}
 	through := min(info.ConsolidatedThrough, len(c.Sessions))
 	res.ConsolidatedThrough = through
@@ -418,7 +418,7 @@ func (m *Service) Consolidate(ctx context.Context, tenant, conv string) (Outcome
 	if err != nil {
 		return Outcome{}, err
 	}
-	c, _ := Conversation(conv, msgs)
+	c, _ := Conversation(logID, msgs)
 	n := len(c.Sessions)
 	rec := &recorder{g: m.Gister, made: map[string]swc.StoredGist{}}
 	var stored []swc.StoredGist
@@ -479,7 +479,7 @@ func (m *Service) Due(ctx context.Context, tenant, conv string) (wait time.Durat
 		if err != nil {
 			return 0, false, err
 		}
-		c, _ := Conversation(conv, msgs)
+		c, _ := Conversation(logID, msgs)
 		pending := 0
 		for i := min(info.ConsolidatedThrough, len(c.Sessions)); i < len(c.Sessions); i++ {
 			pending += tokens.Session(&c.Sessions[i])

@@ -206,3 +206,26 @@ func (c *Client) Consolidate(ctx context.Context, conv string) (int64, error) {
 func (c *Client) Health(ctx context.Context) error {
 	return c.do(ctx, http.MethodGet, "/healthz", nil, nil)
 }
+
+// Key is one of the tenant's keys as GET /v1/keys lists it.
+type Key struct {
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+	Revoked time.Time `json:"revoked,omitzero"`
+}
+
+// Keys lists the tenant's keys, revoked ones included.
+func (c *Client) Keys(ctx context.Context) ([]Key, error) {
+	var out struct {
+		Keys []Key `json:"keys"`
+	}
+	err := c.do(ctx, http.MethodGet, "/v1/keys", nil, &out)
+	return out.Keys, err
+}
+
+// RevokeKey revokes the tenant's key id (the client's own included): the
+// server it asks refuses the key at once, other replicas within their key
+// cache's time to live (2s by default).
+func (c *Client) RevokeKey(ctx context.Context, id string) error {
+	return c.do(ctx, http.MethodDelete, "/v1/keys/"+url.PathEscape(id), nil, nil)
+}

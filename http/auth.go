@@ -110,7 +110,7 @@ func (s *Server) lookupKey(r *http.Request, cookie bool) (swc.APIKey, error) {
 			s.keysMu.Unlock()
 		}
 	}
-	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(h)) != 1 {
+	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(h)) != 1 || s.revokedHere(k.ID) {
 		return swc.APIKey{}, errNoKey
 	}
 	return k, nil

@@ -29,7 +29,8 @@ const (
 	DefaultMaxBatch   = 1000     // messages in one append
 	DefaultRate       = 50       // requests per second per key
 	DefaultBurst      = 100
-	// DefaultKeyCacheTTL bounds how long a revoked key keeps working.
+	// DefaultKeyCacheTTL bounds how long a key revoked elsewhere keeps
+	// working on a replica that had it cached.
 	DefaultKeyCacheTTL = 2 * time.Second
 	// FutureSlack is how far past the server's clock a timestamp may be.
 	FutureSlack = 5 * time.Minute
@@ -69,8 +70,10 @@ type Server struct {
 	// Secure marks the /ui cookie Secure (serve behind TLS).
 	Secure bool
 	// KeyCacheTTL is how long a valid key is remembered without asking
-	// the store (DefaultKeyCacheTTL): a revoked key stops working within
-	// it. Zero asks the store on every request.
+	// the store (DefaultKeyCacheTTL): a key revoked elsewhere (another
+	// replica, swc keys revoke) stops working here within it; one revoked
+	// through this server (DELETE /v1/keys/{id}) at once. Zero asks the
+	// store on every request.
 	KeyCacheTTL time.Duration
 	// Proxy configures the compressing proxy routes (proxy.go).
 	Proxy ProxyConfig
@@ -85,6 +88,7 @@ type Server struct {
 	limits   map[string]*rate.Limiter
 	keysMu   sync.Mutex
 	keys     map[string]cachedKey // by key hash
+	revoked  map[string]time.Time // key ids revoked here, refused until then
 	proxy    *proxyState
 	ready    readiness
 	patterns []string // of the routes served (Routes)
@@ -152,6 +156,8 @@ func (s *Server) routes() http.Handler {
 	api("GET /v1/conversations/{id}", s.getConversation)
 	api("DELETE /v1/conversations/{id}", s.deleteConversation)
 	api("POST /v1/conversations/{id}/consolidate", s.consolidate)
+	api("GET /v1/keys", s.listKeys)
+	api("DELETE /v1/keys/{id}", s.revokeKey)
 	mux.Handle("GET /healthz", s.observe(http.HandlerFunc(s.healthz)))
 	mux.Handle("GET /readyz", s.observe(http.HandlerFunc(s.readyz)))
 	mux.Handle("GET /metrics", s.observe(s.metrics.handler(s.Registry)))

@@ -17,7 +17,10 @@ const keysUsage = `create --tenant NAME | list | revoke KEY_ID   [--db swc.db|po
 
 create prints a new key for the tenant (made when new) once; only its
 SHA-256 is stored. list shows every key's id, tenant id, creation and
-revocation. revoke KEY_ID stops a key at once.`
+revocation. revoke KEY_ID stops a key: new lookups refuse it at once, and a
+running swc serve that checked it within its --key-cache-ttl (2s by
+default) refuses it when that runs out. DELETE /v1/keys/KEY_ID on a replica
+revokes a key of the caller's tenant, refused by that replica at once.`
 
 func runKeys(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "keys", keysUsage)

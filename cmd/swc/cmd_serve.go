@@ -40,6 +40,8 @@ Serves the swc API (JSON; errors are {"error":{"code","message"}}):
   GET    /v1/conversations/{id}              sessions, messages, gists, state, pending jobs → 200
   DELETE /v1/conversations/{id}              messages, gists and cached contexts gone → 204
   POST   /v1/conversations/{id}/consolidate  enqueue a consolidation now → 202
+  GET    /v1/keys  the tenant's keys → 200   DELETE /v1/keys/{id}  revoke one → 204 (at once here;
+         other replicas within --key-cache-ttl)
   GET    /healthz liveness, /readyz readiness: the database answers at this build's schema
          and the job queue runs (503 while not; no key)  GET /metrics  GET /ui (log in with a key)
   POST   /v1/chat/completions  /v1/responses  /v1/messages  the compressing proxy: point an
@@ -76,6 +78,7 @@ type serveFlags struct {
 	dbConns                      int
 	sweep                        time.Duration
 	shutdown                     time.Duration
+	keyCacheTTL                  time.Duration
 	proxy                        proxyFlags
 }
 
@@ -159,6 +162,7 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	fs.DurationVar(&f.jobTimeout, "job-timeout", 5*time.Minute, "limit of one consolidation attempt")
 	fs.DurationVar(&f.rescueAfter, "rescue-after", 0, "a job running longer is taken for dead and run again (default job-timeout + 1m)")
 	fs.DurationVar(&f.poll, "poll", time.Second, "how often due jobs are looked for")
+	fs.DurationVar(&f.keyCacheTTL, "key-cache-ttl", swchttp.DefaultKeyCacheTTL, "how long a valid key is remembered: a key revoked by another replica or swc keys revoke stops working here within it (one revoked through this replica's DELETE /v1/keys/ID at once); 0 asks the database on every request")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long in-flight requests and jobs may finish")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug (one line per request), info, warn or error")
 	addProxyFlags(fs, &f.proxy)
@@ -263,6 +267,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	srv.Schedule, srv.Registry, srv.Logger = sched, reg, logger
 	srv.Ready = []swchttp.ReadyCheck{{Name: "database", Check: be.ready}, {Name: "queue", Check: queue.Ready}}
 	srv.Rule = swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns}
+	srv.KeyCacheTTL = f.keyCacheTTL
 	srv.Rate, srv.Burst, srv.MaxBody, srv.MaxMessage = f.rate, f.burst, f.maxBody, int(f.maxMessage)
 	if srv.Proxy, err = proxyConfig(env, f.proxy, ef, f.strategy, eng); err != nil {
 		svc.close()

@@ -56,7 +56,7 @@ func CreateKey(ctx context.Context, store swc.Store, name string) (string, swc.A
 type authKey struct{}
 
 // authenticate returns the key a request carries (Bearer header, or the
-// /ui cookie when cookie is true), or ok=false.
+// /ui session cookie when cookie is true), or ok=false.
 func (s *Server) authenticate(r *http.Request, cookie bool) (swc.APIKey, bool) {
 	k, err := s.lookupKey(r, cookie)
 	return k, err == nil
@@ -69,25 +69,28 @@ var errNoKey = swc.Errorf(swc.ENOTFOUND, "no valid key")
 // none or an invalid one, or the store's error when the key could not be
 // looked up (a database down is EUNAVAILABLE: 503, not 401).
 func (s *Server) lookupKey(r *http.Request, cookie bool) (swc.APIKey, error) {
-	var key string
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, tok, found := strings.Cut(h, " ")
+	var h string
+	now := s.now()
+	if auth := r.Header.Get("Authorization"); auth != "" || !cookie {
+		scheme, tok, found := strings.Cut(auth, " ")
 		if !found || !strings.EqualFold(scheme, "Bearer") {
 			return swc.APIKey{}, errNoKey
 		}
-		key = strings.TrimSpace(tok)
-	} else if cookie {
+		key := strings.TrimSpace(tok)
+		if !strings.HasPrefix(key, KeyPrefix) || len(key) > 100 {
+			return swc.APIKey{}, errNoKey
+		}
+		h = HashKey(key)
+	} else {
 		c, err := r.Cookie(cookieName)
 		if err != nil {
 			return swc.APIKey{}, errNoKey
 		}
-		key = c.Value
+		var ok bool
+		if h, ok = s.session(c.Value, now); !ok {
+			return swc.APIKey{}, errNoKey
+		}
 	}
-	if !strings.HasPrefix(key, KeyPrefix) || len(key) > 100 {
-		return swc.APIKey{}, errNoKey
-	}
-	h := HashKey(key)
-	now := s.now()
 	s.keysMu.Lock()
 	e, hit := s.keys[h]
 	s.keysMu.Unlock()

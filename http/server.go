@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"sync"
 	"time"
@@ -67,8 +68,19 @@ type Server struct {
 	// Registry receives the server's metrics; /metrics serves it. Add
 	// other collectors (LLM tokens) to it.
 	Registry *prometheus.Registry
-	// Secure marks the /ui cookie Secure (serve behind TLS).
+	// Secure marks the /ui cookie Secure on every response. Without it the
+	// cookie is Secure when the request came over TLS, to this server or
+	// to a proxy of TrustedProxies that says so (X-Forwarded-Proto).
 	Secure bool
+	// TrustedProxies are the addresses whose X-Forwarded-Proto is
+	// believed (ParseTrustedProxies).
+	TrustedProxies []netip.Prefix
+	// SessionSecret signs /ui session tokens; replicas behind one load
+	// balancer need the same one. Empty: a random secret of this Server
+	// (its sessions are valid on it only, until it restarts).
+	SessionSecret []byte
+	// SessionTTL is how long a /ui session lasts (DefaultSessionTTL).
+	SessionTTL time.Duration
 	// KeyCacheTTL is how long a valid key is remembered without asking
 	// the store (DefaultKeyCacheTTL): a key revoked elsewhere (another
 	// replica, swc keys revoke) stops working here within it; one revoked
@@ -92,6 +104,9 @@ type Server struct {
 	proxy    *proxyState
 	ready    readiness
 	patterns []string // of the routes served (Routes)
+
+	sessionOnce sync.Once
+	secret      []byte
 }
 
 // New returns a server over store, memory (the read path and

@@ -16,11 +16,12 @@ import (
 )
 
 // The /ui page: server-rendered, no JavaScript. A key typed into the login
-// form is kept in an HttpOnly, SameSite=Strict cookie scoped to /ui; every
-// state-changing form is a POST whose Origin (or Referer) must be this
-// host, so another site cannot drive it (CSRF).
+// form is checked and a signed session token for it (session.go; never the
+// key) kept in an HttpOnly, SameSite=Strict cookie scoped to /ui, Secure
+// over TLS; every state-changing form is a POST whose Origin (or Referer)
+// must be this host, so another site cannot drive it (CSRF).
 
-const cookieName = "swc_key"
+const cookieName = "swc_session"
 
 func (s *Server) uiRoutes(mux *routeMux) {
 	mux.Handle("GET /ui", s.observe(http.HandlerFunc(s.uiHome)))
@@ -86,12 +87,14 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 	key := strings.TrimSpace(r.PostFormValue("key"))
 	probe := r.Clone(r.Context())
 	probe.Header = http.Header{"Authorization": {"Bearer " + key}}
-	if _, ok := s.authenticate(probe, false); !ok {
+	k, ok := s.authenticate(probe, false)
+	if !ok {
 		s.render(w, r, http.StatusUnauthorized, uiLoginPage(loginPage{Error: "That key is not valid."}))
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: key, Path: "/ui", HttpOnly: true, Secure: s.Secure,
-		SameSite: http.SameSiteStrictMode, MaxAge: 12 * 3600})
+	ttl := s.sessionTTL()
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.newSession(k.Hash, s.now().Add(ttl)), Path: "/ui",
+		HttpOnly: true, Secure: s.secureRequest(r), SameSite: http.SameSiteStrictMode, MaxAge: int(ttl.Seconds())})
 	http.Redirect(w, r, "/ui", http.StatusSeeOther)
 }
 
@@ -100,7 +103,7 @@ func (s *Server) uiLogout(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "forbidden", "cross-site form post refused")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/ui", HttpOnly: true, Secure: s.Secure,
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/ui", HttpOnly: true, Secure: s.secureRequest(r),
 		SameSite: http.SameSiteStrictMode, MaxAge: -1})
 	http.Redirect(w, r, "/ui", http.StatusSeeOther)
 }

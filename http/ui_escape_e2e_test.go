@@ -27,9 +27,10 @@ func TestUIServesHostileMessagesEscaped(t *testing.T) {
 	if _, err := e.mem.Consolidate(ctx, mustTenant(t, e, "acme"), "conv-x"); err != nil {
 		t.Fatal(err)
 	}
+	session := uiLogin(t, e, c.Key, "127.0.0.1:5000", "")
 	for _, path := range []string{"/ui", "/ui/conversations/conv-x?budget=100000"} {
 		req, _ := http.NewRequest("GET", e.ts.URL+path, nil)
-		req.AddCookie(&http.Cookie{Name: "swc_key", Value: c.Key})
+		req.AddCookie(session)
 		resp, err := e.ts.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)

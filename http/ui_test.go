@@ -18,9 +18,9 @@ import (
 
 // consolidated returns an env with tenant "acme" holding conversation
 // conv-1 (6 sessions) consolidated, and acme's key.
-func consolidated(t *testing.T) (*env, string) {
+func consolidated(t *testing.T, opts ...option) (*env, string) {
 	t.Helper()
-	e := newEnv(t)
+	e := newEnv(t, opts...)
 	c := e.client("acme")
 	ctx := context.Background()
 	if _, err := c.Append(ctx, "conv-1", sessions(6, 6)); err != nil {
@@ -101,7 +101,12 @@ func TestUIFormsWithoutBrowser(t *testing.T) {
 	other := e.client("other")
 	jar2, _ := cookiejar.New(nil)
 	hc2 := &http.Client{Jar: jar2}
-	jar2.SetCookies(u, []*http.Cookie{{Name: "swc_key", Value: other.Key, Path: "/ui"}})
+	login, _ := http.NewRequest("POST", e.ts.URL+"/ui/login", strings.NewReader(url.Values{"key": {other.Key}}.Encode()))
+	login.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	login.Header.Set("Origin", e.ts.URL)
+	if resp, err := hc2.Do(login); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("other tenant's login: %v %v", resp, err)
+	}
 	resp, _ := hc2.Get(e.ts.URL + "/ui/conversations/conv-1")
 	resp.Body.Close()
 	if resp.StatusCode != 404 {

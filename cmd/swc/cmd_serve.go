@@ -79,6 +79,8 @@ type serveFlags struct {
 	sweep                        time.Duration
 	shutdown                     time.Duration
 	keyCacheTTL                  time.Duration
+	sessionTTL                   time.Duration
+	trustedProxy                 string
 	proxy                        proxyFlags
 }
 
@@ -163,6 +165,8 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	fs.DurationVar(&f.rescueAfter, "rescue-after", 0, "a job running longer is taken for dead and run again (default job-timeout + 1m)")
 	fs.DurationVar(&f.poll, "poll", time.Second, "how often due jobs are looked for")
 	fs.DurationVar(&f.keyCacheTTL, "key-cache-ttl", swchttp.DefaultKeyCacheTTL, "how long a valid key is remembered: a key revoked by another replica or swc keys revoke stops working here within it (one revoked through this replica's DELETE /v1/keys/ID at once); 0 asks the database on every request")
+	fs.DurationVar(&f.sessionTTL, "session-ttl", swchttp.DefaultSessionTTL, "how long a /ui login lasts (a signed session token in the cookie, never the key; SWC_SESSION_SECRET signs it)")
+	fs.StringVar(&f.trustedProxy, "trusted-proxy", "", "comma-separated IPs or CIDRs of TLS-terminating proxies whose X-Forwarded-Proto: https marks the /ui cookie Secure (it is Secure anyway when swc serves TLS itself)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long in-flight requests and jobs may finish")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug (one line per request), info, warn or error")
 	addProxyFlags(fs, &f.proxy)
@@ -267,7 +271,12 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	srv.Schedule, srv.Registry, srv.Logger = sched, reg, logger
 	srv.Ready = []swchttp.ReadyCheck{{Name: "database", Check: be.ready}, {Name: "queue", Check: queue.Ready}}
 	srv.Rule = swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns}
-	srv.KeyCacheTTL = f.keyCacheTTL
+	srv.KeyCacheTTL, srv.SessionTTL = f.keyCacheTTL, f.sessionTTL
+	srv.SessionSecret = []byte(env.Vars["SWC_SESSION_SECRET"])
+	if srv.TrustedProxies, err = swchttp.ParseTrustedProxies(f.trustedProxy); err != nil {
+		svc.close()
+		return nil, usagef("--trusted-proxy: %v", err)
+	}
 	srv.Rate, srv.Burst, srv.MaxBody, srv.MaxMessage = f.rate, f.burst, f.maxBody, int(f.maxMessage)
 	if srv.Proxy, err = proxyConfig(env, f.proxy, ef, f.strategy, eng); err != nil {
 		svc.close()

@@ -42,6 +42,7 @@ var envVars = []struct{ name, use string }{
 	{"OPENAI_API_KEY", "key for openai:MODEL providers, and the upstream key of swc serve --upstream-openai"},
 	{"OPENAI_BASE_URL", "OpenAI-compatible base URL, with /v1 (default https://api.openai.com/v1)"},
 	{"OLLAMA_BASE_URL", "Ollama's OpenAI-compatible base URL (default http://localhost:11434/v1)"},
+	{"SWC_SESSION_SECRET", "swc serve: the secret that signs /ui sessions; give replicas behind one load balancer the same (unset: a random one per process, so a login holds on its replica until it restarts)"},
 	{"SWC_CACHE", "REM/response cache file (default: swc/cache.db in the user cache directory)"},
 	{"NO_COLOR", "disable colour even on a terminal"},
 	{"GOGC", "Go's garbage-collector target; swc serve and its load tests use 400 when it is unset (the Go default is 100)"},

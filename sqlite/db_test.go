@@ -38,8 +38,8 @@ func TestOpenCreatesDirsAndSchema(t *testing.T) {
 	if mode != "wal" {
 		t.Errorf("journal_mode = %q, want wal", mode)
 	}
-	if sync != "1" { // NORMAL
-		t.Errorf("synchronous = %q, want 1 (NORMAL)", sync)
+	if sync != "2" { // FULL, the default (TestSynchronous)
+		t.Errorf("synchronous = %q, want 2 (FULL)", sync)
 	}
 	if busy != int(BusyTimeout.Milliseconds()) {
 		t.Errorf("busy_timeout = %d, want %d", busy, BusyTimeout.Milliseconds())

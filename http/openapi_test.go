@@ -254,6 +254,11 @@ func TestOpenAPI(t *testing.T) {
 	}
 
 	ts, client, key := e.ts.URL, e.ts.Client(), e.key
+	spare, err := e.db.KeyByHash(t.Context(), swchttp.HashKey(e.newKey("acme")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := "Cookie: swc_session=" + uiLogin(t, e.env, key, "127.0.0.1:5000", "").Value
 	msgs := `{"messages":[{"id":"1","role":"user","content":"We fly to Lisbon on 7 May.","timestamp":"2026-05-01T09:00:00Z"},{"id":"2","role":"assistant","content":"Noted."}]}`
 	chatBody := `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`
 	msgBody := `{"model":"claude-haiku-4-5","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`
@@ -289,9 +294,12 @@ func TestOpenAPI(t *testing.T) {
 		{route: "POST /ui/logout", headers: []string{"Origin: " + ts}, want: 303},
 		{route: "POST /ui/logout", headers: []string{"Origin: https://evil.example"}, want: 403},
 		{route: "GET /ui/conversations/{id}", want: 303},
-		{route: "GET /ui/conversations/{id}", path: "/ui/conversations/conv-1?budget=500&strategy=truncation", headers: []string{"Cookie: swc_key=KEY"}, want: 200},
-		{route: "GET /ui/conversations/{id}", path: "/ui/conversations/conv-1?budget=x", headers: []string{"Cookie: swc_key=KEY"}, want: 400},
-		{route: "GET /ui/conversations/{id}", path: "/ui/conversations/none", headers: []string{"Cookie: swc_key=KEY"}, want: 404},
+		{route: "GET /ui/conversations/{id}", path: "/ui/conversations/conv-1?budget=500&strategy=truncation", headers: []string{session}, want: 200},
+		{route: "GET /ui/conversations/{id}", path: "/ui/conversations/conv-1?budget=x", headers: []string{session}, want: 400},
+		{route: "GET /ui/conversations/{id}", path: "/ui/conversations/none", headers: []string{session}, want: 404},
+		{route: "GET /v1/keys", key: "key", want: 200},
+		{route: "DELETE /v1/keys/{id}", path: "/v1/keys/" + spare.ID, key: "key", want: 204},
+		{route: "DELETE /v1/keys/{id}", path: "/v1/keys/k_none", key: "key", want: 404},
 	}
 	for _, r := range []struct{ route, body string }{
 		{"POST /v1/chat/completions", chatBody}, {"POST /v1/messages", msgBody}, {"POST /v1/responses", respBody},

@@ -49,8 +49,9 @@ func (r *BM25) QueryAware() bool { return true }
 // recent first. Without a query every turn scores zero: it keeps the most
 // recent turns that fit. The kept turns are shown in conversation order
 // under their session headers. The index is built once per conversation.
-// It returns EINVALID for a non-positive budget or a conversation without
-// sessions.
+// It returns EINVALID for a non-positive budget, one below the tokens of a
+// context that keeps nothing (the omission marker), or a conversation
+// without sessions.
 func (r *BM25) Compress(ctx context.Context, c *swc.Conversation, opts swc.CompressOptions) (*swc.Context, error) {
 	if opts.Budget <= 0 {
 		return nil, swc.Errorf(swc.EINVALID, "%s needs a positive token budget", r.name)
@@ -65,6 +66,9 @@ func (r *BM25) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compr
 	x := r.Analyzer.Analyze(c)
 	set := x.NewTurnSet()
 	text, n := set.Fill(Rank(x, opts.Query), tokens.Count(set.Render()), opts.Budget)
+	if n > opts.Budget {
+		return nil, swc.Errorf(swc.EINVALID, "%s: a budget of %d tokens is below the %d of a context that keeps nothing of %s", r.name, opts.Budget, n, c.ID)
+	}
 	return set.Context(r.name, text, n, opts.Budget), nil
 }
 

@@ -51,6 +51,7 @@ type Unit struct {
 	Text   string
 	Tokens int      // its count plus the space before it
 	Terms  []string // distinct BM25 terms
+	ids    []int32  // Terms as indexes into Analysis.idf (terms the turns lack left out)
 	// Salient is the number of named entities and numbers; Dated says
 	// whether the sentence holds a temporal expression.
 	Salient int
@@ -66,6 +67,8 @@ type Analysis struct {
 	index     *bm25.Index
 	linesOnce sync.Once
 	lines     *bm25.Index
+	wholeOnce sync.Once
+	whole     int
 
 	Conv   *swc.Conversation
 	Turns  []TurnInfo
@@ -76,6 +79,9 @@ type Analysis struct {
 	// IDF maps a term to its inverse document frequency over the turns,
 	// ln(N / df).
 	IDF map[string]float64
+	// termID numbers the terms of the turns; idf[termID[t]] = IDF[t].
+	termID map[string]int32
+	idf    []float64
 	// Docs are the turns' terms with repetition, for a BM25 index
 	// (Docs[i] is Turns[i].Terms).
 	Docs [][]string
@@ -166,9 +172,22 @@ func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
 		x.SessionTokens[i] = tokens.Session(&c.Sessions[i])
 	}
 	x.IDF = make(map[string]float64, len(df))
+	x.termID = make(map[string]int32, len(df))
+	x.idf = make([]float64, 0, len(df))
 	n := float64(len(x.Turns))
-	for t, d := range df {
-		x.IDF[t] = math.Log(n / float64(d))
+	for i := range x.Turns {
+		u := &x.Turns[i].Whole
+		u.ids = make([]int32, len(u.Terms))
+		for j, t := range u.Terms {
+			id, ok := x.termID[t]
+			if !ok {
+				id = int32(len(x.idf))
+				x.termID[t] = id
+				x.IDF[t] = math.Log(n / float64(df[t]))
+				x.idf = append(x.idf, x.IDF[t])
+			}
+			u.ids[j] = id
+		}
 	}
 	return x
 }
@@ -225,6 +244,9 @@ func (x *Analysis) SentenceUnits() {
 					if !seen[term] {
 						seen[term] = true
 						u.Terms = append(u.Terms, term)
+						if id, ok := x.termID[term]; ok {
+							u.ids = append(u.ids, id)
+						}
 					}
 				}
 				if a.Salient != nil {
@@ -258,4 +280,22 @@ func (x *Analysis) LineIndex() *bm25.Index {
 		x.lines = bm25.New(docs)
 	})
 	return x.lines
+}
+
+// WholeTokens returns the tokens of the whole conversation rendered with
+// every turn kept (headers, turn lines as shown), computed on first use
+// (safe for concurrent use). A budget of at least this many tokens keeps
+// every turn.
+func (x *Analysis) WholeTokens() int {
+	x.wholeOnce.Do(func() { x.whole = tokens.Count(x.all().render()) })
+	return x.whole
+}
+
+// all returns the choice of every turn, whole.
+func (x *Analysis) all() *choice {
+	ch := newChoice(x, false)
+	for u := range ch.kept {
+		ch.kept[u] = true
+	}
+	return ch
 }

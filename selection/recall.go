@@ -3,64 +3,70 @@ package selection
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bm25"
-	"github.com/swcmem/swc/tokens"
 	"github.com/swcmem/swc/vector"
 )
 
-// Recall is the swc-recall strategy (consolidate + recall): the
-// question-agnostic selection of Select made at a share of the budget,
-// plus the archived turns BM25 ranks best for the question, merged in
-// conversation order, all within the budget. Without a query it is Select
-// at the whole budget. Build it with NewRecall.
+// Recall is the swc-recall strategy (consolidate + recall): the turns that
+// stand out for the question, then the question-agnostic selection of
+// Select filling the rest of the budget around them, in conversation
+// order. How much of the budget recall takes is decided per question: a
+// question whose best turns stand out far above the rest recalls few and
+// leaves the budget to the consolidated part; one that many turns match
+// about equally recalls more. Without a query it is Select. Build it with
+// NewRecall.
+//
+// Turns are ranked by Okapi BM25 over their lines as shown (anchored, the
+// speaker's name included); a turn that follows, in its session, a turn
+// asking a question (one holding "?") adds Reply × that turn's score to
+// its own, since the answer to what matches the question is usually the
+// reply. The turns scoring at least StandOut × the best are recalled,
+// best first, each while it fits; then the greedy of Select values every
+// other turn by what it adds to them.
 type Recall struct {
 	name string
 	// Select makes the consolidated part.
 	Select *Select
-	// Share is the part of the budget the consolidated context gets; the
-	// rest goes to recalled turns. Default DefaultShare.
-	Share float64
+	// StandOut is the share of the best turn's score a turn needs to be
+	// recalled (NewRecall sets DefaultStandOut).
+	StandOut float64
+	// Reply is the share of a question turn's score its reply inherits
+	// (NewRecall sets DefaultReply; 0 ranks turns by their own words only).
+	Reply float64
 	// Embedder, when set, ranks the turns by cosine similarity to the
-	// query too, and the two rankings are fused by reciprocal rank (k =
-	// RRFK). It embeds every turn of a conversation once (one call) and
-	// the query per call; nil ranks by BM25 alone. The CLI sets it only for
-	// a model embedder: the lexical one fits its weights on the batch, so a
-	// lone query has no meaningful vector.
+	// query too: the turns standing out in either ranking are recalled,
+	// ordered by reciprocal-rank fusion of the two (k = RRFK). It embeds
+	// every turn of a conversation once (one call) and the query per call;
+	// nil ranks by BM25 alone. The CLI sets
+	// it only for a model embedder: the lexical one fits its weights on
+	// the batch, so a lone query has no meaningful vector.
 	Embedder swc.Embedder
 
-	mu    sync.Mutex
-	bases map[baseKey]base
-	vecs  map[*Analysis][][]float32
+	mu   sync.Mutex
+	vecs map[*Analysis][][]float32
 }
 
 // RRFK is the k of reciprocal rank fusion: a turn at rank r (from 1) in a
 // ranking scores 1 / (RRFK + r).
 const RRFK = 60
 
-// DefaultShare is the consolidated part of swc-recall's budget, chosen by
+// DefaultStandOut and DefaultReply are swc-recall's settings, chosen by
 // measurement on LoCoMo (see docs/benchmark.md).
-const DefaultShare = 0.65
-
-// base is a cached consolidated part and its token count.
-type base struct {
-	ch     *choice
-	tokens int
-}
-
-type baseKey struct {
-	first  *swc.Session
-	n      int
-	budget int
-}
+const (
+	DefaultStandOut = 0.35
+	DefaultReply    = 1
+)
 
 var _ swc.QueryAware = (*Recall)(nil)
 
-// NewRecall returns a Recall strategy named name over sel.
+// NewRecall returns a Recall strategy named name over sel, with
+// DefaultStandOut and DefaultReply.
 func NewRecall(name string, sel *Select) *Recall {
-	return &Recall{name: name, Select: sel, Share: DefaultShare}
+	return &Recall{name: name, Select: sel, StandOut: DefaultStandOut, Reply: DefaultReply}
 }
 
 // Name returns the condition name.
@@ -69,19 +75,14 @@ func (r *Recall) Name() string { return r.name }
 // QueryAware reports true: the context depends on the query.
 func (r *Recall) QueryAware() bool { return true }
 
-// Compress returns the consolidated context merged with the turns
-// recalled for opts.Query. The consolidated part and the turn index are
-// cached per conversation and budget, so each further question costs one
-// BM25 ranking and one rendering. It returns EINVALID for a non-positive
-// budget or a conversation without sessions.
+// Compress returns the turns recalled for opts.Query with the
+// consolidated selection around them, in order under their session
+// headers. The analysis and BM25 index of the conversation are made once;
+// each question costs one ranking and one greedy selection. It returns
+// EINVALID for a non-positive budget, one below the tokens of a context
+// that keeps nothing (the omission marker), or a conversation without
+// sessions, and the embedder's error when it fails.
 func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.CompressOptions) (*swc.Context, error) {
-	if opts.Query == "" {
-		x, err := r.Select.Compress(ctx, c, opts)
-		if x != nil {
-			x.Strategy = r.name
-		}
-		return x, err
-	}
 	if opts.Budget <= 0 {
 		return nil, swc.Errorf(swc.EINVALID, "%s needs a positive token budget", r.name)
 	}
@@ -92,92 +93,86 @@ func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := r.Select.Analyzer.Analyze(c)
-	b := r.cached(x, opts.Budget)
-	ch := b.ch.clone()
-	ranked, err := r.rank(ctx, x, opts.Query)
+	var seed []int
+	if opts.Query != "" {
+		var err error
+		if seed, err = r.recall(ctx, r.Select.Analyzer.Analyze(c), opts.Query); err != nil {
+			return nil, err
+		}
+	}
+	return r.Select.compress(c, opts.Budget, seed, r.name)
+}
+
+// Scores returns every turn's score for query: BM25 over the turns' lines
+// (Analysis.LineIndex), plus, for a turn following a question turn of its
+// session, Reply × that turn's own score.
+func (r *Recall) Scores(x *Analysis, query string) []float64 {
+	own := x.LineIndex().Scores(bm25.Terms(query))
+	if r.Reply == 0 {
+		return own
+	}
+	out := make([]float64, len(own))
+	for t := range own {
+		out[t] = own[t]
+		if t > 0 && own[t-1] > 0 && x.Turns[t-1].Session == x.Turns[t].Session && strings.Contains(x.Turns[t-1].Turn.Text, "?") {
+			out[t] += r.Reply * own[t-1]
+		}
+	}
+	return out
+}
+
+// recall returns the turns to recall for query, best first: those scoring
+// at least StandOut × the best. With an embedder, the turns whose cosine
+// similarity to the query, less the mean over the turns, is at least
+// StandOut × the best's stand out too, and both are ordered by the
+// reciprocal-rank fusion of the two rankings.
+func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, error) {
+	hits := bm25.TopOf(r.Scores(x, query), 0)
+	out := standOut(hits, r.StandOut)
+	if r.Embedder == nil {
+		return out, nil
+	}
+	sims, err := r.similarities(ctx, x, query)
 	if err != nil {
 		return nil, err
 	}
-	text, n := ch.fill(ranked, b.tokens, opts.Budget)
-	out := report(ch, text, n, opts.Budget)
-	out.Strategy = r.name
+	byCos := bm25.TopOf(sims, 0)
+	in := map[int]bool{}
+	for _, t := range append(out, standOut(byCos, r.StandOut)...) {
+		in[t] = true
+	}
+	fused := make([]float64, len(sims))
+	for rank, h := range hits {
+		fused[h.Doc] += 1 / float64(RRFK+rank+1)
+	}
+	for rank, h := range byCos {
+		fused[h.Doc] += 1 / float64(RRFK+rank+1)
+	}
+	out = out[:0]
+	for _, h := range bm25.TopOf(fused, 0) {
+		if in[h.Doc] {
+			out = append(out, h.Doc)
+		}
+	}
 	return out, nil
 }
 
-// cached returns the consolidated choice at the budget's share, making it
-// on first use.
-func (r *Recall) cached(x *Analysis, budget int) base {
-	share := r.Share
-	if share <= 0 || share > 1 {
-		share = DefaultShare
-	}
-	key := baseKey{first: &x.Conv.Sessions[0], n: len(x.Conv.Sessions), budget: budget}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.bases == nil {
-		r.bases = map[baseKey]base{}
-	}
-	b, ok := r.bases[key]
-	if !ok {
-		ch, text := r.Select.fit(x, int(float64(budget)*share))
-		b = base{ch: ch, tokens: tokens.Count(text)}
-		r.bases[key] = b
-	}
-	return b
-}
-
-func (c *choice) clone() *choice {
-	cp := *c
-	cp.kept = append([]bool(nil), c.kept...)
-	return &cp
-}
-
-// addCost estimates the tokens keeping all of turn t adds: its sentences
-// not yet kept, its prefix when none was, its session's header when the
-// session was omitted, and a gap marker.
-func (c *choice) addCost(t int) int {
-	ti := &c.x.Turns[t]
-	if !c.turnKept(t) {
-		cost := ti.Tokens + 2 // a gap marker
-		if ses := ti.Session; !c.sessionKept(ses) {
-			cost += c.x.Header[ses] + tokens.Separator
+// standOut returns the documents of hits (best first) scoring at least
+// share × the first's.
+func standOut(hits []bm25.Hit, share float64) []int {
+	var out []int
+	for _, h := range hits {
+		if h.Score < share*hits[0].Score {
+			break
 		}
-		return cost
+		out = append(out, h.Doc)
 	}
-	cost := 0
-	for u := c.first[t]; u < c.first[t+1]; u++ {
-		if !c.kept[u] {
-			cost += c.unit(u).Tokens
-		}
-	}
-	return cost
+	return out
 }
 
-// keepTurn keeps every sentence of turn t.
-func (c *choice) keepTurn(t int) {
-	for u := c.first[t]; u < c.first[t+1]; u++ {
-		c.kept[u] = true
-	}
-}
-
-// restore gives turn t back its state in base.
-func (c *choice) restore(base *choice, t int) {
-	copy(c.kept[c.first[t]:c.first[t+1]], base.kept[c.first[t]:c.first[t+1]])
-}
-
-// rank returns the turns to recall for query, best first: BM25's ranking
-// (turns sharing a term with the query), fused with the embedder's by
-// reciprocal rank when one is set.
-func (r *Recall) rank(ctx context.Context, x *Analysis, query string) ([]int, error) {
-	hits := x.Index().Top(bm25.Terms(query), 0)
-	if r.Embedder == nil {
-		out := make([]int, len(hits))
-		for i, h := range hits {
-			out[i] = h.Doc
-		}
-		return out, nil
-	}
+// similarities returns every turn's cosine similarity to query less their
+// mean (so that the turns more similar than most are positive).
+func (r *Recall) similarities(ctx context.Context, x *Analysis, query string) ([]float64, error) {
 	vecs, err := r.turnVectors(ctx, x)
 	if err != nil {
 		return nil, err
@@ -190,22 +185,15 @@ func (r *Recall) rank(ctx context.Context, x *Analysis, query string) ([]int, er
 		return nil, fmt.Errorf("selection: embedder %s returned %d vectors for 1 text", r.Embedder.Name(), len(qv))
 	}
 	sims := make([]float64, len(vecs))
+	mean := 0.0
 	for i, v := range vecs {
 		sims[i] = vector.Cosine(qv[0], v)
+		mean += sims[i] / float64(len(vecs))
 	}
-	fused := make([]float64, len(vecs))
-	for rank, h := range hits {
-		fused[h.Doc] += 1 / float64(RRFK+rank+1)
+	for i := range sims {
+		sims[i] -= mean
 	}
-	for rank, h := range bm25.TopOf(sims, 0) {
-		fused[h.Doc] += 1 / float64(RRFK+rank+1)
-	}
-	top := bm25.TopOf(fused, 0)
-	out := make([]int, len(top))
-	for i, h := range top {
-		out[i] = h.Doc
-	}
-	return out, nil
+	return sims, nil
 }
 
 // turnVectors embeds every turn of x in one call, once.

@@ -55,8 +55,10 @@ func (s *Select) Name() string { return s.name }
 // Compress selects turns of c for their value per token until the budget is
 // spent and renders them in order under their session headers, with "…"
 // where turns of a shown session were left out and "[Session N omitted]"
-// for sessions left out entirely. It returns EINVALID for a non-positive
-// budget or a conversation without sessions.
+// for sessions left out entirely. A budget the whole conversation fits
+// keeps every turn. It returns EINVALID for a non-positive budget, one
+// below the tokens of a context that keeps nothing (the omission marker),
+// or a conversation without sessions.
 func (s *Select) Compress(ctx context.Context, c *swc.Conversation, opts swc.CompressOptions) (*swc.Context, error) {
 	if opts.Budget <= 0 {
 		return nil, swc.Errorf(swc.EINVALID, "%s needs a positive token budget", s.name)
@@ -68,22 +70,37 @@ func (s *Select) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return s.compress(c, opts.Budget, nil, s.name)
+}
+
+// compress is Compress of a checked conversation with the turns of seed
+// kept first (see fit), reported under name.
+func (s *Select) compress(c *swc.Conversation, budget int, seed []int, name string) (*swc.Context, error) {
 	x := s.Analyzer.Analyze(c)
-	ch, text := s.fit(x, opts.Budget)
-	out := report(ch, text, tokens.Count(text), opts.Budget)
-	out.Strategy = s.name
+	ch, text := s.fit(x, budget, seed)
+	n := tokens.Count(text)
+	if n > budget {
+		return nil, swc.Errorf(swc.EINVALID, "%s: a budget of %d tokens is below the %d of a context that keeps nothing of %s", name, budget, n, c.ID)
+	}
+	out := report(ch, text, n, budget)
+	out.Strategy = name
 	return out, nil
 }
 
 // fit runs the greedy selection with the whole budget as its allowance
 // and, while the rendering (headers, markers and separators the greedy
 // counts only roughly) overflows, again with the allowance lowered by the
-// overflow; after a few rounds it trims. It returns the choice and its
-// text.
-func (s *Select) fit(x *Analysis, budget int) (*choice, string) {
+// overflow; after a few rounds it trims. The turns of seed are kept first
+// (see choose). A budget the whole conversation fits keeps every turn. It returns the choice and its text, which is over the
+// budget only when nothing is kept (the omission marker alone is over it).
+func (s *Select) fit(x *Analysis, budget int, seed []int) (*choice, string) {
+	if budget >= x.WholeTokens() {
+		ch := x.all()
+		return ch, ch.render()
+	}
 	allow := budget
 	for range 6 {
-		ch := s.choose(x, allow)
+		ch := s.choose(x, allow, seed)
 		text := ch.render()
 		n := tokens.Count(text)
 		if n <= budget {
@@ -91,13 +108,23 @@ func (s *Select) fit(x *Analysis, budget int) (*choice, string) {
 		}
 		allow -= n - budget
 	}
-	ch := s.choose(x, allow)
+	ch := s.choose(x, allow, seed)
 	text := ch.render()
-	for n := tokens.Count(text); n > budget; n = tokens.Count(text) {
+	for n := tokens.Count(text); n > budget && ch.any(); n = tokens.Count(text) {
 		ch.trim(n - budget)
 		text = ch.render()
 	}
 	return ch, text
+}
+
+// any reports whether anything is kept.
+func (c *choice) any() bool {
+	for _, k := range c.kept {
+		if k {
+			return true
+		}
+	}
+	return false
 }
 
 // item is a candidate sentence in the greedy queue.
@@ -191,17 +218,19 @@ func (c *choice) sessionKept(i int) bool {
 // per token (the inverse document frequency of the terms it adds to what
 // is kept, plus salience, over its tokens and, when it opens a turn or a
 // session, the speaker prefix's and the header's) is taken while it fits.
-func (s *Select) choose(x *Analysis, budget int) *choice {
+// The turns of seed are kept first, whole and in order, each while it
+// fits; the greedy then values the rest by what they add to them.
+func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
 	ch := newChoice(x, s.Weights.Sentences)
 	turnOpen := make([]bool, len(x.Turns))
 	sesOpen := make([]bool, len(x.First)-1)
-	covered := map[string]bool{}
+	covered := make([]bool, len(x.idf))
 	left := budget
-	tw := x.IDF
+	tw := x.idf
 	if s.Weights.IDFPower != 1 {
-		tw = make(map[string]float64, len(x.IDF))
-		for t, v := range x.IDF {
-			tw[t] = math.Pow(v, s.Weights.IDFPower)
+		tw = make([]float64, len(x.idf))
+		for i, v := range x.idf {
+			tw[i] = math.Pow(v, s.Weights.IDFPower)
 		}
 	}
 	nu := float64(len(ch.turnOf))
@@ -211,9 +240,9 @@ func (s *Select) choose(x *Analysis, budget int) *choice {
 		if un.Dated {
 			v += s.Weights.Dated
 		}
-		for _, term := range un.Terms {
-			if !covered[term] {
-				v += tw[term]
+		for _, id := range un.ids {
+			if !covered[id] {
+				v += tw[id]
 			}
 		}
 		return v
@@ -230,10 +259,6 @@ func (s *Select) choose(x *Analysis, budget int) *choice {
 		return c
 	}
 	q := make(queue, 0, len(ch.turnOf))
-	for u := range ch.turnOf {
-		q = append(q, item{unit: u, ratio: value(u) / float64(cost(u))})
-	}
-	heap.Init(&q)
 	repush := func(from, to int) {
 		for u := from; u < to; u++ {
 			if !ch.kept[u] {
@@ -241,6 +266,55 @@ func (s *Select) choose(x *Analysis, budget int) *choice {
 			}
 		}
 	}
+	// take keeps unit u at cost c; once the queue is built, the units
+	// whose cost it lowers are queued again.
+	queued := false
+	take := func(u, c int) {
+		ch.kept[u] = true
+		left -= c
+		for _, id := range ch.unit(u).ids {
+			covered[id] = true
+		}
+		t := ch.turnOf[u]
+		ses := x.Turns[t].Session
+		switch {
+		case !sesOpen[ses]:
+			sesOpen[ses], turnOpen[t] = true, true
+			// The session's other sentences no longer pay for its header.
+			if queued {
+				repush(ch.first[x.First[ses]], ch.first[x.First[ses+1]])
+			}
+		case !turnOpen[t]:
+			turnOpen[t] = true
+			if queued {
+				repush(ch.first[t], ch.first[t+1])
+			}
+		}
+	}
+	for _, t := range seed {
+		c := 0
+		for u := ch.first[t]; u < ch.first[t+1]; u++ {
+			if !ch.kept[u] {
+				c += cost(u)
+			}
+		}
+		if c == 0 || c+gapCost > left {
+			continue
+		}
+		for u := ch.first[t]; u < ch.first[t+1]; u++ {
+			if !ch.kept[u] {
+				take(u, cost(u))
+			}
+		}
+		left -= gapCost
+	}
+	for u := range ch.turnOf {
+		if !ch.kept[u] {
+			q = append(q, item{unit: u, ratio: value(u) / float64(cost(u))})
+		}
+	}
+	heap.Init(&q)
+	queued = true
 	for q.Len() > 0 && left > 0 {
 		it := heap.Pop(&q).(item)
 		if ch.kept[it.unit] {
@@ -252,29 +326,19 @@ func (s *Select) choose(x *Analysis, budget int) *choice {
 			heap.Push(&q, it)
 			continue
 		}
-		c := cost(it.unit)
-		if c > left || r <= 0 {
-			continue
-		}
-		ch.kept[it.unit] = true
-		left -= c
-		for _, term := range ch.unit(it.unit).Terms {
-			covered[term] = true
-		}
-		t := ch.turnOf[it.unit]
-		ses := x.Turns[t].Session
-		switch {
-		case !sesOpen[ses]:
-			sesOpen[ses], turnOpen[t] = true, true
-			// The session's other sentences no longer pay for its header.
-			repush(ch.first[x.First[ses]], ch.first[x.First[ses+1]])
-		case !turnOpen[t]:
-			turnOpen[t] = true
-			repush(ch.first[t], ch.first[t+1])
+		// A unit worth nothing more (its terms all kept, no salience) is
+		// still taken when it fits: it comes last, and a budget the whole
+		// conversation fits then keeps every turn.
+		if c := cost(it.unit); c <= left && r >= 0 {
+			take(it.unit, c)
 		}
 	}
 	return ch
 }
+
+// gapCost is the tokens a recalled turn is estimated to add for the "…"
+// marker beside it.
+const gapCost = 2
 
 // trim drops kept sentences, the least valuable per token first (by their
 // stand-alone value), until about over tokens are freed.

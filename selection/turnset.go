@@ -29,8 +29,9 @@ func (s *TurnSet) Render() string { return s.ch.render() }
 // already kept), skipping a turn that does not fit for the next ones. The
 // estimate it adds by (see addCost) is then checked by counting the
 // rendering, and the last turns added are given back while it is over the
-// budget. It returns the rendering and its token count, which may exceed
-// the budget only when what was kept before did.
+// budget. When ranked holds every turn and the whole conversation fits
+// the budget, every turn is kept. It returns the rendering and its token
+// count, which may exceed the budget only when what was kept before did.
 func (s *TurnSet) Fill(ranked []int, used, budget int) (string, int) {
 	return s.ch.fill(ranked, used, budget)
 }
@@ -46,6 +47,13 @@ func (s *TurnSet) Context(name, text string, n, budget int) *swc.Context {
 // fill is TurnSet.Fill on a choice: turns whole turns of ranked become kept
 // while they fit; the turns already whole are passed over.
 func (c *choice) fill(ranked []int, used, budget int) (string, int) {
+	if budget >= c.x.WholeTokens() && len(ranked) == len(c.x.Turns) {
+		for t := range c.x.Turns {
+			c.keepTurn(t)
+		}
+		text := c.render()
+		return text, tokens.Count(text)
+	}
 	base := c.clone()
 	var added []int
 	for _, t := range ranked {
@@ -70,4 +78,43 @@ func (c *choice) fill(ranked []int, used, budget int) (string, int) {
 		n = tokens.Count(text)
 	}
 	return text, n
+}
+
+func (c *choice) clone() *choice {
+	cp := *c
+	cp.kept = append([]bool(nil), c.kept...)
+	return &cp
+}
+
+// addCost estimates the tokens keeping all of turn t adds: its sentences
+// not yet kept, its prefix when none was, its session's header when the
+// session was omitted, and a gap marker.
+func (c *choice) addCost(t int) int {
+	ti := &c.x.Turns[t]
+	if !c.turnKept(t) {
+		cost := ti.Tokens + gapCost
+		if ses := ti.Session; !c.sessionKept(ses) {
+			cost += c.x.Header[ses] + tokens.Separator
+		}
+		return cost
+	}
+	cost := 0
+	for u := c.first[t]; u < c.first[t+1]; u++ {
+		if !c.kept[u] {
+			cost += c.unit(u).Tokens
+		}
+	}
+	return cost
+}
+
+// keepTurn keeps every sentence of turn t.
+func (c *choice) keepTurn(t int) {
+	for u := c.first[t]; u < c.first[t+1]; u++ {
+		c.kept[u] = true
+	}
+}
+
+// restore gives turn t back its state in base.
+func (c *choice) restore(base *choice, t int) {
+	copy(c.kept[c.first[t]:c.first[t+1]], base.kept[c.first[t]:c.first[t+1]])
 }

@@ -1,0 +1,173 @@
+package selection_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/selection"
+	"github.com/swcmem/swc/tokens"
+)
+
+// allConvs returns the built-in sample and, when found, every LoCoMo
+// conversation.
+func allConvs(t *testing.T) []*swc.Conversation {
+	t.Helper()
+	convs, err := locomo.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(locomoPath); err == nil {
+		all, _, err := locomo.LoadFile(locomoPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		convs = append(convs, all...)
+	}
+	return convs
+}
+
+// wholeSize returns the tokens of c rendered with every turn kept, as
+// swc-select renders it (anchored), counted here.
+func wholeSize(t *testing.T, x *selection.Analysis) int {
+	var b strings.Builder
+	for i := range x.Conv.Sessions {
+		if i > 0 {
+			b.WriteString(swc.BlockSeparator)
+		}
+		b.WriteString(swc.SessionHeader(&x.Conv.Sessions[i]))
+		for k := x.First[i]; k < x.First[i+1]; k++ {
+			b.WriteString("\n" + x.Turns[k].Line)
+		}
+	}
+	b.WriteString("\n")
+	n := tokens.Count(b.String())
+	if n != x.WholeTokens() {
+		t.Errorf("%s: WholeTokens %d, counted %d", x.Conv.ID, x.WholeTokens(), n)
+	}
+	return n
+}
+
+// TestWholeConversationFits: any budget the whole conversation fits (its
+// size, one more, twice it, a million tokens) keeps every turn, under
+// swc-select and under swc-recall with a question (conv-47's first turn,
+// which every later turn makes worth nothing more, included).
+func TestWholeConversationFits(t *testing.T) {
+	a := newAnalyzer()
+	sel := selection.New("swc-select", a)
+	rec := selection.NewRecall("swc-recall", sel)
+	for _, c := range allConvs(t) {
+		x := a.Analyze(c)
+		size := wholeSize(t, x)
+		query := "What did they talk about?"
+		if len(c.Questions) > 0 {
+			query = c.Questions[0].Question
+		}
+		for _, budget := range []int{size - 1, size, size + 1, 2 * size, 1_000_000} {
+			for _, s := range []swc.Strategy{sel, rec} {
+				ctx, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: budget, Query: query})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if budget < size {
+					if len(ctx.Verbatim) == len(x.Turns) {
+						t.Errorf("%s %s: all %d turns in %d tokens, under their size %d", s.Name(), c.ID, len(x.Turns), budget, size)
+					}
+					continue
+				}
+				if len(ctx.Verbatim) != len(x.Turns) || len(ctx.Dropped) != 0 || ctx.Tokens != size {
+					t.Errorf("%s %s budget %d (size %d): %d of %d turns, %d tokens, dropped %v", s.Name(), c.ID, budget, size, len(ctx.Verbatim), len(x.Turns), ctx.Tokens, ctx.Dropped)
+				}
+			}
+		}
+	}
+}
+
+// TestBudgetBelowMarker: a budget below the omission marker of an empty
+// context is an EINVALID error (it used to loop forever).
+func TestBudgetBelowMarker(t *testing.T) {
+	c := convsForTest(t)[0]
+	sel := selection.New("swc-select", newAnalyzer())
+	for _, s := range []swc.Strategy{sel, selection.NewRecall("swc-recall", sel)} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: 3, Query: c.Questions[0].Question})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if swc.ErrorCode(err) != swc.EINVALID || !strings.Contains(err.Error(), "below the") {
+				t.Errorf("%s at 3 tokens: %v, want EINVALID", s.Name(), err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s at 3 tokens: no answer after 10 s", s.Name())
+		}
+	}
+}
+
+// recallConv has one question turn, its reply, and filler.
+func recallConv() *swc.Conversation {
+	day := time.Date(2023, 5, 1, 13, 0, 0, 0, time.UTC)
+	turn := func(id, sp, text string) swc.Turn { return swc.Turn{ID: id, Speaker: sp, Text: text} }
+	return &swc.Conversation{ID: "r", SpeakerA: "Ann", SpeakerB: "Bob", Sessions: []swc.Session{
+		{Index: 0, Start: day, DateText: "1 May, 2023", Turns: []swc.Turn{
+			turn("D1:1", "Ann", "The weather was lovely this morning."),
+			turn("D1:2", "Bob", "Which breed is your new puppy?"),
+			turn("D1:3", "Ann", "A golden retriever called Max."),
+			turn("D1:4", "Bob", "Lovely weather indeed, the sun is out."),
+			turn("D1:5", "Ann", "Puppy training starts next week."),
+		}},
+	}}
+}
+
+// TestRecallScores: a reply inherits Reply × the score of the question
+// turn before it; a turn that follows no question does not.
+func TestRecallScores(t *testing.T) {
+	a := newAnalyzer()
+	c := recallConv()
+	x := a.Analyze(c)
+	r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+	own := x.LineIndex().Scores([]string{"breed", "puppi"})
+	got := r.Scores(x, "What breed is the puppy?")
+	for i, want := range []float64{own[0], own[1], own[2] + own[1], own[3], own[4]} {
+		if got[i] != want {
+			t.Errorf("turn %d: score %v, want %v (own %v)", i, got[i], want, own)
+		}
+	}
+	r.Reply = 0
+	if got := r.Scores(x, "What breed is the puppy?"); got[2] != own[2] {
+		t.Errorf("Reply 0: the reply scores %v, want its own %v", got[2], own[2])
+	}
+}
+
+// TestRecallStandsOut: the turns standing out for the question (here the
+// question turn and its reply) are kept even at a budget the
+// question-agnostic selection spends elsewhere.
+func TestRecallStandsOut(t *testing.T) {
+	a := newAnalyzer()
+	c := recallConv()
+	sel := selection.New("swc-select", a)
+	r := selection.NewRecall("swc-recall", sel)
+	const budget = 40
+	agn, err := sel.Compress(context.Background(), c, swc.CompressOptions{Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := r.Compress(context.Background(), c, swc.CompressOptions{Budget: budget, Query: "What breed is the puppy?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(x.Text, "A golden retriever called Max.") || !strings.Contains(x.Text, "Which breed is your new puppy?") {
+		t.Errorf("the question turn and its reply are not both kept:\n%s", x.Text)
+	}
+	if agn.Text == x.Text {
+		t.Errorf("the question changed nothing:\n%s", x.Text)
+	}
+	if n := tokens.Count(x.Text); n > budget || n != x.Tokens {
+		t.Errorf("%d tokens (reported %d), budget %d", n, x.Tokens, budget)
+	}
+}

@@ -299,3 +299,19 @@ func (x *Analysis) all() *choice {
 	}
 	return ch
 }
+
+// leastUnit returns the fewest tokens a unit of selection costs: a turn
+// or, with sentences, a sentence (SentenceUnits made).
+func (x *Analysis) leastUnit(sentences bool) int {
+	least := 1 << 30
+	for i := range x.Turns {
+		if !sentences {
+			least = min(least, x.Turns[i].Whole.Tokens)
+			continue
+		}
+		for _, u := range x.Turns[i].Units {
+			least = min(least, u.Tokens)
+		}
+	}
+	return max(least, 1)
+}

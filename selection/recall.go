@@ -127,11 +127,12 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 // StandOut × the best's stand out too, and both are ordered by the
 // reciprocal-rank fusion of the two rankings.
 func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, error) {
-	hits := bm25.TopOf(r.Scores(x, query), 0)
-	out := standOut(hits, r.StandOut)
+	scores := r.Scores(x, query)
 	if r.Embedder == nil {
-		return out, nil
+		return standOut(bm25.TopOf(above(scores, r.StandOut), 0), r.StandOut), nil
 	}
+	hits := bm25.TopOf(scores, 0)
+	out := standOut(hits, r.StandOut)
 	sims, err := r.similarities(ctx, x, query)
 	if err != nil {
 		return nil, err
@@ -155,6 +156,22 @@ func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, 
 		}
 	}
 	return out, nil
+}
+
+// above returns scores with every score below share × the best set to 0
+// (a copy).
+func above(scores []float64, share float64) []float64 {
+	best := 0.0
+	for _, v := range scores {
+		best = max(best, v)
+	}
+	out := make([]float64, len(scores))
+	for i, v := range scores {
+		if v >= share*best {
+			out[i] = v
+		}
+	}
+	return out
 }
 
 // standOut returns the documents of hits (best first) scoring at least

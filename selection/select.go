@@ -315,7 +315,8 @@ func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
 	}
 	heap.Init(&q)
 	queued = true
-	for q.Len() > 0 && left > 0 {
+	least := x.leastUnit(s.Weights.Sentences)
+	for q.Len() > 0 && left >= least {
 		it := heap.Pop(&q).(item)
 		if ch.kept[it.unit] {
 			continue

@@ -21,7 +21,7 @@ var registry = []Info{
 		New: func(e Engines) swc.Strategy {
 			return baseline.NewSliding("sliding-temporal", e.Gister, swc.GistSummaryTemporal)
 		}},
-	{Name: "rag-bm25", Doc: "per question, the turns BM25 ranks best for it, in order under their session headers", QueryAware: true,
+	{Name: "rag-bm25", Doc: "the retrieval peer: per question, the turns BM25 ranks best for it, filled to the budget, in order under their session headers", QueryAware: true,
 		New: func(e Engines) swc.Strategy { return retrieval.New("rag-bm25", e.Plain) }},
 	{Name: "rag-bm25-anchored", Doc: "rag-bm25 over the turns with their relative dates anchored", QueryAware: true,
 		New: func(e Engines) swc.Strategy { return retrieval.New("rag-bm25-anchored", e.Analyzer) }},
@@ -33,7 +33,7 @@ var registry = []Info{
 		New: func(e Engines) swc.Strategy { return newSWC("swc-anchored", e, swc.GistTemporal, true) }},
 	{Name: "swc-select", Doc: "single turns chosen for value per token (new terms, entities, numbers, dates), anchored, in order", Compressor: true,
 		New: func(e Engines) swc.Strategy { return selection.New("swc-select", e.Analyzer) }},
-	{Name: "swc-recall", Doc: "per question, swc-select plus the archived turns BM25 ranks best for it", QueryAware: true,
+	{Name: "swc-recall", Doc: "per question, the turns that stand out for it (BM25, a reply sharing its question's score), swc-select filling the rest around them", QueryAware: true,
 		New: func(e Engines) swc.Strategy {
 			r := selection.NewRecall("swc-recall", selection.New("swc-select", e.Analyzer))
 			r.Embedder = e.RecallEmbedder

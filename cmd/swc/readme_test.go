@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -137,8 +138,8 @@ func TestREADMENumbers(t *testing.T) {
 	if n := checkTable(t, sum, raw, "## Offline results on LoCoMo"); n < 7 {
 		t.Errorf("docs/benchmark.md's offline table has %d rows, want the 7 paper-style conditions", n)
 	}
-	if n := checkTable(t, sum, raw, "### Beyond the paper: selecting turns"); n < 2 {
-		t.Errorf("docs/benchmark.md's table of selection results has %d rows", n)
+	if n := checkTable(t, sum, raw, "### Beyond the paper: selecting turns"); n < 6 {
+		t.Errorf("docs/benchmark.md's table of selection and retrieval results has %d rows, want full, swc-anchored, swc-select, both retrieval baselines and swc-recall", n)
 	}
 
 	// Category-2 answer retention and the paired differences.
@@ -165,6 +166,28 @@ func TestREADMENumbers(t *testing.T) {
 	readmeNear(t, "swc-temporal − swc-full", m[1], d.Mean)
 	readmeNear(t, "swc-temporal − swc-full CI low", m[2], d.CI[0])
 	readmeNear(t, "swc-temporal − swc-full CI high", m[3], d.CI[1])
+
+	// The paired differences of selection, recall and retrieval at 4,000
+	// tokens: answer-token recall and support_recall@5 (categories 1–4),
+	// then category-2 answer retention when the sentence gives it.
+	est := `(?:[a-z0-9@_ -]+ )?` + numRE + ` \[` + numRE + `, ` + numRE + `\]`
+	for _, p := range [][2]string{
+		{"swc-select", "swc-anchored"}, {"swc-recall", "swc-anchored"}, {"swc-recall", "full"},
+		{"rag-bm25-anchored", "rag-bm25"}, {"swc-recall", "rag-bm25"}, {"swc-recall", "rag-bm25-anchored"},
+		{"swc-select", "rag-bm25-anchored"},
+	} {
+		m := find(t, text, regexp.QuoteMeta(p[0]+" − "+p[1])+`:? `+est+`, `+est+`(?:, `+est+`)?`)
+		for i, km := range [][2]string{{"1-4", bench.MetricAnswerTokenRecall}, {"1-4", bench.MetricSupportRecall}, {"2", bench.MetricAnswerRetention}} {
+			if m[1+3*i] == "" {
+				break
+			}
+			d := pairedStat(t, sum, p[0], p[1], km[0], km[1])
+			what := fmt.Sprintf("%s − %s %s (%s)", p[0], p[1], km[1], km[0])
+			readmeNear(t, what, m[1+3*i], d.Mean)
+			readmeNear(t, what+" CI low", m[2+3*i], d.CI[0])
+			readmeNear(t, what+" CI high", m[3+3*i], d.CI[1])
+		}
+	}
 
 	// Tier counts (the three SWC conditions share them) and, with
 	// --calibration minmax, the tiers and the answer retention it costs.
@@ -343,4 +366,17 @@ func TestREADMEExample(t *testing.T) {
 	if !strings.Contains(string(readme), "It prints `"+out+"`") {
 		t.Errorf("the README does not quote Example_readme's output %q", out)
 	}
+}
+
+// pairedStat returns the paired difference a − b of metric over category
+// key in sum.
+func pairedStat(t *testing.T, sum *bench.Summary, a, b, key, metric string) bench.Stat {
+	t.Helper()
+	for _, p := range sum.Paired {
+		if p.A == a && p.B == b && p.Category == key && p.Metric == metric {
+			return p.Diff
+		}
+	}
+	t.Fatalf("no paired difference %s − %s of %s (%s)", a, b, metric, key)
+	return bench.Stat{}
 }

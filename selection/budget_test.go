@@ -2,31 +2,28 @@ package selection_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/tokens"
 )
 
-// allConvs returns the built-in sample and, when found, every LoCoMo
-// conversation.
+// allConvs returns every LoCoMo conversation and the built-in sample (the
+// sample alone under -short or without the data).
 func allConvs(t *testing.T) []*swc.Conversation {
 	t.Helper()
-	convs, err := locomo.Sample()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(locomoPath); err == nil {
-		all, _, err := locomo.LoadFile(locomoPath)
+	convs := locomotest.Load(t)
+	if !testing.Short() {
+		sample, err := locomo.Sample()
 		if err != nil {
 			t.Fatal(err)
 		}
-		convs = append(convs, all...)
+		convs = append(sample, convs...)
 	}
 	return convs
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/retrieval"
 	"github.com/swcmem/swc/selection"
@@ -39,13 +40,11 @@ type evalQ struct {
 }
 
 // evalQuestions returns LoCoMo's text-only questions of categories 1–4
-// (of the conversations SWC_EVAL_CONVS lists, when set).
+// (of the conversations SWC_EVAL_CONVS lists, when set); it skips under
+// -short.
 func evalQuestions(t testing.TB) []evalQ {
 	t.Helper()
-	if _, err := os.Stat(locomoPath); err != nil {
-		t.Skipf("LoCoMo data not found at %s: %v", locomoPath, err)
-	}
-	convs, _, err := locomo.LoadFile(locomoPath)
+	convs, _, err := locomo.LoadFile(locomotest.Wide(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,10 +249,7 @@ func paired(t *testing.T, a, b evalScores, sup bool) bench.Estimate {
 // tokens on answer-token recall and support_recall@5 (paired mean
 // difference above zero), with the 95% CI above zero at 4,000.
 func TestRecallBeatsRetrieval(t *testing.T) {
-	if testing.Short() {
-		t.Skip("scores three strategies on all of LoCoMo at four budgets")
-	}
-	qs := evalQuestions(t)
+	qs := evalQuestions(t) // LoCoMo-wide: three strategies at four budgets
 	names := []string{"swc-recall", "rag-bm25", "rag-bm25-anchored"}
 	res := map[string]map[int]evalScores{}
 	for _, n := range names {

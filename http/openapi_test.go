@@ -44,6 +44,7 @@ type apiCheck struct {
 	doc     openAPIDoc
 	schemas *jsonschema.Compiler
 	seen    map[string]bool // "GET /path status"
+	sent    int             // requests
 	params  map[string]bool // "GET /path in:name"
 }
 
@@ -176,6 +177,7 @@ func (a *apiCheck) do(ts string, client *http.Client, key string, c apiCase) {
 		k, v, _ := strings.Cut(h, ":")
 		req.Header.Set(k, strings.TrimSpace(strings.ReplaceAll(v, "KEY", key)))
 	}
+	a.sent++
 	noFollow := *client
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := noFollow.Do(req)
@@ -368,6 +370,8 @@ func TestOpenAPI(t *testing.T) {
 		}
 	}
 
+	t.Logf("%d requests", a.sent)
+
 	// Every documented status and parameter was seen.
 	for _, route := range documented {
 		op := a.op(route)
@@ -422,4 +426,29 @@ func bodyFor(route string) string {
 		return `{"model":"m","input":"x"}`
 	}
 	return ""
+}
+
+// TestRoutesDocumented: docs/service.md's route table names every route
+// the server serves, and the README's every route of an agent's base URL
+// (the proxied and relayed ones), as "`METHOD /path`".
+func TestRoutesDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	service, err := os.ReadFile("../docs/service.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	for _, r := range e.srv.Routes() {
+		cell := "`" + r + "`"
+		if !bytes.Contains(service, []byte(cell)) {
+			t.Errorf("docs/service.md does not name %s", cell)
+		}
+		_, path, _ := strings.Cut(r, " ")
+		if strings.HasPrefix(path, "/v1/") && !strings.HasPrefix(path, "/v1/conversations") && !bytes.Contains(readme, []byte(cell)) {
+			t.Errorf("the README's table of the proxy's routes does not name %s", cell)
+		}
+	}
 }

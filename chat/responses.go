@@ -45,8 +45,8 @@ import (
 // items of the input array ("{…},{…}" when a reasoning item came with it),
 // Request the whole body and Span where the input value is in it, so that a
 // compressed input can be written back leaving every other byte as it was.
-// An item_reference (history stored at the provider) is an error: see
-// ProviderHistory.
+// A body whose history is stored at the provider (ProviderHistory says
+// why) is an error.
 const Responses Format = "responses"
 
 // ProviderHistory returns why a Responses request body's history is (at
@@ -183,7 +183,7 @@ func parseResponses(data []byte) (*Input, error) {
 		return nil, swc.Errorf(swc.EINVALID, "body: %s", jsonErr(err))
 	}
 	var input []byte
-	var instructions string
+	var instructions, stored string
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadToken()
 		if err != nil {
@@ -201,6 +201,10 @@ func parseResponses(data []byte) (*Input, error) {
 		}
 		in.Body[key] = val
 		switch key {
+		case "previous_response_id", "conversation":
+			if v.Kind() != 'n' && string(v) != `""` {
+				stored = key
+			}
 		case "input":
 			input, in.Span = val, [2]int{end - len(v), end}
 		case "instructions":
@@ -216,6 +220,9 @@ func parseResponses(data []byte) (*Input, error) {
 	}
 	if _, err := dec.ReadToken(); err == nil {
 		return nil, swc.Errorf(swc.EINVALID, "body: more than one JSON value")
+	}
+	if stored != "" {
+		return nil, swc.Errorf(swc.EINVALID, "%s: the history is stored at the provider, not in input, so there is nothing to compress (the proxy passes such requests through)", stored)
 	}
 	if input == nil || string(input) == "null" {
 		return nil, swc.Errorf(swc.EINVALID, "request body has no \"input\"")

@@ -146,6 +146,8 @@ func TestParseResponsesErrors(t *testing.T) {
 		{`{"input":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"role":"user","content":"x"},{"type":"function_call_output","call_id":"c","output":"y"}]}`,
 			`input[0]: function_call "c" is answered only after input[1] (message)`},
 		{`{"input":[{"type":"item_reference","id":"msg_1"}]}`, "input[0]: an item_reference names an item stored at the provider"},
+		{`{"input":"x","previous_response_id":"resp_1"}`, "previous_response_id: the history is stored at the provider"},
+		{`{"input":"x","conversation":{"id":"conv_1"}}`, "conversation: the history is stored at the provider"},
 		{`{"input":[{"type":"reasoning","id":"rs"}]}`, "input: no message, only reasoning items"},
 		{`{"input":[]}`, "input: no items"},
 		{`{"input":[{"role":"user","content":"x"}]} {}`, "more than one JSON value"},

@@ -2,9 +2,6 @@ package memory
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"strings"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
@@ -15,24 +12,10 @@ import (
 // them, the memory goes in as a developer message item, and every byte of
 // the body outside "input" is sent as it came. A request whose history is
 // stored at the provider (chat.ProviderHistory: previous_response_id,
-// conversation, item_reference) is sent unchanged.
+// conversation, item_reference), which chat.Parse refuses, is sent
+// unchanged.
 func ResponsesMiddleware(c *Compressor, report func(*Result, error)) Middleware {
-	compress := middleware(c, report, "/responses", chat.Responses, spliceResponses)
-	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-		if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/responses") || req.Body == nil {
-			return next(req)
-		}
-		body, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		setBody(req, body)
-		if chat.ProviderHistory(body) != "" {
-			return next(req)
-		}
-		return compress(req, next)
-	}
+	return middleware(c, report, "/responses", chat.Responses, spliceResponses)
 }
 
 // spliceResponses writes the request body with res's items: the input

@@ -190,9 +190,7 @@ func (e *liveEnv) proxied(replica int, conv string, msgs []swc.Message) (int, st
 func TestLiveProxyFirstSight(t *testing.T) {
 	backends(t, func(t *testing.T, backend string) {
 		e := newLiveEnv(t, backend, 1, withUpstream(t, liveNow))
-		tr := agentTranscript(t, 0, 0, transcript.Options{ReuseCallIDs: true})
-		arr, _ := json.Marshal(tr.Wire)
-		in, _ := chat.Parse(arr, chat.OpenAI)
+		in := agentTranscript(t, 0, 0, transcript.Options{ReuseCallIDs: true})
 		if code, body := e.proxied(0, "old", in.Messages); code != http.StatusOK {
 			t.Fatalf("%d %s", code, body)
 		}
@@ -213,9 +211,7 @@ func TestLiveProxyFirstSight(t *testing.T) {
 func TestLiveProxyEdit(t *testing.T) {
 	backends(t, func(t *testing.T, backend string) {
 		e := newLiveEnv(t, backend, 1, withUpstream(t, liveNow))
-		tr := agentTranscript(t, 0, 0, transcript.Options{ReuseCallIDs: true})
-		arr, _ := json.Marshal(tr.Wire)
-		in, _ := chat.Parse(arr, chat.OpenAI)
+		in := agentTranscript(t, 0, 0, transcript.Options{ReuseCallIDs: true})
 		msgs := in.Messages
 		if code, body := e.proxied(0, "edit", msgs); code != http.StatusOK {
 			t.Fatalf("%d %s", code, body)
@@ -259,9 +255,7 @@ func TestLiveProxyRegenerate(t *testing.T) {
 			replicas = 2
 		}
 		e := newLiveEnv(t, backend, replicas, withUpstream(t, liveNow))
-		tr := agentTranscript(t, 0, 2, transcript.Options{ReuseCallIDs: true})
-		arr, _ := json.Marshal(tr.Wire)
-		in, _ := chat.Parse(arr, chat.OpenAI)
+		in := agentTranscript(t, 0, 2, transcript.Options{ReuseCallIDs: true})
 		base := in.Messages
 		if code, body := e.proxied(0, "regen", base); code != http.StatusOK {
 			t.Fatalf("%d %s", code, body)
@@ -326,9 +320,7 @@ func TestLiveProxyReadsOnlyWhatChanged(t *testing.T) {
 		ts := httptest.NewServer(srv.Handler())
 		t.Cleanup(ts.Close)
 		e.urls = []string{ts.URL}
-		tr := agentTranscript(t, 0, 0, transcript.Options{ReuseCallIDs: true})
-		arr, _ := json.Marshal(tr.Wire)
-		in, _ := chat.Parse(arr, chat.OpenAI)
+		in := agentTranscript(t, 0, 0, transcript.Options{ReuseCallIDs: true})
 		msgs := in.Messages
 		points := askPoints(msgs)
 		for _, k := range points[len(points)-40:] {

@@ -194,3 +194,12 @@ func (s *Server) uiConversation(w http.ResponseWriter, r *http.Request) {
 			ConsolidatedThrough: res.ConsolidatedThrough, PendingSessions: res.PendingSessions},
 	}))
 }
+
+// lastMessage is a conversation's latest message time as the list shows
+// it: "date unknown" while no message is dated.
+func lastMessage(c swc.ConversationInfo) string {
+	if c.LastMessage.IsZero() {
+		return "date unknown"
+	}
+	return c.LastMessage.Format("2006-01-02 15:04")
+}

@@ -20,7 +20,7 @@ import (
 func TestMigrateLiveBackfill(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	raw, err := sql.Open("sqlite", dsn(path))
+	raw, err := sql.Open("sqlite", dsn(path, "full"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,12 +88,15 @@ type Analysis struct {
 }
 
 // Analyzer computes and caches analyses. Anchor, Salient and Dated are
-// optional (nil: no anchors, no salience counts, no dates). It is safe for
+// optional (nil: no anchors, no salience counts, no dates); Terms splits a
+// turn's text into its BM25 terms (nil: bm25.Terms; a memo of it in a
+// process that analyses the same turns again and again). It is safe for
 // concurrent use.
 type Analyzer struct {
 	Anchor  func(text string, ref time.Time) string
 	Salient func(text string, speakers []string) int
 	Dated   func(text string) bool
+	Terms   func(text string) []string
 
 	mu    sync.Mutex
 	cache map[cacheKey]*Analysis
@@ -131,6 +134,13 @@ func (a *Analyzer) Analyze(c *swc.Conversation) *Analysis {
 	return x
 }
 
+func (a *Analyzer) terms(text string) []string {
+	if a.Terms != nil {
+		return a.Terms(text)
+	}
+	return bm25.Terms(text)
+}
+
 func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
 	x := &Analysis{analyzer: a, Conv: c, First: make([]int, len(c.Sessions)+1), Header: make([]int, len(c.Sessions)), SessionTokens: make([]int, len(c.Sessions))}
 	speakers := []string{c.SpeakerA, c.SpeakerB}
@@ -147,7 +157,7 @@ func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
 			line := swc.RenderTurn(shown)
 			ti := TurnInfo{Session: i, Pos: j, Turn: shown, Line: line, Tokens: tokens.CountCached(line) + 1}
 			ti.Prefix = tokens.CountCached(shown.Speaker+": ") + 1
-			ti.Terms = bm25.Terms(line[len(shown.Speaker)+2:]) // not the speaker prefix
+			ti.Terms = a.terms(line[len(shown.Speaker)+2:]) // not the speaker prefix
 			ti.Whole = Unit{Text: line[len(shown.Speaker)+2:], Tokens: ti.Tokens - ti.Prefix}
 			seen := map[string]bool{}
 			for _, term := range ti.Terms {
@@ -240,7 +250,7 @@ func (x *Analysis) SentenceUnits() {
 			for _, st := range sents {
 				u := Unit{Text: st, Tokens: tokens.CountCached(st) + 1}
 				seen := map[string]bool{}
-				for _, term := range bm25.Terms(st) {
+				for _, term := range a.terms(st) {
 					if !seen[term] {
 						seen[term] = true
 						u.Terms = append(u.Terms, term)

@@ -179,3 +179,23 @@ func Anchor(fn func(text string, ref time.Time) string, max int) func(text strin
 		return v
 	}
 }
+
+// Terms returns fn (bm25.Terms: a text's terms) remembered per text, about
+// max bytes per generation. Callers must not modify the slices it returns.
+func Terms(fn func(text string) []string, max int) func(text string) []string {
+	m := New(max, func(k string, v []string) int {
+		n := len(k) + 24*len(v)
+		for _, t := range v {
+			n += len(t)
+		}
+		return n
+	})
+	return func(text string) []string {
+		if v, ok := m.Get(text); ok {
+			return v
+		}
+		v := fn(text)
+		m.Put(text, v)
+		return v
+	}
+}

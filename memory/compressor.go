@@ -10,6 +10,8 @@ import (
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/internal/memo"
+	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
 	"github.com/swcmem/swc/usage"
@@ -51,6 +53,29 @@ func New(opts Options) (*Compressor, error) {
 	}
 	if opts.FallbackReserve <= 0 {
 		opts.FallbackReserve = def.FallbackReserve
+	}
+	switch opts.Compaction {
+	case "":
+		opts.Compaction = def.Compaction
+	case Epoch, Replan:
+	default:
+		return nil, swc.Errorf(swc.EINVALID, "unknown compaction %q (want %s or %s)", opts.Compaction, Epoch, Replan)
+	}
+	if opts.MemoryShare == 0 {
+		opts.MemoryShare = def.MemoryShare
+	}
+	if opts.RestartShare == 0 {
+		opts.RestartShare = def.RestartShare
+	}
+	if !(opts.MemoryShare > 0 && opts.MemoryShare < 1) || !(opts.RestartShare > 0 && opts.RestartShare < 1) {
+		return nil, swc.Errorf(swc.EINVALID, "memory share and restart share must be between 0 and 1 (got %g and %g)", opts.MemoryShare, opts.RestartShare)
+	}
+	switch opts.CacheBreakpoints {
+	case "":
+		opts.CacheBreakpoints = def.CacheBreakpoints
+	case BreakpointsAuto, BreakpointsOff:
+	default:
+		return nil, swc.Errorf(swc.EINVALID, "unknown cache breakpoints %q (want %s or %s)", opts.CacheBreakpoints, BreakpointsAuto, BreakpointsOff)
 	}
 	counter, err := tokens.Get(opts.Tokenizer)
 	if err != nil {
@@ -97,6 +122,11 @@ type Result struct {
 	Budget       int    `json:"budget"`
 	Tokenizer    string `json:"tokenizer"`
 	Strategy     string `json:"strategy"`
+	// Compaction is the Options' (epoch or replan); Compacted is how many
+	// conversation messages the memory message holds (0 without one).
+	// Under Epoch it changes only when the boundary jumps.
+	Compaction string `json:"compaction"`
+	Compacted  int    `json:"compacted"`
 	// Usage is the LLM usage of this call (Options.LLM only).
 	Usage usage.Summary `json:"usage"`
 	// Fits reports that the input already fit the budget: Messages are
@@ -148,6 +178,14 @@ func (c *Compressor) CountMessages(msgs []swc.Message) int {
 // first and verbatim, one system message holding the consolidated history,
 // then the kept recent messages unchanged. The input is not modified.
 //
+// Under Epoch (the default) the history is cut at a boundary that depends
+// on the messages alone (see Options.Compaction): the same messages give
+// the same bytes in any process, and a history grown by appends keeps its
+// memory message byte for byte until the boundary jumps. The memory of a
+// boundary is remembered, so that the requests of one epoch consolidate
+// nothing. Under Replan the memory takes all the room the instructions and
+// the last KeepRecent messages leave.
+//
 // It returns an EINVALID error when msgs fail chat.Validate (the message
 // names the index and field), or when the protected messages alone exceed
 // the budget ("the system prompt and the last 8 messages need 812 tokens;
@@ -162,7 +200,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		return nil, err
 	}
 	o := c.opts
-	res := &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, TokensBefore: c.CountMessages(msgs)}
+	res := &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, Compaction: o.Compaction, TokensBefore: c.CountMessages(msgs)}
 	if res.TokensBefore <= o.Budget {
 		res.Fits, res.Messages, res.Tokens, res.Recent = true, msgs, res.TokensBefore, 0
 		for i := range msgs {
@@ -174,14 +212,21 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 	// Instructions first; then the conversation, split into history and
 	// the recent window.
 	var instr, conv []int
+	instrCost := 0
 	for i, m := range msgs {
 		if chat.IsInstruction(m) {
 			instr = append(instr, i)
+			instrCost += c.Cost(m)
 		} else {
 			conv = append(conv, i)
 		}
 	}
-	start := c.recentStart(msgs, conv)
+	var start, room int
+	if o.Compaction == Epoch {
+		start, room = c.boundary(msgs, conv, instrCost)
+	} else {
+		start = c.recentStart(msgs, conv)
+	}
 	recent := conv[start:]
 	history := conv[:start]
 	res.Recent = len(msgs)
@@ -189,17 +234,24 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		res.Recent = recent[0]
 	}
 
-	protected := 0
+	protected := instrCost
 	for _, i := range append(append([]int(nil), instr...), recent...) {
-		cost := c.Cost(msgs[i])
-		if cost > o.Budget {
+		if cost := c.Cost(msgs[i]); cost > o.Budget {
 			return nil, swc.Errorf(swc.EINVALID, "messages[%d] (%s) needs %d tokens; budget is %d", i, msgs[i].Role, cost, o.Budget)
 		}
-		protected += cost
+	}
+	for _, i := range recent {
+		protected += c.Cost(msgs[i])
 	}
 	if protected > o.Budget {
 		return nil, swc.Errorf(swc.EINVALID, "%s need %d tokens; budget is %d", describeProtected(len(instr), len(recent)), protected, o.Budget)
 	}
+	if o.Compaction == Replan || protected+room > o.Budget {
+		// Replan, or a tail that outgrew its room with no boundary to
+		// jump to: the memory takes what is left (this request only).
+		room = o.Budget - protected
+	}
+	res.Compacted = len(history)
 
 	emit := func(memory string) {
 		res.Messages, res.Source = res.Messages[:0], res.Source[:0]
@@ -222,7 +274,64 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		emit("")
 		return res, nil
 	}
+	blk, err := c.memoryOf(ctx, msgs, history, room)
+	if err != nil {
+		return nil, err
+	}
+	emit(blk.text)
+	res.Context, res.Rule, res.Warnings, res.Fallback, res.Usage = blk.context, blk.rule, blk.warnings, blk.fallback, blk.usage
+	for _, sp := range blk.sessions {
+		sp.First, sp.Last = history[sp.First], history[sp.Last]
+		res.Sessions = append(res.Sessions, sp)
+	}
+	for _, k := range blk.truncated {
+		res.Truncated = append(res.Truncated, history[k])
+	}
+	return res, nil
+}
 
+// memBlock is the memory message of one history at one room, with what
+// Result reports of it; message positions are positions in the history.
+type memBlock struct {
+	text      string // the memory message's content ("" for none)
+	context   *swc.Context
+	sessions  []SessionSpan
+	rule      string
+	warnings  []string
+	truncated []int
+	fallback  string
+	usage     usage.Summary
+}
+
+// memoryOf returns the memory message of the history messages (input
+// indexes) whose whole cost (content and MessageOverhead) fits room:
+// consolidated by the strategy, or an omission marker alone, or nothing.
+// Under Epoch it is remembered by content (a fallback's is not), so every
+// request of an epoch gets it without consolidating again.
+func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history []int, room int) (*memBlock, error) {
+	var key [32]byte
+	if c.opts.Compaction == Epoch {
+		key = c.memoryKey(msgs, history, room)
+		if b, ok := c.memos.blocks.Get(key); ok {
+			return b, nil
+		}
+	}
+	b, err := c.consolidate(ctx, msgs, history, room)
+	if err != nil {
+		return nil, err
+	}
+	if c.opts.Compaction == Epoch && b.fallback == "" {
+		b.usage = usage.Summary{} // a remembered block costs nothing again
+		c.memos.blocks.Put(key, b)
+	}
+	return b, nil
+}
+
+// consolidate compresses the history messages with the strategy into a
+// memory message of at most room tokens.
+func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, history []int, room int) (*memBlock, error) {
+	o := c.opts
+	blk := &memBlock{}
 	var histMsgs []swc.Message
 	if first, last := history[0], history[len(history)-1]; last-first == len(history)-1 {
 		histMsgs = msgs[first : last+1] // no instruction among them: no copy
@@ -233,59 +342,66 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		}
 	}
 	g := chat.Sessionize(histMsgs, chat.SessionOptions{Gap: o.SessionGap, Turns: o.SessionTurns, Index: history})
-	res.Rule, res.Warnings = g.Rule, g.Warnings
+	blk.rule, blk.warnings = g.Rule, g.Warnings
 	for s, sp := range g.Spans {
-		res.Sessions = append(res.Sessions, SessionSpan{
+		blk.sessions = append(blk.sessions, SessionSpan{
 			Session: s, Date: g.Conversation.Sessions[s].DateText,
-			First: history[sp.First], Last: history[sp.End-1], Messages: sp.End - sp.First, ID: histMsgs[sp.First].Session,
+			First: sp.First, Last: sp.End - 1, Messages: sp.End - sp.First, ID: histMsgs[sp.First].Session,
 		})
 	}
 
-	// The history's budget: what the protected messages and the memory
-	// message's own cost leave. Strategies count cl100k_base; the final
-	// count uses the chosen tokenizer, and the history budget shrinks
-	// until the whole output fits.
-	fixed := protected + MessageOverhead + c.counter.Count(Preamble) + 2
-	histBudget := o.Budget - fixed
-	res.Truncated = truncateLong(g, histBudget, history)
+	// The history's budget: the room less the memory message's own cost.
+	// Strategies count cl100k_base; the final count uses the chosen
+	// tokenizer, and the history budget shrinks until the message fits.
+	histBudget := room - (MessageOverhead + c.counter.Count(Preamble) + 2)
+	blk.truncated = truncateLong(g, histBudget, identity(len(history)))
 
 	engines := c.engines()
 	run := func(ctx context.Context, e engineSet, budget int) (*swc.Context, error) {
 		strat, err := strategy.New(o.Strategy, strategy.Engines{
 			Embedder: e.embedder, Gister: e.gister, Config: o.Config, Schedule: o.Schedule,
 			Plans: c.memos.plans, Salient: c.memos.salientCount, Anchor: c.memos.anchor,
+			Analyzer: &selection.Analyzer{Anchor: c.memos.anchor, Salient: c.memos.salientCount, Dated: mention.HasTemporal, Terms: c.memos.terms},
 		})
 		if err != nil {
 			return nil, err
 		}
 		return strat.Compress(ctx, g.Conversation, swc.CompressOptions{Budget: budget})
 	}
+	cost := func(memory string) int { return c.Cost(swc.Message{Role: swc.RoleSystem, Content: memory}) }
 	for attempt := 0; histBudget > 0 && attempt < 8; attempt++ {
-		hc, err := c.runWithFallback(ctx, engines, res, func(ctx context.Context, e engineSet) (*swc.Context, error) { return run(ctx, e, histBudget) })
+		hc, err := c.runWithFallback(ctx, engines, &blk.fallback, func(ctx context.Context, e engineSet) (*swc.Context, error) { return run(ctx, e, histBudget) })
 		if err != nil {
 			return nil, err
 		}
 		text := withOmissions(hc.Text, len(g.Conversation.Sessions))
-		emit(Preamble + text)
-		if res.Tokens <= o.Budget {
-			res.Context = hc
-			hc.Text = text
-			res.Usage = engines.meter.Summary()
-			return res, nil
+		if n := cost(Preamble + text); n > room {
+			histBudget -= n - room + 2
+			continue
 		}
-		histBudget -= res.Tokens - o.Budget + 2
+		hc.Text = text
+		blk.text, blk.context = Preamble+text, hc
+		blk.usage = engines.meter.Summary()
+		return blk, nil
 	}
 	// Nothing of the history fits: a marker alone, or no memory at all.
-	marker := Preamble + omitted(1, len(g.Conversation.Sessions))
-	if emit(marker); res.Tokens > o.Budget {
-		emit("")
+	if marker := Preamble + omitted(1, len(g.Conversation.Sessions)); cost(marker) <= room {
+		blk.text = marker
 	}
-	res.Context = &swc.Context{Strategy: o.Strategy, Budget: max(histBudget, 0), Text: res.Memory}
+	blk.context = &swc.Context{Strategy: o.Strategy, Budget: max(histBudget, 0), Text: blk.text}
 	for s := range g.Conversation.Sessions {
-		res.Context.Dropped = append(res.Context.Dropped, swc.Drop{Session: s, Reason: "no room left by the kept messages"})
+		blk.context.Dropped = append(blk.context.Dropped, swc.Drop{Session: s, Reason: "no room left by the kept messages"})
 	}
-	res.Usage = engines.meter.Summary()
-	return res, nil
+	blk.usage = engines.meter.Summary()
+	return blk, nil
+}
+
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // recentStart returns the position in conv where the kept window starts:
@@ -357,11 +473,11 @@ func (c *Compressor) engines() engineSet {
 // runWithFallback runs f with the configured engines; when they may call
 // an LLM, the attempt ends FallbackReserve before ctx's deadline, and any
 // failure of theirs (deadline, provider error) is answered by running f
-// with the offline engines, recorded in res.Fallback. Input errors
+// with the offline engines, recorded in *fallback. Input errors
 // (EINVALID) are returned as they are.
-func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, res *Result, f func(context.Context, engineSet) (*swc.Context, error)) (*swc.Context, error) {
-	if !c.online || res.Fallback != "" {
-		if res.Fallback != "" {
+func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, fallback *string, f func(context.Context, engineSet) (*swc.Context, error)) (*swc.Context, error) {
+	if !c.online || *fallback != "" {
+		if *fallback != "" {
 			g, emb := offline()
 			e = engineSet{gister: memo.NewGister(g, c.memos.gists), embedder: emb, meter: e.meter}
 		}
@@ -384,9 +500,9 @@ func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, res *Resu
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil:
-		res.Fallback = "deadline: " + err.Error()
+		*fallback = "deadline: " + err.Error()
 	default:
-		res.Fallback = "engine failed: " + err.Error()
+		*fallback = "engine failed: " + err.Error()
 	}
 	g, emb := offline()
 	return f(context.WithoutCancel(ctx), engineSet{gister: memo.NewGister(g, c.memos.gists), embedder: emb, meter: e.meter})

@@ -39,6 +39,7 @@ func TestCompressShape(t *testing.T) {
 	msgs := sampleMessages(t)
 	o := DefaultOptions()
 	o.Budget = 1500
+	o.Compaction, o.Strategy = Replan, "swc-anchored"
 	res, err := mustNew(t, o).Compress(context.Background(), msgs)
 	if err != nil {
 		t.Fatal(err)
@@ -76,15 +77,18 @@ func TestCompressProtectedTooBig(t *testing.T) {
 	msgs := sampleMessages(t)
 	o := DefaultOptions()
 	o.Budget = 100
+	o.Compaction = Replan
 	_, err := mustNew(t, o).Compress(context.Background(), msgs)
 	if err == nil || !regexp.MustCompile(`^the system prompt and the last 8 messages need \d+ tokens; budget is 100$`).MatchString(err.Error()) {
 		t.Fatalf("got %v", err)
 	}
 	big := append(sampleMessages(t), swc.Message{Role: swc.RoleUser, Content: strings.Repeat("word ", 300)})
-	o.Budget = 200
-	_, err = mustNew(t, o).Compress(context.Background(), big)
-	if err == nil || !strings.Contains(err.Error(), "messages[") || !strings.Contains(err.Error(), "budget is 200") {
-		t.Fatalf("one protected message over budget: %v", err)
+	for _, o.Compaction = range []string{Replan, Epoch} {
+		o.Budget = 200
+		_, err = mustNew(t, o).Compress(context.Background(), big)
+		if err == nil || !strings.Contains(err.Error(), "messages[") || !strings.Contains(err.Error(), "budget is 200") {
+			t.Fatalf("%s: one protected message over budget: %v", o.Compaction, err)
+		}
 	}
 }
 
@@ -93,6 +97,7 @@ func TestCompressTruncatesHugeHistoryMessage(t *testing.T) {
 	huge := len(msgs) - 9 // the newest history message
 	msgs[huge].Content = strings.Repeat("The quarterly report mentions Berlin and 42 widgets. ", 800)
 	o := DefaultOptions()
+	o.Compaction = Replan
 	o.Strategy = "truncation" // keeps the newest history turns
 	res, err := mustNew(t, o).Compress(context.Background(), msgs)
 	if err != nil {
@@ -154,7 +159,7 @@ func TestLLMGistCache(t *testing.T) {
 			return swc.LLMResponse{Text: "Gist: " + strings.Fields(r.Messages[0].Content)[2], Usage: swc.Usage{Calls: 1}}, nil
 		}}
 		o := DefaultOptions()
-		o.Budget, o.LLM, o.Cache = 1500, llm, cache
+		o.Budget, o.LLM, o.Cache, o.Strategy = 1500, llm, cache, "swc-anchored" // a strategy that gists
 		res, err := mustNew(t, o).Compress(context.Background(), msgs)
 		if err != nil || res.Fallback != "" {
 			t.Fatalf("compress: %v (fallback %q)", err, res.Fallback)
@@ -176,7 +181,7 @@ func TestLLMGistCache(t *testing.T) {
 func TestDeadlineFallback(t *testing.T) {
 	msgs := sampleMessages(t)
 	o := DefaultOptions()
-	o.Budget = 1500
+	o.Budget, o.Strategy = 1500, "swc-anchored" // a strategy that gists
 	// A gister blocking until its context ends, like an LLM that is too slow.
 	g := &mock.Gister{GistFn: func(ctx context.Context, _ swc.GistRequest) (string, error) {
 		<-ctx.Done()

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -22,8 +23,10 @@ import (
 )
 
 // Compress a chat history to a budget: system prompt first, the
-// consolidated history in one system message, the last 8 messages as they
-// were.
+// consolidated history in one system message, the messages after the
+// epoch's boundary as they were. The next request — the history and two
+// new messages — sends the same system and memory messages byte for byte,
+// so the provider's prompt cache hits them.
 func Example() {
 	msgs, err := chat.Sample() // six weeks of an assistant's conversation, with tool calls
 	if err != nil {
@@ -39,25 +42,36 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%d messages, %d tokens → %d messages, %d tokens (budget %d)\n",
-		len(msgs), res.TokensBefore, len(res.Messages), res.Tokens, res.Budget)
+	fmt.Printf("%d messages, %d tokens → %d messages, %d tokens (budget %d); the memory holds %d\n",
+		len(msgs), res.TokensBefore, len(res.Messages), res.Tokens, res.Budget, res.Compacted)
 	for _, m := range res.Messages[:4] {
 		first, _, _ := strings.Cut(m.Content, "\n")
 		if len(m.ToolCalls) > 0 {
 			first += "[calls " + m.ToolCalls[0].Name + "]"
 		}
-		fmt.Printf("%s: %.60s\n", m.Role, first)
+		fmt.Printf("%s: %s\n", m.Role, strings.TrimSpace(fmt.Sprintf("%.60s", first)))
 	}
 	fmt.Println(strings.Join(strings.Split(res.Memory, "\n")[2:5], "\n"))
+
+	next := append(msgs[:len(msgs):len(msgs)],
+		swc.Message{Role: swc.RoleAssistant, Content: "Anything else for the move?"},
+		swc.Message{Role: swc.RoleUser, Content: "Remind me about the deposit."})
+	res2, err := c.Compress(context.Background(), next)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("next request: %d messages, the same first %d: %v\n", len(res2.Messages), len(res.Messages),
+		reflect.DeepEqual(res2.Messages[:len(res.Messages)], res.Messages))
 	// Output:
-	// 93 messages, 3101 tokens → 11 messages, 1445 tokens (budget 1500)
+	// 93 messages, 3101 tokens → 8 messages, 795 tokens (budget 1500); the memory holds 86
 	// system: You are Sol, Dana Whitfield's personal assistant. Be concise
 	// system: Earlier conversation, consolidated (session dates in headers
-	// assistant: [calls calendar_create_event]
-	// tool: {"event_id": "ev_51", "status": "confirmed"}
-	// [Session 1 — 9:12 am on 3 March, 2025]
-	// Dana: Morning Sol. Big month ahead: I'm moving to a new apartment on 22 March, the one on Elm Street I told you about. Can you set a reminder to book movers this week [the week of 3 March 2025]?
-	// Assistant: [tool reminders_create({"text": "Book movers for the 22 March move", "due": "2025-03-07T17:00:00Z"}) → {"id": "rem_81", "status": "created"}]
+	// user: I ran the 10K yesterday in 54:12! Priya cried at the finish
+	// assistant: 54:12 on your first 10K, brilliant! That's a pace of about 5
+	// [Session 1 omitted]
+	//
+	// [Session 2 — 6:40 pm on 5 March, 2025]
+	// next request: 10 messages, the same first 8: true
 }
 
 // The README's example (TestREADMEExample keeps the README's copy, the
@@ -128,8 +142,8 @@ func ExampleOpenAIMiddleware() {
 	}
 	fmt.Println(reply.Choices[0].Message.Content)
 	// Output:
-	// compressed 3101 → 1465 tokens
-	// upstream got 11 messages for gpt-4o, the first two system and system
+	// compressed 3101 → 797 tokens
+	// upstream got 8 messages for gpt-4o, the first two system and system
 	// Casa do Rio.
 }
 
@@ -148,21 +162,23 @@ func toOpenAI(msgs []swc.Message) []openai.ChatCompletionMessageParamUnion {
 }
 
 // Wrap the official anthropic-sdk-go client the same way: the memory is
-// appended to the system prompt, so user/assistant alternation holds.
+// appended to the system prompt, so user/assistant alternation holds, as
+// a block with a cache_control mark (the client's own marks leave room).
 func ExampleAnthropicMiddleware() {
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			System []struct {
-				Text string `json:"text"`
+				Text         string          `json:"text"`
+				CacheControl json.RawMessage `json:"cache_control"`
 			} `json:"system"`
 			Messages []struct {
 				Role string `json:"role"`
 			} `json:"messages"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&body)
-		memory := body.System[len(body.System)-1].Text
-		fmt.Printf("upstream got %d messages, the first from the %s, and %d system blocks, the last starting %.40q\n",
-			len(body.Messages), body.Messages[0].Role, len(body.System), memory)
+		memory := body.System[len(body.System)-1]
+		fmt.Printf("upstream got %d messages, the first from the %s, and %d system blocks, the last starting %.40q, marked %s\n",
+			len(body.Messages), body.Messages[0].Role, len(body.System), memory.Text, memory.CacheControl)
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"Casa do Rio."}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`)
 	}))
@@ -195,18 +211,21 @@ func ExampleAnthropicMiddleware() {
 	}
 	fmt.Println(reply.Content[0].Text)
 	// Output:
-	// upstream got 10 messages, the first from the user, and 2 system blocks, the last starting "Earlier conversation, consolidated (sess"
+	// upstream got 6 messages, the first from the user, and 2 system blocks, the last starting "Earlier conversation, consolidated (sess", marked {"type":"ephemeral"}
 	// Casa do Rio.
 }
 
-// Compress a LoCoMo conversation as chat messages.
+// Compress a LoCoMo conversation as chat messages, the whole history
+// re-planned (Replan) with SWC.
 func Example_loCoMo() {
 	convs, err := locomo.Sample() // or locomo.LoadFile("locomo10.json")
 	if err != nil {
 		log.Fatal(err)
 	}
 	msgs := chat.FromConversation(convs[0])
-	c, err := memory.New(memory.DefaultOptions())
+	opts := memory.DefaultOptions()
+	opts.Compaction, opts.Strategy = memory.Replan, "swc-anchored"
+	c, err := memory.New(opts)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package memory
 import (
 	"time"
 
+	"github.com/swcmem/swc/bm25"
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/mention"
@@ -20,15 +21,19 @@ const memoBytes = 16 << 20
 type memos struct {
 	anchor       func(text string, ref time.Time) string  // mention.Anchor
 	salientCount func(text string, speakers []string) int // Salient
+	terms        func(text string) []string               // bm25.Terms (swc-select's turn analysis)
 	gists        *memo.Memo[memo.GistKey, string]
 	plans        planMemo
+	blocks       *memo.Memo[[32]byte, *memBlock] // epoch memories, by memoryKey
 }
 
 func newMemos() *memos {
 	return &memos{
 		anchor:       memo.Anchor(mention.Anchor, memoBytes),
 		salientCount: memo.Salient(strategy.Salient, memoBytes),
+		terms:        memo.Terms(bm25.Terms, memoBytes),
 		gists:        memo.NewGists(memoBytes),
+		blocks:       memo.New(memoBytes, func(_ [32]byte, b *memBlock) int { return 2*len(b.text) + 64*len(b.sessions) }),
 		plans: planMemo{
 			plans:    memo.New(memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),
 			sessions: memo.New(2*memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),

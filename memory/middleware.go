@@ -32,14 +32,21 @@ func OpenAIMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 	return middleware(c, report, "/chat/completions", chat.OpenAI, spliceOpenAI)
 }
 
+// spliceAnthropic is spliceAnthropic with c's cache breakpoint setting.
+func (c *Compressor) spliceAnthropic(in *chat.Input, res *Result) ([]byte, error) {
+	return spliceAnthropic(in, res, c.opts.CacheBreakpoints != BreakpointsOff)
+}
+
 // AnthropicMiddleware is OpenAIMiddleware for the Messages API (POST
 // …/v1/messages): the memory is appended to "system" (as a text block when
 // system is a list of blocks, so cache_control on the original blocks stays
-// valid), and the kept messages start at a user message.
+// valid), and the kept messages start at a user message. With
+// Options.CacheBreakpoints auto (the default) the memory block carries a
+// cache_control mark when the client's marks leave room for one.
 func AnthropicMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 	cc := *c
 	cc.opts.AlignUser = true
-	return middleware(&cc, report, "/messages", chat.Anthropic, spliceAnthropic)
+	return middleware(&cc, report, "/messages", chat.Anthropic, cc.spliceAnthropic)
 }
 
 func middleware(c *Compressor, report func(*Result, error), suffix string, f chat.Format, splice func(*chat.Input, *Result) ([]byte, error)) Middleware {
@@ -116,8 +123,10 @@ func spliceOpenAI(in *chat.Input, res *Result) ([]byte, error) {
 
 // spliceAnthropic writes the request body with the memory appended to
 // system and the kept messages as they came (a source message only partly
-// kept — its tool results went into the memory — is rewritten).
-func spliceAnthropic(in *chat.Input, res *Result) ([]byte, error) {
+// kept — its tool results went into the memory — is rewritten). With mark,
+// the memory block gets a cache_control mark when the body's marks leave
+// room (MaxBreakpoints).
+func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
 	var msgs []json.RawMessage
 	kept := map[int]int{} // origin → kept parts
 	for _, src := range res.Source {
@@ -157,7 +166,13 @@ func spliceAnthropic(in *chat.Input, res *Result) ([]byte, error) {
 			msgs = append(msgs, b)
 		}
 	}
-	sys, err := appendSystem(in.Body["system"], res.Memory)
+	hour := false
+	if mark && res.Memory != "" {
+		var n int
+		n, hour = breakpoints(in.Body, msgs)
+		mark = n < MaxBreakpoints
+	}
+	sys, err := appendSystem(in.Body["system"], res.Memory, mark, hour)
 	if err != nil {
 		return nil, err
 	}
@@ -172,27 +187,49 @@ func pick(in *chat.Input, idx []int) []swc.Message {
 	return out
 }
 
-// appendSystem returns the system field with memory appended.
-func appendSystem(sys json.RawMessage, memory string) (json.RawMessage, error) {
+// appendSystem returns the system field with memory appended: to the
+// string, or as a text block. With mark the memory is a text block with a
+// cache_control mark (a string system becomes a text block before it),
+// with the 1-hour TTL when hour.
+func appendSystem(sys json.RawMessage, memory string, mark, hour bool) (json.RawMessage, error) {
 	if memory == "" {
 		return sys, nil
 	}
 	sys = bytes.TrimSpace(sys)
+	block := memoryBlock{Type: "text", Text: memory}
+	if mark {
+		block.CacheControl = &cacheControl{Type: "ephemeral"}
+		if hour {
+			block.CacheControl.TTL = "1h"
+		}
+	}
+	var blocks []json.RawMessage
 	var s string
 	switch {
 	case len(sys) == 0 || string(sys) == "null":
-		return json.Marshal(memory)
-	case json.Unmarshal(sys, &s) == nil:
-		if s != "" {
-			s += "\n\n"
+		if !mark {
+			return json.Marshal(memory)
 		}
-		return json.Marshal(s + memory)
+	case json.Unmarshal(sys, &s) == nil:
+		if !mark {
+			if s != "" {
+				s += "\n\n"
+			}
+			return json.Marshal(s + memory)
+		}
+		if s != "" {
+			b, err := json.Marshal(memoryBlock{Type: "text", Text: s})
+			if err != nil {
+				return nil, err
+			}
+			blocks = append(blocks, b)
+		}
+	default:
+		if err := json.Unmarshal(sys, &blocks); err != nil {
+			return nil, err
+		}
 	}
-	var blocks []json.RawMessage
-	if err := json.Unmarshal(sys, &blocks); err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(chat.AnthropicBlock{Type: "text", Text: &memory})
+	b, err := json.Marshal(block)
 	if err != nil {
 		return nil, err
 	}

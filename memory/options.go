@@ -6,15 +6,45 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
-	"github.com/swcmem/swc/strategy"
 )
 
 // Defaults of Options.
 const (
-	DefaultStrategy        = strategy.Default
+	// DefaultStrategy is swc-select, not strategy.Default: under Epoch the
+	// memory has MemoryShare of the budget, and at that size swc-select's
+	// chosen turns keep more of what a conversation's questions ask than
+	// SWC's sessions (swc replay, docs/caching.md).
+	DefaultStrategy        = "swc-select"
 	DefaultBudget          = 4000
 	DefaultKeepRecent      = 8
 	DefaultFallbackReserve = 100 * time.Millisecond
+	DefaultMemoryShare     = 0.4
+	DefaultRestartShare    = 0.1
+)
+
+// Compaction values: how a history over the budget is compressed.
+const (
+	// Epoch (the default) compresses the history before a boundary into
+	// the memory message and sends everything after it verbatim. The
+	// boundary moves only when the verbatim tail outgrows the room the
+	// memory leaves, and then jumps so that the tail restarts small; it is
+	// a function of the history alone, so requests of an agent whose
+	// history grows by appends share their instructions and memory byte
+	// for byte until the next jump (a provider's prompt cache hits).
+	Epoch = "epoch"
+	// Replan re-plans the whole history on every call: the memory takes
+	// all the room the instructions and the last KeepRecent messages
+	// leave, and changes with every new message.
+	Replan = "replan"
+)
+
+// Cache breakpoint values (Options.CacheBreakpoints).
+const (
+	// BreakpointsAuto puts an Anthropic cache_control mark on the memory
+	// block when the client's marks leave room (at most 4 per request).
+	BreakpointsAuto = "auto"
+	// BreakpointsOff leaves the client's marks as they came and adds none.
+	BreakpointsOff = "off"
 )
 
 // MessageOverhead is the fixed token cost counted for every output message
@@ -30,7 +60,7 @@ const Preamble = "Earlier conversation, consolidated (session dates in headers; 
 // zero value of every field except KeepRecent with its default.
 type Options struct {
 	// Strategy is one of the strategies of package strategy marked
-	// ForCompressor (default DefaultStrategy, strategy.Default).
+	// ForCompressor (default DefaultStrategy).
 	Strategy string
 	// Budget is the most tokens the output messages may hold (default
 	// DefaultBudget).
@@ -38,13 +68,29 @@ type Options struct {
 	// Tokenizer is "cl100k_base" (default) or "o200k_base".
 	Tokenizer string
 	// KeepRecent is how many of the latest conversation messages are kept
-	// unchanged (DefaultOptions: DefaultKeepRecent; 0 keeps none). The
-	// window grows to keep a tool call with its results.
+	// unchanged: under Replan the last KeepRecent (DefaultOptions:
+	// DefaultKeepRecent; 0 keeps none), under Epoch those a new epoch
+	// starts with (at least one). The window grows to keep a tool call
+	// with its results.
 	KeepRecent int
 	// AlignUser makes the kept messages start at a user message, as the
 	// Anthropic API requires of a request's first message (and keeps at
 	// least one message, even with KeepRecent 0).
 	AlignUser bool
+	// Compaction is Epoch (default) or Replan.
+	Compaction string
+	// MemoryShare is the share of the budget, after the instructions, the
+	// memory message may use under Epoch (default DefaultMemoryShare); the
+	// verbatim tail grows into the rest. It is a fixed reservation, so the
+	// boundary is found without compressing anything.
+	MemoryShare float64
+	// RestartShare bounds the tail a new epoch starts with, as a share of
+	// the budget after the instructions (default DefaultRestartShare): the
+	// last KeepRecent messages (at least one), fewer when they hold more.
+	RestartShare float64
+	// CacheBreakpoints is BreakpointsAuto (default) or BreakpointsOff: the
+	// Anthropic middleware's cache_control mark on the memory block.
+	CacheBreakpoints string
 	// SessionGap and SessionTurns drive chat.Sessionize (defaults 30m, 20).
 	SessionGap   time.Duration
 	SessionTurns int
@@ -70,11 +116,14 @@ type Options struct {
 	FallbackReserve time.Duration
 }
 
-// DefaultOptions returns swc-anchored at 4,000 cl100k_base tokens, the last
-// 8 messages kept, sessions after 30 minutes of silence, offline engines.
+// DefaultOptions returns swc-select at 4,000 cl100k_base tokens in epochs
+// (memory 40% of the budget, a new epoch keeping the last 8 messages, at
+// most 10% of the budget), sessions after 30 minutes of silence, offline
+// engines.
 func DefaultOptions() Options {
 	return Options{
 		Strategy: DefaultStrategy, Budget: DefaultBudget, Tokenizer: "cl100k_base",
+		Compaction: Epoch, MemoryShare: DefaultMemoryShare, RestartShare: DefaultRestartShare, CacheBreakpoints: BreakpointsAuto,
 		KeepRecent: DefaultKeepRecent, SessionGap: chat.DefaultSessionGap, SessionTurns: chat.DefaultSessionTurns,
 		Config: consolidate.DefaultConfig(), FallbackReserve: DefaultFallbackReserve,
 	}

@@ -68,11 +68,12 @@ func withToolCalls(msgs []swc.Message, rng *rand.Rand, p float64) []swc.Message 
 var needRe = regexp.MustCompile(`need(s)? \d+ tokens; budget is \d+$`)
 
 // TestBudgetProperty: over LoCoMo conversations as chat messages with
-// random tool calls, random budgets, keep-recent values, strategies and
-// tokenizers, the output never exceeds the budget, keeps system messages
-// first and the recent messages unchanged, never splits a tool call from
-// its results, and is valid for both providers — or the call fails
-// because the protected messages alone exceed the budget.
+// random tool calls, random budgets, keep-recent values, strategies,
+// tokenizers and compactions, the output never exceeds the budget, keeps
+// system messages first and the recent messages unchanged (under Replan at
+// least KeepRecent of them), never splits a tool call from its results,
+// and is valid for both providers — or the call fails because the
+// protected messages alone exceed the budget.
 func TestBudgetProperty(t *testing.T) {
 	convs := loadLoCoMo(t)
 	rng := rand.New(rand.NewPCG(42, 7))
@@ -115,8 +116,9 @@ func TestBudgetProperty(t *testing.T) {
 		o.Strategy = strategies[rng.IntN(len(strategies))]
 		o.Tokenizer = []string{"cl100k_base", "o200k_base"}[rng.IntN(2)]
 		o.AlignUser = rng.IntN(2) == 0
+		o.Compaction = []string{Epoch, Replan}[rng.IntN(2)]
 		c := mustNew(t, o)
-		name := fmt.Sprintf("trial %d (%s, budget %d, keep %d, %s, %s, align %v)", trial, conv.ID, o.Budget, o.KeepRecent, o.Strategy, o.Tokenizer, o.AlignUser)
+		name := fmt.Sprintf("trial %d (%s, budget %d, keep %d, %s, %s, align %v, %s)", trial, conv.ID, o.Budget, o.KeepRecent, o.Strategy, o.Tokenizer, o.AlignUser, o.Compaction)
 		res, err := c.Compress(context.Background(), msgs)
 		if err != nil {
 			if swc.ErrorCode(err) != swc.EINVALID || !needRe.MatchString(err.Error()) {
@@ -179,7 +181,7 @@ func checkResult(t *testing.T, name string, c *Compressor, msgs []swc.Message, r
 	if want := len(msgs) - res.Recent; recent != want {
 		t.Errorf("%s: %d recent messages kept, want %d", name, recent, want)
 	}
-	if recent < min(o.KeepRecent, len(msgs)-1) {
+	if o.Compaction == Replan && recent < min(o.KeepRecent, len(msgs)-1) {
 		t.Errorf("%s: kept %d recent messages, fewer than %d", name, recent, o.KeepRecent)
 	}
 }

@@ -9,14 +9,28 @@ import (
 // or Responses request parsed by chat.Parse) with its messages replaced by
 // res's: kept messages byte for byte as they came, the memory (res.Memory)
 // as a system message after the instructions (openai), appended to
-// "system" (anthropic), or as a developer message item after the
-// instruction items (responses, whose "instructions" field stays as it
-// was). Every other field of the body is kept as it came (for responses,
-// every byte outside "input"). res may
+// "system" (anthropic, as a text block with a cache_control mark when the
+// body's marks leave room for one: see SpliceOptions), or as a developer
+// message item after the instruction items (responses, whose
+// "instructions" field stays as it was). Every other field of the body is
+// kept as it came (for responses, every byte outside "input"). res may
 // come from Compress or be assembled by the caller (Source -1 marks the
 // memory message). It returns an EINVALID error when in is not a request
 // body of either format.
 func SpliceRequest(in *chat.Input, res *Result) ([]byte, error) {
+	return SpliceRequestWith(in, res, SpliceOptions{})
+}
+
+// SpliceOptions say how SpliceRequestWith writes a body.
+type SpliceOptions struct {
+	// CacheBreakpoints is BreakpointsAuto ("" means it: a cache_control
+	// mark on the memory block of an Anthropic request whose other marks
+	// number fewer than MaxBreakpoints) or BreakpointsOff.
+	CacheBreakpoints string
+}
+
+// SpliceRequestWith is SpliceRequest with options.
+func SpliceRequestWith(in *chat.Input, res *Result, o SpliceOptions) ([]byte, error) {
 	if in.Body == nil {
 		return nil, swc.Errorf(swc.EINVALID, "not a request body: nothing to splice the messages into")
 	}
@@ -24,7 +38,7 @@ func SpliceRequest(in *chat.Input, res *Result) ([]byte, error) {
 	case chat.OpenAI:
 		return spliceOpenAI(in, res)
 	case chat.Anthropic:
-		return spliceAnthropic(in, res)
+		return spliceAnthropic(in, res, o.CacheBreakpoints != BreakpointsOff)
 	case chat.Responses:
 		return spliceResponses(in, res)
 	}

@@ -38,6 +38,11 @@ const (
 	// the messages since), passthrough (not compressed: a route swc only
 	// relays, or a Responses request whose history the provider stores).
 	HeaderMode = "X-SWC-Mode"
+	// HeaderCompacted is how many conversation messages the memory holds
+	// (0 when the request went out as it came): under epoch compaction it
+	// changes only when the boundary jumps, and with it the prefix the
+	// provider caches.
+	HeaderCompacted = "X-SWC-Compacted"
 )
 
 // DefaultCompressTimeout bounds compression before the offline fallback.
@@ -82,6 +87,14 @@ type ProxyConfig struct {
 	// consolidated memory of a stored conversation may use (default 0.5);
 	// the rest is left to the messages since.
 	PrefixShare float64
+	// Compaction is memory.Epoch (default) or memory.Replan; MemoryShare
+	// and RestartShare tune epochs (memory.Options' defaults).
+	Compaction                string
+	MemoryShare, RestartShare float64
+	// CacheBreakpoints is memory.BreakpointsAuto (default: a cache_control
+	// mark on the memory block of Anthropic requests whose own marks leave
+	// room) or memory.BreakpointsOff.
+	CacheBreakpoints string
 }
 
 type proxyState struct {

@@ -16,6 +16,7 @@ type proxyOut struct {
 	before, after            int    // message tokens (memory.MessageOverhead rule)
 	mode                     string // fits, stateless, stored, prefix
 	fallback, fallbackReason string // why the offline engines stood in
+	compacted                int    // conversation messages the memory holds
 }
 
 // prefixKey names a rendered memory: one conversation's life at one
@@ -73,6 +74,7 @@ func (s *Server) baseCompressor() (*memory.Compressor, error) {
 	if s.Proxy.Strategy != "" {
 		o.Strategy = s.Proxy.Strategy
 	}
+
 	if s.Proxy.Tokenizer != "" {
 		o.Tokenizer = s.Proxy.Tokenizer
 	}
@@ -84,12 +86,29 @@ func (s *Server) baseCompressor() (*memory.Compressor, error) {
 	}
 	o.Embedder = s.Proxy.Embedder
 	o.SessionGap, o.SessionTurns = s.Rule.Gap, s.Rule.Turns
+	if s.Proxy.Compaction != "" {
+		o.Compaction = s.Proxy.Compaction
+	}
+	if s.Proxy.MemoryShare > 0 {
+		o.MemoryShare = s.Proxy.MemoryShare
+	}
+	if s.Proxy.RestartShare > 0 {
+		o.RestartShare = s.Proxy.RestartShare
+	}
+	if s.Proxy.CacheBreakpoints != "" {
+		o.CacheBreakpoints = s.Proxy.CacheBreakpoints
+	}
 	c, err := memory.New(o)
 	if err != nil {
 		return nil, err
 	}
 	s.proxy.base = c
 	return c, nil
+}
+
+// spliceOptions are how requests compressed by c are written.
+func (s *Server) spliceOptions(c *memory.Compressor) memory.SpliceOptions {
+	return memory.SpliceOptions{CacheBreakpoints: c.Options().CacheBreakpoints}
 }
 
 func (s *Server) compressTimeout() time.Duration {
@@ -125,7 +144,7 @@ func (s *Server) stateless(ctx context.Context, c *memory.Compressor, in *chat.I
 	if err != nil {
 		return nil, err
 	}
-	out := &proxyOut{before: res.TokensBefore, after: res.Tokens, mode: mode}
+	out := &proxyOut{before: res.TokensBefore, after: res.Tokens, mode: mode, compacted: res.Compacted}
 	if res.Fallback != "" {
 		out.fallback, out.fallbackReason = res.Fallback, "engine"
 		if strings.HasPrefix(res.Fallback, "deadline") {
@@ -136,7 +155,7 @@ func (s *Server) stateless(ctx context.Context, c *memory.Compressor, in *chat.I
 		out.mode = "fits"
 		return out, nil
 	}
-	if out.body, err = memory.SpliceRequest(in, res); err != nil {
+	if out.body, err = memory.SpliceRequestWith(in, res, s.spliceOptions(c)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -307,7 +326,7 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 	if res.Tokens > budget {
 		return nil, false, nil // the messages since outgrew the room: compress them all
 	}
-	body, err := memory.SpliceRequest(in, res)
+	body, err := memory.SpliceRequestWith(in, res, s.spliceOptions(c))
 	if err != nil {
 		return nil, false, err
 	}

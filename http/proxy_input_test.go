@@ -56,9 +56,9 @@ func TestProxyBadInput(t *testing.T) {
 
 func TestProxyBudgetTooSmall(t *testing.T) {
 	e := newProxyEnv(t)
-	resp := e.post(t, "/v1/chat/completions", openAIBody(t, loadtest.AgentHistory(400, 0), ""), "X-SWC-Budget: 100")
+	resp := e.post(t, "/v1/chat/completions", openAIBody(t, loadtest.AgentHistory(400, 0), ""), "X-SWC-Budget: 20")
 	got := readAll(t, resp)
-	if resp.StatusCode != 400 || !strings.Contains(got, "budget is 100") {
+	if resp.StatusCode != 400 || !strings.Contains(got, "budget is 20") {
 		t.Errorf("got %d %s", resp.StatusCode, got)
 	}
 	if e.up.count() != 0 {

@@ -151,6 +151,7 @@ func TestProxyFallback(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) {
 				s.Proxy.Embedder, s.Proxy.CompressTimeout = tc.emb, 300*time.Millisecond
+				s.Proxy.Strategy = "swc-anchored" // (swc-select embeds nothing)
 			})
 			start := time.Now()
 			resp := e.post(t, "/v1/chat/completions", openAIBody(t, loadtest.AgentHistory(400, 0), ""), "X-SWC-Budget: 3000")

@@ -278,7 +278,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 		return nil, usagef("--trusted-proxy: %v", err)
 	}
 	srv.Rate, srv.Burst, srv.MaxBody, srv.MaxMessage = f.rate, f.burst, f.maxBody, int(f.maxMessage)
-	if srv.Proxy, err = proxyConfig(env, f.proxy, ef, f.strategy, eng); err != nil {
+	if srv.Proxy, err = proxyConfig(env, f.proxy, ef, eng); err != nil {
 		svc.close()
 		return nil, err
 	}

@@ -11,9 +11,10 @@ import (
 
 // TestDefaultStrategy: swc-anchored (strategy.Default) is what compress
 // and inspect use without --strategy, on LoCoMo data and on chat messages,
-// what the library and swc serve default to, and the help says so.
+// and what swc serve consolidates with; the library's epochs and the proxy
+// default to swc-select (memory.DefaultStrategy); the help says so.
 func TestDefaultStrategy(t *testing.T) {
-	if strategy.Default != "swc-anchored" || memory.DefaultOptions().Strategy != strategy.Default {
+	if strategy.Default != "swc-anchored" || memory.DefaultOptions().Strategy != "swc-select" || memory.DefaultStrategy != "swc-select" {
 		t.Fatalf("defaults: strategy %s, memory %s", strategy.Default, memory.DefaultOptions().Strategy)
 	}
 	_, stderr, err := run(t, nil, "compress", "--budget", "2000")
@@ -34,5 +35,8 @@ func TestDefaultStrategy(t *testing.T) {
 		if !strings.Contains(help, `(default "swc-anchored")`) {
 			t.Errorf("%s -h does not give swc-anchored as --strategy's default:\n%s", cmd, help)
 		}
+	}
+	if _, help, _ := run(t, nil, "serve", "-h"); !strings.Contains(help, "-proxy-strategy string") || !strings.Contains(help, `(default "swc-select")`) {
+		t.Errorf("serve -h does not give swc-select as --proxy-strategy's default")
 	}
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"flag"
 	"net/url"
+	"strings"
 	"time"
 
+	"github.com/swcmem/swc"
 	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/strategy"
 )
 
@@ -14,20 +17,30 @@ type proxyFlags struct {
 	openai, anthropic string
 	compressTimeout   time.Duration
 	keepRecent        int
+	compaction        string
+	memoryShare       float64
+	restartShare      float64
+	cacheBreakpoints  string
+	strategy          string
 }
 
 func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 	fs.StringVar(&f.openai, "upstream-openai", "", "OpenAI-compatible base URL the proxy forwards /v1/chat/completions, /v1/responses, /v1/embeddings and /v1/models to, with /v1 (e.g. https://api.openai.com/v1); key: OPENAI_API_KEY")
 	fs.StringVar(&f.anthropic, "upstream-anthropic", "", "Anthropic base URL the proxy forwards /v1/messages and /v1/messages/count_tokens to (e.g. https://api.anthropic.com); key: ANTHROPIC_API_KEY")
 	fs.DurationVar(&f.compressTimeout, "compress-timeout", swchttp.DefaultCompressTimeout, "longest a proxied request's compression may take before the offline engines compress it instead")
-	fs.IntVar(&f.keepRecent, "keep-recent", 8, "latest messages of a proxied request sent unchanged (0: none)")
+	fs.IntVar(&f.keepRecent, "keep-recent", 8, "latest messages of a proxied request sent unchanged (0: none); with epochs, the messages a new epoch starts with (at least 1)")
+	fs.StringVar(&f.compaction, "compaction", memory.Epoch, "how a proxied history over the budget is compressed: epoch (a memory that stays byte for byte until the verbatim tail outgrows its room, so provider prompt caches hit) or replan (the whole history re-planned on every request)")
+	fs.Float64Var(&f.memoryShare, "memory-share", memory.DefaultMemoryShare, "epoch: share of the budget (after the instructions) the memory may use; the verbatim tail grows into the rest")
+	fs.Float64Var(&f.restartShare, "restart-share", memory.DefaultRestartShare, "epoch: most of the budget (after the instructions) the tail of a new epoch starts with")
+	fs.StringVar(&f.strategy, "proxy-strategy", memory.DefaultStrategy, "strategy of the proxy's memory: "+strings.Join(strategy.Names(strategy.ForCompressor), ", "))
+	fs.StringVar(&f.cacheBreakpoints, "cache-breakpoints", memory.BreakpointsAuto, "Anthropic: auto (a cache_control mark on the memory block when the client's marks leave room; at most 4 per request) or off")
 }
 
 // proxyConfig returns the proxy's settings: the upstreams with the
 // server's own keys (read once, with the rest of the environment, in Env),
 // the default budget and strategy, and the configured embedder when it is
 // not the offline one (its failures fall back to the offline engines).
-func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, name string, eng *engines) (swchttp.ProxyConfig, error) {
+func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp.ProxyConfig, error) {
 	for _, u := range []struct{ flag, v string }{{"--upstream-openai", f.openai}, {"--upstream-anthropic", f.anthropic}} {
 		if u.v == "" {
 			continue
@@ -43,18 +56,32 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, name string, eng *engi
 	if f.keepRecent < 0 {
 		return swchttp.ProxyConfig{}, usagef("--keep-recent must not be negative (got %d)", f.keepRecent)
 	}
+	if f.compaction != "" && f.compaction != memory.Epoch && f.compaction != memory.Replan {
+		return swchttp.ProxyConfig{}, usagef("--compaction: want epoch or replan (got %q)", f.compaction)
+	}
+	if f.cacheBreakpoints != "" && f.cacheBreakpoints != memory.BreakpointsAuto && f.cacheBreakpoints != memory.BreakpointsOff {
+		return swchttp.ProxyConfig{}, usagef("--cache-breakpoints: want auto or off (got %q)", f.cacheBreakpoints)
+	}
+	if f.memoryShare < 0 || f.memoryShare >= 1 || f.restartShare < 0 || f.restartShare >= 1 {
+		return swchttp.ProxyConfig{}, usagef("--memory-share and --restart-share: want a share between 0 and 1 (got %g and %g)", f.memoryShare, f.restartShare)
+	}
 	cfg := swchttp.ProxyConfig{
 		OpenAI:          swchttp.Upstream{URL: f.openai, Key: env.Vars["OPENAI_API_KEY"]},
 		Anthropic:       swchttp.Upstream{URL: f.anthropic, Key: env.Vars["ANTHROPIC_API_KEY"]},
 		Budget:          ef.budget,
 		CompressTimeout: f.compressTimeout,
 		KeepRecent:      f.keepRecent,
+		Compaction:      f.compaction, MemoryShare: f.memoryShare, RestartShare: f.restartShare,
+		CacheBreakpoints: f.cacheBreakpoints,
 	}
 	if f.keepRecent == 0 {
 		cfg.KeepRecent = -1
 	}
-	if _, err := strategy.Find(name, strategy.ForCompressor); err == nil {
-		cfg.Strategy = name // else (full: no budget) the proxy's default
+	if f.strategy != "" {
+		if _, err := strategy.Find(f.strategy, strategy.ForCompressor); err != nil {
+			return swchttp.ProxyConfig{}, usagef("--proxy-strategy: %s", swc.ErrorMessage(err))
+		}
+		cfg.Strategy = f.strategy
 	}
 	if ef.embedder != "lexical" {
 		cfg.Embedder = eng.embedder

@@ -128,7 +128,7 @@ func TestProxyConfigEmbedder(t *testing.T) {
 		want bool
 	}{{"lexical", false}, {"openai:text-embedding-3-small", true}} {
 		eng := &engines{embedder: memo.NewEmbedder(embed.New(), vectorMemoBytes)}
-		cfg, err := proxyConfig(env, pf, &engineFlags{embedder: tc.flag, budget: 4000}, "swc-anchored", eng)
+		cfg, err := proxyConfig(env, pf, &engineFlags{embedder: tc.flag, budget: 4000}, eng)
 		if err != nil {
 			t.Fatal(err)
 		}

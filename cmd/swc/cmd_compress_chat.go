@@ -21,12 +21,14 @@ type chatFlags struct {
 	keepRecent int
 	tokenizer  string
 	output     string
+	compaction string
 }
 
 func addChatFlags(fs *flag.FlagSet) *chatFlags {
 	f := &chatFlags{in: addInputFlags(fs)}
 	fs.IntVar(&f.keepRecent, "keep-recent", memory.DefaultKeepRecent, "chat: the latest messages kept unchanged (a tool call keeps its results)")
 	fs.StringVar(&f.tokenizer, "tokenizer", string(tokens.Cl100k), "chat: tokenizer the budget counts with: cl100k_base or o200k_base")
+	fs.StringVar(&f.compaction, "compaction", memory.Replan, "chat: replan (the memory takes all the room the kept messages leave) or epoch (what the proxy sends: the memory at --budget's epoch boundary, the messages after it verbatim)")
 	fs.StringVar(&f.output, "output-format", "text", "text, openai (a messages array), anthropic ({system, messages}) or json (messages with the per-session report); openai/anthropic/json compress as chat messages")
 	return f
 }
@@ -46,6 +48,9 @@ func (f *chatFlags) check(data string, upto int) (bool, error) {
 	}
 	if f.keepRecent < 0 {
 		return false, usagef("--keep-recent must not be negative (got %d)", f.keepRecent)
+	}
+	if f.compaction != memory.Replan && f.compaction != memory.Epoch {
+		return false, usagef("--compaction %q: want replan or epoch", f.compaction)
 	}
 	isChat := f.in.path != "" || f.output != "text"
 	if isChat && upto > 0 {
@@ -105,7 +110,7 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 		return nil, err
 	}
 	comp, err := memory.New(memory.Options{
-		Strategy: c.strategy, Budget: c.eng.budget, Tokenizer: c.chat.tokenizer,
+		Strategy: c.strategy, Budget: c.eng.budget, Tokenizer: c.chat.tokenizer, Compaction: c.chat.compaction,
 		KeepRecent: c.chat.keepRecent, AlignUser: c.chat.output == "anthropic",
 		SessionGap: c.chat.in.gap, SessionTurns: c.chat.in.turns,
 		Gister: eng.gister, Embedder: eng.embedder, Config: eng.cfg, Schedule: eng.schedule,

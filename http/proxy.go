@@ -102,6 +102,7 @@ type proxyState struct {
 	base        *memory.Compressor         // the settings; its memos are shared
 	compressors map[int]*memory.Compressor // by budget
 	prefixes    map[prefixKey]prefix
+	epochs      map[epochKey]string // stored conversations' epoch memories
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -150,7 +151,7 @@ var (
 )
 
 func (s *Server) proxyRoutes(mux *routeMux) {
-	s.proxy = &proxyState{compressors: map[int]*memory.Compressor{}, prefixes: map[prefixKey]prefix{},
+	s.proxy = &proxyState{compressors: map[int]*memory.Compressor{}, prefixes: map[prefixKey]prefix{}, epochs: map[epochKey]string{},
 		metrics: newProxyMetrics(s.Registry), client: s.Proxy.Client}
 	if s.proxy.client == nil {
 		s.proxy.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}

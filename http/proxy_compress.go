@@ -163,12 +163,13 @@ func (s *Server) stateless(ctx context.Context, c *memory.Compressor, in *chat.I
 
 // stateful stores the request's messages in conversation conv (the
 // stored conversation follows the request: swc.AppendHistory) and
-// compresses the request from what consolidation made of it. The memory
-// covers the sessions consolidated at the last consolidation, minus the
-// last KeepRecent messages it saw (rounded back to a session start), so it
-// depends on that consolidation only: every request until the next one
-// sends the same memory, byte for byte, followed by the messages since. When
-// nothing is consolidated yet, the memory and the messages since exceed the
+// compresses the request: in epochs (storedEpoch) or, under Replan, from
+// what consolidation made of it. There the memory covers the sessions
+// consolidated at the last consolidation, minus the last KeepRecent
+// messages it saw (rounded back to a session start), so it depends on
+// that consolidation only: every request until the next one sends the
+// same memory, byte for byte, followed by the messages since. When nothing
+// is consolidated yet, the memory and the messages since exceed the
 // budget, or the store fails, the request is compressed statelessly.
 func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol, in *chat.Input, budget int, tenant, conv string) (*proxyOut, error) {
 	if err := chat.Validate(in.Messages, in.Where); err != nil {
@@ -189,6 +190,9 @@ func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol,
 	before := c.CountMessages(in.Messages)
 	if before <= budget {
 		return &proxyOut{before: before, after: before, mode: "fits"}, nil
+	}
+	if c.Options().Compaction == memory.Epoch {
+		return s.storedEpoch(ctx, c, in, info, tenant, conv)
 	}
 	out, ok, err := s.fromPrefix(ctx, c, p, in, info, budget, tenant, conv, before)
 	if err != nil {

@@ -354,7 +354,10 @@ func grepLines(s, sub string) string {
 // consolidated sessions and the items since, the same bytes from one
 // request to the next.
 func TestProxyResponsesStored(t *testing.T) {
-	e := newProxyEnv(t, func(_ *swchttp.Server, m *sleep.Service) { m.Gister = markGister() })
+	e := newProxyEnv(t, func(s *swchttp.Server, m *sleep.Service) {
+		m.Gister = markGister()
+		s.Proxy.Strategy = "swc-anchored" // the service's: the memory is rendered from its gists
+	})
 	e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, responseJSON)

@@ -53,13 +53,17 @@ func TestProxyConversationStoresNewMessagesOnly(t *testing.T) {
 	}
 }
 
-// TestProxyPrefixStable: between two consolidations, consecutive requests
-// of one conversation (each with one more message) send the same memory
-// and the same messages before the new one, byte for byte.
+// TestProxyPrefixStable: once consolidated, consecutive requests of one
+// conversation (each with one more message, within one epoch) send the
+// same memory, rendered from the consolidation's gists, and the same
+// messages before the new one, byte for byte.
 func TestProxyPrefixStable(t *testing.T) {
 	for _, proto := range []string{"openai", "anthropic"} {
 		t.Run(proto, func(t *testing.T) {
-			e := newProxyEnv(t, func(_ *swchttp.Server, m *sleep.Service) { m.Gister = markGister() })
+			e := newProxyEnv(t, func(s *swchttp.Server, m *sleep.Service) {
+				m.Gister = markGister()
+				s.Proxy.Strategy = "swc-anchored" // the service's: the memory is rendered from its gists
+			})
 			path, body := "/v1/chat/completions", func(m []swc.Message) string { return openAIBody(t, m, `"temperature":0,`) }
 			if proto == "anthropic" {
 				path, body = "/v1/messages", func(m []swc.Message) string { return anthropicBody(t, m, "") }

@@ -24,6 +24,7 @@ type Compressor struct {
 	counter *tokens.Counter
 	online  bool // the engines may call an LLM (deadline fallback applies)
 	memos   *memos
+	source  MemorySource // WithMemory's
 }
 
 // New returns a Compressor for opts, or an EINVALID error naming a bad
@@ -309,6 +310,11 @@ type memBlock struct {
 // Under Epoch it is remembered by content (a fallback's is not), so every
 // request of an epoch gets it without consolidating again.
 func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history []int, room int) (*memBlock, error) {
+	if c.source != nil && c.opts.Compaction == Epoch {
+		if text, ok := c.source(ctx, len(history), room); ok && c.Cost(swc.Message{Role: swc.RoleSystem, Content: text}) <= room {
+			return &memBlock{text: text, context: &swc.Context{Strategy: c.opts.Strategy, Budget: room, Text: text}}, nil
+		}
+	}
 	var key [32]byte
 	if c.opts.Compaction == Epoch {
 		key = c.memoryKey(msgs, history, room)

@@ -80,7 +80,7 @@ func Example() {
 func Example_readme() {
 	ctx, body := context.Background(), chat.SampleJSONL()
 	// README example begins
-	opts := memory.DefaultOptions() // swc-anchored, the last 8 messages kept, offline engines
+	opts := memory.DefaultOptions() // epochs, swc-select, offline engines
 	opts.Budget = 1500              // tokens (cl100k_base); the default is 4,000
 	c, err := memory.New(opts)
 	if err != nil {
@@ -98,7 +98,7 @@ func Example_readme() {
 	// README example ends
 
 	// Output:
-	// 3101 → 1445 tokens in 11 messages
+	// 3101 → 795 tokens in 8 messages
 }
 
 // Wrap the official openai-go client: every Chat Completions request's

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"context"
+
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 )
@@ -56,6 +58,22 @@ func (c *Compressor) WithBudget(budget int) (*Compressor, error) {
 	cc := *c
 	cc.opts.Budget = budget
 	return &cc, nil
+}
+
+// MemorySource gives the memory message of a history's first n
+// conversation messages (instructions left out) in at most room tokens,
+// the whole message counted (content and MessageOverhead): its content,
+// or ok=false to have the Compressor consolidate them itself.
+type MemorySource func(ctx context.Context, n, room int) (content string, ok bool)
+
+// WithMemory returns a copy of c (sharing its memos) whose epochs take
+// their memory from src when it has one: a store's consolidation, say.
+// Only Epoch compaction asks it; a content that does not fit room is not
+// used.
+func (c *Compressor) WithMemory(src MemorySource) *Compressor {
+	cc := *c
+	cc.source = src
+	return &cc
 }
 
 // WithAlignUser returns a copy of c whose kept messages start at a user

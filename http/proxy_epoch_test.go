@@ -1,0 +1,106 @@
+package http_test
+
+import (
+	"bytes"
+	"strconv"
+	"testing"
+
+	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/internal/transcript"
+	"github.com/swcmem/swc/loadtest"
+	"github.com/swcmem/swc/sleep"
+)
+
+// TestProxyStoredLikeStateless: with the default settings a stored
+// conversation (X-SWC-Conversation) is sent upstream byte for byte as the
+// same requests without the header are — its epochs and memory are the
+// stateless ones, so storing costs the provider's cache nothing — in both
+// protocols; the boundary (X-SWC-Compacted) never moves back.
+func TestProxyStoredLikeStateless(t *testing.T) {
+	tr := agentTranscript(t, 0, 0, transcript.Options{})
+	points := loadtest.RequestPoints(tr.Messages)
+	points = points[:min(len(points), 90)]
+	for _, proto := range []string{"openai", "anthropic"} {
+		t.Run(proto, func(t *testing.T) {
+			e := newProxyEnv(t)
+			path, body := "/v1/chat/completions", func(k int) string {
+				b, _ := loadtest.RequestBody(tr.Messages[:points[k]], false)
+				return string(b)
+			}
+			if proto == "anthropic" {
+				path, body = "/v1/messages", func(k int) string {
+					b, _ := loadtest.AnthropicBody(tr.Messages[:points[k]])
+					return string(b)
+				}
+			}
+			prev, jumps := 0, 0
+			for k := range points {
+				var sent [2][]byte
+				var modes [2]string
+				for i, h := range []string{"X-SWC-Budget: 2000", "X-SWC-Conversation: agent-s"} {
+					resp := e.post(t, path, body(k), "X-SWC-Budget: 2000", h)
+					if got := readAll(t, resp); resp.StatusCode != 200 {
+						t.Fatalf("request %d: %d %s", k, resp.StatusCode, got)
+					}
+					sent[i], _ = e.up.last(t)
+					modes[i] = resp.Header.Get(swchttp.HeaderMode)
+					if i == 1 {
+						n, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderCompacted))
+						if n < prev {
+							t.Fatalf("request %d: compacted %d after %d", k, n, prev)
+						}
+						if n > prev {
+							jumps++
+						}
+						prev = n
+					}
+				}
+				if !bytes.Equal(sent[0], sent[1]) {
+					t.Fatalf("request %d (%s, %s): stored and stateless bodies differ", k, modes[0], modes[1])
+				}
+			}
+			if jumps < 2 {
+				t.Errorf("%d compactions in %d requests", jumps, len(points))
+			}
+		})
+	}
+}
+
+// TestProxyEpochMemoryOncePerEpoch: with the proxy on the service's
+// strategy, a consolidation replaces the stateless memory of the current
+// epoch by one rendered from its gists (X-SWC-Mode: prefix); a second
+// consolidation in the same epoch changes nothing (the same bytes).
+func TestProxyEpochMemoryOncePerEpoch(t *testing.T) {
+	e := newProxyEnv(t, func(s *swchttp.Server, m *sleep.Service) {
+		m.Gister = markGister()
+		s.Proxy.Strategy = "swc-anchored"
+	})
+	hist := loadtest.AgentHistory(400, 0)
+	send := func(n int) ([]byte, string, string) {
+		t.Helper()
+		resp := e.post(t, "/v1/chat/completions", openAIBody(t, hist[:n], ""), "X-SWC-Conversation: agent-e", "X-SWC-Budget: 4000")
+		if got := readAll(t, resp); resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, got)
+		}
+		b, _ := e.up.last(t)
+		return b, resp.Header.Get(swchttp.HeaderMode), resp.Header.Get(swchttp.HeaderCompacted)
+	}
+	a, modeA, epochA := send(300)
+	if modeA != "stored" || bytes.Contains(a, []byte("GIST-MADE-WHILE-IDLE")) {
+		t.Fatalf("before a consolidation: mode %q", modeA)
+	}
+	if _, err := e.mem.Consolidate(t.Context(), e.tenant(t), "agent-e"); err != nil {
+		t.Fatal(err)
+	}
+	b, modeB, epochB := send(302)
+	if modeB != "prefix" || epochB != epochA || !bytes.Contains(b, []byte("GIST-MADE-WHILE-IDLE")) {
+		t.Fatalf("after a consolidation, same epoch (%s, %s): mode %q, gists %v", epochA, epochB, modeB, bytes.Contains(b, []byte("GIST-MADE-WHILE-IDLE")))
+	}
+	if _, err := e.mem.Consolidate(t.Context(), e.tenant(t), "agent-e"); err != nil {
+		t.Fatal(err)
+	}
+	c, modeC, epochC := send(304)
+	if modeC != "prefix" || epochC != epochB || !bytes.HasPrefix(c, b[:bytes.LastIndex(b, []byte("]}"))]) {
+		t.Errorf("a second consolidation in the epoch moved the prefix (mode %q, epoch %s)", modeC, epochC)
+	}
+}

@@ -168,4 +168,3 @@ func TestCacheBreakpoints(t *testing.T) {
 		}
 	}
 }
-

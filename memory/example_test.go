@@ -63,14 +63,14 @@ func Example() {
 	fmt.Printf("next request: %d messages, the same first %d: %v\n", len(res2.Messages), len(res.Messages),
 		reflect.DeepEqual(res2.Messages[:len(res.Messages)], res.Messages))
 	// Output:
-	// 93 messages, 3101 tokens → 8 messages, 795 tokens (budget 1500); the memory holds 86
+	// 93 messages, 3101 tokens → 8 messages, 798 tokens (budget 1500); the memory holds 86
 	// system: You are Sol, Dana Whitfield's personal assistant. Be concise
 	// system: Earlier conversation, consolidated (session dates in headers
 	// user: I ran the 10K yesterday in 54:12! Priya cried at the finish
 	// assistant: 54:12 on your first 10K, brilliant! That's a pace of about 5
-	// [Session 1 omitted]
+	// [Sessions 1–3 omitted]
 	//
-	// [Session 2 — 6:40 pm on 5 March, 2025]
+	// [Session 4 — 8:15 pm on 13 March, 2025]
 	// next request: 10 messages, the same first 8: true
 }
 
@@ -98,7 +98,7 @@ func Example_readme() {
 	// README example ends
 
 	// Output:
-	// 3101 → 795 tokens in 8 messages
+	// 3101 → 798 tokens in 8 messages
 }
 
 // Wrap the official openai-go client: every Chat Completions request's

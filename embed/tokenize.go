@@ -62,7 +62,7 @@ type termCount struct {
 // an agent, every consolidation of a replay).
 const textTermsBytes = 32 << 20
 
-var textTermsMemo = memo.New(textTermsBytes, func(text string, tcs []termCount) int {
+var textTermsMemo = memo.NewShared(textTermsBytes, func(text string, tcs []termCount) int {
 	n := len(text) + 24
 	for _, tc := range tcs {
 		n += len(tc.term) + 24

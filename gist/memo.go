@@ -9,7 +9,7 @@ import "github.com/swcmem/swc/internal/memo"
 // sentences per generation.
 const scoreMemoBytes = 64 << 20
 
-var scoreMemo = memo.New(scoreMemoBytes, func(s string, _ float64) int { return len(s) })
+var scoreMemo = memo.NewShared(scoreMemoBytes, func(s string, _ float64) int { return len(s) })
 
 // scoreCached is score, remembered.
 func scoreCached(s string) float64 {

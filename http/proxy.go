@@ -14,6 +14,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/memory"
 )
 
@@ -95,14 +96,26 @@ type ProxyConfig struct {
 	// mark on the memory block of Anthropic requests whose own marks leave
 	// room) or memory.BreakpointsOff.
 	CacheBreakpoints string
+	// MemoBytes bounds the compressors' memos, all budgets together
+	// (memory.Options.MemoBytes; default memory.DefaultMemoBytes).
+	MemoBytes int
+	// PrefixBytes bounds the rendered memories of stored conversations
+	// kept between requests (default DefaultPrefixBytes; those of epochs
+	// under Epoch, those of consolidations under Replan); one tenant holds
+	// at most TenantShare of them (memo.DefaultTenantShare).
+	PrefixBytes int64
+	TenantShare float64
 }
+
+// DefaultPrefixBytes is the default of ProxyConfig.PrefixBytes.
+const DefaultPrefixBytes = 64 << 20
 
 type proxyState struct {
 	mu          sync.Mutex
 	base        *memory.Compressor         // the settings; its memos are shared
 	compressors map[int]*memory.Compressor // by budget
-	prefixes    map[prefixKey]prefix
-	epochs      map[epochKey]string // stored conversations' epoch memories
+	prefixes    *memo.Cache[prefixKey, prefix]
+	epochs      *memo.Cache[epochKey, string] // stored conversations' epoch memories
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -151,7 +164,12 @@ var (
 )
 
 func (s *Server) proxyRoutes(mux *routeMux) {
-	s.proxy = &proxyState{compressors: map[int]*memory.Compressor{}, prefixes: map[prefixKey]prefix{}, epochs: map[epochKey]string{},
+	pb := s.Proxy.PrefixBytes
+	if pb <= 0 {
+		pb = DefaultPrefixBytes
+	}
+	s.proxy = &proxyState{compressors: map[int]*memory.Compressor{}, prefixes: memo.NewCache[prefixKey, prefix](pb, s.Proxy.TenantShare),
+		epochs:  memo.NewCache[epochKey, string](pb, s.Proxy.TenantShare),
 		metrics: newProxyMetrics(s.Registry), client: s.Proxy.Client}
 	if s.proxy.client == nil {
 		s.proxy.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}

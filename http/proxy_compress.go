@@ -85,6 +85,7 @@ func (s *Server) baseCompressor() (*memory.Compressor, error) {
 		o.KeepRecent = 0
 	}
 	o.Embedder = s.Proxy.Embedder
+	o.MemoBytes = s.Proxy.MemoBytes
 	o.SessionGap, o.SessionTurns = s.Rule.Gap, s.Rule.Turns
 	if s.Proxy.Compaction != "" {
 		o.Compaction = s.Proxy.Compaction
@@ -273,9 +274,7 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 		return nil, false, nil
 	}
 	key := prefixKey{tenant, conv, info.Generation, info.ConsolidatedAt, info.ConsolidatedMessages, limit, memBudget}
-	s.proxy.mu.Lock()
-	pre, ok := s.proxy.prefixes[key]
-	s.proxy.mu.Unlock()
+	pre, ok := s.proxy.prefixes.Get(key)
 	if !ok {
 		var err error
 		if pre, err = s.renderPrefix(ctx, tenant, conv, limit, memBudget); err != nil {
@@ -288,15 +287,7 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 			s.proxy.metrics.fallbacks.WithLabelValues("memory").Inc()
 			return nil, false, nil
 		}
-		s.proxy.mu.Lock()
-		if len(s.proxy.prefixes) >= 4096 {
-			for k := range s.proxy.prefixes {
-				delete(s.proxy.prefixes, k)
-				break
-			}
-		}
-		s.proxy.prefixes[key] = pre
-		s.proxy.mu.Unlock()
+		s.proxy.prefixes.Put(tenant, key, pre, int64(len(pre.text)+256))
 	}
 	if pre.sessions == 0 {
 		return nil, false, nil

@@ -63,9 +63,7 @@ func (s *Server) serviceStrategy() string {
 // remembered per epoch; ok=false when it cannot be had (a store or render
 // failure, counted as a fallback, or no room).
 func (s *Server) epochMemory(ctx context.Context, c *memory.Compressor, k epochKey) (string, bool) {
-	s.proxy.mu.Lock()
-	text, ok := s.proxy.epochs[k]
-	s.proxy.mu.Unlock()
+	text, ok := s.proxy.epochs.Get(k)
 	if ok {
 		return text, true
 	}
@@ -105,11 +103,6 @@ func (s *Server) epochMemory(ctx context.Context, c *memory.Compressor, k epochK
 		return fail(err)
 	}
 	text = memory.Preamble + hc.Text
-	s.proxy.mu.Lock()
-	if len(s.proxy.epochs) >= 4096 {
-		clear(s.proxy.epochs)
-	}
-	s.proxy.epochs[k] = text
-	s.proxy.mu.Unlock()
+	s.proxy.epochs.Put(k.tenant, k, text, int64(len(text)+256))
 	return text, true
 }

@@ -86,7 +86,10 @@ func New(opts Options) (*Compressor, error) {
 	if _, err := strategy.Find(opts.Strategy, strategy.ForCompressor); err != nil {
 		return nil, err
 	}
-	c := &Compressor{opts: opts, counter: counter, memos: newMemos()}
+	if opts.MemoBytes <= 0 {
+		opts.MemoBytes = DefaultMemoBytes
+	}
+	c := &Compressor{opts: opts, counter: counter, memos: newMemos(opts.MemoBytes)}
 	c.online = opts.Gister != nil || opts.LLM != nil || opts.Embedder != nil
 	return c, nil
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/swcmem/swc/strategy"
 )
 
-// memoBytes bounds the text each generation of a Compressor's memos holds
-// (keys and values): a memo holds at most about twice that (memo.Memo).
-const memoBytes = 16 << 20
+// DefaultMemoBytes is the default of Options.MemoBytes: the bytes a
+// Compressor's memos hold at most, all together.
+const DefaultMemoBytes = 192 << 20
 
 // memos are a Compressor's memos. A Compressor keeps the derived values
 // of the history's unchanged parts (gists, anchors, entity counts, plans)
@@ -27,7 +27,12 @@ type memos struct {
 	blocks       *memo.Memo[[32]byte, *memBlock] // epoch memories, by memoryKey
 }
 
-func newMemos() *memos {
+// newMemos returns memos holding at most about total bytes: a twelfth of
+// it per generation for the anchors, the entity counts, the gists and
+// the whole plans, a sixth for the sessions' plans (each memo holds two
+// generations, memo.Memo).
+func newMemos(total int) *memos {
+	memoBytes := max(total/12, 1)
 	return &memos{
 		anchor:       memo.Anchor(mention.Anchor, memoBytes),
 		salientCount: memo.Salient(strategy.Salient, memoBytes),

@@ -114,6 +114,10 @@ type Options struct {
 	// FallbackReserve is the time kept before ctx's deadline for the offline
 	// fallback when the engines call an LLM (default DefaultFallbackReserve).
 	FallbackReserve time.Duration
+	// MemoBytes bounds the bytes the Compressor's memos (anchors, entity
+	// counts, gists, plans) hold together, shared by its WithBudget and
+	// WithAlignUser copies (default DefaultMemoBytes).
+	MemoBytes int
 }
 
 // DefaultOptions returns swc-select at 4,000 cl100k_base tokens in epochs

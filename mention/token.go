@@ -40,8 +40,8 @@ func isSpace(c byte) bool {
 const memoBytes = 32 << 20
 
 var (
-	tokensMemo      = memo.New(memoBytes, func(text string, toks []tok) int { return len(text) + 64*len(toks) })
-	hasTemporalMemo = memo.New(memoBytes, func(text string, _ bool) int { return len(text) })
+	tokensMemo      = memo.NewShared(memoBytes, func(text string, toks []tok) int { return len(text) + 64*len(toks) })
+	hasTemporalMemo = memo.NewShared(memoBytes, func(text string, _ bool) int { return len(text) })
 )
 
 // tokens is tokenize, remembered. Callers must not modify the result.

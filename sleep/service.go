@@ -19,6 +19,7 @@ import (
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/embed"
+	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
@@ -52,13 +53,47 @@ type Service struct {
 	Embedder swc.Embedder
 	Config   consolidate.Config
 	Rule     swc.SessionRule
-	// CacheSize bounds the cached contexts (default 4096).
-	CacheSize int
+	// CacheBytes bounds the bytes of the cached contexts (default
+	// DefaultCacheBytes); one tenant holds at most TenantShare of them
+	// (default memo.DefaultTenantShare), so that one tenant reading a large
+	// conversation at many budgets pushes out its own contexts, not
+	// everyone's. Set both before the first Context.
+	CacheBytes  int64
+	TenantShare float64
 
 	mu     sync.Mutex
-	cache  map[cacheKey]*cached
+	cache  *memo.Cache[cacheKey, *cached]
 	forgot uint64 // Forget calls so far: a build they overtook is not cached
 }
+
+// DefaultCacheBytes is the default of Service.CacheBytes.
+const DefaultCacheBytes = 128 << 20
+
+// contextCache returns the cache of contexts, made on first use; m.mu is
+// held.
+func (m *Service) contextCache() *memo.Cache[cacheKey, *cached] {
+	if m.cache == nil {
+		n := m.CacheBytes
+		if n <= 0 {
+			n = DefaultCacheBytes
+		}
+		m.cache = memo.NewCache[cacheKey, *cached](n, m.TenantShare)
+	}
+	return m.cache
+}
+
+// CacheStats returns the contexts cached, their bytes (as resultBytes
+// counts them) and the bytes of the tenant holding the most.
+func (m *Service) CacheStats() (entries int, bytes, largestTenant int64) {
+	m.mu.Lock()
+	c := m.contextCache()
+	m.mu.Unlock()
+	return c.Stats()
+}
+
+// resultBytes is about the memory a cached result holds: its JSON and
+// the decoded values beside it (about as many bytes again).
+func resultBytes(r *Result) int64 { return int64(2*len(r.JSON()) + 1024) }
 
 // Request asks for a context.
 type Request struct {
@@ -187,36 +222,22 @@ func (m *Service) Context(ctx context.Context, tenant, conv string, r Request) (
 	}
 	key := cacheKey{tenant, conv, r.Strategy, r.Format, r.Budget}
 	m.mu.Lock()
-	if c, ok := m.cache[key]; ok && c.version == info.Version {
-		m.mu.Unlock()
+	cache, forgot := m.contextCache(), m.forgot
+	m.mu.Unlock()
+	if c, ok := cache.Get(key); ok && c.version == info.Version {
 		return c.res, nil
 	}
-	forgot := m.forgot
-	m.mu.Unlock()
 	res, err := m.build(ctx, tenant, conv, r)
 	if err != nil {
 		return nil, err
 	}
+	size := resultBytes(res)
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.forgot != forgot { // a delete came while it was built: not cached
-		m.mu.Unlock()
 		return res, nil
 	}
-	if m.cache == nil {
-		m.cache = map[cacheKey]*cached{}
-	}
-	size := m.CacheSize
-	if size <= 0 {
-		size = 4096
-	}
-	if len(m.cache) >= size {
-		for k := range m.cache { // evict an arbitrary entry
-			delete(m.cache, k)
-			break
-		}
-	}
-	m.cache[key] = &cached{version: res.Version, res: res}
-	m.mu.Unlock()
+	cache.Put(tenant, key, &cached{version: res.Version, res: res}, size)
 	return res, nil
 }
 
@@ -228,11 +249,7 @@ func (m *Service) Forget(tenant, conv string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.forgot++
-	for k := range m.cache {
-		if k.tenant == tenant && k.conv == conv {
-			delete(m.cache, k)
-		}
-	}
+	m.contextCache().DeleteFunc(func(k cacheKey) bool { return k.tenant == tenant && k.conv == conv })
 }
 
 func (m *Service) build(ctx context.Context, tenant, conv string, r Request) (*Result, error) {

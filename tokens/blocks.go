@@ -43,7 +43,7 @@ func Turn(t swc.Turn) int {
 // Turn can look its cost up without rendering it.
 type turnKey struct{ speaker, text, caption string }
 
-var turnMemo = memopkg.New(MemoBytes, func(k turnKey, _ int) int { return len(k.speaker) + len(k.text) + len(k.caption) })
+var turnMemo = memopkg.NewShared(MemoBytes, func(k turnKey, _ int) int { return len(k.speaker) + len(k.text) + len(k.caption) })
 
 // Session returns the cost of a whole session block: its header and every
 // turn.

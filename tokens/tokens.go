@@ -100,7 +100,7 @@ func resetErr() { firstErr.Store(nil) }
 var countMemo = newMemo()
 
 func newMemo() *memopkg.Memo[string, int] {
-	return memopkg.New(MemoBytes, func(s string, _ int) int { return len(s) })
+	return memopkg.NewShared(MemoBytes, func(s string, _ int) int { return len(s) })
 }
 
 // MemoBytes bounds the text each generation of CountCached's memo holds.

@@ -81,6 +81,7 @@ type serveFlags struct {
 	keyCacheTTL                  time.Duration
 	sessionTTL                   time.Duration
 	trustedProxy                 string
+	memoryLimit                  byteSize
 	proxy                        proxyFlags
 }
 
@@ -168,6 +169,8 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	fs.DurationVar(&f.sessionTTL, "session-ttl", swchttp.DefaultSessionTTL, "how long a /ui login lasts (a signed session token in the cookie, never the key; SWC_SESSION_SECRET signs it)")
 	fs.StringVar(&f.trustedProxy, "trusted-proxy", "", "comma-separated IPs or CIDRs of TLS-terminating proxies whose X-Forwarded-Proto: https marks the /ui cookie Secure (it is Secure anyway when swc serves TLS itself)")
 	fs.DurationVar(&f.shutdown, "shutdown-timeout", 30*time.Second, "on SIGTERM, how long in-flight requests and jobs may finish")
+	f.memoryLimit = defaultMemoryLimit
+	fs.Var(&f.memoryLimit, "memory-limit", "the process's memory budget (1GiB, 512MiB, bytes): sets GOMEMLIMIT and sizes every cache and memo from it (a quarter of it goes to them; one tenant holds at most an eighth of the contexts and rendered memories cached)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug (one line per request), info, warn or error")
 	addProxyFlags(fs, &f.proxy)
 	ef := addEngineFlags(fs)
@@ -217,6 +220,9 @@ func serveGC(env *Env) bool {
 func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, sched consolidate.Schedule, logger *slog.Logger) (*service, error) {
 	svc := &service{}
 	serveGC(env)
+	mp := planMemory(int64(f.memoryLimit))
+	mp.apply()
+	ef.memoBytes = mp.engineMemoBytes()
 	// The REM cache lives in the service's file unless --cache says otherwise.
 	if ef.cache.path == "" && !postgres.IsURL(f.db) {
 		ef.cache.path = f.db
@@ -245,6 +251,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 		Budget:   ef.budget, Schedule: sched,
 		Embedder: eng.embedder, Config: eng.cfg, Rule: swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns},
 	}
+	mp.service(svc.mem)
 	queue, err := be.openQueue(ctx, consolidator{svc.mem}, jobs.Config{
 		Workers: f.workers, JobTimeout: f.jobTimeout, RescueAfter: f.rescueAfter,
 		PollInterval: f.poll, Logger: logger, OnResult: jm.Record,
@@ -282,6 +289,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 		svc.close()
 		return nil, err
 	}
+	mp.proxy(&srv.Proxy)
 	svc.srv = srv
 	return svc, nil
 }

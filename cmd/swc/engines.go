@@ -44,6 +44,25 @@ type engineFlags struct {
 	demote      bool
 	cache       cacheFlags
 	prov        *providerOptions
+	// memoBytes, when positive, replaces textMemoBytes (and a quarter of
+	// vectorMemoBytes): swc serve sizes it from --memory-limit.
+	memoBytes int
+}
+
+// textBytes and vectorBytes are the bytes per generation of the engines'
+// text memos and of the embeddings' memo.
+func (f *engineFlags) textBytes() int {
+	if f.memoBytes > 0 {
+		return f.memoBytes
+	}
+	return textMemoBytes
+}
+
+func (f *engineFlags) vectorBytes() int {
+	if f.memoBytes > 0 {
+		return 4 * f.memoBytes
+	}
+	return vectorMemoBytes
 }
 
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
@@ -152,7 +171,7 @@ func (e *engines) openGister(ctx context.Context, env *Env) error {
 	if e.flags.gister == "extractive" {
 		g := gist.NewExtractive()
 		g.Temporal = e.temporal
-		e.gister = memo.NewGister(g, memo.NewGists(textMemoBytes)) // deterministic: remembered in memory only
+		e.gister = memo.NewGister(g, memo.NewGists(e.flags.textBytes())) // deterministic: remembered in memory only
 		return nil
 	}
 	return e.openLLMGister(ctx, env)
@@ -160,7 +179,7 @@ func (e *engines) openGister(ctx context.Context, env *Env) error {
 
 func (e *engines) openEmbedder(ctx context.Context, env *Env) error {
 	if e.flags.embedder == "lexical" {
-		e.embedder = memo.NewEmbedder(embed.New(), vectorMemoBytes)
+		e.embedder = memo.NewEmbedder(embed.New(), e.flags.vectorBytes())
 		return nil
 	}
 	return e.openRemoteEmbedder(ctx, env)
@@ -234,7 +253,7 @@ func (e *engines) strategies(list string) ([]swc.Strategy, error) {
 
 // memos sets the remembered text functions of the run.
 func (e *engines) memos() {
-	e.salient = memo.Salient(strategy.Salient, textMemoBytes)
+	e.salient = memo.Salient(strategy.Salient, e.flags.textBytes())
 	e.temporal = mention.HasTemporal // remembered per text by mention itself
-	e.anchor = memo.Anchor(mention.Anchor, textMemoBytes)
+	e.anchor = memo.Anchor(mention.Anchor, e.flags.textBytes())
 }

@@ -18,7 +18,8 @@ import "sync"
 type Memo[K comparable, V any] struct {
 	mu       sync.Mutex
 	cur, old map[K]V
-	bytes    int
+	bytes    int // of cur
+	oldBytes int
 	max      int
 	size     func(K, V) int
 }
@@ -64,11 +65,36 @@ func (m *Memo[K, V]) Len() (entries, bytes int) {
 	return len(m.cur) + len(m.old), m.bytes
 }
 
+// Bytes returns the bytes both generations hold (as size counts them,
+// plus 64 an entry; an entry moved back from the old generation is
+// counted in both until the old one is forgotten).
+func (m *Memo[K, V]) Bytes() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bytes + m.oldBytes
+}
+
+// SetMax sets the bytes of a generation. Shrinking forgets the old
+// generation, and the current one too when it holds more than max, so
+// that the memo holds at most about 2·max bytes from then on.
+func (m *Memo[K, V]) SetMax(max int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if max < m.max {
+		m.old, m.oldBytes = nil, 0
+		if m.bytes > max {
+			m.cur, m.bytes = nil, 0
+		}
+	}
+	m.max = max
+}
+
 // add stores a new entry in the current generation; m.mu is held.
 func (m *Memo[K, V]) add(k K, v V) {
 	n := m.size(k, v) + 64
 	if m.cur == nil || m.bytes+n > m.max {
-		m.old, m.cur, m.bytes = m.cur, make(map[K]V), 0
+		m.old, m.oldBytes = m.cur, m.bytes
+		m.cur, m.bytes = make(map[K]V), 0
 	}
 	m.cur[k] = v
 	m.bytes += n

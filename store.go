@@ -243,3 +243,19 @@ func CheckGeneration(conv, gen string, edits int, c Consolidation) error {
 	}
 	return nil
 }
+
+// Watcher is told of the changes of stored conversations made by any
+// process sharing the store (the replicas of one Postgres), so that what
+// it caches of a conversation can be served without asking the store
+// whether it changed. sleep.Service implements it; postgres.DB.Watch
+// feeds one from the database's notifications.
+type Watcher interface {
+	// Changed says the conversation changed and now has this version (0:
+	// it was deleted).
+	Changed(tenant, conv string, version int64)
+	// Watching says whether every change from now on will be told
+	// (true, after a reconnect: what was cached before may have missed
+	// some, and is forgotten) or changes may go untold (false: the
+	// notifications stopped).
+	Watching(on bool)
+}

@@ -40,18 +40,36 @@ func (s *Server) appendMessages(w http.ResponseWriter, r *http.Request, tenant s
 		s.writeErr(w, r, err)
 		return
 	}
-	if res.Appended > 0 {
+	if s.needsJob(res) {
 		at := s.now()
 		if s.Schedule.Kind == consolidate.Idle {
 			at = at.Add(s.Schedule.Window)
 		}
 		// The messages are stored: a failed enqueue is logged, and the
-		// startup sweep (or the next append) enqueues the job.
+		// sweep enqueues the job.
 		if err := s.queue.Enqueue(r.Context(), tenant, id, at); err != nil {
 			s.logger().Error("enqueue consolidation", "err", err)
 		}
 	}
 	writeJSON(w, http.StatusCreated, res)
+}
+
+// needsJob reports whether an append asks for a consolidation job. Under
+// the idle schedule a job enqueued for a conversation owed a
+// consolidation stays until nothing is owed (it snoozes while messages
+// come, and looks again after it ran), so only the append that makes the
+// conversation owed one enqueues (a database write the others save; a
+// failed enqueue is the sweep's). Under the other schedules a job that
+// found nothing due has ended, so every append enqueues.
+func (s *Server) needsJob(res swc.AppendResult) bool {
+	if res.Appended == 0 {
+		return false
+	}
+	if s.Schedule.Kind != consolidate.Idle || res.Superseded > 0 {
+		return true
+	}
+	c := res.Conversation
+	return c.Messages-res.Appended <= c.ConsolidatedMessages
 }
 
 func (s *Server) context(w http.ResponseWriter, r *http.Request, tenant string) {

@@ -218,7 +218,7 @@ func (s *Server) storeProxied(ctx context.Context, in *chat.Input, tenant, conv 
 	if err != nil {
 		return swc.ConversationInfo{}, err
 	}
-	if res.Appended > 0 {
+	if s.needsJob(res) {
 		at := s.now()
 		if s.Schedule.Window > 0 {
 			at = at.Add(s.Schedule.Window)

@@ -34,22 +34,43 @@ type FeedStats struct {
 
 // Feed appends convs with clients concurrent clients, each sending the
 // next batch (1..maxBatch messages) of a conversation no other client is
-// sending to, to a replica chosen at random; retry (0..1) is the chance a
-// client sends its previous batch again (to another replica), as after a
-// lost answer. A 503 or a connection error is retried after a pause, until
-// deadline; any other error ends the feed. It returns the acknowledged
-// message ids per conversation.
+// sending to, to a replica chosen at random; a client keeps its
+// conversation for the next batch half of the time (else it takes the one
+// waiting longest), and retry (0..1) is the chance it sends its previous
+// batch of it again (to another replica) with the next, as after a lost
+// answer. A client with no conversation to take waits (it does not spin:
+// its CPU is the load's, measured apart). A 503 or a connection error is
+// retried after a pause, until deadline; any other error ends the feed.
+// It returns the acknowledged message ids per conversation.
 func Feed(ctx context.Context, urls []string, key string, convs []FeedConv, clients, maxBatch int, retry float64, seed uint64) (*FeedStats, error) {
 	st := &FeedStats{Acked: map[string][]string{}}
-	type convState struct {
-		mu   sync.Mutex
-		next int
+	next := make([]int, len(convs)) // the next message of each; a conversation is one client's at a time
+	avail := make(chan int, len(convs))
+	for i := range convs {
+		if len(convs[i].Msgs) > 0 {
+			avail <- i
+		}
 	}
-	states := make([]convState, len(convs))
 	var remaining atomic.Int64
-	remaining.Store(int64(len(convs)))
+	remaining.Store(int64(len(avail)))
+	finished := make(chan struct{})
+	if remaining.Load() == 0 {
+		close(finished)
+	}
 	var mu sync.Mutex
 	var firstErr error
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	failed := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return firstErr != nil
+	}
 	start := time.Now()
 	var wg sync.WaitGroup
 	for c := range clients {
@@ -60,28 +81,23 @@ func Feed(ctx context.Context, urls []string, key string, convs []FeedConv, clie
 				cls[i] = client.New(u, key)
 			}
 			var prev []swc.Message
-			prevConv := ""
-			for remaining.Load() > 0 && ctx.Err() == nil {
-				mu.Lock()
-				failed := firstErr != nil
-				mu.Unlock()
-				if failed {
-					return
-				}
-				i := rng.IntN(len(convs))
-				s := &states[i]
-				if !s.mu.TryLock() {
-					continue
-				}
-				if s.next >= len(convs[i].Msgs) {
-					s.mu.Unlock()
-					time.Sleep(time.Millisecond)
-					continue
+			prevConv := -1
+			i := -1 // the conversation this client holds
+			for ctx.Err() == nil && !failed() {
+				if i < 0 {
+					select {
+					case i = <-avail:
+					case <-finished:
+						return
+					case <-ctx.Done():
+						return
+					}
 				}
 				n := 1 + rng.IntN(maxBatch)
-				batch := convs[i].Msgs[s.next:min(s.next+n, len(convs[i].Msgs))]
+				msgs := convs[i].Msgs
+				batch := msgs[next[i]:min(next[i]+n, len(msgs))]
 				var extra []swc.Message
-				if prevConv == convs[i].ID && rng.Float64() < retry {
+				if prevConv == i && rng.Float64() < retry {
 					extra = prev // a retry of the previous batch, with the new one
 					atomic.AddInt64(&st.Retries, 1)
 				}
@@ -114,12 +130,7 @@ func Feed(ctx context.Context, urls []string, key string, convs []FeedConv, clie
 					time.Sleep(200 * time.Millisecond)
 				}
 				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("append to %s: %w", convs[i].ID, err)
-					}
-					mu.Unlock()
-					s.mu.Unlock()
+					fail(fmt.Errorf("append to %s: %w", convs[i].ID, err))
 					return
 				}
 				atomic.AddInt64(&st.Appended, int64(res.Appended))
@@ -129,12 +140,18 @@ func Feed(ctx context.Context, urls []string, key string, convs []FeedConv, clie
 					st.Acked[convs[i].ID] = append(st.Acked[convs[i].ID], m.ID)
 				}
 				mu.Unlock()
-				s.next += len(batch)
-				if s.next >= len(convs[i].Msgs) {
-					remaining.Add(-1)
+				next[i] += len(batch)
+				prev, prevConv = batch, i
+				switch {
+				case next[i] >= len(msgs):
+					if remaining.Add(-1) == 0 {
+						close(finished)
+					}
+					i = -1
+				case rng.IntN(2) == 0:
+					avail <- i // another client's turn (never blocks: one slot each)
+					i = -1
 				}
-				s.mu.Unlock()
-				prev, prevConv = batch, convs[i].ID
 			}
 		})
 	}

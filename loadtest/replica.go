@@ -65,6 +65,9 @@ func StartReplica(ctx context.Context, cmd *exec.Cmd, env []string, logw io.Writ
 	}
 }
 
+// PID returns the replica's process id.
+func (r *Replica) PID() int { return r.cmd.Process.Pid }
+
 // Kill ends the replica with SIGKILL (kill -9) and waits for it.
 func (r *Replica) Kill() {
 	r.cmd.Process.Kill()

@@ -3,7 +3,10 @@ package loadtest
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +22,31 @@ type ScaleConfig struct {
 	// Duration.
 	Readers  int
 	Duration time.Duration
+	// CPU, when set, returns the CPU time the service has used so far:
+	// RunScale takes it around the ingest and the reads.
+	CPU func() CPU
+}
+
+// CPU is CPU time used: by the service's replicas, by the database
+// server (DBKnown false when it is not measured: another machine, or
+// SQLite inside the replica), and by this process (the load).
+type CPU struct {
+	Replicas, DB, Load time.Duration
+	DBKnown            bool
+}
+
+// Sub returns c minus d.
+func (c CPU) Sub(d CPU) CPU {
+	return CPU{Replicas: c.Replicas - d.Replicas, DB: c.DB - d.DB, Load: c.Load - d.Load, DBKnown: c.DBKnown && d.DBKnown}
+}
+
+// Per returns each time divided by n, in milliseconds.
+func (c CPU) Per(n int) (replicas, db, load float64) {
+	if n <= 0 {
+		return 0, 0, 0
+	}
+	f := func(d time.Duration) float64 { return MS(d) / float64(n) }
+	return f(c.Replicas), f(c.DB), f(c.Load)
 }
 
 // ScaleResult is what RunScale measured.
@@ -32,6 +60,9 @@ type ScaleResult struct {
 	Reads      []time.Duration
 	ReadErrors int64
 	ReadFor    time.Duration
+	// IngestCPU and ReadCPU are the CPU time used during the ingest and
+	// the reads (zero without ScaleConfig.CPU).
+	IngestCPU, ReadCPU CPU
 }
 
 // RunScale measures the replicas at urls (one service, chosen at random
@@ -43,11 +74,21 @@ type ScaleResult struct {
 // It returns the first error of ingest or consolidation, or ctx's.
 func RunScale(ctx context.Context, urls []string, key string, convs []FeedConv, cfg ScaleConfig) (ScaleResult, error) {
 	var res ScaleResult
+	sample := func() CPU {
+		if cfg.CPU == nil {
+			return CPU{}
+		}
+		c := cfg.CPU()
+		c.Load = cpuTime()
+		return c
+	}
+	cpu0 := sample()
 	st, err := Feed(ctx, urls, key, convs, cfg.Clients, cfg.Batch, 0, 1)
 	if err != nil {
 		return res, fmt.Errorf("scaletest: ingest: %w", err)
 	}
 	res.Feed = st
+	res.IngestCPU = sample().Sub(cpu0)
 	cons := time.Now()
 	for _, c := range convs {
 		if _, err := client.New(urls[rand.IntN(len(urls))], key).Consolidate(ctx, c.ID); err != nil {
@@ -74,15 +115,42 @@ func RunScale(ctx context.Context, urls []string, key string, convs []FeedConv, 
 
 	rctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
+	// The body is read whole but not decoded: the figure is the
+	// service's, not this process's JSON decoder's.
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}
+	cpu0 = sample()
 	readStart := time.Now()
 	res.Reads, res.ReadErrors = TimeReads(rctx, cfg.Readers, func(r int) *rand.Rand { return rand.New(rand.NewPCG(7, uint64(r))) },
 		func(rctx context.Context, rng *rand.Rand) error {
 			c := convs[rng.IntN(len(convs))]
-			_, err := client.New(urls[rng.IntN(len(urls))], key).Context(rctx, c.ID, client.ContextOptions{Budget: 4000})
-			return err
+			return getContext(rctx, hc, urls[rng.IntN(len(urls))], key, c.ID, 4000)
 		})
 	res.ReadFor = time.Since(readStart)
+	res.ReadCPU = sample().Sub(cpu0)
 	return res, nil
+}
+
+// getContext reads the context of conv (budget tokens) from the service
+// at base, whole, and returns an error unless it is a 200.
+func getContext(ctx context.Context, hc *http.Client, base, key, conv string, budget int) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
+		fmt.Sprintf("%s/v1/conversations/%s/context?budget=%d", base, url.PathEscape(conv), budget), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nil
 }
 
 // TableSize is the size of one of the service's Postgres tables: rows,

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -169,20 +168,7 @@ func RunService(ctx context.Context, t Target, convs []*swc.Conversation, cfg Se
 	lat, readErrs := TimeReads(rctx, cfg.Readers, func(r int) *rand.Rand { return rand.New(rand.NewPCG(uint64(r), 1)) },
 		func(rctx context.Context, rng *rand.Rand) error {
 			i := rng.IntN(n)
-			// The body is read whole but not decoded: the figure is
-			// the server's, not this process's JSON decoder's.
-			req, _ := http.NewRequestWithContext(rctx, http.MethodGet,
-				fmt.Sprintf("%s/v1/conversations/%s/context?budget=%d", t.URL, url.PathEscape(convs[i].ID), cfg.Budget), nil)
-			req.Header.Set("Authorization", "Bearer "+keys[i])
-			resp, err := hc.Do(req)
-			if err == nil {
-				_, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if err == nil && resp.StatusCode != http.StatusOK {
-					err = fmt.Errorf("status %d", resp.StatusCode)
-				}
-			}
-			return err
+			return getContext(rctx, hc, t.URL, keys[i], convs[i].ID, cfg.Budget)
 		})
 	res.ReadSeconds = time.Since(start).Seconds()
 	if err := stopProfile(); err != nil {

@@ -3,28 +3,38 @@ package postgres
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/swcmem/swc"
 )
 
-// AppendMessages implements swc.Store. The conversation's row is locked
-// for the transaction, so concurrent appends to one conversation (from any
+// AppendMessages implements swc.Store, in one round trip when it can.
+// Every append applies swc.PlanAppend's rules to the conversation's state
+// at one version and stores its plan only if the conversation is still at
+// that version, so concurrent appends to one conversation (from any
 // replica) are applied one after the other, each seeing the other's
-// messages; appends to different conversations do not wait for each other.
-// The clock is read once the row is locked.
+// messages; appends to different conversations do not wait for each
+// other.
+//
+// The fast path (fast.go) plans over the state this DB remembers (from its
+// last write or a notification of another's) and writes in one statement
+// that checks the version; the unique index on message ids refuses an id
+// already stored. When it cannot (a conversation not remembered, another
+// write came first, an id stored already, a rule refusing the batch, an
+// edited history), the locked path reads the state under the
+// conversation's row lock and writes, in two round trips; the clock is
+// read once the row is locked.
 func (db *DB) AppendMessages(ctx context.Context, tenant, conv string, msgs []swc.Message, o swc.AppendOptions) (swc.AppendResult, error) {
-	var res swc.AppendResult
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		var err error
-		res, err = appendTx(ctx, tx, tenant, conv, msgs, o)
-		return err
-	})
-	if errors.Is(err, errNothing) {
-		return res, nil
+	res, ok, err := db.appendFast(ctx, tenant, conv, msgs, o)
+	if ok || err != nil {
+		return res, wrap("append", err)
 	}
+	res, err = db.appendLocked(ctx, tenant, conv, msgs, o)
 	if err != nil {
 		return swc.AppendResult{}, wrap("append", err)
 	}
@@ -33,17 +43,24 @@ func (db *DB) AppendMessages(ctx context.Context, tenant, conv string, msgs []sw
 
 const stateCols = `messages, sessions, last_time, last_client, last_session_key, last_session_len, last_seq, open_calls, head_chain, chain_len`
 
-func scanState(sc pgx.Row) (swc.AppendState, error) {
+// scanStateConv scans stateCols then convCols.
+func scanStateConv(sc pgx.Row) (swc.AppendState, swc.ConversationInfo, error) {
 	var st swc.AppendState
 	var last, client int64
 	var seq int32
 	var open string
-	err := sc.Scan(&st.Messages, &st.Sessions, &last, &client, &st.LastSession, &st.SessionLen, &seq, &open, &st.Head, &st.ChainLen)
+	var c swc.ConversationInfo
+	var created, clast, recv, consAt, req int64
+	err := sc.Scan(&st.Messages, &st.Sessions, &last, &client, &st.LastSession, &st.SessionLen, &seq, &open, &st.Head, &st.ChainLen,
+		&c.ID, &created, &c.Messages, &c.Sessions, &clast, &recv, &c.Version, &c.ConsolidatedThrough, &c.ConsolidatedMessages, &consAt, &req,
+		&c.Generation, &c.Superseded, &c.Edits)
 	st.LastTime, st.LastClient, st.Seq = fromMS(last), fromMS(client), int64(seq)
+	c.ConsolidationRequested = fromMS(req)
+	c.Created, c.LastMessage, c.LastReceived, c.ConsolidatedAt = fromMS(created), fromMS(clast), fromMS(recv), fromMS(consAt)
 	if err == nil && open != "" {
 		err = json.Unmarshal([]byte(open), &st.OpenCalls)
 	}
-	return st, err
+	return st, c, err
 }
 
 func openCalls(ids []string) string {
@@ -62,95 +79,178 @@ func toolCalls(calls []swc.ToolCall) string {
 	return string(b)
 }
 
-// appendTx applies swc.PlanAppend's rules over the conversation locked in
-// tx. It returns errNothing (with the counts) when nothing is to be
-// stored, so that the conversation's row, new or not, is rolled back.
-func appendTx(ctx context.Context, tx pgx.Tx, tenant, conv string, msgs []swc.Message, o swc.AppendOptions) (swc.AppendResult, error) {
-	tag, err := tx.Exec(ctx, `INSERT INTO conversations (tenant_id, id, created_at, generation) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-		tenant, conv, ms(o.Clock()()), newID(""))
+// insertMessages inserts the plan's messages: the arguments from $first
+// on are msgArgs' arrays.
+func insertMessages(first int) string {
+	p := make([]string, 13)
+	types := []string{"int[]", "text[]", "text[]", "text[]", "text[]", "text[]", "text[]", "bigint[]", "text[]", "int[]", "bigint[]", "bool[]", "text[]"}
+	for i, t := range types {
+		p[i] = fmt.Sprintf("$%d::%s", first+i, t)
+	}
+	return `INSERT INTO messages (tenant_id, conv_id, seq, msg_id, role, name, content, tool_calls, tool_call_id, time, session_key, session_n, received, stamped, chain)
+		SELECT $1::text, $2::text, m.* FROM unnest(` + strings.Join(p, ", ") + `) AS m`
+}
+
+// msgArgs returns the columns of msgs as arrays, in insertMessages' order.
+func msgArgs(msgs []swc.StoredMessage) []any {
+	n := len(msgs)
+	seq, sn := make([]int32, n), make([]int32, n)
+	id, role, name, content, calls, callID, sess, chain := make([]string, n), make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	tm, recv := make([]int64, n), make([]int64, n)
+	stamped := make([]bool, n)
+	for i, m := range msgs {
+		seq[i], id[i], role[i], name[i], content[i], calls[i], callID[i] = int32(m.Seq), m.ID, string(m.Role), m.Name, m.Content, toolCalls(m.ToolCalls), m.ToolCallID
+		tm[i], sess[i], sn[i], recv[i], stamped[i], chain[i] = ms(m.Time), m.Session, int32(m.SessionN), ms(m.Received), m.Stamped, m.Chain
+	}
+	return []any{seq, id, role, name, content, calls, callID, tm, sess, sn, recv, stamped, chain}
+}
+
+// stateArgs returns the state columns an append sets, in stateCols'
+// order, then last_received.
+func stateArgs(s swc.AppendState, now time.Time) []any {
+	return []any{s.Messages, s.Sessions, ms(s.LastTime), ms(s.LastClient), s.LastSession, s.SessionLen, int32(s.Seq), openCalls(s.OpenCalls), s.Head, s.ChainLen, ms(now)}
+}
+
+// setState is the SET list of stateArgs from $3 on.
+const setState = `messages = $3, sessions = $4, last_time = $5, last_client = $6, last_session_key = $7, last_session_len = $8, last_seq = $9,
+	open_calls = $10, head_chain = $11, chain_len = $12, last_received = $13, version = nextval('conv_version')`
+
+// appendLocked is the locked path: round trip 1 begins, creates the
+// conversation if new, locks its row, reads its state and which of the
+// batch's ids it holds; round trip 2 writes the plan and commits. (An
+// edited history's question, which messages are live, takes one more.)
+func (db *DB) appendLocked(ctx context.Context, tenant, conv string, msgs []swc.Message, o swc.AppendOptions) (res swc.AppendResult, err error) {
+	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return swc.AppendResult{}, err
+		return res, err
+	}
+	defer conn.Release()
+	open := false
+	defer func() {
+		if open { // a failed or empty append: nothing of it stays
+			if _, rerr := conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`); rerr != nil {
+				conn.Conn().Close(context.WithoutCancel(ctx)) // the pool drops it
+			}
+		}
+	}()
+	var ids []string
+	if o.Mode == swc.AppendLog {
+		for _, m := range msgs {
+			if m.ID != "" {
+				ids = append(ids, m.ID)
+			}
+		}
+	}
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(`INSERT INTO conversations (tenant_id, id, created_at, generation) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+		tenant, conv, ms(o.Clock()()), newID(""))
+	b.Queue(`SELECT `+stateCols+`, `+convCols+` FROM conversations WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenant, conv)
+	if len(ids) > 0 {
+		b.Queue(storedIDs, tenant, conv, ids)
+	}
+	open = true
+	br := conn.SendBatch(ctx, b)
+	var (
+		tag  pgconn.CommandTag
+		st   swc.AppendState
+		info swc.ConversationInfo
+		have []string
+	)
+	if _, err = br.Exec(); err == nil {
+		if tag, err = br.Exec(); err == nil {
+			if st, info, err = scanStateConv(br.QueryRow()); err == nil && len(ids) > 0 {
+				var rows pgx.Rows
+				if rows, err = br.Query(); err == nil {
+					have, err = pgx.CollectRows(rows, pgx.RowTo[string])
+				}
+			}
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return res, err
 	}
 	isNew := tag.RowsAffected() == 1
-	st, err := scanState(tx.QueryRow(ctx, `SELECT `+stateCols+` FROM conversations WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenant, conv))
-	if err != nil {
-		return swc.AppendResult{}, err
-	}
 	now := o.Clock()() // the row is locked: no append of it can come between
-	plan, err := swc.PlanAppend(st, msgs, o, now, &lookup{ctx: ctx, tx: tx, tenant: tenant, conv: conv})
+	lk := &lookup{ctx: ctx, conn: conn.Conn(), tenant: tenant, conv: conv, have: map[string]bool{}}
+	for _, id := range have {
+		lk.have[id] = true
+	}
+	plan, err := swc.PlanAppend(st, msgs, o, now, lk)
 	if err != nil {
-		return swc.AppendResult{}, err
+		return res, err
 	}
 	if len(plan.Messages) == 0 && plan.Supersede == 0 {
 		if !isNew {
-			plan.Result.Conversation, err = scanConv(tx.QueryRow(ctx, `SELECT `+convCols+` FROM conversations WHERE tenant_id = $1 AND id = $2`, tenant, conv))
-			if err != nil {
-				return swc.AppendResult{}, err
-			}
+			db.putState(tenant, conv, info.Version, st)
+			plan.Result.Conversation = info
 		}
-		return plan.Result, errNothing // nothing stored: no empty conversation either
+		return plan.Result, nil // rolled back: nothing stored, no empty conversation either
 	}
 	edits := 0
+	b = &pgx.Batch{}
 	if plan.Supersede != 0 {
 		edits = 1
-		if _, err := tx.Exec(ctx, `UPDATE messages SET superseded = $1 WHERE tenant_id = $2 AND conv_id = $3 AND superseded = 0 AND seq > $4`,
-			max(ms(now), 1), tenant, conv, max(plan.Supersede, 0)); err != nil {
-			return swc.AppendResult{}, err
+		b.Queue(`UPDATE messages SET superseded = $1 WHERE tenant_id = $2 AND conv_id = $3 AND superseded = 0 AND seq > $4`,
+			max(ms(now), 1), tenant, conv, max(plan.Supersede, 0))
+	}
+	b.Queue(insertMessages(3), append([]any{tenant, conv}, msgArgs(plan.Messages)...)...)
+	// An edit leaves consolidated only what it kept.
+	args := append([]any{tenant, conv}, stateArgs(plan.State, now)...)
+	b.Queue(`UPDATE conversations SET `+setState+`, superseded = superseded + $14, edits = edits + $15,
+		cons_messages = CASE WHEN $15 = 1 THEN least(cons_messages, $16) ELSE cons_messages END,
+		cons_through = CASE WHEN $15 = 1 THEN least(cons_through, $17) ELSE cons_through END
+		WHERE tenant_id = $1 AND id = $2 RETURNING `+convCols,
+		append(args, plan.Superseded, edits, plan.Kept, plan.KeptSessions)...)
+	b.Queue(`COMMIT`)
+	br = conn.SendBatch(ctx, b)
+	if plan.Supersede != 0 {
+		_, err = br.Exec()
+	}
+	if err == nil {
+		if _, err = br.Exec(); err == nil {
+			if plan.Result.Conversation, err = scanConv(br.QueryRow()); err == nil {
+				_, err = br.Exec()
+			}
 		}
 	}
-	rows := make([][]any, len(plan.Messages))
-	for i, m := range plan.Messages {
-		rows[i] = []any{tenant, conv, int32(m.Seq), m.ID, string(m.Role), m.Name, m.Content, toolCalls(m.ToolCalls), m.ToolCallID,
-			ms(m.Time), m.Session, int32(m.SessionN), ms(m.Received), m.Stamped, m.Chain}
+	if cerr := br.Close(); err == nil {
+		err = cerr
 	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"messages"},
-		[]string{"tenant_id", "conv_id", "seq", "msg_id", "role", "name", "content", "tool_calls", "tool_call_id", "time", "session_key", "session_n", "received", "stamped", "chain"},
-		pgx.CopyFromRows(rows)); err != nil {
-		return swc.AppendResult{}, err
+	if err != nil {
+		return res, err
 	}
-	s := plan.State
-	// An edit leaves consolidated only what it kept.
-	plan.Result.Conversation, err = scanConv(tx.QueryRow(ctx, `UPDATE conversations SET messages = $1, sessions = $2, last_time = $3, last_client = $4,
-		last_session_key = $5, last_session_len = $6, last_seq = $7, open_calls = $8, head_chain = $9, chain_len = $10, last_received = $11,
-		version = nextval('conv_version'), superseded = superseded + $12, edits = edits + $13,
-		cons_messages = CASE WHEN $13 = 1 THEN least(cons_messages, $14) ELSE cons_messages END,
-		cons_through = CASE WHEN $13 = 1 THEN least(cons_through, $15) ELSE cons_through END
-		WHERE tenant_id = $16 AND id = $17 RETURNING `+convCols,
-		s.Messages, s.Sessions, ms(s.LastTime), ms(s.LastClient), s.LastSession, s.SessionLen, int32(s.Seq), openCalls(s.OpenCalls), s.Head, s.ChainLen,
-		ms(now), plan.Superseded, edits, plan.Kept, plan.KeptSessions, tenant, conv))
-	return plan.Result, err
+	open = false
+	v := plan.Result.Conversation.Version
+	db.putState(tenant, conv, v, plan.State)
+	db.changed(tenant, conv, v)
+	return plan.Result, nil
 }
 
-// lookup answers swc.PlanAppend's questions inside the append's
-// transaction.
+// storedIDs reads which of the ids $3 are stored (excluding the empty id
+// lets the planner use the partial unique index).
+const storedIDs = `SELECT msg_id FROM messages WHERE tenant_id = $1 AND conv_id = $2 AND msg_id <> '' AND superseded = 0 AND msg_id = ANY($3)`
+
+// lookup answers swc.PlanAppend's questions inside the locked path's
+// transaction: the stored ids, read with the lock; the live messages,
+// read when asked.
 type lookup struct {
 	ctx          context.Context
-	tx           pgx.Tx
+	conn         *pgx.Conn
 	tenant, conv string
+	have         map[string]bool
 }
 
-// StoredIDs implements swc.AppendLookup in one query (excluding the empty
-// id lets the planner use the partial unique index).
-func (l *lookup) StoredIDs(ids []string) (map[string]bool, error) {
-	rows, err := l.tx.Query(l.ctx, `SELECT msg_id FROM messages WHERE tenant_id = $1 AND conv_id = $2 AND msg_id <> '' AND superseded = 0 AND msg_id = ANY($3)`,
-		l.tenant, l.conv, ids)
-	if err != nil {
-		return nil, err
-	}
-	have, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(have))
-	for _, id := range have {
-		out[id] = true
-	}
-	return out, nil
-}
+// StoredIDs implements swc.AppendLookup.
+func (l *lookup) StoredIDs(ids []string) (map[string]bool, error) { return l.have, nil }
 
 // Live implements swc.AppendLookup: every column but the text.
 func (l *lookup) Live() ([]swc.StoredMessage, error) {
-	return readMessages(l.ctx, l.tx, `SELECT seq, msg_id, role, name, '', tool_calls, tool_call_id, time, session_key, session_n, received, stamped, chain
+	return readMessages(l.ctx, l.conn, `SELECT seq, msg_id, role, name, '', tool_calls, tool_call_id, time, session_key, session_n, received, stamped, chain
 		FROM messages WHERE tenant_id = $1 AND conv_id = $2 AND superseded = 0 ORDER BY seq`, l.tenant, l.conv)
 }
 

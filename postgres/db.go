@@ -7,9 +7,10 @@
 //
 // Contexts cached by a replica stay correct across replicas because every
 // change of a conversation (append, consolidation) sets its version to the
-// next value of one database-wide sequence: a replica checks the version
-// on each read (sleep.Service does), and a version is never reused, not even
-// by a conversation deleted and made again under the same id.
+// next value of one database-wide sequence, never reused, not even by a
+// conversation deleted and made again under the same id, and notifies the
+// replicas at commit (Watch): a replica serves a cached context without a
+// query while it listens, and checks the version otherwise.
 package postgres
 
 import (
@@ -20,6 +21,8 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/memo"
 )
 
 // IsURL reports whether s names a Postgres database (postgres:// or
@@ -48,6 +52,10 @@ type Config struct {
 	// (jobs.MigratePostgres), so that replicas starting together on an
 	// empty database migrate one at a time.
 	Migrations []func(ctx context.Context, pool *pgxpool.Pool) error
+	// StateBytes bounds the append states remembered per conversation,
+	// which let an append write in one statement (fast.go): a generation
+	// of about StateBytes (8 MiB: some 40,000 conversations), two held.
+	StateBytes int
 }
 
 // DB is an open Postgres database. It is safe for concurrent use.
@@ -57,6 +65,16 @@ type DB struct {
 
 	// Now is the clock of created_at values (time.Now). Set it before use.
 	Now func() time.Time
+	// OnWatchError, when set, is told why Watch's connection failed
+	// (before it connects again). Set it before Watch.
+	OnWatchError func(error)
+
+	// states are the append states of conversations at a version, as
+	// this DB last wrote or was told of them (append.go).
+	states   *memo.Memo[convKey, stateEntry]
+	watchMu  sync.Mutex
+	watcher  swc.Watcher
+	watchPID atomic.Uint32 // the backend of Watch's connection (0: none)
 }
 
 // Open connects to the database at dsn and brings its schema up to date.
@@ -79,7 +97,11 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	db := &DB{pool: pool, extra: cfg.Migrations, Now: time.Now}
+	sb := cfg.StateBytes
+	if sb <= 0 {
+		sb = 8 << 20
+	}
+	db := &DB{pool: pool, extra: cfg.Migrations, Now: time.Now, states: memo.New(sb, stateSize)}
 	if err := db.Migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)

@@ -114,6 +114,40 @@ var migrations = []string{
 		ADD COLUMN edits integer NOT NULL DEFAULT 0;
 	UPDATE conversations SET last_seq = messages, last_client = last_time,
 		generation = substr(md5(random()::text || clock_timestamp()::text || id), 1, 16);`,
+	// 5: every change of a conversation's version (append, consolidation,
+	// edit) and every delete notifies the channel "swc:SCHEMA" at commit
+	// (postgres/watch.go): the replicas' cached contexts follow without a
+	// query per read. The payload carries the state the append rules read,
+	// so the next append through another replica needs no read first
+	// (postgres/append.go); when the payload would be too long for NOTIFY
+	// it carries the version alone.
+	`CREATE FUNCTION swc_notify_conversation() RETURNS trigger LANGUAGE plpgsql AS $$
+	DECLARE
+		ch text := 'swc:' || TG_TABLE_SCHEMA;
+		p  text;
+	BEGIN
+		IF TG_OP = 'DELETE' THEN
+			p := json_build_object('t', OLD.tenant_id, 'c', OLD.id, 'v', 0)::text;
+			IF octet_length(p) > 7900 THEN
+				p := '{"v":-1}';
+			END IF;
+			PERFORM pg_notify(ch, p);
+			RETURN OLD;
+		END IF;
+		p := json_build_object('t', NEW.tenant_id, 'c', NEW.id, 'v', NEW.version,
+			's', json_build_array(NEW.messages, NEW.sessions, NEW.last_time, NEW.last_client, NEW.last_session_key,
+				NEW.last_session_len, NEW.last_seq, NEW.open_calls, NEW.head_chain, NEW.chain_len))::text;
+		IF octet_length(p) > 7900 THEN
+			p := json_build_object('t', NEW.tenant_id, 'c', NEW.id, 'v', NEW.version)::text;
+		END IF;
+		IF octet_length(p) > 7900 THEN
+			p := '{"v":-1}'; -- an id too long to name: every conversation may have changed
+		END IF;
+		PERFORM pg_notify(ch, p);
+		RETURN NEW;
+	END $$;
+	CREATE TRIGGER conversations_notify AFTER DELETE OR UPDATE OF version ON conversations
+		FOR EACH ROW EXECUTE FUNCTION swc_notify_conversation();`,
 }
 
 // backfills run in Go right after the migration of the same index.

@@ -183,11 +183,16 @@ func (db *DB) DeleteConversation(ctx context.Context, tenant, conv string) error
 		}
 		return nil
 	})
+	if err == nil {
+		db.dropState(tenant, conv)
+		db.changed(tenant, conv, 0)
+	}
 	return wrap("delete", err)
 }
 
 // SaveConsolidation implements swc.Store.
 func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.Consolidation) error {
+	var version int64
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var gen string
 		var edits int
@@ -201,8 +206,8 @@ func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.
 		if err := swc.CheckGeneration(conv, gen, edits, c); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE conversations SET cons_through = $1, cons_messages = $2, cons_at = $3, version = nextval('conv_version')
-			WHERE tenant_id = $4 AND id = $5`, c.Through, c.Messages, ms(c.At), tenant, conv); err != nil {
+		if err := tx.QueryRow(ctx, `UPDATE conversations SET cons_through = $1, cons_messages = $2, cons_at = $3, version = nextval('conv_version')
+			WHERE tenant_id = $4 AND id = $5 RETURNING version`, c.Through, c.Messages, ms(c.At), tenant, conv).Scan(&version); err != nil {
 			return err
 		}
 		if len(c.Gists) == 0 {
@@ -216,6 +221,9 @@ func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.
 		}
 		return tx.SendBatch(ctx, b).Close()
 	})
+	if err == nil {
+		db.changed(tenant, conv, version)
+	}
 	return wrap("save consolidation", err)
 }
 

@@ -11,8 +11,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/swcmem/swc"
@@ -27,7 +29,8 @@ import (
 
 // Service consolidates and assembles contexts of the conversations in
 // Store: the memory behind swc serve. It is safe for concurrent use once
-// its fields are set.
+// its fields are set. It is a swc.Watcher: told of the changes of its
+// conversations, it serves cached contexts without asking the store.
 type Service struct {
 	Store swc.Store
 	// Gister makes gists in consolidation jobs (put the REM cache in front
@@ -61,9 +64,21 @@ type Service struct {
 	CacheBytes  int64
 	TenantShare float64
 
-	mu     sync.Mutex
-	cache  *memo.Cache[cacheKey, *cached]
-	forgot uint64 // Forget calls so far: a build they overtook is not cached
+	// Recheck bounds how long a cached context is served without asking
+	// the store for the conversation's version while the service is told
+	// of every change (Watching(true)): the staleness when a notification
+	// is lost without its connection failing (default DefaultRecheck).
+	Recheck time.Duration
+
+	mu       sync.Mutex
+	cache    *memo.Cache[cacheKey, *cached]
+	forgot   uint64 // Forget calls so far: a build they overtook is not cached
+	watching bool   // see Watching
+	epoch    uint64 // Watching(true) calls so far
+	// marks counts the changes told of the conversations hashing to each
+	// slot (Changed): a cached context is served unasked only while its
+	// slot's count is the one it was cached or checked at.
+	marks [1 << 14]atomic.Uint64
 }
 
 // DefaultCacheBytes is the default of Service.CacheBytes.
@@ -94,6 +109,40 @@ func (m *Service) CacheStats() (entries int, bytes, largestTenant int64) {
 // resultBytes is about the memory a cached result holds: its JSON and
 // the decoded values beside it (about as many bytes again).
 func resultBytes(r *Result) int64 { return int64(2*len(r.JSON()) + 1024) }
+
+var _ swc.Watcher = (*Service)(nil)
+
+// DefaultRecheck is the default of Service.Recheck.
+const DefaultRecheck = time.Second
+
+// Changed implements swc.Watcher: the conversation's cached contexts are
+// checked against the store before they are served again.
+func (m *Service) Changed(tenant, conv string, version int64) {
+	m.mark(tenant, conv).Add(1)
+}
+
+// Watching implements swc.Watcher. While on, a cached context is served
+// without asking the store (checked again after Recheck); while off,
+// every read asks the store for the conversation's version. Turning it on
+// makes every cached context unchecked: changes before may have gone
+// untold.
+func (m *Service) Watching(on bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.watching = on
+	if on {
+		m.epoch++
+	}
+}
+
+// mark returns the change count of the conversation's slot.
+func (m *Service) mark(tenant, conv string) *atomic.Uint64 {
+	return &m.marks[maphash.Comparable(markSeed, convRef{tenant, conv})%uint64(len(m.marks))]
+}
+
+type convRef struct{ tenant, conv string }
+
+var markSeed = maphash.MakeSeed()
 
 // Request asks for a context.
 type Request struct {
@@ -141,6 +190,21 @@ type cacheKey struct {
 type cached struct {
 	version int64
 	res     *Result
+	// When it was last known current: the service's epoch and the
+	// conversation's change count then, and the time (unix ns).
+	epoch, mark, at atomic.Int64
+}
+
+// current reports whether c may be served without asking the store.
+func (c *cached) current(epoch uint64, mark uint64, now time.Time, recheck time.Duration) bool {
+	return c.epoch.Load() == int64(epoch) && c.mark.Load() == int64(mark) && now.UnixNano()-c.at.Load() < int64(recheck)
+}
+
+// checked records that c was current at epoch, mark and now.
+func (c *cached) checked(epoch uint64, mark uint64, now time.Time) {
+	c.epoch.Store(int64(epoch))
+	c.mark.Store(int64(mark))
+	c.at.Store(now.UnixNano())
 }
 
 func (m *Service) now() time.Time {
@@ -209,22 +273,36 @@ func (m *Service) Normalize(r Request) (Request, error) {
 // under the budget rule). It never calls an LLM. Contexts are cached by
 // conversation, budget, strategy and format, and invalidated by any append
 // or consolidation (the conversation's version, never reused), and a
-// context built while Forget ran is not cached. It returns ENOTFOUND for
-// an unknown conversation and EINVALID for a bad request.
+// context built while Forget ran is not cached. While the service is told
+// of every change (Watching), a cached context no change was told of since
+// it was last checked, less than Recheck ago, is served without asking the
+// store; otherwise the store is asked for the version. It returns
+// ENOTFOUND for an unknown conversation and EINVALID for a bad request.
 func (m *Service) Context(ctx context.Context, tenant, conv string, r Request) (*Result, error) {
 	r, err := m.Normalize(r)
 	if err != nil {
 		return nil, err
 	}
+	key := cacheKey{tenant, conv, r.Strategy, r.Format, r.Budget}
+	now := m.now()
+	m.mu.Lock()
+	cache, forgot, watching, epoch := m.contextCache(), m.forgot, m.watching, m.epoch
+	m.mu.Unlock()
+	c, hit := cache.Get(key)
+	mark := m.mark(tenant, conv).Load() // before the store is read
+	recheck := m.Recheck
+	if recheck <= 0 {
+		recheck = DefaultRecheck
+	}
+	if hit && watching && c.current(epoch, mark, now, recheck) {
+		return c.res, nil
+	}
 	info, err := m.Store.Conversation(ctx, tenant, conv)
 	if err != nil {
 		return nil, err
 	}
-	key := cacheKey{tenant, conv, r.Strategy, r.Format, r.Budget}
-	m.mu.Lock()
-	cache, forgot := m.contextCache(), m.forgot
-	m.mu.Unlock()
-	if c, ok := cache.Get(key); ok && c.version == info.Version {
+	if hit && c.version == info.Version {
+		c.checked(epoch, mark, now)
 		return c.res, nil
 	}
 	res, err := m.build(ctx, tenant, conv, r)
@@ -237,7 +315,9 @@ func (m *Service) Context(ctx context.Context, tenant, conv string, r Request) (
 	if m.forgot != forgot { // a delete came while it was built: not cached
 		return res, nil
 	}
-	cache.Put(tenant, key, &cached{version: res.Version, res: res}, size)
+	c = &cached{version: res.Version, res: res}
+	c.checked(epoch, mark, now)
+	cache.Put(tenant, key, c, size)
 	return res, nil
 }
 

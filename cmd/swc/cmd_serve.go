@@ -227,7 +227,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	if ef.cache.path == "" && !postgres.IsURL(f.db) {
 		ef.cache.path = f.db
 	}
-	be, err := openBackend(ctx, backendConfig{db: f.db, pgConns: f.dbConns, sqliteSync: f.sqliteSync})
+	be, err := openBackend(ctx, backendConfig{db: f.db, pgConns: f.dbConns, sqliteSync: f.sqliteSync, pgStates: int(mp.states)})
 	if err != nil {
 		return nil, err
 	}
@@ -252,6 +252,17 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 		Embedder: eng.embedder, Config: eng.cfg, Rule: swc.SessionRule{Gap: f.sessionGap, Turns: f.sessionTurns},
 	}
 	mp.service(svc.mem)
+	if be.pg != nil {
+		// Cached contexts follow the changes any replica makes, told by
+		// the database: reads need no query.
+		wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		be.pg.OnWatchError = func(err error) {
+			logger.Warn("watching for changes failed; reads ask the database until it is back", "err", err)
+		}
+		go func() { defer close(done); be.pg.Watch(wctx, svc.mem) }()
+		svc.closers = append(svc.closers, func() error { stop(); <-done; return nil })
+	}
 	queue, err := be.openQueue(ctx, consolidator{svc.mem}, jobs.Config{
 		Workers: f.workers, JobTimeout: f.jobTimeout, RescueAfter: f.rescueAfter,
 		PollInterval: f.poll, Logger: logger, OnResult: jm.Record,

@@ -476,9 +476,30 @@ func TestScaletestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"replicas       2", "ingest ", "context reads ", ", 0 errors", "messages ", "conv_gists "} {
+	for _, want := range []string{"Postgres, 2 replicas", "ingest ", "context reads ", ", 0 errors", "cpu per append ", "cpu per read ",
+		"per database core ", "database cores", "messages ", "conv_gists "} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// The same command on a SQLite file: one replica, the database's CPU is
+// the replica's.
+func TestScaletestSQLite(t *testing.T) {
+	loadFeed(t, 1) // skips without the data
+	db := filepath.Join(t.TempDir(), "swc.db")
+	out, stderr, err := run(t, nil, "scaletest", "--db", db, "--data", scaleLoCoMo, "--replicas", "1", "--conversations", "2",
+		"--clients", "4", "--readers", "2", "--duration", "500ms")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{"SQLite, 1 replicas", "ingest ", ", 0 errors", "database in the replica", "per replica core ", "replica cores"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, _, err := run(t, nil, "scaletest", "--db", db, "--data", scaleLoCoMo, "--replicas", "2"); err == nil || !strings.Contains(err.Error(), "one replica") {
+		t.Fatalf("two replicas on a SQLite file: %v, want a usage error", err)
 	}
 }

@@ -30,13 +30,14 @@ type backendConfig struct {
 	db         string // a SQLite file or a postgres:// URL
 	pgConns    int    // Postgres: the pool's connections
 	sqliteSync string // SQLite: sqlite.SyncFull (default) or sqlite.SyncNormal
+	pgStates   int    // Postgres: postgres.Config.StateBytes
 }
 
 // openBackend opens the store cfg names and applies its migrations.
 func openBackend(ctx context.Context, cfg backendConfig) (*backend, error) {
 	db, pgConns := cfg.db, cfg.pgConns
 	if postgres.IsURL(db) {
-		pg, err := postgres.Open(ctx, db, postgres.Config{MaxConns: int32(pgConns), Migrations: riverMigrations})
+		pg, err := postgres.Open(ctx, db, postgres.Config{MaxConns: int32(pgConns), Migrations: riverMigrations, StateBytes: cfg.pgStates})
 		if err != nil {
 			return nil, err
 		}

@@ -30,14 +30,18 @@ type memoryPlan struct {
 	// engines: the consolidation engines' memos (gists, entity counts,
 	// anchors, embeddings).
 	compressors, shared, engines int64
+	// states: on Postgres, the append states of conversations, a
+	// generation of them (the memo holds two).
+	states int64
 }
 
-// planMemory divides limit: 1/16 to the contexts, 1/32 to the rendered
-// memories, 1/16 to the proxy's compressors, 1/16 to the shared memos and
-// 1/32 to the engines.
+// planMemory divides limit: 3/64 to the contexts, 1/64 to the append
+// states (two generations of 1/128), 1/32 to the rendered memories, 1/16
+// to the proxy's compressors, 1/16 to the shared memos and 1/32 to the
+// engines.
 func planMemory(limit int64) memoryPlan {
-	return memoryPlan{limit: limit, contexts: limit / 16, prefixes: limit / 32,
-		compressors: limit / 16, shared: limit / 16, engines: limit / 32}
+	return memoryPlan{limit: limit, contexts: limit / 16 * 3 / 4, prefixes: limit / 32,
+		compressors: limit / 16, shared: limit / 16, engines: limit / 32, states: limit / 128}
 }
 
 // apply sets GOMEMLIMIT to the limit and sizes the shared memos; the

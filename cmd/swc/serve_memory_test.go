@@ -25,7 +25,7 @@ func TestParseBytes(t *testing.T) {
 // the limit.
 func TestPlanMemory(t *testing.T) {
 	p := planMemory(1 << 30)
-	sum := p.contexts + p.prefixes + p.compressors + p.shared + int64(14*p.engineMemoBytes())
+	sum := p.contexts + 2*p.states + p.prefixes + p.compressors + p.shared + int64(14*p.engineMemoBytes())
 	if sum > 1<<28 || sum < 1<<27 {
 		t.Errorf("the plan of 1 GiB sizes its caches and memos to %d bytes, want about a quarter of it", sum)
 	}

@@ -1,0 +1,121 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/swcmem/swc"
+)
+
+// The fast path of an append: the conversation's append state at a
+// version, remembered from this DB's last write of it or from another
+// replica's notification (watch.go), is planned over with swc.PlanAppend
+// and written by one statement that stores nothing unless the
+// conversation is still at that version. The answers the plan cannot have
+// without a query are assumed, then checked by the database: no id of the
+// batch is stored yet (the statement looks, and the unique index on live
+// message ids refuses one that is), and no edited history needs its live
+// messages read.
+
+// convKey names a conversation of a tenant.
+type convKey struct{ tenant, conv string }
+
+// stateEntry is a conversation's append state at a version (0: none).
+type stateEntry struct {
+	version int64
+	st      swc.AppendState
+}
+
+// stateSize is about the bytes an entry holds.
+func stateSize(k convKey, e stateEntry) int {
+	n := len(k.tenant) + len(k.conv) + len(e.st.LastSession) + len(e.st.Head) + 160
+	for _, c := range e.st.OpenCalls {
+		n += len(c) + 16
+	}
+	return n
+}
+
+// putState remembers st as the conversation's state at version, unless a
+// later version is remembered already.
+func (db *DB) putState(tenant, conv string, version int64, st swc.AppendState) {
+	if db.states == nil {
+		return
+	}
+	k := convKey{tenant, conv}
+	if e, ok := db.states.Get(k); ok && e.version > version {
+		return
+	}
+	db.states.Put(k, stateEntry{version: version, st: st})
+}
+
+// dropState forgets the conversation's state.
+func (db *DB) dropState(tenant, conv string) {
+	if db.states == nil {
+		return
+	}
+	k := convKey{tenant, conv}
+	if _, ok := db.states.Get(k); ok {
+		db.states.Put(k, stateEntry{})
+	}
+}
+
+// errAsk stops a fast plan that needs what only the locked path reads.
+var errAsk = errors.New("the fast path cannot answer")
+
+// assume is the fast path's swc.AppendLookup: no id is stored yet (the
+// insert checks it); the live messages are not known.
+type assume struct{}
+
+func (assume) StoredIDs([]string) (map[string]bool, error) { return nil, nil }
+func (assume) Live() ([]swc.StoredMessage, error)          { return nil, errAsk }
+
+// fastAppend writes a plan in one statement: the conversation's row is
+// updated only at version $14 and when it holds none of the batch's ids
+// ($16), and the messages inserted only when it was. (A refusal returns
+// no row rather than an error: pgx forgets a prepared statement that
+// failed.)
+var fastAppend = `WITH u AS (UPDATE conversations SET ` + setState + `
+	WHERE tenant_id = $1 AND id = $2 AND version = $14 AND NOT EXISTS (SELECT 1 FROM messages
+		WHERE tenant_id = $1 AND conv_id = $2 AND msg_id <> '' AND superseded = 0 AND msg_id = ANY($16::text[]))
+	RETURNING ` + convCols + `),
+i AS (` + insertMessages(15) + ` WHERE EXISTS (SELECT 1 FROM u))
+SELECT ` + convCols + ` FROM u`
+
+// appendFast tries the fast path: ok=false (and no error) when the locked
+// path must do the append; an error when the database failed.
+func (db *DB) appendFast(ctx context.Context, tenant, conv string, msgs []swc.Message, o swc.AppendOptions) (swc.AppendResult, bool, error) {
+	if db.states == nil {
+		return swc.AppendResult{}, false, nil
+	}
+	e, ok := db.states.Get(convKey{tenant, conv})
+	if !ok || e.version == 0 || e.st.Messages == 0 {
+		return swc.AppendResult{}, false, nil
+	}
+	now := o.Clock()()
+	plan, err := swc.PlanAppend(e.st, msgs, o, now, assume{})
+	// A rule refusing the batch may be the remembered state's fault: the
+	// locked path answers from the stored one.
+	if err != nil || len(plan.Messages) == 0 || plan.Supersede != 0 {
+		return swc.AppendResult{}, false, nil
+	}
+	args := append([]any{tenant, conv}, stateArgs(plan.State, now)...)
+	args = append(append(args, e.version), msgArgs(plan.Messages)...)
+	info, err := scanConv(db.pool.QueryRow(ctx, fastAppend, args...))
+	var pe *pgconn.PgError
+	switch {
+	case errors.Is(err, pgx.ErrNoRows): // another write came first, or an id is stored
+		db.dropState(tenant, conv)
+		return swc.AppendResult{}, false, nil
+	case errors.As(err, &pe) && pe.Code == "23505": // the same, raced: the locked path skips it
+		return swc.AppendResult{}, false, nil
+	case err != nil:
+		return swc.AppendResult{}, false, err
+	}
+	db.putState(tenant, conv, info.Version, plan.State)
+	db.changed(tenant, conv, info.Version)
+	plan.Result.Conversation = info
+	return plan.Result, true, nil
+}

@@ -110,6 +110,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return usagef("--log-level: %v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+	planMemory(int64(f.memoryLimit)).apply()
 
 	svc, err := openService(ctx, env, &f, ef, sched, logger)
 	if err != nil {
@@ -221,7 +222,6 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 	svc := &service{}
 	serveGC(env)
 	mp := planMemory(int64(f.memoryLimit))
-	mp.apply()
 	ef.memoBytes = mp.engineMemoBytes()
 	// The REM cache lives in the service's file unless --cache says otherwise.
 	if ef.cache.path == "" && !postgres.IsURL(f.db) {

@@ -44,8 +44,10 @@ func planMemory(limit int64) memoryPlan {
 		compressors: limit / 16, shared: limit / 16, engines: limit / 32, states: limit / 128}
 }
 
-// apply sets GOMEMLIMIT to the limit and sizes the shared memos; the
-// other parts are sized where they are made (service, server, engines).
+// apply sets GOMEMLIMIT to the limit and sizes the shared memos: both are
+// the process's, so swc serve (and loadtest-soak) apply them, not
+// openService; the other parts are sized where they are made (service,
+// server, engines).
 func (p memoryPlan) apply() {
 	debug.SetMemoryLimit(p.limit)
 	memo.SetSharedBudget(int(p.shared))

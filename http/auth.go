@@ -154,6 +154,27 @@ func (s *Server) allow(w http.ResponseWriter, keyID string) bool {
 
 // allowOr is allow writing its 429 with fail.
 func (s *Server) allowOr(w http.ResponseWriter, keyID string, fail func(status int, code, msg string)) bool {
+	return s.takeOr(w, keyID, 1, fail)
+}
+
+// allowBody charges a request with a body of size bytes what its size
+// costs beyond the one its authentication took (RateBytes), or writes
+// 429 with fail and returns false.
+func (s *Server) allowBody(w http.ResponseWriter, r *http.Request, size int, fail func(status int, code, msg string)) bool {
+	k, ok := r.Context().Value(authKey{}).(swc.APIKey)
+	if !ok || s.RateBytes <= 0 {
+		return true
+	}
+	n := min(int((int64(size)+s.RateBytes-1)/s.RateBytes), max(s.Burst, 1))
+	if n <= 1 {
+		return true
+	}
+	return s.takeOr(w, k.ID, n-1, fail)
+}
+
+// takeOr takes n tokens from the key's limiter, or writes 429 with fail
+// and returns false.
+func (s *Server) takeOr(w http.ResponseWriter, keyID string, n int, fail func(status int, code, msg string)) bool {
 	if s.Rate < 0 {
 		return true
 	}
@@ -168,7 +189,7 @@ func (s *Server) allowOr(w http.ResponseWriter, keyID string, fail func(status i
 	}
 	s.limitsMu.Unlock()
 	now := s.now()
-	res := l.ReserveN(now, 1)
+	res := l.ReserveN(now, n)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))

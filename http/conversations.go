@@ -27,7 +27,7 @@ func (s *Server) appendMessages(w http.ResponseWriter, r *http.Request, tenant s
 		return
 	}
 	body, ok := s.readBody(w, r)
-	if !ok {
+	if !ok || !s.allowBody(w, r, len(body), func(status int, code, msg string) { writeError(w, status, code, msg) }) {
 		return
 	}
 	b, err := s.decodeAppend(body, s.now())

@@ -58,8 +58,8 @@ func (s *Server) decodeAppend(body []byte, now time.Time) (appendBatch, error) {
 	default:
 		return out, swc.Errorf(swc.EINVALID, "body.stamp: %q (want auto, none or server)", b.Stamp)
 	}
-	if len(b.Messages) > s.MaxBatch {
-		return out, swc.Errorf(swc.EINVALID, "body: %d messages; at most %d per request", len(b.Messages), s.MaxBatch)
+	if n := min(s.MaxBatch, s.maxMessages()); len(b.Messages) > n {
+		return out, swc.Errorf(swc.EINVALID, "body: %d messages; at most %d per request", len(b.Messages), n)
 	}
 	if len(b.Messages) == 0 {
 		return out, nil
@@ -101,6 +101,37 @@ func (s *Server) checkMessages(in *chat.Input, now time.Time) error {
 		if m.Time.After(now.Add(FutureSlack)) {
 			return swc.Errorf(swc.EINVALID, "%s: timestamp %s is in the future (server time %s)", where,
 				m.Time.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// maxMessages is MaxMessages, or DefaultMaxMessages when it is not set.
+func (s *Server) maxMessages() int {
+	if s.MaxMessages > 0 {
+		return s.MaxMessages
+	}
+	return DefaultMaxMessages
+}
+
+// checkStored applies the append limits to the messages the proxy stores
+// (all but the instructions, which are the client's and not stored): ids
+// of at most 200 characters, content within MaxMessage. It returns an
+// EINVALID error naming the message and the flag.
+func (s *Server) checkStored(in *chat.Input) error {
+	for i, m := range in.Messages {
+		if chat.IsInstruction(m) {
+			continue
+		}
+		where := fmt.Sprintf("messages[%d]", i)
+		if i < len(in.Where) {
+			where = in.Where[i]
+		}
+		if len(m.ID) > 200 {
+			return swc.Errorf(swc.EINVALID, "%s.id: longer than 200 characters", where)
+		}
+		if len(m.Content) > s.MaxMessage {
+			return swc.Errorf(swc.EINVALID, "%s.content: %d bytes; a stored conversation (%s) takes at most %d per message (swc serve --max-message)", where, len(m.Content), HeaderConversation, s.MaxMessage)
 		}
 	}
 	return nil

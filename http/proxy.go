@@ -260,6 +260,9 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		reject(http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
 		return
 	}
+	if !s.allowBody(w, r, len(body), func(status int, code, msg string) { reject(status, code, msg) }) {
+		return
+	}
 	malformed := func() {
 		reject(http.StatusBadRequest, "invalid_request_error", "body: malformed JSON (want a "+p.name+" request object)")
 	}
@@ -278,6 +281,10 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 			return
 		}
 		reject(http.StatusBadRequest, "invalid_request_error", swc.ErrorMessage(err))
+		return
+	}
+	if n := s.maxMessages(); len(in.Messages) > n {
+		reject(http.StatusBadRequest, "invalid_request_error", "body: "+strconv.Itoa(len(in.Messages))+" messages; at most "+strconv.Itoa(n)+" per request (swc serve --max-messages)")
 		return
 	}
 	start := time.Now()

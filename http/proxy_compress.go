@@ -176,6 +176,9 @@ func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol,
 	if err := chat.Validate(in.Messages, in.Where); err != nil {
 		return nil, err
 	}
+	if err := s.checkStored(in); err != nil {
+		return nil, err
+	}
 	info, storeErr := s.storeProxied(ctx, in, tenant, conv)
 	if storeErr != nil {
 		if ctx.Err() != nil {

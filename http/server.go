@@ -28,8 +28,11 @@ const (
 	DefaultMaxBody    = 4 << 20  // bytes of one request body
 	DefaultMaxMessage = 64 << 10 // bytes of one message's content
 	DefaultMaxBatch   = 1000     // messages in one append
-	DefaultRate       = 50       // requests per second per key
-	DefaultBurst      = 100
+	// DefaultMaxMessages bounds the messages of one request: a proxied
+	// request's history (an append's batch is bounded by MaxBatch too).
+	DefaultMaxMessages = 10000
+	DefaultRate        = 50 // requests per second per key
+	DefaultBurst       = 100
 	// DefaultKeyCacheTTL bounds how long a key revoked elsewhere keeps
 	// working on a replica that had it cached.
 	DefaultKeyCacheTTL = 2 * time.Second
@@ -53,14 +56,22 @@ type Server struct {
 	Schedule consolidate.Schedule
 	// Rule groups messages into sessions (swc.DefaultSessionRule).
 	Rule swc.SessionRule
-	// MaxBody, MaxMessage, MaxBatch bound requests (the Default… values).
-	MaxBody    int64
-	MaxMessage int
-	MaxBatch   int
+	// MaxBody, MaxMessage, MaxBatch and MaxMessages bound requests (the
+	// Default… values): MaxMessage the content of a message appended or
+	// stored by the proxy, MaxBatch an append's messages, MaxMessages any
+	// request's (a proxied request's history included).
+	MaxBody     int64
+	MaxMessage  int
+	MaxBatch    int
+	MaxMessages int
 	// Rate and Burst limit each key's requests (DefaultRate, DefaultBurst);
-	// a negative Rate disables the limit.
-	Rate  float64
-	Burst int
+	// a negative Rate disables the limit. With RateBytes > 0 a request
+	// with a body counts one per RateBytes bytes of it (at least one, at
+	// most Burst), so that a key sending large bodies is limited by what
+	// they cost.
+	Rate      float64
+	Burst     int
+	RateBytes int64
 	// Now is the clock (time.Now); Logger gets one line per request
 	// (never a key or a tenant id).
 	Now    func() time.Time
@@ -115,7 +126,7 @@ func New(store swc.Store, mem *sleep.Service, queue swc.Queue) *Server {
 	return &Server{store: store, memory: mem, queue: queue,
 		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: 10 * time.Minute},
 		Rule:     swc.DefaultSessionRule(),
-		MaxBody:  DefaultMaxBody, MaxMessage: DefaultMaxMessage, MaxBatch: DefaultMaxBatch,
+		MaxBody:  DefaultMaxBody, MaxMessage: DefaultMaxMessage, MaxBatch: DefaultMaxBatch, MaxMessages: DefaultMaxMessages,
 		Rate: DefaultRate, Burst: DefaultBurst, KeyCacheTTL: DefaultKeyCacheTTL,
 		Registry: prometheus.NewRegistry(),
 	}

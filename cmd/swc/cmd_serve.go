@@ -71,6 +71,8 @@ type serveFlags struct {
 	rate                         float64
 	burst                        int
 	maxBody, maxMessage          int64
+	maxMessages                  int
+	rateBytes                    int64
 	sessionGap                   time.Duration
 	sessionTurns                 int
 	jobTimeout, rescueAfter      time.Duration
@@ -104,6 +106,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	if f.sqliteSync != sqlite.SyncFull && f.sqliteSync != sqlite.SyncNormal {
 		return usagef("--sqlite-synchronous: want full or normal (got %q)", f.sqliteSync)
+	}
+	if f.maxMessages < 1 || f.rateBytes < 0 {
+		return usagef("--max-messages must be positive and --rate-bytes not negative (got %d and %d)", f.maxMessages, f.rateBytes)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
@@ -160,7 +165,9 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	fs.Float64Var(&f.rate, "rate", swchttp.DefaultRate, "requests per second per key (negative: no limit)")
 	fs.IntVar(&f.burst, "burst", swchttp.DefaultBurst, "requests a key may burst above --rate")
 	fs.Int64Var(&f.maxBody, "max-body", swchttp.DefaultMaxBody, "largest request body, bytes (413 above)")
-	fs.Int64Var(&f.maxMessage, "max-message", swchttp.DefaultMaxMessage, "largest message content, bytes (400 above)")
+	fs.Int64Var(&f.maxMessage, "max-message", swchttp.DefaultMaxMessage, "largest message content, bytes, appended or stored by the proxy (X-SWC-Conversation; 400 above)")
+	fs.IntVar(&f.maxMessages, "max-messages", swchttp.DefaultMaxMessages, "most messages of one request, 400 above: a proxied request's history; an append's batch (which takes at most 1000 in any case)")
+	fs.Int64Var(&f.rateBytes, "rate-bytes", 0, "when positive, a request counts one against --rate per this many bytes of its body (at least one, at most --burst): large bodies cost what they weigh")
 	fs.DurationVar(&f.sessionGap, "session-gap", 30*time.Minute, "silence that starts a new session")
 	fs.IntVar(&f.sessionTurns, "session-turns", 20, "messages after which a new session starts (without explicit session ids)")
 	fs.DurationVar(&f.jobTimeout, "job-timeout", 5*time.Minute, "limit of one consolidation attempt")
@@ -296,6 +303,7 @@ func openService(ctx context.Context, env *Env, f *serveFlags, ef *engineFlags, 
 		return nil, usagef("--trusted-proxy: %v", err)
 	}
 	srv.Rate, srv.Burst, srv.MaxBody, srv.MaxMessage = f.rate, f.burst, f.maxBody, int(f.maxMessage)
+	srv.MaxMessages, srv.RateBytes = f.maxMessages, f.rateBytes
 	if srv.Proxy, err = proxyConfig(env, f.proxy, ef, eng); err != nil {
 		svc.close()
 		return nil, err

@@ -1,0 +1,94 @@
+package http_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc"
+	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/sleep"
+)
+
+// TestProxyStoredLimits: the proxy applies --max-message to the messages
+// it stores (a stored conversation took a 1,000,000-byte message while
+// the append API's limit was 65,536); the instructions, which are not
+// stored, and stateless requests are not bound by it. --max-messages
+// bounds a proxied request's messages.
+func TestProxyStoredLimits(t *testing.T) {
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.MaxMessage, s.MaxMessages = 1000, 30 })
+	tenant, err := e.db.TenantByName(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 1001)
+	msgs := []swc.Message{{Role: swc.RoleSystem, Content: "You are terse. " + big}, {Role: swc.RoleUser, Content: "hello"},
+		{Role: swc.RoleAssistant, Content: "hi"}, {Role: swc.RoleUser, Content: big}}
+	// Stored: 400 naming the message and the flag; nothing stored or sent.
+	resp := e.post(t, "/v1/chat/completions", openAIBody(t, msgs, ""), swchttp.HeaderConversation+": c1")
+	body := readAll(t, resp)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "messages[3].content: 1001 bytes") || !strings.Contains(body, "--max-message") {
+		t.Errorf("stored request with a message over --max-message: %d %s", resp.StatusCode, body)
+	}
+	if _, err := e.db.Conversation(context.Background(), tenant.ID, "c1"); swc.ErrorCode(err) != swc.ENOTFOUND {
+		t.Errorf("the conversation was stored anyway (err %v)", err)
+	}
+	if n := e.up.count(); n != 0 {
+		t.Errorf("the upstream got %d requests", n)
+	}
+	// The same history without the big message: stored (the big
+	// instruction is the client's, never stored).
+	resp = e.post(t, "/v1/chat/completions", openAIBody(t, msgs[:3], ""), swchttp.HeaderConversation+": c1")
+	if body := readAll(t, resp); resp.StatusCode != http.StatusOK {
+		t.Errorf("stored request within the limits: %d %s", resp.StatusCode, body)
+	}
+	// Stateless: nothing stored, the limit does not apply.
+	resp = e.post(t, "/v1/chat/completions", openAIBody(t, msgs, ""))
+	if body := readAll(t, resp); resp.StatusCode != http.StatusOK {
+		t.Errorf("stateless request with a large message: %d %s", resp.StatusCode, body)
+	}
+	// --max-messages.
+	var many []swc.Message
+	for i := range 31 {
+		many = append(many, swc.Message{Role: []swc.Role{swc.RoleUser, swc.RoleAssistant}[i%2], Content: "m"})
+	}
+	resp = e.post(t, "/v1/chat/completions", openAIBody(t, many, ""))
+	if body := readAll(t, resp); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "31 messages; at most 30 per request (swc serve --max-messages)") {
+		t.Errorf("31 messages over --max-messages 30: %d %s", resp.StatusCode, body)
+	}
+	resp = e.post(t, "/v1/chat/completions", openAIBody(t, many[:30], ""))
+	if body := readAll(t, resp); resp.StatusCode != http.StatusOK {
+		t.Errorf("30 messages: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestRateBySize: with RateBytes a request counts one per RateBytes bytes
+// of its body, so a key sending large bodies is held to what they cost;
+// without it every request counts one.
+func TestRateBySize(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		rateBytes int64
+		want      []int // statuses of: large, large, small
+	}{
+		{"by size", 4096, []int{200, 429, 200}},
+		{"by count", 0, []int{200, 200, 200}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Rate, s.Burst, s.RateBytes = 0.001, 6, c.rateBytes })
+			msgs := []swc.Message{{Role: swc.RoleUser, Content: strings.Repeat("word ", 3000)}} // ~15 kB: 4 at 4 kB
+			large, small := openAIBody(t, msgs, ""), openAIBody(t, []swc.Message{{Role: swc.RoleUser, Content: "hi"}}, "")
+			for i, b := range []string{large, large, small} {
+				resp := e.post(t, "/v1/chat/completions", b)
+				body := readAll(t, resp)
+				if resp.StatusCode != c.want[i] {
+					t.Errorf("request %d: %d %s, want %d", i, resp.StatusCode, body, c.want[i])
+				}
+				if resp.StatusCode == 429 && resp.Header.Get("Retry-After") == "" {
+					t.Errorf("request %d: 429 without Retry-After", i)
+				}
+			}
+		})
+	}
+}

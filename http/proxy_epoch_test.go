@@ -2,9 +2,13 @@ package http_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
 	"strconv"
 	"testing"
 
+	"github.com/swcmem/swc/chat"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/internal/transcript"
 	"github.com/swcmem/swc/loadtest"
@@ -102,5 +106,65 @@ func TestProxyEpochMemoryOncePerEpoch(t *testing.T) {
 	c, modeC, epochC := send(304)
 	if modeC != "prefix" || epochC != epochB || !bytes.HasPrefix(c, b[:bytes.LastIndex(b, []byte("]}"))]) {
 		t.Errorf("a second consolidation in the epoch moved the prefix (mode %q, epoch %s)", modeC, epochC)
+	}
+}
+
+// TestProxyResponsesEpoch: /v1/responses compresses in epochs as chat
+// completions do. An agent's LoCoMo transcript as Responses input items,
+// a request at each user message, each the one before plus the new items:
+// every body upstream is within the budget with every byte outside input
+// as sent, and between two compactions (X-SWC-Compacted) each request's
+// input is the one before's, item for item, plus the new items, so the
+// instructions and the memory item are byte for byte the same.
+func TestProxyResponsesEpoch(t *testing.T) {
+	tr := agentTranscript(t, 0, 0, transcript.Options{})
+	points := loadtest.RequestPoints(tr.Messages)
+	points = points[:min(len(points), 90)]
+	e := newProxyEnv(t)
+	e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, responseJSON)
+	}
+	var prevItems []json.RawMessage
+	prev, jumps, stable := 0, 0, 0
+	for k, p := range points {
+		instr, items := chat.ResponsesInput(tr.Messages[:p])
+		body, err := json.Marshal(map[string]any{"model": "gpt-5", "instructions": instr, "input": items, "store": false})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := e.post(t, "/v1/responses", string(body), "X-SWC-Budget: 2000")
+		if got := readAll(t, resp); resp.StatusCode != 200 {
+			t.Fatalf("request %d: %d %s", k, resp.StatusCode, got)
+		}
+		sent, _ := e.up.last(t)
+		withinBudget(t, sent, chat.Responses, 2000)
+		_, outside := inputItems(t, body)
+		gotItems, gotOutside := inputItems(t, sent)
+		if gotOutside != outside {
+			t.Fatalf("request %d: the body outside input changed", k)
+		}
+		n, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderCompacted))
+		switch {
+		case n < prev:
+			t.Fatalf("request %d: compacted %d after %d", k, n, prev)
+		case n > prev:
+			jumps++
+		case n > 0:
+			if len(gotItems) < len(prevItems) {
+				t.Fatalf("request %d: %d items after %d in the same epoch", k, len(gotItems), len(prevItems))
+			}
+			for j := range prevItems {
+				if !bytes.Equal(prevItems[j], gotItems[j]) {
+					t.Fatalf("request %d: item %d changed within an epoch (compacted %d):\n%.200s\n%.200s", k, j, n, prevItems[j], gotItems[j])
+				}
+			}
+			stable++
+		}
+		prev, prevItems = n, gotItems
+	}
+	t.Logf("%d requests, %d compactions, %d extending the one before", len(points), jumps, stable)
+	if jumps < 2 || stable < len(points)/2 {
+		t.Errorf("%d compactions and %d stable requests in %d", jumps, stable, len(points))
 	}
 }

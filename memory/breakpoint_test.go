@@ -116,17 +116,7 @@ func TestCacheBreakpoints(t *testing.T) {
 			if off {
 				o.CacheBreakpoints = BreakpointsOff
 			}
-			var res *Result
-			mw := AnthropicMiddleware(mustNew(t, o), func(r *Result, err error) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				res = r
-			})
-			var cp capture
-			if _, err := mw(post(t, "https://api.anthropic.com/v1/messages", in), cp.next); err != nil {
-				t.Fatal(err)
-			}
+			res, cp := sendAnthropic(t, o, in)
 			if res.Fits || res.Recent < 10 {
 				t.Fatalf("%s: not compressed (recent %d)", name, res.Recent)
 			}
@@ -167,4 +157,22 @@ func TestCacheBreakpoints(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sendAnthropic sends body through AnthropicMiddleware with a Compressor
+// of o and returns the Result and what the middleware sent on.
+func sendAnthropic(t *testing.T, o Options, body []byte) (*Result, *capture) {
+	t.Helper()
+	var res *Result
+	mw := AnthropicMiddleware(mustNew(t, o), func(r *Result, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = r
+	})
+	cp := &capture{}
+	if _, err := mw(post(t, "https://api.anthropic.com/v1/messages", body), cp.next); err != nil {
+		t.Fatal(err)
+	}
+	return res, cp
 }

@@ -106,17 +106,7 @@ func TestAnthropicMiddleware(t *testing.T) {
 		for _, keep := range []int{0, 1, 2, 3, 5, 8, 13} {
 			o := DefaultOptions()
 			o.Budget, o.KeepRecent = 1500, keep
-			var res *Result
-			mw := AnthropicMiddleware(mustNew(t, o), func(r *Result, err error) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				res = r
-			})
-			var cp capture
-			if _, err := mw(post(t, "https://api.anthropic.com/v1/messages", body), cp.next); err != nil {
-				t.Fatal(err)
-			}
+			res, cp := sendAnthropic(t, o, body)
 			in, err := chat.Parse(cp.body, chat.Anthropic)
 			if err != nil {
 				t.Fatalf("keep %d: compressed request does not parse: %v", keep, err)

@@ -227,7 +227,7 @@ func (db *DB) appendLocked(ctx context.Context, tenant, conv string, msgs []swc.
 	open = false
 	v := plan.Result.Conversation.Version
 	db.putState(tenant, conv, v, plan.State)
-	db.changed(tenant, conv, v)
+	db.changed(tenant, conv, v, &plan.State)
 	return plan.Result, nil
 }
 

@@ -9,8 +9,8 @@
 // change of a conversation (append, consolidation) sets its version to the
 // next value of one database-wide sequence, never reused, not even by a
 // conversation deleted and made again under the same id, and notifies the
-// replicas at commit (Watch): a replica serves a cached context without a
-// query while it listens, and checks the version otherwise.
+// replicas right after commit (Watch): a replica serves a cached context
+// without a query while it listens, and checks the version otherwise.
 package postgres
 
 import (
@@ -75,6 +75,12 @@ type DB struct {
 	watchMu  sync.Mutex
 	watcher  swc.Watcher
 	watchPID atomic.Uint32 // the backend of Watch's connection (0: none)
+	// The notifier (watch.go): this DB's id in its notices, the notices
+	// waiting, and whether some were dropped (the queue was full).
+	id       string
+	out      chan string
+	overflow atomic.Bool
+	stopped  chan struct{}
 }
 
 // Open connects to the database at dsn and brings its schema up to date.
@@ -106,14 +112,17 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
+	db.startNotifier()
 	return db, nil
 }
 
 // Pool returns the connection pool (River's driver uses it).
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
-// Close closes the pool.
+// Close sends the notifications still waiting (for up to a second),
+// then closes the pool.
 func (db *DB) Close() error {
+	db.stopNotifier()
 	db.pool.Close()
 	return nil
 }

@@ -115,7 +115,7 @@ func (db *DB) appendFast(ctx context.Context, tenant, conv string, msgs []swc.Me
 		return swc.AppendResult{}, false, err
 	}
 	db.putState(tenant, conv, info.Version, plan.State)
-	db.changed(tenant, conv, info.Version)
+	db.changed(tenant, conv, info.Version, &plan.State)
 	plan.Result.Conversation = info
 	return plan.Result, true, nil
 }

@@ -185,14 +185,15 @@ func (db *DB) DeleteConversation(ctx context.Context, tenant, conv string) error
 	})
 	if err == nil {
 		db.dropState(tenant, conv)
-		db.changed(tenant, conv, 0)
+		db.changed(tenant, conv, 0, nil)
 	}
 	return wrap("delete", err)
 }
 
 // SaveConsolidation implements swc.Store.
 func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.Consolidation) error {
-	var version int64
+	var st swc.AppendState
+	var info swc.ConversationInfo
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var gen string
 		var edits int
@@ -206,8 +207,9 @@ func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.
 		if err := swc.CheckGeneration(conv, gen, edits, c); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `UPDATE conversations SET cons_through = $1, cons_messages = $2, cons_at = $3, version = nextval('conv_version')
-			WHERE tenant_id = $4 AND id = $5 RETURNING version`, c.Through, c.Messages, ms(c.At), tenant, conv).Scan(&version); err != nil {
+		st, info, err = scanStateConv(tx.QueryRow(ctx, `UPDATE conversations SET cons_through = $1, cons_messages = $2, cons_at = $3, version = nextval('conv_version')
+			WHERE tenant_id = $4 AND id = $5 RETURNING `+stateCols+`, `+convCols, c.Through, c.Messages, ms(c.At), tenant, conv))
+		if err != nil {
 			return err
 		}
 		if len(c.Gists) == 0 {
@@ -222,7 +224,8 @@ func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err == nil {
-		db.changed(tenant, conv, version)
+		db.putState(tenant, conv, info.Version, st)
+		db.changed(tenant, conv, info.Version, &st)
 	}
 	return wrap("save consolidation", err)
 }

@@ -11,22 +11,108 @@ import (
 	"github.com/swcmem/swc"
 )
 
-// Every change of a conversation's version and every delete notifies the
-// channel "swc:SCHEMA" at commit (migration 5's trigger), whoever made it:
-// a replica, swc keys, psql. Watch listens there on a connection of its
-// own and tells a swc.Watcher, so a replica serves its cached contexts
-// without asking the database whether they are current; the payload also
-// carries the append rules' state, so the next append through this
-// replica writes in one statement (append.go).
+// Every change of a conversation's version (append, consolidation, edit)
+// and every delete is told to the other replicas: after its commit, the
+// store queues a notification to the channel "swc:SCHEMA", and a notifier
+// sends those waiting in one statement (a transaction that notifies holds
+// a database-wide lock through its commit, so notifying inside the
+// writes would make them commit one at a time; this one writes nothing).
+// Watch listens there on a connection of its own and tells a swc.Watcher,
+// so a replica serves its cached contexts without asking the database
+// whether they are current; the payload also carries the append rules'
+// state, so the next append through this replica writes in one statement
+// (fast.go). A notification lost (the replica died between its commit and
+// the send, or the queue was full) is covered by the watcher's recheck.
 
 // notice is a notification's payload: tenant, conversation, version (0:
-// deleted; -1: some conversation whose ids were too long to name) and,
-// when it fits, the append state as stateCols lists it.
+// deleted; -1: any conversation may have changed), when it fits the
+// append state as stateCols lists it, and the sending DB's id.
 type notice struct {
-	Tenant  string            `json:"t"`
-	Conv    string            `json:"c"`
+	Tenant  string            `json:"t,omitempty"`
+	Conv    string            `json:"c,omitempty"`
 	Version int64             `json:"v"`
-	State   []json.RawMessage `json:"s"`
+	State   []json.RawMessage `json:"s,omitempty"`
+	From    string            `json:"o,omitempty"`
+}
+
+// maxPayload is under NOTIFY's limit (8000 bytes).
+const maxPayload = 7900
+
+// encodeNotice returns the payload telling of a change: with the state
+// when it fits, else without, else "any may have changed".
+func encodeNotice(from, tenant, conv string, version int64, st *swc.AppendState) string {
+	n := notice{Tenant: tenant, Conv: conv, Version: version, From: from}
+	if st != nil {
+		for _, v := range []any{st.Messages, st.Sessions, ms(st.LastTime), ms(st.LastClient), st.LastSession, st.SessionLen, st.Seq,
+			openCalls(st.OpenCalls), st.Head, st.ChainLen} {
+			b, _ := json.Marshal(v)
+			n.State = append(n.State, b)
+		}
+	}
+	if b, _ := json.Marshal(n); len(b) <= maxPayload {
+		return string(b)
+	}
+	n.State = nil
+	if b, _ := json.Marshal(n); len(b) <= maxPayload {
+		return string(b)
+	}
+	b, _ := json.Marshal(notice{Version: -1, From: from})
+	return string(b)
+}
+
+// notifyBatch is the most notices one statement sends.
+const notifyBatch = 256
+
+func (db *DB) startNotifier() {
+	db.id = newID("")
+	db.out = make(chan string, 8192)
+	db.stopped = make(chan struct{})
+	go db.sendNotices(db.out)
+}
+
+// stopNotifier closes the queue and waits (up to a second) for the
+// notices in it to be sent.
+func (db *DB) stopNotifier() {
+	db.watchMu.Lock()
+	out := db.out
+	db.out = nil
+	db.watchMu.Unlock()
+	if out == nil {
+		return
+	}
+	close(out)
+	select {
+	case <-db.stopped:
+	case <-time.After(time.Second):
+	}
+}
+
+// sendNotices sends the queued notices, those waiting together, until the
+// queue is closed. A failed send is dropped (the recheck covers it).
+func (db *DB) sendNotices(out chan string) {
+	defer close(db.stopped)
+	for p := range out {
+		batch := []string{p}
+	more:
+		for len(batch) < notifyBatch {
+			select {
+			case p, ok := <-out:
+				if !ok {
+					break more
+				}
+				batch = append(batch, p)
+			default:
+				break more
+			}
+		}
+		if db.overflow.Swap(false) {
+			b, _ := json.Marshal(notice{Version: -1, From: db.id})
+			batch = append(batch, string(b))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		db.pool.Exec(ctx, `SELECT pg_notify('swc:' || current_schema(), p) FROM unnest($1::text[]) AS p`, batch)
+		cancel()
+	}
 }
 
 // WatchRetry is how long Watch waits before connecting again after its
@@ -90,6 +176,9 @@ func (db *DB) listen(ctx context.Context, w swc.Watcher) error {
 		if json.Unmarshal([]byte(n.Payload), &p) != nil {
 			continue
 		}
+		if p.From == db.id { // told already, at its commit
+			continue
+		}
 		if p.Version < 0 { // a conversation not named: any may have changed
 			w.Watching(true)
 			continue
@@ -123,10 +212,19 @@ func (p notice) state() (swc.AppendState, bool) {
 	return st, true
 }
 
-// changed tells the watcher, if any, of a write this DB committed.
-func (db *DB) changed(tenant, conv string, version int64) {
+// changed tells of a write this DB committed: the watcher, if any, at
+// once; the other replicas by a notification (st: the append state after
+// it, when known).
+func (db *DB) changed(tenant, conv string, version int64, st *swc.AppendState) {
 	db.watchMu.Lock()
-	w := db.watcher
+	w, out := db.watcher, db.out
+	if out != nil {
+		select {
+		case out <- encodeNotice(db.id, tenant, conv, version, st):
+		default:
+			db.overflow.Store(true)
+		}
+	}
 	db.watchMu.Unlock()
 	if w != nil {
 		w.Changed(tenant, conv, version)

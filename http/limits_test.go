@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/swcmem/swc"
 	swchttp "github.com/swcmem/swc/http"
@@ -90,5 +91,32 @@ func TestRateBySize(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompressTimeoutOffline: --compress-timeout bounds the offline
+// engines too (it had no effect without an LLM or a remote embedder):
+// past it the truncation plan compresses the history, the answer says so
+// (X-SWC-Fallback) and /metrics counts it.
+func TestCompressTimeoutOffline(t *testing.T) {
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy.CompressTimeout = time.Microsecond })
+	msgs := sessions(30, 20)
+	start := time.Now()
+	resp := e.post(t, "/v1/chat/completions", openAIBody(t, msgs, ""), swchttp.HeaderBudget+": 1500")
+	body := readAll(t, resp)
+	t.Logf("%d messages in %v: %s %s", len(msgs), time.Since(start), resp.Header.Get(swchttp.HeaderTokensBefore), resp.Header.Get(swchttp.HeaderTokensAfter))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get(swchttp.HeaderFallback), "truncation") {
+		t.Fatalf("%d %s; X-SWC-Fallback %q, want the truncation plan", resp.StatusCode, body, resp.Header.Get(swchttp.HeaderFallback))
+	}
+	sent, _ := e.up.last(t)
+	if !strings.Contains(string(sent), "[Session 1 ") {
+		t.Errorf("the forwarded request holds no truncated memory: %.400s", sent)
+	}
+	m, err := e.ts.Client().Get(e.ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, m); !strings.Contains(got, `swc_proxy_fallbacks_total{reason="truncation"} 1`) {
+		t.Errorf("the truncation plan is not counted in /metrics")
 	}
 }

@@ -82,7 +82,8 @@ type ProxyConfig struct {
 	// to the offline engines.
 	Embedder swc.Embedder
 	// CompressTimeout bounds compression (DefaultCompressTimeout): past it,
-	// the offline engines compress the request instead.
+	// the offline engines compress the request instead, and past it again
+	// the truncation plan (memory.CheapPlan).
 	CompressTimeout time.Duration
 	// PrefixShare is the share of the budget (after the instructions) the
 	// consolidated memory of a stored conversation may use (default 0.5);
@@ -134,7 +135,7 @@ func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 			Name: "swc_proxy_requests_total", Help: "Proxied requests by protocol (openai, anthropic, responses) and mode (fits, stateless, stored, prefix, passthrough, rejected).",
 		}, []string{"protocol", "mode"}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "swc_proxy_fallbacks_total", Help: "Requests compressed by the offline engines because the configured ones failed or ran past --compress-timeout, by reason (deadline, engine, store, memory).",
+			Name: "swc_proxy_fallbacks_total", Help: "Requests compressed by the offline engines because the configured ones failed or ran past --compress-timeout, by reason (deadline, engine, store, memory; truncation: the offline engines ran past it too, and the truncation plan compressed the history).",
 		}, []string{"reason"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "swc_proxy_tokens_total", Help: "Message tokens of proxied requests before and after compression.",

@@ -151,6 +151,9 @@ func (s *Server) stateless(ctx context.Context, c *memory.Compressor, in *chat.I
 		if strings.HasPrefix(res.Fallback, "deadline") {
 			out.fallbackReason = "deadline"
 		}
+		if res.Plan == memory.CheapPlan {
+			out.fallbackReason = "truncation"
+		}
 	}
 	if res.Fits {
 		out.mode = "fits"

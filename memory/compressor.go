@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
@@ -139,6 +140,10 @@ type Result struct {
 	// Fallback, when non-empty, says why the offline engines compressed
 	// the history instead of the configured ones.
 	Fallback string `json:"fallback,omitempty"`
+	// Plan is "truncation" when even the offline engines ran past ctx's
+	// deadline and the history's memory is the cheaper truncation plan
+	// (the first session pinned, then the most recent turns that fit).
+	Plan string `json:"plan,omitempty"`
 	// Truncated lists the input indexes of history messages cut because
 	// each alone exceeded the history's budget.
 	Truncated []int `json:"truncated,omitempty"`
@@ -284,6 +289,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 	}
 	emit(blk.text)
 	res.Context, res.Rule, res.Warnings, res.Fallback, res.Usage = blk.context, blk.rule, blk.warnings, blk.fallback, blk.usage
+	res.Plan = blk.plan
 	for _, sp := range blk.sessions {
 		sp.First, sp.Last = history[sp.First], history[sp.Last]
 		res.Sessions = append(res.Sessions, sp)
@@ -304,6 +310,7 @@ type memBlock struct {
 	warnings  []string
 	truncated []int
 	fallback  string
+	plan      string // CheapPlan when the deadline cut the strategy short
 	usage     usage.Summary
 }
 
@@ -367,7 +374,11 @@ func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, histor
 
 	engines := c.engines()
 	run := func(ctx context.Context, e engineSet, budget int) (*swc.Context, error) {
-		strat, err := strategy.New(o.Strategy, strategy.Engines{
+		name := o.Strategy
+		if e.cheap {
+			name, blk.plan = CheapPlan, CheapPlan
+		}
+		strat, err := strategy.New(name, strategy.Engines{
 			Embedder: e.embedder, Gister: e.gister, Config: o.Config, Schedule: o.Schedule,
 			Plans: c.memos.plans, Salient: c.memos.salientCount, Anchor: c.memos.anchor,
 			Analyzer: &selection.Analyzer{Anchor: c.memos.anchor, Salient: c.memos.salientCount, Dated: mention.HasTemporal, Terms: c.memos.terms},
@@ -454,7 +465,12 @@ type engineSet struct {
 	gister   swc.Gister
 	embedder swc.Embedder
 	meter    *usage.Meter
+	cheap    bool // the truncation plan instead of the strategy (CheapPlan)
 }
+
+// CheapPlan is the strategy a history is compressed with when even the
+// offline engines run past the deadline: it costs a pass over the turns.
+const CheapPlan = "truncation"
 
 // engines returns the configured engines for one Compress call: its own
 // meter, and a memo so that budget retries never pay for a gist twice.
@@ -482,17 +498,17 @@ func (c *Compressor) engines() engineSet {
 // runWithFallback runs f with the configured engines; when they may call
 // an LLM, the attempt ends FallbackReserve before ctx's deadline, and any
 // failure of theirs (deadline, provider error) is answered by running f
-// with the offline engines, recorded in *fallback. Input errors
-// (EINVALID) are returned as they are.
+// with the offline engines, recorded in *fallback. The offline engines
+// are bounded by ctx's deadline too: past it, f runs the cheaper
+// CheapPlan without a deadline (runOffline). Input errors (EINVALID) are
+// returned as they are.
 func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, fallback *string, f func(context.Context, engineSet) (*swc.Context, error)) (*swc.Context, error) {
 	if !c.online || *fallback != "" {
 		if *fallback != "" {
 			g, emb := offline()
 			e = engineSet{gister: memo.NewGister(g, c.memos.gists), embedder: emb, meter: e.meter}
 		}
-		// Offline engines do not wait on anything: finish even past the
-		// deadline rather than fail.
-		return f(context.WithoutCancel(ctx), e)
+		return c.runOffline(ctx, e, fallback, f)
 	}
 	actx := ctx
 	if dl, ok := ctx.Deadline(); ok {
@@ -514,5 +530,29 @@ func (c *Compressor) runWithFallback(ctx context.Context, e engineSet, fallback 
 		*fallback = "engine failed: " + err.Error()
 	}
 	g, emb := offline()
-	return f(context.WithoutCancel(ctx), engineSet{gister: memo.NewGister(g, c.memos.gists), embedder: emb, meter: e.meter})
+	return c.runOffline(ctx, engineSet{gister: memo.NewGister(g, c.memos.gists), embedder: emb, meter: e.meter}, fallback, f)
+}
+
+// cheapNote ends a fallback that went on to CheapPlan.
+const cheapNote = "; the " + CheapPlan + " plan compressed the history"
+
+// runOffline runs f with offline engines e until ctx's deadline; past it
+// (or once a budget retry of the same call got there; or ctx canceled) f
+// runs CheapPlan, which waits on nothing, without a deadline, and
+// *fallback says so.
+func (c *Compressor) runOffline(ctx context.Context, e engineSet, fallback *string, f func(context.Context, engineSet) (*swc.Context, error)) (*swc.Context, error) {
+	if !strings.HasSuffix(*fallback, cheapNote) {
+		out, err := f(ctx, e)
+		if err == nil || swc.ErrorCode(err) == swc.EINVALID || ctx.Err() == nil {
+			return out, err
+		}
+		if *fallback == "" {
+			*fallback = "deadline: the offline engines ran past it"
+		} else {
+			*fallback += "; the offline engines ran past the deadline too"
+		}
+		*fallback += cheapNote
+	}
+	e.cheap = true
+	return f(context.WithoutCancel(ctx), e)
 }

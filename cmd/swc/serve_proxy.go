@@ -27,7 +27,7 @@ type proxyFlags struct {
 func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 	fs.StringVar(&f.openai, "upstream-openai", "", "OpenAI-compatible base URL the proxy forwards /v1/chat/completions, /v1/responses, /v1/embeddings and /v1/models to, with /v1 (e.g. https://api.openai.com/v1); key: OPENAI_API_KEY")
 	fs.StringVar(&f.anthropic, "upstream-anthropic", "", "Anthropic base URL the proxy forwards /v1/messages and /v1/messages/count_tokens to (e.g. https://api.anthropic.com); key: ANTHROPIC_API_KEY")
-	fs.DurationVar(&f.compressTimeout, "compress-timeout", swchttp.DefaultCompressTimeout, "longest a proxied request's compression may take before the offline engines compress it instead")
+	fs.DurationVar(&f.compressTimeout, "compress-timeout", swchttp.DefaultCompressTimeout, "longest a proxied request's compression may take: past it the offline engines compress it instead, and when they run past it too, the truncation plan (the first session, then the most recent messages; swc_proxy_fallbacks_total{reason=\"truncation\"})")
 	fs.IntVar(&f.keepRecent, "keep-recent", 8, "latest messages of a proxied request sent unchanged (0: none); with epochs, the messages a new epoch starts with (at least 1)")
 	fs.StringVar(&f.compaction, "compaction", memory.Epoch, "how a proxied history over the budget is compressed: epoch (a memory that stays byte for byte until the verbatim tail outgrows its room, so provider prompt caches hit) or replan (the whole history re-planned on every request)")
 	fs.Float64Var(&f.memoryShare, "memory-share", memory.DefaultMemoryShare, "epoch: share of the budget (after the instructions) the memory may use; the verbatim tail grows into the rest")

@@ -54,15 +54,20 @@ func BenchmarkCompress(b *testing.B) {
 			}
 		})
 		// cold: a new Compressor each time (no gists, anchors or entity
-		// counts remembered).
-		b.Run(tc.name+"/compress-cold", func(b *testing.B) {
-			defer reportCPU(b, cpuTime())
-			for b.Loop() {
-				c, _ := New(o)
-				if _, err := c.Compress(context.Background(), tc.msgs); err != nil {
-					b.Fatal(err)
+		// counts remembered); also as the proxy compressed before epochs
+		// (swc-anchored, re-planned).
+		replan := o
+		replan.Strategy, replan.Compaction = "swc-anchored", Replan
+		for name, o := range map[string]Options{"compress-cold": o, "compress-cold-replan-anchored": replan} {
+			b.Run(tc.name+"/"+name, func(b *testing.B) {
+				defer reportCPU(b, cpuTime())
+				for b.Loop() {
+					c, _ := New(o)
+					if _, err := c.Compress(context.Background(), tc.msgs); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

@@ -129,7 +129,8 @@ func TestProxyResponsesEpoch(t *testing.T) {
 	prev, jumps, stable := 0, 0, 0
 	for k, p := range points {
 		instr, items := chat.ResponsesInput(tr.Messages[:p])
-		body, err := json.Marshal(map[string]any{"model": "gpt-5", "instructions": instr, "input": items, "store": false})
+		body, err := json.Marshal(map[string]any{"model": "gpt-5", "instructions": instr, "input": items, "store": false,
+			"prompt_cache_key": "agent-7", "prompt_cache_retention": "24h"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,5 +167,53 @@ func TestProxyResponsesEpoch(t *testing.T) {
 	t.Logf("%d requests, %d compactions, %d extending the one before", len(points), jumps, stable)
 	if jumps < 2 || stable < len(points)/2 {
 		t.Errorf("%d compactions and %d stable requests in %d", jumps, stable, len(points))
+	}
+}
+
+// TestProxyOpenAICacheFields: OpenAI's prompt caching is automatic; the
+// fields that steer it (prompt_cache_key, prompt_cache_retention,
+// safety_identifier) and every other field outside messages reach the
+// provider as the client sent them on compressed requests, and between
+// compactions the compressed messages are the request before's plus the
+// new ones.
+func TestProxyOpenAICacheFields(t *testing.T) {
+	tr := agentTranscript(t, 0, 0, transcript.Options{})
+	points := loadtest.RequestPoints(tr.Messages)
+	points = points[:min(len(points), 60)]
+	e := newProxyEnv(t)
+	var prev []json.RawMessage
+	prevN, extends := 0, 0
+	for k, p := range points {
+		msgs, err := json.Marshal(chat.OpenAIMessages(tr.Messages[:p]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := `{"model":"gpt-5","prompt_cache_key":"agent-7","prompt_cache_retention":"24h","safety_identifier":"u-1","messages":` + string(msgs) + `}`
+		resp := e.post(t, "/v1/chat/completions", body, "X-SWC-Budget: 2000")
+		if got := readAll(t, resp); resp.StatusCode != 200 {
+			t.Fatalf("request %d: %d %s", k, resp.StatusCode, got)
+		}
+		sent, _ := e.up.last(t)
+		sameFields(t, []byte(body), sent, "messages")
+		var got struct{ Messages []json.RawMessage }
+		if err := json.Unmarshal(sent, &got); err != nil {
+			t.Fatal(err)
+		}
+		n, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderCompacted))
+		if n > 0 && n == prevN {
+			if len(got.Messages) < len(prev) {
+				t.Fatalf("request %d: fewer messages within an epoch", k)
+			}
+			for j := range prev {
+				if !bytes.Equal(prev[j], got.Messages[j]) {
+					t.Fatalf("request %d: message %d changed within an epoch", k, j)
+				}
+			}
+			extends++
+		}
+		prev, prevN = got.Messages, n
+	}
+	if extends < len(points)/2 {
+		t.Errorf("%d of %d requests extend the one before", extends, len(points))
 	}
 }

@@ -117,7 +117,14 @@ func runScaletest(ctx context.Context, env *Env, args []string) error {
 		feedConvs = append(feedConvs, f)
 	}
 	var out, errb bytes.Buffer
-	if err := Run(ctx, NewEnv(nil, &out, &errb, nil), []string{"keys", "create", "--db", *db, "--tenant", "scaletest-" + run}); err != nil {
+	keyArgs := []string{"keys", "create", "--db", *db, "--tenant", "scaletest-" + run}
+	if *bin != "" { // its schema, not this build's
+		c := exec.CommandContext(ctx, *bin, keyArgs...)
+		c.Stdout, c.Stderr = &out, &errb
+		if err := c.Run(); err != nil {
+			return fmt.Errorf("scaletest: key: %w: %s", err, strings.TrimSpace(errb.String()))
+		}
+	} else if err := Run(ctx, NewEnv(nil, &out, &errb, nil), keyArgs); err != nil {
 		return fmt.Errorf("scaletest: key: %w", err)
 	}
 	key := strings.TrimSpace(out.String())

@@ -27,12 +27,12 @@ type memos struct {
 	blocks       *memo.Memo[[32]byte, *memBlock] // epoch memories, by memoryKey
 }
 
-// newMemos returns memos holding at most about total bytes: a twelfth of
-// it per generation for the anchors, the entity counts, the gists and
-// the whole plans, a sixth for the sessions' plans (each memo holds two
-// generations, memo.Memo).
+// newMemos returns memos holding at most about total bytes: a sixteenth
+// of it per generation for the anchors, the entity counts, the index
+// terms, the gists, the epoch memories and the whole plans, an eighth for
+// the sessions' plans (each memo holds two generations, memo.Memo).
 func newMemos(total int) *memos {
-	memoBytes := max(total/12, 1)
+	memoBytes := max(total/16, 1)
 	return &memos{
 		anchor:       memo.Anchor(mention.Anchor, memoBytes),
 		salientCount: memo.Salient(strategy.Salient, memoBytes),

@@ -57,23 +57,12 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	if cfg.Requests < 1 || cfg.Clients < 1 || cfg.History < 2 || cfg.Budget < 1 || cfg.AgentRequests < 1 {
 		return usagef("loadtest-proxy: --requests, --clients, --history, --budget and --agent-requests must be positive")
 	}
-	up, err := loadtest.StartFakeUpstream()
-	if err != nil {
-		return err
-	}
-	defer up.Close()
-	dir, err := os.MkdirTemp("", "swc-loadtest-proxy-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	target, stop, err := startLoadtestService(ctx, env, []string{"--db", filepath.Join(dir, "swc.db"), "--rate", "-1", "--schedule", "idle:24h",
-		"--log-level", "error", "--upstream-openai", up.URL + "/v1"})
+	target, upURL, stop, err := startProxyTarget(ctx, env, "loadtest-proxy")
 	if err != nil {
 		return err
 	}
 	defer stop()
-	res, err := loadtest.RunProxy(ctx, target, up.URL, cfg)
+	res, err := loadtest.RunProxy(ctx, target, upURL, cfg)
 	if err != nil {
 		return err
 	}
@@ -82,6 +71,31 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	}
 	printLoadtestProxy(env.Stdout, res)
 	return nil
+}
+
+// startProxyTarget starts a zero-latency fake OpenAI upstream and the
+// service in-process over a temporary SQLite file (no rate limit, no
+// scheduled consolidation, errors logged only) with serveArgs added, its
+// proxy pointed at the upstream. It returns the service, the upstream's
+// URL and a stop function removing all of it; on error nothing is left.
+func startProxyTarget(ctx context.Context, env *Env, name string, serveArgs ...string) (loadtest.Target, string, func(), error) {
+	up, err := loadtest.StartFakeUpstream()
+	if err != nil {
+		return loadtest.Target{}, "", nil, err
+	}
+	dir, err := os.MkdirTemp("", "swc-"+name+"-")
+	if err != nil {
+		up.Close()
+		return loadtest.Target{}, "", nil, err
+	}
+	target, stop, err := startLoadtestService(ctx, env, append([]string{"--db", filepath.Join(dir, "swc.db"), "--rate", "-1", "--schedule", "idle:24h",
+		"--log-level", "error", "--upstream-openai", up.URL + "/v1"}, serveArgs...))
+	if err != nil {
+		up.Close()
+		os.RemoveAll(dir)
+		return loadtest.Target{}, "", nil, err
+	}
+	return target, up.URL, func() { stop(); up.Close(); os.RemoveAll(dir) }, nil
 }
 
 func printLoadtestProxy(w io.Writer, r loadtest.ProxyResult) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/swcmem/swc/loadtest"
@@ -57,19 +55,8 @@ func runLoadtestSoak(ctx context.Context, env *Env, args []string) error {
 	if _, err := loadtest.ProcessRSS(); err != nil {
 		return err
 	}
-	up, err := loadtest.StartFakeUpstream()
-	if err != nil {
-		return err
-	}
-	defer up.Close()
-	dir, err := os.MkdirTemp("", "swc-loadtest-soak-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
 	planMemory(int64(limit)).apply() // as swc serve does
-	target, stop, err := startLoadtestService(ctx, env, []string{"--db", filepath.Join(dir, "swc.db"), "--rate", "-1", "--schedule", "idle:24h",
-		"--log-level", "error", "--upstream-openai", up.URL + "/v1", "--memory-limit", limit.String()})
+	target, _, stop, err := startProxyTarget(ctx, env, "loadtest-soak", "--memory-limit", limit.String())
 	if err != nil {
 		return err
 	}

@@ -44,13 +44,13 @@ func TestCompress(t *testing.T) {
 		want   string
 	}{
 		{"best turn, sessions omitted around it", plain, 40, "What book did Ann read?",
-			"[Session 1 omitted]\n\n[Session 2 — 8 May, 2023]\n…\nAnn: Quiet. I read a novel about sailing.\n\n[Session 3 omitted]\n"},
+			"[Session 1 omitted]\n\n[Session 2 — 8 May 2023]\n…\nAnn: Quiet. I read a novel about sailing.\n\n[Session 3 omitted]\n"},
 		{"two hits in conversation order", plain, 65, "When did Ann adopt Rex?",
-			"[Session 1 — 1 May, 2023]\nAnn: I adopted a puppy named Rex yesterday.\n…\n\n[Session 2 omitted]\n\n[Session 3 — 15 May, 2023]\nAnn: Rex chewed my shoes last week.\n…\n"},
+			"[Session 1 — 1 May 2023]\nAnn: I adopted a puppy named Rex yesterday.\n…\n\n[Session 2 omitted]\n\n[Session 3 — 15 May 2023]\nAnn: Rex chewed my shoes last week.\n…\n"},
 		{"anchored lines, a turn without a query term fills", anchored, 55, "When did Ann adopt Rex?",
-			"[Session 1 — 1 May, 2023]\nAnn: I adopted a puppy named Rex yesterday [30 April 2023].\nBob: Congratulations! What breed?\n\n[Sessions 2–3 omitted]\n"},
+			"[Session 1 — 1 May 2023]\nAnn: I adopted a puppy named Rex yesterday [30 April 2023].\nBob: Congratulations! What breed?\n\n[Sessions 2–3 omitted]\n"},
 		{"no query: the most recent turns", plain, 45, "",
-			"[Sessions 1–2 omitted]\n\n[Session 3 — 15 May, 2023]\nAnn: Rex chewed my shoes last week.\nBob: Puppies do that.\n"},
+			"[Sessions 1–2 omitted]\n\n[Session 3 — 15 May 2023]\nAnn: Rex chewed my shoes last week.\nBob: Puppies do that.\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			x, err := tt.s.Compress(context.Background(), conv(), swc.CompressOptions{Budget: tt.budget, Query: tt.query})

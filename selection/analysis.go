@@ -12,10 +12,12 @@
 package selection
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/swcmem/swc"
@@ -56,6 +58,11 @@ type Unit struct {
 	// whether the sentence holds a temporal expression.
 	Salient int
 	Dated   bool
+	// Personal says whether the sentence holds a first-person pronoun
+	// (the speaker telling of themselves); Asks whether it ends with a
+	// question mark.
+	Personal bool
+	Asks     bool
 }
 
 // Analysis is the question- and budget-independent analysis of one
@@ -148,7 +155,7 @@ func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
 	for i := range c.Sessions {
 		ses := &c.Sessions[i]
 		x.First[i] = len(x.Turns)
-		x.Header[i] = tokens.CountCached(swc.SessionHeader(ses))
+		x.Header[i] = tokens.CountCached(SessionHeader(ses))
 		for j, t := range ses.Turns {
 			shown := t
 			if a.Anchor != nil && !ses.Start.IsZero() {
@@ -173,6 +180,7 @@ func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
 			if a.Dated != nil {
 				ti.Whole.Dated = a.Dated(ti.Whole.Text)
 			}
+			ti.Whole.Personal, ti.Whole.Asks = personal(ti.Whole.Text), asks(ti.Whole.Text)
 			x.Turns = append(x.Turns, ti)
 			x.Docs = append(x.Docs, ti.Terms)
 		}
@@ -234,6 +242,38 @@ func Sentences(text string) []string {
 	return out
 }
 
+// SessionHeader returns the header line of session s in a selected context: its
+// number and day, "[Session 3 — 9 June 2023]" (the clock time of
+// swc.SessionHeader left out: it costs about 7 tokens a session and
+// answers almost nothing), or swc.SessionHeader for a session without a
+// start time.
+func SessionHeader(s *swc.Session) string {
+	if s.Start.IsZero() {
+		return swc.SessionHeader(s)
+	}
+	return fmt.Sprintf("[Session %d — %s]", s.Index+1, s.Start.Format("2 January 2006"))
+}
+
+// personal reports whether text holds a first-person pronoun (I, my, me,
+// we, our, …, with or without a contraction).
+func personal(text string) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\'' && r != '’'
+	}) {
+		if i := strings.IndexAny(w, "'’"); i >= 0 {
+			w = w[:i]
+		}
+		switch strings.ToLower(w) {
+		case "i", "my", "me", "mine", "myself", "we", "our", "us", "ours", "ourselves":
+			return true
+		}
+	}
+	return false
+}
+
+// asks reports whether text ends with a question mark.
+func asks(text string) bool { return strings.HasSuffix(strings.TrimSpace(text), "?") }
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // SentenceUnits fills every turn's Units (once; safe for concurrent use).
@@ -265,6 +305,7 @@ func (x *Analysis) SentenceUnits() {
 				if a.Dated != nil {
 					u.Dated = a.Dated(st)
 				}
+				u.Personal, u.Asks = personal(st), asks(st)
 				ti.Units = append(ti.Units, u)
 			}
 		}

@@ -36,7 +36,7 @@ func wholeSize(t *testing.T, x *selection.Analysis) int {
 		if i > 0 {
 			b.WriteString(swc.BlockSeparator)
 		}
-		b.WriteString(swc.SessionHeader(&x.Conv.Sessions[i]))
+		b.WriteString(selection.SessionHeader(&x.Conv.Sessions[i]))
 		for k := x.First[i]; k < x.First[i+1]; k++ {
 			b.WriteString("\n" + x.Turns[k].Line)
 		}

@@ -133,7 +133,8 @@ func mean(xs []float64) float64 {
 
 // evalVariant returns the strategy a TestEvalLoCoMo variant names:
 // rag-bm25, rag-bm25-anchored, swc-select or swc-recall, the last with
-// options ":standout=X" and ":reply=Y" (e.g. swc-recall:standout=0.5).
+// options ":standout=X" and ":reply=Y" (e.g. swc-recall:standout=0.5),
+// both with the weight options of selectOption (swc-select:tokens=1).
 func evalVariant(t *testing.T, spec string) swc.Strategy {
 	t.Helper()
 	name, opts, _ := strings.Cut(spec, ":")
@@ -143,7 +144,13 @@ func evalVariant(t *testing.T, spec string) swc.Strategy {
 	case "rag-bm25-anchored":
 		return retrieval.New(name, newAnalyzer())
 	case "swc-select":
-		return selection.New(name, newAnalyzer())
+		sel := selection.New(name, newAnalyzer())
+		for _, o := range strings.Split(opts, ":") {
+			if o != "" {
+				selectOption(t, spec, &sel.Weights, o)
+			}
+		}
+		return sel
 	case "swc-recall":
 		r := selection.NewRecall(name, selection.New("swc-select", newAnalyzer()))
 		for _, o := range strings.Split(opts, ":") {
@@ -160,13 +167,45 @@ func evalVariant(t *testing.T, spec string) swc.Strategy {
 			case k == "reply":
 				r.Reply = f
 			default:
-				t.Fatalf("variant %q: unknown option %q", spec, k)
+				selectOption(t, spec, &r.Select.Weights, o)
 			}
 		}
 		return r
 	}
 	t.Fatalf("unknown variant %q", spec)
 	return nil
+}
+
+// selectOption sets the swc-select weight option o ("name=value") of w:
+// salient, dated, recency, idf, sentences (0 or 1), impersonal, question,
+// tokens (TokenPower).
+func selectOption(t *testing.T, spec string, w *selection.Weights, o string) {
+	t.Helper()
+	k, v, _ := strings.Cut(o, "=")
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		t.Fatalf("variant %q: option %q: %v", spec, o, err)
+	}
+	switch k {
+	case "salient":
+		w.Salient = f
+	case "dated":
+		w.Dated = f
+	case "recency":
+		w.Recency = f
+	case "idf":
+		w.IDFPower = f
+	case "sentences":
+		w.Sentences = f != 0
+	case "impersonal":
+		w.Impersonal = f
+	case "question":
+		w.Question = f
+	case "tokens":
+		w.TokenPower = f
+	default:
+		t.Fatalf("variant %q: unknown option %q", spec, k)
+	}
 }
 
 // TestEvalLoCoMo is the experiment loop: SWC_EVAL="a b c" scores those

@@ -28,11 +28,22 @@ type Weights struct {
 	// IDFPower raises every term's inverse document frequency to this
 	// power (1: plain IDF; 0: every new term is worth 1).
 	IDFPower float64
+	// Impersonal is the share of its value a unit without a first-person
+	// pronoun loses (the speaker not telling of themselves); Question the
+	// share a unit ending with a question mark loses. 0 leaves the value.
+	Impersonal float64
+	Question   float64
+	// TokenPower raises a unit's cost to this power in its value per
+	// token: below 1 a long unit pays less than its tokens (0 counts as
+	// 1, the plain value per token).
+	TokenPower float64
 }
 
 // DefaultWeights are the weights swc-select uses, chosen by measurement on
 // LoCoMo (see docs/benchmark.md).
-func DefaultWeights() Weights { return Weights{Salient: 3, Dated: 10, Recency: 3, IDFPower: 1} }
+func DefaultWeights() Weights {
+	return Weights{Salient: 3, Dated: 10, Recency: 3, IDFPower: 1, Sentences: true, Impersonal: 0.4, Question: 0.3, TokenPower: 0.6}
+}
 
 // Select is the swc-select strategy. Build it with New.
 type Select struct {
@@ -90,29 +101,59 @@ func (s *Select) compress(c *swc.Conversation, budget int, seed []int, name stri
 // fit runs the greedy selection with the whole budget as its allowance
 // and, while the rendering (headers, markers and separators the greedy
 // counts only roughly) overflows, again with the allowance lowered by the
-// overflow; after a few rounds it trims. The turns of seed are kept first
-// (see choose). A budget the whole conversation fits keeps every turn. It returns the choice and its text, which is over the
-// budget only when nothing is kept (the omission marker alone is over it).
+// overflow (by twice the last step when that is more); after a few rounds
+// it trims. When the rendering that fits
+// leaves more than a hundredth of the budget unused, it bisects between
+// that allowance and the last one that overflowed (a few rounds) and keeps
+// the fullest that fits. The turns of seed are kept first (see choose). A
+// budget the whole conversation fits keeps every turn. It returns the
+// choice and its text, which is over the budget only when nothing is kept
+// (the omission marker alone is over it).
 func (s *Select) fit(x *Analysis, budget int, seed []int) (*choice, string) {
 	if budget >= x.WholeTokens() {
 		ch := x.all()
 		return ch, ch.render()
 	}
-	allow := budget
+	allow, over, step := budget, 0, 0
 	for range 6 {
 		ch := s.choose(x, allow, seed)
 		text := ch.render()
 		n := tokens.Count(text)
 		if n <= budget {
-			return ch, text
+			return s.fuller(x, budget, seed, allow, over, ch, text, n)
 		}
-		allow -= n - budget
+		// An overflow that does not shrink doubles the step.
+		over, step = allow, max(n-budget, 2*step)
+		allow -= step
 	}
 	ch := s.choose(x, allow, seed)
 	text := ch.render()
 	for n := tokens.Count(text); n > budget && ch.any(); n = tokens.Count(text) {
 		ch.trim(n - budget)
 		text = ch.render()
+	}
+	return ch, text
+}
+
+// fuller returns ch and its text (n tokens, made with allowance fits), or
+// a fuller choice within budget found by bisecting the allowance between
+// fits and over (one that overflowed; 0: none did).
+func (s *Select) fuller(x *Analysis, budget int, seed []int, fits, over int, ch *choice, text string, n int) (*choice, string) {
+	for range 4 {
+		if over == 0 || over-fits <= 1 || budget-n <= budget/100 {
+			break
+		}
+		mid := (fits + over) / 2
+		c := s.choose(x, mid, seed)
+		t := c.render()
+		if m := tokens.Count(t); m <= budget {
+			fits = mid
+			if m > n {
+				ch, text, n = c, t, m
+			}
+		} else {
+			over = mid
+		}
 	}
 	return ch, text
 }
@@ -245,7 +286,20 @@ func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
 				v += tw[id]
 			}
 		}
+		if !un.Personal {
+			v *= 1 - s.Weights.Impersonal
+		}
+		if un.Asks {
+			v *= 1 - s.Weights.Question
+		}
 		return v
+	}
+	// per is the cost a unit's value is divided by.
+	per := func(c int) float64 {
+		if p := s.Weights.TokenPower; p != 0 && p != 1 {
+			return math.Pow(float64(c), p)
+		}
+		return float64(c)
 	}
 	cost := func(u int) int {
 		t := ch.turnOf[u]
@@ -262,7 +316,7 @@ func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
 	repush := func(from, to int) {
 		for u := from; u < to; u++ {
 			if !ch.kept[u] {
-				heap.Push(&q, item{unit: u, ratio: value(u) / float64(cost(u))})
+				heap.Push(&q, item{unit: u, ratio: value(u) / per(cost(u))})
 			}
 		}
 	}
@@ -310,7 +364,7 @@ func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
 	}
 	for u := range ch.turnOf {
 		if !ch.kept[u] {
-			q = append(q, item{unit: u, ratio: value(u) / float64(cost(u))})
+			q = append(q, item{unit: u, ratio: value(u) / per(cost(u))})
 		}
 	}
 	heap.Init(&q)
@@ -321,7 +375,7 @@ func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
 		if ch.kept[it.unit] {
 			continue
 		}
-		r := value(it.unit) / float64(cost(it.unit))
+		r := value(it.unit) / per(cost(it.unit))
 		if q.Len() > 0 && r < q[0].ratio {
 			it.ratio = r
 			heap.Push(&q, it)
@@ -396,7 +450,7 @@ func (c *choice) render() string {
 			continue
 		}
 		var b strings.Builder
-		b.WriteString(swc.SessionHeader(&x.Conv.Sessions[i]))
+		b.WriteString(SessionHeader(&x.Conv.Sessions[i]))
 		gap := false
 		for t := x.First[i]; t < x.First[i+1]; t++ {
 			if !c.turnKept(t) {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/locomo"
@@ -50,7 +51,7 @@ func checkContext(t *testing.T, c *swc.Conversation, x *swc.Context, budget int)
 		}
 		idx := -1
 		for i := range c.Sessions {
-			if lines[0] == swc.SessionHeader(&c.Sessions[i]) {
+			if lines[0] == selection.SessionHeader(&c.Sessions[i]) {
 				idx = i
 			}
 		}
@@ -269,5 +270,40 @@ func TestRecallFusesEmbedder(t *testing.T) {
 	}
 	if n := emb.Calls.Load(); n != 3 { // the turns once, the query twice
 		t.Errorf("embedder called %d times, want 3", n)
+	}
+}
+
+// TestWeightsPersonalQuestion: of sentences adding the same terms, the one
+// where the speaker tells of themselves goes first, and a question goes
+// after a statement; with those weights at 0 the order is the
+// conversation's.
+func TestWeightsPersonalQuestion(t *testing.T) {
+	day := time.Date(2023, 5, 1, 10, 0, 0, 0, time.UTC)
+	c := &swc.Conversation{ID: "w", SpeakerA: "Ann", SpeakerB: "Bob", Sessions: []swc.Session{
+		{Index: 0, Start: day, DateText: "10:00 am on 1 May, 2023", Turns: []swc.Turn{
+			{ID: "D1:1", Speaker: "Ann", Text: "Kayaks drift past lighthouses."},
+			{ID: "D1:2", Speaker: "Bob", Text: "Did gliders circle over orchards?"},
+			{ID: "D1:3", Speaker: "Ann", Text: "I saw gliders circle over orchards."},
+		}},
+	}}
+	for _, tc := range []struct {
+		name string
+		w    func(*selection.Weights)
+		want string
+	}{
+		{"defaults", func(*selection.Weights) {}, "D1:3"},
+		{"no personal or question weight", func(w *selection.Weights) { w.Impersonal, w.Question, w.Recency = 0, 0, 0 }, "D1:1"},
+	} {
+		s := selection.New("swc-select", &selection.Analyzer{})
+		tc.w(&s.Weights)
+		x := s.Analyzer.Analyze(c)
+		one := tokens.Count(selection.SessionHeader(&c.Sessions[0])) + 2*x.Turns[2].Tokens
+		ctx, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: one})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ctx.Verbatim) == 0 || ctx.Verbatim[0] != tc.want {
+			t.Errorf("%s: kept %v, want %s first\n%s", tc.name, ctx.Verbatim, tc.want, ctx.Text)
+		}
 	}
 }

@@ -102,10 +102,11 @@ func (s *Select) compress(c *swc.Conversation, budget int, seed []int, name stri
 // and, while the rendering (headers, markers and separators the greedy
 // counts only roughly) overflows, again with the allowance lowered by the
 // overflow (by twice the last step when that is more); after a few rounds
-// it trims. When the rendering that fits
-// leaves more than a hundredth of the budget unused, it bisects between
-// that allowance and the last one that overflowed (a few rounds) and keeps
-// the fullest that fits. The turns of seed are kept first (see choose). A
+// it trims. When the rendering that fits leaves more than a hundredth of
+// the budget unused (the greedy counts a sentence's leading space, which
+// the tokenizer mostly merges), it bisects between that allowance and the
+// last one that overflowed, or one above it, and keeps the fullest that
+// fits. The turns of seed are kept first (see choose). A
 // budget the whole conversation fits keeps every turn. It returns the
 // choice and its text, which is over the budget only when nothing is kept
 // (the omission marker alone is over it).
@@ -137,10 +138,14 @@ func (s *Select) fit(x *Analysis, budget int, seed []int) (*choice, string) {
 
 // fuller returns ch and its text (n tokens, made with allowance fits), or
 // a fuller choice within budget found by bisecting the allowance between
-// fits and over (one that overflowed; 0: none did).
+// fits and over (one that overflowed; 0: none did, and the allowances
+// tried go above fits by up to twice the room left).
 func (s *Select) fuller(x *Analysis, budget int, seed []int, fits, over int, ch *choice, text string, n int) (*choice, string) {
+	if over == 0 { // nothing overflowed: try allowances above the budget
+		over = fits + 2*(budget-n) + 1
+	}
 	for range 4 {
-		if over == 0 || over-fits <= 1 || budget-n <= budget/100 {
+		if over-fits <= 1 || budget-n <= budget/100 {
 			break
 		}
 		mid := (fits + over) / 2
@@ -294,12 +299,21 @@ func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
 		}
 		return v
 	}
-	// per is the cost a unit's value is divided by.
+	// per is the cost a unit's value is divided by (powers remembered by
+	// cost: the costs are a few hundred small integers).
+	var pows []float64
 	per := func(c int) float64 {
-		if p := s.Weights.TokenPower; p != 0 && p != 1 {
-			return math.Pow(float64(c), p)
+		p := s.Weights.TokenPower
+		if p == 0 || p == 1 || c <= 0 {
+			return float64(c)
 		}
-		return float64(c)
+		if c >= len(pows) {
+			pows = append(pows, make([]float64, c+1-len(pows))...)
+		}
+		if pows[c] == 0 {
+			pows[c] = math.Pow(float64(c), p)
+		}
+		return pows[c]
 	}
 	cost := func(u int) int {
 		t := ch.turnOf[u]

@@ -31,7 +31,7 @@ var registry = []Info{
 		New: func(e Engines) swc.Strategy { return newSWC("swc-temporal", e, swc.GistTemporal, false) }},
 	{Name: "swc-anchored", Doc: "swc-temporal with every relative date followed by the date it resolves to", Compressor: true, Service: true,
 		New: func(e Engines) swc.Strategy { return newSWC("swc-anchored", e, swc.GistTemporal, true) }},
-	{Name: "swc-select", Doc: "single turns chosen for value per token (new terms, entities, numbers, dates), anchored, in order", Compressor: true,
+	{Name: "swc-select", Doc: "single sentences chosen for value per token (new terms, entities, numbers, dates; the speaker telling of themselves), anchored, in order", Compressor: true,
 		New: func(e Engines) swc.Strategy { return selection.New("swc-select", e.Analyzer) }},
 	{Name: "swc-recall", Doc: "per question, the turns that stand out for it (BM25, a reply sharing its question's score), swc-select filling the rest around them", QueryAware: true,
 		New: func(e Engines) swc.Strategy {

@@ -1,10 +1,11 @@
 // Package selection implements swc-select, the question-agnostic strategy
-// that selects below the session: single turns are chosen for
-// the information they add per token — coverage of the conversation's
+// that selects below the session: single sentences of turns are chosen
+// for the information they add per token — coverage of the conversation's
 // distinct content (a term already kept adds nothing, so three turns saying
-// the same thing are not all kept), named entities, numbers and dates — and
-// kept verbatim with temporal anchors, in order, under their session
-// headers, with markers where turns were left out.
+// the same thing are not all kept), named entities, numbers and dates, the
+// speaker telling of themselves rather than asking — and kept verbatim with
+// temporal anchors, in order, under headers giving each session's day,
+// with markers where sentences and turns were left out.
 //
 // Its Analysis of a conversation (anchored turn text, token counts, terms,
 // salience counts) does not depend on the budget or the question; it is

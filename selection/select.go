@@ -262,8 +262,9 @@ func (c *choice) sessionKept(i int) bool {
 
 // choose runs the lazy greedy selection: the sentence with the best value
 // per token (the inverse document frequency of the terms it adds to what
-// is kept, plus salience, over its tokens and, when it opens a turn or a
-// session, the speaker prefix's and the header's) is taken while it fits.
+// is kept, plus salience, lessened by Impersonal and Question, over its
+// tokens and, when it opens a turn or a session, the speaker prefix's and
+// the header's, to the power TokenPower) is taken while it fits.
 // The turns of seed are kept first, whole and in order, each while it
 // fits; the greedy then values the rest by what they add to them.
 func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {

@@ -158,7 +158,7 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address (port 0 picks a free one)")
 	fs.StringVar(&f.db, "db", "swc.db", "SQLite file holding conversations, gists, keys, jobs and the REM cache, or a postgres:// URL (replicas share it, the REM cache included)")
 	fs.StringVar(&f.sqliteSync, "sqlite-synchronous", sqlite.SyncFull, "SQLite: full syncs every commit (an acknowledged append survives a power loss); normal syncs at checkpoints only (cheaper commits; the last appends before a power loss may be lost)")
-	fs.IntVar(&f.dbConns, "db-conns", 10, "Postgres: connections of this replica's pool (HTTP handlers and River's workers share it)")
+	fs.IntVar(&f.dbConns, "db-conns", 10, "Postgres: connections of this replica's pool (HTTP handlers and River's workers share it; one more, apart, listens for other replicas' changes)")
 	fs.DurationVar(&f.sweep, "sweep", 5*time.Minute, "how often conversations owed a consolidation are given a job if they have none (0: only at start)")
 	fs.StringVar(&f.strategy, "strategy", strategy.Default, "strategy of consolidation and the default of /context: "+strings.Join(strategy.Names(strategy.ForService), ", "))
 	fs.IntVar(&f.workers, "workers", 4, "consolidation jobs run at once")

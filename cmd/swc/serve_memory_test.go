@@ -1,6 +1,14 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"github.com/swcmem/swc/consolidate"
+)
 
 func TestParseBytes(t *testing.T) {
 	for _, c := range []struct {
@@ -28,5 +36,31 @@ func TestPlanMemory(t *testing.T) {
 	sum := p.contexts + 2*p.states + p.prefixes + p.compressors + p.shared + int64(14*p.engineMemoBytes())
 	if sum > 1<<28 || sum < 1<<27 {
 		t.Errorf("the plan of 1 GiB sizes its caches and memos to %d bytes, want about a quarter of it", sum)
+	}
+}
+
+// TestServeMemoryLimit: --memory-limit reaches every part swc serve wires:
+// the contexts cached, the proxy's memos and rendered memories, the
+// engines' memos.
+func TestServeMemoryLimit(t *testing.T) {
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard, Vars: map[string]string{"GOGC": "100"}}
+	fs := newFlags(env, "serve", "")
+	sf, ef := addServeFlags(fs)
+	if err := fs.Parse([]string{"--db", filepath.Join(t.TempDir(), "swc.db"), "--memory-limit", "64MiB", "--schedule", "idle:24h"}); err != nil {
+		t.Fatal(err)
+	}
+	sched, _ := consolidate.ParseSchedule(ef.schedule)
+	svc, err := openService(context.Background(), env, sf, ef, sched, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.close()
+	p := planMemory(64 << 20)
+	if svc.mem.CacheBytes != p.contexts || svc.srv.Proxy.MemoBytes != int(p.compressors) || svc.srv.Proxy.PrefixBytes != p.prefixes || ef.memoBytes != p.engineMemoBytes() {
+		t.Errorf("contexts %d, proxy memos %d, memories %d, engines %d; want %+v (engines %d)",
+			svc.mem.CacheBytes, svc.srv.Proxy.MemoBytes, svc.srv.Proxy.PrefixBytes, ef.memoBytes, p, p.engineMemoBytes())
+	}
+	if p.contexts != 3<<20 || p.compressors != 4<<20 {
+		t.Errorf("the plan of 64 MiB: %+v", p)
 	}
 }

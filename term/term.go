@@ -17,8 +17,15 @@ import (
 // digits that may hold apostrophes, and true; or "" and false when raw is
 // dropped. A trailing possessive "'s" is cut; stopwords, single letters and
 // the empty word are dropped (single digits are kept); the remaining
-// apostrophes are removed and the word is Porter-stemmed.
+// apostrophes are removed and the word is Porter-stemmed. Recent words'
+// terms are remembered (a fixed-size cache), so a repeated word is not
+// stemmed again.
 func Stem(raw string) (string, bool) {
+	return cached(raw, stem)
+}
+
+// stem is Stem without the cache.
+func stem(raw string) (string, bool) {
 	w := strings.TrimSuffix(raw, "'s")
 	if w == "" || Stopword(w) || oneLetter(w) {
 		return "", false

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -110,19 +109,5 @@ func TestPostgresPendingAmongMany(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Stop(context.Background()) })
-	at := time.Now().Add(time.Hour)
-	for i := range 1005 {
-		if err := q.Enqueue(ctx, "t1", fmt.Sprintf("c%04d", i), at); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, conv := range []string{"c0000", "c1004"} {
-		jobs, err := q.Pending(ctx, "t1", conv)
-		if err != nil || len(jobs) != 1 {
-			t.Fatalf("Pending(%s) = %+v, %v; want its one job", conv, jobs, err)
-		}
-	}
-	if jobs, err := q.Pending(ctx, "t2", "c0000"); err != nil || len(jobs) != 0 {
-		t.Fatalf("another tenant's Pending = %+v, %v", jobs, err)
-	}
+	testPendingAmongMany(t, q)
 }

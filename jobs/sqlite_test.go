@@ -26,6 +26,15 @@ func TestSQLitePendingAmongMany(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Stop(context.Background()) })
+	testPendingAmongMany(t, q)
+}
+
+// testPendingAmongMany enqueues 1,005 conversations' jobs (more than a
+// page) and checks that Pending finds the first and the last, and nothing
+// of another tenant.
+func testPendingAmongMany(t *testing.T, q *Queue) {
+	t.Helper()
+	ctx := context.Background()
 	at := time.Now().Add(time.Hour)
 	for i := range 1005 {
 		if err := q.Enqueue(ctx, "t1", fmt.Sprintf("c%04d", i), at); err != nil {

@@ -389,26 +389,7 @@ func TestScaleOutKillMidJob(t *testing.T) {
 // replicas recover without a restart (appends and consolidation work).
 func TestScaleOutPostgresRestart(t *testing.T) {
 	pgtest.DSN(t) // Postgres is there (skip or fail as the other tests)
-	script, err := filepath.Abs(filepath.Join("..", "..", ".ci", "postgres.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "swc-pg-restart-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	pg := func(args ...string) string {
-		out, err := exec.Command("bash", append([]string{script}, args...)...).Output()
-		if err != nil {
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				t.Fatalf("postgres.sh %v: %v\n%s", args, err, ee.Stderr)
-			}
-			t.Fatalf("postgres.sh %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	pg, dir := privatePostgres(t, "swc-pg-restart-")
 	dsn := pg("start", dir)
 	defer pg("stop", dir)
 
@@ -502,4 +483,33 @@ func TestScaletestSQLite(t *testing.T) {
 	if _, _, err := run(t, nil, "scaletest", "--db", db, "--data", scaleLoCoMo, "--replicas", "2"); err == nil || !strings.Contains(err.Error(), "one replica") {
 		t.Fatalf("two replicas on a SQLite file: %v, want a usage error", err)
 	}
+}
+
+// privatePostgres makes a directory for a throwaway cluster of the test's
+// own (removed when the test ends) and returns it with a function that
+// runs .ci/postgres.sh with the given arguments and returns its output
+// (the DSN for "start"); a failing script fails the test with its stderr.
+func privatePostgres(t *testing.T, prefix string) (pg func(args ...string) string, dir string) {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("..", "..", ".ci", "postgres.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	pg = func(args ...string) string {
+		out, err := exec.Command("bash", append([]string{script}, args...)...).Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				t.Fatalf("postgres.sh %v: %v\n%s", args, err, ee.Stderr)
+			}
+			t.Fatalf("postgres.sh %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	return pg, dir
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -83,22 +82,7 @@ func TestReplicasStartTogether(t *testing.T) {
 // Postgres is back, /readyz is 200 again without a restart.
 func TestReadinessFollowsPostgres(t *testing.T) {
 	pgtest.DSN(t)
-	script, err := filepath.Abs(filepath.Join("..", "..", ".ci", "postgres.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "swc-pg-ready-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	pg := func(args ...string) string {
-		out, err := exec.Command("bash", append([]string{script}, args...)...).Output()
-		if err != nil {
-			t.Fatalf("postgres.sh %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	pg, dir := privatePostgres(t, "swc-pg-ready-")
 	dsn := pg("start", dir)
 	defer pg("stop", dir)
 	u, err := url.Parse(dsn)

@@ -25,13 +25,13 @@ import (
 // reads the oddity. For input it accepts the result equals the general
 // parser's field for field (TestParseFastMatchesGeneral checks it).
 //
-// Raw elements and Body values are slices of one private copy of data,
-// capped so that appending to one copies it.
-func parseFast(data []byte, f Format) *Input {
+// Raw elements and Body values are slices of one private copy of data
+// (of data itself when owned), capped so that appending to one copies it.
+func parseFast(data []byte, f Format, owned bool) *Input {
 	if f != OpenAI && f != Anthropic || len(data) == 0 {
 		return nil
 	}
-	p := &fast{b: data, anthropic: f == Anthropic, dec: jsontext.NewDecoder(bytes.NewBuffer(data), fastOptions)}
+	p := &fast{b: data, owned: owned, anthropic: f == Anthropic, dec: jsontext.NewDecoder(bytes.NewBuffer(data), fastOptions)}
 	return p.top()
 }
 
@@ -39,6 +39,7 @@ type span struct{ a, e int }
 
 type fast struct {
 	b         []byte
+	owned     bool              // b is the caller's to keep: no copy
 	dec       *jsontext.Decoder // reading b
 	failed    bool              // a read failed: the input is not for the fast path
 	anthropic bool
@@ -102,7 +103,10 @@ func (p *fast) top() *Input {
 func (p *fast) finish() *Input {
 	in := new(Input) // not &p.in, which would keep the parser's buffers
 	*in = p.in
-	buf := bytes.Clone(p.b)
+	buf := p.b
+	if !p.owned {
+		buf = bytes.Clone(p.b)
+	}
 	in.Raw = make([]json.RawMessage, len(p.raw))
 	for k, s := range p.raw {
 		in.Raw[k] = buf[s.a:s.e:s.e]

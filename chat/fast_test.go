@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/internal/locomotest"
@@ -73,7 +74,7 @@ func metaArray(tb testing.TB, msgs []swc.Message) []byte {
 func sameParse(t *testing.T, name string, data []byte, f Format) (fast bool) {
 	t.Helper()
 	trimmed := []byte(strings.TrimSpace(strings.TrimPrefix(string(data), "\xef\xbb\xbf")))
-	fast = parseFast(trimmed, f) != nil
+	fast = parseFast(trimmed, f, false) != nil
 	got, gotErr := Parse(data, f)
 	want, wantErr := parseGeneral(trimmed, f)
 	if wantErr == nil {
@@ -194,6 +195,10 @@ var trickyInputs = []string{
 	`{"messages":[{"role":"user","content":"a"}],"n":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}`,
 	`{"messages":[{"role":"user","content":"a"}],"bad":"` + "\xff" + `"}`,
 	`{"messages":[{"role":"user","content":"` + "\xff" + `"}]}`,
+	`{"messages":[{"role":"user","content":"a\ud800b"}]}`,
+	`{"messages":[{"role":"user","name":"\udfff","content":"a"}]}`,
+	`{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f\ud83d","arguments":"\ud83d{}"}}]},{"role":"tool","tool_call_id":"c","content":"r"}]}`,
+	`{"messages":[{"role":"user","content":"\ud83d\ude00 paired"}]}`,
 	"\xef\xbb\xbf  {\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}\n",
 	`{"messages":"x"}`,
 	`{"messages":null}`,
@@ -343,6 +348,14 @@ func BenchmarkParse(b *testing.B) {
 				}
 			}
 		})
+		b.Run(tc.name+"/owned", func(b *testing.B) {
+			b.SetBytes(int64(len(tc.body)))
+			for b.Loop() {
+				if _, err := ParseOwned(tc.body, tc.f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run(tc.name+"/general", func(b *testing.B) {
 			b.SetBytes(int64(len(tc.body)))
 			for b.Loop() {
@@ -370,4 +383,53 @@ func FuzzParseFast(f *testing.F) {
 			sameParse(t, "fuzz", data, format)
 		}
 	})
+}
+
+// TestParseOwned: ParseOwned reads what Parse reads, its Raw and Body
+// slices of the data given (Parse's of a copy), capped.
+func TestParseOwned(t *testing.T) {
+	for _, tc := range []struct {
+		f    Format
+		body string
+	}{
+		{OpenAI, `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"caf\u00e9"}]}`},
+		{Anthropic, `{"system":"s","messages":[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":"b"}]}`},
+		{OpenAI, `[{"role":"user","content":"a"}]`},
+	} {
+		data := []byte(tc.body)
+		want, err := Parse(data, tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseOwned(data, tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: ParseOwned %+v, Parse %+v", tc.body, got, want)
+		}
+		within := func(b []byte) bool {
+			if len(b) == 0 {
+				return false
+			}
+			p, d := uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&data[0]))
+			return p >= d && p < d+uintptr(len(data))
+		}
+		for k, r := range got.Raw {
+			if !within(r) || cap(r) != len(r) {
+				t.Errorf("%s: owned Raw[%d] not a capped slice of the data", tc.body, k)
+			}
+			if within(want.Raw[k]) {
+				t.Errorf("%s: Parse's Raw[%d] aliases the caller's data", tc.body, k)
+			}
+		}
+		for k, v := range got.Body {
+			if !within(v) {
+				t.Errorf("%s: owned Body[%q] not a slice of the data", tc.body, k)
+			}
+		}
+	}
+	if _, err := ParseOwned([]byte(`{"messages":[]}`), OpenAI); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("ParseOwned of no messages: %v, want Parse's error", err)
+	}
 }

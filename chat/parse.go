@@ -46,17 +46,25 @@ type Input struct {
 // message index and field for bad input, and for the locomo format (which
 // holds conversations, not messages: use the locomo package).
 func Parse(data []byte, f Format) (*Input, error) {
-	return parse(data, f, Validate)
+	return parse(data, f, true, false)
+}
+
+// ParseOwned is Parse for data the caller hands over, such as a request
+// body read for this call alone: Raw elements and Body values are slices
+// of data itself rather than of a copy, so data must not be written to
+// while the Input is in use. It returns Parse's errors.
+func ParseOwned(data []byte, f Format) (*Input, error) {
+	return parse(data, f, true, true)
 }
 
 // ParseBatch is Parse for a batch appended to a stored conversation: its
 // messages pass ValidateBatch instead of Validate (a tool call may end
 // the batch; its result may come in the next one).
 func ParseBatch(data []byte, f Format) (*Input, error) {
-	return parse(data, f, ValidateBatch)
+	return parse(data, f, false, false)
 }
 
-func parse(data []byte, f Format, validate func([]swc.Message, []string) error) (*Input, error) {
+func parse(data []byte, f Format, strict, owned bool) (*Input, error) {
 	if f == "" || f == Auto {
 		var err error
 		if f, err = Detect(data); err != nil {
@@ -64,9 +72,9 @@ func parse(data []byte, f Format, validate func([]swc.Message, []string) error) 
 		}
 	}
 	data = bytes.TrimSpace(trimBOM(data))
-	if in := parseFast(data, f); in != nil {
+	if in := parseFast(data, f, owned); in != nil {
 		in.Format = f
-		if err := validate(in.Messages, in.Where); err != nil {
+		if err := validate(in.Messages, in.Where, strict, true); err != nil {
 			return nil, err
 		}
 		return in, nil
@@ -75,7 +83,7 @@ func parse(data []byte, f Format, validate func([]swc.Message, []string) error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := validate(in.Messages, in.Where); err != nil {
+	if err := validate(in.Messages, in.Where, strict, false); err != nil {
 		return nil, err
 	}
 	return in, nil

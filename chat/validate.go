@@ -18,7 +18,7 @@ import (
 // ids may repeat across assistant messages: a result answers the calls
 // of the last assistant message before it, as in Chat Completions.
 func Validate(msgs []swc.Message, where []string) error {
-	return validate(msgs, where, true)
+	return validate(msgs, where, true, false)
 }
 
 // ValidateBatch checks a batch of messages appended to a stored
@@ -28,10 +28,13 @@ func Validate(msgs []swc.Message, where []string) error {
 // with its call, times in order), which the store applies across batches
 // (swc.PlanAppend).
 func ValidateBatch(msgs []swc.Message, where []string) error {
-	return validate(msgs, where, false)
+	return validate(msgs, where, false, false)
 }
 
-func validate(msgs []swc.Message, where []string, strict bool) error {
+// validate is Validate (strict) or ValidateBatch; utf8OK skips the UTF-8
+// checks for messages whose every string is known valid (the fast path's:
+// jsontext checked the input, and unquoting yields valid UTF-8).
+func validate(msgs []swc.Message, where []string, strict, utf8OK bool) error {
 	at := func(i int) string {
 		if i < len(where) {
 			return where[i]
@@ -49,10 +52,10 @@ func validate(msgs []swc.Message, where []string, strict bool) error {
 		default:
 			return swc.Errorf(swc.EINVALID, "%s.role: unknown role %q (want system, developer, user, assistant or tool)", at(i), m.Role)
 		}
-		if !utf8.ValidString(m.Content) {
+		if !utf8OK && !utf8.ValidString(m.Content) {
 			return swc.Errorf(swc.EINVALID, "%s.content: not valid UTF-8", at(i))
 		}
-		if !utf8.ValidString(m.Name) {
+		if !utf8OK && !utf8.ValidString(m.Name) {
 			return swc.Errorf(swc.EINVALID, "%s.name: not valid UTF-8", at(i))
 		}
 		if len(m.ToolCalls) > 0 && m.Role != swc.RoleAssistant {
@@ -73,7 +76,7 @@ func validate(msgs []swc.Message, where []string, strict bool) error {
 			if _, dup := open[tc.ID]; dup {
 				return swc.Errorf(swc.EINVALID, "%s.tool_calls[%d].id: %q is used by an earlier call of the same message", at(i), k, tc.ID)
 			}
-			if !utf8.ValidString(tc.Name) || !utf8.ValidString(tc.Arguments) {
+			if !utf8OK && (!utf8.ValidString(tc.Name) || !utf8.ValidString(tc.Arguments)) {
 				return swc.Errorf(swc.EINVALID, "%s.tool_calls[%d]: not valid UTF-8", at(i), k)
 			}
 			open[tc.ID] = i

@@ -33,9 +33,9 @@ var get = sync.OnceValue(func() tokenizer.Codec {
 	return c
 })
 
-// encodeCount counts s with the codec (a variable so that tests can make
-// the encoder fail).
-var encodeCount = func(s string) (int, error) { return get().Count(s) }
+// encodeCount counts s with the codec, cutting plain text into pieces
+// itself (countText; a variable so that tests can make the encoder fail).
+var encodeCount = countText
 
 // firstErr holds the first encoder error Count met in this process.
 var firstErr atomic.Pointer[error]

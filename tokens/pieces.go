@@ -1,0 +1,149 @@
+package tokens
+
+import memopkg "github.com/swcmem/swc/internal/memo"
+
+// Byte-pair encoding merges only inside the pieces cl100k_base's
+// pre-tokenizer cuts a text into (the regular expression
+//
+//	(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// matched again and again from the start), so a text's count is the sum
+// of its pieces' counts. The tokenizer library runs that expression with a
+// backtracking engine that allocates for every piece — most of a count's
+// time. countText cuts text of printable ASCII, tabs and line breaks
+// (nearly all of every conversation) itself and remembers each piece's
+// count, so a word is encoded once, not once per text it is in; from the
+// first other character on, a text goes to the library. TestPiecesMatchLibrary checks
+// the cuts against the expression and the counts against the library.
+
+// pieceCounts remembers the counts of recently seen pieces.
+var pieceCounts = memopkg.NewSlots[int](1 << 14)
+
+// countText returns the count of s: the sum of its pieces' counts up to
+// the piece before its first character that is not plain (see plainPrefix),
+// and the library's count of the rest (the pieces after a piece's end
+// are the rest's own: the expression looks at nothing before where it
+// starts).
+func countText(s string) (int, error) {
+	k := plainPrefix(s)
+	n, i := 0, 0
+	for i < k {
+		j := pieceEnd(s, i)
+		// The piece is the expression's when every byte pieceEnd looked
+		// at is plain: pieceEnd looks at most one past the piece's end.
+		if k < len(s) && j+1 >= k {
+			break
+		}
+		n += pieceCounts.Get(s[i:j], countPiece)
+		i = j
+	}
+	if i == len(s) {
+		return n, nil
+	}
+	m, err := get().Count(s[i:])
+	return n + m, err
+}
+
+// countPiece is the library's count of one piece (an error cannot happen
+// on the valid UTF-8 of a plain text; it would count each byte).
+func countPiece(p string) int {
+	n, err := get().Count(p)
+	if err != nil {
+		return len(p)
+	}
+	return n
+}
+
+// plainPrefix returns the length of the longest prefix of s that holds
+// only printable ASCII, tabs, "\n" and "\r": there the expression's
+// classes are plain byte tests (\p{L} is A–Z and a–z, \p{N} 0–9, \s
+// the space, tab, "\n" and "\r"), with no Unicode table or case folding
+// to agree on.
+func plainPrefix(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < ' ' || c > '~') && c != '\t' && c != '\n' && c != '\r' {
+			return i
+		}
+	}
+	return len(s)
+}
+
+func isLetter(c byte) bool  { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isDigit(c byte) bool   { return '0' <= c && c <= '9' }
+func isSpace(c byte) bool   { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func isNewline(c byte) bool { return c == '\n' || c == '\r' }
+func isPunct(c byte) bool   { return !isLetter(c) && !isDigit(c) && !isSpace(c) }
+
+// pieceEnd returns the end of the piece of the plain text s that starts
+// at i (< len(s)): the expression's first alternative that matches there,
+// as the backtracking engine matches it.
+func pieceEnd(s string, i int) int {
+	n, c := len(s), s[i]
+	// (?i:'s|'t|'re|'ve|'m|'ll|'d)
+	if c == '\'' && i+1 < n {
+		switch s[i+1] | 0x20 {
+		case 's', 't', 'm', 'd':
+			return i + 2
+		case 'r', 'v':
+			if i+2 < n && s[i+2]|0x20 == 'e' {
+				return i + 3
+			}
+		case 'l':
+			if i+2 < n && s[i+2]|0x20 == 'l' {
+				return i + 3
+			}
+		}
+	}
+	// [^\r\n\p{L}\p{N}]?\p{L}+
+	j := i
+	if !isLetter(c) && !isDigit(c) && !isNewline(c) {
+		j++
+	}
+	if j < n && isLetter(s[j]) {
+		for j < n && isLetter(s[j]) {
+			j++
+		}
+		return j
+	}
+	// \p{N}{1,3}
+	if isDigit(c) {
+		j = i + 1
+		for j < n && j < i+3 && isDigit(s[j]) {
+			j++
+		}
+		return j
+	}
+	//  ?[^\s\p{L}\p{N}]+[\r\n]*
+	j = i
+	if c == ' ' {
+		j++
+	}
+	if j < n && isPunct(s[j]) {
+		for j < n && isPunct(s[j]) {
+			j++
+		}
+		for j < n && isNewline(s[j]) {
+			j++
+		}
+		return j
+	}
+	// c is white space. \s*[\r\n]+ matches, as the library runs it, the
+	// spaces and tabs before a line break and the run of line breaks (not
+	// any white space after them: that starts the next piece). Without a
+	// line break, \s+(?!\S) takes the run at the end of s or gives its
+	// last character back to the text after it; \s+ takes a lone one.
+	w := i
+	for w < n && (s[w] == ' ' || s[w] == '\t') {
+		w++
+	}
+	if w < n && isNewline(s[w]) {
+		for w < n && isNewline(s[w]) {
+			w++
+		}
+		return w
+	}
+	if w == n || w-i == 1 {
+		return w
+	}
+	return w - 1
+}

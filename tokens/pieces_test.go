@@ -1,0 +1,113 @@
+package tokens
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dlclark/regexp2/v2"
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/locomo"
+)
+
+// cl100kPattern is the tokenizer library's cl100k_base pre-tokenizer.
+const cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+
+// libraryPieces returns the pieces the expression cuts s into.
+func libraryPieces(t *testing.T, re *regexp2.Regexp, s string) []string {
+	var out []string
+	m, err := re.FindStringMatch(s)
+	for ; m != nil && err == nil; m, err = re.FindNextMatch(m) {
+		out = append(out, m.String())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func ourPieces(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		j := pieceEnd(s, i)
+		out = append(out, s[i:j])
+		i = j
+	}
+	return out
+}
+
+// TestPiecesMatchLibrary: on plain texts the cuts are the expression's,
+// piece for piece, and the counts the library's count of the whole text —
+// on every LoCoMo turn and rendered conversation, on the edge cases of
+// each alternative, and on 100,000 random strings of the characters the
+// alternatives turn on, plain or with other characters among them (from
+// which the library counts).
+func TestPiecesMatchLibrary(t *testing.T) {
+	re := regexp2.MustCompile(cl100kPattern, regexp2.None)
+	cases := []string{
+		"", " ", "  ", "\t", "\n", "\r\n", " \n ", "a", "1", "!", "'", "'s", "'S", "'Re", "'rE", "'ll", "'LL", "'lL", "'ve", "'d", "'m", "'t", "'x",
+		"don't", "I'm", "we'll", "they've", "it'd", "'tis", "''s", "!'s", "x 's", "12345678", "1a2b", "a1", " 1", "  1", "\t1", "\tword", " word", "  word",
+		"   ", "   x", "  !", " !", "!!!\n\n\nx", "?\r\n", "...", "a...b", "x  \n  y", "x \t\n\t y", "end  ", "end \n", "(word)", "-word", "[Session 3 — x]",
+		"Caroline: I went to the LGBTQ support group yesterday.", "Update 12 for agent 3: My manager Priya approved the budget of 40,000 dollars.",
+		"{\"city\":\"Lisbon\",\"day\":14}", "a\tb\rc\nd", "  \n\n  \t", "x\r\r\ny", "~`^_|\\@#$%&*+=<>/",
+	}
+	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
+	if _, err := os.Stat(path); err == nil {
+		convs, _, err := locomo.LoadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range convs {
+			cases = append(cases, swc.RenderConversation(c))
+			for _, s := range c.Sessions {
+				for _, tu := range s.Turns {
+					cases = append(cases, tu.Text, swc.RenderTurn(tu))
+				}
+			}
+		}
+	} else {
+		t.Logf("LoCoMo not found at %s: edge cases and random strings only", path)
+	}
+	alphabet := []string{"é", "’", "—", "\u00a0", "🎉", "°", "\x85", "\xff", " ", " ", "  ", "\t", "\n", "\r", "'", "s", "S", "t", "r", "e", "E", "v", "l", "L", "m", "d", "a", "Z", "0", "7", "123", ".", "!", "?", ",", "-", "(", "\""}
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 100000
+	if testing.Short() {
+		n = 10000
+	}
+	for range n {
+		var b strings.Builder
+		for range rng.IntN(12) + 1 {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		cases = append(cases, b.String())
+	}
+	plainCases := 0
+	for _, s := range cases {
+		want := libraryCount(t, s)
+		if got, err := countText(s); err != nil || got != want {
+			t.Fatalf("countText(%q) = %d, %v; the library counts %d", s, got, err, want)
+		}
+		if plainPrefix(s) < len(s) {
+			continue
+		}
+		plainCases++
+		if got, want := ourPieces(s), libraryPieces(t, re, s); strings.Join(got, "\x00") != strings.Join(want, "\x00") || len(got) != len(want) {
+			t.Fatalf("pieces of %q:\n got %q\nwant %q", s, got, want)
+		}
+	}
+	if plainCases < n/10 {
+		t.Fatalf("only %d of %d texts plain", plainCases, len(cases))
+	}
+	t.Logf("%d texts, %d plain", len(cases), plainCases)
+}
+
+// libraryCount is the tokenizer library's count of s, whole.
+func libraryCount(t *testing.T, s string) int {
+	n, err := get().Count(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

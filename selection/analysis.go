@@ -69,14 +69,19 @@ type Unit struct {
 // Analysis is the question- and budget-independent analysis of one
 // conversation.
 type Analysis struct {
-	analyzer  *Analyzer
-	unitsOnce sync.Once
-	indexOnce sync.Once
-	index     *bm25.Index
-	linesOnce sync.Once
-	lines     *bm25.Index
-	wholeOnce sync.Once
-	whole     int
+	analyzer   *Analyzer
+	unitsOnce  sync.Once
+	wholesOnce sync.Once
+	indexOnce  sync.Once
+	index      *bm25.Index
+	linesOnce  sync.Once
+	lines      *bm25.Index
+	wholeOnce  sync.Once
+	whole      int
+	// wholeAtLeast is a lower bound of whole (the turns' lines less
+	// lastPieceBound each), which spares counting a long conversation
+	// whole against a small budget.
+	wholeAtLeast int
 
 	Conv   *swc.Conversation
 	Turns  []TurnInfo
@@ -151,8 +156,12 @@ func (a *Analyzer) terms(text string) []string {
 
 func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
 	x := &Analysis{analyzer: a, Conv: c, First: make([]int, len(c.Sessions)+1), Header: make([]int, len(c.Sessions)), SessionTokens: make([]int, len(c.Sessions))}
-	speakers := []string{c.SpeakerA, c.SpeakerB}
-	df := map[string]int{}
+	x.termID = map[string]int32{}
+	var df []int
+	// turnSeen[id] and unitSeen[id] say which turn and unit last had term
+	// id (numbered from 1), so that each lists a term once.
+	var turnSeen, unitSeen []int32
+	units := int32(0)
 	for i := range c.Sessions {
 		ses := &c.Sessions[i]
 		x.First[i] = len(x.Turns)
@@ -165,23 +174,45 @@ func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
 			line := swc.RenderTurn(shown)
 			ti := TurnInfo{Session: i, Pos: j, Turn: shown, Line: line, Tokens: tokens.CountCached(line) + 1}
 			ti.Prefix = tokens.CountCached(shown.Speaker+": ") + 1
-			ti.Terms = a.terms(line[len(shown.Speaker)+2:]) // not the speaker prefix
 			ti.Whole = Unit{Text: line[len(shown.Speaker)+2:], Tokens: ti.Tokens - ti.Prefix}
-			seen := map[string]bool{}
-			for _, term := range ti.Terms {
-				if !seen[term] {
-					seen[term] = true
-					df[term]++
-					ti.Whole.Terms = append(ti.Whole.Terms, term)
+			x.wholeAtLeast += ti.Tokens - 1 - lastPieceBound(line)
+			// The turn's terms are its sentences' in order: the terms of
+			// its text without the speaker prefix, since no term spans
+			// the space between two sentences (TestTurnTermsOfSentences).
+			sents := turnSentences(shown)
+			ti.Units = make([]Unit, len(sents))
+			turn := int32(len(x.Turns) + 1)
+			for k, st := range sents {
+				units++
+				terms := a.terms(st)
+				if len(sents) == 1 {
+					ti.Terms = terms // the memo's slice, not modified
+				} else {
+					ti.Terms = append(ti.Terms, terms...)
+				}
+				u := &ti.Units[k]
+				u.Text = st
+				for _, term := range terms {
+					id, ok := x.termID[term]
+					if !ok {
+						id = int32(len(df))
+						x.termID[term] = id
+						df = append(df, 0)
+						turnSeen, unitSeen = append(turnSeen, 0), append(unitSeen, 0)
+					}
+					if turnSeen[id] != turn {
+						turnSeen[id] = turn
+						df[id]++
+						ti.Whole.Terms = append(ti.Whole.Terms, term)
+						ti.Whole.ids = append(ti.Whole.ids, id)
+					}
+					if unitSeen[id] != units {
+						unitSeen[id] = units
+						u.Terms = append(u.Terms, term)
+						u.ids = append(u.ids, id)
+					}
 				}
 			}
-			if a.Salient != nil {
-				ti.Whole.Salient = a.Salient(ti.Whole.Text, speakers)
-			}
-			if a.Dated != nil {
-				ti.Whole.Dated = a.Dated(ti.Whole.Text)
-			}
-			ti.Whole.Personal, ti.Whole.Asks = personal(ti.Whole.Text), asks(ti.Whole.Text)
 			x.Turns = append(x.Turns, ti)
 			x.Docs = append(x.Docs, ti.Terms)
 		}
@@ -191,24 +222,48 @@ func (a *Analyzer) analyze(c *swc.Conversation) *Analysis {
 		x.SessionTokens[i] = tokens.Session(&c.Sessions[i])
 	}
 	x.IDF = make(map[string]float64, len(df))
-	x.termID = make(map[string]int32, len(df))
-	x.idf = make([]float64, 0, len(df))
+	x.idf = make([]float64, len(df))
 	n := float64(len(x.Turns))
-	for i := range x.Turns {
-		u := &x.Turns[i].Whole
-		u.ids = make([]int32, len(u.Terms))
-		for j, t := range u.Terms {
-			id, ok := x.termID[t]
-			if !ok {
-				id = int32(len(x.idf))
-				x.termID[t] = id
-				x.IDF[t] = math.Log(n / float64(df[t]))
-				x.idf = append(x.idf, x.IDF[t])
-			}
-			u.ids[j] = id
-		}
+	for t, id := range x.termID {
+		x.idf[id] = math.Log(n / float64(df[id]))
+		x.IDF[t] = x.idf[id]
 	}
 	return x
+}
+
+// turnSentences returns the sentences of a turn as shown: its text's, and
+// a shared image's caption as one of its own.
+func turnSentences(shown swc.Turn) []string {
+	sents := Sentences(oneLine(shown.Text))
+	if shown.Image != nil && shown.Image.Caption != "" {
+		sents = append(sents, "[shares an image: "+oneLine(shown.Image.Caption)+"]")
+	}
+	return sents
+}
+
+// lastPieceBound returns at least the tokens of the last pre-tokenizer
+// piece of line (cl100k_base's expression; see package tokens): the bytes
+// of its trailing white space or of its last word and the character
+// before it (a piece is at most one character and a run of letters,
+// digits, punctuation or white space). The last piece is the only one of
+// line's that the text after it in a rendered context can change (it may
+// take the line break), so a context's count is at least the sum of its
+// lines' counts less these.
+func lastPieceBound(line string) int {
+	r, _ := utf8.DecodeLastRuneInString(line)
+	white := unicode.IsSpace(r)
+	i := len(line)
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(line[:i])
+		if unicode.IsSpace(r) != white {
+			if !white {
+				i -= n // the character a word's piece may begin with
+			}
+			break
+		}
+		i -= n
+	}
+	return len(line) - i
 }
 
 // Sentences splits text after ".", "!", "?" or "…" (and any run of them
@@ -256,18 +311,62 @@ func SessionHeader(s *swc.Session) string {
 }
 
 // personal reports whether text holds a first-person pronoun (I, my, me,
-// we, our, …, with or without a contraction).
+// we, our, …, with or without a contraction): a word (a run of letters
+// and apostrophes) whose part before its first apostrophe is one,
+// whatever its case.
 func personal(text string) bool {
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && r != '\'' && r != '’'
-	}) {
-		if i := strings.IndexAny(w, "'’"); i >= 0 {
-			w = w[:i]
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !wordRune(r) {
+			i += n
+			continue
 		}
-		switch strings.ToLower(w) {
-		case "i", "my", "me", "mine", "myself", "we", "our", "us", "ours", "ourselves":
+		j, cut, ascii := i, -1, true
+		for j < len(text) {
+			r, n := utf8.DecodeRuneInString(text[j:])
+			if !wordRune(r) {
+				break
+			}
+			if cut < 0 && (r == '\'' || r == '’') {
+				cut = j
+			}
+			ascii = ascii && r < utf8.RuneSelf
+			j += n
+		}
+		w := text[i:j]
+		if cut >= 0 {
+			w = text[i:cut]
+		}
+		if !ascii {
+			w = strings.ToLower(w)
+		}
+		if firstPerson(w) {
 			return true
 		}
+		i = j
+	}
+	return false
+}
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || r == '\'' || r == '’' }
+
+// firstPerson reports whether w, lowercased or plain ASCII of any case, is
+// a first-person pronoun.
+func firstPerson(w string) bool {
+	if len(w) == 0 || len(w) > len("ourselves") {
+		return false
+	}
+	var b [9]byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	switch string(b[:len(w)]) {
+	case "i", "my", "me", "mine", "myself", "we", "our", "us", "ours", "ourselves":
+		return true
 	}
 	return false
 }
@@ -277,40 +376,43 @@ func asks(text string) bool { return strings.HasSuffix(strings.TrimSpace(text), 
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// SentenceUnits fills every turn's Units (once; safe for concurrent use).
+// SentenceUnits fills the token counts and salience of every turn's
+// Units (once; safe for concurrent use). Their texts and terms are the
+// analysis's.
 func (x *Analysis) SentenceUnits() {
 	x.unitsOnce.Do(func() {
-		a := x.analyzer
 		speakers := []string{x.Conv.SpeakerA, x.Conv.SpeakerB}
 		for i := range x.Turns {
-			ti := &x.Turns[i]
-			sents := Sentences(oneLine(ti.Turn.Text))
-			if ti.Turn.Image != nil && ti.Turn.Image.Caption != "" {
-				sents = append(sents, "[shares an image: "+oneLine(ti.Turn.Image.Caption)+"]")
-			}
-			for _, st := range sents {
-				u := Unit{Text: st, Tokens: tokens.CountCached(st) + 1}
-				seen := map[string]bool{}
-				for _, term := range a.terms(st) {
-					if !seen[term] {
-						seen[term] = true
-						u.Terms = append(u.Terms, term)
-						if id, ok := x.termID[term]; ok {
-							u.ids = append(u.ids, id)
-						}
-					}
-				}
-				if a.Salient != nil {
-					u.Salient = a.Salient(st, speakers)
-				}
-				if a.Dated != nil {
-					u.Dated = a.Dated(st)
-				}
-				u.Personal, u.Asks = personal(st), asks(st)
-				ti.Units = append(ti.Units, u)
+			for k := range x.Turns[i].Units {
+				u := &x.Turns[i].Units[k]
+				u.Tokens = tokens.CountCached(u.Text) + 1
+				x.salience(u, speakers)
 			}
 		}
 	})
+}
+
+// wholeUnits fills the salience of every turn's Whole unit (once; safe
+// for concurrent use), which only a selection of whole turns values.
+func (x *Analysis) wholeUnits() {
+	x.wholesOnce.Do(func() {
+		speakers := []string{x.Conv.SpeakerA, x.Conv.SpeakerB}
+		for i := range x.Turns {
+			x.salience(&x.Turns[i].Whole, speakers)
+		}
+	})
+}
+
+// salience fills u's Salient, Dated, Personal and Asks.
+func (x *Analysis) salience(u *Unit, speakers []string) {
+	a := x.analyzer
+	if a.Salient != nil {
+		u.Salient = a.Salient(u.Text, speakers)
+	}
+	if a.Dated != nil {
+		u.Dated = a.Dated(u.Text)
+	}
+	u.Personal, u.Asks = personal(u.Text), asks(u.Text)
 }
 
 // Index returns the BM25 index over Docs, built on first use (safe for
@@ -332,6 +434,13 @@ func (x *Analysis) LineIndex() *bm25.Index {
 		x.lines = bm25.New(docs)
 	})
 	return x.lines
+}
+
+// fitsWhole reports whether budget holds the whole conversation
+// (WholeTokens), counting it only when the lower bound does not already
+// say no.
+func (x *Analysis) fitsWhole(budget int) bool {
+	return budget >= x.wholeAtLeast && budget >= x.WholeTokens()
 }
 
 // WholeTokens returns the tokens of the whole conversation rendered with

@@ -111,7 +111,7 @@ func (s *Select) compress(c *swc.Conversation, budget int, seed []int, name stri
 // choice and its text, which is over the budget only when nothing is kept
 // (the omission marker alone is over it).
 func (s *Select) fit(x *Analysis, budget int, seed []int) (*choice, string) {
-	if budget >= x.WholeTokens() {
+	if x.fitsWhole(budget) {
 		ch := x.all()
 		return ch, ch.render()
 	}
@@ -268,6 +268,9 @@ func (c *choice) sessionKept(i int) bool {
 // The turns of seed are kept first, whole and in order, each while it
 // fits; the greedy then values the rest by what they add to them.
 func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
+	if !s.Weights.Sentences {
+		x.wholeUnits()
+	}
 	ch := newChoice(x, s.Weights.Sentences)
 	turnOpen := make([]bool, len(x.Turns))
 	sesOpen := make([]bool, len(x.First)-1)

@@ -47,7 +47,7 @@ func (s *TurnSet) Context(name, text string, n, budget int) *swc.Context {
 // fill is TurnSet.Fill on a choice: turns whole turns of ranked become kept
 // while they fit; the turns already whole are passed over.
 func (c *choice) fill(ranked []int, used, budget int) (string, int) {
-	if budget >= c.x.WholeTokens() && len(ranked) == len(c.x.Turns) {
+	if len(ranked) == len(c.x.Turns) && c.x.fitsWhole(budget) {
 		for t := range c.x.Turns {
 			c.keepTurn(t)
 		}

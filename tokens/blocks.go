@@ -15,6 +15,9 @@ import (
 // so that nothing loads the tokenizer at program start.
 const Separator = 1
 
+// newline is Count("\n") (TestSeparator checks it).
+const newline = 1
+
 // Header returns the cost of a session's header line.
 func Header(s *swc.Session) int { return CountCached(swc.SessionHeader(s)) }
 
@@ -34,7 +37,16 @@ func Turn(t swc.Turn) int {
 	if n, ok := turnMemo.Get(k); ok {
 		return n
 	}
-	n := CountCached("\n" + swc.RenderTurn(t))
+	// A line starting with printable ASCII is a piece after the newline,
+	// as countLines splits: its own count (remembered as strategies count
+	// the line alone too) and the newline's.
+	line := swc.RenderTurn(t)
+	var n int
+	if line != "" && line[0] > ' ' && line[0] < 0x7F {
+		n = CountCached(line) + newline
+	} else {
+		n = CountCached("\n" + line)
+	}
 	turnMemo.Put(k, n)
 	return n
 }

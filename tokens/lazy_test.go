@@ -33,4 +33,7 @@ func TestSeparator(t *testing.T) {
 	if got := Count(swc.BlockSeparator); got != Separator {
 		t.Errorf("Count(%q) = %d, but Separator = %d", swc.BlockSeparator, got, Separator)
 	}
+	if got := Count("\n"); got != newline {
+		t.Errorf("Count(%q) = %d, but newline = %d", "\n", got, newline)
+	}
 }

@@ -66,3 +66,27 @@ func TestCountCachedComposite(t *testing.T) {
 		t.Errorf("a short text: remembered %v, count %d", ok, n)
 	}
 }
+
+// TestTurnCount: a turn's cost is the count of its line after a newline,
+// counted from the line's own count where the line starts with printable
+// ASCII — on every LoCoMo turn and on lines starting otherwise.
+func TestTurnCount(t *testing.T) {
+	turns := []swc.Turn{
+		{Speaker: "Mel", Text: "hi!"}, {Speaker: "", Text: "no speaker"}, {Speaker: " Mel", Text: "a space first"},
+		{Speaker: "Émile", Text: "accent first"}, {Speaker: "\nMel", Text: "a newline first"}, {Speaker: "Mel", Text: ""},
+		{Speaker: "Mel", Text: "look", Image: &swc.Image{Caption: "a dog"}},
+	}
+	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
+	if convs, _, err := locomo.LoadFile(path); err == nil {
+		for _, c := range convs {
+			for _, s := range c.Sessions {
+				turns = append(turns, s.Turns...)
+			}
+		}
+	}
+	for _, tu := range turns {
+		if got, want := Turn(tu), libraryCount(t, "\n"+swc.RenderTurn(tu)); got != want {
+			t.Errorf("Turn(%+v) = %d, want %d", tu, got, want)
+		}
+	}
+}

@@ -19,7 +19,7 @@ func Terms(text string) []string {
 		if len(buf) == 0 {
 			return
 		}
-		st, keep := term.Stem(string(buf))
+		st, keep := term.StemBytes(buf)
 		buf = buf[:0]
 		if keep {
 			out = append(out, st)

@@ -85,7 +85,7 @@ func textTerms(text string) []termCount {
 		st, seen := words[string(raw)]
 		if !seen {
 			var keep bool
-			st, keep = term.Stem(string(raw))
+			st, keep = term.StemBytes(raw)
 			if !keep {
 				st = ""
 			}
@@ -142,7 +142,7 @@ func (v *vocab) id(t string) int32 {
 func terms(text string) []string {
 	var out []string
 	scanWords(text, func(raw []byte) {
-		if st, keep := term.Stem(string(raw)); keep {
+		if st, keep := term.StemBytes(raw); keep {
 			out = append(out, st)
 		}
 	})

@@ -374,7 +374,34 @@ func firstPerson(w string) bool {
 // asks reports whether text ends with a question mark.
 func asks(text string) bool { return strings.HasSuffix(strings.TrimSpace(text), "?") }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine returns s with its runs of white space made single spaces and
+// its ends trimmed (the words of strings.Fields joined by spaces): s
+// itself when it is so already.
+func oneLine(s string) string {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' && s[i+1] == ' ' || c != ' ' && asciiSpace(c) {
+				return strings.Join(strings.Fields(s), " ")
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		i += n
+	}
+	return s
+}
+
+func asciiSpace(c byte) bool {
+	return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c == ' '
+}
 
 // SentenceUnits fills the token counts and salience of every turn's
 // Units (once; safe for concurrent use). Their texts and terms are the

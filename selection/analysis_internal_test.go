@@ -132,3 +132,21 @@ func TestPersonalScan(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLine: oneLine is the words of strings.Fields joined by spaces,
+// returned unchanged when already so.
+func TestOneLine(t *testing.T) {
+	texts := []string{"", " ", "a", "a b", " a", "a ", "a  b", "a\tb", "a\nb", "a\u00a0b", "a\u3000b", "café au lait", "x\u0085y", "a\vb", "a\fb", "a\rb", "’tis ok"}
+	for _, c := range locomotest.Load(t) {
+		for _, s := range c.Sessions {
+			for _, tu := range s.Turns {
+				texts = append(texts, tu.Text)
+			}
+		}
+	}
+	for _, s := range texts {
+		if got, want := oneLine(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -7,7 +7,8 @@ import "github.com/swcmem/swc/internal/memo"
 // repeats a few thousand words many times over. The cache is direct
 // mapped (memo.Slots: a word's hash picks its one slot; a new word
 // replaces the old), so its memory is fixed — stemSlots entries at most —
-// whatever the input, and reads and writes take no lock.
+// whatever the input, and reads and writes take no lock. Words over
+// memo.SlotKeyMax (32) bytes are not remembered.
 var stems = memo.NewSlots[stemmed](stemSlots)
 
 const stemSlots = 1 << 13
@@ -17,12 +18,14 @@ type stemmed struct {
 	keep bool
 }
 
-// cached returns Stem's answer for raw, from the cache or computed and
-// remembered. Words over memo.SlotKeyMax (32) bytes are not remembered.
-func cached(raw string, stem func(string) (string, bool)) (string, bool) {
-	e := stems.Get(raw, func(raw string) stemmed {
-		t, keep := stem(raw)
-		return stemmed{t, keep}
-	})
+func stemOf(raw string) stemmed {
+	t, keep := stem(raw)
+	return stemmed{t, keep}
+}
+
+// StemBytes is Stem of string(raw), without making the string when raw's
+// term is remembered.
+func StemBytes(raw []byte) (string, bool) {
+	e := stems.GetBytes(raw, stemOf)
 	return e.term, e.keep
 }

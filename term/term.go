@@ -21,7 +21,8 @@ import (
 // terms are remembered (a fixed-size cache), so a repeated word is not
 // stemmed again.
 func Stem(raw string) (string, bool) {
-	return cached(raw, stem)
+	e := stems.Get(raw, stemOf)
+	return e.term, e.keep
 }
 
 // stem is Stem without the cache.

@@ -31,7 +31,8 @@ func TestStem(t *testing.T) {
 	}
 }
 
-// TestStemCached: the cache gives what stemming gives, for words seen
+// TestStemCached: the cache gives what stemming gives (Stem and
+// StemBytes), for words seen
 // again, for words that share a slot (more words than slots), and from
 // goroutines at once.
 func TestStemCached(t *testing.T) {
@@ -51,6 +52,10 @@ func TestStemCached(t *testing.T) {
 					want, wantKeep := stem(w)
 					if got != want || gotKeep != wantKeep {
 						t.Errorf("Stem(%q) = %q, %v; stem gives %q, %v", w, got, gotKeep, want, wantKeep)
+						return
+					}
+					if got, gotKeep := StemBytes([]byte(w)); got != want || gotKeep != wantKeep {
+						t.Errorf("StemBytes(%q) = %q, %v; stem gives %q, %v", w, got, gotKeep, want, wantKeep)
 						return
 					}
 				}

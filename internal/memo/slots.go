@@ -50,3 +50,19 @@ func (s *Slots[V]) Get(k string, fn func(string) V) V {
 	p.Store(&slot[V]{key: string([]byte(k)), v: v})
 	return v
 }
+
+// GetBytes is Get of string(k), without making the string when k is
+// remembered.
+func (s *Slots[V]) GetBytes(k []byte, fn func(string) V) V {
+	if len(k) > SlotKeyMax {
+		return fn(string(k))
+	}
+	p := &s.slots[maphash.Bytes(s.seed, k)&s.mask]
+	if e := p.Load(); e != nil && e.key == string(k) {
+		return e.v
+	}
+	key := string(k)
+	v := fn(key)
+	p.Store(&slot[V]{key: key, v: v})
+	return v
+}

@@ -34,11 +34,21 @@ func TestSlots(t *testing.T) {
 						t.Errorf("Get(%q) = %d, want %d", k, got, want)
 						return
 					}
+					if got, want := s.GetBytes([]byte(k), fn), fn(k); got != want {
+						t.Errorf("GetBytes(%q) = %d, want %d", k, got, want)
+						return
+					}
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	called := false
+	s.Get("hit", fn)
+	s.GetBytes([]byte("hit"), func(k string) int { called = true; return fn(k) })
+	if called {
+		t.Error("GetBytes computed a value Get had remembered")
+	}
 	big := "prefix " + "piece"
 	s.Get(big[7:], fn)
 	for i := range s.slots {

@@ -94,6 +94,11 @@ type Consolidation struct {
 	Messages int          // message count seen
 	Gists    []StoredGist // gists made (or reused) for mid-tier sessions
 	At       time.Time
+	// Plan, when set, is what the run decided for each session, encoded
+	// by the service (sleep.Service reads it back with the conversation's
+	// Plan so that a context read resumes from it instead of planning
+	// every session again); nil leaves the one stored before.
+	Plan []byte
 	// Generation and Edits are the conversation's when the run read it:
 	// when set, the save stores nothing into a conversation deleted and
 	// re-created since (ENOTFOUND) or edited since (ECONFLICT).
@@ -179,6 +184,13 @@ type Store interface {
 	// Messages returns the conversation's live messages in order (never a
 	// superseded one), or ENOTFOUND.
 	Messages(ctx context.Context, tenant, conv string) ([]StoredMessage, error)
+	// MessagesIn returns the conversation's live messages r selects, in
+	// order, or ENOTFOUND. It reads only those (an index range of seq):
+	// the read path of a long conversation asks for the sessions it needs.
+	MessagesIn(ctx context.Context, tenant, conv string, r MessageRange) ([]StoredMessage, error)
+	// Plan returns the plan the last consolidation stored
+	// (Consolidation.Plan; nil when it stored none), or ENOTFOUND.
+	Plan(ctx context.Context, tenant, conv string) ([]byte, error)
 	// DeleteConversation removes the conversation, its messages and gists;
 	// ENOTFOUND when there is none.
 	DeleteConversation(ctx context.Context, tenant, conv string) error
@@ -196,6 +208,17 @@ type Store interface {
 	// messages newer than its last consolidation or a request not yet
 	// served (a restarted service makes sure each has a job).
 	Unconsolidated(ctx context.Context) ([]ConversationRef, error)
+}
+
+// MessageRange selects stored messages by seq: From ≤ seq < To (To 0: no
+// upper bound). Limit > 0 keeps only the first Limit of them, or with Last
+// the last Limit (still returned in seq order). Instructions keeps only
+// system and developer messages.
+type MessageRange struct {
+	From, To     int64
+	Limit        int
+	Last         bool
+	Instructions bool
 }
 
 // ConversationRef names a conversation of a tenant.

@@ -156,6 +156,15 @@ var migrations = []string{
 	// 1,368–1,739 without, swc scaletest).
 	`DROP TRIGGER conversations_notify ON conversations;
 	DROP FUNCTION swc_notify_conversation();`,
+	// 7: the plan each consolidation leaves (Consolidation.Plan), and the
+	// instructions of a conversation found without reading its history.
+	`CREATE TABLE conv_plans (
+		tenant_id text NOT NULL,
+		conv_id   text NOT NULL,
+		body      bytea NOT NULL,
+		PRIMARY KEY (tenant_id, conv_id)
+	);
+	CREATE INDEX messages_instructions ON messages (tenant_id, conv_id, seq) WHERE role IN ('system', 'developer') AND superseded = 0;`,
 }
 
 // backfills run in Go right after the migration of the same index.

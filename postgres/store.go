@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -161,6 +162,63 @@ func (db *DB) Messages(ctx context.Context, tenant, conv string) ([]swc.StoredMe
 	return out, wrap("messages", err)
 }
 
+// MessagesIn implements swc.Store. The conversation and its messages are
+// read in one snapshot.
+func (db *DB) MessagesIn(ctx context.Context, tenant, conv string, r swc.MessageRange) ([]swc.StoredMessage, error) {
+	var out []swc.StoredMessage
+	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var one int
+		err := tx.QueryRow(ctx, `SELECT 1 FROM conversations WHERE tenant_id = $1 AND id = $2`, tenant, conv).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
+		}
+		if err != nil {
+			return err
+		}
+		q, args := rangeQuery(tenant, conv, r)
+		out, err = readMessages(ctx, tx, q, args...)
+		return err
+	})
+	return out, wrap("messages", err)
+}
+
+// rangeQuery returns the query of MessagesIn and its arguments.
+func rangeQuery(tenant, conv string, r swc.MessageRange) (string, []any) {
+	q := `SELECT ` + msgCols + ` FROM messages WHERE tenant_id = $1 AND conv_id = $2 AND superseded = 0 AND seq >= $3`
+	args := []any{tenant, conv, r.From}
+	if r.To > 0 {
+		args = append(args, r.To)
+		q += fmt.Sprintf(` AND seq < $%d`, len(args))
+	}
+	if r.Instructions {
+		q += ` AND role IN ('system', 'developer')`
+	}
+	switch {
+	case r.Limit > 0 && r.Last:
+		args = append(args, r.Limit)
+		return fmt.Sprintf(`SELECT * FROM (%s ORDER BY seq DESC LIMIT $%d) last ORDER BY seq`, q, len(args)), args
+	case r.Limit > 0:
+		args = append(args, r.Limit)
+		return fmt.Sprintf(`%s ORDER BY seq LIMIT $%d`, q, len(args)), args
+	}
+	return q + ` ORDER BY seq`, args
+}
+
+// Plan implements swc.Store.
+func (db *DB) Plan(ctx context.Context, tenant, conv string) ([]byte, error) {
+	var body []byte
+	var has bool
+	err := db.pool.QueryRow(ctx, `SELECT p.body IS NOT NULL, coalesce(p.body, ''::bytea) FROM conversations c
+		LEFT JOIN conv_plans p ON p.tenant_id = c.tenant_id AND p.conv_id = c.id WHERE c.tenant_id = $1 AND c.id = $2`, tenant, conv).Scan(&has, &body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
+	}
+	if err != nil || !has {
+		return nil, wrap("plan", err)
+	}
+	return body, nil
+}
+
 // DeleteConversation implements swc.Store. The conversation's row goes
 // first, so a consolidation saving meanwhile either finishes before (its
 // gists are then deleted too) or finds no conversation (ENOTFOUND).
@@ -176,6 +234,7 @@ func (db *DB) DeleteConversation(ctx context.Context, tenant, conv string) error
 		for _, q := range []string{
 			`DELETE FROM messages WHERE tenant_id = $1 AND conv_id = $2`,
 			`DELETE FROM conv_gists WHERE tenant_id = $1 AND conv_id = $2`,
+			`DELETE FROM conv_plans WHERE tenant_id = $1 AND conv_id = $2`,
 		} {
 			if _, err := tx.Exec(ctx, q, tenant, conv); err != nil {
 				return err
@@ -211,6 +270,12 @@ func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.
 			WHERE tenant_id = $4 AND id = $5 RETURNING `+stateCols+`, `+convCols, c.Through, c.Messages, ms(c.At), tenant, conv))
 		if err != nil {
 			return err
+		}
+		if c.Plan != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO conv_plans (tenant_id, conv_id, body) VALUES ($1, $2, $3)
+				ON CONFLICT (tenant_id, conv_id) DO UPDATE SET body = EXCLUDED.body`, tenant, conv, c.Plan); err != nil {
+				return err
+			}
 		}
 		if len(c.Gists) == 0 {
 			return nil

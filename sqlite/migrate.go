@@ -121,6 +121,15 @@ var migrations = []string{
 	CREATE TABLE version_seq (v INTEGER NOT NULL);
 	INSERT INTO version_seq SELECT coalesce(max(version), 0) FROM conversations;
 	UPDATE conversations SET last_seq = messages, last_client = last_time, generation = lower(hex(randomblob(8)));`,
+	// 4: the plan each consolidation leaves (Consolidation.Plan), and the
+	// instructions of a conversation found without reading its history.
+	`CREATE TABLE conv_plans (
+		tenant_id TEXT NOT NULL,
+		conv_id   TEXT NOT NULL,
+		body      BLOB NOT NULL,
+		PRIMARY KEY (tenant_id, conv_id)
+	) WITHOUT ROWID;
+	CREATE INDEX messages_instructions ON messages (tenant_id, conv_id, seq) WHERE role IN ('system', 'developer') AND superseded = 0;`,
 }
 
 // backfills run in Go right after the migration of the same index.

@@ -214,6 +214,59 @@ func (db *DB) Messages(ctx context.Context, tenant, conv string) ([]swc.StoredMe
 	return out, nil
 }
 
+// MessagesIn implements swc.Store.
+func (db *DB) MessagesIn(ctx context.Context, tenant, conv string, r swc.MessageRange) ([]swc.StoredMessage, error) {
+	if _, err := db.Conversation(ctx, tenant, conv); err != nil {
+		return nil, err
+	}
+	q, args := rangeQuery(tenant, conv, r)
+	out, err := readMessages(ctx, db.db, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: messages: %w", err)
+	}
+	return out, nil
+}
+
+// rangeQuery returns the query of MessagesIn and its arguments.
+func rangeQuery(tenant, conv string, r swc.MessageRange) (string, []any) {
+	from := ` FROM messages`
+	if r.Instructions { // the planner may prefer the primary key and read every message
+		from = ` FROM messages INDEXED BY messages_instructions`
+	}
+	q := `SELECT ` + msgCols + from + ` WHERE tenant_id = ? AND conv_id = ? AND superseded = 0 AND seq >= ?`
+	args := []any{tenant, conv, r.From}
+	if r.To > 0 {
+		q += ` AND seq < ?`
+		args = append(args, r.To)
+	}
+	if r.Instructions {
+		q += ` AND role IN ('system', 'developer')`
+	}
+	switch {
+	case r.Limit > 0 && r.Last:
+		return `SELECT * FROM (` + q + ` ORDER BY seq DESC LIMIT ?) ORDER BY seq`, append(args, r.Limit)
+	case r.Limit > 0:
+		return q + ` ORDER BY seq LIMIT ?`, append(args, r.Limit)
+	}
+	return q + ` ORDER BY seq`, args
+}
+
+// Plan implements swc.Store.
+func (db *DB) Plan(ctx context.Context, tenant, conv string) ([]byte, error) {
+	if _, err := db.Conversation(ctx, tenant, conv); err != nil {
+		return nil, err
+	}
+	var body []byte
+	err := db.db.QueryRowContext(ctx, `SELECT body FROM conv_plans WHERE tenant_id = ? AND conv_id = ?`, tenant, conv).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: plan: %w", err)
+	}
+	return body, nil
+}
+
 // DeleteConversation implements swc.Store.
 func (db *DB) DeleteConversation(ctx context.Context, tenant, conv string) error {
 	return retryBusy(ctx, func() error {
@@ -231,7 +284,8 @@ func (db *DB) DeleteConversation(ctx context.Context, tenant, conv string) error
 		if n, _ := res.RowsAffected(); n == 0 {
 			return swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
 		}
-		for _, q := range []string{`DELETE FROM messages WHERE tenant_id = ? AND conv_id = ?`, `DELETE FROM conv_gists WHERE tenant_id = ? AND conv_id = ?`} {
+		for _, q := range []string{`DELETE FROM messages WHERE tenant_id = ? AND conv_id = ?`, `DELETE FROM conv_gists WHERE tenant_id = ? AND conv_id = ?`,
+			`DELETE FROM conv_plans WHERE tenant_id = ? AND conv_id = ?`} {
 			if _, err := tx.ExecContext(ctx, q, tenant, conv); err != nil {
 				return fmt.Errorf("sqlite: delete: %w", err)
 			}
@@ -260,6 +314,11 @@ func (db *DB) SaveConsolidation(ctx context.Context, tenant, conv string, c swc.
 		if _, err := tx.ExecContext(ctx, `UPDATE conversations SET cons_through = ?, cons_messages = ?, cons_at = ?, version = ?
 			WHERE tenant_id = ? AND id = ?`, c.Through, c.Messages, ms(c.At), v, tenant, conv); err != nil {
 			return fmt.Errorf("sqlite: save consolidation: %w", err)
+		}
+		if c.Plan != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO conv_plans (tenant_id, conv_id, body) VALUES (?, ?, ?)`, tenant, conv, c.Plan); err != nil {
+				return fmt.Errorf("sqlite: save consolidation: %w", err)
+			}
 		}
 		for _, g := range c.Gists {
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO conv_gists (tenant_id, conv_id, session_n, content_hash, variant, gister, text, created_at)

@@ -26,6 +26,7 @@ func Run(t *testing.T, open func(t *testing.T) swc.Store) {
 		{"Backwards", testBackwards},
 		{"TenantIsolation", testIsolation},
 		{"Consolidation", testConsolidation},
+		{"MessagesIn", testMessagesIn},
 		{"Delete", testDelete},
 		{"ConcurrentAppend", testConcurrentAppend},
 		{"TwoWriters", testTwoWriters},

@@ -38,22 +38,94 @@ func (p *plan) estimate() int {
 // It returns the plan's rendering as it ends (see plan.rendering).
 func enforce(p *plan, budget int) *rendering {
 	next := p.steps()
-	for p.estimate() > budget {
-		if !next() {
-			break
-		}
-	}
+	cutToEstimate(p, budget, next)
 	for {
 		r := p.render()
-		if r.tokens <= budget || !next() {
+		if r.tokens <= budget || next() < 0 {
 			return r
 		}
 	}
 }
 
+// cutToEstimate makes next's removals until p's estimate is within
+// budget, keeping the estimate up to date one chunk at a time (as
+// p.estimate() counts it, without counting every chunk again).
+func cutToEstimate(p *plan, budget int, next func() int) {
+	e := newEstimator(p)
+	for e.est > budget {
+		i := next()
+		if i < 0 {
+			return
+		}
+		e.update(i)
+	}
+}
+
+// estimator keeps p.estimate() as chunks change: the kept chunks (those
+// with tokens) are linked in order, each with the tokens counted for it.
+type estimator struct {
+	p          *plan
+	prev, next []int // neighbouring kept chunks; -1 at the ends
+	tok        []int // tokens counted for each chunk (0: not kept)
+	est        int
+}
+
+func newEstimator(p *plan) *estimator {
+	n := len(p.chunks)
+	e := &estimator{p: p, prev: make([]int, n), next: make([]int, n), tok: make([]int, n)}
+	last := -1
+	for i := range p.chunks {
+		e.prev[i], e.next[i] = -1, -1
+		if t := p.chunks[i].tokens(); t > 0 {
+			e.tok[i] = t
+			e.prev[i] = last
+			if last >= 0 {
+				e.next[last] = i
+			}
+			last = i
+		}
+	}
+	e.est = p.estimate()
+	return e
+}
+
+// gap is the cost between kept chunks a and b (either -1: none).
+func (e *estimator) gap(a, b int) int {
+	if a < 0 || b < 0 {
+		return 0
+	}
+	n := e.p.sepToken
+	if b > a+1 {
+		n += tokens.Omission(a+1, b-1)
+	}
+	return n
+}
+
+// update counts chunk i again after a change.
+func (e *estimator) update(i int) {
+	t := e.p.chunks[i].tokens()
+	switch old := e.tok[i]; {
+	case old > 0 && t > 0:
+		e.est += t - old
+	case old > 0: // i is no longer kept
+		a, b := e.prev[i], e.next[i]
+		e.est += e.gap(a, b) - e.gap(a, i) - e.gap(i, b) - old
+		if a >= 0 {
+			e.next[a] = b
+		}
+		if b >= 0 {
+			e.prev[b] = a
+		}
+	case t > 0: // never happens (steps only take away): count again
+		*e = *newEstimator(e.p)
+		return
+	}
+	e.tok[i] = t
+}
+
 // steps returns a function that makes the next removal and reports whether
 // there was one.
-func (p *plan) steps() func() bool {
+func (p *plan) steps() func() int {
 	var idx []int
 	scores := make([]float64, len(p.chunks))
 	for i := range p.chunks {
@@ -79,7 +151,7 @@ func (p *plan) steps() func() bool {
 	if len(p.chunks) > 0 && p.chunks[0].pinned {
 		pinned = append(pinned, 0)
 	}
-	return func() bool {
+	return func() int {
 		for len(verbatim) > 0 {
 			i := verbatim[0]
 			verbatim = verbatim[1:]
@@ -89,12 +161,12 @@ func (p *plan) steps() func() bool {
 					ch.reason = "over budget: verbatim chunk replaced by its gist, lowest salience first"
 					p.dropped = append(p.dropped, swc.Drop{Session: i, Turns: len(ch.turns), Reason: fmt.Sprintf("over budget: %s chunk demoted to its gist (score %.3f)", ch.tier, ch.score)})
 					gists = append(gists, i) // it outscores every mid gist: last to go
-					return true
+					return i
 				}
 				ch.action = swc.ActionDropped
 				ch.reason = "over budget: verbatim chunk, lowest salience first"
 				p.dropped = append(p.dropped, swc.Drop{Session: i, Reason: fmt.Sprintf("over budget: %s chunk dropped (score %.3f)", ch.tier, ch.score)})
-				return true
+				return i
 			}
 		}
 		for len(gists) > 0 {
@@ -110,12 +182,12 @@ func (p *plan) steps() func() bool {
 					for k := range p.dropped {
 						if p.dropped[k].Session == i {
 							p.dropped[k] = d
-							return true
+							return i
 						}
 					}
 				}
 				p.dropped = append(p.dropped, d)
-				return true
+				return i
 			}
 		}
 		for len(pinned) > 0 {
@@ -137,8 +209,8 @@ func (p *plan) steps() func() bool {
 				ch.action = swc.ActionDropped
 				d.Reason = "over budget: pinned chunk cut to nothing"
 			}
-			return true
+			return i
 		}
-		return false
+		return -1
 	}
 }

@@ -25,7 +25,7 @@ func (m *Service) Render(ctx context.Context, conv string, msgs []swc.StoredMess
 	for _, sg := range gists {
 		g.gists[string(sg.Variant)+"\x00"+sg.ContentHash] = sg.Text
 	}
-	strat, err := m.newStrategy(m.strategy(), g, consolidate.Schedule{Kind: consolidate.Through, At: len(c.Sessions)})
+	strat, err := m.newStrategy(m.strategy(), g, consolidate.Schedule{Kind: consolidate.Through, At: len(c.Sessions)}, nil)
 	if err != nil {
 		return nil, err
 	}

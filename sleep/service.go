@@ -64,6 +64,14 @@ type Service struct {
 	CacheBytes  int64
 	TenantShare float64
 
+	// ReadLimit is the most messages of a conversation a text context of
+	// an SWC strategy is planned over on the read path (default
+	// DefaultReadLimit). A longer one is resumed from the plan its last
+	// consolidation stored and the most recent sessions the budget can
+	// reach, reading only those; a context whose stored plan covers every
+	// message is resumed from it at any length (the same context).
+	ReadLimit int
+
 	// Recheck bounds how long a cached context is served without asking
 	// the store for the conversation's version while the service is told
 	// of every change (Watching(true)): the staleness when a notification
@@ -223,13 +231,14 @@ func (m *Service) strategy() string {
 }
 
 // newStrategy builds the named service strategy over the Service's
-// engines with gister g and replay schedule sched; it returns an EINVALID
+// engines with gister g, replay schedule sched and plan cache plans
+// (nil: none); it returns an EINVALID
 // error for a strategy the service does not serve.
-func (m *Service) newStrategy(name string, g swc.Gister, sched consolidate.Schedule) (swc.Strategy, error) {
+func (m *Service) newStrategy(name string, g swc.Gister, sched consolidate.Schedule, plans consolidate.PlanCache) (swc.Strategy, error) {
 	if _, err := strategy.Find(name, strategy.ForService); err != nil {
 		return nil, err
 	}
-	e := strategy.Engines{Embedder: m.Embedder, Gister: g, Config: m.Config, Schedule: sched}
+	e := strategy.Engines{Embedder: m.Embedder, Gister: g, Config: m.Config, Schedule: sched, Plans: plans}
 	if e.Embedder == nil {
 		e.Embedder = embed.New()
 	}
@@ -339,6 +348,11 @@ func (m *Service) build(ctx context.Context, tenant, conv string, r Request) (*R
 	if err != nil {
 		return nil, err
 	}
+	if r.Format == "text" {
+		if res, ok, err := m.buildResumed(ctx, tenant, conv, info, r); ok || err != nil {
+			return res, err
+		}
+	}
 	msgs, err := m.Store.Messages(ctx, tenant, conv)
 	if err != nil {
 		return nil, err
@@ -375,7 +389,7 @@ func (m *Service) build(ctx context.Context, tenant, conv string, r Request) (*R
 	}
 	memText := ""
 	if len(c.Sessions) > 0 {
-		strat, err := m.newStrategy(r.Strategy, g, sched)
+		strat, err := m.newStrategy(r.Strategy, g, sched, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -519,13 +533,17 @@ func (m *Service) Consolidate(ctx context.Context, tenant, conv string) (Outcome
 	n := len(c.Sessions)
 	rec := &recorder{g: m.Gister, made: map[string]swc.StoredGist{}}
 	var stored []swc.StoredGist
+	var plan []byte
 	if n > 0 {
-		strat, err := m.newStrategy(m.strategy(), rec, consolidate.Schedule{Kind: consolidate.End})
+		strat, err := m.newStrategy(m.strategy(), rec, consolidate.Schedule{Kind: consolidate.End}, planMap{})
 		if err != nil {
 			return Outcome{}, err
 		}
 		out, err := strat.Compress(ctx, c, swc.CompressOptions{Budget: m.budget()})
 		if err != nil {
+			return Outcome{}, fmt.Errorf("memory: consolidate: %w", err)
+		}
+		if plan, err = planOf(ctx, strat, m.strategy(), c, info, msgs); err != nil {
 			return Outcome{}, fmt.Errorf("memory: consolidate: %w", err)
 		}
 		for _, gr := range out.Gists {
@@ -544,7 +562,7 @@ func (m *Service) Consolidate(ctx context.Context, tenant, conv string) (Outcome
 	// Saved only into the conversation read: not into one re-created
 	// under the same id since (ENOTFOUND), nor over an edit (ECONFLICT: the
 	// job runs again on what is stored then).
-	err = m.Store.SaveConsolidation(ctx, tenant, conv, swc.Consolidation{Through: n, Messages: len(msgs), Gists: stored, At: at,
+	err = m.Store.SaveConsolidation(ctx, tenant, conv, swc.Consolidation{Through: n, Messages: len(msgs), Gists: stored, Plan: plan, At: at,
 		Generation: info.Generation, Edits: info.Edits})
 	if err != nil {
 		return Outcome{}, err

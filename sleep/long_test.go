@@ -1,0 +1,195 @@
+package sleep_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/consolidate"
+	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/postgres"
+	"github.com/swcmem/swc/postgres/pgtest"
+	"github.com/swcmem/swc/sleep"
+	"github.com/swcmem/swc/sqlite"
+)
+
+// longStore opens an empty store of the backend: "sqlite", or "postgres"
+// (skipped without $SWC_TEST_POSTGRES, failed in CI).
+func longStore(tb testing.TB, backend string) swc.Store {
+	tb.Helper()
+	ctx := context.Background()
+	if backend == "postgres" {
+		pgtest.DSN(tb)
+		db, err := postgres.Open(ctx, pgtest.Schema(tb), postgres.Config{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { db.Close() })
+		return db
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "swc.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+var longWords = strings.Fields("Ana Lisbon nurse hospital Rex shelter marathon Boston April Coach Lee Priya budget Atlas project Dune desert Porto boiler plumber euros invoice meeting Tuesday deadline report launch")
+
+// longMessages returns messages from through to-1 of a long agent
+// conversation, of about size bytes each, a minute apart from start (20
+// messages to a session under the default rule), a system message first.
+// With per > 0 they carry session ids, per messages to a session.
+func longMessages(from, to, size, per int, start time.Time) []swc.Message {
+	out := make([]swc.Message, 0, to-from)
+	for i := from; i < to; i++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Note %d: ", i)
+		for j := 0; b.Len() < size; j++ {
+			fmt.Fprintf(&b, "%s %d ", longWords[(i*7+j*3)%len(longWords)], (i*31+j)%997)
+		}
+		m := swc.Message{ID: fmt.Sprint("m", i), Role: swc.RoleUser, Content: b.String(), Time: start.Add(time.Duration(i) * time.Minute)}
+		if per > 0 {
+			m.Session = fmt.Sprint("s", i/per)
+		}
+		switch {
+		case i == 0:
+			m.Role, m.Content = swc.RoleSystem, "You are a helpful assistant."
+		case i%2 == 1:
+			m.Role = swc.RoleAssistant
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+var longStart = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// appendLong stores messages from to to-1 of longMessages as tenant t's
+// conversation conv, through the store's API in batches of 1,000.
+func appendLong(tb testing.TB, s swc.Store, conv string, from, to, size, per int) {
+	tb.Helper()
+	ctx := context.Background()
+	for off := from; off < to; off += 1000 {
+		msgs := longMessages(off, min(off+1000, to), size, per, longStart)
+		now := msgs[len(msgs)-1].Time
+		if _, err := s.AppendMessages(ctx, "t", conv, msgs, swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return now }}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+func longService(s swc.Store) *sleep.Service {
+	return &sleep.Service{Store: s, Gister: gist.NewExtractive(), Fallback: gist.NewExtractive(), Budget: 4000,
+		Schedule: consolidate.Schedule{Kind: consolidate.Idle, Window: 10 * time.Minute}, Now: func() time.Time { return longStart }}
+}
+
+// readUncached returns the default context of conv from a service with
+// an empty cache, and how long it took.
+func readUncached(tb testing.TB, s swc.Store, conv string) (*sleep.Result, time.Duration) {
+	tb.Helper()
+	m := longService(s)
+	t0 := time.Now()
+	res, err := m.Context(context.Background(), "t", conv, sleep.Request{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res, time.Since(t0)
+}
+
+// TestContextLongConversation reads the default context of a stored
+// conversation of 100,000 messages, uncached, on each store: before any
+// consolidation (the sessions the budget reaches), after one over the
+// first 99,000 messages (its plan and the messages after it) and after
+// one over all of them (its plan alone). Each read is bounded by a
+// generous second (a loaded 2-core CI machine; a quiet one takes tens of
+// ms, see docs/operations.md). The consolidated conversation has sessions
+// of 80 short messages (by session id): consolidating 5,000 sessions of 20
+// takes the job most of a minute, 1,250 a few seconds.
+func TestContextLongConversation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stores 100,000 messages")
+	}
+	const n, size, bound = 100_000, 200, time.Second
+	ctx := context.Background()
+	last := longMessages(n-1, n, size, 0, longStart)[0].Content[:30]
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			s := longStore(t, backend)
+			check := func(conv, what string, wantThrough, wantPending int) {
+				t.Helper()
+				var res *sleep.Result
+				var took time.Duration
+				for range 2 { // the second as another replica reads it: the same bytes
+					r, d := readUncached(t, s, conv)
+					if res != nil && string(r.JSON()) != string(res.JSON()) {
+						t.Errorf("%s: two reads differ", what)
+					}
+					res, took = r, d
+				}
+				t.Logf("%s: uncached context in %v (%d tokens, %d chunks)", what, took, res.Tokens, len(res.Chunks))
+				if took > bound {
+					t.Errorf("%s: uncached context took %v, over %v", what, took, bound)
+				}
+				if res.Tokens > 4000 || res.Tokens < 2000 {
+					t.Errorf("%s: %d tokens for a budget of 4000", what, res.Tokens)
+				}
+				if !strings.HasPrefix(res.Text, "You are a helpful assistant.\n\n[Session 1 —") || !strings.Contains(res.Text, last) {
+					t.Errorf("%s: context lacks the instructions, session 1 or the last message:\n%.300s\n…\n%s", what, res.Text, res.Text[max(0, len(res.Text)-600):])
+				}
+				if res.ConsolidatedThrough != wantThrough || res.PendingSessions != wantPending {
+					t.Errorf("%s: consolidated through %d, %d pending; want %d, %d", what, res.ConsolidatedThrough, res.PendingSessions, wantThrough, wantPending)
+				}
+			}
+			appendLong(t, s, "c", 0, n, size, 0)
+			check("c", "not consolidated", 0, n/20)
+
+			const per, small = 80, 40
+			m := longService(s)
+			appendLong(t, s, "s", 0, n-1000, small, per)
+			t0 := time.Now()
+			if _, err := m.Consolidate(ctx, "t", "s"); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("consolidation of %d messages: %v", n-1000, time.Since(t0))
+			appendLong(t, s, "s", n-1000, n, small, per)
+			through := (n - 1000 + per - 1) / per
+			check("s", "consolidated, then 1,000 messages", through, n/per-through)
+			if _, err := m.Consolidate(ctx, "t", "s"); err != nil {
+				t.Fatal(err)
+			}
+			check("s", "consolidated", n/per, 0)
+		})
+	}
+}
+
+// BenchmarkContextLong reads the default context of a stored
+// conversation of each size, uncached (a new service each time), on
+// SQLite: "pending" never consolidated, "consolidated" after a
+// consolidation of every message.
+func BenchmarkContextLong(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			s := longStore(b, "sqlite")
+			appendLong(b, s, "pending", 0, n, 200, 0)
+			appendLong(b, s, "consolidated", 0, n, 200, 0)
+			t0 := time.Now()
+			if _, err := longService(s).Consolidate(context.Background(), "t", "consolidated"); err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("consolidation of %d messages: %v", n, time.Since(t0))
+			for _, conv := range []string{"pending", "consolidated"} {
+				b.Run(conv, func(b *testing.B) {
+					for b.Loop() {
+						readUncached(b, s, conv)
+					}
+				})
+			}
+		})
+	}
+}

@@ -193,3 +193,39 @@ func BenchmarkContextLong(b *testing.B) {
 		})
 	}
 }
+
+// TestContextFromPlanIsPlanned checks that a context resumed from the
+// stored plan of a consolidation covering every message is the one
+// planning every session gives (Render plans them), at several budgets.
+func TestContextFromPlanIsPlanned(t *testing.T) {
+	ctx := context.Background()
+	m, db, _, msgs := setup(t, consolidate.Schedule{Kind: consolidate.Idle, Window: time.Minute}, 12)
+	appendAll(t, db, msgs, time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+	if _, err := m.Consolidate(ctx, "t", "c"); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := db.Plan(ctx, "t", "c"); err != nil || len(p) == 0 {
+		t.Fatalf("no plan stored: %v", err)
+	}
+	stored, err := db.Messages(ctx, "t", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gists, err := db.Gists(ctx, "t", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, budget := range []int{300, 1000, 2500, 4000, 20000} {
+		got, err := m.Context(ctx, "t", "c", sleep.Request{Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := m.Render(ctx, "c", stored, gists, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Text != want.Text || fmt.Sprint(got.Chunks) != fmt.Sprint(want.Chunks) {
+			t.Errorf("budget %d: the context from the plan differs from the planned one:\n%s\nwant\n%s", budget, got.Text, want.Text)
+		}
+	}
+}

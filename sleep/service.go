@@ -543,7 +543,7 @@ func (m *Service) Consolidate(ctx context.Context, tenant, conv string) (Outcome
 		if err != nil {
 			return Outcome{}, fmt.Errorf("memory: consolidate: %w", err)
 		}
-		if plan, err = planOf(ctx, strat, m.strategy(), c, info, msgs); err != nil {
+		if plan, err = m.planOf(ctx, strat, m.strategy(), c, info, msgs); err != nil {
 			return Outcome{}, fmt.Errorf("memory: consolidate: %w", err)
 		}
 		for _, gr := range out.Gists {

@@ -56,6 +56,10 @@ type Config struct {
 	// which let an append write in one statement (fast.go): a generation
 	// of about StateBytes (8 MiB: some 40,000 conversations), two held.
 	StateBytes int
+	// AppendGroups bounds the statements writing fast appends in flight at
+	// once (1): the appends arriving meanwhile wait, and the next
+	// statement writes them together, one commit for all (group.go).
+	AppendGroups int
 }
 
 // DB is an open Postgres database. It is safe for concurrent use.
@@ -72,6 +76,7 @@ type DB struct {
 	// states are the append states of conversations at a version, as
 	// this DB last wrote or was told of them (append.go).
 	states   *memo.Memo[convKey, stateEntry]
+	group    grouper
 	watchMu  sync.Mutex
 	watcher  swc.Watcher
 	watchPID atomic.Uint32 // the backend of Watch's connection (0: none)
@@ -108,6 +113,7 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 		sb = 8 << 20
 	}
 	db := &DB{pool: pool, extra: cfg.Migrations, Now: time.Now, states: memo.New(sb, stateSize)}
+	db.group.limit = cfg.AppendGroups
 	if err := db.Migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/swcmem/swc"
 )
 
@@ -14,7 +11,8 @@ import (
 // version, remembered from this DB's last write of it or from another
 // replica's notification (watch.go), is planned over with swc.PlanAppend
 // and written by one statement that stores nothing unless the
-// conversation is still at that version. The answers the plan cannot have
+// conversation is still at that version (with the fast appends of other
+// conversations waiting at the same time: group.go). The answers the plan cannot have
 // without a query are assumed, then checked by the database: no id of the
 // batch is stored yet (the statement looks, and the unique index on live
 // message ids refuses one that is), and no edited history needs its live
@@ -72,50 +70,39 @@ type assume struct{}
 func (assume) StoredIDs([]string) (map[string]bool, error) { return nil, nil }
 func (assume) Live() ([]swc.StoredMessage, error)          { return nil, errAsk }
 
-// fastAppend writes a plan in one statement: the conversation's row is
-// updated only at version $14 and when it holds none of the batch's ids
-// ($16), and the messages inserted only when it was. (A refusal returns
-// no row rather than an error: pgx forgets a prepared statement that
-// failed.)
-var fastAppend = `WITH u AS (UPDATE conversations SET ` + setState + `
-	WHERE tenant_id = $1 AND id = $2 AND version = $14 AND NOT EXISTS (SELECT 1 FROM messages
-		WHERE tenant_id = $1 AND conv_id = $2 AND msg_id <> '' AND superseded = 0 AND msg_id = ANY($16::text[]))
-	RETURNING ` + convCols + `),
-i AS (` + insertMessages(15) + ` WHERE EXISTS (SELECT 1 FROM u))
-SELECT ` + convCols + ` FROM u`
-
 // appendFast tries the fast path: ok=false (and no error) when the locked
-// path must do the append; an error when the database failed.
+// path must do the append; an error when the database failed. The write
+// joins the group of fast appends this DB sends together (group.go).
 func (db *DB) appendFast(ctx context.Context, tenant, conv string, msgs []swc.Message, o swc.AppendOptions) (swc.AppendResult, bool, error) {
 	if db.states == nil {
 		return swc.AppendResult{}, false, nil
 	}
-	e, ok := db.states.Get(convKey{tenant, conv})
-	if !ok || e.version == 0 || e.st.Messages == 0 {
-		return swc.AppendResult{}, false, nil
+	// A write planned over a state this DB replaced before the write's
+	// group went plans again over the new one.
+	for range 3 {
+		e, ok := db.states.Get(convKey{tenant, conv})
+		if !ok || e.version == 0 || e.st.Messages == 0 {
+			return swc.AppendResult{}, false, nil
+		}
+		now := o.Clock()()
+		plan, err := swc.PlanAppend(e.st, msgs, o, now, assume{})
+		// A rule refusing the batch may be the remembered state's fault: the
+		// locked path answers from the stored one.
+		if err != nil || len(plan.Messages) == 0 || plan.Supersede != 0 {
+			return swc.AppendResult{}, false, nil
+		}
+		w := &groupWrite{key: convKey{tenant, conv}, version: e.version, plan: plan, now: now}
+		if err := db.group.write(ctx, db, w); err != nil {
+			return swc.AppendResult{}, false, err
+		}
+		if w.stale {
+			continue
+		}
+		if !w.ok {
+			return swc.AppendResult{}, false, nil
+		}
+		plan.Result.Conversation = w.info
+		return plan.Result, true, nil
 	}
-	now := o.Clock()()
-	plan, err := swc.PlanAppend(e.st, msgs, o, now, assume{})
-	// A rule refusing the batch may be the remembered state's fault: the
-	// locked path answers from the stored one.
-	if err != nil || len(plan.Messages) == 0 || plan.Supersede != 0 {
-		return swc.AppendResult{}, false, nil
-	}
-	args := append([]any{tenant, conv}, stateArgs(plan.State, now)...)
-	args = append(append(args, e.version), msgArgs(plan.Messages)...)
-	info, err := scanConv(db.pool.QueryRow(ctx, fastAppend, args...))
-	var pe *pgconn.PgError
-	switch {
-	case errors.Is(err, pgx.ErrNoRows): // another write came first, or an id is stored
-		db.dropState(tenant, conv)
-		return swc.AppendResult{}, false, nil
-	case errors.As(err, &pe) && pe.Code == "23505": // the same, raced: the locked path skips it
-		return swc.AppendResult{}, false, nil
-	case err != nil:
-		return swc.AppendResult{}, false, err
-	}
-	db.putState(tenant, conv, info.Version, plan.State)
-	db.changed(tenant, conv, info.Version, &plan.State)
-	plan.Result.Conversation = info
-	return plan.Result, true, nil
+	return swc.AppendResult{}, false, nil
 }

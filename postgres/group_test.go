@@ -1,0 +1,133 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/postgres/pgtest"
+)
+
+// Fast appends arriving while a group statement runs are written by the
+// next one together; the ids, the versions and the session rules hold
+// for each as if it were alone: a retry racing its first send stores
+// nothing twice, and a conversation another replica changed behind this
+// one's back is refused in the group (the others are written) and
+// appended by the locked path.
+func TestGroupedAppends(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	ctx := context.Background()
+	db, err := Open(ctx, dsn, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := Open(ctx, dsn, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tn, err := db.CreateTenant(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}
+	msg := func(id string) swc.Message {
+		return swc.Message{ID: id, Role: swc.RoleUser, Content: "message " + id, Time: t0}
+	}
+	const convs = 8
+	for c := range convs { // this DB now remembers each conversation's state
+		if _, err := db.AppendMessages(ctx, tn.ID, fmt.Sprint("c", c), []swc.Message{msg("first")}, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := other.AppendMessages(ctx, tn.ID, "c0", []swc.Message{msg("other")}, opts); err != nil {
+		t.Fatal(err)
+	}
+	// Hold the conversations' rows: the first group waits in the
+	// database while the other appends queue behind it.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM conversations WHERE tenant_id = $1 FOR UPDATE`, tn.ID); err != nil {
+		t.Fatal(err)
+	}
+	groups0, writes0 := db.group.groups.Load(), db.group.writes.Load()
+	type out struct {
+		res swc.AppendResult
+		err error
+	}
+	outs := make([]out, 2*convs)
+	var wg sync.WaitGroup
+	for i := range outs {
+		wg.Add(1)
+		go func() { // each conversation's batch twice: a send and its retry
+			defer wg.Done()
+			c := i % convs
+			res, err := db.AppendMessages(ctx, tn.ID, fmt.Sprint("c", c), []swc.Message{msg(fmt.Sprint("a", c)), msg(fmt.Sprint("b", c))}, opts)
+			outs[i] = out{res, err}
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for db.group.pending() < 2*convs-1 && time.Now().Before(deadline) { // c0's refusal may be on its way to the locked path
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	appended, skipped := map[int]int{}, map[int]int{}
+	for i, o := range outs {
+		if o.err != nil {
+			t.Fatalf("append %d: %v", i, o.err)
+		}
+		appended[i%convs] += o.res.Appended
+		skipped[i%convs] += o.res.Skipped
+	}
+	for c := range convs {
+		if appended[c] != 2 || skipped[c] != 2 {
+			t.Errorf("c%d: appended %d and skipped %d of the send and its retry, want 2 and 2", c, appended[c], skipped[c])
+		}
+		ms, err := db.Messages(ctx, tn.ID, fmt.Sprint("c", c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"first", fmt.Sprint("a", c), fmt.Sprint("b", c)}
+		if c == 0 {
+			want = []string{"first", "other", "a0", "b0"}
+		}
+		var got []string
+		for i, m := range ms {
+			got = append(got, m.ID)
+			if m.Seq != int64(i+1) {
+				t.Errorf("c%d: message %d has seq %d", c, i, m.Seq)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("c%d: stored %v, want %v", c, got, want)
+		}
+		info, err := db.Conversation(ctx, tn.ID, fmt.Sprint("c", c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Messages != len(want) {
+			t.Errorf("c%d: the conversation counts %d messages, want %d", c, info.Messages, len(want))
+		}
+	}
+	groups, writes := db.group.groups.Load()-groups0, db.group.writes.Load()-writes0
+	if writes <= groups {
+		t.Errorf("%d writes in %d group statements: none was written with another", writes, groups)
+	}
+	t.Logf("%d writes in %d group statements", writes, groups)
+}

@@ -12,36 +12,49 @@ import memopkg "github.com/swcmem/swc/internal/memo"
 // backtracking engine that allocates for every piece — most of a count's
 // time. countText cuts text of printable ASCII, tabs and line breaks
 // (nearly all of every conversation) itself and remembers each piece's
-// count, so a word is encoded once, not once per text it is in; from the
-// first other character on, a text goes to the library. TestPiecesMatchLibrary checks
+// count, so a word is encoded once, not once per text it is in; the
+// stretches around other characters go to the library. TestPiecesMatchLibrary checks
 // the cuts against the expression and the counts against the library.
 
 // pieceCounts remembers the counts of recently seen pieces.
 var pieceCounts = memopkg.NewSlots[int](1 << 14)
 
-// countText returns the count of s: the sum of its pieces' counts up to
-// the piece before its first character that is not plain (see plainPrefix),
-// and the library's count of the rest (the pieces after a piece's end
-// are the rest's own: the expression looks at nothing before where it
-// starts).
+// countText returns the count of s: the sum of its plain stretches'
+// pieces' counts (see plainPrefix), and the library's count of the text
+// from the piece before each character that is not plain to the next
+// place where an ASCII letter is followed by a space. Both ends are
+// piece ends (a letter's piece ends where the letters do), and the
+// expression looks at nothing before where it starts and at most one
+// character past a piece's end, so the pieces of each part are the
+// whole text's.
 func countText(s string) (int, error) {
-	k := plainPrefix(s)
 	n, i := 0, 0
-	for i < k {
-		j := pieceEnd(s, i)
-		// The piece is the expression's when every byte pieceEnd looked
-		// at is plain: pieceEnd looks at most one past the piece's end.
-		if k < len(s) && j+1 >= k {
+	for i < len(s) {
+		k := i + plainPrefix(s[i:])
+		for i < k {
+			j := pieceEnd(s, i)
+			// The piece is the expression's when every byte pieceEnd
+			// looked at is plain: pieceEnd looks at most one past it.
+			if k < len(s) && j+1 >= k {
+				break
+			}
+			n += pieceCounts.Get(s[i:j], countPiece)
+			i = j
+		}
+		if i == len(s) {
 			break
 		}
-		n += pieceCounts.Get(s[i:j], countPiece)
-		i = j
+		p := k + 1
+		for p < len(s) && !(s[p] == ' ' && isLetter(s[p-1])) {
+			p++
+		}
+		m, err := get().Count(s[i:p])
+		if err != nil {
+			return 0, err
+		}
+		n, i = n+m, p
 	}
-	if i == len(s) {
-		return n, nil
-	}
-	m, err := get().Count(s[i:])
-	return n + m, err
+	return n, nil
 }
 
 // countPiece is the library's count of one piece (an error cannot happen

@@ -39,11 +39,13 @@ func ourPieces(s string) []string {
 }
 
 // TestPiecesMatchLibrary: on plain texts the cuts are the expression's,
-// piece for piece, and the counts the library's count of the whole text —
-// on every LoCoMo turn and rendered conversation, on the edge cases of
-// each alternative, and on 100,000 random strings of the characters the
-// alternatives turn on, plain or with other characters among them (from
-// which the library counts).
+// piece for piece, and on every text countText gives the library's count
+// of the whole text (plain stretches cut, the stretches around other
+// characters counted by the library) — on every LoCoMo turn and rendered
+// conversation, on the edge cases of each alternative, and on 100,000
+// random strings of the characters the alternatives turn on, with
+// accented letters, curly quotes, dashes, non-breaking spaces, emoji and
+// invalid UTF-8 among them.
 func TestPiecesMatchLibrary(t *testing.T) {
 	re := regexp2.MustCompile(cl100kPattern, regexp2.None)
 	cases := []string{
@@ -110,4 +112,30 @@ func libraryCount(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// BenchmarkCountText counts LoCoMo conv-26 rendered whole (about 19,000
+// tokens; the built-in test text without LoCoMo) with the library alone
+// and with countText, in one process. The piece counts are remembered
+// after the first iteration, as a process that has counted a few texts
+// has most of their words.
+func BenchmarkCountText(b *testing.B) {
+	text := strings.Repeat("Melanie: I ran a charity race last Sunday! ", 1000)
+	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
+	if convs, _, err := locomo.LoadFile(path); err == nil {
+		text = swc.RenderConversation(convs[0])
+	}
+	for _, c := range []struct {
+		name  string
+		count func(string) (int, error)
+	}{{"library", func(s string) (int, error) { return get().Count(s) }}, {"pieces", countText}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := c.count(text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -146,20 +146,7 @@ func (db *DB) Conversations(ctx context.Context, tenant string) ([]swc.Conversat
 // Messages implements swc.Store. The conversation and its messages are
 // read in one snapshot.
 func (db *DB) Messages(ctx context.Context, tenant, conv string) ([]swc.StoredMessage, error) {
-	var out []swc.StoredMessage
-	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM conversations WHERE tenant_id = $1 AND id = $2`, tenant, conv).Scan(&one)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
-		}
-		if err != nil {
-			return err
-		}
-		out, err = readMessages(ctx, tx, `SELECT `+msgCols+` FROM messages WHERE tenant_id = $1 AND conv_id = $2 AND superseded = 0 ORDER BY seq`, tenant, conv)
-		return err
-	})
-	return out, wrap("messages", err)
+	return db.MessagesIn(ctx, tenant, conv, swc.MessageRange{})
 }
 
 // MessagesIn implements swc.Store. The conversation and its messages are

@@ -90,7 +90,8 @@ func longService(s swc.Store) *sleep.Service {
 }
 
 // readUncached returns the default context of conv from a service with
-// an empty cache, and how long it took.
+// an empty cache, and how long it took (its JSON included: Context
+// encodes it to size the cache entry).
 func readUncached(tb testing.TB, s swc.Store, conv string) (*sleep.Result, time.Duration) {
 	tb.Helper()
 	m := longService(s)

@@ -204,14 +204,7 @@ func (db *DB) Conversations(ctx context.Context, tenant string) ([]swc.Conversat
 
 // Messages implements swc.Store.
 func (db *DB) Messages(ctx context.Context, tenant, conv string) ([]swc.StoredMessage, error) {
-	if _, err := db.Conversation(ctx, tenant, conv); err != nil {
-		return nil, err
-	}
-	out, err := readMessages(ctx, db.db, `SELECT `+msgCols+` FROM messages WHERE tenant_id = ? AND conv_id = ? AND superseded = 0 ORDER BY seq`, tenant, conv)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: messages: %w", err)
-	}
-	return out, nil
+	return db.MessagesIn(ctx, tenant, conv, swc.MessageRange{})
 }
 
 // MessagesIn implements swc.Store.

@@ -230,3 +230,44 @@ func TestContextFromPlanIsPlanned(t *testing.T) {
 		}
 	}
 }
+
+// TestContextAfterEdit checks that a plan stored before an edit of the
+// history is not resumed from: the edited message shows, the superseded
+// one does not, whether the read plans every message or is bounded.
+func TestContextAfterEdit(t *testing.T) {
+	ctx := context.Background()
+	for _, limit := range []int{0, 100} { // 0: the default, over this conversation's 300
+		s := longStore(t, "sqlite")
+		hist := longMessages(1, 301, 120, 0, longStart)
+		at := func() time.Time { return longStart.Add(400 * time.Minute) }
+		if _, err := s.AppendMessages(ctx, "t", "c", hist, swc.AppendOptions{Mode: swc.AppendHistory, Rule: swc.DefaultSessionRule(), Now: at}); err != nil {
+			t.Fatal(err)
+		}
+		m := longService(s)
+		m.ReadLimit = limit
+		if _, err := m.Consolidate(ctx, "t", "c"); err != nil {
+			t.Fatal(err)
+		}
+		old := hist[len(hist)-1].Content[:30]
+		res, err := m.Context(ctx, "t", "c", sleep.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Text, old) {
+			t.Fatalf("limit %d: the last message is not in the context", limit)
+		}
+		edited := append([]swc.Message(nil), hist...)
+		edited[len(edited)-1].Content = "Edited: the plumber is booked."
+		r, err := s.AppendMessages(ctx, "t", "c", edited, swc.AppendOptions{Mode: swc.AppendHistory, Rule: swc.DefaultSessionRule(), Now: at})
+		if err != nil || r.Superseded != 1 {
+			t.Fatalf("limit %d: edit = %+v, %v", limit, r, err)
+		}
+		res, err = m.Context(ctx, "t", "c", sleep.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(res.Text, old) || !strings.Contains(res.Text, "Edited: the plumber is booked.") {
+			t.Errorf("limit %d: after the edit the context shows the superseded message or not the edited one:\n…%s", limit, res.Text[max(0, len(res.Text)-400):])
+		}
+	}
+}

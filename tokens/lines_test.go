@@ -22,17 +22,8 @@ func TestCountLinesExact(t *testing.T) {
 		long + "!!!\n\n\n???\n...\nok",
 		"no newline " + strings.Repeat("word ", 100),
 	}
-	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
-	if _, err := os.Stat(path); err == nil {
-		convs, _, err := locomo.LoadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range convs {
-			cases = append(cases, swc.RenderConversation(c))
-		}
-	} else {
-		t.Logf("LoCoMo not found at %s: edge cases only", path)
+	for _, c := range locomoConversations(t) {
+		cases = append(cases, swc.RenderConversation(c))
 	}
 	for i, s := range cases {
 		if got, want := Count(s), libraryCount(t, s); got != want {
@@ -76,12 +67,9 @@ func TestTurnCount(t *testing.T) {
 		{Speaker: "Émile", Text: "accent first"}, {Speaker: "\nMel", Text: "a newline first"}, {Speaker: "Mel", Text: ""},
 		{Speaker: "Mel", Text: "look", Image: &swc.Image{Caption: "a dog"}},
 	}
-	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
-	if convs, _, err := locomo.LoadFile(path); err == nil {
-		for _, c := range convs {
-			for _, s := range c.Sessions {
-				turns = append(turns, s.Turns...)
-			}
+	for _, c := range locomoConversations(t) {
+		for _, s := range c.Sessions {
+			turns = append(turns, s.Turns...)
 		}
 	}
 	for _, tu := range turns {
@@ -89,4 +77,19 @@ func TestTurnCount(t *testing.T) {
 			t.Errorf("Turn(%+v) = %d, want %d", tu, got, want)
 		}
 	}
+}
+
+// locomoConversations returns LoCoMo's conversations from beside the
+// checkout, or none (saying so) when the file is not there.
+func locomoConversations(t testing.TB) []*swc.Conversation {
+	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Logf("LoCoMo not found at %s: the other cases only", path)
+		return nil
+	}
+	convs, _, err := locomo.LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return convs
 }

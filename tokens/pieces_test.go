@@ -2,14 +2,11 @@ package tokens
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dlclark/regexp2/v2"
 	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/locomo"
 )
 
 // cl100kPattern is the tokenizer library's cl100k_base pre-tokenizer.
@@ -55,22 +52,13 @@ func TestPiecesMatchLibrary(t *testing.T) {
 		"Caroline: I went to the LGBTQ support group yesterday.", "Update 12 for agent 3: My manager Priya approved the budget of 40,000 dollars.",
 		"{\"city\":\"Lisbon\",\"day\":14}", "a\tb\rc\nd", "  \n\n  \t", "x\r\r\ny", "~`^_|\\@#$%&*+=<>/",
 	}
-	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
-	if _, err := os.Stat(path); err == nil {
-		convs, _, err := locomo.LoadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range convs {
-			cases = append(cases, swc.RenderConversation(c))
-			for _, s := range c.Sessions {
-				for _, tu := range s.Turns {
-					cases = append(cases, tu.Text, swc.RenderTurn(tu))
-				}
+	for _, c := range locomoConversations(t) {
+		cases = append(cases, swc.RenderConversation(c))
+		for _, s := range c.Sessions {
+			for _, tu := range s.Turns {
+				cases = append(cases, tu.Text, swc.RenderTurn(tu))
 			}
 		}
-	} else {
-		t.Logf("LoCoMo not found at %s: edge cases and random strings only", path)
 	}
 	alphabet := []string{"é", "’", "—", "\u00a0", "🎉", "°", "\x85", "\xff", " ", " ", "  ", "\t", "\n", "\r", "'", "s", "S", "t", "r", "e", "E", "v", "l", "L", "m", "d", "a", "Z", "0", "7", "123", ".", "!", "?", ",", "-", "(", "\""}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -121,8 +109,7 @@ func libraryCount(t *testing.T, s string) int {
 // has most of their words.
 func BenchmarkCountText(b *testing.B) {
 	text := strings.Repeat("Melanie: I ran a charity race last Sunday! ", 1000)
-	path := filepath.Join("..", "..", "shared", "data", "locomo", "locomo10.json")
-	if convs, _, err := locomo.LoadFile(path); err == nil {
+	if convs := locomoConversations(b); len(convs) > 0 {
 		text = swc.RenderConversation(convs[0])
 	}
 	for _, c := range []struct {

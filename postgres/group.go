@@ -18,9 +18,10 @@ import (
 // Fast appends are written in groups (group commit): while the group
 // statements in flight (Config.AppendGroups) run, the fast appends
 // arriving wait, and the next statement writes all of them, each
-// conversation at most once, in one transaction. Under load an append
-// shares its round trip, its statement's overhead and its commit's WAL
-// flush with the others; alone it is written at once. Each conversation
+// conversation at most once, in one transaction (under load, after
+// waiting groupLinger for more). Under load an append shares its round
+// trip, its statement's overhead and its commit's WAL flush with the
+// others; alone it is written at once. Each conversation
 // of a group is updated only at the version its plan read and when it
 // holds none of its batch's ids, as one append's statement alone was; the
 // others of the group are written regardless. A group that fails as a
@@ -30,6 +31,12 @@ import (
 
 // maxGroup is the most conversations one group statement writes.
 const maxGroup = 64
+
+// groupLinger is how long a group waits for more appends before it is
+// written when the last group was written less than groupBusy ago (under
+// load: a larger group costs the server less per append); an append
+// after a quiet spell is written at once.
+const groupLinger, groupBusy = time.Millisecond, 5 * time.Millisecond
 
 // groupTimeout bounds one group statement.
 const groupTimeout = time.Minute
@@ -57,6 +64,7 @@ type grouper struct {
 	queue   []*groupWrite
 	running int
 	busy    map[convKey]bool // conversations of the groups in flight
+	lastEnd time.Time        // when the last group was written
 
 	groups, writes atomic.Int64 // statements run, and the writes they carried
 }
@@ -91,6 +99,11 @@ func (g *grouper) write(ctx context.Context, db *DB, w *groupWrite) error {
 func (g *grouper) run(db *DB) {
 	for {
 		g.mu.Lock()
+		if time.Since(g.lastEnd) < groupBusy && len(g.queue) < maxGroup {
+			g.mu.Unlock()
+			time.Sleep(groupLinger)
+			g.mu.Lock()
+		}
 		batch := g.take(db)
 		if len(batch) == 0 {
 			g.running--
@@ -105,6 +118,7 @@ func (g *grouper) run(db *DB) {
 		for _, w := range batch {
 			delete(g.busy, w.key)
 		}
+		g.lastEnd = time.Now()
 		g.mu.Unlock()
 		for _, w := range batch {
 			close(w.done)

@@ -25,7 +25,8 @@ type Compressor struct {
 	counter *tokens.Counter
 	online  bool // the engines may call an LLM (deadline fallback applies)
 	memos   *memos
-	source  MemorySource // WithMemory's
+	source  MemorySource // WithMemory's or After's
+	after   bool         // After's: the messages given continue a history
 }
 
 // New returns a Compressor for opts, or an EINVALID error naming a bad
@@ -210,7 +211,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 	}
 	o := c.opts
 	res := &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, Compaction: o.Compaction, TokensBefore: c.CountMessages(msgs)}
-	if res.TokensBefore <= o.Budget {
+	if res.TokensBefore <= o.Budget && !c.after {
 		res.Fits, res.Messages, res.Tokens, res.Recent = true, msgs, res.TokensBefore, 0
 		for i := range msgs {
 			res.Source = append(res.Source, i)
@@ -279,7 +280,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		}
 		res.Tokens = c.CountMessages(res.Messages)
 	}
-	if len(history) == 0 {
+	if len(history) == 0 && !c.after {
 		emit("")
 		return res, nil
 	}
@@ -320,10 +321,13 @@ type memBlock struct {
 // Under Epoch it is remembered by content (a fallback's is not), so every
 // request of an epoch gets it without consolidating again.
 func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history []int, room int) (*memBlock, error) {
-	if c.source != nil && c.opts.Compaction == Epoch {
+	if c.source != nil && (c.opts.Compaction == Epoch || c.after) {
 		if text, ok := c.source(ctx, len(history), room); ok && c.Cost(swc.Message{Role: swc.RoleSystem, Content: text}) <= room {
 			return &memBlock{text: text, context: &swc.Context{Strategy: c.opts.Strategy, Budget: room, Text: text}}, nil
 		}
+	}
+	if len(history) == 0 { // After's, with no memory from its source
+		return &memBlock{}, nil
 	}
 	var key [32]byte
 	if c.opts.Compaction == Epoch {

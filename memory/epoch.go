@@ -42,7 +42,7 @@ func (c *Compressor) boundary(msgs []swc.Message, conv []int, instrCost int) (st
 		costs[k] = c.Cost(msgs[i])
 		tail += costs[k]
 		reserve := 0
-		if b > 0 {
+		if b > 0 || c.after { // After's: a boundary is behind the messages given
 			reserve = room
 		}
 		if reserve+tail <= free {

@@ -211,3 +211,56 @@ func TestEpochBoundaryCases(t *testing.T) {
 		}
 	}
 }
+
+// TestAfter: a Compressor from After treats the messages given as the
+// continuation of a history: even messages that fit the budget get the
+// source's memory (asked with n = 0 and the room), the tail's walk
+// reserves the room from the first message, and without a memory from
+// the source and nothing given before the boundary no memory is sent.
+func TestAfter(t *testing.T) {
+	ctx := context.Background()
+	o := DefaultOptions()
+	o.Budget = 1000
+	c := mustNew(t, o)
+	msgs := []swc.Message{{Role: swc.RoleSystem, Content: "Be brief."}, {Role: swc.RoleUser, Content: "Where is Ana?"}, {Role: swc.RoleAssistant, Content: "In Lisbon."}}
+	var asked []int
+	src := func(_ context.Context, n, room int) (string, bool) {
+		asked = append(asked, n, room)
+		return Preamble + "[Session 1 — Ana moved to Lisbon.]", true
+	}
+	res, err := c.After(src).Compress(ctx, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fits || len(res.Messages) != 4 || res.Source[1] != -1 || !strings.HasSuffix(res.Memory, "Ana moved to Lisbon.]") || res.Recent != 1 {
+		t.Fatalf("After: fits %v, %d messages, memory %q, recent %d; want the memory between the instructions and both messages", res.Fits, len(res.Messages), res.Memory, res.Recent)
+	}
+	if len(asked) != 2 || asked[0] != 0 || asked[1] != c.room(c.Cost(msgs[0])) {
+		t.Errorf("source asked %v; want n 0 and room %d", asked, c.room(c.Cost(msgs[0])))
+	}
+	if plain, _ := c.Compress(ctx, msgs); !plain.Fits {
+		t.Errorf("without After the messages fit")
+	}
+	none := func(context.Context, int, int) (string, bool) { return "", false }
+	res, err = c.After(none).Compress(ctx, msgs)
+	if err != nil || res.Memory != "" || len(res.Messages) != 3 {
+		t.Fatalf("After with no memory: %v, memory %q, %d messages", err, res.Memory, len(res.Messages))
+	}
+	// The room is reserved from the first message: a tail that fits the
+	// budget but not beside the room jumps.
+	long := []swc.Message{{Role: swc.RoleSystem, Content: "Be brief."}}
+	for i := range 40 {
+		long = append(long, swc.Message{Role: []swc.Role{swc.RoleUser, swc.RoleAssistant}[i%2], Content: strings.Repeat(fmt.Sprintf("word%d ", i), 8)})
+	}
+	if c.CountMessages(long) > o.Budget {
+		t.Fatalf("the long history (%d tokens) should fit the budget", c.CountMessages(long))
+	}
+	asked = nil
+	res, err = c.After(src).Compress(ctx, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Compacted == 0 || len(asked) != 2 || asked[0] != res.Compacted || res.Tokens > o.Budget {
+		t.Errorf("long: compacted %d, source asked %v, %d tokens; want a jump past the first message, the source asked for those before it", res.Compacted, asked, res.Tokens)
+	}
+}

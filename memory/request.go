@@ -76,6 +76,21 @@ func (c *Compressor) WithMemory(src MemorySource) *Compressor {
 	return &cc
 }
 
+// After returns a copy of c (sharing its memos) that compresses the
+// continuation of a history whose earlier messages are not given (a
+// store's bounded read of a long conversation): Compress walks the given
+// messages as if a boundary were already behind them (the memory's room
+// reserved from the first one on, under either compaction), never answers
+// Fits, and asks src for the memory of the messages before the boundary
+// (those not given and the n given conversation messages before it, n
+// possibly 0). When src has none, the n given ones are consolidated, or,
+// when n is 0, no memory message is sent.
+func (c *Compressor) After(src MemorySource) *Compressor {
+	cc := *c
+	cc.source, cc.after = src, true
+	return &cc
+}
+
 // WithAlignUser returns a copy of c whose kept messages start at a user
 // message (Options.AlignUser), as Anthropic requests need.
 func (c *Compressor) WithAlignUser() *Compressor {

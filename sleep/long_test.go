@@ -94,9 +94,16 @@ func longService(s swc.Store) *sleep.Service {
 // encodes it to size the cache entry).
 func readUncached(tb testing.TB, s swc.Store, conv string) (*sleep.Result, time.Duration) {
 	tb.Helper()
+	return readFormat(tb, s, conv, "")
+}
+
+// readFormat is readUncached of the context in format (text, openai or
+// anthropic; "" the default).
+func readFormat(tb testing.TB, s swc.Store, conv, format string) (*sleep.Result, time.Duration) {
+	tb.Helper()
 	m := longService(s)
 	t0 := time.Now()
-	res, err := m.Context(context.Background(), "t", conv, sleep.Request{})
+	res, err := m.Context(context.Background(), "t", conv, sleep.Request{Format: format})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -146,6 +153,9 @@ func TestContextLongConversation(t *testing.T) {
 				if res.ConsolidatedThrough != wantThrough || res.PendingSessions != wantPending {
 					t.Errorf("%s: consolidated through %d, %d pending; want %d, %d", what, res.ConsolidatedThrough, res.PendingSessions, wantThrough, wantPending)
 				}
+				for _, format := range []string{"openai", "anthropic"} {
+					checkMessages(t, s, conv, format, what, last, bound)
+				}
 			}
 			appendLong(t, s, "c", 0, n, size, 0)
 			check("c", "not consolidated", 0, n/20)
@@ -166,6 +176,37 @@ func TestContextLongConversation(t *testing.T) {
 			}
 			check("s", "consolidated", n/per, 0)
 		})
+	}
+}
+
+// checkMessages reads the context of conv in format (openai or
+// anthropic) twice, uncached, and checks that both reads give the same
+// bytes within bound, under the budget, with the memory (the consolidated
+// history from session 1 on) and the last message.
+func checkMessages(t *testing.T, s swc.Store, conv, format, what, last string, bound time.Duration) {
+	t.Helper()
+	var res *sleep.Result
+	var took time.Duration
+	for range 2 {
+		r, d := readFormat(t, s, conv, format)
+		if res != nil && string(r.JSON()) != string(res.JSON()) {
+			t.Errorf("%s, %s: two reads differ", what, format)
+		}
+		res, took = r, d
+	}
+	body := string(res.JSON())
+	t.Logf("%s, %s: uncached context in %v (%d tokens, %d chunks, %d bytes)", what, format, took, res.Tokens, len(res.Chunks), len(body))
+	if took > bound {
+		t.Errorf("%s, %s: uncached context took %v, over %v", what, format, took, bound)
+	}
+	if res.Tokens > 4000 || res.Tokens < 1000 {
+		t.Errorf("%s, %s: %d tokens for a budget of 4000", what, format, res.Tokens)
+	}
+	if !strings.Contains(body, "Earlier conversation, consolidated") || !strings.Contains(body, "[Session 1 —") || !strings.Contains(body, last) || len(res.Chunks) == 0 {
+		t.Errorf("%s, %s: context lacks the memory, session 1, its chunks or the last message:\n%.600s\n…\n%s", what, format, body, body[max(0, len(body)-600):])
+	}
+	if format == "openai" && !strings.Contains(body, "You are a helpful assistant.") || format == "anthropic" && !strings.HasPrefix(res.System, "You are a helpful assistant.") {
+		t.Errorf("%s, %s: context lacks the instructions", what, format)
 	}
 }
 

@@ -353,6 +353,11 @@ func (m *Service) build(ctx context.Context, tenant, conv string, r Request) (*R
 			return res, err
 		}
 	}
+	if r.Format != "text" {
+		if res, ok, err := m.buildMessagesBounded(ctx, tenant, conv, info, r); ok || err != nil {
+			return res, err
+		}
+	}
 	msgs, err := m.Store.Messages(ctx, tenant, conv)
 	if err != nil {
 		return nil, err
@@ -411,20 +416,7 @@ func (m *Service) build(ctx context.Context, tenant, conv string, r Request) (*R
 // messages unchanged, within the budget counted as memory counts it. The
 // gists are the stored ones, as on the text path.
 func (m *Service) buildMessages(ctx context.Context, res *Result, msgs []swc.StoredMessage, g swc.Gister, sched consolidate.Schedule) (*Result, error) {
-	if res.Strategy == "full" {
-		return nil, swc.Errorf(swc.EINVALID, "strategy full ignores the budget: ask for format=text")
-	}
-	opts := memory.DefaultOptions()
-	opts.Strategy, opts.Budget, opts.Gister, opts.Schedule = res.Strategy, res.Budget, g, sched
-	opts.Embedder, opts.Config = m.Embedder, m.Config
-	opts.AlignUser = res.Format == "anthropic"
-	if m.Rule.Gap > 0 {
-		opts.SessionGap = m.Rule.Gap
-	}
-	if m.Rule.Turns > 0 {
-		opts.SessionTurns = m.Rule.Turns
-	}
-	comp, err := memory.New(opts)
+	comp, err := m.messagesCompressor(res, g, sched)
 	if err != nil {
 		return nil, err
 	}
@@ -446,17 +438,43 @@ func (m *Service) buildMessages(ctx context.Context, res *Result, msgs []swc.Sto
 	if err != nil {
 		return nil, err
 	}
-	res.Tokens = out.Tokens
 	if out.Context != nil {
 		res.Chunks = out.Context.Chunks
 	}
+	setMessages(res, out)
+	return res, nil
+}
+
+// messagesCompressor returns the compressor of package memory a context
+// of format openai or anthropic is compressed with (gister g, replay
+// schedule sched), or an EINVALID error for strategy full.
+func (m *Service) messagesCompressor(res *Result, g swc.Gister, sched consolidate.Schedule) (*memory.Compressor, error) {
+	if res.Strategy == "full" {
+		return nil, swc.Errorf(swc.EINVALID, "strategy full ignores the budget: ask for format=text")
+	}
+	opts := memory.DefaultOptions()
+	opts.Strategy, opts.Budget, opts.Gister, opts.Schedule = res.Strategy, res.Budget, g, sched
+	opts.Embedder, opts.Config = m.Embedder, m.Config
+	opts.AlignUser = res.Format == "anthropic"
+	if m.Rule.Gap > 0 {
+		opts.SessionGap = m.Rule.Gap
+	}
+	if m.Rule.Turns > 0 {
+		opts.SessionTurns = m.Rule.Turns
+	}
+	return memory.New(opts)
+}
+
+// setMessages sets res's tokens and messages (and Anthropic's system)
+// from the compressor's out.
+func setMessages(res *Result, out *memory.Result) {
+	res.Tokens = out.Tokens
 	if res.Format == "openai" {
 		res.Messages = chat.OpenAIMessages(out.Messages)
 	} else {
 		a := chat.ToAnthropic(out.Messages)
 		res.System, res.Messages = a.System, a.Messages
 	}
-	return res, nil
 }
 
 // storedGister answers from the gists consolidation stored, and from the

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -130,4 +131,73 @@ func TestGroupedAppends(t *testing.T) {
 		t.Errorf("%d writes in %d group statements: none was written with another", writes, groups)
 	}
 	t.Logf("%d writes in %d group statements", writes, groups)
+}
+
+// The group statement's generic plan, made while the tables hold a few
+// rows and have no statistics, looks each message's id up in the unique
+// index (not every message of the conversation, not a hash of the table).
+func TestGroupPlan(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	tn, err := db.CreateTenant(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}
+	var batch []*groupWrite
+	for c := range 3 {
+		conv := fmt.Sprint("c", c)
+		for i := range 3 {
+			m := swc.Message{ID: fmt.Sprint("m", i), Role: swc.RoleUser, Content: "message", Time: t0}
+			if _, err := db.AppendMessages(ctx, tn.ID, conv, []swc.Message{m}, opts); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e, _ := db.states.Get(convKey{tn.ID, conv})
+		plan, err := swc.PlanAppend(e.st, []swc.Message{{ID: "new", Role: swc.RoleUser, Content: "new", Time: t0}}, opts, t0, assume{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, &groupWrite{key: convKey{tn.ID, conv}, version: e.version, plan: plan, now: t0})
+	}
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	args := groupArgs(batch)
+	params := make([]string, len(args))
+	for i := range args {
+		params[i] = fmt.Sprintf("$%d", i+1)
+	}
+	for _, q := range []string{`SET LOCAL plan_cache_mode = force_generic_plan`, `PREPARE group_plan AS ` + groupAppend} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The arguments as literals: EXECUTE's parameters are not the statement's.
+	rows, err := tx.Query(ctx, `EXPLAIN EXECUTE group_plan(`+strings.Join(params, ", ")+`)`, append([]any{pgx.QueryExecModeSimpleProtocol}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(lines, "\n")
+	lookup := false
+	for i, l := range lines {
+		if strings.Contains(l, "on messages m") {
+			lookup = strings.Contains(l, "Index") && strings.Contains(l, "messages_by_id") && i+1 < len(lines) &&
+				strings.Contains(lines[i+1], "Index Cond") && strings.Contains(lines[i+1], "msg_id =")
+		}
+	}
+	if !lookup || strings.Contains(plan, "hashed SubPlan") {
+		t.Fatalf("the stored ids are not looked up in messages_by_id:\n%s", plan)
+	}
 }

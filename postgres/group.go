@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,8 +77,10 @@ func (g *grouper) pending() int {
 	return len(g.queue) + len(g.busy)
 }
 
-// write queues w and waits until its group is written; it returns ctx's
-// error if ctx ends first (w may still be written), else w.err.
+// write queues w and waits until its group is written, and returns w.err.
+// When ctx ends while w waits in the queue, w is taken out (nothing of it
+// is stored) and write returns ctx's error; once w's group is being
+// written, its outcome stands.
 func (g *grouper) write(ctx context.Context, db *DB, w *groupWrite) error {
 	w.done = make(chan struct{})
 	g.mu.Lock()
@@ -91,8 +94,16 @@ func (g *grouper) write(ctx context.Context, db *DB, w *groupWrite) error {
 	case <-w.done:
 		return w.err
 	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	if i := slices.Index(g.queue, w); i >= 0 {
+		g.queue = slices.Delete(g.queue, i, i+1)
+		g.mu.Unlock()
 		return ctx.Err()
 	}
+	g.mu.Unlock()
+	<-w.done
+	return w.err
 }
 
 // run writes groups until the queue holds none it may write.

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -199,5 +200,85 @@ func TestGroupPlan(t *testing.T) {
 	}
 	if !lookup || strings.Contains(plan, "hashed SubPlan") {
 		t.Fatalf("the stored ids are not looked up in messages_by_id:\n%s", plan)
+	}
+}
+
+// An append whose request ends while it waits for its group is taken
+// out of the queue: it fails with the request's error and stores nothing.
+func TestGroupedAppendCanceled(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	ctx := context.Background()
+	db, err := Open(ctx, dsn, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tn, err := db.CreateTenant(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}
+	msg := func(id string) []swc.Message {
+		return []swc.Message{{ID: id, Role: swc.RoleUser, Content: "message " + id, Time: t0}}
+	}
+	for _, c := range []string{"c0", "c1"} {
+		if _, err := db.AppendMessages(ctx, tn.ID, c, msg("first"), opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM conversations WHERE tenant_id = $1 AND id = 'c0' FOR UPDATE`, tn.ID); err != nil {
+		t.Fatal(err)
+	}
+	wait := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for db.group.pending() != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d appends pending, want %d", db.group.pending(), n)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	first := make(chan error, 1)
+	go func() { // its group waits for c0's row
+		_, err := db.AppendMessages(ctx, tn.ID, "c0", msg("a"), opts)
+		first <- err
+	}()
+	wait(1)
+	rctx, cancel := context.WithCancel(ctx)
+	second := make(chan error, 1)
+	go func() { // waits in the queue behind it
+		_, err := db.AppendMessages(rctx, tn.ID, "c1", msg("b"), opts)
+		second <- err
+	}()
+	wait(2)
+	cancel()
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the canceled append returned %v", err)
+	}
+	wait(1)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for c, want := range map[string]int{"c0": 2, "c1": 1} {
+		ms, err := db.Messages(ctx, tn.ID, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) != want {
+			t.Errorf("%s holds %d messages, want %d", c, len(ms), want)
+		}
 	}
 }

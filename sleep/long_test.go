@@ -213,7 +213,7 @@ func checkMessages(t *testing.T, s swc.Store, conv, format, what, last string, b
 // BenchmarkContextLong reads the default context of a stored
 // conversation of each size, uncached (a new service each time), on
 // SQLite: "pending" never consolidated, "consolidated" after a
-// consolidation of every message.
+// consolidation of every message; in each format.
 func BenchmarkContextLong(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
 		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
@@ -226,11 +226,13 @@ func BenchmarkContextLong(b *testing.B) {
 			}
 			b.Logf("consolidation of %d messages: %v", n, time.Since(t0))
 			for _, conv := range []string{"pending", "consolidated"} {
-				b.Run(conv, func(b *testing.B) {
-					for b.Loop() {
-						readUncached(b, s, conv)
-					}
-				})
+				for _, format := range []string{"text", "openai", "anthropic"} {
+					b.Run(conv+"/"+format, func(b *testing.B) {
+						for b.Loop() {
+							readFormat(b, s, conv, format)
+						}
+					})
+				}
 			}
 		})
 	}

@@ -3,7 +3,8 @@
 #
 #   .ci/postgres.sh start [DIR [PORT]]   install Debian's postgresql if absent, make a
 #                                        cluster under DIR (default $TMPDIR/swc-pg), start it
-#                                        on 127.0.0.1:PORT (default: the first free from 55432)
+#                                        on 127.0.0.1:PORT (default: the first free from 25432: below the
+#                                        ephemeral range 32768–60999, so no client socket holds it)
 #                                        and print its DSN
 #   .ci/postgres.sh stop  [DIR]          stop it (the data stays in DIR until you delete it)
 #
@@ -57,7 +58,7 @@ start)
 	if [ -f "$dir/port" ]; then
 		port=$(cat "$dir/port")
 	elif [ -z "$port" ]; then
-		port=55432
+		port=25432
 		while (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 	fi
 	if [ ! -f "$dir/data/PG_VERSION" ]; then

@@ -70,11 +70,18 @@ type assume struct{}
 func (assume) StoredIDs([]string) (map[string]bool, error) { return nil, nil }
 func (assume) Live() ([]swc.StoredMessage, error)          { return nil, errAsk }
 
+// maxGroupMessages is the most messages an append may have to join a
+// group: a bulk append gains nothing from sharing a statement and a
+// commit, and a group statement of a thousand messages was seen running
+// for over a minute where the locked path takes well under a second
+// (TestContextLongConversation's batches under the full suite's load).
+const maxGroupMessages = 64
+
 // appendFast tries the fast path: ok=false (and no error) when the locked
 // path must do the append; an error when the database failed. The write
 // joins the group of fast appends this DB sends together (group.go).
 func (db *DB) appendFast(ctx context.Context, tenant, conv string, msgs []swc.Message, o swc.AppendOptions) (swc.AppendResult, bool, error) {
-	if db.states == nil {
+	if db.states == nil || len(msgs) > maxGroupMessages {
 		return swc.AppendResult{}, false, nil
 	}
 	// A write planned over a state this DB replaced before the write's

@@ -138,7 +138,8 @@ func (g *grouper) run(db *DB) {
 }
 
 // take removes the next group from the queue: in arrival order, each
-// conversation once and none a group in flight writes, at most maxGroup.
+// conversation once and none a group in flight writes, at most maxGroup
+// and, past the first, maxGroupMessages messages.
 // A write whose conversation this DB has written since its plan read the
 // state is stale (done at once: its append plans again). g.mu is held.
 func (g *grouper) take(db *DB) []*groupWrite {
@@ -147,9 +148,10 @@ func (g *grouper) take(db *DB) []*groupWrite {
 	}
 	var batch []*groupWrite
 	rest := g.queue[:0]
+	n := 0 // messages in batch
 	for _, w := range g.queue {
 		switch {
-		case len(batch) >= maxGroup || g.busy[w.key]:
+		case len(batch) >= maxGroup || n > 0 && n+len(w.plan.Messages) > maxGroupMessages || g.busy[w.key]:
 			rest = append(rest, w)
 		case db.stateVersion(w.key) != w.version:
 			w.stale = true
@@ -157,6 +159,7 @@ func (g *grouper) take(db *DB) []*groupWrite {
 		default:
 			g.busy[w.key] = true
 			batch = append(batch, w)
+			n += len(w.plan.Messages)
 		}
 	}
 	clear(g.queue[len(rest):])

@@ -22,22 +22,13 @@ import (
 // one's back is refused in the group (the others are written) and
 // appended by the locked path.
 func TestGroupedAppends(t *testing.T) {
-	dsn := pgtest.Schema(t)
+	dsn, db, tn := groupDB(t)
 	ctx := context.Background()
-	db, err := Open(ctx, dsn, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	other, err := Open(ctx, dsn, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	tn, err := db.CreateTenant(ctx, "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts := swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}
 	msg := func(id string) swc.Message {
 		return swc.Message{ID: id, Role: swc.RoleUser, Content: "message " + id, Time: t0}
@@ -206,17 +197,8 @@ func TestGroupPlan(t *testing.T) {
 // An append whose request ends while it waits for its group is taken
 // out of the queue: it fails with the request's error and stores nothing.
 func TestGroupedAppendCanceled(t *testing.T) {
-	dsn := pgtest.Schema(t)
+	dsn, db, tn := groupDB(t)
 	ctx := context.Background()
-	db, err := Open(ctx, dsn, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tn, err := db.CreateTenant(ctx, "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts := swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}
 	msg := func(id string) []swc.Message {
 		return []swc.Message{{ID: id, Role: swc.RoleUser, Content: "message " + id, Time: t0}}
@@ -281,4 +263,21 @@ func TestGroupedAppendCanceled(t *testing.T) {
 			t.Errorf("%s holds %d messages, want %d", c, len(ms), want)
 		}
 	}
+}
+
+// groupDB opens a DB on a schema of the test's own (closed when the test
+// ends) with a tenant, and returns the schema's DSN too.
+func groupDB(t *testing.T) (string, *DB, swc.Tenant) {
+	t.Helper()
+	dsn := pgtest.Schema(t)
+	db, err := Open(context.Background(), dsn, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	tn, err := db.CreateTenant(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn, db, tn
 }

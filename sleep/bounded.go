@@ -27,13 +27,9 @@ func (m *Service) buildMessagesBounded(ctx context.Context, tenant, conv string,
 	if info.Messages <= m.readLimit() || r.Strategy == "full" {
 		return nil, false, nil
 	}
-	strat, err := m.newStrategy(r.Strategy, &storedGister{fallback: m.Fallback}, consolidate.Schedule{Kind: consolidate.End}, nil)
-	if err != nil {
+	sw, err := m.readerSWC(r)
+	if sw == nil || err != nil {
 		return nil, false, err
-	}
-	sw, isSWC := strat.(*consolidate.SWC)
-	if !isSWC {
-		return nil, false, nil
 	}
 	last, err := m.Store.MessagesIn(ctx, tenant, conv, swc.MessageRange{Limit: 1, Last: true})
 	if err != nil || len(last) == 0 {

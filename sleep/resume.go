@@ -136,13 +136,9 @@ func (m *Service) buildResumed(ctx context.Context, tenant, conv string, info sw
 	if !whole && info.Messages <= m.readLimit() {
 		return nil, false, nil
 	}
-	strat, err := m.newStrategy(r.Strategy, &storedGister{fallback: m.Fallback}, consolidate.Schedule{Kind: consolidate.End}, nil)
-	if err != nil {
+	sw, err := m.readerSWC(r)
+	if sw == nil || err != nil {
 		return nil, false, err
-	}
-	sw, isSWC := strat.(*consolidate.SWC)
-	if !isSWC {
-		return nil, false, nil
 	}
 	instr, err := m.Store.MessagesIn(ctx, tenant, conv, swc.MessageRange{Instructions: true})
 	if err != nil {
@@ -298,3 +294,15 @@ type planMap map[[32]byte]any
 
 func (p planMap) Get(k [32]byte) (any, bool)           { v, ok := p[k]; return v, ok }
 func (p planMap) Put(k [32]byte, v any, _ int, _ bool) { p[k] = v }
+
+// readerSWC returns the SWC strategy r names, as a read resuming from
+// stored decisions builds it (the stored gists, consolidated at the end),
+// or nil when r's strategy is not SWC; an error when it cannot be built.
+func (m *Service) readerSWC(r Request) (*consolidate.SWC, error) {
+	strat, err := m.newStrategy(r.Strategy, &storedGister{fallback: m.Fallback}, consolidate.Schedule{Kind: consolidate.End}, nil)
+	if err != nil {
+		return nil, err
+	}
+	sw, _ := strat.(*consolidate.SWC)
+	return sw, nil
+}

@@ -44,18 +44,7 @@ func TestGroupedAppends(t *testing.T) {
 	}
 	// Hold the conversations' rows: the first group waits in the
 	// database while the other appends queue behind it.
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM conversations WHERE tenant_id = $1 FOR UPDATE`, tn.ID); err != nil {
-		t.Fatal(err)
-	}
+	tx := holdRows(t, dsn, "tenant_id = $1", tn.ID)
 	groups0, writes0 := db.group.groups.Load(), db.group.writes.Load()
 	type out struct {
 		res swc.AppendResult
@@ -208,18 +197,7 @@ func TestGroupedAppendCanceled(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM conversations WHERE tenant_id = $1 AND id = 'c0' FOR UPDATE`, tn.ID); err != nil {
-		t.Fatal(err)
-	}
+	tx := holdRows(t, dsn, "tenant_id = $1 AND id = 'c0'", tn.ID)
 	wait := func(n int) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
@@ -280,4 +258,25 @@ func groupDB(t *testing.T) (string, *DB, swc.Tenant) {
 		t.Fatal(err)
 	}
 	return dsn, db, tn
+}
+
+// holdRows locks the conversations' rows where where holds, in a
+// transaction on a connection of its own (closed when the test ends),
+// and returns the transaction: appends to them wait until it ends.
+func holdRows(t *testing.T, dsn, where string, args ...any) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM conversations WHERE `+where+` FOR UPDATE`, args...); err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }

@@ -30,6 +30,9 @@ import (
 // conversation's row lock and writes, in two round trips; the clock is
 // read once the row is locked.
 func (db *DB) AppendMessages(ctx context.Context, tenant, conv string, msgs []swc.Message, o swc.AppendOptions) (swc.AppendResult, error) {
+	if err := checkNUL(msgs, o); err != nil {
+		return swc.AppendResult{}, err
+	}
 	res, ok, err := db.appendFast(ctx, tenant, conv, msgs, o)
 	if ok || err != nil {
 		return res, wrap("append", err)
@@ -318,6 +321,40 @@ func backfill4(ctx context.Context, tx pgx.Tx) error {
 			openCalls(st.OpenCalls), st.Head, st.ChainLen, r.Tenant, r.ID)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkNUL returns an EINVALID error naming the first message with a NUL
+// character (U+0000, valid UTF-8 and JSON's "\u0000") in a text it
+// stores, which Postgres text cannot hold; nil when there is none.
+func checkNUL(msgs []swc.Message, o swc.AppendOptions) error {
+	for i, m := range msgs {
+		field := ""
+		switch {
+		case strings.IndexByte(m.Content, 0) >= 0:
+			field = "content"
+		case strings.IndexByte(m.Name, 0) >= 0:
+			field = "name"
+		case strings.IndexByte(m.ID, 0) >= 0:
+			field = "id"
+		case strings.IndexByte(m.Session, 0) >= 0:
+			field = "session"
+		case strings.IndexByte(m.ToolCallID, 0) >= 0:
+			field = "tool_call_id"
+		}
+		for k, tc := range m.ToolCalls {
+			if field == "" && strings.IndexByte(tc.ID+tc.Name+tc.Arguments, 0) >= 0 {
+				field = fmt.Sprintf("tool_calls[%d]", k)
+			}
+		}
+		if field != "" {
+			where := fmt.Sprintf("messages[%d]", i)
+			if i < len(o.Where) {
+				where = o.Where[i]
+			}
+			return swc.Errorf(swc.EINVALID, "%s.%s: holds a NUL character (U+0000), which the Postgres store cannot keep", where, field)
 		}
 	}
 	return nil

@@ -289,9 +289,11 @@ func (db *DB) writeGroup(batch []*groupWrite) {
 	}
 	var pe *pgconn.PgError
 	switch {
-	case errors.As(err, &pe) && (pe.Code == "23505" || pe.Code == "40P01"):
-		// An id stored meanwhile, or a deadlock: nothing of the group is
-		// stored; the locked path writes each.
+	case errors.As(err, &pe) && (pe.Code == "23505" || pe.Code == "40P01" || strings.HasPrefix(pe.Code, "22")):
+		// An id stored meanwhile, a deadlock, or a value of one append
+		// the server refuses (class 22, data exception): nothing of the
+		// group is stored; the locked path writes each, so an append
+		// fails for its own data only.
 		for _, w := range batch {
 			w.ok = false
 		}

@@ -280,3 +280,66 @@ func holdRows(t *testing.T, dsn, where string, args ...any) pgx.Tx {
 	}
 	return tx
 }
+
+// An append the server refuses for its data fails alone: a NUL character
+// is refused before any statement, naming the message, and a value the
+// server refuses inside a group (class 22) sends the group's appends to
+// the locked path, each with its own outcome.
+func TestGroupedAppendBadData(t *testing.T) {
+	dsn, db, tn := groupDB(t)
+	ctx := context.Background()
+	opts := swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}
+	msg := func(id, content string) []swc.Message {
+		return []swc.Message{{ID: id, Role: swc.RoleUser, Content: content, Time: t0}}
+	}
+	for _, c := range []string{"c0", "c1", "c2"} {
+		if _, err := db.AppendMessages(ctx, tn.ID, c, msg("first", "x"), opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := db.AppendMessages(ctx, tn.ID, "c0", msg("n", "nul\x00here"), swc.AppendOptions{Rule: opts.Rule, Now: opts.Now, Where: []string{"input[4]"}})
+	if swc.ErrorCode(err) != swc.EINVALID || !strings.Contains(err.Error(), "input[4].content") {
+		t.Fatalf("NUL content: %v, want EINVALID naming input[4].content", err)
+	}
+
+	tx := holdRows(t, dsn, "tenant_id = $1 AND id = 'c2'", tn.ID)
+	first := make(chan error, 1)
+	go func() { _, err := db.AppendMessages(ctx, tn.ID, "c2", msg("a", "ok"), opts); first <- err }()
+	for db.group.pending() != 1 {
+		time.Sleep(2 * time.Millisecond)
+	}
+	type outcome struct {
+		ok  bool
+		err error
+	}
+	bad, good := make(chan outcome, 1), make(chan error, 1)
+	go func() { // past the check, as a value the server refuses would be
+		_, ok, err := db.appendFast(ctx, tn.ID, "c0", msg("a", "nul\x00here"), opts)
+		bad <- outcome{ok, err}
+	}()
+	go func() { _, err := db.AppendMessages(ctx, tn.ID, "c1", msg("a", "fine"), opts); good <- err }()
+	for db.group.pending() != 3 {
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if o := <-bad; o.ok || o.err != nil {
+		t.Errorf("the refused append in a group: ok %v, err %v; want the locked path's turn (false, nil)", o.ok, o.err)
+	}
+	if err := <-good; err != nil {
+		t.Errorf("an append grouped with a refused one: %v", err)
+	}
+	for conv, want := range map[string]int{"c0": 1, "c1": 2, "c2": 2} {
+		ms, err := db.Messages(ctx, tn.ID, conv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) != want {
+			t.Errorf("%s: %d messages stored, want %d", conv, len(ms), want)
+		}
+	}
+}

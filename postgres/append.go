@@ -345,7 +345,7 @@ func checkNUL(msgs []swc.Message, o swc.AppendOptions) error {
 			field = "tool_call_id"
 		}
 		for k, tc := range m.ToolCalls {
-			if field == "" && strings.IndexByte(tc.ID+tc.Name+tc.Arguments, 0) >= 0 {
+			if field == "" && (strings.IndexByte(tc.ID, 0) >= 0 || strings.IndexByte(tc.Name, 0) >= 0 || strings.IndexByte(tc.Arguments, 0) >= 0) {
 				field = fmt.Sprintf("tool_calls[%d]", k)
 			}
 		}

@@ -26,12 +26,18 @@ import (
 // parser's field for field (TestParseFastMatchesGeneral checks it).
 //
 // Raw elements and Body values are slices of one private copy of data
-// (of data itself when owned), capped so that appending to one copies it.
+// (of data itself when owned), capped so that appending to one copies it;
+// the texts of Messages (content, names, ids, arguments) share that
+// memory too where the input has them without escapes, and the rest share
+// a few private arrays: no text is copied on its own.
 func parseFast(data []byte, f Format, owned bool) *Input {
 	if f != OpenAI && f != Anthropic || len(data) == 0 {
 		return nil
 	}
-	p := &fast{b: data, owned: owned, anthropic: f == Anthropic, dec: jsontext.NewDecoder(bytes.NewBuffer(data), fastOptions)}
+	if !owned {
+		data = bytes.Clone(data)
+	}
+	p := &fast{b: data, anthropic: f == Anthropic, dec: jsontext.NewDecoder(bytes.NewBuffer(data), fastOptions)}
 	return p.top()
 }
 
@@ -39,7 +45,6 @@ type span struct{ a, e int }
 
 type fast struct {
 	b         []byte
-	owned     bool              // b is the caller's to keep: no copy
 	dec       *jsontext.Decoder // reading b
 	failed    bool              // a read failed: the input is not for the fast path
 	anthropic bool
@@ -47,7 +52,7 @@ type fast struct {
 	raw       []span // Raw elements, as offsets into b
 	body      map[string]span
 	sys       *string // the anthropic system text, once read
-	scratch   []byte  // unescaping values
+	arena     []byte  // unescaped texts, never written once read
 	keybuf    []byte  // unescaping names
 	speakers  []string
 	blocks    []fastBlock
@@ -63,11 +68,14 @@ func (p *fast) top() *Input {
 	case '{':
 		p.body = make(map[string]span, 8)
 		seenMsgs := false
-		ok = p.object(t, func(name []byte) bool {
+		ok = p.object(t, func(n tok) bool {
+			name, ok := p.key(n)
+			if !ok {
+				return false
+			}
 			key := string(name)
 			v := p.next()
 			var e int
-			ok := true
 			switch {
 			case key == "messages":
 				if seenMsgs {
@@ -99,14 +107,12 @@ func (p *fast) top() *Input {
 	return p.finish()
 }
 
-// finish copies the input once and points Raw, Body and Where into it.
+// finish returns the Input read, its Raw and Body pointing into the input
+// and its Where filled in.
 func (p *fast) finish() *Input {
 	in := new(Input) // not &p.in, which would keep the parser's buffers
 	*in = p.in
 	buf := p.b
-	if !p.owned {
-		buf = bytes.Clone(p.b)
-	}
 	in.Raw = make([]json.RawMessage, len(p.raw))
 	for k, s := range p.raw {
 		in.Raw[k] = buf[s.a:s.e:s.e]
@@ -117,16 +123,12 @@ func (p *fast) finish() *Input {
 			in.Body[k] = buf[s.a:s.e:s.e]
 		}
 	}
-	if p.sys != nil && *p.sys != "" {
-		in.Messages = append(in.Messages, swc.Message{})
-		copy(in.Messages[1:], in.Messages)
-		in.Messages[0] = swc.Message{Role: swc.RoleSystem, Content: *p.sys}
-		in.Where = append(in.Where, "")
-		copy(in.Where[1:], in.Where)
-		in.Where[0] = "system"
-		in.Origin = append(in.Origin, 0)
-		copy(in.Origin[1:], in.Origin)
-		in.Origin[0] = -1
+	if p.anthropic && p.body != nil { // the place kept for the system text
+		if p.sys != nil && *p.sys != "" {
+			in.Messages[0].Content = *p.sys
+		} else {
+			in.Messages, in.Where, in.Origin = in.Messages[1:], in.Where[1:], in.Origin[1:]
+		}
 	}
 	if cap(in.Messages) > 2*len(in.Messages)+16 { // many braces in the text
 		in.Messages = slices.Clone(in.Messages)
@@ -169,16 +171,24 @@ func digits(i int) int {
 
 // messages reads the message array t opens.
 func (p *fast) messages(t tok) bool {
-	// Room for every message, so that append does not grow the slices:
-	// each is an object, and the smallest ({"role":"x"}) 12 bytes long.
-	// Braces within messages and strings make this too many at times;
-	// finish trims a slice that ends up less than half used.
+	// Room for every message, so that append does not grow the slices,
+	// and an anthropic body's first place for its system text (finish
+	// drops it when there is none): each message is an object that is not
+	// the first of an array of objects ("[{", such as content parts or
+	// blocks) but the first. Other objects and tool results (each a
+	// message of its own) make this too many or too few at times, and
+	// "{" and "[{" within texts; finish trims a slice that ends up less
+	// than half used.
 	rest := p.b[p.offset():]
-	n := min(bytes.Count(rest, []byte{'{'}), len(rest)/12) + 1
-	p.in.Messages = make([]swc.Message, 0, n)
-	p.in.Where = make([]string, 0, n)
-	p.in.Origin = make([]int, 0, n)
+	n := bytes.Count(rest, []byte{'{'}) - bytes.Count(rest, []byte("[{"))
+	n = min(max(n, 0), len(rest)/12)
+	p.in.Messages = make([]swc.Message, 0, n+1)
+	p.in.Where = make([]string, 0, n+1)
+	p.in.Origin = make([]int, 0, n+1)
 	p.raw = make([]span, 0, n)
+	if p.anthropic && p.body != nil {
+		p.add(swc.Message{Role: swc.RoleSystem}, "system", -1)
+	}
 	return p.array(t, func(m tok) bool {
 		var ok bool
 		if p.anthropic {
@@ -241,10 +251,37 @@ var (
 		{"tool_use_id", bToolUseID}, {"content", bContent}, {"is_error", bIsError}}
 )
 
-// field returns the bit of key (decoded) among fields, or 0 for a key
+// field returns the bit of the name n among fields, or 0 for a name
 // encoding/json would not match to any of them. ok is false for a
-// duplicate or a key matching only case-insensitively (encoding/json
-// matches those too): the general parser reads them.
+// duplicate or a name matching only case-insensitively (encoding/json
+// matches those too): the general parser reads them. A name is decoded
+// only when it is none of fields as it stands.
+func (p *fast) field(n tok, fields fieldSet, seen *int) (bit int, ok bool) {
+	key := p.b[n.a:n.e]
+	for _, f := range fields {
+		if string(key) == f.name { // as it stands: no escapes
+			if *seen&f.bit != 0 {
+				return 0, false
+			}
+			*seen |= f.bit
+			return f.bit, true
+		}
+	}
+	if p.esc(n) {
+		if key, ok = p.key(n); !ok {
+			return 0, false
+		}
+		return field(key, fields, seen)
+	}
+	for _, f := range fields {
+		if equalFold(key, f.name) {
+			return 0, false
+		}
+	}
+	return 0, true
+}
+
+// field is p.field for a decoded key.
 func field(key []byte, fields fieldSet, seen *int) (bit int, ok bool) {
 	for _, f := range fields {
 		if string(key) == f.name {
@@ -331,9 +368,9 @@ func fastScalar(raw []byte) (string, bool) {
 	case len(raw) == 0 || string(raw) == "null":
 		return "", true
 	case raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
-		return string(raw[1 : len(raw)-1]), true
+		return alias(raw[1 : len(raw)-1]), true
 	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
-		return string(raw), true // a json.Number's text
+		return alias(raw), true // a json.Number's text
 	}
 	s, err := scalar(raw)
 	return s, err == nil
@@ -343,7 +380,7 @@ func fastScalar(raw []byte) (string, bool) {
 func fastTime(raw []byte, unix bool) (time.Time, bool) {
 	switch {
 	case raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
-		if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(raw[1:len(raw)-1]))); err == nil {
+		if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(alias(raw[1:len(raw)-1]))); err == nil {
 			return t, true
 		}
 	case unix && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
@@ -367,12 +404,10 @@ func (p *fast) role(dst *swc.Role) bool {
 	if t.k != '"' {
 		return false
 	}
-	if !p.esc(t) {
-		for _, r := range knownRoles {
-			if string(p.b[t.a:t.e]) == string(r) {
-				*dst = r
-				return true
-			}
+	for _, r := range knownRoles {
+		if string(p.b[t.a:t.e]) == string(r) { // as it stands: no escapes
+			*dst = r
+			return true
 		}
 	}
 	s, ok := p.text(t)

@@ -24,8 +24,8 @@ type fastBlock struct {
 func (p *fast) anBlock(t tok, inner bool) (fastBlock, bool) {
 	var b fastBlock
 	seen := 0
-	ok := p.object(t, func(key []byte) bool {
-		bit, ok := field(key, blockFields, &seen)
+	ok := p.object(t, func(key tok) bool {
+		bit, ok := p.field(key, blockFields, &seen)
 		if !ok {
 			return false
 		}
@@ -143,8 +143,8 @@ func (p *fast) anMessage(t tok, k int) bool {
 	content := cNone
 	blocks := p.blocks[:0]
 	seen := 0
-	ok := p.object(t, func(key []byte) bool {
-		bit, ok := field(key, anFields, &seen)
+	ok := p.object(t, func(key tok) bool {
+		bit, ok := p.field(key, anFields, &seen)
 		if !ok {
 			return false
 		}
@@ -208,7 +208,7 @@ func (p *fast) anMessage(t tok, k int) bool {
 			if role != swc.RoleAssistant || b.id == "" {
 				return false
 			}
-			args := string(bytes.TrimSpace(b.input))
+			args := alias(bytes.TrimSpace(b.input))
 			if args == "" || args == "null" {
 				args = "{}"
 			}

@@ -12,8 +12,8 @@ func (p *fast) oaMessage(t tok, k int) bool {
 	var md metaRaw
 	var refusal string
 	seen := 0
-	ok := p.object(t, func(key []byte) bool {
-		bit, ok := field(key, oaFields, &seen)
+	ok := p.object(t, func(key tok) bool {
+		bit, ok := p.field(key, oaFields, &seen)
 		if !ok {
 			return false
 		}
@@ -61,8 +61,8 @@ func (p *fast) oaMessage(t tok, k int) bool {
 func (p *fast) oaToolCall(t tok) (swc.ToolCall, bool) {
 	var id, typ, name, args string
 	seen := 0
-	ok := p.object(t, func(key []byte) bool {
-		bit, ok := field(key, callFields, &seen)
+	ok := p.object(t, func(key tok) bool {
+		bit, ok := p.field(key, callFields, &seen)
 		if !ok {
 			return false
 		}
@@ -76,8 +76,8 @@ func (p *fast) oaToolCall(t tok) (swc.ToolCall, bool) {
 		}
 		fseen := 0
 		v := p.next()
-		return v.k == 'n' || p.object(v, func(key []byte) bool {
-			bit, ok := field(key, funcFields, &fseen)
+		return v.k == 'n' || p.object(v, func(key tok) bool {
+			bit, ok := p.field(key, funcFields, &fseen)
 			switch {
 			case !ok:
 				return false
@@ -115,8 +115,8 @@ func (p *fast) oaContent(dst *string) bool {
 		var typ, text, refusal string
 		hasText := false
 		seen := 0
-		ok := p.object(part, func(key []byte) bool {
-			bit, ok := field(key, partFields, &seen)
+		ok := p.object(part, func(key tok) bool {
+			bit, ok := p.field(key, partFields, &seen)
 			switch {
 			case !ok:
 				return false

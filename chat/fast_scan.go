@@ -10,6 +10,8 @@ package chat
 
 import (
 	"bytes"
+	"strings"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -25,6 +27,9 @@ type tok struct {
 	k    jsontext.Kind
 	a, e int
 }
+
+// before marks the bytes that may come between two tokens.
+var before = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, ',': true, ':': true}
 
 // offset is where the last token or value read ends.
 func (p *fast) offset() int { return int(p.dec.InputOffset()) }
@@ -43,7 +48,7 @@ func (p *fast) next() tok {
 		return tok{k, e - 1, e}
 	}
 	a := prev // past the whitespace, ':' and ',' before the token
-	for p.b[a] == ' ' || p.b[a] == ',' || p.b[a] == ':' || p.b[a] == '\n' || p.b[a] == '\t' || p.b[a] == '\r' {
+	for before[p.b[a]] {
 		a++
 	}
 	if k == '"' {
@@ -92,17 +97,39 @@ func (p *fast) esc(t tok) bool {
 	return false
 }
 
-// text returns the decoded text of the string t, copied.
+// alias returns the bytes of b, a slice of the input or of the arena, as
+// a string sharing their memory: both are never written once read.
+func alias(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// arenaChunk is the size of the arena's chunks (a longer text gets a chunk
+// of its own).
+const arenaChunk = 4 << 10
+
+// text returns the decoded text of the string t: the input's bytes when
+// it has no escapes, else its unescaped text appended to the arena, in
+// either case without a copy of its own.
 func (p *fast) text(t tok) (string, bool) {
 	if !p.esc(t) {
-		return string(p.b[t.a:t.e]), true
+		return alias(p.b[t.a:t.e]), true
 	}
-	var err error
-	if p.scratch, err = jsontext.AppendUnquote(p.scratch[:0], p.b[t.a-1:t.e+1]); err != nil {
+	// Unescaped text is never longer than the escaped: a full chunk is
+	// dropped, not grown, so that no text read moves or is written over.
+	if n := t.e - t.a; cap(p.arena)-len(p.arena) < n {
+		p.arena = make([]byte, 0, max(n, arenaChunk))
+	}
+	n := len(p.arena)
+	out, err := jsontext.AppendUnquote(p.arena, p.b[t.a-1:t.e+1])
+	if err != nil {
 		p.failed = true
 		return "", false
 	}
-	return string(p.scratch), true
+	p.arena = out
+	return alias(out[n:]), true
 }
 
 // stringAt reads the string t into *dst; anything else fails.
@@ -128,8 +155,9 @@ var kinds = []string{"text", "image_url", "input_audio", "file", "refusal", "fun
 	"image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking", "search_result"}
 
 // known reads a string or null as strOrNull does, taking an equal string
-// of *seen rather than allocating one, and adding a new one while seen
-// holds fewer than max.
+// of *seen rather than another one, and adding a new one while seen
+// holds fewer than max. Strings of seen hold no backslash, so that one
+// equal to the input as it stands is the string it encodes.
 func (p *fast) known(dst *string, seen *[]string, max int) bool {
 	t := p.next()
 	switch t.k {
@@ -139,16 +167,14 @@ func (p *fast) known(dst *string, seen *[]string, max int) bool {
 	default:
 		return false
 	}
-	if !p.esc(t) {
-		for _, k := range *seen {
-			if string(p.b[t.a:t.e]) == k {
-				*dst = k
-				return true
-			}
+	for _, k := range *seen {
+		if string(p.b[t.a:t.e]) == k {
+			*dst = k
+			return true
 		}
 	}
 	var ok bool
-	if *dst, ok = p.text(t); ok && len(*seen) < max {
+	if *dst, ok = p.text(t); ok && len(*seen) < max && strings.IndexByte(*dst, '\\') < 0 {
 		*seen = append(*seen, *dst)
 	}
 	return ok
@@ -162,34 +188,38 @@ func (p *fast) typ(dst *string) bool {
 }
 
 // object reads the members of the object t opens, calling f with each
-// name (decoded; valid until f reads a value) to read its value. It fails
-// when t opens no object, and when f does.
-func (p *fast) object(t tok, f func(name []byte) bool) bool {
+// name, as it stands in the input (p.field and p.key decode it), to read
+// its value. It fails when t opens no object, and when f does.
+func (p *fast) object(t tok, f func(name tok) bool) bool {
 	if t.k != '{' {
 		return false
 	}
 	for {
-		n := p.next()
-		switch n.k {
+		switch n := p.next(); n.k {
 		case '}':
 			return true
 		case '"':
+			if !f(n) {
+				return false
+			}
 		default:
 			return false
 		}
-		name := p.b[n.a:n.e]
-		if p.esc(n) {
-			var err error
-			if p.keybuf, err = jsontext.AppendUnquote(p.keybuf[:0], p.b[n.a-1:n.e+1]); err != nil {
-				p.failed = true
-				return false
-			}
-			name = p.keybuf
-		}
-		if !f(name) {
-			return false
-		}
 	}
+}
+
+// key returns the decoded text of the name n: the input's bytes, or
+// keybuf's (valid until the next key).
+func (p *fast) key(n tok) ([]byte, bool) {
+	if !p.esc(n) {
+		return p.b[n.a:n.e], true
+	}
+	var err error
+	if p.keybuf, err = jsontext.AppendUnquote(p.keybuf[:0], p.b[n.a-1:n.e+1]); err != nil {
+		p.failed = true
+		return nil, false
+	}
+	return p.keybuf, true
 }
 
 // array reads the elements of the array t opens, calling f with the

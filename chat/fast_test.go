@@ -199,6 +199,7 @@ var trickyInputs = []string{
 	`{"messages":[{"role":"user","name":"\udfff","content":"a"}]}`,
 	`{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f\ud83d","arguments":"\ud83d{}"}}]},{"role":"tool","tool_call_id":"c","content":"r"}]}`,
 	`{"messages":[{"role":"user","content":"\ud83d\ude00 paired"}]}`,
+	`{"messages":[{"role":"user","content":"a","name":"\\u0041"},{"role":"user","content":"b","name":"\u0041"},{"role":"user","content":"c","name":"\\u0041"}]}`,
 	"\xef\xbb\xbf  {\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}\n",
 	`{"messages":"x"}`,
 	`{"messages":null}`,

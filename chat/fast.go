@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -49,14 +48,11 @@ type fast struct {
 	failed    bool              // a read failed: the input is not for the fast path
 	anthropic bool
 	in        Input
-	raw       []span // Raw elements, as offsets into b
 	body      map[string]span
 	sys       *string // the anthropic system text, once read
 	arena     []byte  // unescaped texts, never written once read
 	keybuf    []byte  // unescaping names
 	speakers  []string
-	blocks    []fastBlock
-	texts     []string
 }
 
 // top reads the whole input: a request body object or a message array.
@@ -107,20 +103,14 @@ func (p *fast) top() *Input {
 	return p.finish()
 }
 
-// finish returns the Input read, its Raw and Body pointing into the input
-// and its Where filled in.
+// finish returns the Input read, with its Body.
 func (p *fast) finish() *Input {
 	in := new(Input) // not &p.in, which would keep the parser's buffers
 	*in = p.in
-	buf := p.b
-	in.Raw = make([]json.RawMessage, len(p.raw))
-	for k, s := range p.raw {
-		in.Raw[k] = buf[s.a:s.e:s.e]
-	}
 	if p.body != nil {
 		in.Body = make(map[string]json.RawMessage, len(p.body))
 		for k, s := range p.body {
-			in.Body[k] = buf[s.a:s.e:s.e]
+			in.Body[k] = p.b[s.a:s.e:s.e]
 		}
 	}
 	if p.anthropic && p.body != nil { // the place kept for the system text
@@ -135,38 +125,7 @@ func (p *fast) finish() *Input {
 		in.Where = slices.Clone(in.Where)
 		in.Origin = slices.Clone(in.Origin)
 	}
-	// "messages[i]" for every message without a where of its own, all in
-	// one string.
-	n := 0
-	for k, w := range in.Where {
-		if w == "" {
-			n += len("messages[]") + digits(in.Origin[k])
-		}
-	}
-	all := make([]byte, 0, n)
-	for k, w := range in.Where {
-		if w == "" {
-			all = append(all, "messages["...)
-			all = strconv.AppendInt(all, int64(in.Origin[k]), 10)
-			all = append(all, ']')
-		}
-	}
-	s := string(all)
-	for k, w := range in.Where {
-		if w == "" {
-			l := len("messages[]") + digits(in.Origin[k])
-			in.Where[k], s = s[:l], s[l:]
-		}
-	}
 	return in
-}
-
-func digits(i int) int {
-	n := 1
-	for ; i >= 10; i /= 10 {
-		n++
-	}
-	return n
 }
 
 // messages reads the message array t opens.
@@ -185,19 +144,19 @@ func (p *fast) messages(t tok) bool {
 	p.in.Messages = make([]swc.Message, 0, n+1)
 	p.in.Where = make([]string, 0, n+1)
 	p.in.Origin = make([]int, 0, n+1)
-	p.raw = make([]span, 0, n)
+	p.in.Raw = make([]json.RawMessage, 0, n)
 	if p.anthropic && p.body != nil {
 		p.add(swc.Message{Role: swc.RoleSystem}, "system", -1)
 	}
 	return p.array(t, func(m tok) bool {
 		var ok bool
 		if p.anthropic {
-			ok = p.anMessage(m, len(p.raw))
+			ok = p.anMessage(m, len(p.in.Raw))
 		} else {
-			ok = p.oaMessage(m, len(p.raw))
+			ok = p.oaMessage(m, len(p.in.Raw))
 		}
-		if ok {
-			p.raw = append(p.raw, span{m.a, p.offset()})
+		if e := p.offset(); ok {
+			p.in.Raw = append(p.in.Raw, p.b[m.a:e:e])
 		}
 		return ok
 	})
@@ -206,116 +165,12 @@ func (p *fast) messages(t tok) bool {
 // add appends m, from source message origin, named by where ("" for
 // "messages[origin]").
 func (p *fast) add(m swc.Message, where string, origin int) {
+	if where == "" {
+		where = messageWhere(origin)
+	}
 	p.in.Messages = append(p.in.Messages, m)
 	p.in.Where = append(p.in.Where, where)
 	p.in.Origin = append(p.in.Origin, origin)
-}
-
-// Field bits, to refuse duplicates (the general parser keeps the last).
-const (
-	bRole = 1 << iota
-	bContent
-	bName
-	bToolCalls
-	bToolCallID
-	bRefusal
-	bSpeaker
-	bID
-	bTimestamp
-	bCreatedAt
-	bSession
-	bType
-	bText
-	bInput
-	bToolUseID
-	bIsError
-	bFunction
-	bArguments
-)
-
-// A fieldSet lists the JSON names of a struct's fields with their bits.
-type fieldSet []struct {
-	name string
-	bit  int
-}
-
-var (
-	oaFields = fieldSet{{"role", bRole}, {"content", bContent}, {"name", bName}, {"tool_calls", bToolCalls},
-		{"tool_call_id", bToolCallID}, {"refusal", bRefusal}, {"speaker", bSpeaker}, {"id", bID},
-		{"timestamp", bTimestamp}, {"created_at", bCreatedAt}, {"session", bSession}}
-	anFields    = fieldSet{{"role", bRole}, {"content", bContent}, {"id", bID}, {"timestamp", bTimestamp}, {"created_at", bCreatedAt}, {"session", bSession}}
-	partFields  = fieldSet{{"type", bType}, {"text", bText}, {"refusal", bRefusal}}
-	callFields  = fieldSet{{"id", bID}, {"type", bType}, {"function", bFunction}}
-	funcFields  = fieldSet{{"name", bName}, {"arguments", bArguments}}
-	blockFields = fieldSet{{"type", bType}, {"text", bText}, {"id", bID}, {"name", bName}, {"input", bInput},
-		{"tool_use_id", bToolUseID}, {"content", bContent}, {"is_error", bIsError}}
-)
-
-// field returns the bit of the name n among fields, or 0 for a name
-// encoding/json would not match to any of them. ok is false for a
-// duplicate or a name matching only case-insensitively (encoding/json
-// matches those too): the general parser reads them. A name is decoded
-// only when it is none of fields as it stands.
-func (p *fast) field(n tok, fields fieldSet, seen *int) (bit int, ok bool) {
-	key := p.b[n.a:n.e]
-	for _, f := range fields {
-		if string(key) == f.name { // as it stands: no escapes
-			if *seen&f.bit != 0 {
-				return 0, false
-			}
-			*seen |= f.bit
-			return f.bit, true
-		}
-	}
-	if p.esc(n) {
-		if key, ok = p.key(n); !ok {
-			return 0, false
-		}
-		return field(key, fields, seen)
-	}
-	for _, f := range fields {
-		if equalFold(key, f.name) {
-			return 0, false
-		}
-	}
-	return 0, true
-}
-
-// field is p.field for a decoded key.
-func field(key []byte, fields fieldSet, seen *int) (bit int, ok bool) {
-	for _, f := range fields {
-		if string(key) == f.name {
-			if *seen&f.bit != 0 {
-				return 0, false
-			}
-			*seen |= f.bit
-			return f.bit, true
-		}
-	}
-	for _, f := range fields {
-		if equalFold(key, f.name) {
-			return 0, false
-		}
-	}
-	return 0, true
-}
-
-// equalFold is bytes.EqualFold for a string, without converting it.
-func equalFold(b []byte, s string) bool {
-	for len(b) > 0 && len(s) > 0 {
-		if b[0] < utf8.RuneSelf && s[0] < utf8.RuneSelf {
-			x, y := b[0]|0x20, s[0]|0x20
-			if x != y || x < 'a' || x > 'z' {
-				if b[0] != s[0] {
-					return false
-				}
-			}
-			b, s = b[1:], s[1:]
-			continue
-		}
-		return bytes.EqualFold(b, []byte(s))
-	}
-	return len(b) == len(s)
 }
 
 // metaRaw holds the raw values of a message's metadata fields.
@@ -347,6 +202,9 @@ func (p *fast) meta(md *metaRaw, bit int) bool {
 
 // apply is meta.apply for input it accepts.
 func (md *metaRaw) apply(m *swc.Message) bool {
+	if md.id == nil && md.session == nil && md.timestamp == nil && md.createdAt == nil {
+		return true // the usual message, without any
+	}
 	var ok bool
 	if m.ID, ok = fastScalar(md.id); !ok {
 		return false

@@ -141,7 +141,8 @@ func (p *fast) anMessage(t tok, k int) bool {
 		cBlocks
 	)
 	content := cNone
-	blocks := p.blocks[:0]
+	var room [4]fastBlock // on the stack while a message has so few
+	blocks := room[:0]
 	seen := 0
 	ok := p.object(t, func(key tok) bool {
 		bit, ok := p.field(key, anFields, &seen)
@@ -175,8 +176,6 @@ func (p *fast) anMessage(t tok, k int) bool {
 		}
 		return p.meta(&md, bit)
 	})
-	p.blocks = blocks[:0]
-	defer clear(blocks)
 	if !ok || content == cNone || role != swc.RoleUser && role != swc.RoleAssistant {
 		return false
 	}
@@ -193,8 +192,8 @@ func (p *fast) anMessage(t tok, k int) bool {
 		return true
 	}
 	main := swc.Message{Role: role}
-	texts := p.texts[:0]
-	defer func() { clear(texts); p.texts = texts[:0] }()
+	var textRoom [4]string
+	texts := textRoom[:0]
 	hasMain := false
 	for j, b := range blocks {
 		switch b.typ {

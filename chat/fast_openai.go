@@ -110,7 +110,8 @@ func (p *fast) oaContent(dst *string) bool {
 	default:
 		return false
 	}
-	texts := p.texts[:0]
+	var room [4]string // on the stack while a message has so few parts
+	texts := room[:0]
 	ok := p.array(t, func(part tok) bool {
 		var typ, text, refusal string
 		hasText := false
@@ -150,7 +151,5 @@ func (p *fast) oaContent(dst *string) bool {
 		return false
 	}
 	*dst = strings.Join(texts, "\n")
-	clear(texts)
-	p.texts = texts[:0]
 	return true
 }

@@ -48,7 +48,6 @@ type fast struct {
 	failed    bool              // a read failed: the input is not for the fast path
 	anthropic bool
 	in        Input
-	body      map[string]span
 	sys       *string // the anthropic system text, once read
 	arena     []byte  // unescaped texts, never written once read
 	keybuf    []byte  // unescaping names
@@ -62,7 +61,7 @@ func (p *fast) top() *Input {
 	case '[':
 		ok = p.messages(t)
 	case '{':
-		p.body = make(map[string]span, 8)
+		p.in.Body = make(map[string]json.RawMessage, 8)
 		seenMsgs := false
 		ok = p.object(t, func(n tok) bool {
 			name, ok := p.key(n)
@@ -89,7 +88,7 @@ func (p *fast) top() *Input {
 				if v.k == '"' {
 					a--
 				}
-				p.body[key] = span{a, e}
+				p.in.Body[key] = p.b[a:e:e]
 			}
 			return ok
 		})
@@ -103,17 +102,12 @@ func (p *fast) top() *Input {
 	return p.finish()
 }
 
-// finish returns the Input read, with its Body.
+// finish returns the Input read, with the system text in the place kept
+// for it (or that place dropped) and slices trimmed that are mostly empty.
 func (p *fast) finish() *Input {
 	in := new(Input) // not &p.in, which would keep the parser's buffers
 	*in = p.in
-	if p.body != nil {
-		in.Body = make(map[string]json.RawMessage, len(p.body))
-		for k, s := range p.body {
-			in.Body[k] = p.b[s.a:s.e:s.e]
-		}
-	}
-	if p.anthropic && p.body != nil { // the place kept for the system text
+	if p.anthropic && in.Body != nil { // the place kept for the system text
 		if p.sys != nil && *p.sys != "" {
 			in.Messages[0].Content = *p.sys
 		} else {
@@ -145,7 +139,7 @@ func (p *fast) messages(t tok) bool {
 	p.in.Where = make([]string, 0, n+1)
 	p.in.Origin = make([]int, 0, n+1)
 	p.in.Raw = make([]json.RawMessage, 0, n)
-	if p.anthropic && p.body != nil {
+	if p.anthropic && p.in.Body != nil {
 		p.add(swc.Message{Role: swc.RoleSystem}, "system", -1)
 	}
 	return p.array(t, func(m tok) bool {

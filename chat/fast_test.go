@@ -193,6 +193,8 @@ var trickyInputs = []string{
 	`{"messages":[{"role":"user","content":"a"}],"n":[nul]}`,
 	`{"messages":[{"role":"user","content":"a"}],"n":[[[[[[[[[[[[]]]]]]]]]]]]}`,
 	`{"messages":[{"role":"user","content":"a"}],"n":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}`,
+	// escaped texts filling more than one arena chunk, one longer than a chunk
+	`{"messages":[{"role":"user","content":"` + strings.Repeat(`a\n`, 300) + `"},{"role":"assistant","content":"` + strings.Repeat(`\u00e9b`, 200) + `"},{"role":"user","content":"` + strings.Repeat(`\"q`, 900) + `","name":"\u0041"}]}`,
 	`{"messages":[{"role":"user","content":"a"}],"bad":"` + "\xff" + `"}`,
 	`{"messages":[{"role":"user","content":"` + "\xff" + `"}]}`,
 	`{"messages":[{"role":"user","content":"a\ud800b"}]}`,
@@ -428,6 +430,21 @@ func TestParseOwned(t *testing.T) {
 			if !within(v) {
 				t.Errorf("%s: owned Body[%q] not a slice of the data", tc.body, k)
 			}
+		}
+	}
+	// Parse's texts are its own: writing over the data leaves them as read.
+	for _, body := range []string{`{"messages":[{"role":"user","content":"hello","name":"Ann"}]}`, `{"messages":[{"role":"user","content":"h\u00e9llo"}]}`} {
+		data := []byte(body)
+		in, err := Parse(data, OpenAI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := fmt.Sprint(in.Messages)
+		for k := range data {
+			data[k] = 'x'
+		}
+		if after := fmt.Sprint(in.Messages); after != before {
+			t.Errorf("Parse: messages changed with the data: %s, then %s", before, after)
 		}
 	}
 	if _, err := ParseOwned([]byte(`{"messages":[]}`), OpenAI); err == nil || !strings.Contains(err.Error(), "empty") {

@@ -43,7 +43,7 @@ func parseFast(data []byte, f Format, owned bool) *Input {
 type span struct{ a, e int }
 
 type fast struct {
-	b         []byte
+	b         []byte            // the input: data when owned, else a private copy; never written
 	dec       *jsontext.Decoder // reading b
 	failed    bool              // a read failed: the input is not for the fast path
 	anthropic bool
@@ -114,7 +114,7 @@ func (p *fast) finish() *Input {
 			in.Messages, in.Where, in.Origin = in.Messages[1:], in.Where[1:], in.Origin[1:]
 		}
 	}
-	if cap(in.Messages) > 2*len(in.Messages)+16 { // many braces in the text
+	if cap(in.Messages) > 2*len(in.Messages)+16 { // messages estimated far too many
 		in.Messages = slices.Clone(in.Messages)
 		in.Where = slices.Clone(in.Where)
 		in.Origin = slices.Clone(in.Origin)
@@ -126,12 +126,13 @@ func (p *fast) finish() *Input {
 func (p *fast) messages(t tok) bool {
 	// Room for every message, so that append does not grow the slices,
 	// and an anthropic body's first place for its system text (finish
-	// drops it when there is none): each message is an object that is not
-	// the first of an array of objects ("[{", such as content parts or
-	// blocks) but the first. Other objects and tool results (each a
-	// message of its own) make this too many or too few at times, and
-	// "{" and "[{" within texts; finish trims a slice that ends up less
-	// than half used.
+	// drops it when there is none). The count: the objects that do not
+	// open an array of objects ("[{", such as content parts or blocks),
+	// two quick counts of bytes. Each message is one of them (the first
+	// opens the message array, which rest starts past); other objects, "{"
+	// and "[{" within texts and tool results (each a message of its own)
+	// make it too many or too few at times, and finish trims a slice that
+	// ends up less than half used.
 	rest := p.b[p.offset():]
 	n := bytes.Count(rest, []byte{'{'}) - bytes.Count(rest, []byte("[{"))
 	n = min(max(n, 0), len(rest)/12)
@@ -247,20 +248,33 @@ func fastTime(raw []byte, unix bool) (time.Time, bool) {
 	return t, err == nil
 }
 
-var knownRoles = []swc.Role{swc.RoleUser, swc.RoleAssistant, swc.RoleSystem, swc.RoleTool, swc.RoleDeveloper}
+// knownRole returns the role constant s spells, if any.
+func knownRole(s []byte) (swc.Role, bool) {
+	switch swc.Role(s) {
+	case swc.RoleUser:
+		return swc.RoleUser, true
+	case swc.RoleAssistant:
+		return swc.RoleAssistant, true
+	case swc.RoleSystem:
+		return swc.RoleSystem, true
+	case swc.RoleTool:
+		return swc.RoleTool, true
+	case swc.RoleDeveloper:
+		return swc.RoleDeveloper, true
+	}
+	return "", false
+}
 
-// role reads the role string, without allocating for the known ones; a
-// null or anything else fails (a null role is a missing one).
+// role reads the role string, a known one as its constant; a null or
+// anything else fails (a null role is a missing one).
 func (p *fast) role(dst *swc.Role) bool {
 	t := p.next()
 	if t.k != '"' {
 		return false
 	}
-	for _, r := range knownRoles {
-		if string(p.b[t.a:t.e]) == string(r) { // as it stands: no escapes
-			*dst = r
-			return true
-		}
+	if r, ok := knownRole(p.b[t.a:t.e]); ok { // as it stands: no escapes
+		*dst = r
+		return true
 	}
 	s, ok := p.text(t)
 	*dst = swc.Role(s)

@@ -24,49 +24,58 @@ type fastBlock struct {
 func (p *fast) anBlock(t tok, inner bool) (fastBlock, bool) {
 	var b fastBlock
 	seen := 0
-	ok := p.object(t, func(key tok) bool {
+	if t.k != '{' {
+		return b, false
+	}
+	// The members, in a loop rather than through object, as oaMessage.
+	for key := p.next(); key.k != '}'; key = p.next() {
+		if key.k != '"' {
+			return b, false
+		}
 		bit, ok := p.field(key, blockFields, &seen)
+		if ok {
+			switch bit {
+			case 0:
+				ok = p.skip()
+			case bType:
+				ok = p.typ(&b.typ)
+			case bText:
+				v := p.next()
+				b.hasText = v.k != 'n'
+				ok = !b.hasText || p.stringAt(v, &b.text)
+			case bID:
+				ok = p.strOrNull(&b.id)
+			case bName:
+				ok = p.strOrNull(&b.name)
+			case bInput:
+				v := p.next()
+				a := v.a
+				if v.k == '"' {
+					a--
+				}
+				var e int
+				if e, ok = p.rest(v); ok {
+					b.input = p.b[a:e]
+				}
+			case bToolUseID:
+				ok = p.strOrNull(&b.toolUseID)
+			case bIsError:
+				v := p.next()
+				b.isError = v.k == 't'
+				ok = v.k == 't' || v.k == 'f' || v.k == 'n'
+			case bContent:
+				if inner {
+					ok = p.skip()
+				} else {
+					ok = p.toolResult(&b)
+				}
+			}
+		}
 		if !ok {
-			return false
+			return b, false
 		}
-		switch bit {
-		case 0:
-			return p.skip()
-		case bType:
-			return p.typ(&b.typ)
-		case bText:
-			v := p.next()
-			b.hasText = v.k != 'n'
-			return !b.hasText || p.stringAt(v, &b.text)
-		case bID:
-			return p.strOrNull(&b.id)
-		case bName:
-			return p.strOrNull(&b.name)
-		case bInput:
-			v := p.next()
-			a := v.a
-			if v.k == '"' {
-				a--
-			}
-			e, ok := p.rest(v)
-			if ok {
-				b.input = p.b[a:e]
-			}
-			return ok
-		case bToolUseID:
-			return p.strOrNull(&b.toolUseID)
-		case bIsError:
-			v := p.next()
-			b.isError = v.k == 't'
-			return v.k == 't' || v.k == 'f' || v.k == 'n'
-		}
-		// content
-		if inner {
-			return p.skip()
-		}
-		return p.toolResult(&b)
-	})
-	return b, ok
+	}
+	return b, true
 }
 
 // toolResult reads a block's content as toolResultText would.
@@ -144,39 +153,49 @@ func (p *fast) anMessage(t tok, k int) bool {
 	var room [4]fastBlock // on the stack while a message has so few
 	blocks := room[:0]
 	seen := 0
-	ok := p.object(t, func(key tok) bool {
+	if t.k != '{' {
+		return false
+	}
+	// The members, in a loop rather than through object, as oaMessage.
+	for key := p.next(); key.k != '}'; key = p.next() {
+		if key.k != '"' {
+			return false
+		}
 		bit, ok := p.field(key, anFields, &seen)
+		if ok {
+			switch bit {
+			case 0:
+				ok = p.skip()
+			case bRole:
+				ok = p.role(&role)
+			case bContent:
+				switch v := p.next(); v.k {
+				case '"':
+					content = cString
+					ok = p.stringAt(v, &text)
+				case 'n':
+					content = cString // null reads as ""
+				case '[':
+					content = cBlocks
+					ok = p.array(v, func(e tok) bool {
+						b, ok := p.anBlock(e, false)
+						if ok {
+							blocks = append(blocks, b)
+						}
+						return ok
+					})
+				default:
+					ok = false
+				}
+			default:
+				ok = p.meta(&md, bit)
+			}
+		}
 		if !ok {
 			return false
 		}
-		switch bit {
-		case 0:
-			return p.skip()
-		case bRole:
-			return p.role(&role)
-		case bContent:
-			switch v := p.next(); v.k {
-			case '"':
-				content = cString
-				return p.stringAt(v, &text)
-			case 'n':
-				content = cString // null reads as ""
-				return true
-			case '[':
-				content = cBlocks
-				return p.array(v, func(e tok) bool {
-					b, ok := p.anBlock(e, false)
-					if ok {
-						blocks = append(blocks, b)
-					}
-					return ok
-				})
-			}
-			return false
-		}
-		return p.meta(&md, bit)
-	})
-	if !ok || content == cNone || role != swc.RoleUser && role != swc.RoleAssistant {
+	}
+	if content == cNone || role != swc.RoleUser && role != swc.RoleAssistant {
 		return false
 	}
 	var base swc.Message

@@ -12,39 +12,50 @@ func (p *fast) oaMessage(t tok, k int) bool {
 	var md metaRaw
 	var refusal string
 	seen := 0
-	ok := p.object(t, func(key tok) bool {
+	// The members, in a loop rather than through object: the one object
+	// read per message.
+	if t.k != '{' {
+		return false
+	}
+	for key := p.next(); key.k != '}'; key = p.next() {
+		if key.k != '"' {
+			return false
+		}
 		bit, ok := p.field(key, oaFields, &seen)
+		if ok {
+			switch bit {
+			case 0:
+				ok = p.skip()
+			case bRole:
+				ok = p.role(&m.Role)
+			case bContent:
+				ok = p.oaContent(&m.Content)
+			case bName:
+				ok = p.name(&m.Name)
+			case bToolCalls:
+				v := p.next()
+				ok = v.k == 'n' || p.array(v, func(e tok) bool {
+					tc, ok := p.oaToolCall(e)
+					if ok {
+						m.ToolCalls = append(m.ToolCalls, tc)
+					}
+					return ok
+				})
+			case bToolCallID:
+				ok = p.strOrNull(&m.ToolCallID)
+			case bRefusal:
+				ok = p.strOrNull(&refusal)
+			case bSpeaker:
+				ok = p.next().k == 'n' // a null *string field: as if absent
+			default:
+				ok = p.meta(&md, bit)
+			}
+		}
 		if !ok {
 			return false
 		}
-		switch bit {
-		case 0:
-			return p.skip()
-		case bRole:
-			return p.role(&m.Role)
-		case bContent:
-			return p.oaContent(&m.Content)
-		case bName:
-			return p.name(&m.Name)
-		case bToolCalls:
-			v := p.next()
-			return v.k == 'n' || p.array(v, func(e tok) bool {
-				tc, ok := p.oaToolCall(e)
-				if ok {
-					m.ToolCalls = append(m.ToolCalls, tc)
-				}
-				return ok
-			})
-		case bToolCallID:
-			return p.strOrNull(&m.ToolCallID)
-		case bRefusal:
-			return p.strOrNull(&refusal)
-		case bSpeaker:
-			return p.next().k == 'n' // a null *string field: as if absent
-		}
-		return p.meta(&md, bit)
-	})
-	if !ok || seen&bRole == 0 {
+	}
+	if seen&bRole == 0 {
 		return false
 	}
 	if m.Content == "" && refusal != "" {

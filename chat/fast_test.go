@@ -1,12 +1,16 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/internal/locomotest"
@@ -332,7 +336,8 @@ func jsonArray(lines []byte) []byte {
 
 // BenchmarkParse times Parse against the general parsers it replaced
 // (general: the parser before the fast path) on LoCoMo conv-26 as a Chat
-// Completions body (419 messages) and as a Messages body.
+// Completions body (419 messages) and as a Messages body; tokens is the
+// floor of the fast path: jsontext's ReadToken over the body, nothing kept.
 func BenchmarkParse(b *testing.B) {
 	msgs := FromConversation(loadLoCoMo(b)[0])
 	for _, tc := range []struct {
@@ -356,6 +361,19 @@ func BenchmarkParse(b *testing.B) {
 			for b.Loop() {
 				if _, err := ParseOwned(tc.body, tc.f); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(tc.name+"/tokens", func(b *testing.B) {
+			b.SetBytes(int64(len(tc.body)))
+			for b.Loop() {
+				d := jsontext.NewDecoder(bytes.NewBuffer(tc.body), fastOptions)
+				for {
+					if _, err := d.ReadToken(); err == io.EOF {
+						break
+					} else if err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 		})

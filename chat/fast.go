@@ -49,7 +49,7 @@ type fast struct {
 	anthropic bool
 	in        Input
 	sys       *string // the anthropic system text, once read
-	arena     []byte  // unescaped texts, never written once read
+	unq       []byte  // unescaping texts (each copied out)
 	keybuf    []byte  // unescaping names
 	speakers  []string
 }
@@ -221,9 +221,9 @@ func fastScalar(raw []byte) (string, bool) {
 	case len(raw) == 0 || string(raw) == "null":
 		return "", true
 	case raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
-		return alias(raw[1 : len(raw)-1]), true
+		return string(raw[1 : len(raw)-1]), true
 	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
-		return alias(raw), true // a json.Number's text
+		return string(raw), true // a json.Number's text
 	}
 	s, err := scalar(raw)
 	return s, err == nil

@@ -226,7 +226,7 @@ func (p *fast) anMessage(t tok, k int) bool {
 			if role != swc.RoleAssistant || b.id == "" {
 				return false
 			}
-			args := alias(bytes.TrimSpace(b.input))
+			args := string(bytes.TrimSpace(b.input))
 			if args == "" || args == "null" {
 				args = "{}"
 			}

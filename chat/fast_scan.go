@@ -107,8 +107,8 @@ func (p *fast) esc(t tok) bool {
 	return false
 }
 
-// alias returns the bytes of b, a slice of the input or of the arena, as
-// a string sharing their memory: both are never written once read.
+// alias returns the bytes of b as a string sharing their memory, for a
+// string that does not outlive the parse (a time's text parsed).
 func alias(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -116,30 +116,20 @@ func alias(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-// arenaChunk is the size of the arena's chunks (a longer text gets a chunk
-// of its own).
-const arenaChunk = 1 << 10
-
-// text returns the decoded text of the string t: the input's bytes when
-// it has no escapes, else its unescaped text appended to the arena, in
-// either case without a copy of its own.
+// text returns the decoded text of the string t, a copy of its own: a
+// message kept after the request (in a memo, a store's state) keeps its
+// texts in memory, not the whole body they came in.
 func (p *fast) text(t tok) (string, bool) {
 	if !p.esc(t) {
-		return alias(p.b[t.a:t.e]), true
+		return string(p.b[t.a:t.e]), true
 	}
-	// Unescaped text is never longer than the escaped: a full chunk is
-	// dropped, not grown, so that no text read moves or is written over.
-	if n := t.e - t.a; cap(p.arena)-len(p.arena) < n {
-		p.arena = make([]byte, 0, max(n, arenaChunk))
-	}
-	n := len(p.arena)
-	out, err := jsontext.AppendUnquote(p.arena, p.b[t.a-1:t.e+1])
+	out, err := jsontext.AppendUnquote(p.unq[:0], p.b[t.a-1:t.e+1])
 	if err != nil {
 		p.failed = true
 		return "", false
 	}
-	p.arena = out
-	return alias(out[n:]), true
+	p.unq = out
+	return string(out), true
 }
 
 // stringAt reads the string t into *dst; anything else fails.

@@ -197,7 +197,7 @@ var trickyInputs = []string{
 	`{"messages":[{"role":"user","content":"a"}],"n":[nul]}`,
 	`{"messages":[{"role":"user","content":"a"}],"n":[[[[[[[[[[[[]]]]]]]]]]]]}`,
 	`{"messages":[{"role":"user","content":"a"}],"n":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}`,
-	// escaped texts filling more than one arena chunk, one longer than a chunk
+	// long escaped texts one after another (the unescaping buffer reused)
 	`{"messages":[{"role":"user","content":"` + strings.Repeat(`a\n`, 300) + `"},{"role":"assistant","content":"` + strings.Repeat(`\u00e9b`, 200) + `"},{"role":"user","content":"` + strings.Repeat(`\"q`, 900) + `","name":"\u0041"}]}`,
 	`{"messages":[{"role":"user","content":"a"}],"bad":"` + "\xff" + `"}`,
 	`{"messages":[{"role":"user","content":"` + "\xff" + `"}]}`,
@@ -450,19 +450,35 @@ func TestParseOwned(t *testing.T) {
 			}
 		}
 	}
-	// Parse's texts are its own: writing over the data leaves them as read.
-	for _, body := range []string{`{"messages":[{"role":"user","content":"hello","name":"Ann"}]}`, `{"messages":[{"role":"user","content":"h\u00e9llo"}]}`} {
-		data := []byte(body)
-		in, err := Parse(data, OpenAI)
-		if err != nil {
-			t.Fatal(err)
-		}
-		before := fmt.Sprint(in.Messages)
-		for k := range data {
-			data[k] = 'x'
-		}
-		if after := fmt.Sprint(in.Messages); after != before {
-			t.Errorf("Parse: messages changed with the data: %s, then %s", before, after)
+	// The messages' texts are their own, of Parse and of ParseOwned alike:
+	// writing over the data leaves them as read, and a message kept (in a
+	// cache, a store's state) keeps its own texts in memory, not the body.
+	for _, tc := range []struct {
+		f    Format
+		body string
+	}{
+		{OpenAI, `{"messages":[{"role":"user","content":"hello","name":"Ann"}]}`},
+		{OpenAI, `{"messages":[{"role":"user","content":"h\u00e9llo"}]}`},
+		{OpenAI, `{"messages":[{"role":"user","content":"q","id":"m1","metadata":{"session":"s1","timestamp":"2026-01-02T03:04:05Z"}},` +
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},` +
+			`{"role":"tool","tool_call_id":"call_1","content":"r"}]}`},
+		{Anthropic, `{"system":"sys","messages":[{"role":"user","content":[{"type":"text","text":"a"}]},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"tu_1","name":"f","input":{"a":1}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu_1","content":"r"}]}]}`},
+	} {
+		for name, parse := range map[string]func([]byte, Format) (*Input, error){"Parse": Parse, "ParseOwned": ParseOwned} {
+			data := []byte(tc.body)
+			in, err := parse(data, tc.f)
+			if err != nil {
+				t.Fatalf("%s(%s): %v", name, tc.body, err)
+			}
+			before := fmt.Sprintf("%+v", in.Messages)
+			for k := range data {
+				data[k] = 'x'
+			}
+			if after := fmt.Sprintf("%+v", in.Messages); after != before {
+				t.Errorf("%s: messages changed with the data: %s, then %s", name, before, after)
+			}
 		}
 	}
 	if _, err := ParseOwned([]byte(`{"messages":[]}`), OpenAI); err == nil || !strings.Contains(err.Error(), "empty") {

@@ -30,8 +30,8 @@ type Input struct {
 	// Body is the request body's top-level fields when the input was a
 	// request body ("model", "tools", "system", …; "messages" included).
 	// Raw elements and Body values are copies of the input, though they
-	// may share one array, with each other and with the texts of Messages
-	// (see ParseOwned): read them, never write into them.
+	// may share one array (see ParseOwned): read them, never write into
+	// them. The texts of Messages are strings of their own.
 	Body map[string]json.RawMessage
 	// Request is the whole request body and Span the offsets of its
 	// message list in it ("input"), so that a compressed list can be
@@ -53,11 +53,10 @@ func Parse(data []byte, f Format) (*Input, error) {
 // ParseOwned is Parse for data the caller hands over, such as a request
 // body read for this call alone, and returns what Parse returns. Raw
 // elements and Body values are slices of data itself rather than of a
-// copy, and so are the texts of Messages (contents, names, ids, tool call
-// arguments) where data holds them without escapes: data must never be
-// written to afterwards, not even once the Input is dropped, since a
-// string taken from it may live on, and keeps all of data in memory.
-// (Parse shares the memory of one private copy of data the same way.)
+// copy, so data must not be written to while the Input is in use. The
+// messages' texts are copies of their own either way: a message kept
+// after the request (in a memo, a store's state) keeps its texts in
+// memory, not the whole body.
 func ParseOwned(data []byte, f Format) (*Input, error) {
 	return parse(data, f, true, true)
 }

@@ -275,7 +275,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	if p == protoResponses && s.providerHistory(w, r, up, trimmed) {
 		return
 	}
-	in, err := chat.ParseOwned(trimmed, p.format) // body is this request's and never written: the messages' texts share it
+	in, err := chat.ParseOwned(trimmed, p.format) // body is this request's, never written
 	if err != nil {
 		if !json.Valid(trimmed) { // checked on the error path only: parsing is the hot path
 			malformed()

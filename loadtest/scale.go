@@ -22,8 +22,18 @@ type ScaleConfig struct {
 	// Duration.
 	Readers  int
 	Duration time.Duration
+	// Warmup is how many of each conversation's first messages are
+	// appended before the ingest is measured (at most half of each): the
+	// replicas' connections opened, their statements planned, the
+	// conversations created, so that the ingest's figures are a running
+	// service's. The warm-up's own figures are reported apart.
+	Warmup int
+	// Floor: after the context reads, the same readers read the replicas'
+	// /healthz (no store, no context) for Duration: the latencies this
+	// machine and load generator give a request that does no work.
+	Floor bool
 	// CPU, when set, returns the CPU time the service has used so far:
-	// RunScale takes it around the ingest and the reads.
+	// RunScale takes it around the warm-up, the ingest and the reads.
 	CPU func() CPU
 }
 
@@ -51,7 +61,11 @@ func (c CPU) Per(n int) (replicas, db, load float64) {
 
 // ScaleResult is what RunScale measured.
 type ScaleResult struct {
-	Feed *FeedStats
+	// Warm is the warm-up's feed (nil without one) and WarmCPU its CPU;
+	// Feed is the measured ingest, of the rest of the messages.
+	Warm    *FeedStats
+	WarmCPU CPU
+	Feed    *FeedStats
 	// Consolidated is how long the consolidation of every conversation
 	// took, from the first request to the last conversation done.
 	Consolidated time.Duration
@@ -60,6 +74,9 @@ type ScaleResult struct {
 	Reads      []time.Duration
 	ReadErrors int64
 	ReadFor    time.Duration
+	// Floor are the latencies of the /healthz reads (ScaleConfig.Floor).
+	Floor    []time.Duration
+	FloorFor time.Duration
 	// IngestCPU and ReadCPU are the CPU time used during the ingest and
 	// the reads (zero without ScaleConfig.CPU).
 	IngestCPU, ReadCPU CPU
@@ -82,8 +99,17 @@ func RunScale(ctx context.Context, urls []string, key string, convs []FeedConv, 
 		c.Load = cpuTime()
 		return c
 	}
+	warm, rest := splitWarmup(convs, cfg.Warmup)
+	if warm != nil {
+		cpu0 := sample()
+		st, err := Feed(ctx, urls, key, warm, cfg.Clients, cfg.Batch, 0, 2)
+		if err != nil {
+			return res, fmt.Errorf("scaletest: warm-up: %w", err)
+		}
+		res.Warm, res.WarmCPU = st, sample().Sub(cpu0)
+	}
 	cpu0 := sample()
-	st, err := Feed(ctx, urls, key, convs, cfg.Clients, cfg.Batch, 0, 1)
+	st, err := Feed(ctx, urls, key, rest, cfg.Clients, cfg.Batch, 0, 1)
 	if err != nil {
 		return res, fmt.Errorf("scaletest: ingest: %w", err)
 	}
@@ -127,18 +153,62 @@ func RunScale(ctx context.Context, urls []string, key string, convs []FeedConv, 
 		})
 	res.ReadFor = time.Since(readStart)
 	res.ReadCPU = sample().Sub(cpu0)
+	if cfg.Floor {
+		fctx, cancel := context.WithTimeout(ctx, cfg.Duration)
+		defer cancel()
+		start := time.Now()
+		var errs int64
+		res.Floor, errs = TimeReads(fctx, cfg.Readers, func(r int) *rand.Rand { return rand.New(rand.NewPCG(8, uint64(r))) },
+			func(fctx context.Context, rng *rand.Rand) error {
+				return get(fctx, hc, urls[rng.IntN(len(urls))]+"/healthz", "")
+			})
+		res.FloorFor = time.Since(start)
+		if errs > 0 && ctx.Err() == nil {
+			return res, fmt.Errorf("scaletest: floor: %d of the /healthz reads failed", errs)
+		}
+	}
 	return res, nil
+}
+
+// splitWarmup returns the first n messages of each conversation (at most
+// half of it) and the rest; warm is nil when n < 1.
+func splitWarmup(convs []FeedConv, n int) (warm, rest []FeedConv) {
+	if n < 1 {
+		return nil, convs
+	}
+	for _, c := range convs {
+		k := min(n, len(c.Msgs)/2)
+		warm = append(warm, FeedConv{ID: c.ID, Msgs: c.Msgs[:k]})
+		rest = append(rest, FeedConv{ID: c.ID, Msgs: c.Msgs[k:]})
+	}
+	return warm, rest
+}
+
+// Messages returns how many messages convs hold.
+func Messages(convs []FeedConv) int {
+	n := 0
+	for _, c := range convs {
+		n += len(c.Msgs)
+	}
+	return n
 }
 
 // getContext reads the context of conv (budget tokens) from the service
 // at base, whole, and returns an error unless it is a 200.
 func getContext(ctx context.Context, hc *http.Client, base, key, conv string, budget int) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
-		fmt.Sprintf("%s/v1/conversations/%s/context?budget=%d", base, url.PathEscape(conv), budget), nil)
+	return get(ctx, hc, fmt.Sprintf("%s/v1/conversations/%s/context?budget=%d", base, url.PathEscape(conv), budget), key)
+}
+
+// get reads the body at u whole (with the bearer key unless empty) and
+// returns an error unless it is a 200.
+func get(ctx context.Context, hc *http.Client, u, key string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+key)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/swcmem/swc"
 )
@@ -106,8 +107,13 @@ func (g *grouper) write(ctx context.Context, db *DB, w *groupWrite) error {
 	return w.err
 }
 
-// run writes groups until the queue holds none it may write.
+// run writes groups until the queue holds none it may write, all on one
+// connection of the pool, held from the first group to the last: one
+// backend plans the group statement and warms its caches, not each of
+// the pool's in turn.
 func (g *grouper) run(db *DB) {
+	var c groupConn
+	defer c.release()
 	for {
 		g.mu.Lock()
 		if time.Since(g.lastEnd) < groupBusy && len(g.queue) < maxGroup {
@@ -124,7 +130,7 @@ func (g *grouper) run(db *DB) {
 		g.mu.Unlock()
 		g.groups.Add(1)
 		g.writes.Add(int64(len(batch)))
-		db.writeGroup(batch)
+		db.writeGroup(&c, batch)
 		g.mu.Lock()
 		for _, w := range batch {
 			delete(g.busy, w.key)
@@ -134,6 +140,33 @@ func (g *grouper) run(db *DB) {
 		for _, w := range batch {
 			close(w.done)
 		}
+	}
+}
+
+// groupConn is the connection a grouper's run writes on, acquired for
+// its first group.
+type groupConn struct {
+	conn *pgxpool.Conn
+}
+
+// get returns the connection, acquiring one when there is none; it
+// returns the pool's error.
+func (c *groupConn) get(ctx context.Context, db *DB) (*pgxpool.Conn, error) {
+	if c.conn == nil {
+		conn, err := db.pool.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.conn = conn
+	}
+	return c.conn, nil
+}
+
+// release gives the connection back to the pool.
+func (c *groupConn) release() {
+	if c.conn != nil {
+		c.conn.Release()
+		c.conn = nil
 	}
 }
 
@@ -255,11 +288,11 @@ func groupArgs(batch []*groupWrite) []any {
 // The statement runs in a transaction of its own that makes its plan
 // generic: planned once per connection (a custom plan for every group
 // costs the server as much as executing it).
-func (db *DB) writeGroup(batch []*groupWrite) {
+func (db *DB) writeGroup(c *groupConn, batch []*groupWrite) {
 	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
 	defer cancel()
 	written := make([]bool, len(batch))
-	conn, err := db.pool.Acquire(ctx)
+	conn, err := c.get(ctx, db)
 	if err == nil {
 		b := &pgx.Batch{}
 		b.Queue(`BEGIN`)
@@ -280,12 +313,14 @@ func (db *DB) writeGroup(batch []*groupWrite) {
 		})
 		b.Queue(`COMMIT`)
 		err = conn.SendBatch(ctx, b).Close()
-		if err != nil && conn.Conn().PgConn().TxStatus() != 'I' {
+		if err != nil && !conn.Conn().IsClosed() && conn.Conn().PgConn().TxStatus() != 'I' {
 			if _, rerr := conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`); rerr != nil {
-				conn.Conn().Close(context.WithoutCancel(ctx)) // the pool drops it
+				conn.Conn().Close(context.WithoutCancel(ctx))
 			}
 		}
-		conn.Release()
+		if conn.Conn().IsClosed() { // the pool drops it; the next group acquires another
+			c.release()
+		}
 	}
 	var pe *pgconn.PgError
 	switch {

@@ -32,10 +32,16 @@ a tenant and conversations), then measures through all of them, chosen at
 random per request:
   1. ingest: the conversations appended by --clients clients in batches of
      1..--batch messages; messages/s, requests/s, p50 and p99 of an append;
+     the first --warmup messages of each (at most half) are appended
+     first and reported apart (the "warm-up": fresh replicas open their
+     connections, plan their statements, create the conversations), so
+     the ingest's figures are a running service's;
   2. consolidation: every conversation consolidated now (the offline
      gister), waited for;
   3. context reads: --readers clients GET …/context (budget 4000) of random
-     conversations for --duration; reads/s, p50, p99;
+     conversations for --duration; reads/s, p50, p99; then (--floor) the
+     same readers GET /healthz for as long: the latencies of a request
+     that does no work, what this machine and load generator allow;
   4. CPU: milliseconds of CPU per append and per read, of the replicas and
      of the Postgres server apart (from /proc: the server must run on this
      machine; SQLite's work is the replica's), and of this process (the
@@ -74,8 +80,10 @@ func runScaletest(ctx context.Context, env *Env, args []string) error {
 	var cfg loadtest.ScaleConfig
 	fs.IntVar(&cfg.Clients, "clients", 16, "concurrent ingest clients")
 	fs.IntVar(&cfg.Batch, "batch", 8, "largest append, messages")
+	fs.IntVar(&cfg.Warmup, "warmup", 100, "messages of each conversation appended before the ingest is measured (0: none)")
 	fs.IntVar(&cfg.Readers, "readers", 16, "concurrent context readers")
 	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long readers read")
+	fs.BoolVar(&cfg.Floor, "floor", true, "after the context reads, time /healthz reads as long (the latency floor)")
 	workers := fs.Int("workers", 4, "River workers per replica")
 	conns := fs.Int("db-conns", 10, "Postgres connections per replica")
 	limit := fs.Int("conversations", 0, "use only the first N conversations (0: all)")
@@ -92,6 +100,9 @@ func runScaletest(ctx context.Context, env *Env, args []string) error {
 	}
 	if *n < 1 || cfg.Clients < 1 || cfg.Batch < 1 || cfg.Readers < 1 {
 		return usagef("scaletest: --replicas, --clients, --batch and --readers must be positive")
+	}
+	if cfg.Warmup < 0 {
+		return usagef("scaletest: --warmup must be 0 or more")
 	}
 	if !pg && *n != 1 {
 		return usagef("scaletest: a SQLite file serves one replica (--replicas 1); replicas share Postgres")
@@ -211,14 +222,6 @@ func printScaletest(w io.Writer, store string, replicas, convs, total int, r loa
 	st, lats := r.Feed, r.Reads
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "store\t%s, %d replicas\n", store, replicas)
-	fmt.Fprintf(tw, "ingest\t%d messages, %d requests in %.2fs: %.0f msg/s, %.0f req/s, p50 %.1f ms, p99 %.1f ms\n",
-		total, st.Requests, st.Elapsed.Seconds(), float64(total)/st.Elapsed.Seconds(), float64(st.Requests)/st.Elapsed.Seconds(),
-		ms(p(st.Latencies, 0.5)), ms(p(st.Latencies, 0.99)))
-	fmt.Fprintf(tw, "consolidation\t%d conversations in %.2fs\n", convs, r.Consolidated.Seconds())
-	fmt.Fprintf(tw, "context reads\t%d in %.2fs: %.0f/s, p50 %.2f ms, p99 %.2f ms, %d errors\n",
-		len(lats), r.ReadFor.Seconds(), float64(len(lats))/r.ReadFor.Seconds(), ms(p(lats, 0.5)), ms(p(lats, 0.99)), r.ReadErrors)
-	ar, ad, al := r.IngestCPU.Per(int(st.Requests))
-	rr, rd, rl := r.ReadCPU.Per(len(lats))
 	db := func(v float64, known bool) string {
 		switch {
 		case store == "SQLite":
@@ -228,6 +231,25 @@ func printScaletest(w io.Writer, store string, replicas, convs, total int, r loa
 		}
 		return fmt.Sprintf("%.3f ms", v)
 	}
+	if wm := r.Warm; wm != nil {
+		n := int(wm.Appended + wm.Skipped)
+		total -= n
+		wr, wd, _ := r.WarmCPU.Per(int(wm.Requests))
+		fmt.Fprintf(tw, "warm-up\t%d messages, %d requests in %.2fs (fresh replicas): cpu per append replicas %.3f ms, database %s\n",
+			n, wm.Requests, wm.Elapsed.Seconds(), wr, db(wd, r.WarmCPU.DBKnown))
+	}
+	fmt.Fprintf(tw, "ingest\t%d messages, %d requests in %.2fs: %.0f msg/s, %.0f req/s, p50 %.1f ms, p99 %.1f ms\n",
+		total, st.Requests, st.Elapsed.Seconds(), float64(total)/st.Elapsed.Seconds(), float64(st.Requests)/st.Elapsed.Seconds(),
+		ms(p(st.Latencies, 0.5)), ms(p(st.Latencies, 0.99)))
+	fmt.Fprintf(tw, "consolidation\t%d conversations in %.2fs\n", convs, r.Consolidated.Seconds())
+	fmt.Fprintf(tw, "context reads\t%d in %.2fs: %.0f/s, p50 %.2f ms, p99 %.2f ms, %d errors\n",
+		len(lats), r.ReadFor.Seconds(), float64(len(lats))/r.ReadFor.Seconds(), ms(p(lats, 0.5)), ms(p(lats, 0.99)), r.ReadErrors)
+	if r.Floor != nil {
+		fmt.Fprintf(tw, "read floor\t%d GET /healthz in %.2fs: %.0f/s, p50 %.2f ms, p99 %.2f ms (the same readers, no work: this machine's floor)\n",
+			len(r.Floor), r.FloorFor.Seconds(), float64(len(r.Floor))/r.FloorFor.Seconds(), ms(p(r.Floor, 0.5)), ms(p(r.Floor, 0.99)))
+	}
+	ar, ad, al := r.IngestCPU.Per(int(st.Requests))
+	rr, rd, rl := r.ReadCPU.Per(len(lats))
 	fmt.Fprintf(tw, "cpu per append\treplicas %.3f ms, database %s, load %.3f ms (a request of %.1f messages)\n",
 		ar, db(ad, r.IngestCPU.DBKnown), al, float64(total)/float64(max(st.Requests, 1)))
 	fmt.Fprintf(tw, "cpu per read\treplicas %.3f ms, database %s, load %.3f ms\n", rr, db(rd, r.ReadCPU.DBKnown), rl)

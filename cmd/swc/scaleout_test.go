@@ -457,7 +457,7 @@ func TestScaletestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"Postgres, 2 replicas", "ingest ", "context reads ", ", 0 errors", "cpu per append ", "cpu per read ",
+	for _, want := range []string{"Postgres, 2 replicas", "warm-up ", "(fresh replicas)", "ingest ", "context reads ", ", 0 errors", "read floor ", "cpu per append ", "cpu per read ",
 		"per database core ", "database cores", "messages ", "conv_gists "} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
@@ -475,7 +475,7 @@ func TestScaletestSQLite(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"SQLite, 1 replicas", "ingest ", ", 0 errors", "database in the replica", "per replica core ", "replica cores"} {
+	for _, want := range []string{"SQLite, 1 replicas", "warm-up ", "ingest ", ", 0 errors", "read floor ", "database in the replica", "per replica core ", "replica cores"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}

@@ -69,6 +69,7 @@ type grouper struct {
 	lastEnd time.Time        // when the last group was written
 
 	groups, writes atomic.Int64 // statements run, and the writes they carried
+	conns          atomic.Int64 // connections acquired by runs
 }
 
 // pending returns how many writes wait or are being written.
@@ -157,6 +158,7 @@ func (c *groupConn) get(ctx context.Context, db *DB) (*pgxpool.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
+		db.group.conns.Add(1)
 		c.conn = conn
 	}
 	return c.conn, nil

@@ -343,3 +343,98 @@ func TestGroupedAppendBadData(t *testing.T) {
 		}
 	}
 }
+
+// The groups of one run are written on one connection; when its backend
+// is killed, the group on it fails (its appends' callers retry) and the
+// next group is written on another connection.
+func TestGroupConnection(t *testing.T) {
+	dsn, db, tn := groupDB(t)
+	ctx := context.Background()
+	opts := swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}
+	msg := func(id string) []swc.Message {
+		return []swc.Message{{ID: id, Role: swc.RoleUser, Content: "message " + id, Time: t0}}
+	}
+	for _, c := range []string{"c0", "c1"} {
+		if _, err := db.AppendMessages(ctx, tn.ID, c, msg("first"), opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// c0's group waits on its row; c1's append queues behind it and is
+	// the next group of the same run.
+	appendHeld := func(id string) error {
+		tx := holdRows(t, dsn, "tenant_id = $1 AND id = 'c0'", tn.ID)
+		errs := make(chan error, 2)
+		go func() { _, err := db.AppendMessages(ctx, tn.ID, "c0", msg(id), opts); errs <- err }()
+		for db.group.pending() != 1 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		go func() { _, err := db.AppendMessages(ctx, tn.ID, "c1", msg(id), opts); errs <- err }()
+		for db.group.pending() != 2 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return err
+		}
+		return errors.Join(<-errs, <-errs)
+	}
+	groups0, conns0 := db.group.groups.Load(), db.group.conns.Load()
+	if err := appendHeld("a"); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, db)
+	if g, c := db.group.groups.Load()-groups0, db.group.conns.Load()-conns0; g != 2 || c != 1 {
+		t.Errorf("%d groups of one run on %d connections, want 2 on 1", g, c)
+	}
+
+	// The backend writing c0's group killed while it waits on the row.
+	tx := holdRows(t, dsn, "tenant_id = $1 AND id = 'c0'", tn.ID)
+	killed := make(chan error, 1)
+	go func() { _, err := db.AppendMessages(ctx, tn.ID, "c0", msg("b"), opts); killed <- err }()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	var n int
+	deadline := time.Now().Add(10 * time.Second)
+	for n == 0 && time.Now().Before(deadline) {
+		err := admin.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE 'WITH c AS%' AND wait_event_type = 'Lock'`).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n != 1 {
+		t.Fatalf("%d group backends found waiting, want 1", n)
+	}
+	if err := <-killed; err == nil {
+		t.Error("an append whose group's backend was killed succeeded, want an error")
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"c0", "c1"} { // written on another connection
+		if _, err := db.AppendMessages(ctx, tn.ID, c, msg("c"), opts); err != nil {
+			t.Fatalf("%s after the group's backend was killed: %v", c, err)
+		}
+		ms, err := db.Messages(ctx, tn.ID, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := ms[len(ms)-1].ID; last != "c" {
+			t.Errorf("%s: last message %s, want c", c, last)
+		}
+	}
+}
+
+// waitIdle waits until db's grouper holds no writes.
+func waitIdle(t *testing.T, db *DB) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for db.group.pending() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the grouper is still busy after 10s")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

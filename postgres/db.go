@@ -82,10 +82,11 @@ type DB struct {
 	watchPID atomic.Uint32 // the backend of Watch's connection (0: none)
 	// The notifier (watch.go): this DB's id in its notices, the notices
 	// waiting, and whether some were dropped (the queue was full).
-	id       string
-	out      chan string
-	overflow atomic.Bool
-	stopped  chan struct{}
+	id        string
+	out       chan string
+	overflow  atomic.Bool
+	sendBatch func(ctx context.Context, batch []string) // one notifying statement (tests count them)
+	stopped   chan struct{}
 }
 
 // Open connects to the database at dsn and brings its schema up to date.

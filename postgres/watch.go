@@ -64,6 +64,11 @@ func encodeNotice(from, tenant, conv string, version int64, st *swc.AppendState)
 const notifyBatch = 256
 
 func (db *DB) startNotifier() {
+	if db.sendBatch == nil {
+		db.sendBatch = func(ctx context.Context, batch []string) {
+			db.pool.Exec(ctx, `SELECT pg_notify('swc:' || current_schema(), p) FROM unnest($1::text[]) AS p`, batch)
+		}
+	}
 	db.id = newID("")
 	db.out = make(chan string, 8192)
 	db.stopped = make(chan struct{})
@@ -141,7 +146,7 @@ func (db *DB) sendNotices(out chan string) {
 			batch = append(batch, string(b))
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		db.pool.Exec(ctx, `SELECT pg_notify('swc:' || current_schema(), p) FROM unnest($1::text[]) AS p`, batch)
+		db.sendBatch(ctx, batch)
 		cancel()
 		last = time.Now()
 	}

@@ -332,3 +332,55 @@ func TestAppendRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// A busy replica's notices go out together: appends notifying every
+// half millisecond for 100 ms make about one statement per notifyLinger,
+// not one per append; a notice after a quiet spell goes alone, at once.
+func TestNoticesGather(t *testing.T) {
+	db, err := Open(context.Background(), pgtest.Schema(t), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mu sync.Mutex
+	var batches []int
+	db.sendBatch = func(_ context.Context, batch []string) { // before any notice: the queue's send orders it
+		mu.Lock()
+		batches = append(batches, len(batch))
+		mu.Unlock()
+	}
+	sent := 0
+	for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); sent++ {
+		db.changed("t", "c", int64(sent+1), nil)
+		time.Sleep(500 * time.Microsecond)
+	}
+	time.Sleep(50 * time.Millisecond) // quiet: the next notice goes at once
+	db.changed("t", "c", int64(sent+1), nil)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n, total := len(batches), 0
+		for _, b := range batches {
+			total += b
+		}
+		last := 0
+		if n > 0 {
+			last = batches[n-1]
+		}
+		mu.Unlock()
+		if total == sent+1 {
+			if limit := 100*time.Millisecond/notifyLinger + 10; n-1 > int(limit) {
+				t.Errorf("%d notices in %d statements over 100 ms, want at most %d", sent, n-1, limit)
+			}
+			if last != 1 {
+				t.Errorf("the notice after a quiet spell went with %d others", last-1)
+			}
+			t.Logf("%d notices in %d statements", sent, n-1)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d notices sent after 5s", total, sent+1)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -188,15 +188,7 @@ func TestGroupPlan(t *testing.T) {
 func TestGroupedAppendCanceled(t *testing.T) {
 	dsn, db, tn := groupDB(t)
 	ctx := context.Background()
-	opts := swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}
-	msg := func(id string) []swc.Message {
-		return []swc.Message{{ID: id, Role: swc.RoleUser, Content: "message " + id, Time: t0}}
-	}
-	for _, c := range []string{"c0", "c1"} {
-		if _, err := db.AppendMessages(ctx, tn.ID, c, msg("first"), opts); err != nil {
-			t.Fatal(err)
-		}
-	}
+	opts, msg := appendFirst(t, db, tn, "c0", "c1")
 	tx := holdRows(t, dsn, "tenant_id = $1 AND id = 'c0'", tn.ID)
 	wait := func(n int) {
 		t.Helper()
@@ -258,6 +250,23 @@ func groupDB(t *testing.T) (string, *DB, swc.Tenant) {
 		t.Fatal(err)
 	}
 	return dsn, db, tn
+}
+
+// appendFirst appends a message "first" to each of convs (so that db
+// remembers their states) and returns the options it used and a maker of
+// one-message batches.
+func appendFirst(t *testing.T, db *DB, tn swc.Tenant, convs ...string) (swc.AppendOptions, func(id string) []swc.Message) {
+	t.Helper()
+	opts := swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}
+	msg := func(id string) []swc.Message {
+		return []swc.Message{{ID: id, Role: swc.RoleUser, Content: "message " + id, Time: t0}}
+	}
+	for _, c := range convs {
+		if _, err := db.AppendMessages(context.Background(), tn.ID, c, msg("first"), opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return opts, msg
 }
 
 // holdRows locks the conversations' rows where where holds, in a
@@ -350,15 +359,7 @@ func TestGroupedAppendBadData(t *testing.T) {
 func TestGroupConnection(t *testing.T) {
 	dsn, db, tn := groupDB(t)
 	ctx := context.Background()
-	opts := swc.AppendOptions{Rule: swc.DefaultSessionRule(), Now: func() time.Time { return t0 }}
-	msg := func(id string) []swc.Message {
-		return []swc.Message{{ID: id, Role: swc.RoleUser, Content: "message " + id, Time: t0}}
-	}
-	for _, c := range []string{"c0", "c1"} {
-		if _, err := db.AppendMessages(ctx, tn.ID, c, msg("first"), opts); err != nil {
-			t.Fatal(err)
-		}
-	}
+	opts, msg := appendFirst(t, db, tn, "c0", "c1")
 	// c0's group waits on its row; c1's append queues behind it and is
 	// the next group of the same run.
 	appendHeld := func(id string) error {

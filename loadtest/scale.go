@@ -184,15 +184,6 @@ func splitWarmup(convs []FeedConv, n int) (warm, rest []FeedConv) {
 	return warm, rest
 }
 
-// Messages returns how many messages convs hold.
-func Messages(convs []FeedConv) int {
-	n := 0
-	for _, c := range convs {
-		n += len(c.Msgs)
-	}
-	return n
-}
-
 // getContext reads the context of conv (budget tokens) from the service
 // at base, whole, and returns an error unless it is a 200.
 func getContext(ctx context.Context, hc *http.Client, base, key, conv string, budget int) error {

@@ -28,8 +28,8 @@ func TestSplitWarmup(t *testing.T) {
 	} {
 		warm, rest := splitWarmup(convs, tc.n)
 		if tc.warm == nil {
-			if warm != nil || Messages(rest) != 13 {
-				t.Errorf("n=%d: warm %v, %d measured; want none, 13", tc.n, warm, Messages(rest))
+			if warm != nil || messages(rest) != 13 {
+				t.Errorf("n=%d: warm %v, %d measured; want none, 13", tc.n, warm, messages(rest))
 			}
 			continue
 		}
@@ -45,8 +45,17 @@ func TestSplitWarmup(t *testing.T) {
 				}
 			}
 		}
-		if got := Messages(rest); got != tc.measured {
+		if got := messages(rest); got != tc.measured {
 			t.Errorf("n=%d: %d measured, want %d", tc.n, got, tc.measured)
 		}
 	}
+}
+
+// messages returns how many messages convs hold.
+func messages(convs []FeedConv) int {
+	n := 0
+	for _, c := range convs {
+		n += len(c.Msgs)
+	}
+	return n
 }

@@ -1,0 +1,279 @@
+package observe
+
+import "strings"
+
+// kind is the class of an identifier.
+type kind uint8
+
+const (
+	kindNumber kind = iota // a number of 3+ digits
+	kindName               // a snake_case or camelCase name
+	kindDotted             // a dotted name: pkg.mod.Func, models.py
+	kindPath               // a path: a/b.py, ./x/y, /usr/lib
+	kindRef                // a file:line reference: a/b.py:12
+)
+
+// maxIdent bounds an identifier's length: a longer run (a hash, base64, a
+// minified line) is no name an agent types.
+const maxIdent = 200
+
+// Identifiers returns the distinct identifiers of text in order of first
+// appearance: paths (a/b.py, ./x/y), file:line references (a/b.py:12, also
+// giving the path and, of 3+ digits, the line), dotted names
+// (pkg.mod.Func, also giving its parts that are names of their own),
+// snake_case and camelCase names, numbers of 3+ digits. A path is not
+// split. The scan is one linear pass over the bytes.
+func Identifiers(text string) []string {
+	var out []string
+	seen := map[string]struct{}{}
+	scan(text, func(id string, _ kind) {
+		if _, ok := seen[id]; !ok {
+			seen[id] = struct{}{}
+			out = append(out, id)
+		}
+	})
+	return out
+}
+
+func isWord(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
+}
+
+func isAlpha(c byte) bool  { return c == '_' || 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isDigitB(c byte) bool { return '0' <= c && c <= '9' }
+
+// scan calls emit for every identifier occurrence of s (repeats included),
+// in order.
+func scan(s string, emit func(string, kind)) {
+	n := len(s)
+	for i := 0; i < n; {
+		c := s[i]
+		start := -1
+		switch {
+		case isWord(c):
+			if i > 0 && (s[i-1] >= 0x80) {
+				// inside a non-ASCII word: skip the rest of it
+				for i < n && (isWord(s[i]) || s[i] >= 0x80) {
+					i++
+				}
+				continue
+			}
+			start = i
+		case c == '/' && i+1 < n && (isWord(s[i+1]) || s[i+1] == '.') && (i == 0 || !isWord(s[i-1])):
+			start = i
+			if i > 0 && s[i-1] == '/' {
+				start++ // a URL's host: "https://github.com/x" gives github.com/x
+			}
+		case c == '.' && i+1 < n && (s[i+1] == '/' || s[i+1] == '.' && i+2 < n && s[i+2] == '/') && (i == 0 || !isWord(s[i-1])):
+			start = i
+		case c == '~' && i+1 < n && s[i+1] == '/':
+			start = i
+		}
+		if start < 0 {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < n {
+			c := s[j]
+			if isWord(c) {
+				j++
+				continue
+			}
+			if j+1 >= n {
+				break
+			}
+			d := s[j+1]
+			switch c {
+			case '.':
+				if isWord(d) || d == '/' || d == '.' && j+2 < n && s[j+2] == '/' {
+					j++
+					continue
+				}
+			case '/':
+				if isWord(d) || d == '.' {
+					j++
+					continue
+				}
+			case '-':
+				if isWord(d) {
+					j++
+					continue
+				}
+			case ':':
+				if isDigitB(d) {
+					j++
+					continue
+				}
+			}
+			break
+		}
+		i = j
+		if j-start <= maxIdent {
+			classify(s[start:j], emit)
+		}
+	}
+}
+
+// classify emits the identifiers of one scanned token.
+func classify(t string, emit func(string, kind)) {
+	if k := strings.IndexByte(t, ':'); k >= 0 {
+		head, rest := t[:k], t[k+1:]
+		line := rest
+		if m := strings.IndexByte(rest, ':'); m >= 0 {
+			line = rest[:m]
+		}
+		if allDigits(line) && (isPath(head) || isDotted(head)) {
+			emit(t[:k+1+len(line)], kindRef)
+			classify(head, emit)
+			if len(line) >= 3 {
+				emit(line, kindNumber)
+			}
+			if len(line) < len(rest) {
+				classify(rest[len(line)+1:], emit)
+			}
+			return
+		}
+		for t != "" {
+			k := strings.IndexByte(t, ':')
+			if k < 0 {
+				classify(t, emit)
+				return
+			}
+			classify(t[:k], emit)
+			t = t[k+1:]
+		}
+		return
+	}
+	if strings.IndexByte(t, '/') >= 0 {
+		if isPath(t) {
+			emit(t, kindPath)
+		}
+		return
+	}
+	if k := strings.IndexByte(t, '-'); k >= 0 {
+		for {
+			k := strings.IndexByte(t, '-')
+			if k < 0 {
+				classify(t, emit)
+				return
+			}
+			classify(t[:k], emit)
+			t = t[k+1:]
+		}
+	}
+	if strings.IndexByte(t, '.') >= 0 {
+		if isDotted(t) {
+			emit(t, kindDotted)
+			for rest := t; rest != ""; {
+				seg := rest
+				if k := strings.IndexByte(rest, '.'); k >= 0 {
+					seg, rest = rest[:k], rest[k+1:]
+				} else {
+					rest = ""
+				}
+				if isName(seg) {
+					emit(seg, kindName)
+				}
+			}
+			return
+		}
+		for t != "" {
+			k := strings.IndexByte(t, '.')
+			if k < 0 {
+				classify(t, emit)
+				return
+			}
+			if k > 0 {
+				classify(t[:k], emit)
+			}
+			t = t[k+1:]
+		}
+		return
+	}
+	switch {
+	case isName(t):
+		emit(t, kindName)
+	case len(t) >= 3 && allDigits(t):
+		emit(t, kindNumber)
+	}
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigitB(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isPath reports whether t (made of word characters and . / -) is a path:
+// it holds a slash and a letter, and is more than a slash and dots.
+func isPath(t string) bool {
+	if strings.IndexByte(t, '/') < 0 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if 'a' <= t[i]|0x20 && t[i]|0x20 <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// isDotted reports whether t is a dotted name: two or more segments, each
+// starting with a letter or underscore, one of them longer than a letter
+// ("e.g" is not one).
+func isDotted(t string) bool {
+	segs, long := 0, false
+	for rest := t; ; {
+		seg := rest
+		k := strings.IndexByte(rest, '.')
+		if k >= 0 {
+			seg, rest = rest[:k], rest[k+1:]
+		}
+		if seg == "" || !isAlpha(seg[0]) || strings.IndexByte(seg, '-') >= 0 {
+			return false
+		}
+		segs++
+		if len(seg) > 1 {
+			long = true
+		}
+		if k < 0 {
+			break
+		}
+	}
+	return segs >= 2 && long
+}
+
+// isName reports whether w (word characters only) is a snake_case name
+// (an underscore and a letter) or a camelCase one (a lowercase letter and
+// an uppercase one after its first letter: getValue, QuerySet, HTTPServer).
+func isName(w string) bool {
+	if w == "" || isDigitB(w[0]) {
+		return false
+	}
+	under, letter, lower, upperIn := false, false, false, false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c == '_':
+			under = true
+		case 'a' <= c && c <= 'z':
+			letter, lower = true, true
+		case 'A' <= c && c <= 'Z':
+			letter = true
+			if i > 0 && w[i-1] != '_' {
+				upperIn = true
+			}
+		}
+	}
+	if under {
+		return letter
+	}
+	return lower && upperIn
+}

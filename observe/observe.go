@@ -1,0 +1,48 @@
+// Package observe reduces an old tool output of a coding agent's tool loop
+// to a stub: a first line naming a stable handle, the call and its outcome,
+// then the output's most useful lines as they stood (error and
+// failing-test lines, lines holding identifiers the request does not hold
+// yet, definitions), in their original order, elided runs marked. memory/
+// writes stubs in place of old observations; the agent's next turn most
+// often names a path, a line number or a name that an old output held, and
+// a stub keeps those inside the line they came from.
+//
+// The package is pure: it depends on the standard library and tokens/.
+package observe
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// Observation is one tool output (or the observation message of an agent
+// that acts in text), with its call.
+type Observation struct {
+	Tool      string // tool name; "" when the agent acts in text
+	Arguments string // the call's arguments as JSON text, or the command text a text-acting agent ran
+	Output    string // the output as the provider carried it
+	IsError   bool   // the provider marked it as an error (Anthropic is_error)
+}
+
+// StubOptions say how Stub writes a stand-in.
+type StubOptions struct {
+	Handle    string               // short stable handle written into the stub (Handle's result)
+	MaxTokens int                  // the stub's most tokens (cl100k_base); 0 = DefaultStubTokens
+	Known     func(id string) bool // identifiers already present in the kept request (instructions, task, assistant turns): not repeated; nil = none known
+	Focus     func(id string) bool // identifiers the loop marks as salient (named by the task, read/edited/grepped by calls, failing tests); ranked first; nil = none
+}
+
+// DefaultStubTokens is a stub's most tokens when StubOptions.MaxTokens is 0.
+const DefaultStubTokens = 160
+
+// Handle returns the short stable handle of an observation's original:
+// "h" + 10 lowercase hex characters of sha256(callID + "\x00" + output).
+// Same input, same handle, in any process.
+func Handle(callID, output string) string {
+	h := sha256.New()
+	h.Write([]byte(callID))
+	h.Write([]byte{0})
+	h.Write([]byte(output))
+	var sum [sha256.Size]byte
+	return "h" + hex.EncodeToString(h.Sum(sum[:0])[:5])
+}

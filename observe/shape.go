@@ -1,0 +1,75 @@
+package observe
+
+import "strings"
+
+// IsObservation reports whether the text of a user message (not the first
+// user message) has the shape of output returned to an agent that acts in
+// text rather than something a person wrote: it opens with a result tag
+// (<returncode>, <output>, <observation>, <stdout>, …), an "OBSERVATION:"
+// or "EXECUTION RESULT of [" label, an exit status line ("Exit code: 1",
+// "returncode: 0"), or a file viewer's header ("Here's the result of
+// running `cat -n`"); or it ends with a shell's completion line ("[The
+// command completed with exit code 0.]", "Exit code: 0"). By shape, never
+// by an agent's name.
+func IsObservation(text string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return false
+	}
+	first, last := t, t
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		first = t[:i]
+	}
+	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
+		last = t[i+1:]
+	}
+	first = strings.TrimSpace(first)
+	last = strings.TrimSpace(last)
+	for _, tag := range openTags {
+		if hasPrefixFold(first, tag) {
+			return true
+		}
+	}
+	if exitLine(first) || exitLine(last) {
+		return true
+	}
+	for _, end := range endings {
+		if hasPrefixFold(last, end) {
+			return true
+		}
+	}
+	return false
+}
+
+// openTags are the openings of a text-acting agent's observation message.
+var openTags = []string{
+	"<returncode>", "<output>", "<output_head>", "<observation>", "<stdout>", "<stderr>",
+	"<tool_output>", "<tool_result>", "<function_results>", "<exit_code>", "<result>",
+	"observation:", "execution result of [", "execution output of [", "tool output:",
+	"here's the result of running `cat -n`", "your command ran successfully and did not produce any output",
+	"file created successfully at:",
+}
+
+// endings are the last lines of a shell tool's output.
+var endings = []string{
+	"[the command completed with exit code", "[command finished with exit code",
+	"[command timed out", "[the command has no new output after",
+	"</returncode>", "</output>", "</observation>", "</stdout>", "</tool_output>",
+}
+
+// exitLine reports whether line is an exit status line: "Exit code: 1",
+// "exit status 2", "returncode: 0", "Return code: 0", "Process exited with
+// code 1".
+func exitLine(line string) bool {
+	for _, p := range []string{"exit code:", "exit code", "exit status:", "exit status", "returncode:", "return code:", "process exited with code"} {
+		if hasPrefixFold(line, p) {
+			rest := strings.TrimSpace(line[len(p):])
+			return rest != "" && (isDigitB(rest[0]) || rest[0] == '-' && len(rest) > 1 && isDigitB(rest[1]))
+		}
+	}
+	return false
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}

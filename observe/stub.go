@@ -1,0 +1,72 @@
+package observe
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/swcmem/swc/tokens"
+)
+
+// Stub returns the text that stands in for an old observation:
+// deterministic, at most MaxTokens tokens (cl100k_base), line structure
+// kept. Its first line names the handle, the call and the outcome,
+// "[swc:h3f9a2c1b0 execute_bash(cd /x && pytest -q) → exit 1, 3 failed]";
+// an output that fits whole follows it as it is (its wrapping tags cut).
+// Of a longer output, Stub keeps the lines a next turn most likely needs,
+// as they stood, in their original order, each run of omitted lines
+// marked "  … (37 lines)". Lines are chosen greedily by value per token:
+// error and failing-test lines, lines holding a Focus identifier, lines
+// holding identifiers not Known (each identifier counted once, in the
+// first line chosen that holds it; file:line references and paths weigh
+// most, then dotted names, then snake_case and camelCase names, then
+// numbers), definitions. A line longer than maxLineBytes is cut around its
+// most valuable identifier (a file view's line number kept).
+func Stub(o Observation, opt StubOptions) string {
+	limit := opt.MaxTokens
+	if limit <= 0 {
+		limit = DefaultStubTokens
+	}
+	body, exit, hasExit := unwrap(o.Output)
+	head := header(opt.Handle, callText(o), outcome(body, exit, hasExit, o.IsError))
+	headTokens := tokens.Count(head)
+	if headTokens >= limit {
+		return tokens.Truncate(head, limit)
+	}
+	if body == "" {
+		return head
+	}
+	if len(body) <= 12*limit {
+		if full := head + "\n" + body; tokens.Count(full) <= limit {
+			return full
+		}
+	}
+	s := newSelector(body, opt)
+	s.choose(limit - headTokens)
+	return s.render(head, limit)
+}
+
+// header writes a stub's first line.
+func header(handle, call, out string) string {
+	var b strings.Builder
+	b.WriteString("[swc:")
+	b.WriteString(handle)
+	if call != "" {
+		b.WriteByte(' ')
+		b.WriteString(call)
+	}
+	b.WriteString(" → ")
+	b.WriteString(out)
+	b.WriteByte(']')
+	return b.String()
+}
+
+// marker writes the line that stands for n omitted lines.
+func marker(n int) string {
+	if n == 1 {
+		return "  … (1 line)"
+	}
+	return "  … (" + strconv.Itoa(n) + " lines)"
+}
+
+// markerTokens is about what a marker line costs ("\n  … (37 lines)").
+const markerTokens = 7

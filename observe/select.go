@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"math"
 	"strings"
 
 	"github.com/swcmem/swc/tokens"
@@ -8,18 +9,22 @@ import (
 
 // maxLineBytes bounds a kept line: a longer one is cut around its most
 // valuable identifier.
-const maxLineBytes = 200
+const maxLineBytes = 120
 
-// Value of what a line holds (see Stub). An identifier's weight counts in
-// the first chosen line that holds it; the bonuses count per line, a
-// quarter of theirs when the line brings no identifier not yet kept.
+// Value of what a line holds (see Stub). An identifier not Known weighs
+// its kind's weight times 1+ln(the number of lines holding it) (a name the
+// output repeats is central to it); a Focus identifier weighs focusWeight
+// times the same, Known or not. An identifier's weight counts in the
+// first chosen line that holds it; a line's bonuses count in full while
+// it brings an identifier not yet kept, a quarter of them after.
 var kindWeight = [...]float64{kindNumber: 0.5, kindName: 1.5, kindDotted: 2, kindPath: 3, kindRef: 4}
 
 const (
-	errorBonus = 6    // an error, failure or traceback line (not of a file view)
-	focusBonus = 8    // a line holding a Focus identifier
-	defBonus   = 1.5  // a definition: def, class, func, …
-	lineBonus  = 0.05 // any non-blank line: fills what the budget leaves
+	focusWeight = 3.0  // a Focus identifier
+	headBonus   = 8.0  // an error's headline: an exception raised, a failing test, "error:"
+	errorBonus  = 4.0  // another diagnostic line: a traceback's frame, pytest's "E" lines
+	defBonus    = 1.5  // a definition: def, class, func, …
+	lineBonus   = 0.05 // any non-blank line: fills what the budget leaves
 )
 
 // line is one output line as a candidate for the stub.
@@ -28,6 +33,7 @@ type line struct {
 	lo, hi int32   // its distinct identifiers: selector.lineIDs[lo:hi]
 	bonus  float64 // error, focus, definition and line bonuses
 	cost   int     // tokens with its newline; 0 until counted
+	head   bool    // a diagnostic's headline
 	chosen bool
 	gain   float64 // value when chosen
 }
@@ -35,8 +41,8 @@ type line struct {
 // ident is one distinct identifier of the output.
 type ident struct {
 	weight  float64 // kind weight; 0 when Known
-	focus   bool
-	covered bool // a chosen line holds it
+	count   int32   // lines holding it
+	covered bool    // a chosen line holds it
 }
 
 type selector struct {
@@ -65,22 +71,28 @@ func newSelector(body string, opt StubOptions) *selector {
 
 // addLine scans one line's identifiers and values it.
 func (s *selector) addLine(text string) {
+	_, view := codeOf(text)
+	diag := diagNone
+	if !view {
+		diag = diagnostic(text)
+	}
+	if diag == diagHead && len(text) > softLineBytes {
+		text = cutTail(text)
+	}
 	if len(text) > maxLineBytes {
 		text = s.cut(text)
 	}
 	l := line{text: text, lo: int32(len(s.lineIDs))}
-	focus := false
 	scan(text, func(id string, k kind) {
 		i, ok := s.index[id]
 		if !ok {
 			i = int32(len(s.ids))
 			s.index[id] = i
 			d := ident{weight: kindWeight[k]}
-			if s.opt.Known != nil && s.opt.Known(id) {
-				d.weight = 0
-			}
 			if s.opt.Focus != nil && s.opt.Focus(id) {
-				d.focus = true
+				d.weight = focusWeight
+			} else if s.opt.Known != nil && s.opt.Known(id) {
+				d.weight = 0
 			}
 			s.ids = append(s.ids, d)
 		}
@@ -89,24 +101,53 @@ func (s *selector) addLine(text string) {
 				return
 			}
 		}
+		s.ids[i].count++
 		s.lineIDs = append(s.lineIDs, i)
-		focus = focus || s.ids[i].focus
 	})
 	l.hi = int32(len(s.lineIDs))
 	if strings.TrimSpace(text) != "" {
 		l.bonus = lineBonus
-		code, view := codeOf(text)
-		if !view && errorish(text) {
+		code, _ := codeOf(text)
+		switch diag {
+		case diagHead:
+			l.bonus += headBonus
+			l.head = true
+		case diagLine:
 			l.bonus += errorBonus
 		}
 		if definition(code) {
 			l.bonus += defBonus
 		}
-		if focus {
-			l.bonus += focusBonus
-		}
 	}
 	s.lines = append(s.lines, l)
+}
+
+// softLineBytes is the length from which a diagnostic headline loses
+// what follows its last identifier by more than tailBytes (an assertion's
+// values, a message's prose).
+const (
+	softLineBytes = 100
+	tailBytes     = 20
+)
+
+// cutTail cuts t tailBytes after the end of its last identifier, marking
+// the cut "…", when that is shorter.
+func cutTail(t string) string {
+	end, from := 0, 0
+	scan(t, func(id string, _ kind) {
+		if k := strings.Index(t[from:], id); k >= 0 {
+			from += k
+			end = max(end, from+len(id))
+		}
+	})
+	end += tailBytes
+	if end >= len(t)-1 {
+		return t
+	}
+	for end > 0 && t[end]&0xC0 == 0x80 {
+		end--
+	}
+	return t[:end] + "…"
 }
 
 // cut shortens a long line to about maxLineBytes around its most valuable
@@ -116,7 +157,7 @@ func (s *selector) cut(text string) string {
 	scan(text, func(id string, k kind) {
 		w := kindWeight[k]
 		if s.opt.Focus != nil && s.opt.Focus(id) {
-			w += focusBonus
+			w = focusWeight
 		} else if s.opt.Known != nil && s.opt.Known(id) {
 			w = 0
 		}
@@ -157,11 +198,11 @@ func (s *selector) value(i int) float64 {
 	v, fresh := 0.0, false
 	for _, j := range s.lineIDs[l.lo:l.hi] {
 		if d := &s.ids[j]; !d.covered && d.weight > 0 {
-			v += d.weight
+			v += d.weight * (1 + math.Log(float64(d.count)))
 			fresh = true
 		}
 	}
-	if fresh || l.lo == l.hi {
+	if fresh {
 		return v + l.bonus
 	}
 	return v + l.bonus/4
@@ -189,15 +230,27 @@ func (s *selector) delta(i int) int {
 	return s.costOf(i) + m*markerTokens
 }
 
-// choose picks lines greedily by value per token (lazily re-valued) within
-// budget tokens.
+// choose picks lines within budget tokens: first diagnostic headlines,
+// within headShare of the budget, then any line; each phase greedily by
+// value per token (lazily re-valued).
 func (s *selector) choose(budget int) {
 	s.used = markerTokens // the whole output omitted: one marker
+	s.phase(budget*headShare/100, func(l *line) bool { return l.head })
+	s.phase(budget, func(*line) bool { return true })
+}
+
+// headShare is the percentage of a stub's budget its diagnostic
+// headlines may take before other lines are chosen.
+const headShare = 60
+
+func (s *selector) phase(budget int, in func(*line) bool) {
 	h := make(prioq, 0, len(s.lines))
 	for i := range s.lines {
-		if v := s.value(i); v > 0 {
-			est := len(s.lines[i].text)/3 + 2
-			h.push(item{v / float64(est+markerTokens/2), int32(i)})
+		if l := &s.lines[i]; !l.chosen && in(l) {
+			if v := s.value(i); v > 0 {
+				est := len(l.text)/3 + 2
+				h.push(item{v / float64(est+markerTokens/2), int32(i)})
+			}
 		}
 	}
 	for len(h) > 0 {
@@ -305,19 +358,64 @@ func codeOf(t string) (string, bool) {
 	return t, false
 }
 
-// errorish reports whether a line reads as an error, a failure or part of
-// a traceback.
-func errorish(t string) bool {
-	for _, p := range errorMarks {
-		if strings.Contains(t, p) {
-			return true
+// Kinds of diagnostic lines.
+const (
+	diagNone = iota
+	diagLine // part of a diagnostic: a traceback's frame or header, pytest's "E" lines
+	diagHead // a diagnostic's headline: an exception raised, a failing test, an error message
+)
+
+// diagnostic tells whether a line reads as a diagnostic, and which kind.
+// Source code that merely names errors ("except ValueError:", "raise
+// NotSupportedError(") is none.
+func diagnostic(t string) int {
+	tt := strings.TrimLeft(t, " \t")
+	for _, p := range headStarts {
+		if strings.HasPrefix(tt, p) {
+			return diagHead
 		}
 	}
-	tt := strings.TrimLeft(t, " \t")
-	return strings.HasPrefix(tt, "E ") || strings.HasPrefix(tt, "File \"")
+	for _, p := range headMarks {
+		if strings.Contains(t, p) {
+			return diagHead
+		}
+	}
+	for _, p := range lineStarts {
+		if strings.HasPrefix(tt, p) {
+			return diagLine
+		}
+	}
+	if len(tt) < len(t) || tt == "" || !isAlpha(tt[0]) {
+		return diagNone
+	}
+	// An unindented "pkg.SomeError: message" or "SomeError" line.
+	i := 0
+	for i < len(tt) && (isWord(tt[i]) || tt[i] == '.') {
+		i++
+	}
+	name := tt[:i]
+	if i < len(tt) && tt[i] != ':' {
+		return diagNone
+	}
+	for _, suffix := range []string{"Error", "Exception", "Exit", "Interrupt", "Failure"} {
+		if strings.HasSuffix(name, suffix) {
+			return diagHead
+		}
+	}
+	return diagNone
 }
 
-var errorMarks = []string{"Error", "ERROR", "error:", "error[", "FAIL", "Traceback", "Exception", "panic:", "fatal:", "Failed", "failed"}
+// headStarts open a diagnostic's headline (after indentation).
+var headStarts = []string{
+	"FAILED", "FAIL:", "FAIL\t", "--- FAIL", "ERROR", "Error:", "error:", "error[",
+	"fatal:", "fatal error:", "panic:", "make: ***", "AssertionError", "thread '",
+}
+
+// headMarks are headlines inside a line: a compiler's "x.c:12:5: error:".
+var headMarks = []string{": error:", ": error ", ": fatal error:", " Error: ", "] Error "}
+
+// lineStarts open the other lines of a diagnostic.
+var lineStarts = []string{"Traceback (", "File \"", "E   ", "at ", "During handling of the above exception"}
 
 // definition reports whether code opens a definition: def, class, func,
 // fn, type, struct, interface, impl, function; or an unindented C-like

@@ -1,0 +1,268 @@
+package observe
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc/tokens"
+)
+
+func TestHandle(t *testing.T) {
+	for _, tc := range []struct{ callID, output string }{
+		{"call_001", "total 16\n"},
+		{"", ""},
+		{"toolu_01", strings.Repeat("x", 10000)},
+	} {
+		sum := sha256.Sum256([]byte(tc.callID + "\x00" + tc.output))
+		want := "h" + hex.EncodeToString(sum[:])[:10]
+		if got := Handle(tc.callID, tc.output); got != want {
+			t.Errorf("Handle(%q, …) = %q, want %q", tc.callID, got, want)
+		}
+	}
+	if Handle("a", "b") == Handle("a", "c") || Handle("a", "b") == Handle("b", "b") {
+		t.Error("different observations share a handle")
+	}
+	if !regexp.MustCompile(`^h[0-9a-f]{10}$`).MatchString(Handle("x", "y")) {
+		t.Errorf("handle %q is not h + 10 hex", Handle("x", "y"))
+	}
+}
+
+func TestIdentifiers(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"", nil},
+		{"just some words, nothing else 12 ok", nil},
+		{`File "/repo/shop/money/convert.py", line 142, in convert_amount`,
+			[]string{"/repo/shop/money/convert.py", "142", "convert_amount"}},
+		{"src/a.py:203: in tokenize", []string{"src/a.py:203", "src/a.py", "203"}},
+		{"internal/x.go:41:	mux.HandleFunc(\"/v1/sessions\", s.handleSessions)",
+			[]string{"internal/x.go:41", "internal/x.go", "mux.HandleFunc", "HandleFunc", "/v1/sessions", "s.handleSessions", "handleSessions"}},
+		{"a.go:12:5: undefined: fooBar", []string{"a.go:12", "a.go", "fooBar"}},
+		{"see ./x/y and ../z/w.py and ~/cfg/app.toml", []string{"./x/y", "../z/w.py", "~/cfg/app.toml"}},
+		{"self.assertEqual(models.CharField)", []string{"self.assertEqual", "assertEqual", "models.CharField", "CharField"}},
+		{"django.db.models.QuerySet", []string{"django.db.models.QuerySet", "QuerySet"}},
+		{"e.g. 3.14 v1.2.3 i.e. x.5", nil},
+		{"MAX_SIZE __init__ x86_64 _private", []string{"MAX_SIZE", "__init__", "x86_64", "_private"}},
+		{"getValue QuerySet HTTPServer iPhone Django URL", []string{"getValue", "QuerySet", "HTTPServer", "iPhone"}},
+		{"port 8080 pid 12345 at 12:30:45", []string{"8080", "12345"}},
+		{"localhost:8080", []string{"8080"}},
+		{"https://github.com/acme/app/pull/12", []string{"github.com/acme/app/pull/12"}},
+		{"repeat foo_bar then foo_bar", []string{"foo_bar"}},
+		{"sphinx-doc/ext-autodoc.py", []string{"sphinx-doc/ext-autodoc.py"}},
+		{"django-11532 my-var_name", []string{"11532", "var_name"}},
+		{"café_crème naïveFoo", nil},
+		{"path/to/" + strings.Repeat("a", 300) + ".py", nil},
+		{"   123\tdef get_prep_value(self, value):", []string{"123", "get_prep_value"}},
+		{"     7→import { useQuery } from '@tanstack/react-query'", []string{"useQuery", "tanstack/react-query"}},
+	} {
+		if got := Identifiers(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("Identifiers(%q)\n got %q\nwant %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestIsObservation(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"<returncode>0</returncode>\n<output>\nok\n</output>", true},
+		{"<returncode>1</returncode>\n<warning>\nlong\n</warning><output_head>\n", true},
+		{"OBSERVATION:\nfile1.py\nfile2.py", true},
+		{"Observation: no matches", true},
+		{"Exit code: 1\nWall time: 0.2 seconds\nOutput:\nboom", true},
+		{"total 16\ndrwxr-xr-x 2 root root 4096 x\n[The command completed with exit code 0.]", true},
+		{"Here's the result of running `cat -n` on /x/y.py:\n     1\timport os", true},
+		{"Your command ran successfully and did not produce any output.", true},
+		{"EXECUTION RESULT of [execute_bash]:\nhello", true},
+		{"some output\nexit status 2", true},
+		{"  \n<output>\n</output>\n", true},
+		{"", false},
+		{"Please fix the failing test in tests/test_x.py", false},
+		{"The exit code was 1, can you check why?", false},
+		{"Thanks! Now also handle the <output> tag in the parser.", false},
+		{"exit code: please tell me", false},
+	} {
+		if got := IsObservation(tc.text); got != tc.want {
+			t.Errorf("IsObservation(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestCallText(t *testing.T) {
+	for _, tc := range []struct {
+		o    Observation
+		want string
+	}{
+		{Observation{Tool: "execute_bash", Arguments: `{"command": "cd /x && pytest -q"}`}, "execute_bash(cd /x && pytest -q)"},
+		{Observation{Tool: "str_replace_editor", Arguments: `{"command": "view", "path": "/w/src/a.c", "view_range": [10, 40]}`}, "str_replace_editor(view, /w/src/a.c, view_range=[10,40])"},
+		{Observation{Tool: "str_replace_editor", Arguments: `{"command": "str_replace", "path": "/w/a.c", "old_str": "x\ny", "new_str": "z"}`}, "str_replace_editor(str_replace, /w/a.c, old_str=…, new_str=…)"},
+		{Observation{Tool: "Read", Arguments: `{"file_path": "/r/x.go", "offset": 120, "limit": 40}`}, "Read(/r/x.go, offset=120, limit=40)"},
+		{Observation{Tool: "Bash", Arguments: `{"command": "go test ./...\necho done", "timeout": null}`}, "Bash(go test ./... …)"},
+		{Observation{Tool: "ls", Arguments: ``}, "ls()"},
+		{Observation{Tool: "run", Arguments: `not json`}, "run(not json)"},
+		{Observation{Arguments: "cat <<'EOF' > x.py\nprint(1)\nEOF"}, "$ cat <<'EOF' > x.py …"},
+		{Observation{}, ""},
+		{Observation{Arguments: strings.Repeat("a", 300)}, "$ " + strings.Repeat("a", 120) + "…"},
+	} {
+		if got := callText(tc.o); got != tc.want {
+			t.Errorf("callText(%+v) = %q, want %q", tc.o, got, tc.want)
+		}
+	}
+}
+
+func TestUnwrap(t *testing.T) {
+	for _, tc := range []struct {
+		out, body string
+		exit      int
+		ok        bool
+	}{
+		{"<returncode>2</returncode>\n<output>\nboom\n</output>", "boom", 2, true},
+		{"<returncode>0</returncode>\n<warning>\ntoo long\n</warning><output_head>\na\n</output_head>\n<elided_chars>\n900 characters elided\n</elided_chars>\n<output_tail>\nz\n</output_tail>", "a\n… 900 characters elided\nz", 0, true},
+		{"x\ny\n[The command completed with exit code 1.]", "x\ny", 1, true},
+		{"Exit code: 3\nWall time: 1.0 seconds\nOutput:\nfail", "fail", 3, true},
+		{"OBSERVATION:\nhello", "hello", 0, false},
+		{"plain\ntext\n", "plain\ntext", 0, false},
+		{"exit code -1", "", -1, true},
+	} {
+		body, exit, ok := unwrap(tc.out)
+		if body != tc.body || exit != tc.exit || ok != tc.ok {
+			t.Errorf("unwrap(%q) = %q, %d, %v; want %q, %d, %v", tc.out, body, exit, ok, tc.body, tc.exit, tc.ok)
+		}
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		body    string
+		exit    int
+		hasExit bool
+		isError bool
+		want    string
+	}{
+		{"", 0, true, false, "exit 0, no output"},
+		{"ok", 0, false, false, "ok"},
+		{"boom", 0, false, true, "error"},
+		{"..F\n==== 1 failed, 2 passed in 0.31s ====", 1, true, false, "exit 1, 1 failed, 2 passed"},
+		{"2 failed, 9 passed, 1 error in 3.20s", 1, true, false, "exit 1, 2 failed, 9 passed, 1 error"},
+		{"Ran 4 tests in 0.01s\n\nFAILED (failures=1, errors=2)", 1, true, false, "exit 1, FAILED (failures=1, errors=2)"},
+		{"--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)\nFAIL", 1, true, false, "exit 1, 2 FAIL"},
+		{"Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nKeyError: 'a'", 1, true, false, "exit 1, KeyError"},
+		{"Traceback (most recent call last):\n  File \"x.py\", line 1\nshop.errors.UnknownRateError: no rate", 0, false, true, "error, shop.errors.UnknownRateError"},
+	} {
+		if got := outcome(tc.body, tc.exit, tc.hasExit, tc.isError); got != tc.want {
+			t.Errorf("outcome(%q) = %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}
+
+// bigView is a file view of about n lines of made-up code.
+func bigView(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		switch i % 10 {
+		case 0:
+			b.WriteString(pad(i) + "\tdef handler_" + itoa(i) + "(self, request_" + itoa(i) + "):\n")
+		case 5:
+			b.WriteString(pad(i) + "\t        return self.backend.fetch(request.key, timeout=30)\n")
+		default:
+			b.WriteString(pad(i) + "\t        x = x + 1  # step\n")
+		}
+	}
+	return b.String()
+}
+
+func pad(i int) string  { s := itoa(i); return strings.Repeat(" ", max(6-len(s), 0)) + s }
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestStub(t *testing.T) {
+	tiny := Observation{Tool: "execute_bash", Arguments: `{"command":"ls"}`, Output: "a.py\nb.py\n"}
+	if got, want := Stub(tiny, StubOptions{Handle: "h0123456789"}), "[swc:h0123456789 execute_bash(ls) → ok]\na.py\nb.py"; got != want {
+		t.Errorf("tiny output: got %q, want %q", got, want)
+	}
+	empty := Observation{Arguments: "true", Output: "<returncode>0</returncode>\n<output>\n</output>"}
+	if got, want := Stub(empty, StubOptions{Handle: "h1"}), "[swc:h1 $ true → exit 0, no output]"; got != want {
+		t.Errorf("empty output: got %q, want %q", got, want)
+	}
+	big := Observation{Tool: "str_replace_editor", Arguments: `{"command":"view","path":"/w/app.py"}`, Output: bigView(2000)}
+	for _, limit := range []int{0, 5, 40, 160, 400} {
+		got := Stub(big, StubOptions{Handle: "h0123456789", MaxTokens: limit})
+		want := limit
+		if want == 0 {
+			want = DefaultStubTokens
+		}
+		if n := tokens.Count(got); n > want {
+			t.Errorf("MaxTokens %d: stub of %d tokens", limit, n)
+		}
+		if limit >= 40 && (!strings.HasPrefix(got, "[swc:h0123456789 str_replace_editor(view, /w/app.py) → ok]\n") || !strings.Contains(got, " lines)")) {
+			t.Errorf("MaxTokens %d: no header or no elision marker:\n%s", limit, got)
+		}
+		if got != Stub(big, StubOptions{Handle: "h0123456789", MaxTokens: limit}) {
+			t.Errorf("MaxTokens %d: not deterministic", limit)
+		}
+	}
+	// Kept lines stand in their original order, whole.
+	got := Stub(big, StubOptions{Handle: "h", MaxTokens: 300})
+	last := 0
+	for _, l := range strings.Split(got, "\n")[1:] {
+		if strings.HasPrefix(l, "… (") {
+			continue
+		}
+		if !strings.Contains(big.Output, l+"\n") {
+			t.Fatalf("line %q is not an output line", l)
+		}
+		at := strings.Index(big.Output, l+"\n")
+		if at < last {
+			t.Fatalf("line %q out of order", l)
+		}
+		last = at
+	}
+	// Known identifiers are not what a stub spends its tokens on; Focus is.
+	known := func(id string) bool { return strings.HasSuffix(id, "00") }
+	got = Stub(big, StubOptions{Handle: "h", Known: known})
+	if strings.Contains(got, "00(self") || !strings.Contains(got, "def handler_") {
+		t.Errorf("stub keeps definitions of Known names, or none:\n%s", got)
+	}
+	got = Stub(big, StubOptions{Handle: "h", Known: known, Focus: func(id string) bool { return id == "handler_1370" }})
+	if !strings.Contains(got, "  1370\tdef handler_1370(self, request_1370):") {
+		t.Errorf("stub misses the Focus identifier's line:\n%s", got)
+	}
+}
+
+// TestStubLongLine: a line longer than maxLineBytes is cut around its most
+// valuable identifier, a view's line number kept.
+func TestStubLongLine(t *testing.T) {
+	long := "   512\t" + strings.Repeat("value = value + 1; ", 30) + "return compute_total_price(cart)" + strings.Repeat(" + 0", 60)
+	o := Observation{Output: long + "\n" + strings.Repeat("        pass\n", 400)}
+	got := Stub(o, StubOptions{Handle: "h", MaxTokens: 400})
+	i := strings.Index(got, "   512\t…")
+	if i < 0 || !strings.Contains(got[i:], "compute_total_price") {
+		t.Fatalf("long line not cut around its identifier:\n%s", got)
+	}
+	line, _, _ := strings.Cut(got[i:], "\n")
+	if len(line) > maxLineBytes+20 {
+		t.Errorf("cut line of %d bytes", len(line))
+	}
+}
+
+func TestStubErrorsFirst(t *testing.T) {
+	var b strings.Builder
+	for i := range 300 {
+		b.WriteString("building module_" + itoa(i) + " ok\n")
+	}
+	b.WriteString("src/engine/core.c:418:12: error: 'ctx_t' has no member named 'flagz'\n")
+	for i := range 300 {
+		b.WriteString("linking object_" + itoa(i) + ".o\n")
+	}
+	got := Stub(Observation{Tool: "Bash", Arguments: `{"command":"make"}`, Output: b.String(), IsError: true}, StubOptions{Handle: "h"})
+	if !strings.HasPrefix(got, "[swc:h Bash(make) → error]") || !strings.Contains(got, "\nsrc/engine/core.c:418:12: error: 'ctx_t' has no member named 'flagz'\n") {
+		t.Errorf("error line not kept:\n%s", got)
+	}
+}

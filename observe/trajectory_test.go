@@ -1,0 +1,251 @@
+package observe
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc/internal/skipnote"
+	"github.com/swcmem/swc/tokens"
+)
+
+// trajectoryDir is where the shared coding-agent trajectories live:
+// shared/data/trajectories beside the repository's directory.
+func trajectoryDir() string {
+	_, file, _, _ := runtime.Caller(0) // …/observe/trajectory_test.go
+	root := filepath.Dir(filepath.Dir(file))
+	return filepath.Join(filepath.Dir(root), "shared", "data", "trajectories")
+}
+
+// step is one message of a trajectory as the retention test reads it.
+type step struct {
+	role string
+	text string       // content text; of an assistant turn with its calls' arguments
+	obs  *Observation // a tool output or text-acting observation
+	id   string       // the call id (or the message index) the handle is of
+}
+
+// loadTrajectory reads a trajectory file's OpenAI form into steps: tool
+// messages (with their call) and user messages shaped as observations
+// (with the command of the assistant turn before them).
+func loadTrajectory(t *testing.T, path string) []step {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		OpenAI struct {
+			Messages []struct {
+				Role      string          `json:"role"`
+				Content   json.RawMessage `json:"content"`
+				ToolCalls []struct {
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+				ToolCallID string `json:"tool_call_id"`
+			} `json:"messages"`
+		} `json:"openai"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	type call struct{ name, args string }
+	calls := map[string]call{}
+	lastCommand := ""
+	var steps []step
+	for i, m := range file.OpenAI.Messages {
+		text := contentText(m.Content)
+		s := step{role: m.Role, text: text}
+		switch m.Role {
+		case "assistant":
+			lastCommand = bashBlock(text)
+			for _, c := range m.ToolCalls {
+				calls[c.ID] = call{c.Function.Name, c.Function.Arguments}
+				s.text += "\n" + c.Function.Arguments
+			}
+		case "tool":
+			c := calls[m.ToolCallID]
+			s.obs = &Observation{Tool: c.name, Arguments: c.args, Output: text}
+			s.id = m.ToolCallID
+		case "user":
+			if i > 1 && IsObservation(text) {
+				s.obs = &Observation{Arguments: lastCommand, Output: text}
+				s.id = strconv.Itoa(i)
+			}
+		}
+		steps = append(steps, s)
+	}
+	return steps
+}
+
+// contentText is a message content's text: a string, or its text parts.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+var bashRe = regexp.MustCompile("(?s)```bash\\s*\\n(.*?)```")
+
+// bashBlock returns the command of a text-acting turn's bash block.
+func bashBlock(text string) string {
+	if m := bashRe.FindStringSubmatch(text); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
+}
+
+// tailBaseline keeps the header and the output's last lines up to tokens
+// in all: the "keep the end of the output" stand-in.
+func tailBaseline(o Observation, handle string, limit int) string {
+	body, exit, ok := unwrap(o.Output)
+	head := header(handle, callText(o), outcome(body, exit, ok, o.IsError))
+	lines := strings.Split(body, "\n")
+	out := head
+	for k := len(lines); k > 0; k-- {
+		try := head + "\n" + strings.Join(lines[k-1:], "\n")
+		if tokens.Count(try) > limit {
+			break
+		}
+		out = try
+	}
+	return out
+}
+
+// TestTrajectories stubs every tool output of the shared trajectories and
+// checks each stub is within MaxTokens, deterministic and under a stable
+// handle. It logs forward retention: of the identifiers a later assistant
+// turn uses that were, before it, only in this output (not in the system
+// prompt, the task or an assistant turn), the share the stub holds, against
+// the output's last lines at the stub's token count.
+func TestTrajectories(t *testing.T) {
+	dir := trajectoryDir()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) == 0 {
+		skipnote.Skip(t, "trajectories", "none found in "+dir+", so the stub retention test skips")
+	}
+	handleRe := regexp.MustCompile(`^h[0-9a-f]{10}$`)
+	var total, kept, base, stubs, stubTokens, outTokens int
+	for _, path := range files {
+		steps := loadTrajectory(t, path)
+		var fileTotal, fileKept, fileBase int
+		for i, s := range steps {
+			if s.obs == nil {
+				continue
+			}
+			h := Handle(s.id, s.obs.Output)
+			if !handleRe.MatchString(h) || h != Handle(s.id, s.obs.Output) {
+				t.Fatalf("%s: message %d: handle %q", filepath.Base(path), i, h)
+			}
+			outIDs := Identifiers(s.obs.Output)
+			known := map[string]bool{}
+			later := 0 // assistant turns after the output
+			for j, u := range steps {
+				if j > i && u.role == "assistant" {
+					later++
+					if later >= 2 { // the output is old: a turn came between
+						want := forwardUses(outIDs, u.text, known)
+						if len(want) > 0 {
+							r := checkStub(t, *s.obs, h, known, want)
+							fileTotal, fileKept, fileBase = fileTotal+len(want), fileKept+r.kept, fileBase+r.base
+							stubs++
+							stubTokens += r.tokens
+							outTokens += tokens.Count(s.obs.Output)
+						}
+					}
+				}
+				if u.obs == nil { // the request keeps it whole
+					for _, id := range Identifiers(u.text) {
+						known[id] = true
+					}
+				}
+			}
+		}
+		if fileTotal > 0 {
+			t.Logf("%-52s %4d uses: stub %5.1f%%, tail %5.1f%%", filepath.Base(path), fileTotal, pct(fileKept, fileTotal), pct(fileBase, fileTotal))
+		}
+		total, kept, base = total+fileTotal, kept+fileKept, base+fileBase
+	}
+	if total == 0 {
+		t.Fatal("no forward uses found: the loader read no observations")
+	}
+	t.Logf("all: %d uses over %d stubs (mean %d tokens, outputs mean %d): stub keeps %.1f%%, tail %.1f%%",
+		total, stubs, stubTokens/max(stubs, 1), outTokens/max(stubs, 1), pct(kept, total), pct(base, total))
+	if kept <= base {
+		t.Errorf("stubs keep %d of %d forward uses, no more than the output's tail (%d)", kept, total, base)
+	}
+}
+
+// forwardUses returns the identifiers of an output that turn uses and
+// the request does not otherwise hold.
+func forwardUses(outIDs []string, turn string, known map[string]bool) []string {
+	used := idSet(turn)
+	var want []string
+	for _, id := range outIDs {
+		if used[id] && !known[id] {
+			want = append(want, id)
+		}
+	}
+	return want
+}
+
+type stubResult struct{ kept, base, tokens int }
+
+// checkStub stubs o at the default size, fails t when the stub is over
+// it, not deterministic or not under its handle, and counts the wanted
+// identifiers the stub and the tail baseline keep.
+func checkStub(t *testing.T, o Observation, h string, known map[string]bool, want []string) stubResult {
+	t.Helper()
+	opt := StubOptions{Handle: h, Known: func(id string) bool { return known[id] }}
+	stub := Stub(o, opt)
+	if again := Stub(o, opt); again != stub {
+		t.Fatalf("stub not deterministic:\n%s\n---\n%s", stub, again)
+	}
+	n := tokens.Count(stub)
+	if n > DefaultStubTokens {
+		t.Fatalf("stub of %d tokens > %d:\n%s", n, DefaultStubTokens, stub)
+	}
+	if !strings.HasPrefix(stub, "[swc:"+h+" ") {
+		t.Fatalf("stub does not open with its handle %s:\n%s", h, stub)
+	}
+	has, tail := idSet(stub), idSet(tailBaseline(o, h, n))
+	r := stubResult{tokens: n}
+	for _, id := range want {
+		if has[id] {
+			r.kept++
+		}
+		if tail[id] {
+			r.base++
+		}
+	}
+	return r
+}
+
+func idSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, id := range Identifiers(s) {
+		m[id] = true
+	}
+	return m
+}
+
+func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }

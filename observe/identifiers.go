@@ -35,12 +35,28 @@ func Identifiers(text string) []string {
 	return out
 }
 
-func isWord(c byte) bool {
-	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
-}
+// Byte classes, looked up in class.
+const (
+	cWord  = 1 << iota // letter, digit or underscore
+	cAlpha             // letter or underscore
+	cDigit
+)
 
-func isAlpha(c byte) bool  { return c == '_' || 'a' <= c|0x20 && c|0x20 <= 'z' }
-func isDigitB(c byte) bool { return '0' <= c && c <= '9' }
+var class = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			t[c] = cWord | cAlpha
+		case '0' <= c && c <= '9':
+			t[c] = cWord | cDigit
+		}
+	}
+	return t
+}()
+
+func isWord(c byte) bool   { return class[c]&cWord != 0 }
+func isAlpha(c byte) bool  { return class[c]&cAlpha != 0 }
+func isDigitB(c byte) bool { return class[c]&cDigit != 0 }
 
 // scan calls emit for every identifier occurrence of s (repeats included),
 // in order.
@@ -74,6 +90,7 @@ func scan(s string, emit func(string, kind)) {
 			continue
 		}
 		j := i + 1
+		var seps uint8 // the separators the token holds
 		for j < n {
 			c := s[j]
 			if isWord(c) {
@@ -84,34 +101,59 @@ func scan(s string, emit func(string, kind)) {
 				break
 			}
 			d := s[j+1]
+			ok := false
 			switch c {
 			case '.':
-				if isWord(d) || d == '/' || d == '.' && j+2 < n && s[j+2] == '/' {
-					j++
-					continue
-				}
+				ok = isWord(d) || d == '/' || d == '.' && j+2 < n && s[j+2] == '/'
 			case '/':
-				if isWord(d) || d == '.' {
-					j++
-					continue
-				}
+				ok = isWord(d) || d == '.'
 			case '-':
-				if isWord(d) {
-					j++
-					continue
-				}
+				ok = isWord(d)
 			case ':':
-				if isDigitB(d) {
-					j++
-					continue
-				}
+				ok = isDigitB(d)
 			}
-			break
+			if !ok {
+				break
+			}
+			seps |= sepBit(c)
+			j++
+		}
+		if c := s[start]; c == '/' || c == '.' || c == '~' {
+			seps |= sepBit(c)
 		}
 		i = j
 		if j-start <= maxIdent {
-			classify(s[start:j], emit)
+			if seps == 0 {
+				word(s[start:j], emit)
+			} else {
+				classify(s[start:j], emit)
+			}
 		}
+	}
+}
+
+// sepBit is a separator's bit in scan's set ('~' counts as '/').
+func sepBit(c byte) uint8 {
+	switch c {
+	case '.':
+		return 1
+	case '/', '~':
+		return 2
+	case '-':
+		return 4
+	case ':':
+		return 8
+	}
+	return 0
+}
+
+// word emits a token of word characters alone: a name or a number.
+func word(t string, emit func(string, kind)) {
+	switch {
+	case isName(t):
+		emit(t, kindName)
+	case len(t) >= 3 && allDigits(t):
+		emit(t, kindNumber)
 	}
 }
 
@@ -191,12 +233,7 @@ func classify(t string, emit func(string, kind)) {
 		}
 		return
 	}
-	switch {
-	case isName(t):
-		emit(t, kindName)
-	case len(t) >= 3 && allDigits(t):
-		emit(t, kindNumber)
-	}
+	word(t, emit)
 }
 
 func allDigits(s string) bool {

@@ -201,7 +201,7 @@ func TestStub(t *testing.T) {
 		if n := tokens.Count(got); n > want {
 			t.Errorf("MaxTokens %d: stub of %d tokens", limit, n)
 		}
-		if limit >= 40 && (!strings.HasPrefix(got, "[swc:h0123456789 str_replace_editor(view, /w/app.py) → ok]\n") || !strings.Contains(got, " lines)")) {
+		if limit >= 40 && (!strings.HasPrefix(got, "[swc:h0123456789 str_replace_editor(view, /w/app.py) → ok]\n") || !strings.Contains(got, " lines]")) {
 			t.Errorf("MaxTokens %d: no header or no elision marker:\n%s", limit, got)
 		}
 		if got != Stub(big, StubOptions{Handle: "h0123456789", MaxTokens: limit}) {
@@ -212,7 +212,7 @@ func TestStub(t *testing.T) {
 	got := Stub(big, StubOptions{Handle: "h", MaxTokens: 300})
 	last := 0
 	for _, l := range strings.Split(got, "\n")[1:] {
-		if strings.HasPrefix(l, "… (") {
+		if strings.HasPrefix(l, "[… ") {
 			continue
 		}
 		if !strings.Contains(big.Output, l+"\n") {

@@ -33,6 +33,7 @@ type line struct {
 	lo, hi int32   // its distinct identifiers: selector.lineIDs[lo:hi]
 	bonus  float64 // error, focus, definition and line bonuses
 	cost   int     // tokens with its newline; 0 until counted
+	est    int     // estimated tokens with its newline
 	head   bool    // a diagnostic's headline
 	chosen bool
 	gain   float64 // value when chosen
@@ -82,7 +83,7 @@ func (s *selector) addLine(text string) {
 	if len(text) > maxLineBytes {
 		text = s.cut(text)
 	}
-	l := line{text: text, lo: int32(len(s.lineIDs))}
+	l := line{text: text, lo: int32(len(s.lineIDs)), est: estimate(text) + 1}
 	scan(text, func(id string, k kind) {
 		i, ok := s.index[id]
 		if !ok {
@@ -208,6 +209,16 @@ func (s *selector) value(i int) float64 {
 	return v + l.bonus/4
 }
 
+// guess is line i's tokens with its newline: counted when it was, else
+// estimated (see estimate).
+func (s *selector) guess(i int) int {
+	l := &s.lines[i]
+	if l.cost > 0 {
+		return l.cost
+	}
+	return l.est
+}
+
 // costOf is line i's tokens with its newline (counted once).
 func (s *selector) costOf(i int) int {
 	l := &s.lines[i]
@@ -248,8 +259,7 @@ func (s *selector) phase(budget int, in func(*line) bool) {
 	for i := range s.lines {
 		if l := &s.lines[i]; !l.chosen && in(l) {
 			if v := s.value(i); v > 0 {
-				est := len(l.text)/3 + 2
-				h.push(item{v / float64(est+markerTokens/2), int32(i)})
+				h.push(item{v / float64(s.guess(i)+markerTokens/2), int32(i)})
 			}
 		}
 	}
@@ -259,6 +269,12 @@ func (s *selector) phase(budget int, in func(*line) bool) {
 		v := s.value(i)
 		if v <= 0 {
 			continue
+		}
+		if budget-s.used < 2 {
+			return
+		}
+		if s.lines[i].cost == 0 && s.used+s.lines[i].est*2/3-markerTokens > budget {
+			continue // far from fitting: not worth counting
 		}
 		p := v / float64(s.costOf(i)+markerTokens/2)
 		if len(h) > 0 && p < h[0].p {
@@ -326,6 +342,51 @@ func (s *selector) render(head string, limit int) string {
 	}
 }
 
+// estimate is about how many cl100k_base tokens t has, without the
+// tokenizer: a token per run of letters (a leading space included, one
+// more per 8 letters past the first 8), per 3 digits, per 2 punctuation
+// bytes, per run of spaces, per non-ASCII character.
+func estimate(t string) int {
+	n := 0
+	for i := 0; i < len(t); {
+		c := t[i]
+		j := i + 1
+		switch {
+		case 'a' <= c|0x20 && c|0x20 <= 'z':
+			for j < len(t) && 'a' <= t[j]|0x20 && t[j]|0x20 <= 'z' {
+				j++
+			}
+			n += 1 + max(j-i-8, 0)/8
+		case isDigitB(c):
+			for j < len(t) && isDigitB(t[j]) {
+				j++
+			}
+			n += (j - i + 2) / 3
+		case c == ' ' || c == '\t':
+			for j < len(t) && (t[j] == ' ' || t[j] == '\t') {
+				j++
+			}
+			if j < len(t) && j-i == 1 && 'a' <= t[j]|0x20 && t[j]|0x20 <= 'z' {
+				i = j
+				continue // a space before a word is the word's
+			}
+			n++
+		case c >= 0x80:
+			for j < len(t) && t[j]&0xC0 == 0x80 {
+				j++
+			}
+			n++
+		default:
+			for j < len(t) && t[j] > ' ' && t[j] < 0x80 && !isWord(t[j]) {
+				j++
+			}
+			n += (j - i + 1) / 2
+		}
+		i = j
+	}
+	return n
+}
+
 // viewPrefix returns the length of a file view's line-number prefix
 // ("   123\t", "   123→", "123:"), or 0.
 func viewPrefix(t string) int {
@@ -369,23 +430,32 @@ const (
 // Source code that merely names errors ("except ValueError:", "raise
 // NotSupportedError(") is none.
 func diagnostic(t string) int {
-	tt := strings.TrimLeft(t, " \t")
-	for _, p := range headStarts {
-		if strings.HasPrefix(tt, p) {
-			return diagHead
+	tt := trimIndent(t)
+	if tt == "" {
+		return diagNone
+	}
+	if headFirst[tt[0]] {
+		for _, p := range headStarts {
+			if strings.HasPrefix(tt, p) {
+				return diagHead
+			}
 		}
 	}
-	for _, p := range headMarks {
-		if strings.Contains(t, p) {
-			return diagHead
+	if strings.Contains(t, "rror") {
+		for _, p := range headMarks {
+			if strings.Contains(t, p) {
+				return diagHead
+			}
 		}
 	}
-	for _, p := range lineStarts {
-		if strings.HasPrefix(tt, p) {
-			return diagLine
+	if lineFirst[tt[0]] {
+		for _, p := range lineStarts {
+			if strings.HasPrefix(tt, p) {
+				return diagLine
+			}
 		}
 	}
-	if len(tt) < len(t) || tt == "" || !isAlpha(tt[0]) {
+	if len(tt) < len(t) || !isAlpha(tt[0]) {
 		return diagNone
 	}
 	// An unindented "pkg.SomeError: message" or "SomeError" line.
@@ -417,14 +487,27 @@ var headMarks = []string{": error:", ": error ", ": fatal error:", " Error: ", "
 // lineStarts open the other lines of a diagnostic.
 var lineStarts = []string{"Traceback (", "File \"", "E   ", "at ", "During handling of the above exception"}
 
+// headFirst and lineFirst hold the first bytes of headStarts and
+// lineStarts: most lines are ruled out by one look.
+var headFirst, lineFirst = firstBytes(headStarts), firstBytes(lineStarts)
+
+func firstBytes(list []string) (set [256]bool) {
+	for _, p := range list {
+		set[p[0]] = true
+	}
+	return set
+}
+
 // definition reports whether code opens a definition: def, class, func,
 // fn, type, struct, interface, impl, function; or an unindented C-like
 // function head ("static int f(…)" not ending in ";").
 func definition(code string) bool {
-	t := strings.TrimLeft(code, " \t")
-	for _, p := range defWords {
-		if strings.HasPrefix(t, p) {
-			return true
+	t := trimIndent(code)
+	if t != "" && defFirst[t[0]] {
+		for _, p := range defWords {
+			if strings.HasPrefix(t, p) {
+				return true
+			}
 		}
 	}
 	if t == code && t != "" && isAlpha(t[0]) && strings.IndexByte(t, '(') > 0 && !strings.HasSuffix(t, ";") {
@@ -439,6 +522,17 @@ func definition(code string) bool {
 }
 
 var defWords = []string{"def ", "async def ", "class ", "func ", "fn ", "pub fn ", "pub struct ", "pub enum ", "type ", "struct ", "interface ", "impl ", "function ", "export function ", "export class ", "module ", "package "}
+
+var defFirst = firstBytes(defWords)
+
+// trimIndent returns t without its leading spaces and tabs.
+func trimIndent(t string) string {
+	i := 0
+	for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
+		i++
+	}
+	return t[i:]
+}
 
 // prioq is a max-heap of lines by priority (ties: the earlier line).
 type prioq []item

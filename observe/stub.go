@@ -14,7 +14,7 @@ import (
 // an output that fits whole follows it as it is (its wrapping tags cut).
 // Of a longer output, Stub keeps the lines a next turn most likely needs,
 // as they stood, in their original order, each run of omitted lines
-// marked "… (37 lines)". Lines are chosen greedily by value per token:
+// marked "[… 37 lines]". Lines are chosen greedily by value per token:
 // error and failing-test lines, lines holding a Focus identifier, lines
 // holding identifiers not Known (each identifier counted once, in the
 // first line chosen that holds it; file:line references and paths weigh
@@ -63,10 +63,12 @@ func header(handle, call, out string) string {
 // marker writes the line that stands for n omitted lines.
 func marker(n int) string {
 	if n == 1 {
-		return "… (1 line)"
+		return "[… 1 line]"
 	}
-	return "… (" + strconv.Itoa(n) + " lines)"
+	return "[… " + strconv.Itoa(n) + " lines]"
 }
 
-// markerTokens is about what a marker line costs ("\n… (37 lines)").
-const markerTokens = 6
+// markerTokens is about what a marker line costs ("\n[… 37 lines]"). A
+// marker opens with an ASCII character, so tokens.Count counts (and
+// remembers) it as a piece of its own.
+const markerTokens = 5

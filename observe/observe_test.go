@@ -84,6 +84,9 @@ func TestIsObservation(t *testing.T) {
 		{"EXECUTION RESULT of [execute_bash]:\nhello", true},
 		{"some output\nexit status 2", true},
 		{"  \n<output>\n</output>\n", true},
+		{"[File: /repo/x.py (120 lines total)]\n1:import os", true},
+		{"file1\n(Open file: /repo/x.py)\n(Current directory: /repo)\nbash-$", true},
+		{`{"output":"ok\n","metadata":{"exit_code":0}}`, true},
 		{"", false},
 		{"Please fix the failing test in tests/test_x.py", false},
 		{"The exit code was 1, can you check why?", false},
@@ -131,6 +134,11 @@ func TestUnwrap(t *testing.T) {
 		{"OBSERVATION:\nhello", "hello", 0, false},
 		{"plain\ntext\n", "plain\ntext", 0, false},
 		{"exit code -1", "", -1, true},
+		{`{"output":"a.go\nb.go\n","metadata":{"exit_code":1,"duration_seconds":0.2}}`, "a.go\nb.go", 1, true},
+		{`{"output":"x"}`, "x", 0, false},
+		{"     1→package main\n<system-reminder>\nBe careful.\n</system-reminder>\n", "     1→package main", 0, false},
+		{"out\n[Current working directory: /w]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 2]", "out", 2, true},
+		{"[1, 2, 3]", "[1, 2, 3]", 0, false},
 	} {
 		body, exit, ok := unwrap(tc.out)
 		if body != tc.body || exit != tc.exit || ok != tc.ok {
@@ -155,6 +163,10 @@ func TestOutcome(t *testing.T) {
 		{"Ran 4 tests in 0.01s\n\nFAILED (failures=1, errors=2)", 1, true, false, "exit 1, FAILED (failures=1, errors=2)"},
 		{"--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)\nFAIL", 1, true, false, "exit 1, 2 FAIL"},
 		{"Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nKeyError: 'a'", 1, true, false, "exit 1, KeyError"},
+		{"Tests:       2 failed, 10 passed, 12 total\nTime: 1.2 s", 1, true, false, "exit 1, 2 failed, 10 passed, 12 total"},
+		{"test result: FAILED. 3 passed; 1 failed; 0 ignored; 0 measured", 101, true, false, "exit 101, 3 passed; 1 failed"},
+		{"  12 passing (40ms)\n  2 failing", 2, true, false, "exit 2, 2 failing"},
+		{"src/a.ts(3,1): error TS2304\nFound 3 errors in 2 files.", 2, true, false, "exit 2, Found 3 errors in 2 files"},
 		{"Traceback (most recent call last):\n  File \"x.py\", line 1\nshop.errors.UnknownRateError: no rate", 0, false, true, "error, shop.errors.UnknownRateError"},
 	} {
 		if got := outcome(tc.body, tc.exit, tc.hasExit, tc.isError); got != tc.want {

@@ -1,17 +1,37 @@
 package observe
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
 
 // unwrap strips what a tool loop wrapped around an output and returns the
 // output's own text and the exit status the wrapping gave (ok false when
-// none): mini-swe-agent's <returncode>/<output>/<warning> tags, an
-// "OBSERVATION:" label, a leading "Exit code: N" (with "Wall time:" and
-// "Output:") or a trailing "[The command completed with exit code N.]".
+// none): a JSON envelope {"output": …, "metadata": {"exit_code": N}},
+// mini-swe-agent's <returncode>/<output>/<warning> tags, <system-reminder>
+// blocks, an "OBSERVATION:" label, leading status lines ("Exit code: N",
+// "Wall time: …", "Output:") and trailing ones ("[The command completed
+// with exit code N.]", "[Current working directory: …]").
 func unwrap(out string) (body string, exit int, ok bool) {
 	body = strings.Trim(out, "\n")
+	if strings.HasPrefix(body, `{"output"`) {
+		var env struct {
+			Output   *string `json:"output"`
+			Metadata struct {
+				ExitCode *int `json:"exit_code"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal([]byte(body), &env) == nil && env.Output != nil {
+			body = strings.Trim(*env.Output, "\n")
+			if env.Metadata.ExitCode != nil {
+				exit, ok = *env.Metadata.ExitCode, true
+			}
+		}
+	}
+	if strings.Contains(body, "<system-reminder>") {
+		body = cutBlocks(body, "<system-reminder>", "</system-reminder>")
+	}
 	if rest, found := cutPrefixFold(body, "observation:"); found {
 		body = strings.TrimLeft(rest, " \n")
 	}
@@ -27,30 +47,57 @@ func unwrap(out string) (body string, exit int, ok bool) {
 		body = untag(body)
 	}
 	// Leading status lines.
-	for {
+	for body != "" {
 		line, rest, _ := strings.Cut(body, "\n")
 		t := strings.TrimSpace(line)
-		switch {
-		case exitLine(t) && !ok:
-			exit, ok = exitValue(t), true
-		case hasPrefixFold(t, "wall time:"), t == "Output:", hasPrefixFold(t, "chunk id:"), hasPrefixFold(t, "original token count:"):
-		default:
-			goto tail
+		if exitLine(t) {
+			if !ok {
+				exit, ok = exitValue(t), true
+			}
+		} else if !hasPrefixFold(t, "wall time:") && t != "Output:" && !hasPrefixFold(t, "chunk id:") && !hasPrefixFold(t, "original token count:") {
+			break
 		}
 		body = rest
 	}
-tail:
-	// A trailing completion line.
-	if i := strings.LastIndexByte(body, '\n'); i >= 0 || body != "" {
-		last := strings.TrimSpace(body[i+1:])
-		if rest, found := cutPrefixFold(last, "[the command completed with exit code"); found {
-			if n, err := strconv.Atoi(strings.TrimRight(strings.TrimSpace(rest), ".]")); err == nil && !ok {
-				exit, ok = n, true
-			}
-			body = body[:max(i, 0)]
+	// Trailing status lines.
+	for body != "" {
+		i := strings.LastIndexByte(body, '\n')
+		t := strings.TrimSpace(body[i+1:])
+		if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") {
+			break
 		}
+		if k := strings.Index(strings.ToLower(t), "exit code"); k >= 0 {
+			if !ok {
+				exit, ok = exitValue(t[k:]), true
+			}
+		} else if !hasPrefixFold(t, "[current working directory:") && !hasPrefixFold(t, "[python interpreter:") && !hasPrefixFold(t, "[jupyter current working directory:") {
+			break
+		}
+		body = body[:max(i, 0)]
 	}
 	return strings.Trim(body, "\n"), exit, ok
+}
+
+// cutBlocks removes every block from open to close (inclusive) of s.
+func cutBlocks(s, open, close string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i:], close)
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[i+j+len(close):]
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // untag removes mini-swe-agent's output tags (each becomes a line break)
@@ -139,9 +186,11 @@ func tailLines(s string, n int, f func(line string) bool) {
 	}
 }
 
-// testSummary returns a test run's summary from the last lines of body:
-// pytest's "3 failed, 2 passed" (timing cut), unittest's "FAILED
-// (failures=1)" or "OK", the count of go test's "--- FAIL" lines.
+// testSummary returns a test run's or a build's summary from the last
+// lines of body: pytest's "3 failed, 2 passed" (timing cut), unittest's
+// "FAILED (failures=1)", jest's "2 failed, 10 passed, 12 total", cargo's
+// "1 passed; 2 failed", mocha's "2 failing", tsc's "Found 3 errors in 2
+// files", or the count of go test's "--- FAIL" lines.
 func testSummary(body string) string {
 	sum := ""
 	tailLines(body, 40, func(line string) bool {
@@ -153,11 +202,22 @@ func testSummary(body string) string {
 			sum = t
 			return false
 		}
-		if strings.HasPrefix(line, "FAILED (") && strings.HasSuffix(line, ")") {
+		switch {
+		case strings.HasPrefix(line, "FAILED (") && strings.HasSuffix(line, ")"): // unittest
 			sum = line
-			return false
+		case strings.HasPrefix(line, "Tests:") && strings.Contains(line, "failed"): // jest, vitest
+			sum = strings.Join(strings.Fields(line[len("Tests:"):]), " ")
+		case strings.HasPrefix(line, "test result: FAILED."): // cargo test
+			parts := strings.SplitN(line[len("test result: FAILED."):], ";", 3)
+			sum = strings.TrimSpace(strings.Join(parts[:min(2, len(parts))], ";"))
+		case strings.HasSuffix(line, " failing") && isDigitB(firstByte(line)): // mocha
+			sum = line
+		case strings.HasPrefix(line, "Found ") && strings.Contains(line, " error"): // tsc
+			sum = strings.TrimSuffix(line, ".")
+		default:
+			return true
 		}
-		return true
+		return false
 	})
 	if sum != "" {
 		return clip(sum, 60)

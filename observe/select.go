@@ -17,7 +17,7 @@ const maxLineBytes = 120
 // times the same, Known or not. An identifier's weight counts in the
 // first chosen line that holds it; a line's bonuses count in full while
 // it brings an identifier not yet kept, a quarter of them after.
-var kindWeight = [...]float64{kindNumber: 0.5, kindName: 1.5, kindDotted: 2, kindPath: 3, kindRef: 4}
+var kindWeight = [...]float64{kindNumber: 0.5, kindName: 2, kindDotted: 1.5, kindPath: 1.5, kindRef: 0.5}
 
 const (
 	focusWeight = 3.0  // a Focus identifier

@@ -6,7 +6,8 @@ import "strings"
 // user message) has the shape of output returned to an agent that acts in
 // text rather than something a person wrote: it opens with a result tag
 // (<returncode>, <output>, <observation>, <stdout>, …), an "OBSERVATION:"
-// or "EXECUTION RESULT of [" label, an exit status line ("Exit code: 1",
+// or "EXECUTION RESULT of [" label, a file viewer's "[File: …]", a JSON
+// envelope {"output": …}, an exit status line ("Exit code: 1",
 // "returncode: 0"), or a file viewer's header ("Here's the result of
 // running `cat -n`"); or it ends with a shell's completion line ("[The
 // command completed with exit code 0.]", "Exit code: 0"). By shape, never
@@ -47,6 +48,8 @@ var openTags = []string{
 	"<tool_output>", "<tool_result>", "<function_results>", "<exit_code>", "<result>",
 	"observation:", "execution result of [", "execution output of [", "tool output:",
 	"here's the result of running `cat -n`", "your command ran successfully and did not produce any output",
+	"[file: ",    // SWE-agent's file viewer: "[File: /x/y.py (120 lines total)]"
+	`{"output":`, // a JSON envelope with the exit status in its metadata
 	"file created successfully at:",
 }
 
@@ -55,6 +58,7 @@ var endings = []string{
 	"[the command completed with exit code", "[command finished with exit code",
 	"[command timed out", "[the command has no new output after",
 	"</returncode>", "</output>", "</observation>", "</stdout>", "</tool_output>",
+	"(current directory:", "bash-$", // SWE-agent's prompt after an observation
 }
 
 // exitLine reports whether line is an exit status line: "Exit code: 1",

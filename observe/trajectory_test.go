@@ -2,10 +2,12 @@ package observe
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,29 +116,37 @@ func bashBlock(text string) string {
 	return ""
 }
 
-// tailBaseline keeps the header and the output's last lines up to tokens
-// in all: the "keep the end of the output" stand-in.
+// tailBaseline keeps the header and the output's last lines up to limit
+// tokens in all: the "keep the end of the output" stand-in.
 func tailBaseline(o Observation, handle string, limit int) string {
 	body, exit, ok := unwrap(o.Output)
 	head := header(handle, callText(o), outcome(body, exit, ok, o.IsError))
 	lines := strings.Split(body, "\n")
-	out := head
-	for k := len(lines); k > 0; k-- {
-		try := head + "\n" + strings.Join(lines[k-1:], "\n")
-		if tokens.Count(try) > limit {
-			break
+	with := func(k int) string { return head + "\n" + strings.Join(lines[k:], "\n") }
+	// The smallest k whose tail fits: tokens fall as k grows.
+	lo, hi := 0, len(lines)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if tokens.Count(with(mid)) <= limit {
+			hi = mid
+		} else {
+			lo = mid + 1
 		}
-		out = try
 	}
-	return out
+	if lo == len(lines) {
+		return head
+	}
+	return with(lo)
 }
 
-// TestTrajectories stubs every tool output of the shared trajectories and
-// checks each stub is within MaxTokens, deterministic and under a stable
-// handle. It logs forward retention: of the identifiers a later assistant
-// turn uses that were, before it, only in this output (not in the system
-// prompt, the task or an assistant turn), the share the stub holds, against
-// the output's last lines at the stub's token count.
+// TestTrajectories stubs every old tool output of the shared trajectories
+// (one a later assistant turn came after) and checks each stub is within
+// MaxTokens, deterministic and under a stable handle. It logs forward
+// retention: of the identifiers a later assistant turn uses that were,
+// before it, only in this output (not in the system prompt, the task, an
+// assistant turn or another message the request keeps whole), the share
+// the stub holds, against the output's last lines at the stub's token
+// count; at the default size per file, then at half and twice that.
 func TestTrajectories(t *testing.T) {
 	dir := trajectoryDir()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -144,10 +154,16 @@ func TestTrajectories(t *testing.T) {
 		skipnote.Skip(t, "trajectories", "none found in "+dir+", so the stub retention test skips")
 	}
 	handleRe := regexp.MustCompile(`^h[0-9a-f]{10}$`)
-	var total, kept, base, stubs, stubTokens, outTokens int
+	type use struct {
+		file  string
+		obs   Observation
+		h     string
+		known map[string]bool
+		want  []string
+	}
+	var uses []use
 	for _, path := range files {
 		steps := loadTrajectory(t, path)
-		var fileTotal, fileKept, fileBase int
 		for i, s := range steps {
 			if s.obs == nil {
 				continue
@@ -163,13 +179,8 @@ func TestTrajectories(t *testing.T) {
 				if j > i && u.role == "assistant" {
 					later++
 					if later >= 2 { // the output is old: a turn came between
-						want := forwardUses(outIDs, u.text, known)
-						if len(want) > 0 {
-							r := checkStub(t, *s.obs, h, known, want)
-							fileTotal, fileKept, fileBase = fileTotal+len(want), fileKept+r.kept, fileBase+r.base
-							stubs++
-							stubTokens += r.tokens
-							outTokens += tokens.Count(s.obs.Output)
+						if want := forwardUses(outIDs, u.text, known); len(want) > 0 {
+							uses = append(uses, use{filepath.Base(path), *s.obs, h, maps.Clone(known), want})
 						}
 					}
 				}
@@ -180,18 +191,32 @@ func TestTrajectories(t *testing.T) {
 				}
 			}
 		}
-		if fileTotal > 0 {
-			t.Logf("%-52s %4d uses: stub %5.1f%%, tail %5.1f%%", filepath.Base(path), fileTotal, pct(fileKept, fileTotal), pct(fileBase, fileTotal))
-		}
-		total, kept, base = total+fileTotal, kept+fileKept, base+fileBase
 	}
-	if total == 0 {
+	if len(uses) == 0 {
 		t.Fatal("no forward uses found: the loader read no observations")
 	}
-	t.Logf("all: %d uses over %d stubs (mean %d tokens, outputs mean %d): stub keeps %.1f%%, tail %.1f%%",
-		total, stubs, stubTokens/max(stubs, 1), outTokens/max(stubs, 1), pct(kept, total), pct(base, total))
-	if kept <= base {
-		t.Errorf("stubs keep %d of %d forward uses, no more than the output's tail (%d)", kept, total, base)
+	for _, limit := range []int{DefaultStubTokens, DefaultStubTokens / 2, DefaultStubTokens * 2} {
+		var total, kept, base, stubTokens, outTokens int
+		perFile := map[string][3]int{}
+		for _, u := range uses {
+			r := checkStub(t, u.obs, u.h, limit, u.known, u.want)
+			total, kept, base = total+len(u.want), kept+r.kept, base+r.base
+			stubTokens += r.tokens
+			outTokens += tokens.Count(u.obs.Output)
+			f := perFile[u.file]
+			perFile[u.file] = [3]int{f[0] + len(u.want), f[1] + r.kept, f[2] + r.base}
+		}
+		if limit == DefaultStubTokens {
+			for _, name := range slices.Sorted(maps.Keys(perFile)) {
+				f := perFile[name]
+				t.Logf("%-52s %4d uses: stub %5.1f%%, tail %5.1f%%", name, f[0], pct(f[1], f[0]), pct(f[2], f[0]))
+			}
+		}
+		t.Logf("MaxTokens %d: %d uses over %d stubs (mean %d tokens, outputs mean %d): stub keeps %.1f%%, tail %.1f%%",
+			limit, total, len(uses), stubTokens/len(uses), outTokens/len(uses), pct(kept, total), pct(base, total))
+		if kept <= base {
+			t.Errorf("MaxTokens %d: stubs keep %d of %d forward uses, no more than the output's tail (%d)", limit, kept, total, base)
+		}
 	}
 }
 
@@ -210,19 +235,19 @@ func forwardUses(outIDs []string, turn string, known map[string]bool) []string {
 
 type stubResult struct{ kept, base, tokens int }
 
-// checkStub stubs o at the default size, fails t when the stub is over
+// checkStub stubs o within limit tokens, fails t when the stub is over
 // it, not deterministic or not under its handle, and counts the wanted
 // identifiers the stub and the tail baseline keep.
-func checkStub(t *testing.T, o Observation, h string, known map[string]bool, want []string) stubResult {
+func checkStub(t *testing.T, o Observation, h string, limit int, known map[string]bool, want []string) stubResult {
 	t.Helper()
-	opt := StubOptions{Handle: h, Known: func(id string) bool { return known[id] }}
+	opt := StubOptions{Handle: h, MaxTokens: limit, Known: func(id string) bool { return known[id] }}
 	stub := Stub(o, opt)
 	if again := Stub(o, opt); again != stub {
 		t.Fatalf("stub not deterministic:\n%s\n---\n%s", stub, again)
 	}
 	n := tokens.Count(stub)
-	if n > DefaultStubTokens {
-		t.Fatalf("stub of %d tokens > %d:\n%s", n, DefaultStubTokens, stub)
+	if n > limit {
+		t.Fatalf("stub of %d tokens > %d:\n%s", n, limit, stub)
 	}
 	if !strings.HasPrefix(stub, "[swc:"+h+" ") {
 		t.Fatalf("stub does not open with its handle %s:\n%s", h, stub)

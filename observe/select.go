@@ -43,6 +43,7 @@ type line struct {
 type ident struct {
 	weight  float64 // kind weight; 0 when Known
 	count   int32   // lines holding it
+	focus   bool    // Focus holds it
 	covered bool    // a chosen line holds it
 }
 
@@ -91,7 +92,7 @@ func (s *selector) addLine(text string) {
 			s.index[id] = i
 			d := ident{weight: kindWeight[k]}
 			if s.opt.Focus != nil && s.opt.Focus(id) {
-				d.weight = focusWeight
+				d.weight, d.focus = focusWeight, true
 			} else if s.opt.Known != nil && s.opt.Known(id) {
 				d.weight = 0
 			}
@@ -241,23 +242,42 @@ func (s *selector) delta(i int) int {
 	return s.costOf(i) + m*markerTokens
 }
 
-// choose picks lines within budget tokens: first diagnostic headlines,
-// within headShare of the budget, then any line; each phase greedily by
+// choose picks lines within budget tokens: first diagnostic headlines
+// (within headShare of the budget), then lines holding a Focus identifier
+// not yet kept (within focusShare), then any line; each phase greedily by
 // value per token (lazily re-valued).
 func (s *selector) choose(budget int) {
 	s.used = markerTokens // the whole output omitted: one marker
-	s.phase(budget*headShare/100, func(l *line) bool { return l.head })
-	s.phase(budget, func(*line) bool { return true })
+	s.phase(budget*headShare/100, func(i int) bool { return s.lines[i].head })
+	if s.opt.Focus != nil {
+		s.phase(budget*focusShare/100, s.focused)
+	}
+	s.phase(budget, func(int) bool { return true })
 }
 
-// headShare is the percentage of a stub's budget its diagnostic
-// headlines may take before other lines are chosen.
-const headShare = 60
+// headShare and focusShare are the percentages of a stub's budget that
+// diagnostic headlines, then lines holding a Focus identifier not yet
+// kept, may fill before other lines are chosen.
+const (
+	headShare  = 60
+	focusShare = 70
+)
 
-func (s *selector) phase(budget int, in func(*line) bool) {
+// focused reports whether line i holds a Focus identifier not yet kept.
+func (s *selector) focused(i int) bool {
+	l := &s.lines[i]
+	for _, j := range s.lineIDs[l.lo:l.hi] {
+		if d := &s.ids[j]; d.focus && !d.covered {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *selector) phase(budget int, in func(int) bool) {
 	h := make(prioq, 0, len(s.lines))
 	for i := range s.lines {
-		if l := &s.lines[i]; !l.chosen && in(l) {
+		if l := &s.lines[i]; !l.chosen && in(i) {
 			if v := s.value(i); v > 0 {
 				h.push(item{v / float64(s.guess(i)+markerTokens/2), int32(i)})
 			}
@@ -267,7 +287,7 @@ func (s *selector) phase(budget int, in func(*line) bool) {
 		it := h.pop()
 		i := int(it.i)
 		v := s.value(i)
-		if v <= 0 {
+		if v <= 0 || !in(i) {
 			continue
 		}
 		if budget-s.used < 2 {

@@ -146,7 +146,8 @@ func tailBaseline(o Observation, handle string, limit int) string {
 // before it, only in this output (not in the system prompt, the task, an
 // assistant turn or another message the request keeps whole), the share
 // the stub holds, against the output's last lines at the stub's token
-// count; at the default size per file, then at half and twice that.
+// count; at the default size per file, then (without -short) at half and
+// twice that.
 func TestTrajectories(t *testing.T) {
 	dir := trajectoryDir()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -195,7 +196,11 @@ func TestTrajectories(t *testing.T) {
 	if len(uses) == 0 {
 		t.Fatal("no forward uses found: the loader read no observations")
 	}
-	for _, limit := range []int{DefaultStubTokens, DefaultStubTokens / 2, DefaultStubTokens * 2} {
+	limits := []int{DefaultStubTokens, DefaultStubTokens / 2, DefaultStubTokens * 2}
+	if testing.Short() {
+		limits = limits[:1]
+	}
+	for _, limit := range limits {
 		var total, kept, base, stubTokens, outTokens int
 		perFile := map[string][3]int{}
 		for _, u := range uses {

@@ -279,3 +279,81 @@ func idSet(s string) map[string]bool {
 }
 
 func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+
+// TestReuseRates logs, over the shared trajectories, how often a later
+// assistant turn reuses an identifier first seen in a tool output, by the
+// identifier's kind and by how many lines of the output hold it: the
+// evidence for Stub's weights. An identifier counts when no message kept
+// whole up to the turn right after the output holds it; it is reused when
+// an assistant turn after that one names it.
+func TestReuseRates(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(trajectoryDir(), "*.json"))
+	if len(files) == 0 {
+		skipnote.Skip(t, "trajectories", "none found in "+trajectoryDir()+", so the reuse rates are not measured")
+	}
+	kindNames := [...]string{kindNumber: "number", kindName: "name", kindDotted: "dotted", kindPath: "path", kindRef: "file:line"}
+	var byKind [len(kindNames)][2]int
+	byLines := map[string]*[2]int{"1": {}, "2-3": {}, "4-9": {}, "10+": {}}
+	for _, path := range files {
+		steps := loadTrajectory(t, path)
+		for i, s := range steps {
+			if s.obs == nil {
+				continue
+			}
+			known, used := map[string]bool{}, map[string]bool{}
+			for j, u := range steps {
+				switch {
+				case j <= i+1 && u.obs == nil:
+					for _, id := range Identifiers(u.text) {
+						known[id] = true
+					}
+				case j > i+1 && u.role == "assistant":
+					for _, id := range Identifiers(u.text) {
+						used[id] = true
+					}
+				}
+			}
+			body, _, _ := unwrap(s.obs.Output)
+			kinds, lines := map[string]kind{}, map[string]int{}
+			for _, l := range strings.Split(body, "\n") {
+				inLine := map[string]bool{}
+				scan(l, func(id string, k kind) {
+					if _, ok := kinds[id]; !ok {
+						kinds[id] = k
+					}
+					if !inLine[id] {
+						inLine[id] = true
+						lines[id]++
+					}
+				})
+			}
+			for id, k := range kinds {
+				if known[id] {
+					continue
+				}
+				bucket := "1"
+				switch n := lines[id]; {
+				case n >= 10:
+					bucket = "10+"
+				case n >= 4:
+					bucket = "4-9"
+				case n >= 2:
+					bucket = "2-3"
+				}
+				byKind[k][0]++
+				byLines[bucket][0]++
+				if used[id] {
+					byKind[k][1]++
+					byLines[bucket][1]++
+				}
+			}
+		}
+	}
+	for k, c := range byKind {
+		t.Logf("%-9s %5d identifiers, %4d reused: %4.1f%%", kindNames[k], c[0], c[1], pct(c[1], c[0]))
+	}
+	for _, b := range []string{"1", "2-3", "4-9", "10+"} {
+		c := byLines[b]
+		t.Logf("in %-3s lines %5d identifiers, %4d reused: %4.1f%%", b, c[0], c[1], pct(c[1], c[0]))
+	}
+}

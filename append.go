@@ -158,10 +158,12 @@ func Chain(prev string, m Message) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// IsInstruction reports whether m is a system or developer message: an
-// instruction, not history. Instructions take no part in time ordering,
-// tool pairing or the chain.
-func IsInstruction(m Message) bool { return m.Role == RoleSystem || m.Role == RoleDeveloper }
+// IsInstruction reports whether m is a system or developer message that
+// is not InPlace: an instruction, not history. Instructions take no part
+// in time ordering, tool pairing or the chain.
+func IsInstruction(m Message) bool {
+	return (m.Role == RoleSystem || m.Role == RoleDeveloper) && !m.InPlace
+}
 
 // PlanAppend applies the append rules to msgs over a conversation in
 // state st, with now the server's clock read after locking it. The rules

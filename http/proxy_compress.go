@@ -17,6 +17,9 @@ type proxyOut struct {
 	mode                     string // fits, stateless, stored, prefix
 	fallback, fallbackReason string // why the offline engines stood in
 	compacted                int    // conversation messages the memory holds
+	passthrough              string // why the request went unchanged (X-SWC-Passthrough)
+	tools                    int    // tokens of the tool definitions, when toolsKnown
+	toolsKnown               bool
 }
 
 // prefixKey names a rendered memory: one conversation's life at one
@@ -219,7 +222,7 @@ func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol,
 // history of a conversation seen for the first time is undated; the new
 // tail of a known one takes the server's clock.
 func (s *Server) storeProxied(ctx context.Context, in *chat.Input, tenant, conv string) (swc.ConversationInfo, error) {
-	res, err := s.store.AppendMessages(ctx, tenant, conv, in.Messages, swc.AppendOptions{
+	res, err := s.store.AppendMessages(ctx, tenant, conv, storable(in.Messages), swc.AppendOptions{
 		Mode: swc.AppendHistory, Rule: s.Rule, Now: s.now, Where: in.Where})
 	if err != nil {
 		return swc.ConversationInfo{}, err
@@ -298,7 +301,7 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 	if pre.sessions == 0 {
 		return nil, false, nil
 	}
-	start := pre.covered
+	start := convStart(in.Messages, convIdx, pre.covered)
 	for start > 0 && start < len(convIdx) && in.Messages[convIdx[start]].Role == swc.RoleTool {
 		start--
 	}
@@ -372,4 +375,60 @@ func (s *Server) renderPrefix(ctx context.Context, tenant, conv string, limit, m
 	}
 	pre.text = memory.Preamble + hc.Text
 	return pre, nil
+}
+
+// storable returns msgs as the store keeps them: a mid-conversation system
+// message (swc.Message.InPlace) as an instruction, since the store keeps
+// no mark of it and would read it back as one; msgs itself when none is.
+func storable(msgs []swc.Message) []swc.Message {
+	var out []swc.Message
+	for i, m := range msgs {
+		if m.InPlace {
+			if out == nil {
+				out = append([]swc.Message(nil), msgs...)
+			}
+			out[i].InPlace = false
+		}
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+// convStart returns the position in convIdx (the request's conversation
+// messages, mid-conversation system messages among them) of the stored
+// conversation message n (the store counts no mid-conversation system
+// message: storable), len(convIdx) past the end.
+func convStart(msgs []swc.Message, convIdx []int, n int) int {
+	k := 0
+	for j, i := range convIdx {
+		if msgs[i].InPlace {
+			continue
+		}
+		if k == n {
+			return j
+		}
+		k++
+	}
+	return len(convIdx)
+}
+
+// storedCount returns how many of the first n conversation messages of
+// msgs the store counts (mid-conversation system messages aside).
+func storedCount(msgs []swc.Message, n int) int {
+	k, seen := 0, 0
+	for _, m := range msgs {
+		if seen == n {
+			break
+		}
+		if chat.IsInstruction(m) {
+			continue
+		}
+		seen++
+		if !m.InPlace {
+			k++
+		}
+	}
+	return k
 }

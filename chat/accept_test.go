@@ -53,3 +53,21 @@ func TestAcceptClaudeCode(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutToolResults(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}, {"type":"image","source":{}}],"x":1}`,
+			`{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"image","source":{}}],"x":1}`},
+		{`{"content" : [ {"type":"tool_result","tool_use_id":"t"} , {"Type":"text","text":"b"} ] ,"role":"user"}`,
+			`{"content" : [{"Type":"text","text":"b"}] ,"role":"user"}`},
+		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}`, ""},
+		{`{"role":"user","content":[{"type":"text","text":"a"}]}`, ""},
+		{`{"role":"user","content":"a"}`, ""},
+		{`[1]`, ""},
+	} {
+		got, ok := WithoutToolResults([]byte(tc.in))
+		if ok != (tc.want != "") || string(got) != tc.want {
+			t.Errorf("WithoutToolResults(%s) = %s, %v; want %s", tc.in, got, ok, tc.want)
+		}
+	}
+}

@@ -37,7 +37,8 @@ const (
 	// came), stateless, stored (stored, compressed statelessly: nothing
 	// consolidated yet or no room), prefix (the consolidated memory, then
 	// the messages since), passthrough (not compressed: a route swc only
-	// relays, or a Responses request whose history the provider stores).
+	// relays, a Responses request whose history the provider stores, or a
+	// request swc cannot parse or compress, HeaderPassthrough saying why).
 	HeaderMode = "X-SWC-Mode"
 	// HeaderCompacted is how many conversation messages the memory holds
 	// (0 when the request went out as it came): under epoch compaction it

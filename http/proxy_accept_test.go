@@ -92,10 +92,14 @@ func TestProxyClaudeCode(t *testing.T) {
 		}
 	}
 	// With a conversation id: stored, and compressed the same way.
+	stateless, _ := e.up.last(t)
 	for range 2 {
 		resp := e.post(t, "/v1/messages", body, "X-SWC-Budget: 2500", swchttp.HeaderConversation+": cc-1")
-		if got := readAll(t, resp); resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) == "passthrough" {
+		if got := readAll(t, resp); resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stored" {
 			t.Fatalf("stored: %d %s, mode %q (%s)", resp.StatusCode, got, resp.Header.Get(swchttp.HeaderMode), resp.Header.Get(swchttp.HeaderPassthrough))
+		}
+		if sent, _ := e.up.last(t); !bytes.Equal(sent, stateless) {
+			t.Errorf("stored: sent other bytes than the stateless request")
 		}
 	}
 	metrics := getMetrics(t, e)

@@ -222,7 +222,7 @@ func (s *Server) stateful(ctx context.Context, c *memory.Compressor, p protocol,
 // history of a conversation seen for the first time is undated; the new
 // tail of a known one takes the server's clock.
 func (s *Server) storeProxied(ctx context.Context, in *chat.Input, tenant, conv string) (swc.ConversationInfo, error) {
-	res, err := s.store.AppendMessages(ctx, tenant, conv, storable(in.Messages), swc.AppendOptions{
+	res, err := s.store.AppendMessages(ctx, tenant, conv, in.Messages, swc.AppendOptions{
 		Mode: swc.AppendHistory, Rule: s.Rule, Now: s.now, Where: in.Where})
 	if err != nil {
 		return swc.ConversationInfo{}, err
@@ -377,29 +377,10 @@ func (s *Server) renderPrefix(ctx context.Context, tenant, conv string, limit, m
 	return pre, nil
 }
 
-// storable returns msgs as the store keeps them: a mid-conversation system
-// message (swc.Message.InPlace) as an instruction, since the store keeps
-// no mark of it and would read it back as one; msgs itself when none is.
-func storable(msgs []swc.Message) []swc.Message {
-	var out []swc.Message
-	for i, m := range msgs {
-		if m.InPlace {
-			if out == nil {
-				out = append([]swc.Message(nil), msgs...)
-			}
-			out[i].InPlace = false
-		}
-	}
-	if out == nil {
-		return msgs
-	}
-	return out
-}
-
 // convStart returns the position in convIdx (the request's conversation
 // messages, mid-conversation system messages among them) of the stored
-// conversation message n (the store counts no mid-conversation system
-// message: storable), len(convIdx) past the end.
+// conversation message n (the store keeps a mid-conversation system
+// message as an instruction: swc.PlanAppend), len(convIdx) past the end.
 func convStart(msgs []swc.Message, convIdx []int, n int) int {
 	k := 0
 	for j, i := range convIdx {

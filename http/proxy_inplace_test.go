@@ -7,7 +7,7 @@ import (
 )
 
 // TestStoredPositions: the store keeps mid-conversation system messages
-// as instructions (storable), so positions in the stored conversation
+// as instructions (swc.PlanAppend), so positions in the stored conversation
 // skip them: storedCount maps the request's first n conversation messages
 // to the store's count, convStart the store's n-th message back to the
 // request.
@@ -36,18 +36,5 @@ func TestStoredPositions(t *testing.T) {
 		if got := convStart(msgs, conv, n); got != want {
 			t.Errorf("convStart(%d) = %d; want %d", n, got, want)
 		}
-	}
-	st := storable(msgs)
-	for i, m := range st {
-		if m.InPlace {
-			t.Errorf("storable: message %d still in place", i)
-		}
-	}
-	if !msgs[2].InPlace {
-		t.Error("storable changed its input")
-	}
-	plain := []swc.Message{sys, u}
-	if &storable(plain)[0] != &plain[0] {
-		t.Error("storable copied messages without any in place")
 	}
 }

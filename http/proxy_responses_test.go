@@ -247,6 +247,9 @@ func TestProxyResponsesProviderHistory(t *testing.T) {
 			if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "passthrough" || resp.Header.Get(swchttp.HeaderTokensBefore) != "" {
 				t.Errorf("status %d mode %q before %q", resp.StatusCode, resp.Header.Get(swchttp.HeaderMode), resp.Header.Get(swchttp.HeaderTokensBefore))
 			}
+			if why := resp.Header.Get(swchttp.HeaderPassthrough); why != "provider history: "+name {
+				t.Errorf("X-SWC-Passthrough %q", why)
+			}
 			got, _ := e.up.last(t)
 			if string(got) != body {
 				t.Errorf("upstream got\n%.200s\nwant it byte for byte\n%.200s", got, body)

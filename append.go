@@ -158,10 +158,12 @@ func Chain(prev string, m Message) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// IsInstruction reports whether m is a system or developer message: an
-// instruction, not history. Instructions take no part in time ordering,
-// tool pairing or the chain.
-func IsInstruction(m Message) bool { return m.Role == RoleSystem || m.Role == RoleDeveloper }
+// IsInstruction reports whether m is a system or developer message that
+// is not InPlace: an instruction, not history. Instructions take no part
+// in time ordering, tool pairing or the chain.
+func IsInstruction(m Message) bool {
+	return (m.Role == RoleSystem || m.Role == RoleDeveloper) && !m.InPlace
+}
 
 // PlanAppend applies the append rules to msgs over a conversation in
 // state st, with now the server's clock read after locking it. The rules
@@ -179,10 +181,14 @@ func IsInstruction(m Message) bool { return m.Role == RoleSystem || m.Role == Ro
 //     message closes the calls left open (they stay unanswered). Ids may
 //     repeat across assistant messages.
 //   - Sessions follow o.Rule.
+//   - A mid-conversation system message (InPlace) is taken as an
+//     instruction: stores keep no mark of it, and the plan must be what
+//     they read back.
 //
 // It returns an EINVALID error naming the first bad message (o.Where), and
 // nothing is to be stored then; or lookup's error.
 func PlanAppend(st AppendState, msgs []Message, o AppendOptions, now time.Time, lookup AppendLookup) (AppendPlan, error) {
+	msgs = notInPlace(msgs)
 	p := &planner{st: st, o: o, now: now, plan: AppendPlan{State: st}}
 	var err error
 	if o.Mode == AppendHistory {
@@ -197,6 +203,23 @@ func PlanAppend(st AppendState, msgs []Message, o AppendOptions, now time.Time, 
 	p.plan.Result.Superseded = p.plan.Superseded
 	p.plan.Result.Sessions = p.plan.State.Sessions
 	return p.plan, nil
+}
+
+// notInPlace returns msgs with InPlace cleared (a copy when any is set).
+func notInPlace(msgs []Message) []Message {
+	var out []Message
+	for i := range msgs {
+		if msgs[i].InPlace {
+			if out == nil {
+				out = append([]Message(nil), msgs...)
+			}
+			out[i].InPlace = false
+		}
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
 }
 
 type planner struct {

@@ -333,3 +333,33 @@ func TestPlanAppendLookupError(t *testing.T) {
 		t.Fatalf("history: err = %v", err)
 	}
 }
+
+// TestPlanAppendInPlace: a mid-conversation system message is planned as
+// an instruction (stores keep no mark of it): appended to a log with
+// InPlace cleared, left out of a proxied history like any instruction, and
+// outside the chain either way, as a replay of the stored messages reads
+// it.
+func TestPlanAppendInPlace(t *testing.T) {
+	mid := Message{Role: RoleSystem, Content: "reminder", InPlace: true}
+	msgs := []Message{{Role: RoleUser, Content: "q"}, mid, {Role: RoleAssistant, Content: "a"}}
+	for _, tc := range []struct {
+		mode AppendMode
+		n    int
+	}{{AppendLog, 3}, {AppendHistory, 2}} {
+		p, err := PlanAppend(AppendState{}, msgs, AppendOptions{Mode: tc.mode, Rule: DefaultSessionRule()}, time.Now(), &fakeLookup{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Messages) != tc.n || !msgs[1].InPlace {
+			t.Fatalf("mode %v: planned %d messages (want %d); input changed: %v", tc.mode, len(p.Messages), tc.n, !msgs[1].InPlace)
+		}
+		for _, m := range p.Messages {
+			if m.InPlace {
+				t.Errorf("mode %v: planned a message in place", tc.mode)
+			}
+		}
+		if p.State.ChainLen != 2 || p.State.Head != ReplayState(p.Messages).Head {
+			t.Errorf("mode %v: chain of %d messages, head %s; a replay reads %s", tc.mode, p.State.ChainLen, p.State.Head, ReplayState(p.Messages).Head)
+		}
+	}
+}

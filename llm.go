@@ -42,6 +42,12 @@ type Message struct {
 	// MediaTokens are the tokens of the images Content holds placeholders
 	// for ("[input_image]"), counted in the message's cost; 0 when none.
 	MediaTokens int `json:"media_tokens,omitempty"`
+	// InPlace marks a system message that belongs where it stands in the
+	// conversation (an Anthropic mid-conversation system message, in
+	// "messages" rather than "system"): it is history, not an instruction
+	// (IsInstruction), so compression keeps it in its place or
+	// consolidates it with the messages around it, never moves it first.
+	InPlace bool `json:"in_place,omitempty"`
 }
 
 // ToolCall is one call of a tool by an assistant message. Arguments is the

@@ -71,8 +71,13 @@ func parseAnthropic(data []byte) (*Input, error) {
 			return nil, swc.Errorf(swc.EINVALID, "%s.role: missing", where[i])
 		}
 		role := swc.Role(*am.Role)
-		if role != swc.RoleUser && role != swc.RoleAssistant {
-			return nil, swc.Errorf(swc.EINVALID, "%s.role: %q is not an Anthropic message role (want user or assistant; the system prompt goes in \"system\")", where[i], *am.Role)
+		inPlace := false
+		switch role {
+		case swc.RoleUser, swc.RoleAssistant:
+		case swc.RoleSystem:
+			inPlace = true // a mid-conversation system message: history, in its place
+		default:
+			return nil, swc.Errorf(swc.EINVALID, "%s.role: %q is not an Anthropic message role (want user, assistant or system)", where[i], *am.Role)
 		}
 		var base swc.Message
 		if err := am.meta.apply(&base, where[i]); err != nil {
@@ -86,21 +91,21 @@ func parseAnthropic(data []byte) (*Input, error) {
 		}
 		var s string
 		if json.Unmarshal(am.Content, &s) == nil {
-			add(swc.Message{Role: role, Content: s}, where[i])
+			add(swc.Message{Role: role, Content: s, InPlace: inPlace}, where[i])
 			continue
 		}
 		var blocks []json.RawMessage
 		if err := json.Unmarshal(am.Content, &blocks); err != nil {
 			return nil, swc.Errorf(swc.EINVALID, "%s.content: want a string or a list of blocks, got %s", where[i], kind(am.Content))
 		}
-		main := swc.Message{Role: role}
+		main := swc.Message{Role: role, InPlace: inPlace}
 		var texts []string
 		hasMain := false
 		for j, rb := range blocks {
 			bw := fmt.Sprintf("%s.content[%d]", where[i], j)
-			var b anBlock
-			if err := json.Unmarshal(rb, &b); err != nil {
-				return nil, swc.Errorf(swc.EINVALID, "%s: want a block object, got %s", bw, kind(rb))
+			b, err := decodeBlock(rb, bw)
+			if err != nil {
+				return nil, err
 			}
 			switch b.Type {
 			case "text":
@@ -124,7 +129,7 @@ func parseAnthropic(data []byte) (*Input, error) {
 				hasMain = true
 			case "tool_result":
 				if role != swc.RoleUser {
-					return nil, swc.Errorf(swc.EINVALID, "%s: a tool_result block in an %s message (results come in user messages)", bw, role)
+					return nil, swc.Errorf(swc.EINVALID, "%s: a tool_result block in a message of role %s (results come in user messages)", bw, role)
 				}
 				if b.ToolUseID == "" {
 					return nil, swc.Errorf(swc.EINVALID, "%s.tool_use_id: missing", bw)
@@ -173,7 +178,37 @@ func anthropicSystem(raw json.RawMessage) (string, error) {
 	return strings.Join(texts, "\n"), nil
 }
 
-// toolResultText reads a tool_result's content: a string or blocks.
+// decodeBlock reads a content block at where: its type, and for the
+// types swc reads (text, tool_use, tool_result) their fields. A block of
+// any other type — thinking, redacted_thinking, image, document,
+// search_result, server tool blocks, types not yet invented — is read
+// for its type alone, whatever its other fields hold: the message passes
+// on byte for byte, its text holding a placeholder naming the type.
+func decodeBlock(raw json.RawMessage, where string) (anBlock, error) {
+	var b anBlock
+	var head struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return b, swc.Errorf(swc.EINVALID, "%s: want a block object, got %s", where, kind(raw))
+	}
+	if len(head.Type) > 0 && string(head.Type) != "null" {
+		if err := json.Unmarshal(head.Type, &b.Type); err != nil {
+			return b, swc.Errorf(swc.EINVALID, "%s.type: want a string, got %s", where, kind(head.Type))
+		}
+	}
+	switch b.Type {
+	case "text", "tool_use", "tool_result":
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return b, swc.Errorf(swc.EINVALID, "%s: %s", where, jsonErr(err))
+		}
+	}
+	return b, nil
+}
+
+// toolResultText reads a tool_result's content: a string or blocks (text,
+// image, document, search_result, …: those not text stand as
+// placeholders).
 func toolResultText(raw json.RawMessage, where string) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
@@ -182,12 +217,16 @@ func toolResultText(raw json.RawMessage, where string) (string, error) {
 	if json.Unmarshal(raw, &s) == nil {
 		return s, nil
 	}
-	var blocks []anBlock
+	var blocks []json.RawMessage
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		return "", swc.Errorf(swc.EINVALID, "%s.content: want a string or a list of blocks, got %s", where, kind(raw))
 	}
 	var texts []string
-	for _, b := range blocks {
+	for j, rb := range blocks {
+		b, err := decodeBlock(rb, fmt.Sprintf("%s.content[%d]", where, j))
+		if err != nil {
+			return "", err
+		}
 		if b.Type == "text" && b.Text != nil {
 			texts = append(texts, *b.Text)
 		} else {

@@ -4,7 +4,9 @@
 //   - openai: Chat Completions messages — a JSON array, a request body
 //     {"model":…,"messages":[…]}, or JSONL one message a line;
 //   - anthropic: a Messages request body {"system":…,"messages":[…]} with
-//     text, tool_use and tool_result content blocks;
+//     text, tool_use and tool_result content blocks read, blocks of any
+//     other type kept as they came, and mid-conversation system messages
+//     (swc.Message.InPlace) in their place;
 //   - jsonl: one {"time","speaker","text","session"?} object a line.
 //
 // Parse turns any of them into []swc.Message (Detect names the format of

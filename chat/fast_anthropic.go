@@ -195,9 +195,10 @@ func (p *fast) anMessage(t tok, k int) bool {
 			return false
 		}
 	}
-	if content == cNone || role != swc.RoleUser && role != swc.RoleAssistant {
+	if content == cNone || role != swc.RoleUser && role != swc.RoleAssistant && role != swc.RoleSystem {
 		return false
 	}
+	inPlace := role == swc.RoleSystem // a mid-conversation system message
 	var base swc.Message
 	if !md.apply(&base) {
 		return false
@@ -207,10 +208,10 @@ func (p *fast) anMessage(t tok, k int) bool {
 		p.add(m, where, k)
 	}
 	if content == cString {
-		add(swc.Message{Role: role, Content: text}, "")
+		add(swc.Message{Role: role, Content: text, InPlace: inPlace}, "")
 		return true
 	}
-	main := swc.Message{Role: role}
+	main := swc.Message{Role: role, InPlace: inPlace}
 	var textRoom [4]string
 	texts := textRoom[:0]
 	hasMain := false

@@ -129,10 +129,11 @@ func (g *bodyGen) oaMessage(i int) string {
 				for range g.r.IntN(4) {
 					parts = append(parts, g.obj(g.some(80, map[string]func() string{
 						"type": func() string {
-							return g.pick(`"text"`, `"text"`, `"refusal"`, `"image_url"`, "null", `""`, `"te\u0078t"`, "3")
+							return g.pick(`"text"`, `"text"`, `"refusal"`, `"image_url"`, "null", `""`, `"te\u0078t"`, "3",
+								`"input_audio"`, `"file"`, `"future_part"`)
 						},
-						"text":    func() string { return g.pick(g.str(), g.str(), "null", "1") },
-						"refusal": func() string { return g.pick(g.str(), "null") },
+						"text":    func() string { return g.pick(g.str(), g.str(), "null", "1", "{}") },
+						"refusal": func() string { return g.pick(g.str(), "null", "[]") },
 					})))
 				}
 				if g.p(5) {
@@ -199,11 +200,13 @@ func (g *bodyGen) anBlock(inner bool) string {
 	m := g.some(90, map[string]func() string{
 		"type": func() string {
 			if inner {
-				return g.pick(`"text"`, `"image"`, "null")
+				return g.pick(`"text"`, `"image"`, "null", `"document"`, `"search_result"`)
 			}
-			return g.pick(`"text"`, `"text"`, `"image"`, `"document"`, "null", `"thinking"`)
+			return g.pick(`"text"`, `"text"`, `"image"`, `"document"`, "null", `"thinking"`, `"redacted_thinking"`,
+				`"search_result"`, `"server_tool_use"`, `"web_search_tool_result"`, `"mcp_tool_use"`, `"mcp_tool_result"`,
+				`"container_upload"`, `"future_block"`)
 		},
-		"text": func() string { return g.pick(g.str(), g.str(), "null") },
+		"text": func() string { return g.pick(g.str(), g.str(), "null", "5", `{"x":1}`) },
 	})
 	for k, v := range g.some(6, map[string]func() string{
 		"id":          func() string { return g.pick(`"b"`, "null", "3") },
@@ -217,7 +220,9 @@ func (g *bodyGen) anBlock(inner bool) string {
 			}
 			return g.pick(g.str(), "null", g.any(), "["+g.anBlock(true)+"]")
 		},
-		"source": func() string { return `{"type":"base64","data":"AA=="}` },
+		"source":    func() string { return `{"type":"base64","data":"AA=="}` },
+		"signature": func() string { return `"EqQBCkYIBxgCKkD"` },
+		"thinking":  func() string { return g.pick(g.str(), "7") },
 	}) {
 		m[k] = v
 	}
@@ -284,7 +289,7 @@ func (g *bodyGen) anToolTurn(i int) []string {
 
 func (g *bodyGen) anMessage(i int) string {
 	m := map[string]func() string{
-		"role": func() string { return g.role("user", "assistant") },
+		"role": func() string { return g.role("user", "assistant", "user", "assistant", "system") },
 	}
 	if g.p(97) {
 		m["content"] = g.anContent

@@ -248,10 +248,42 @@ var trickyInputs = []string{
 	`{"messages":[{"role":"user","content":[{"type":"tool_result","content":"r"}]}]}`,
 	`{"messages":[{"role":"user","content":"a","timestamp":"2024-05-07T14:00:00Z","id":"m1","session":2}]}`,
 	`{"messages":[{"role":"user","content":"a"}],"system":"s","max_tokens":5}`,
+	// what the provider accepts: mid-conversation system messages, blocks
+	// of every type (fields of any shape in those swc does not read),
+	// parts of every type
+	claudeCodeBody,
+	`{"system":"s","messages":[{"role":"user","content":"q"},{"role":"system","content":[{"type":"text","text":"now terse","cache_control":{"type":"ephemeral"}}]},{"role":"assistant","content":"ok"}]}`,
+	`{"messages":[{"role":"system","content":null}]}`,
+	`{"messages":[{"role":"user","content":"q"},{"role":"system","content":[{"type":"tool_use","id":"t","name":"f"}]}]}`,
+	`{"messages":[{"role":"user","content":[{"type":"future_block","text":5,"id":{"a":1},"name":[],"input":"x","tool_use_id":7,"is_error":"yes","content":{}}]}]}`,
+	`{"messages":[{"role":"user","content":[{"type":"text","text":5}]}]}`,
+	`{"messages":[{"role":"user","content":[{"type":5}]}]}`,
+	`{"messages":[{"role":"user","content":[{"text":"no type"}]}]}`,
+	`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}},{"type":"document","source":{"type":"text","data":"d"},"title":5},{"type":"search_result","source":"s","title":"t","content":[{"type":"text","text":"r"}]},{"type":"text","text":"t","citations":null}]}]}]}`,
+	`{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"future","text":{"x":1}}]}]}]}`,
+	`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"input_audio","input_audio":{"data":"AA==","format":"wav"}},{"type":"file","file":{"file_id":"f"}},{"type":"future","text":{"x":1},"refusal":5}]}]}`,
+	`{"messages":[{"role":"user","content":[{"type":"refusal","refusal":5}]}]}`,
+	`{"messages":[{"role":"user","content":[{"type":null,"text":"x"}]}]}`,
 	`{"messages":[{"role":"user","content":"a"}]`,
 	`{"messages":[{"role":"user","content":"a"}]}}`,
 	`not json`,
 }
+
+// claudeCodeBody is a Messages request as Claude Code sends it:
+// mid-conversation system messages, thinking blocks with signatures,
+// redacted thinking, server tool blocks, cache_control marks, a tool
+// result with an image and text after the results.
+const claudeCodeBody = `{"model":"claude-opus-4-8","max_tokens":32000,"stream":true,` +
+	`"system":[{"type":"text","text":"You are Claude Code.","cache_control":{"type":"ephemeral"}}],` +
+	`"tools":[{"name":"Bash","description":"Run a command","input_schema":{"type":"object","properties":{"command":{"type":"string"}}}}],` +
+	`"thinking":{"type":"enabled","budget_tokens":16000},"context_management":{"edits":[]},"messages":[` +
+	`{"role":"user","content":[{"type":"text","text":"fix the failing test"}]},` +
+	`{"role":"system","content":"<system-reminder>todo list is empty</system-reminder>"},` +
+	`{"role":"assistant","content":[{"type":"thinking","thinking":"Let me look.","signature":"EqQBCkYIBxgCKkD"},{"type":"redacted_thinking","data":"EmwKAhgBEgy"},{"type":"text","text":"Running the tests."},{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"go test ./..."}}]},` +
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":[{"type":"text","text":"FAIL x_test.go:12"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}],"is_error":true},{"type":"text","text":"<system-reminder>file changed</system-reminder>","cache_control":{"type":"ephemeral"}}]},` +
+	`{"role":"system","content":[{"type":"text","text":"Plan mode is off."}]},` +
+	`{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"go test"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://go.dev","title":"Go","encrypted_content":"Eq"}]},{"type":"mcp_tool_use","id":"mcptoolu_1","name":"read","server_name":"fs","input":{}},{"type":"mcp_tool_result","tool_use_id":"mcptoolu_1","is_error":false,"content":[{"type":"text","text":"x"}]},{"type":"text","text":"Found it."}]},` +
+	`{"role":"user","content":[{"type":"container_upload","file_id":"file_1"},{"type":"document","source":{"type":"text","media_type":"text/plain","data":"notes"},"citations":{"enabled":true}},{"type":"search_result","source":"kb","title":"t","content":[{"type":"text","text":"r"}]},{"type":"text","text":"go on"}]}]}`
 
 // TestParseFastMatchesGeneral checks the fast path of Parse against the
 // general parsers (the parser as it was before the fast path, kept for

@@ -109,23 +109,37 @@ func openAIContent(raw json.RawMessage, where string) (string, error) {
 	}
 	var texts []string
 	for j, p := range parts {
+		// The type first: a part of a type swc does not read (input_audio,
+		// file, image_url, types not yet invented) is a placeholder,
+		// whatever its other fields hold.
+		var head struct {
+			Type json.RawMessage `json:"type"`
+		}
+		if err := json.Unmarshal(p, &head); err != nil {
+			return "", swc.Errorf(swc.EINVALID, "%s.content[%d]: want a part object, got %s", where, j, kind(p))
+		}
+		var typ string
+		if len(head.Type) > 0 && string(head.Type) != "null" && json.Unmarshal(head.Type, &typ) != nil {
+			return "", swc.Errorf(swc.EINVALID, "%s.content[%d].type: want a string, got %s", where, j, kind(head.Type))
+		}
 		var part struct {
-			Type    string  `json:"type"`
 			Text    *string `json:"text"`
 			Refusal string  `json:"refusal"`
 		}
-		if err := json.Unmarshal(p, &part); err != nil {
-			return "", swc.Errorf(swc.EINVALID, "%s.content[%d]: want a part object, got %s", where, j, kind(p))
+		if typ == "text" || typ == "refusal" {
+			if err := json.Unmarshal(p, &part); err != nil {
+				return "", swc.Errorf(swc.EINVALID, "%s.content[%d]: %s", where, j, jsonErr(err))
+			}
 		}
 		switch {
-		case part.Type == "text" && part.Text != nil:
+		case typ == "text" && part.Text != nil:
 			texts = append(texts, *part.Text)
-		case part.Type == "text":
+		case typ == "text":
 			return "", swc.Errorf(swc.EINVALID, "%s.content[%d].text: missing", where, j)
-		case part.Type == "refusal":
+		case typ == "refusal":
 			texts = append(texts, part.Refusal)
 		default:
-			texts = append(texts, placeholder(part.Type))
+			texts = append(texts, placeholder(typ))
 		}
 	}
 	return strings.Join(texts, "\n"), nil

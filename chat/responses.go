@@ -252,7 +252,17 @@ func parseResponses(data []byte) (*Input, error) {
 			return nil, swc.Errorf(swc.EINVALID, "input[%d]: want an item object, got %s", k, kind(raw))
 		}
 		if err := json.Unmarshal(raw, &items[k]); err != nil {
-			return nil, swc.Errorf(swc.EINVALID, "input[%d]: %s", k, jsonErr(err))
+			// An item of a type swc does not know is read for its type
+			// alone, whatever its other fields hold (it goes with the
+			// item before, byte for byte).
+			var head struct {
+				Type string `json:"type"`
+			}
+			herr := json.Unmarshal(raw, &head)
+			if _, known := itemKinds[head.Type]; herr != nil || head.Type == "" || known || head.Type == "item_reference" {
+				return nil, swc.Errorf(swc.EINVALID, "input[%d]: %s", k, jsonErr(err))
+			}
+			items[k] = rItem{Type: head.Type}
 		}
 		if items[k].Type == "item_reference" {
 			return nil, swc.Errorf(swc.EINVALID, "input[%d]: an item_reference names an item stored at the provider, which swc cannot compress (the proxy passes such requests through)", k)

@@ -115,12 +115,13 @@ func (s *Server) maxMessages() int {
 }
 
 // checkStored applies the append limits to the messages the proxy stores
-// (all but the instructions, which are the client's and not stored): ids
+// (all but the instructions, which are the client's and not stored, and
+// the mid-conversation system messages the store keeps as such): ids
 // of at most 200 characters, content within MaxMessage. It returns an
 // EINVALID error naming the message and the flag.
 func (s *Server) checkStored(in *chat.Input) error {
 	for i, m := range in.Messages {
-		if chat.IsInstruction(m) {
+		if chat.IsInstruction(m) || m.InPlace {
 			continue
 		}
 		where := fmt.Sprintf("messages[%d]", i)

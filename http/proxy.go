@@ -37,7 +37,8 @@ const (
 	// came), stateless, stored (stored, compressed statelessly: nothing
 	// consolidated yet or no room), prefix (the consolidated memory, then
 	// the messages since), passthrough (not compressed: a route swc only
-	// relays, or a Responses request whose history the provider stores).
+	// relays, a Responses request whose history the provider stores, or a
+	// request swc cannot parse or compress, HeaderPassthrough saying why).
 	HeaderMode = "X-SWC-Mode"
 	// HeaderCompacted is how many conversation messages the memory holds
 	// (0 when the request went out as it came): under epoch compaction it
@@ -117,6 +118,7 @@ type proxyState struct {
 	compressors map[int]*memory.Compressor // by budget
 	prefixes    *memo.Cache[prefixKey, prefix]
 	epochs      *memo.Cache[epochKey, string] // stored conversations' epoch memories
+	tools       *memo.Memo[toolKey, int]      // tool definitions' tokens
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -138,7 +140,7 @@ func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 			Name: "swc_proxy_fallbacks_total", Help: "Requests compressed by the offline engines because the configured ones failed or ran past --compress-timeout, by reason (deadline, engine, store, memory; truncation: the offline engines ran past it too, and the truncation plan compressed the history).",
 		}, []string{"reason"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "swc_proxy_tokens_total", Help: "Message tokens of proxied requests before and after compression.",
+			Name: "swc_proxy_tokens_total", Help: "Tokens of proxied requests: their instructions and messages before and after compression, and their tool definitions (tools), which the budget does not cover.",
 		}, []string{"stage"}),
 		compress: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "swc_proxy_compress_seconds", Help: "Time spent compressing a proxied request.",
@@ -171,7 +173,7 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 	}
 	s.proxy = &proxyState{compressors: map[int]*memory.Compressor{}, prefixes: memo.NewCache[prefixKey, prefix](pb, s.Proxy.TenantShare),
 		epochs:  memo.NewCache[epochKey, string](pb, s.Proxy.TenantShare),
-		metrics: newProxyMetrics(s.Registry), client: s.Proxy.Client}
+		metrics: newProxyMetrics(s.Registry), client: s.Proxy.Client, tools: newToolMemo()}
 	if s.proxy.client == nil {
 		s.proxy.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
@@ -281,11 +283,19 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 			malformed()
 			return
 		}
-		reject(http.StatusBadRequest, "invalid_request_error", swc.ErrorMessage(err))
+		// The provider may accept what swc cannot read: it answers.
+		s.passthrough(w, r, p, up, body, "parse: "+swc.ErrorMessage(err), -1)
 		return
 	}
+	c, err := s.compressor(budget, p)
+	if err != nil {
+		s.logger().Error("proxy: compressor", "err", err)
+		reject(http.StatusInternalServerError, "api_error", "internal error while compressing")
+		return
+	}
+	tools := s.toolTokens(c, in.Body["tools"])
 	if n := s.maxMessages(); len(in.Messages) > n {
-		reject(http.StatusBadRequest, "invalid_request_error", "body: "+strconv.Itoa(len(in.Messages))+" messages; at most "+strconv.Itoa(n)+" per request (swc serve --max-messages)")
+		s.passthrough(w, r, p, up, body, "max-messages: "+strconv.Itoa(len(in.Messages))+" messages; swc compresses at most "+strconv.Itoa(n)+" (swc serve --max-messages)", tools)
 		return
 	}
 	start := time.Now()
@@ -293,7 +303,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	s.proxy.metrics.compress.Observe(time.Since(start).Seconds())
 	if err != nil {
 		if swc.ErrorCode(err) == swc.EINVALID {
-			reject(http.StatusBadRequest, "invalid_request_error", swc.ErrorMessage(err))
+			s.passthrough(w, r, p, up, body, "compress: "+swc.ErrorMessage(err), tools)
 			return
 		}
 		if r.Context().Err() != nil {
@@ -303,9 +313,11 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		reject(http.StatusInternalServerError, "api_error", "internal error while compressing")
 		return
 	}
+	out.tools, out.toolsKnown = tools, true
 	s.proxy.metrics.requests.WithLabelValues(p.name, out.mode).Inc()
 	s.proxy.metrics.tokens.WithLabelValues("before").Add(float64(out.before))
 	s.proxy.metrics.tokens.WithLabelValues("after").Add(float64(out.after))
+	s.proxy.metrics.tokens.WithLabelValues("tools").Add(float64(tools))
 	if out.fallback != "" {
 		s.proxy.metrics.fallbacks.WithLabelValues(out.fallbackReason).Inc()
 		s.logger().Warn("proxy: offline fallback", "reason", out.fallback)

@@ -17,6 +17,9 @@ type proxyOut struct {
 	mode                     string // fits, stateless, stored, prefix
 	fallback, fallbackReason string // why the offline engines stood in
 	compacted                int    // conversation messages the memory holds
+	passthrough              string // why the request went unchanged (X-SWC-Passthrough)
+	tools                    int    // tokens of the tool definitions, when toolsKnown
+	toolsKnown               bool
 }
 
 // prefixKey names a rendered memory: one conversation's life at one
@@ -298,7 +301,7 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 	if pre.sessions == 0 {
 		return nil, false, nil
 	}
-	start := pre.covered
+	start := convStart(in.Messages, convIdx, pre.covered)
 	for start > 0 && start < len(convIdx) && in.Messages[convIdx[start]].Role == swc.RoleTool {
 		start--
 	}
@@ -372,4 +375,41 @@ func (s *Server) renderPrefix(ctx context.Context, tenant, conv string, limit, m
 	}
 	pre.text = memory.Preamble + hc.Text
 	return pre, nil
+}
+
+// convStart returns the position in convIdx (the request's conversation
+// messages, mid-conversation system messages among them) of the stored
+// conversation message n (the store keeps a mid-conversation system
+// message as an instruction: swc.PlanAppend), len(convIdx) past the end.
+func convStart(msgs []swc.Message, convIdx []int, n int) int {
+	k := 0
+	for j, i := range convIdx {
+		if msgs[i].InPlace {
+			continue
+		}
+		if k == n {
+			return j
+		}
+		k++
+	}
+	return len(convIdx)
+}
+
+// storedCount returns how many of the first n conversation messages of
+// msgs the store counts (mid-conversation system messages aside).
+func storedCount(msgs []swc.Message, n int) int {
+	k, seen := 0, 0
+	for _, m := range msgs {
+		if seen == n {
+			break
+		}
+		if chat.IsInstruction(m) {
+			continue
+		}
+		seen++
+		if !m.InPlace {
+			k++
+		}
+	}
+	return k
 }

@@ -36,6 +36,7 @@ func (s *Server) storedEpoch(ctx context.Context, c *memory.Compressor, in *chat
 	}
 	used := false
 	src := func(ctx context.Context, n, room int) (string, bool) {
+		n = storedCount(in.Messages, n) // the store counts no mid-conversation system message
 		if n > info.ConsolidatedMessages {
 			return "", false // not every message of the memory consolidated yet
 		}

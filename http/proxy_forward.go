@@ -162,6 +162,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 		h.Set(HeaderTokensAfter, strconv.Itoa(out.after))
 	}
 	h.Set(HeaderMode, out.mode)
+	setProxyHeaders(h, out)
 	h.Set(HeaderCompacted, strconv.Itoa(out.compacted))
 	if out.fallback != "" {
 		h.Set(HeaderFallback, out.fallbackReason)

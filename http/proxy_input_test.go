@@ -11,21 +11,26 @@ import (
 	"github.com/swcmem/swc/sleep"
 )
 
+// TestProxyBadInput: swc answers 4xx for its own concerns alone (a body
+// that is no JSON object, its limits, its headers, its key); a request it
+// cannot read or compress goes upstream byte for byte, with X-SWC-Mode:
+// passthrough and the reason, and the provider answers it.
 func TestProxyBadInput(t *testing.T) {
 	big := openAIBody(t, loadtest.AgentHistory(400, 0), "")
 	cases := []struct {
 		name, path, body string
 		headers          []string
 		status           int
-		want             string // in the error body
-		upstream         bool   // the request reaches the upstream
+		want             string // in the error body, or in X-SWC-Passthrough
+		upstream         bool   // the request reaches the upstream (byte for byte)
 	}{
 		{"malformed", "/v1/chat/completions", `{"model":"gpt-4o","messages":[`, nil, 400, "malformed JSON", false},
 		{"not an object", "/v1/chat/completions", `[{"role":"user","content":"hi"}]`, nil, 400, "malformed JSON", false},
-		{"missing messages", "/v1/chat/completions", `{"model":"gpt-4o"}`, nil, 400, `no \"messages\"`, false},
-		{"messages not a list", "/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":5,"messages":"hi"}`, nil, 400, "messages: want an array", false},
-		{"orphaned tool result", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"call_9","content":"21°C"}]}`, nil, 400, "call_9", false},
-		{"orphaned anthropic tool_result", "/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"21°C"}]}]}`, nil, 400, "toolu_9", false},
+		{"missing messages", "/v1/chat/completions", `{"model":"gpt-4o"}`, nil, 404, `parse: request body has no "messages"`, true},
+		{"messages not a list", "/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":5,"messages":"hi"}`, nil, 404, "parse: messages: want an array", true},
+		{"orphaned tool result", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"call_9","content":"21°C"}]}`, nil, 404, "call_9", true},
+		{"orphaned anthropic tool_result", "/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"21°C"}]}]}`, nil, 404, "toolu_9", true},
+		{"unknown role", "/v1/chat/completions", "{\"model\":\"gpt-4o\",\n \"messages\":[{\"role\":\"function\",\"name\":\"f\",\"content\":\"x\"}]}\n", nil, 404, `parse: messages[0].role: unknown role "function"`, true},
 		{"over the body limit", "/v1/chat/completions", big, nil, 413, "over 16384 bytes", false},
 		{"budget not a number", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`, []string{"X-SWC-Budget: lots"}, 400, "X-SWC-Budget", false},
 		{"bad conversation id", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`, []string{"X-SWC-Conversation: a b/c"}, 400, "X-SWC-Conversation", false},
@@ -44,25 +49,39 @@ func TestProxyBadInput(t *testing.T) {
 			n := e.up.count()
 			resp := e.post(t, tc.path, tc.body, tc.headers...)
 			got := readAll(t, resp)
-			if resp.StatusCode != tc.status || !strings.Contains(got, tc.want) {
-				t.Errorf("got %d %s; want %d with %q", resp.StatusCode, got, tc.status, tc.want)
+			reason := resp.Header.Get(swchttp.HeaderPassthrough)
+			if resp.StatusCode != tc.status || !strings.Contains(got, tc.want) && !strings.Contains(reason, tc.want) {
+				t.Errorf("got %d %s (X-SWC-Passthrough %q); want %d with %q", resp.StatusCode, got, reason, tc.status, tc.want)
 			}
-			if reached := e.up.count() > n; reached != tc.upstream {
+			reached := e.up.count() > n
+			if reached != tc.upstream {
 				t.Errorf("reached the upstream: %v; want %v", reached, tc.upstream)
+			}
+			if !reached {
+				return
+			}
+			if sent, _ := e.up.last(t); string(sent) != tc.body {
+				t.Errorf("the upstream got %q; want the body byte for byte", sent)
+			}
+			if reason != "" && resp.Header.Get(swchttp.HeaderMode) != "passthrough" {
+				t.Errorf("X-SWC-Mode %q with a passthrough reason", resp.Header.Get(swchttp.HeaderMode))
 			}
 		})
 	}
 }
 
+// TestProxyBudgetTooSmall: a request whose recent messages alone exceed
+// the budget is not compressed; it goes upstream as it came, saying why.
 func TestProxyBudgetTooSmall(t *testing.T) {
 	e := newProxyEnv(t)
-	resp := e.post(t, "/v1/chat/completions", openAIBody(t, loadtest.AgentHistory(400, 0), ""), "X-SWC-Budget: 20")
+	body := openAIBody(t, loadtest.AgentHistory(400, 0), "")
+	resp := e.post(t, "/v1/chat/completions", body, "X-SWC-Budget: 20")
 	got := readAll(t, resp)
-	if resp.StatusCode != 400 || !strings.Contains(got, "budget is 20") {
-		t.Errorf("got %d %s", resp.StatusCode, got)
+	if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "passthrough" || !strings.Contains(resp.Header.Get(swchttp.HeaderPassthrough), "budget is 20") {
+		t.Errorf("got %d %s %v", resp.StatusCode, got, resp.Header)
 	}
-	if e.up.count() != 0 {
-		t.Error("an over-budget request went upstream")
+	if sent, _ := e.up.last(t); string(sent) != body {
+		t.Error("the request did not go upstream byte for byte")
 	}
 }
 

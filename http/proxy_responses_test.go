@@ -247,6 +247,9 @@ func TestProxyResponsesProviderHistory(t *testing.T) {
 			if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "passthrough" || resp.Header.Get(swchttp.HeaderTokensBefore) != "" {
 				t.Errorf("status %d mode %q before %q", resp.StatusCode, resp.Header.Get(swchttp.HeaderMode), resp.Header.Get(swchttp.HeaderTokensBefore))
 			}
+			if why := resp.Header.Get(swchttp.HeaderPassthrough); why != "provider history: "+name {
+				t.Errorf("X-SWC-Passthrough %q", why)
+			}
 			got, _ := e.up.last(t)
 			if string(got) != body {
 				t.Errorf("upstream got\n%.200s\nwant it byte for byte\n%.200s", got, body)
@@ -305,27 +308,38 @@ func TestProxyResponsesPinned(t *testing.T) {
 	}
 }
 
-// TestProxyResponsesErrors: bad input is answered in OpenAI's error shape,
+// TestProxyResponsesErrors: malformed JSON is answered in OpenAI's error
+// shape; input swc cannot read goes upstream as it came, the reason
 // naming the item.
 func TestProxyResponsesErrors(t *testing.T) {
 	e := newProxyEnv(t)
-	for _, tt := range []struct{ body, want string }{
-		{`{"model":"gpt-5","input":`, "malformed JSON"},
-		{`{"model":"gpt-5","input":[{"role":"robot","content":"x"}]}`, `input[0].role: unknown role`},
-		{`{"model":"gpt-5","input":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"role":"user","content":"x"},{"type":"function_call_output","call_id":"c","output":"y"}]}`, `function_call "c" is answered only after input[1]`},
+	for _, tt := range []struct {
+		body, want string
+		status     int
+	}{
+		{`{"model":"gpt-5","input":`, "malformed JSON", 400},
+		{`{"model":"gpt-5","input":[{"role":"robot","content":"x"}]}`, `input[0].role: unknown role`, 200},
+		{`{"model":"gpt-5","input":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"role":"user","content":"x"},{"type":"function_call_output","call_id":"c","output":"y"}]}`, `function_call "c" is answered only after input[1]`, 200},
 	} {
+		n := e.up.count()
 		resp := e.post(t, "/v1/responses", tt.body)
 		b := readAll(t, resp)
-		var v struct {
-			Error struct{ Message, Type, Code string }
+		if tt.status == 400 {
+			var v struct {
+				Error struct{ Message, Type, Code string }
+			}
+			json.Unmarshal([]byte(b), &v)
+			if resp.StatusCode != 400 || !strings.Contains(v.Error.Message, tt.want) || v.Error.Type != "invalid_request_error" || e.up.count() != n {
+				t.Errorf("%s: status %d %s; want 400 containing %q", tt.body, resp.StatusCode, b, tt.want)
+			}
+			continue
 		}
-		json.Unmarshal([]byte(b), &v)
-		if resp.StatusCode != 400 || !strings.Contains(v.Error.Message, tt.want) || v.Error.Type != "invalid_request_error" {
-			t.Errorf("%s: status %d %s; want 400 containing %q", tt.body, resp.StatusCode, b, tt.want)
+		if why := resp.Header.Get(swchttp.HeaderPassthrough); resp.StatusCode != tt.status || !strings.Contains(why, tt.want) {
+			t.Errorf("%s: status %d, X-SWC-Passthrough %q; want %d and %q", tt.body, resp.StatusCode, why, tt.status, tt.want)
 		}
-	}
-	if e.up.count() != 0 {
-		t.Errorf("the upstream got %d requests", e.up.count())
+		if sent, _ := e.up.last(t); string(sent) != tt.body {
+			t.Errorf("%s: the upstream got %s", tt.body, sent)
+		}
 	}
 }
 

@@ -47,14 +47,15 @@ func (s *Server) responsesRoutes(mux *routeMux) {
 // providerHistory relays a Responses request whose history is stored at
 // the provider (previous_response_id, conversation, item_reference, or no
 // input at all) as it came, since compressing what it carries cannot
-// shorten the history the model reads; it reports whether it did.
+// shorten the history the model reads (X-SWC-Passthrough: "provider
+// history: " and why); it reports whether it did.
 func (s *Server) providerHistory(w http.ResponseWriter, r *http.Request, up Upstream, body []byte) bool {
 	why := chat.ProviderHistory(body)
 	if why == "" {
 		return false
 	}
 	s.proxy.metrics.requests.WithLabelValues(protoResponses.name, modePassthrough).Inc()
-	s.forward(w, r, protoResponses, up, body, &proxyOut{mode: modePassthrough})
+	s.forward(w, r, protoResponses, up, body, &proxyOut{mode: modePassthrough, passthrough: "provider history: " + why})
 	return true
 }
 

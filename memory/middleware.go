@@ -122,8 +122,9 @@ func spliceOpenAI(in *chat.Input, res *Result) ([]byte, error) {
 }
 
 // spliceAnthropic writes the request body with the memory appended to
-// system and the kept messages as they came (a source message only partly
-// kept — its tool results went into the memory — is rewritten). With mark,
+// system and the kept messages as they came (a source message whose tool
+// results went into the memory is kept without its tool_result blocks,
+// every other byte as it came; one otherwise partly kept is rewritten). With mark,
 // the memory block gets a cache_control mark when the body's marks leave
 // room (MaxBreakpoints).
 func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
@@ -154,6 +155,10 @@ func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
 			if s >= 0 && in.Origin[s] == o {
 				part = append(part, s)
 			}
+		}
+		if b, ok := keptWithoutResults(in, o, part); ok {
+			msgs = append(msgs, b)
+			continue
 		}
 		sub := make([]int, len(part))
 		copy(sub, part)

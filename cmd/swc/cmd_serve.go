@@ -166,7 +166,7 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	fs.IntVar(&f.burst, "burst", swchttp.DefaultBurst, "requests a key may burst above --rate")
 	fs.Int64Var(&f.maxBody, "max-body", swchttp.DefaultMaxBody, "largest request body, bytes (413 above)")
 	fs.Int64Var(&f.maxMessage, "max-message", swchttp.DefaultMaxMessage, "largest message content, bytes, appended or stored by the proxy (X-SWC-Conversation; 400 above)")
-	fs.IntVar(&f.maxMessages, "max-messages", swchttp.DefaultMaxMessages, "most messages of one request, 400 above: a proxied request's history; an append's batch (which takes at most 1000 in any case)")
+	fs.IntVar(&f.maxMessages, "max-messages", swchttp.DefaultMaxMessages, "most messages of one request: a proxied request's history (one over it goes upstream uncompressed, X-SWC-Mode: passthrough); an append's batch (400 above; it takes at most 1000 in any case)")
 	fs.Int64Var(&f.rateBytes, "rate-bytes", 0, "when positive, a request counts one against --rate per this many bytes of its body (at least one, at most --burst): large bodies cost what they weigh")
 	fs.DurationVar(&f.sessionGap, "session-gap", 30*time.Minute, "silence that starts a new session")
 	fs.IntVar(&f.sessionTurns, "session-turns", 20, "messages after which a new session starts (without explicit session ids)")

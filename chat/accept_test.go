@@ -1,0 +1,73 @@
+package chat
+
+import (
+	"testing"
+
+	"github.com/swcmem/swc"
+)
+
+// TestAcceptClaudeCode: a Messages request as Claude Code sends it parses
+// (on the fast path): the mid-conversation system messages are history in
+// their place (InPlace, not instructions), every block swc does not read
+// stands as a placeholder naming its type, and the raw messages are the
+// request's bytes.
+func TestAcceptClaudeCode(t *testing.T) {
+	if parseFast([]byte(claudeCodeBody), Anthropic, false) == nil {
+		t.Error("the fast path left a Claude Code request to the general parser")
+	}
+	in, err := Parse([]byte(claudeCodeBody), Anthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		role    swc.Role
+		inPlace bool
+		where   string
+		content string
+	}{
+		{swc.RoleSystem, false, "system", "You are Claude Code."},
+		{swc.RoleUser, false, "messages[0]", "fix the failing test"},
+		{swc.RoleSystem, true, "messages[1]", "<system-reminder>todo list is empty</system-reminder>"},
+		{swc.RoleAssistant, false, "messages[2]", "[thinking]\n[redacted_thinking]\nRunning the tests."},
+		{swc.RoleTool, false, "messages[3].content[0]", "[error] FAIL x_test.go:12\n[image]"},
+		{swc.RoleUser, false, "messages[3]", "<system-reminder>file changed</system-reminder>"},
+		{swc.RoleSystem, true, "messages[4]", "Plan mode is off."},
+		{swc.RoleAssistant, false, "messages[5]", "[server_tool_use]\n[web_search_tool_result]\n[mcp_tool_use]\n[mcp_tool_result]\nFound it."},
+		{swc.RoleUser, false, "messages[6]", "[container_upload]\n[document]\n[search_result]\ngo on"},
+	}
+	if len(in.Messages) != len(want) {
+		t.Fatalf("%d messages; want %d: %+v", len(in.Messages), len(want), in.Messages)
+	}
+	for i, w := range want {
+		m := in.Messages[i]
+		if m.Role != w.role || m.InPlace != w.inPlace || in.Where[i] != w.where || m.Content != w.content {
+			t.Errorf("message %d: %s in place %v at %s %q; want %s %v %s %q", i, m.Role, m.InPlace, in.Where[i], m.Content, w.role, w.inPlace, w.where, w.content)
+		}
+		if IsInstruction(m) != (i == 0) {
+			t.Errorf("message %d: IsInstruction %v", i, IsInstruction(m))
+		}
+	}
+	for _, k := range []string{"tools", "thinking", "context_management", "stream", "model", "max_tokens"} {
+		if _, ok := in.Body[k]; !ok {
+			t.Errorf("body field %q not kept", k)
+		}
+	}
+}
+
+func TestWithoutToolResults(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}, {"type":"image","source":{}}],"x":1}`,
+			`{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"image","source":{}}],"x":1}`},
+		{`{"content" : [ {"type":"tool_result","tool_use_id":"t"} , {"Type":"text","text":"b"} ] ,"role":"user"}`,
+			`{"content" : [{"Type":"text","text":"b"}] ,"role":"user"}`},
+		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}`, ""},
+		{`{"role":"user","content":[{"type":"text","text":"a"}]}`, ""},
+		{`{"role":"user","content":"a"}`, ""},
+		{`[1]`, ""},
+	} {
+		got, ok := WithoutToolResults([]byte(tc.in))
+		if ok != (tc.want != "") || string(got) != tc.want {
+			t.Errorf("WithoutToolResults(%s) = %s, %v; want %s", tc.in, got, ok, tc.want)
+		}
+	}
+}

@@ -115,9 +115,5 @@ func (p *plan) body() ([]byte, error) {
 		}
 		items = append(items, raw)
 	}
-	top, err := decodeObject(p.q.Body)
-	if err != nil {
-		return nil, err
-	}
-	return top.with(c.list, items), nil
+	return p.q.Replay.top.with(c.list, items), nil
 }

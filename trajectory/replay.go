@@ -118,14 +118,24 @@ func (r *Replay) Measure(body []byte) (int, string) {
 
 // Breaches returns the provider-rule breaches of a compressed body
 // (see the codecs' validate).
-func (r *Replay) Breaches(body []byte) []string {
+func (r *Replay) Breaches(body []byte) []string { return r.decode(body).breaches }
+
+// sent is a body as sent, decoded once for the checks of a row.
+type sent struct {
+	top      object
+	items    []json.RawMessage
+	breaches []string
+}
+
+// decode reads a sent body and checks it.
+func (r *Replay) decode(body []byte) *sent {
 	o, err := decodeObject(body)
 	if err != nil {
-		return []string{fmt.Sprintf("body: %v", err)}
+		return &sent{breaches: []string{fmt.Sprintf("body: %v", err)}}
 	}
 	items, err := o.list(r.codec.list)
 	if err != nil {
-		return []string{fmt.Sprintf("body: %v", err)}
+		return &sent{breaches: []string{fmt.Sprintf("body: %v", err)}}
 	}
-	return r.codec.validate(o, items)
+	return &sent{top: o, items: items, breaches: r.codec.validate(o, items)}
 }

@@ -20,6 +20,7 @@ type Request struct {
 	// string values of its tool calls' arguments.
 	Next string
 
+	self   *sent  // Body decoded, once a condition sent it unchanged
 	kinds  []kind // per message of Input
 	costs  []int  // per message of Input
 	Tokens int    // the messages' tokens as sent uncompressed
@@ -124,4 +125,16 @@ func bodyText(body []byte) string {
 	var b bytes.Buffer
 	jsonStrings(&b, body)
 	return b.String()
+}
+
+// decode is Replay.decode, done once for the request's own body (sent
+// unchanged by every condition that had nothing to do).
+func (q *Request) decode(body []byte) *sent {
+	if !bytes.Equal(body, q.Body) {
+		return q.Replay.decode(body)
+	}
+	if q.self == nil {
+		q.self = q.Replay.decode(body)
+	}
+	return q.self
 }

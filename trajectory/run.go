@@ -73,8 +73,8 @@ func (r *Runner) Run(ctx context.Context) error {
 type group struct {
 	cond     Condition
 	budget   int
-	complete bool   // every row already written
-	prev     []byte // the previous request's sent body; nil after a refusal
+	complete bool  // every row already written
+	prev     *sent // the previous request's sent body; nil after a refusal
 }
 
 // replay runs every request of rp; progress is told of each row.
@@ -151,12 +151,13 @@ func (r *Runner) compress(ctx context.Context, q *Request, g *group, targets []s
 			row.Lost = append(row.Lost, id)
 		}
 	}
-	row.Breaches = rp.Breaches(body)
+	out := q.decode(body)
+	row.Breaches = out.breaches
 	if g.prev != nil {
-		s := PrefixStable(g.prev, body, rp.codec.list)
+		s := prefixStable(g.prev, out, rp.codec.list)
 		row.Stable = &s
 	}
-	g.prev = body
+	g.prev = out
 	return row
 }
 

@@ -12,7 +12,21 @@ import "bytes"
 func PrefixStable(prev, cur []byte, list string) bool {
 	p, err1 := decodeObject(prev)
 	c, err2 := decodeObject(cur)
-	if err1 != nil || err2 != nil || len(p) != len(c) {
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	pl, err1 := p.list(list)
+	cl, err2 := c.list(list)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return prefixStable(&sent{top: p, items: pl}, &sent{top: c, items: cl}, list)
+}
+
+// prefixStable is PrefixStable of decoded bodies.
+func prefixStable(prev, cur *sent, list string) bool {
+	p, c := prev.top, cur.top
+	if p == nil || c == nil || len(p) != len(c) {
 		return false
 	}
 	for k, v := range p {
@@ -24,9 +38,8 @@ func PrefixStable(prev, cur []byte, list string) bool {
 			return false
 		}
 	}
-	pl, err1 := p.list(list)
-	cl, err2 := c.list(list)
-	if err1 != nil || err2 != nil || len(pl) > len(cl) {
+	pl, cl := prev.items, cur.items
+	if len(pl) > len(cl) {
 		return false
 	}
 	for i := range pl {

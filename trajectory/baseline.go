@@ -69,14 +69,15 @@ func (TrimHalf) Compress(_ context.Context, q *Request, budget int) ([]byte, err
 }
 
 // lastHalf returns the last half of s after a line saying the first half
-// is omitted; the cut moves to the next line break within a tenth of s.
+// is omitted; a cut inside a line moves to the next line break within a
+// tenth of s, else back to the start of a character.
 func lastHalf(s string) string {
 	cut := len(s) / 2
-	if nl := strings.IndexByte(s[cut:], '\n'); nl >= 0 && nl <= len(s)/10 {
+	if nl := strings.IndexByte(s[cut:], '\n'); cut > 0 && s[cut-1] != '\n' && nl >= 0 && nl <= len(s)/10 {
 		cut += nl + 1
 	}
-	for cut < len(s) && !utf8.RuneStart(s[cut]) {
-		cut++
+	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
+		cut--
 	}
 	return "[first half of the output omitted]\n" + s[cut:]
 }

@@ -109,6 +109,9 @@ func TestTinyFRR(t *testing.T) {
 			if !near(c.FRR, tt.frr) || !near(c.Pooled, tt.pooled) {
 				t.Errorf("%s@%d: FRR %v pooled %v, want %v and %v", name, tt.budget, c.FRR, c.Pooled, tt.frr, tt.pooled)
 			}
+			if wantN := min(tt.over, 3); c.FRROverN != wantN || wantN > 0 && !near(c.FRROver, tt.frr) {
+				t.Errorf("%s@%d: FRR over the budget %v of %d, want %v of %d", name, tt.budget, c.FRROver, c.FRROverN, tt.frr, wantN)
+			}
 			if c.Breaches != 0 || c.Refusals != 0 || c.OverBudget != tt.over {
 				t.Errorf("%s: breaches %d refusals %d over %d, want 0 0 %d", name, c.Breaches, c.Refusals, c.OverBudget, tt.over)
 			}

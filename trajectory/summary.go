@@ -42,6 +42,12 @@ type Cell struct {
 	FRRN      int     `json:"frr_n"`
 	NoTargets int     `json:"no_targets"`
 	Pooled    float64 `json:"frr_pooled"`
+	// FRROver is the mean FRR over the FRROverN of those requests whose
+	// uncompressed messages exceed the budget: those a compressor had to
+	// change (the others fit, and every condition but masking sends them
+	// whole).
+	FRROver  float64 `json:"frr_over"`
+	FRROverN int     `json:"frr_over_n"`
 	// RawTokens and SentTokens are summed over the requests not refused;
 	// Ratio is SentTokens/RawTokens.
 	RawTokens  int64   `json:"raw_tokens"`
@@ -69,7 +75,7 @@ func Summarize(s Settings, rows []Row) *Summary {
 	}
 	type acc struct {
 		c          Cell
-		frr        float64
+		frr, over  float64
 		ret, tgt   int
 		wall, cpus []float64
 	}
@@ -112,6 +118,10 @@ func Summarize(s Settings, rows []Row) *Summary {
 			c.FRRN++
 			a.ret += r.Retained
 			a.tgt += r.Targets
+			if r.RawTokens > r.Budget {
+				a.over += f
+				c.FRROverN++
+			}
 		} else {
 			c.NoTargets++
 		}
@@ -125,6 +135,7 @@ func Summarize(s Settings, rows []Row) *Summary {
 				}
 				c := a.c
 				c.FRR, c.Pooled = ratio(a.frr, float64(c.FRRN)), ratio(float64(a.ret), float64(a.tgt))
+				c.FRROver = ratio(a.over, float64(c.FRROverN))
 				c.Ratio = ratio(float64(c.SentTokens), float64(c.RawTokens))
 				c.StableShare = ratio(float64(c.Stable), float64(c.Pairs))
 				c.WallP50, c.WallP99 = Percentile(a.wall, 50), Percentile(a.wall, 99)

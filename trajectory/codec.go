@@ -32,6 +32,7 @@ type codec struct {
 var codecs = map[chat.Format]*codec{
 	chat.OpenAI:    {format: chat.OpenAI, list: "messages", assistant: roleIs("assistant"), turn: openAITurn, rewrite: openAIRewrite, validate: validateOpenAI},
 	chat.Anthropic: {format: chat.Anthropic, list: "messages", assistant: roleIs("assistant"), turn: anthropicTurn, rewrite: anthropicRewrite, validate: validateAnthropic},
+	chat.Responses: {format: chat.Responses, list: "input", assistant: responsesAssistant, turn: responsesTurn, rewrite: responsesRewrite, validate: validateResponses},
 }
 
 // codecOf returns the codec of format f, or an error naming the formats
@@ -40,7 +41,7 @@ func codecOf(f chat.Format) (*codec, error) {
 	if c := codecs[f]; c != nil {
 		return c, nil
 	}
-	return nil, fmt.Errorf("format %s: the trajectory bench replays openai and anthropic request bodies", f)
+	return nil, fmt.Errorf("format %s: the trajectory bench replays openai, anthropic and responses request bodies", f)
 }
 
 type roleOnly struct {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc/chat"
 )
 
 // The hand count of testdata/tiny.json (both forms: the same run as Chat
@@ -42,25 +44,33 @@ var tinyTargets = [][]string{
 	nil,
 }
 
+// loadTiny returns the tiny run in its three forms: Chat Completions and
+// Messages (tiny.json), Responses (tiny_responses.json, a plain body).
 func loadTiny(t *testing.T) []Trajectory {
 	t.Helper()
-	data, err := os.ReadFile("testdata/tiny.json")
-	if err != nil {
-		t.Fatal(err)
+	var out []Trajectory
+	for _, f := range []string{"tiny.json", "tiny_responses.json"} {
+		data, err := os.ReadFile("testdata/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := parseFile(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tr)
 	}
-	tr, err := parseFile("tiny", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []Trajectory{tr}
+	return out
 }
 
 func TestTinyTargets(t *testing.T) {
-	tr := loadTiny(t)[0]
-	if len(tr.Bodies) != 2 {
-		t.Fatalf("bodies: %d, want openai and anthropic", len(tr.Bodies))
+	trajs := loadTiny(t)
+	bodies := append(trajs[0].Bodies, trajs[1].Bodies...)
+	if len(bodies) != 3 || bodies[2].Format != chat.Responses {
+		t.Fatalf("bodies: %+v, want openai, anthropic and responses", bodies)
 	}
-	for _, b := range tr.Bodies {
+	for _, b := range bodies {
+		tr := trajs[0]
 		rp, err := NewReplay(tr.Name, b)
 		if err != nil {
 			t.Fatal(err)
@@ -98,8 +108,8 @@ func TestTinyFRR(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := Summarize(Settings{Budgets: []int{tt.budget}, Conditions: []string{tt.cond.Name()}}, rows)
-		if len(s.Cells) != 2 {
-			t.Fatalf("%d cells, want openai and anthropic", len(s.Cells))
+		if len(s.Cells) != 3 {
+			t.Fatalf("%d cells, want openai, anthropic and responses", len(s.Cells))
 		}
 		for _, c := range s.Cells {
 			name := c.Format + " " + c.Condition

@@ -38,12 +38,14 @@ var wrapperFormats = []struct {
 }{
 	{"openai", chat.OpenAI},
 	{"anthropic", chat.Anthropic},
+	{"responses", chat.Responses},
 }
 
 // Load reads every *.json file of dir, in name order: a trajectory file
-// (an object with "openai" and/or "anthropic" request bodies; a null one
-// is absent) or a plain request body (its format detected by chat.Detect;
-// the trajectory is named after the file). It also returns the SHA-256 of
+// (an object with "openai", "anthropic" and/or "responses" request
+// bodies; a null one is absent) or a plain request body (Chat Completions, Messages or
+// Responses, told apart by their fields; the trajectory is named after
+// the file). It also returns the SHA-256 of
 // the files' names and bytes, so that a resumed run can tell whether the
 // data changed. It returns an EINVALID error naming the file for one that
 // is neither, or for a body in a format the bench does not replay.
@@ -100,7 +102,7 @@ func parseFile(name string, data []byte) (Trajectory, error) {
 		}
 		return t, nil
 	}
-	f, err := chat.Detect(data)
+	f, err := detect(o, data)
 	if err != nil {
 		return t, err
 	}
@@ -109,6 +111,18 @@ func parseFile(name string, data []byte) (Trajectory, error) {
 	}
 	t.Bodies = []Body{{Format: f, Data: bytes.TrimSpace(data)}}
 	return t, nil
+}
+
+// detect returns a request body's format: responses for a body with
+// "input" and no "messages" (chat.Detect knows the formats a message list
+// alone can be in), else chat.Detect's answer.
+func detect(o object, data []byte) (chat.Format, error) {
+	_, input := o["input"]
+	_, messages := o["messages"]
+	if input && !messages {
+		return chat.Responses, nil
+	}
+	return chat.Detect(data)
 }
 
 // isWrapper reports whether o is a trajectory file rather than a request

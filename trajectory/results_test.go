@@ -29,8 +29,8 @@ func TestResultsResume(t *testing.T) {
 		}
 		return written, res.Rows()
 	}
-	if n, rows := run(Truncation{}); n != 20 || len(rows) != 20 {
-		t.Fatalf("first run wrote %d rows, holds %d; want 20", n, len(rows))
+	if n, rows := run(Truncation{}); n != 30 || len(rows) != 30 {
+		t.Fatalf("first run wrote %d rows, holds %d; want 30", n, len(rows))
 	}
 	// a run killed while writing: the last row torn
 	path := filepath.Join(dir, ResultsFile)
@@ -41,8 +41,8 @@ func TestResultsResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, rows := run(Truncation{}, Mask{K: 1})
-	if n != 21 || len(rows) != 40 {
-		t.Fatalf("resumed run wrote %d rows, holds %d; want 21 (the torn one and mask-1's 20) and 40", n, len(rows))
+	if n != 31 || len(rows) != 60 {
+		t.Fatalf("resumed run wrote %d rows, holds %d; want 31 (the torn one and mask-1's 30) and 60", n, len(rows))
 	}
 	var stable int
 	for _, r := range rows {
@@ -50,15 +50,15 @@ func TestResultsResume(t *testing.T) {
 			stable++
 		}
 	}
-	if stable != 8 { // 4 pairs in each format, all within the budget: unchanged
-		t.Errorf("%d stable truncation rows at 100000, want 8", stable)
+	if stable != 12 { // 4 pairs in each format, all within the budget: unchanged
+		t.Errorf("%d stable truncation rows at 100000, want 12", stable)
 	}
 	if n, _ := run(Truncation{}, Mask{K: 1}); n != 0 {
 		t.Errorf("a finished run wrote %d rows again", n)
 	}
 	data, _ = os.ReadFile(path)
-	if got := strings.Count(string(data), "\n"); got != 40 {
-		t.Errorf("results.jsonl has %d lines, want 40", got)
+	if got := strings.Count(string(data), "\n"); got != 60 {
+		t.Errorf("results.jsonl has %d lines, want 60", got)
 	}
 	key.Version = "other"
 	if err := CheckResume(dir, key); swc.ErrorCode(err) != swc.EINVALID {

@@ -29,6 +29,9 @@ func TestValidate(t *testing.T) {
 		{"anthropic empty text", chat.Anthropic, `{"messages":[{"role":"user","content":""}]}`, "empty text"},
 		{"anthropic ends with a call", chat.Anthropic, `{"messages":[{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]}]}`, "without results"},
 		{"not an object", chat.OpenAI, `[1]`, "not a JSON object"},
+		{"responses ok", chat.Responses, `{"input":[{"role":"user","content":"u"},{"type":"reasoning","id":"r"},{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"b","output":"x"},{"type":"function_call_output","call_id":"a","output":"y"}]}`, ""},
+		{"responses unanswered", chat.Responses, `{"input":[{"role":"user","content":"u"},{"type":"function_call","call_id":"a","name":"f","arguments":"{}"}]}`, `call "a" answered 0 times`},
+		{"responses orphan", chat.Responses, `{"input":[{"role":"user","content":"u"},{"type":"function_call_output","call_id":"a","output":"x"}]}`, `output "a" answers no call before it`},
 	}
 	for _, tt := range tests {
 		rp := &Replay{Format: tt.format, codec: codecs[tt.format]}

@@ -33,11 +33,17 @@ func TestBenchTrajectories(t *testing.T) {
 	if err := json.Unmarshal(data, &sum); err != nil {
 		t.Fatal(err)
 	}
-	// tiny (openai, anthropic) and tiny-text (openai): 2 formats × 2 budgets × 6 conditions
-	if len(sum.Cells) != 24 {
-		t.Errorf("%d cells, want 24", len(sum.Cells))
+	// tiny (openai, anthropic), tiny-text (openai), tiny_responses:
+	// 3 formats × 2 budgets × 6 conditions
+	if len(sum.Cells) != 36 {
+		t.Errorf("%d cells, want 36", len(sum.Cells))
 	}
-	for _, want := range []string{"mask-10", "swc-anchored", "anthropic"} {
+	for _, c := range sum.Cells {
+		if c.Breaches > 0 || c.Requests == 0 {
+			t.Errorf("%s %s@%d: %d breaches in %d requests", c.Format, c.Condition, c.Budget, c.Breaches, c.Requests)
+		}
+	}
+	for _, want := range []string{"mask-10", "swc-anchored", "anthropic", "responses"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the table does not show %q:\n%s", want, stdout)
 		}

@@ -29,7 +29,7 @@ func trajectorySections(s *trajectory.Summary) []section {
 		"Conditions: " + strings.Join(st.Conditions, ", "),
 		"Version: " + st.Version,
 	}}, {ID: "metrics", Title: "Metrics", Items: []string{
-		"FRR (forward-reference retention): of the identifiers the next assistant turn uses (text and tool-call arguments: paths, dotted, snake_case and camelCase names, numbers of 3+ digits) that the request held only in tool outputs or observations, the share present in the sent request's text; mean over the requests with at least one (n); refusals left out. FRR over: the same over the requests whose uncompressed messages exceed the budget (n over), the ones a compressor had to change.",
+		"FRR (forward-reference retention): of the identifiers the next assistant turn uses (text and tool-call arguments: paths, dotted, snake_case and camelCase names, numbers of 3+ digits) that the request held only in tool outputs or observations, the share present in the sent request's text; mean over the requests with at least one (their number in brackets); refusals left out. FRR over: the same over the requests whose uncompressed messages exceed the budget, the ones a compressor had to change.",
 		"Sent/raw: tokens of the sent messages over the uncompressed ones, summed over the requests not refused (cl100k_base, 4 a message).",
 		"Refused: the compressor returned an error. Breaches: sent bodies breaking a provider rule (a tool call not answered by exactly one result right after it; Anthropic: first message a user's, roles alternating). Over: sent requests still over the budget.",
 		"Stable prefix: of consecutive requests of one run (both compressed), the share whose sent message list starts with the previous request's, byte for byte, every other field unchanged (a prompt cache hit on the whole previous request).",
@@ -40,12 +40,12 @@ func trajectorySections(s *trajectory.Summary) []section {
 			Text: []string{"One table per budget. The chart after the tables plots each condition's mean FRR against its sent/raw token ratio, one point per budget."}}
 		for _, b := range st.Budgets {
 			t := table{Caption: fmt.Sprintf("%s, budget %d tokens.", f, b),
-				Header: []string{"Condition", "FRR", "n", "FRR over", "n over", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
+				Header: []string{"Condition", "FRR (n)", "FRR over (n)", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
 			for _, c := range s.Cells {
 				if c.Format != f || c.Budget != b {
 					continue
 				}
-				t.Rows = append(t.Rows, []string{c.Condition, frrCell(c), strconv.Itoa(c.FRRN), ratioCell(c.FRROver, c.FRROverN > 0), strconv.Itoa(c.FRROverN), ratioCell(c.Ratio, c.RawTokens > 0),
+				t.Rows = append(t.Rows, []string{c.Condition, frrCell(c.FRR, c.FRRN), frrCell(c.FRROver, c.FRROverN), ratioCell(c.Ratio, c.RawTokens > 0),
 					fmt.Sprintf("%d/%d", c.Refusals, c.Requests), strconv.Itoa(c.Breaches), strconv.Itoa(c.OverBudget),
 					stableCell(c), num(c.WallP50, 1) + " / " + num(c.WallP99, 1), num(c.CPUP50, 1) + " / " + num(c.CPUP99, 1)})
 			}
@@ -58,11 +58,12 @@ func trajectorySections(s *trajectory.Summary) []section {
 	return out
 }
 
-func frrCell(c trajectory.Cell) string {
-	if c.FRRN == 0 {
+// frrCell is a mean FRR and its number of requests.
+func frrCell(frr float64, n int) string {
+	if n == 0 {
 		return none
 	}
-	return num(c.FRR, 3)
+	return num(frr, 3) + " (" + strconv.Itoa(n) + ")"
 }
 
 func ratioCell(x float64, ok bool) string {

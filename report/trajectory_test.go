@@ -22,7 +22,7 @@ func TestTrajectoryReport(t *testing.T) {
 	if err := TrajectoryMarkdown(&md, s); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"openai, budget 8000 tokens.", "| truncation | 0.800 | 5 | — | 0 | 0.400 | 0/10 | 0 | 0 | 33.33% |", "| swc | — | 0 | — | 0 | — | 10/10 |"} {
+	for _, want := range []string{"openai, budget 8000 tokens.", "| truncation | 0.800 (5) | — | 0.400 | 0/10 | 0 | 0 | 33.33% |", "| swc | — | — | — | 10/10 |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md.String())
 		}

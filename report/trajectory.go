@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -114,10 +115,26 @@ func TrajectoryChart(s *trajectory.Summary, format string) string {
 	if len(conds) == 0 {
 		return ""
 	}
-	ymax, ticks := scoreTicks(1)
+	// the y axis from a tenth below the lowest mean, so that differences
+	// near 1 show
+	lo := 1.0
+	for _, cs := range points {
+		for _, c := range cs {
+			lo = min(lo, c.FRR)
+		}
+	}
+	ymin := max(0, math.Floor(lo*10-0.5)/10)
+	step := 0.1
+	if 1-ymin <= 0.3 {
+		step = 0.05
+	}
+	var ticks []float64
+	for v := ymin; v <= 1+1e-9; v += step {
+		ticks = append(ticks, v)
+	}
 	f := newFrame("frr-"+format, fmt.Sprintf("FRR against tokens sent, %s (one point per budget)", format),
-		"tokens sent / raw tokens", "mean FRR", 0, ymax)
-	f.yAxis(ticks, func(v float64) string { return num(v, 1) })
+		"tokens sent / raw tokens", "mean FRR", ymin, 1)
+	f.yAxis(ticks, func(v float64) string { return num(v, 2) })
 	x := func(r float64) float64 { return marginLeft + f.plotW()*(0.02+0.96*min(max(r, 0), 1)) }
 	var xs []float64
 	var labels []string

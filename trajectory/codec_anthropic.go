@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -162,7 +164,7 @@ func validateAnthropic(_ object, items []json.RawMessage) []string {
 			}
 			delete(answered, id)
 		}
-		for id := range answered {
+		for _, id := range slices.Sorted(maps.Keys(answered)) {
 			out = append(out, fmt.Sprintf("messages[%d]: tool_result %q answers no tool_use of the message before", i, id))
 		}
 		pending = uses

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -139,8 +141,8 @@ func validateResponses(_ object, items []json.RawMessage) []string {
 			answers[it.CallID]++
 		}
 	}
-	for id, i := range calls {
-		if answers[id] != 1 {
+	for _, id := range slices.Sorted(maps.Keys(calls)) {
+		if i := calls[id]; answers[id] != 1 {
 			out = append(out, fmt.Sprintf("input[%d]: call %q answered %d times (want once)", i, id, answers[id]))
 		}
 	}

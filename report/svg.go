@@ -37,6 +37,11 @@ var conditionColors = map[string]string{
 	"swc-anchored":     "#4E79A7",
 	"swc-select":       "#B07AA1",
 	"swc-recall":       "#9C755F",
+	// the trajectory bench's conditions
+	"swc":       "#1F77B4",
+	"mask-5":    "#FF9DA7",
+	"mask-10":   "#9467BD",
+	"trim-half": "#17BECF",
 }
 
 var extraColors = []string{"#FF9DA7", "#BAB0AC", "#1F77B4", "#8C564B", "#17BECF", "#BCBD22", "#D62728", "#9467BD"}

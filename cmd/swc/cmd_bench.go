@@ -36,10 +36,11 @@ type benchFlags struct {
 	gold                                 goldFlags
 	budgets                              string
 	saveContexts                         bool
+	trajectories, strategies             string
 }
 
 func runBench(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "bench", "[--data FILE] [--conditions LIST] [--conversations LIST] [--budget 4000] [--out DIR] [--offline | --qa PROVIDER:MODEL --judge PROVIDER:MODEL] [--gold original|corrected] [--judge-prompt paper|strict] [engine flags]")
+	fs := newFlags(env, "bench", "[--data FILE | --trajectories DIR] [--conditions LIST] [--conversations LIST] [--budget 4000] [--out DIR] [--offline | --qa PROVIDER:MODEL --judge PROVIDER:MODEL] [--gold original|corrected] [--judge-prompt paper|strict] [engine flags]")
 	f := &benchFlags{}
 	data := addDataFlags(fs)
 	fs.StringVar(&f.conditions, "conditions", "", "comma-separated conditions (default: all: "+strings.Join(strategy.Names(strategy.All), ",")+"; see 'swc compress -h' for what each keeps)")
@@ -53,10 +54,21 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&f.judgeAudit, "judge-audit", 0, "ask the judge about N sampled questions with deliberately wrong answers")
 	fs.StringVar(&f.budgets, "budgets", "", "comma-separated budgets, e.g. 1000,2000,4000,8000: run every condition at each (DIR/budget-N, each resumable) and draw accuracy-versus-tokens curves (DIR/curves.*); replaces --budget")
 	fs.BoolVar(&f.saveContexts, "save-contexts", false, "write DIR/contexts.jsonl: every context scored (condition, budget, conversation, question_id, tokens, text)")
+	fs.StringVar(&f.trajectories, "trajectories", "", "run the trajectory bench instead: every request of the coding-agent runs in DIR (trajectory files or request bodies) under truncation, mask-5, mask-10, trim-half and swc at --budgets (default "+defaultTrajectoryBudgets+"): forward-reference retention, tokens, refusals, breaches, prefix stability, time (docs/benchmark.md)")
+	fs.StringVar(&f.strategies, "strategies", "", "with --trajectories: more swc strategies to run as conditions (comma-separated compressor strategies, e.g. swc-anchored)")
 	f.eng = addEngineFlags(fs)
 	f.gold.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if f.trajectories != "" {
+		if fs.NArg() > 0 {
+			return usagef("bench: unexpected argument %q", fs.Arg(0))
+		}
+		return runTrajectoryBench(ctx, env, fs, f)
+	}
+	if f.strategies != "" {
+		return usagef("bench: --strategies applies with --trajectories only (LoCoMo conditions are --conditions)")
 	}
 	if err := f.gold.check("bench"); err != nil {
 		return err

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/report"
+	"github.com/swcmem/swc/tokens"
+	"github.com/swcmem/swc/trajectory"
+)
+
+// defaultTrajectoryBudgets are --budgets' default under --trajectories.
+const defaultTrajectoryBudgets = "8000,16000,32000"
+
+// defaultTrajectoryOut is --out's default under --trajectories (not the
+// LoCoMo bench's directory: the two write different rows).
+const defaultTrajectoryOut = "swc-bench-trajectories"
+
+// trajectoryFlags are bench's settings that apply under --trajectories.
+var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budgets": true, "conditions": true, "strategies": true}
+
+// trajectoryConditions returns the conditions of the trajectory bench:
+// the baselines and swc (memory.DefaultOptions, as compress and the proxy
+// run it), then one more per extra compressor strategy, all filtered by
+// --conditions when it is set.
+func trajectoryConditions(conditions, strategies string) ([]trajectory.Condition, error) {
+	base, err := memory.New(memory.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	all := []trajectory.Condition{trajectory.Truncation{}, trajectory.Mask{K: 5}, trajectory.Mask{K: 10}, trajectory.TrimHalf{}, trajectory.NewSWC("swc", base)}
+	for _, name := range splitList(strategies) {
+		o := memory.DefaultOptions()
+		o.Strategy = name
+		c, err := memory.New(o)
+		if err != nil {
+			return nil, usagef("bench: --strategies: %s", swc.ErrorMessage(err))
+		}
+		all = append(all, trajectory.NewSWC(name, c))
+	}
+	want := splitList(conditions)
+	if len(want) == 0 {
+		return all, nil
+	}
+	var out []trajectory.Condition
+	var names []string
+	for _, c := range all {
+		names = append(names, c.Name())
+	}
+	for _, w := range want {
+		i := slices.Index(names, w)
+		if i < 0 {
+			return nil, usagef("bench: --conditions %q: under --trajectories the conditions are %s (more swc strategies with --strategies)", w, strings.Join(names, ", "))
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// runTrajectoryBench is `swc bench --trajectories DIR`: every request of
+// every trajectory in DIR compressed under every condition at every
+// budget, rows in OUT/results.jsonl as they are made (a rerun resumes),
+// then summary.json, summary.csv, report.md and report.html.
+func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benchFlags) error {
+	var other []string
+	outSet := false
+	fs.Visit(func(fl *flag.Flag) {
+		outSet = outSet || fl.Name == "out"
+		if !trajectoryFlags[fl.Name] {
+			other = append(other, "--"+fl.Name)
+		}
+	})
+	if !outSet {
+		f.out = defaultTrajectoryOut
+	}
+	if len(other) > 0 {
+		return usagef("bench: %s do not apply under --trajectories (it takes --out, --budgets, --conditions and --strategies)", strings.Join(other, ", "))
+	}
+	if f.budgets == "" {
+		f.budgets = defaultTrajectoryBudgets
+	}
+	budgets, err := parseBudgets(f.budgets)
+	if err != nil {
+		return err
+	}
+	conds, err := trajectoryConditions(f.conditions, f.strategies)
+	if err != nil {
+		return err
+	}
+	trajs, hash, err := trajectory.Load(f.trajectories)
+	if err != nil {
+		return err
+	}
+	dir := f.out
+	lock, err := bench.LockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := trajectory.CheckResume(dir, trajectory.ResumeKey{DataSHA256: hash, Tokenizer: tokens.Name, Version: Version}); err != nil {
+		return err
+	}
+	res, err := trajectory.OpenResults(dir)
+	if err != nil {
+		return err
+	}
+	defer res.Close()
+	if n := res.Len(); n > 0 {
+		fmt.Fprintf(env.Stderr, "swc: bench: resuming: %d rows already in %s\n", n, filepath.Join(dir, trajectory.ResultsFile))
+	}
+	settings := trajectory.Settings{Data: f.trajectories, DataSHA256: hash, Budgets: budgets, Tokenizer: tokens.Name, Version: Version}
+	for _, t := range trajs {
+		settings.Trajectories = append(settings.Trajectories, t.Name)
+	}
+	for _, c := range conds {
+		settings.Conditions = append(settings.Conditions, c.Name())
+	}
+	bar := newProgress(env.Stderr, env.StderrTTY, "bench trajectories", "requests", time.Now)
+	defer bar.clear()
+	runner := &trajectory.Runner{Trajectories: trajs, Conditions: conds, Budgets: budgets, Done: res.Done, Write: res.Write,
+		Progress: func(done, total int) {
+			bar.update(done, total)
+			if benchProgressHook != nil {
+				benchProgressHook(done, total)
+			}
+		}}
+	fmt.Fprintf(env.Stderr, "swc: bench: %s\n", runner)
+	start := time.Now()
+	if err := runner.Run(ctx); err != nil {
+		return fmt.Errorf("bench: %w (finished rows are kept in %s; rerun the same command to resume)", err, dir)
+	}
+	bar.step("summarising and writing reports…")
+	sum := trajectory.Summarize(settings, res.Rows())
+	if err := report.WriteTrajectories(dir, sum); err != nil {
+		return err
+	}
+	bar.clear()
+	printTrajectoryTable(env, sum)
+	fmt.Fprintf(env.Stderr, "swc: bench: %d rows in %s; wrote %s\n", res.Len(), time.Since(start).Round(time.Millisecond), dir)
+	fmt.Fprintf(env.Stderr, "swc: bench: open %s\n", filepath.Join(dir, report.HTMLFile))
+	return nil
+}
+
+// printTrajectoryTable prints the summary's main figures, a line per cell.
+func printTrajectoryTable(env *Env, s *trajectory.Summary) {
+	fmt.Fprintf(env.Stdout, "%-10s %6s  %-14s %6s %5s %8s %5s %9s %8s %8s %7s %10s\n", "format", "budget", "condition", "FRR", "n", "FRR-over", "n", "sent/raw", "refused", "breaches", "stable", "p50/p99ms")
+	for _, c := range s.Cells {
+		frr, over, stable := "—", "—", "—"
+		if c.FRRN > 0 {
+			frr = fmt.Sprintf("%.3f", c.FRR)
+		}
+		if c.FRROverN > 0 {
+			over = fmt.Sprintf("%.3f", c.FRROver)
+		}
+		if c.Pairs > 0 {
+			stable = fmt.Sprintf("%.1f%%", 100*c.StableShare)
+		}
+		fmt.Fprintf(env.Stdout, "%-10s %6d  %-14s %6s %5d %8s %5d %9.3f %8s %8d %7s %10s\n", c.Format, c.Budget, c.Condition, frr, c.FRRN, over, c.FRROverN, c.Ratio,
+			fmt.Sprintf("%d/%d", c.Refusals, c.Requests), c.Breaches, stable, fmt.Sprintf("%.1f/%.1f", c.WallP50, c.WallP99))
+	}
+}

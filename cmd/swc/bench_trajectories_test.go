@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc/trajectory"
+)
+
+// TestBenchTrajectories runs the trajectory bench on the hand-written
+// trajectories of trajectory/testdata: every output is written, the table
+// printed, and a rerun resumes without writing a row again.
+func TestBenchTrajectories(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	args := []string{"bench", "--trajectories", "../../trajectory/testdata", "--out", dir, "--budgets", "50,100000", "--strategies", "swc-anchored"}
+	stdout, stderr, err := run(t, nil, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, f := range []string{"results.jsonl", "summary.json", "summary.csv", "report.md", "report.html", "run.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum trajectory.Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	// tiny (openai, anthropic), tiny-text (openai), tiny_responses:
+	// 3 formats × 2 budgets × 6 conditions
+	if len(sum.Cells) != 36 {
+		t.Errorf("%d cells, want 36", len(sum.Cells))
+	}
+	for _, c := range sum.Cells {
+		if c.Breaches > 0 || c.Requests == 0 {
+			t.Errorf("%s %s@%d: %d breaches in %d requests", c.Format, c.Condition, c.Budget, c.Breaches, c.Requests)
+		}
+	}
+	for _, want := range []string{"mask-10", "swc-anchored", "anthropic", "responses"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the table does not show %q:\n%s", want, stdout)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	if !strings.Contains(string(html), `id="chart-frr-openai"`) {
+		t.Error("report.html has no FRR chart for openai")
+	}
+	rows, _ := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+	_, stderr, err = run(t, nil, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+	if string(again) != string(rows) || !strings.Contains(stderr, "resuming") {
+		t.Errorf("the rerun changed results.jsonl or did not say it resumed:\n%s", stderr)
+	}
+	if _, _, err := run(t, nil, "bench", "--trajectories", "../../trajectory/testdata", "--qa", "anthropic:x"); err == nil || !strings.Contains(err.Error(), "--qa") {
+		t.Errorf("--qa under --trajectories: %v, want a usage error naming it", err)
+	}
+	if _, _, err := run(t, nil, "bench", "--trajectories", "../../trajectory/testdata", "--conditions", "nope", "--out", dir); err == nil || !strings.Contains(err.Error(), "mask-5") {
+		t.Errorf("unknown condition: %v, want an error listing the conditions", err)
+	}
+}

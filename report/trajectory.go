@@ -1,0 +1,234 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/trajectory"
+)
+
+// TrajectoryTitle is the heading of the trajectory bench's reports.
+const TrajectoryTitle = "SWC trajectory benchmark: forward-reference retention in coding-agent tool loops"
+
+// trajectorySections builds the report: the settings, what the metrics
+// mean, a table per format and budget, and per format the chart of FRR
+// against the tokens sent.
+func trajectorySections(s *trajectory.Summary) []section {
+	st := s.Settings
+	out := []section{{ID: "settings", Title: "Settings", Items: []string{
+		"Data: " + st.Data + " (" + strconv.Itoa(len(st.Trajectories)) + " trajectories; sha256 " + short(st.DataSHA256) + ")",
+		"Budgets: " + joinInts(st.Budgets) + " tokens (" + st.Tokenizer + ")",
+		"Conditions: " + strings.Join(st.Conditions, ", "),
+		"Version: " + st.Version,
+	}}, {ID: "metrics", Title: "Metrics", Items: []string{
+		"FRR (forward-reference retention): of the identifiers the next assistant turn uses (text and tool-call arguments: paths, dotted, snake_case and camelCase names, numbers of 3+ digits) that the request held only in tool outputs or observations, the share present in the sent request's text; mean over the requests with at least one (their number in brackets); refusals left out. FRR over: the same over the requests whose uncompressed messages exceed the budget, the ones a compressor had to change.",
+		"Sent/raw: tokens of the sent messages over the uncompressed ones, summed over the requests not refused (cl100k_base, 4 a message).",
+		"Refused: the compressor returned an error. Breaches: sent bodies breaking a provider rule (a tool call not answered by exactly one result right after it; Anthropic: first message a user's, roles alternating). Over: sent requests still over the budget.",
+		"Stable prefix: of consecutive requests of one run (both compressed), the share whose sent message list starts with the previous request's, byte for byte, every other field unchanged (a prompt cache hit on the whole previous request).",
+		"Times: compression of one request, wall clock and process CPU, median and 99th percentile.",
+	}}}
+	for _, f := range s.Formats {
+		sec := section{ID: "format-" + f, Title: "Format " + f, Chart: "frr-" + f,
+			Text: []string{"One table per budget. The chart after the tables plots each condition's mean FRR against its sent/raw token ratio, one point per budget."}}
+		for _, b := range st.Budgets {
+			t := table{Caption: fmt.Sprintf("%s, budget %d tokens.", f, b),
+				Header: []string{"Condition", "FRR (n)", "FRR over (n)", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
+			for _, c := range s.Cells {
+				if c.Format != f || c.Budget != b {
+					continue
+				}
+				t.Rows = append(t.Rows, []string{c.Condition, frrCell(c.FRR, c.FRRN), frrCell(c.FRROver, c.FRROverN), ratioCell(c.Ratio, c.RawTokens > 0),
+					fmt.Sprintf("%d/%d", c.Refusals, c.Requests), strconv.Itoa(c.Breaches), strconv.Itoa(c.OverBudget),
+					stableCell(c), num(c.WallP50, 1) + " / " + num(c.WallP99, 1), num(c.CPUP50, 1) + " / " + num(c.CPUP99, 1)})
+			}
+			if len(t.Rows) > 0 {
+				sec.Tables = append(sec.Tables, t)
+			}
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
+// frrCell is a mean FRR and its number of requests.
+func frrCell(frr float64, n int) string {
+	if n == 0 {
+		return none
+	}
+	return num(frr, 3) + " (" + strconv.Itoa(n) + ")"
+}
+
+func ratioCell(x float64, ok bool) string {
+	if !ok {
+		return none
+	}
+	return num(x, 3)
+}
+
+func stableCell(c trajectory.Cell) string {
+	if c.Pairs == 0 {
+		return none
+	}
+	return pct(c.StableShare)
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// TrajectoryChart draws format's mean FRR (y) against the sent/raw token
+// ratio (x), one line per condition through its budgets (colours fixed per
+// condition name), as an SVG element; "" when no cell of format has an
+// FRR.
+func TrajectoryChart(s *trajectory.Summary, format string) string {
+	var conds []string
+	points := map[string][]trajectory.Cell{}
+	for _, c := range s.Cells {
+		if c.Format != format || c.FRRN == 0 || c.RawTokens == 0 {
+			continue
+		}
+		if points[c.Condition] == nil {
+			conds = append(conds, c.Condition)
+		}
+		points[c.Condition] = append(points[c.Condition], c)
+	}
+	if len(conds) == 0 {
+		return ""
+	}
+	// the y axis from a tenth below the lowest mean, so that differences
+	// near 1 show
+	lo := 1.0
+	for _, cs := range points {
+		for _, c := range cs {
+			lo = min(lo, c.FRR)
+		}
+	}
+	ymin := max(0, math.Floor(lo*10-0.5)/10)
+	step := 0.1
+	if 1-ymin <= 0.3 {
+		step = 0.05
+	}
+	var ticks []float64
+	for v := ymin; v <= 1+1e-9; v += step {
+		ticks = append(ticks, v)
+	}
+	f := newFrame("frr-"+format, fmt.Sprintf("FRR against tokens sent, %s (one point per budget)", format),
+		"tokens sent / raw tokens", "mean FRR", ymin, 1)
+	f.yAxis(ticks, func(v float64) string { return num(v, 2) })
+	x := func(r float64) float64 { return marginLeft + f.plotW()*(0.02+0.96*min(max(r, 0), 1)) }
+	var xs []float64
+	var labels []string
+	for _, t := range []float64{0, 0.2, 0.4, 0.6, 0.8, 1} {
+		xs = append(xs, x(t))
+		labels = append(labels, num(t, 1))
+	}
+	f.xLabels(xs, labels)
+	for _, name := range conds {
+		col := colorOf(name)
+		var d strings.Builder
+		for i, c := range points[name] {
+			cmd := "L"
+			if i == 0 {
+				cmd = "M"
+			}
+			fmt.Fprintf(&d, "%s%.1f %.1f", cmd, x(c.Ratio), f.y(c.FRR))
+		}
+		fmt.Fprintf(&f.b, `<path class="series" d="%s" stroke="%s" stroke-width="2" fill="none"/>`+"\n", d.String(), col)
+		for _, c := range points[name] {
+			fmt.Fprintf(&f.b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s at %d tokens: FRR %s (n %d), sent/raw %s</title></circle>`+"\n",
+				x(c.Ratio), f.y(c.FRR), col, svgText(name), c.Budget, num(c.FRR, 3), c.FRRN, num(c.Ratio, 3))
+		}
+		f.legend = append(f.legend, legendItem{name: name, color: col})
+	}
+	return f.end()
+}
+
+// TrajectoryMarkdown writes the trajectory bench's report.md. It returns
+// the first write error.
+func TrajectoryMarkdown(w io.Writer, s *trajectory.Summary) error {
+	if err := writeMarkdown(w, TrajectoryTitle, trajectorySections(s)); err != nil {
+		return fmt.Errorf("report: markdown: %w", err)
+	}
+	return nil
+}
+
+// TrajectoryHTML writes the trajectory bench's report.html: the tables of
+// TrajectoryMarkdown and a chart per format. It returns the write error.
+func TrajectoryHTML(w io.Writer, s *trajectory.Summary) error {
+	svgs := map[string]string{}
+	for _, f := range s.Formats {
+		svgs["frr-"+f] = TrajectoryChart(s, f)
+	}
+	return writePage(w, TrajectoryTitle, trajectorySections(s), svgs)
+}
+
+// TrajectoryCSV writes summary.csv: one row per cell, with columns
+// format,budget,condition,requests,refusals,breaches,over_budget,frr,frr_n,
+// no_targets,frr_pooled,raw_tokens,sent_tokens,tokens_ratio,stable,pairs,
+// stable_share,wall_p50_ms,wall_p99_ms,cpu_p50_ms,cpu_p99_ms. It returns
+// the first write error.
+func TrajectoryCSV(w io.Writer, s *trajectory.Summary) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"format", "budget", "condition", "requests", "refusals", "breaches", "over_budget", "frr", "frr_n", "no_targets", "frr_pooled", "frr_over", "frr_over_n",
+		"raw_tokens", "sent_tokens", "tokens_ratio", "stable", "pairs", "stable_share", "wall_p50_ms", "wall_p99_ms", "cpu_p50_ms", "cpu_p99_ms"})
+	i, f4 := strconv.Itoa, func(x float64) string { return num(x, 4) }
+	for _, c := range s.Cells {
+		cw.Write([]string{c.Format, i(c.Budget), c.Condition, i(c.Requests), i(c.Refusals), i(c.Breaches), i(c.OverBudget), f4(c.FRR), i(c.FRRN), i(c.NoTargets), f4(c.Pooled), f4(c.FRROver), i(c.FRROverN),
+			strconv.FormatInt(c.RawTokens, 10), strconv.FormatInt(c.SentTokens, 10), f4(c.Ratio), i(c.Stable), i(c.Pairs), f4(c.StableShare),
+			f4(c.WallP50), f4(c.WallP99), f4(c.CPUP50), f4(c.CPUP99)})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("report: csv: %w", err)
+	}
+	return nil
+}
+
+// WriteTrajectories renders s and writes summary.json, summary.csv,
+// report.md and report.html into dir, each atomically, after rendering
+// all four. It returns the first rendering or file-system error.
+func WriteTrajectories(dir string, s *trajectory.Summary) error {
+	js, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("report: encode summary: %w", err)
+	}
+	var csvb, md, html bytes.Buffer
+	if err := TrajectoryCSV(&csvb, s); err != nil {
+		return err
+	}
+	if err := TrajectoryMarkdown(&md, s); err != nil {
+		return err
+	}
+	if err := TrajectoryHTML(&html, s); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for name, data := range map[string][]byte{"summary.json": append(js, '\n'), CSVFile: csvb.Bytes(), MarkdownFile: md.Bytes(), HTMLFile: html.Bytes()} {
+		if err := bench.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	return nil
+}

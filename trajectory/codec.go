@@ -1,0 +1,57 @@
+package trajectory
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/swcmem/swc/chat"
+)
+
+// A codec is what the bench needs of one wire format: a format is one
+// entry of codecs (and, for trajectory files, of wrapperFormats).
+type codec struct {
+	format chat.Format
+	// list is the body's field holding the conversation.
+	list string
+	// assistant reports whether an item of the list starts an assistant
+	// turn (a request is cut just before one).
+	assistant func(item json.RawMessage) bool
+	// turn returns the text of the assistant turn that starts at items[0]:
+	// its text and the string values of its tool calls' arguments.
+	turn func(items []json.RawMessage) string
+	// rewrite returns item with contents replaced: texts maps a tool call
+	// id to the new text of its result, "" to the new text of the item's
+	// own content.
+	rewrite func(item json.RawMessage, texts map[string]string) (json.RawMessage, error)
+	// validate returns the provider-rule breaches of a body's list.
+	validate func(o object, items []json.RawMessage) []string
+}
+
+var codecs = map[chat.Format]*codec{
+	chat.OpenAI:    {format: chat.OpenAI, list: "messages", assistant: roleIs("assistant"), turn: openAITurn, rewrite: openAIRewrite, validate: validateOpenAI},
+	chat.Anthropic: {format: chat.Anthropic, list: "messages", assistant: roleIs("assistant"), turn: anthropicTurn, rewrite: anthropicRewrite, validate: validateAnthropic},
+	chat.Responses: {format: chat.Responses, list: "input", assistant: responsesAssistant, turn: responsesTurn, rewrite: responsesRewrite, validate: validateResponses},
+}
+
+// codecOf returns the codec of format f, or an error naming the formats
+// the bench replays.
+func codecOf(f chat.Format) (*codec, error) {
+	if c := codecs[f]; c != nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("format %s: the trajectory bench replays openai, anthropic and responses request bodies", f)
+}
+
+type roleOnly struct {
+	Role string `json:"role"`
+}
+
+func roleOf(item json.RawMessage) string {
+	var r roleOnly
+	_ = json.Unmarshal(item, &r)
+	return r.Role
+}
+
+func roleIs(role string) func(json.RawMessage) bool {
+	return func(item json.RawMessage) bool { return roleOf(item) == role }
+}

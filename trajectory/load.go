@@ -1,0 +1,143 @@
+package trajectory
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+)
+
+// A Trajectory is one agent run: its request bodies, one per format it
+// comes in, each holding the whole run.
+type Trajectory struct {
+	Name   string
+	Agent  string
+	Bodies []Body
+}
+
+// A Body is a request body of one format.
+type Body struct {
+	Format chat.Format
+	Data   []byte
+}
+
+// wrapperFormats are the fields of a trajectory file ({"name", "agent",
+// "source", "license", "openai", "anthropic"}) that hold a request body,
+// and their formats, in the order the bench runs them.
+var wrapperFormats = []struct {
+	key    string
+	format chat.Format
+}{
+	{"openai", chat.OpenAI},
+	{"anthropic", chat.Anthropic},
+	{"responses", chat.Responses},
+}
+
+// Load reads every *.json file of dir, in name order: a trajectory file
+// (an object with "openai", "anthropic" and/or "responses" request
+// bodies; a null one is absent) or a plain request body (Chat Completions, Messages or
+// Responses, told apart by their fields; the trajectory is named after
+// the file). It also returns the SHA-256 of
+// the files' names and bytes, so that a resumed run can tell whether the
+// data changed. It returns an EINVALID error naming the file for one that
+// is neither, or for a body in a format the bench does not replay.
+func Load(dir string) ([]Trajectory, string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, "", fmt.Errorf("trajectory: %w", err)
+	}
+	if len(paths) == 0 {
+		return nil, "", swc.Errorf(swc.ENOTFOUND, "trajectory: no *.json files in %s", dir)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	var out []Trajectory
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, "", fmt.Errorf("trajectory: %w", err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), len(data))
+		h.Write(data)
+		t, err := parseFile(strings.TrimSuffix(filepath.Base(p), ".json"), data)
+		if err != nil {
+			return nil, "", swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))
+		}
+		out = append(out, t)
+	}
+	return out, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// parseFile reads one file: a trajectory wrapper or a plain request body.
+func parseFile(name string, data []byte) (Trajectory, error) {
+	o, err := decodeObject(data)
+	if err != nil {
+		return Trajectory{}, fmt.Errorf("want a JSON object (a trajectory or a request body): %v", err)
+	}
+	t := Trajectory{Name: name}
+	if isWrapper(o) {
+		var meta struct{ Name, Agent string }
+		_ = json.Unmarshal(data, &meta)
+		if meta.Name != "" {
+			t.Name = meta.Name
+		}
+		t.Agent = meta.Agent
+		for _, w := range wrapperFormats {
+			raw := bytes.TrimSpace(o[w.key])
+			if len(raw) == 0 || string(raw) == "null" {
+				continue
+			}
+			t.Bodies = append(t.Bodies, Body{Format: w.format, Data: raw})
+		}
+		if len(t.Bodies) == 0 {
+			return t, fmt.Errorf("a trajectory file with no request body")
+		}
+		return t, nil
+	}
+	f, err := detect(o, data)
+	if err != nil {
+		return t, err
+	}
+	if _, err := codecOf(f); err != nil {
+		return t, err
+	}
+	t.Bodies = []Body{{Format: f, Data: bytes.TrimSpace(data)}}
+	return t, nil
+}
+
+// detect returns a request body's format: responses for a body with
+// "input" and no "messages" (chat.Detect knows the formats a message list
+// alone can be in), else chat.Detect's answer.
+func detect(o object, data []byte) (chat.Format, error) {
+	_, input := o["input"]
+	_, messages := o["messages"]
+	if input && !messages {
+		return chat.Responses, nil
+	}
+	return chat.Detect(data)
+}
+
+// isWrapper reports whether o is a trajectory file rather than a request
+// body: no message list of its own, and a body under a format's name.
+func isWrapper(o object) bool {
+	if _, ok := o["messages"]; ok {
+		return false
+	}
+	if _, ok := o["input"]; ok {
+		return false
+	}
+	for _, w := range wrapperFormats {
+		if _, ok := o[w.key]; ok {
+			return true
+		}
+	}
+	return false
+}

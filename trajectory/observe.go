@@ -1,0 +1,21 @@
+package trajectory
+
+import (
+	"regexp"
+	"strings"
+)
+
+// observationRE matches the opening of the observation message of an
+// agent that acts in text: mini-swe-agent's "<returncode>0</returncode>",
+// "<output>", SWE-agent's and OpenHands' "OBSERVATION:", "Exit code: 1",
+// "[Command finished with exit code 0]", or a "<warning>" mini-swe-agent
+// puts before a long output.
+var observationRE = regexp.MustCompile(`(?i)^\s*(?:<returncode>-?\d+</returncode>|<output>|<warning>|<output_head>|observation:|exit code:\s*-?\d+|\[command finished with exit code -?\d+\]|\[the command (?:has no new output|timed out|completed)|the last command <command>)`)
+
+// IsObservation reports whether the text of a user message other than the
+// first has the shape of output returned to an agent that acts in text
+// rather than something a person wrote: by its shape (see observationRE),
+// never by an agent's name.
+func IsObservation(text string) bool {
+	return observationRE.MatchString(text) || strings.Contains(text, "</returncode>") && strings.HasPrefix(strings.TrimSpace(text), "<")
+}

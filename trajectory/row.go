@@ -1,0 +1,62 @@
+package trajectory
+
+import "fmt"
+
+// A Row is one request compressed under one condition at one budget: a
+// line of results.jsonl.
+type Row struct {
+	Trajectory string `json:"trajectory"`
+	Format     string `json:"format"`
+	Budget     int    `json:"budget"`
+	Condition  string `json:"condition"`
+	Request    int    `json:"request"`  // the request's position in its run, from 0
+	Messages   int    `json:"messages"` // the list items the request holds
+	// RawTokens and SentTokens are the messages' tokens (cl100k_base,
+	// MessageOverhead a message) uncompressed and as sent; SentTokens is 0
+	// for a refusal.
+	RawTokens  int  `json:"raw_tokens"`
+	SentTokens int  `json:"sent_tokens"`
+	OverBudget bool `json:"over_budget,omitempty"`
+	// Targets are the next turn's identifiers the request held only in
+	// observations (Request.Targets); Retained how many of them the sent
+	// body's text holds; Lost the others.
+	Targets  int      `json:"targets"`
+	Retained int      `json:"retained"`
+	Lost     []string `json:"lost,omitempty"`
+	// Refused is the compressor's error ("" when it compressed).
+	Refused string `json:"refused,omitempty"`
+	// Breaches are the sent body's provider-rule breaches.
+	Breaches []string `json:"breaches,omitempty"`
+	// Stable says whether the previous request's sent list is a prefix of
+	// this one's (see PrefixStable); absent for a run's first request and
+	// when either request was refused.
+	Stable *bool `json:"stable,omitempty"`
+	// WallMS and CPUMS are the compression's wall-clock and process CPU
+	// time.
+	WallMS float64 `json:"wall_ms"`
+	CPUMS  float64 `json:"cpu_ms"`
+}
+
+// Key identifies a row for resuming.
+type Key struct {
+	Trajectory, Format, Condition string
+	Budget, Request               int
+}
+
+// Key returns the row's key.
+func (r Row) Key() Key {
+	return Key{Trajectory: r.Trajectory, Format: r.Format, Condition: r.Condition, Budget: r.Budget, Request: r.Request}
+}
+
+func (k Key) String() string {
+	return fmt.Sprintf("%s %s %s@%d #%d", k.Trajectory, k.Format, k.Condition, k.Budget, k.Request)
+}
+
+// FRR is the row's forward-reference retention, ok=false when the request
+// had no target or was refused.
+func (r Row) FRR() (float64, bool) {
+	if r.Targets == 0 || r.Refused != "" {
+		return 0, false
+	}
+	return float64(r.Retained) / float64(r.Targets), true
+}

@@ -1,0 +1,51 @@
+package trajectory
+
+import "bytes"
+
+// PrefixStable reports whether body cur extends body prev as a provider's
+// prompt cache needs: every field but the message list (list) byte for
+// byte the same (the instructions, Anthropic's "system" where swc's memory
+// goes, the tools, …), and prev's list a prefix of cur's, item by item
+// byte for byte (whitespace around an item aside). An agent's next request
+// appends its turn and the results to the previous one, so an unchanged
+// prefix means the whole previous request is a cache hit.
+func PrefixStable(prev, cur []byte, list string) bool {
+	p, err1 := decodeObject(prev)
+	c, err2 := decodeObject(cur)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	pl, err1 := p.list(list)
+	cl, err2 := c.list(list)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return prefixStable(&sent{top: p, items: pl}, &sent{top: c, items: cl}, list)
+}
+
+// prefixStable is PrefixStable of decoded bodies.
+func prefixStable(prev, cur *sent, list string) bool {
+	p, c := prev.top, cur.top
+	if p == nil || c == nil || len(p) != len(c) {
+		return false
+	}
+	for k, v := range p {
+		if k == list {
+			continue
+		}
+		w, ok := c[k]
+		if !ok || !bytes.Equal(bytes.TrimSpace(v), bytes.TrimSpace(w)) {
+			return false
+		}
+	}
+	pl, cl := prev.items, cur.items
+	if len(pl) > len(cl) {
+		return false
+	}
+	for i := range pl {
+		if !bytes.Equal(bytes.TrimSpace(pl[i]), bytes.TrimSpace(cl[i])) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,169 @@
+package trajectory
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// Settings are what a run was made with, recorded in summary.json.
+type Settings struct {
+	Data         string   `json:"data"`
+	DataSHA256   string   `json:"data_sha256"`
+	Trajectories []string `json:"trajectories"`
+	Budgets      []int    `json:"budgets"`
+	Conditions   []string `json:"conditions"`
+	Tokenizer    string   `json:"tokenizer"`
+	Version      string   `json:"version"`
+}
+
+// Summary is summary.json: one cell per format, budget and condition.
+type Summary struct {
+	Settings Settings `json:"settings"`
+	Formats  []string `json:"formats"`
+	Cells    []Cell   `json:"cells"`
+}
+
+// A Cell sums up the rows of one format, budget and condition.
+type Cell struct {
+	Format    string `json:"format"`
+	Budget    int    `json:"budget"`
+	Condition string `json:"condition"`
+	Requests  int    `json:"requests"`
+	Refusals  int    `json:"refusals"`
+	// Breaches counts the requests whose sent body breaks a provider rule.
+	Breaches   int `json:"breaches"`
+	OverBudget int `json:"over_budget"`
+	// FRR is the mean of the requests' forward-reference retention over
+	// the FRRN requests with targets (refusals left out); NoTargets
+	// requests had none. Pooled is Σretained/Σtargets over the same
+	// requests.
+	FRR       float64 `json:"frr"`
+	FRRN      int     `json:"frr_n"`
+	NoTargets int     `json:"no_targets"`
+	Pooled    float64 `json:"frr_pooled"`
+	// FRROver is the mean FRR over the FRROverN of those requests whose
+	// uncompressed messages exceed the budget: those a compressor had to
+	// change (the others fit, and every condition but masking sends them
+	// whole).
+	FRROver  float64 `json:"frr_over"`
+	FRROverN int     `json:"frr_over_n"`
+	// RawTokens and SentTokens are summed over the requests not refused;
+	// Ratio is SentTokens/RawTokens.
+	RawTokens  int64   `json:"raw_tokens"`
+	SentTokens int64   `json:"sent_tokens"`
+	Ratio      float64 `json:"tokens_ratio"`
+	// Stable of Pairs consecutive requests (both compressed) kept the
+	// previous request's sent list as their prefix (PrefixStable).
+	Stable      int     `json:"stable"`
+	Pairs       int     `json:"pairs"`
+	StableShare float64 `json:"stable_share"`
+	// Compression time per request, milliseconds.
+	WallP50 float64 `json:"wall_p50_ms"`
+	WallP99 float64 `json:"wall_p99_ms"`
+	CPUP50  float64 `json:"cpu_p50_ms"`
+	CPUP99  float64 `json:"cpu_p99_ms"`
+}
+
+// Summarize sums rows up into cells, in the order of the formats as they
+// first appear, then s.Budgets, then s.Conditions (rows of other budgets
+// or conditions are left out).
+func Summarize(s Settings, rows []Row) *Summary {
+	type key struct {
+		format, cond string
+		budget       int
+	}
+	type acc struct {
+		c          Cell
+		frr, over  float64
+		ret, tgt   int
+		wall, cpus []float64
+	}
+	accs := map[key]*acc{}
+	out := &Summary{Settings: s}
+	for _, r := range rows {
+		if !slices.Contains(out.Formats, r.Format) {
+			out.Formats = append(out.Formats, r.Format)
+		}
+		k := key{r.Format, r.Condition, r.Budget}
+		a := accs[k]
+		if a == nil {
+			a = &acc{c: Cell{Format: r.Format, Budget: r.Budget, Condition: r.Condition}}
+			accs[k] = a
+		}
+		c := &a.c
+		c.Requests++
+		a.wall = append(a.wall, r.WallMS)
+		a.cpus = append(a.cpus, r.CPUMS)
+		if r.Stable != nil {
+			c.Pairs++
+			if *r.Stable {
+				c.Stable++
+			}
+		}
+		if r.Refused != "" {
+			c.Refusals++
+			continue
+		}
+		if len(r.Breaches) > 0 {
+			c.Breaches++
+		}
+		if r.OverBudget {
+			c.OverBudget++
+		}
+		c.RawTokens += int64(r.RawTokens)
+		c.SentTokens += int64(r.SentTokens)
+		if f, ok := r.FRR(); ok {
+			a.frr += f
+			c.FRRN++
+			a.ret += r.Retained
+			a.tgt += r.Targets
+			if r.RawTokens > r.Budget {
+				a.over += f
+				c.FRROverN++
+			}
+		} else {
+			c.NoTargets++
+		}
+	}
+	for _, f := range out.Formats {
+		for _, b := range s.Budgets {
+			for _, cond := range s.Conditions {
+				a := accs[key{f, cond, b}]
+				if a == nil {
+					continue
+				}
+				c := a.c
+				c.FRR, c.Pooled = ratio(a.frr, float64(c.FRRN)), ratio(float64(a.ret), float64(a.tgt))
+				c.FRROver = ratio(a.over, float64(c.FRROverN))
+				c.Ratio = ratio(float64(c.SentTokens), float64(c.RawTokens))
+				c.StableShare = ratio(float64(c.Stable), float64(c.Pairs))
+				c.WallP50, c.WallP99 = Percentile(a.wall, 50), Percentile(a.wall, 99)
+				c.CPUP50, c.CPUP99 = Percentile(a.cpus, 50), Percentile(a.cpus, 99)
+				out.Cells = append(out.Cells, c)
+			}
+		}
+	}
+	return out
+}
+
+// ratio is a/b, 0 when b is 0 (the cell's count says there was nothing
+// to divide).
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// Percentile returns the p-th percentile of xs by the nearest-rank method
+// (0 for none).
+func Percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	rank := int(math.Ceil(p / 100 * float64(len(s))))
+	return s[min(max(rank, 1), len(s))-1]
+}

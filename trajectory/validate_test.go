@@ -1,0 +1,78 @@
+package trajectory
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc/chat"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		format chat.Format
+		body   string
+		want   string // a substring of the first breach; "" for none
+	}{
+		{"openai ok", chat.OpenAI, `{"messages":[{"role":"system","content":"s"},{"role":"user","content":"u"},{"role":"assistant","content":null,"tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}},{"id":"b","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"b","content":"x"},{"role":"tool","tool_call_id":"a","content":"y"}]}`, ""},
+		{"openai unanswered", chat.OpenAI, `{"messages":[{"role":"user","content":"u"},{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}}]},{"role":"user","content":"next"}]}`, "1 tool calls of messages[1] unanswered before a user message"},
+		{"openai unanswered at the end", chat.OpenAI, `{"messages":[{"role":"user","content":"u"},{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}}]}]}`, "unanswered"},
+		{"openai orphan result", chat.OpenAI, `{"messages":[{"role":"user","content":"u"},{"role":"tool","tool_call_id":"a","content":"x"}]}`, `tool result "a" answers no call`},
+		{"openai result after a user message", chat.OpenAI, `{"messages":[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}}]},{"role":"user","content":"u"},{"role":"tool","tool_call_id":"a","content":"x"}]}`, "unanswered before a user message"},
+		{"openai answered twice", chat.OpenAI, `{"messages":[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"x"},{"role":"tool","tool_call_id":"a","content":"y"}]}`, "answered twice"},
+		{"anthropic ok", chat.Anthropic, `{"system":"s","messages":[{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"text","text":"t"},{"type":"tool_use","id":"a","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"},{"type":"text","text":"more"}]}]}`, ""},
+		{"anthropic first assistant", chat.Anthropic, `{"messages":[{"role":"assistant","content":"a"},{"role":"user","content":"u"}]}`, "role assistant where user is due"},
+		{"anthropic not alternating", chat.Anthropic, `{"messages":[{"role":"user","content":"u"},{"role":"user","content":"v"}]}`, "role user where assistant is due"},
+		{"anthropic missing result", chat.Anthropic, `{"messages":[{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]},{"role":"user","content":"no result"}]}`, `tool_use "a" of messages[1] answered 0 times`},
+		{"anthropic wrong id", chat.Anthropic, `{"messages":[{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"},{"type":"tool_result","tool_use_id":"b","content":"y"}]}]}`, `tool_result "b" answers no tool_use`},
+		{"anthropic result after text", chat.Anthropic, `{"messages":[{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]},{"role":"user","content":[{"type":"text","text":"t"},{"type":"tool_result","tool_use_id":"a","content":"x"}]}]}`, "tool_result after other content"},
+		{"anthropic empty text", chat.Anthropic, `{"messages":[{"role":"user","content":""}]}`, "empty text"},
+		{"anthropic ends with a call", chat.Anthropic, `{"messages":[{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]}]}`, "without results"},
+		{"not an object", chat.OpenAI, `[1]`, "not a JSON object"},
+		{"responses ok", chat.Responses, `{"input":[{"role":"user","content":"u"},{"type":"reasoning","id":"r"},{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"b","output":"x"},{"type":"function_call_output","call_id":"a","output":"y"}]}`, ""},
+		{"responses unanswered", chat.Responses, `{"input":[{"role":"user","content":"u"},{"type":"function_call","call_id":"a","name":"f","arguments":"{}"}]}`, `call "a" answered 0 times`},
+		{"responses orphan", chat.Responses, `{"input":[{"role":"user","content":"u"},{"type":"function_call_output","call_id":"a","output":"x"}]}`, `output "a" answers no call before it`},
+	}
+	for _, tt := range tests {
+		rp := &Replay{Format: tt.format, codec: codecs[tt.format]}
+		got := rp.Breaches([]byte(tt.body))
+		switch {
+		case tt.want == "" && len(got) > 0:
+			t.Errorf("%s: breaches %q, want none", tt.name, got)
+		case tt.want != "" && (len(got) == 0 || !strings.Contains(got[0], tt.want)):
+			t.Errorf("%s: breaches %q, want one with %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestPrefixStable(t *testing.T) {
+	prev := `{"model":"m","system":"s","messages":[{"role":"user","content":"u"},{"role":"assistant","content":"a"}]}`
+	tests := []struct {
+		cur  string
+		want bool
+	}{
+		{`{"messages":[{"role":"user","content":"u"}, {"role":"assistant","content":"a"},{"role":"user","content":"v"}],"system":"s","model":"m"}`, true},
+		{prev, true},
+		{`{"model":"m","system":"s + memory","messages":[{"role":"user","content":"u"},{"role":"assistant","content":"a"},{"role":"user","content":"v"}]}`, false},
+		{`{"model":"m","system":"s","messages":[{"role":"user","content":"u2"},{"role":"assistant","content":"a"},{"role":"user","content":"v"}]}`, false},
+		{`{"model":"m","system":"s","messages":[{"role":"user","content":"u"}]}`, false},
+		{`{"model":"m","system":"s","tools":[],"messages":[{"role":"user","content":"u"},{"role":"assistant","content":"a"}]}`, false},
+		{`{"model":"m","system":"s","messages":[{"content":"u","role":"user"},{"role":"assistant","content":"a"}]}`, false}, // byte for byte
+	}
+	for _, tt := range tests {
+		if got := PrefixStable([]byte(prev), []byte(tt.cur), "messages"); got != tt.want {
+			t.Errorf("PrefixStable(prev, %s) = %v, want %v", tt.cur, got, tt.want)
+		}
+	}
+}
+
+func TestLastHalf(t *testing.T) {
+	s := strings.Repeat("line one\n", 10) + strings.Repeat("line two\n", 10)
+	got := lastHalf(s)
+	if want := "[first half of the output omitted]\n" + strings.Repeat("line two\n", 10); got != want {
+		t.Errorf("lastHalf = %q, want %q", got, want)
+	}
+	if got := lastHalf("ééééé"); !strings.HasSuffix(got, "ééé") || !strings.Contains(got, "omitted]\n") {
+		t.Errorf("lastHalf cut a rune: %q", got)
+	}
+}

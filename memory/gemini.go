@@ -13,11 +13,11 @@ import (
 
 // GeminiMiddleware is OpenAIMiddleware for the Gemini API (POST
 // …:generateContent and …:streamGenerateContent): the memory is appended
-// to systemInstruction as a text part, and the kept contents start at a
-// user content, as the API wants.
+// to systemInstruction as a text part, or is the first content (of role
+// user) when the kept contents start with a model content, since the API
+// wants a user turn first.
 func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 	cc := *c
-	cc.opts.AlignUser = true
 	splice := func(in *chat.Input, res *Result) ([]byte, error) { return spliceGemini(in, res, nil) }
 	gen := middleware(&cc, report, ":generateContent", chat.Gemini, splice)
 	stream := middleware(&cc, report, ":streamGenerateContent", chat.Gemini, splice)
@@ -36,7 +36,9 @@ func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 // rewritten function response's "response" written {"output": text} (its
 // name, id and other fields kept), a rewritten user text as one text part;
 // the memory appended to systemInstruction as a text part (created when
-// the body has none); every other field as it came. A countTokens body
+// the body has none), or, when the kept contents start with a model
+// content, the first content, of role user (the API wants a user turn
+// before a model's function calls); every other field as it came. A countTokens body
 // holding a generateContentRequest is written with the request inside it.
 func spliceGemini(in *chat.Input, res *Result, rewritten map[int]string) ([]byte, error) {
 	req, nested, err := chat.GeminiRequest(in.Body)
@@ -80,7 +82,15 @@ func spliceGemini(in *chat.Input, res *Result, rewritten map[int]string) ([]byte
 		contents = append(contents, c)
 	}
 	fields := map[string]json.RawMessage{}
-	if res.Memory != "" {
+	if res.Memory != "" && startsWithModel(in, res) {
+		// A model's turn (its function calls) must follow a user turn:
+		// the memory is that turn.
+		b, err := json.Marshal(map[string]any{"role": "user", "parts": []map[string]string{{"text": res.Memory}}})
+		if err != nil {
+			return nil, err
+		}
+		contents = append([]json.RawMessage{b}, contents...)
+	} else if res.Memory != "" {
 		sys, key := chat.GeminiField(req, "systemInstruction")
 		if key == "" {
 			key = "systemInstruction"
@@ -96,6 +106,17 @@ func spliceGemini(in *chat.Input, res *Result, rewritten map[int]string) ([]byte
 	}
 	_, key := chat.GeminiField(in.Body, "generateContentRequest")
 	return writeObject(in.Body, map[string]json.RawMessage{key: out}), nil
+}
+
+// startsWithModel reports whether the first kept conversation message is
+// a model content's.
+func startsWithModel(in *chat.Input, res *Result) bool {
+	for _, src := range res.Source {
+		if src >= 0 && in.Origin[src] >= 0 {
+			return in.Messages[src].Role == swc.RoleAssistant
+		}
+	}
+	return false
 }
 
 // geminiPartly rewrites content raw whose messages are msgs (its function

@@ -2,8 +2,10 @@ package chat
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
 	"strings"
 
 	"github.com/swcmem/swc"
@@ -27,7 +29,8 @@ import (
 //     its functionCall parts its ToolCalls (the part's id, or
 //     "gemini:<content>:<part>" when it has none; arguments the args JSON);
 //   - thought parts, inlineData, fileData and parts of a type swc does not
-//     know stand as placeholders ("[thought]", "[inlineData image/png]");
+//     know stand as placeholders ("[thought]", "[inlineData image/png]"),
+//     an image counted by ImageTokens' rule (swc.Message.MediaTokens);
 //     executableCode and codeExecutionResult as their code and output.
 //
 // Raw holds each content byte for byte (thought signatures included), Body
@@ -253,6 +256,7 @@ func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, ope
 			continue
 		}
 		texts = append(texts, geminiPartText(p))
+		main.MediaTokens += geminiImageTokens(p)
 		hasMain = true
 	}
 	main.Content = strings.Join(texts, "\n")
@@ -353,6 +357,34 @@ func geminiPartText(p map[string]json.RawMessage) string {
 		return placeholder("thought")
 	}
 	return placeholder(geminiPartType(p))
+}
+
+// geminiImageTokens returns what an image part (inlineData or fileData
+// of an image/* type) counts by ImageTokens' rule: its size read from
+// inline PNG, JPEG or GIF data, else DefaultImageSide square; 0 for other
+// parts.
+func geminiImageTokens(p map[string]json.RawMessage) int {
+	for _, media := range []string{"inlineData", "fileData"} {
+		v, _ := GeminiField(p, media)
+		if v == nil {
+			continue
+		}
+		var d struct {
+			MIMEType  string `json:"mimeType"`
+			MIMEType2 string `json:"mime_type"`
+			Data      string `json:"data"`
+		}
+		json.Unmarshal(v, &d)
+		mt := d.MIMEType + d.MIMEType2
+		if !strings.HasPrefix(mt, "image/") {
+			return 0
+		}
+		if cfg, _, err := image.DecodeConfig(base64.NewDecoder(base64.StdEncoding, strings.NewReader(d.Data))); err == nil {
+			return tileTokens(cfg.Width, cfg.Height)
+		}
+		return ImageTokens("", "high")
+	}
+	return 0
 }
 
 // geminiMeta are the fields a part may carry besides its data.

@@ -33,7 +33,7 @@ func TestParseGemini(t *testing.T) {
 	}
 	want := []swc.Message{
 		{Role: swc.RoleSystem, Content: "You are terse."},
-		{Role: swc.RoleUser, Content: "List the files\n[inlineData image/png]"},
+		{Role: swc.RoleUser, Content: "List the files\n[inlineData image/png]", MediaTokens: ImageTokens("", "high")},
 		{Role: swc.RoleAssistant, Content: "[thought]", ToolCalls: []swc.ToolCall{
 			{ID: "c1", Name: "ls", Arguments: `{"dir":"."}`},
 			{ID: "gemini:1:2", Name: "cat", Arguments: `{"f":"a"}`}}},
@@ -77,6 +77,8 @@ func TestParseGeminiShapes(t *testing.T) {
 			[]swc.Message{{Role: swc.RoleSystem, Content: "S"}, {Role: swc.RoleUser, Content: "q"},
 				{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "a", Name: "f", Arguments: "{}"}}},
 				{Role: swc.RoleTool, Content: `{"lines":3}`, ToolCallID: "a", Name: "f"}, {Role: swc.RoleUser, Content: "go on"}}},
+		{"a 512×512 PNG inline, a PDF file", `{"contents":[{"role":"user","parts":[{"inline_data":{"mime_type":"image/png","data":"iVBORw0KGgoAAAANSUhEUgAAAgAAAAIACAIAAAB7GkOt"}},{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/x.pdf"}}]}]}`,
+			[]swc.Message{{Role: swc.RoleUser, Content: "[inlineData image/png]\n[fileData application/pdf]", MediaTokens: tileTokens(512, 512)}}},
 		{"thought without text, empty parts", `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"thought":true,"thoughtSignature":"eA=="},{"text":"a"}]},{"role":"user","parts":[]}]}`,
 			[]swc.Message{{Role: swc.RoleUser, Content: "q"}, {Role: swc.RoleAssistant, Content: "[thought]\na"}, {Role: swc.RoleUser}}},
 	} {

@@ -122,7 +122,7 @@ func startsWithModel(in *chat.Input, res *Result) bool {
 // geminiPartly rewrites content raw whose messages are msgs (its function
 // responses' tool messages, in part order, then the message of its other
 // parts): the parts of kept messages as they came, rewritten ones
-// replaced.
+// replaced (a model content's function calls stay).
 func geminiPartly(in *chat.Input, msgs []int, raw json.RawMessage, kept map[int]bool, rewritten map[int]string) (json.RawMessage, error) {
 	var c map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &c); err != nil {
@@ -179,7 +179,7 @@ func geminiPartly(in *chat.Input, msgs []int, raw json.RawMessage, kept map[int]
 			continue
 		}
 		text, rw := rewritten[main]
-		if !rw {
+		if fc, _ := chat.GeminiField(p, "functionCall"); !rw || fc != nil { // a call stays, whatever its text became
 			out = append(out, rp)
 			continue
 		}

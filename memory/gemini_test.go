@@ -195,6 +195,52 @@ func TestSpliceGeminiPartly(t *testing.T) {
 	}
 }
 
+// TestGeminiMiddlewareRoutes: the middleware compresses generateContent
+// and streamGenerateContent requests and leaves others (countTokens, a
+// body that fits) as they came.
+func TestGeminiMiddlewareRoutes(t *testing.T) {
+	o := DefaultOptions()
+	o.Budget = 3000
+	mw := GeminiMiddleware(mustNew(t, o), nil)
+	big, small := geminiLoop(60), []byte(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+	for _, tc := range []struct {
+		path       string
+		body       []byte
+		compressed bool
+	}{
+		{"/v1beta/models/gemini-2.5-flash:generateContent", big, true},
+		{"/v1beta/models/gemini-2.5-flash:streamGenerateContent", big, true},
+		{"/v1beta/models/gemini-2.5-flash:countTokens", big, false},
+		{"/v1beta/models/gemini-2.5-flash:generateContent", small, false},
+	} {
+		var cp capture
+		if _, err := mw(post(t, "https://generativelanguage.googleapis.com"+tc.path, tc.body), cp.next); err != nil {
+			t.Fatal(err)
+		}
+		if got := !bytes.Equal(cp.body, tc.body); got != tc.compressed || cp.path != tc.path {
+			t.Errorf("%s (%d bytes): compressed %v, want %v (sent to %s)", tc.path, len(tc.body), got, tc.compressed, cp.path)
+		}
+	}
+}
+
+// TestSpliceGeminiRewrittenModel: a model content's rewritten text keeps
+// its function calls, so that they stay answered.
+func TestSpliceGeminiRewrittenModel(t *testing.T) {
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"a long plan"},{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`)
+	in, err := chat.Parse(body, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := spliceGemini(in, &Result{Source: []int{0, 1, 2}}, map[int]string{1: "plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"parts":[{"text":"plan"},{"functionCall":{"name":"f","args":{}}}],"role":"model"},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`
+	if string(out) != want {
+		t.Errorf("got  %s\nwant %s", out, want)
+	}
+}
+
 func TestAppendInstruction(t *testing.T) {
 	for _, tc := range []struct{ sys, want string }{
 		{``, `{"parts":[{"text":"M"}]}`},

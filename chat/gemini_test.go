@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -122,5 +124,40 @@ func TestDetectGemini(t *testing.T) {
 	}
 	if f, _ := Detect([]byte(`{"messages":[{"role":"user","content":"x"}]}`)); f != OpenAI {
 		t.Errorf("openai body detected as %q", f)
+	}
+}
+
+// TestParseGeminiSDKBody reads what google.golang.org/genai sent
+// (testdata/genai-go): the generateContent body and countTokens' contents.
+func TestParseGeminiSDKBody(t *testing.T) {
+	want := []swc.Message{
+		{Role: swc.RoleUser, Content: "List the files in the repo."},
+		{Role: swc.RoleAssistant, Content: "[thought]", ToolCalls: []swc.ToolCall{
+			{ID: "call-1", Name: "list_directory", Arguments: `{"path":"."}`},
+			{ID: "gemini:1:2", Name: "read_file", Arguments: `{"path":"go.mod"}`}}},
+		{Role: swc.RoleTool, Content: "go.mod\nmain.go", ToolCallID: "call-1", Name: "list_directory"},
+		{Role: swc.RoleTool, Content: "module x", ToolCallID: "gemini:1:2", Name: "read_file"},
+		{Role: swc.RoleAssistant, Content: "Two files."},
+		{Role: swc.RoleUser, Content: "Thanks. What is in main.go?\n[inlineData image/png]", MediaTokens: ImageTokens("", "high")},
+	}
+	for _, tc := range []struct {
+		file   string
+		system bool
+	}{{"generateContent.json", true}, {"countTokens.json", false}} {
+		data, err := os.ReadFile(filepath.Join("testdata", "genai-go", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := Parse(data, Auto)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		w := want
+		if tc.system {
+			w = append([]swc.Message{{Role: swc.RoleSystem, Content: "You are a coding agent."}}, want...)
+		}
+		if in.Format != Gemini || !reflect.DeepEqual(in.Messages, w) {
+			t.Errorf("%s: %s\n got %+v\nwant %+v", tc.file, in.Format, in.Messages, w)
+		}
 	}
 }

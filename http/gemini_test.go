@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -340,7 +341,7 @@ func TestGeminiProxyCountTokens(t *testing.T) {
 		`{"contents":` + string(loop["contents"]) + `}`,
 		`{"generateContentRequest":{"model":"models/gemini-2.5-flash","contents":` + string(loop["contents"]) + `}}`,
 	} {
-		resp := geminiDo(t, e, "POST", path, body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 3000")
+		resp := geminiDo(t, e, "POST", path, body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 840")
 		if got := readAll(t, resp); resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stateless" {
 			t.Fatalf("%d %s %s", resp.StatusCode, got, resp.Header.Get(swchttp.HeaderMode))
 		}
@@ -403,4 +404,67 @@ func TestGeminiProxyRelayAndErrors(t *testing.T) {
 			t.Errorf("%s %s: %d %+v", tc.path, tc.body, resp.StatusCode, ge)
 		}
 	}
+}
+
+// TestGeminiProxySDKRequests replays what google.golang.org/genai sent
+// (chat/testdata/genai-go: its bodies, paths, ?alt=sse and x-goog-api-key):
+// under the budget each reaches the upstream as it came (countTokens'
+// contents as a generateContentRequest); over a small one, compressed,
+// the memory in systemInstruction and the last turns as they came.
+func TestGeminiProxySDKRequests(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	gen := readFile(t, "../chat/testdata/genai-go/generateContent.json")
+	count := readFile(t, "../chat/testdata/genai-go/countTokens.json")
+	for _, tc := range []struct{ path, body string }{
+		{"/v1beta/models/gemini-2.5-flash:generateContent", gen},
+		{"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", gen},
+	} {
+		resp := geminiDo(t, e, "POST", tc.path, tc.body, "x-goog-api-key: "+e.key)
+		readAll(t, resp)
+		r, sent := g.last(t)
+		path, query, _ := strings.Cut(tc.path, "?")
+		if resp.StatusCode != 200 || string(sent) != tc.body || r.URL.Path != path || r.URL.RawQuery != query {
+			t.Errorf("%s: %d, upstream %s?%s, body changed: %v", tc.path, resp.StatusCode, r.URL.Path, r.URL.RawQuery, string(sent) != tc.body)
+		}
+	}
+	resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:countTokens", count, "x-goog-api-key: "+e.key)
+	readAll(t, resp)
+	var c map[string]json.RawMessage
+	json.Unmarshal([]byte(count), &c)
+	if _, sent := g.last(t); resp.StatusCode != 200 || string(sent) != `{"generateContentRequest":{"contents":`+string(c["contents"])+`,"model":"models/gemini-2.5-flash"}}` {
+		t.Errorf("countTokens: %d %s", resp.StatusCode, sent)
+	}
+
+	// Over a budget of 840 tokens (the last question holds an image: 765): the memory holds the first turns.
+	resp = geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", gen, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 840")
+	body := readAll(t, resp)
+	_, sent := g.last(t)
+	if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stateless" {
+		t.Fatalf("%d %s %s", resp.StatusCode, resp.Header.Get(swchttp.HeaderMode), body)
+	}
+	orig, _ := chat.Parse([]byte(gen), chat.Gemini)
+	raws := map[string]bool{}
+	for _, r := range orig.Raw {
+		raws[string(r)] = true
+	}
+	checkGeminiTurns(t, sent, raws)
+	var req struct {
+		Contents          []json.RawMessage
+		SystemInstruction struct{ Parts []struct{ Text string } }
+		Tools             json.RawMessage
+	}
+	json.Unmarshal(sent, &req)
+	if len(req.Contents) >= len(orig.Raw) || len(req.SystemInstruction.Parts) != 2 || !strings.Contains(req.SystemInstruction.Parts[1].Text, "Earlier conversation") || len(req.Tools) == 0 {
+		t.Errorf("not compressed as expected: %s", sent)
+	}
+	t.Logf("%s → %s tokens, %d of %d contents sent", resp.Header.Get(swchttp.HeaderTokensBefore), resp.Header.Get(swchttp.HeaderTokensAfter), len(req.Contents), len(orig.Raw))
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -255,5 +256,38 @@ func TestAppendInstruction(t *testing.T) {
 	}
 	if _, err := appendInstruction(json.RawMessage(`[1]`), "M"); err == nil {
 		t.Error("an array systemInstruction was accepted")
+	}
+}
+
+// TestSpliceGeminiSDKBody: what google.golang.org/genai sent (its keys in
+// order, compact; its final newline aside) goes back byte for byte when
+// every message is kept, and with the memory, every content byte for byte.
+func TestSpliceGeminiSDKBody(t *testing.T) {
+	body, err := os.ReadFile("../chat/testdata/genai-go/generateContent.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = bytes.TrimSpace(body)
+	in, err := chat.Parse(body, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{}
+	for i := range in.Messages {
+		res.Source = append(res.Source, i)
+	}
+	out, err := SpliceRequest(in, res)
+	if err != nil || !bytes.Equal(out, body) {
+		t.Errorf("round trip: %v\n got %s\nwant %s", err, out, body)
+	}
+	res.Memory = "MEM"
+	out, err = SpliceRequest(in, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(body, []byte(`"systemInstruction":`))
+	want := string(body[:i]) + `"systemInstruction":{"parts":[{"text":"You are a coding agent."},{"text":"MEM"}],"role":"user"},` + string(body[bytes.Index(body, []byte(`"tools":`)):])
+	if string(out) != want {
+		t.Errorf("with memory:\n got %s\nwant %s", out, want)
 	}
 }

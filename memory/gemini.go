@@ -38,7 +38,9 @@ func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 // the memory appended to systemInstruction as a text part (created when
 // the body has none), or, when the kept contents start with a model
 // content, the first content, of role user (the API wants a user turn
-// before a model's function calls); every other field as it came. A countTokens body
+// before a model's function calls; without a memory, chat.StartText
+// stands there when earlier contents were left out); every other field as
+// it came. A countTokens body
 // holding a generateContentRequest is written with the request inside it.
 func spliceGemini(in *chat.Input, res *Result, rewritten map[int]string) ([]byte, error) {
 	req, nested, err := chat.GeminiRequest(in.Body)
@@ -82,10 +84,16 @@ func spliceGemini(in *chat.Input, res *Result, rewritten map[int]string) ([]byte
 		contents = append(contents, c)
 	}
 	fields := map[string]json.RawMessage{}
-	if res.Memory != "" && startsWithModel(in, res) {
+	first, model := firstKept(in, res)
+	if model && (res.Memory != "" || first > 0) {
 		// A model's turn (its function calls) must follow a user turn:
-		// the memory is that turn.
-		b, err := json.Marshal(map[string]any{"role": "user", "parts": []map[string]string{{"text": res.Memory}}})
+		// the memory is that turn (chat.StartText when there is none and
+		// earlier contents were left out).
+		text := res.Memory
+		if text == "" {
+			text = chat.StartText
+		}
+		b, err := json.Marshal(map[string]any{"role": "user", "parts": []map[string]string{{"text": text}}})
 		if err != nil {
 			return nil, err
 		}
@@ -108,15 +116,15 @@ func spliceGemini(in *chat.Input, res *Result, rewritten map[int]string) ([]byte
 	return writeObject(in.Body, map[string]json.RawMessage{key: out}), nil
 }
 
-// startsWithModel reports whether the first kept conversation message is
-// a model content's.
-func startsWithModel(in *chat.Input, res *Result) bool {
+// firstKept returns the content the first kept conversation message came
+// from (-1 for none) and whether it is a model content.
+func firstKept(in *chat.Input, res *Result) (origin int, model bool) {
 	for _, src := range res.Source {
 		if src >= 0 && in.Origin[src] >= 0 {
-			return in.Messages[src].Role == swc.RoleAssistant
+			return in.Origin[src], in.Messages[src].Role == swc.RoleAssistant
 		}
 	}
-	return false
+	return -1, false
 }
 
 // geminiPartly rewrites content raw whose messages are msgs (its function

@@ -242,6 +242,35 @@ func TestSpliceGeminiRewrittenModel(t *testing.T) {
 	}
 }
 
+// TestSpliceGeminiModelFirst: kept contents starting with a model turn get
+// a user turn before it: the memory, or without one chat.StartText; a body
+// that starts with a model turn itself is left so.
+func TestSpliceGeminiModelFirst(t *testing.T) {
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`)
+	in, err := chat.Parse(body, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`
+	for _, tc := range []struct{ memory, want string }{
+		{"MEM", `{"contents":[{"parts":[{"text":"MEM"}],"role":"user"},` + tail},
+		{"", `{"contents":[{"parts":[{"text":"` + chat.StartText + `"}],"role":"user"},` + tail},
+	} {
+		out, err := spliceGemini(in, &Result{Memory: tc.memory, Source: []int{1, 2}}, nil)
+		if err != nil || string(out) != tc.want {
+			t.Errorf("memory %q: %v\n got %s\nwant %s", tc.memory, err, out, tc.want)
+		}
+	}
+	own := []byte(`{"contents":[{"role":"model","parts":[{"text":"hello"}]},{"role":"user","parts":[{"text":"hi"}]}]}`)
+	in, err = chat.Parse(own, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := spliceGemini(in, &Result{Source: []int{0, 1}}, nil); err != nil || string(out) != string(own) {
+		t.Errorf("a body starting with a model turn: %v %s", err, out)
+	}
+}
+
 func TestAppendInstruction(t *testing.T) {
 	for _, tc := range []struct{ sys, want string }{
 		{``, `{"parts":[{"text":"M"}]}`},

@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -467,4 +468,61 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestGeminiProxyEpochs: a function-call loop growing by one turn per
+// request, over the budget, is sent in epochs: between compactions
+// (X-SWC-Compacted unchanged) the memory is byte for byte the same and the
+// request sent extends the one before, so the provider's prompt cache
+// holds; the boundary never moves back.
+func TestGeminiProxyEpochs(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	var prevSent []byte
+	var prevMem string
+	prev, extended, jumps := -1, 0, 0
+	for n := 30; n <= 70; n++ {
+		resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", geminiLoop(n), "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 3000")
+		if got := readAll(t, resp); resp.StatusCode != 200 {
+			t.Fatalf("%d turns: %d %s", n, resp.StatusCode, got)
+		}
+		_, sent := g.last(t)
+		var req struct {
+			Contents          []json.RawMessage
+			SystemInstruction json.RawMessage
+		}
+		if err := json.Unmarshal(sent, &req); err != nil {
+			t.Fatal(err)
+		}
+		mem := string(req.SystemInstruction)
+		if strings.Contains(string(req.Contents[0]), "Earlier conversation") {
+			mem += string(req.Contents[0])
+		}
+		compacted, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderCompacted))
+		switch {
+		case compacted < prev:
+			t.Fatalf("%d turns: compacted %d after %d", n, compacted, prev)
+		case compacted == prev:
+			if mem != prevMem {
+				t.Errorf("%d turns: the memory changed without a compaction", n)
+			}
+			// The contents sent before, without the closing of the array, start the contents sent now.
+			c := func(b []byte) []byte {
+				i := bytes.Index(b, []byte(`"contents":[`))
+				j := bytes.Index(b, []byte(`],"generationConfig"`))
+				return b[i:j]
+			}
+			if !bytes.HasPrefix(c(sent), c(prevSent)) {
+				t.Errorf("%d turns: the request does not extend the one before", n)
+			} else {
+				extended++
+			}
+		default:
+			jumps++
+		}
+		prev, prevMem, prevSent = compacted, mem, sent
+	}
+	t.Logf("41 requests: %d extend the one before, %d compactions", extended, jumps)
+	if extended < 30 {
+		t.Errorf("only %d of 41 requests extend the one before", extended)
+	}
 }

@@ -5,7 +5,9 @@
 //     {"model":…,"messages":[…]}, or JSONL one message a line;
 //   - anthropic: a Messages request body {"system":…,"messages":[…]} with
 //     text, tool_use and tool_result content blocks;
-//   - jsonl: one {"time","speaker","text","session"?} object a line.
+//   - jsonl: one {"time","speaker","text","session"?} object a line;
+//   - responses and gemini: OpenAI Responses and Gemini generateContent
+//     request bodies (see Responses and Gemini).
 //
 // Parse turns any of them into []swc.Message (Detect names the format of
 // unlabelled input); Sessionize groups messages into an swc.Conversation

@@ -37,9 +37,9 @@ import (
 // the top-level fields, so that kept contents go back unchanged.
 const Gemini Format = "gemini"
 
-// GeminiSyntheticID returns the id swc gives the functionCall at part j of
+// geminiSyntheticID returns the id swc gives the functionCall at part j of
 // content i when the part has none.
-func GeminiSyntheticID(i, j int) string { return fmt.Sprintf("gemini:%d:%d", i, j) }
+func geminiSyntheticID(i, j int) string { return fmt.Sprintf("gemini:%d:%d", i, j) }
 
 // GeminiField returns the value of field name (camelCase) in obj, or of its
 // snake_case spelling, which the API accepts as well, and the key found ("" when
@@ -148,9 +148,9 @@ func errText(err error) string {
 	return jsonErr(err)
 }
 
-// GeminiParts returns a content's role ("user" for none or "function") and
+// geminiContent returns a content's role ("user" for none or "function") and
 // its parts, or an EINVALID error naming where.
-func GeminiParts(raw json.RawMessage, where string) (role string, parts []map[string]json.RawMessage, err error) {
+func geminiContent(raw json.RawMessage, where string) (role string, parts []map[string]json.RawMessage, err error) {
 	var c map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &c); err != nil || c == nil {
 		return "", nil, swc.Errorf(swc.EINVALID, "%s: want a content object, got %s", where, kind(raw))
@@ -198,7 +198,7 @@ type geminiFunction struct {
 }
 
 func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, open *[]geminiCall) error {
-	role, parts, err := GeminiParts(raw, where)
+	role, parts, err := geminiContent(raw, where)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, ope
 			}
 			id := f.ID
 			if id == "" {
-				id = GeminiSyntheticID(i, j)
+				id = geminiSyntheticID(i, j)
 			}
 			args := string(bytes.TrimSpace(f.Args))
 			if args == "" || args == "null" {
@@ -252,7 +252,7 @@ func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, ope
 			if !ok {
 				return swc.Errorf(swc.EINVALID, "%s.%s: answers no functionCall of the model content before it (name %q, id %q)", pw, key, f.Name, f.ID)
 			}
-			add(swc.Message{Role: swc.RoleTool, Content: GeminiResponseText(f.Response), ToolCallID: id, Name: f.Name}, pw)
+			add(swc.Message{Role: swc.RoleTool, Content: geminiResponseText(f.Response), ToolCallID: id, Name: f.Name}, pw)
 			continue
 		}
 		texts = append(texts, geminiPartText(p))
@@ -286,10 +286,10 @@ func answer(open []geminiCall, id, name string) (string, bool) {
 	return "", false
 }
 
-// GeminiResponseText returns a functionResponse's response as text: the
+// geminiResponseText returns a functionResponse's response as text: the
 // string of {"output": text} (the shape Gemini CLI and swc's rewrite write),
 // "[error] " and the string of {"error": text}, or the object's JSON.
-func GeminiResponseText(raw json.RawMessage) string {
+func geminiResponseText(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""

@@ -7,7 +7,9 @@
 //     text, tool_use and tool_result content blocks read, blocks of any
 //     other type kept as they came, and mid-conversation system messages
 //     (swc.Message.InPlace) in their place;
-//   - jsonl: one {"time","speaker","text","session"?} object a line.
+//   - jsonl: one {"time","speaker","text","session"?} object a line;
+//   - responses and gemini: OpenAI Responses and Gemini generateContent
+//     request bodies (see Responses and Gemini).
 //
 // Parse turns any of them into []swc.Message (Detect names the format of
 // unlabelled input); Sessionize groups messages into an swc.Conversation

@@ -36,7 +36,7 @@ func ParseFormat(s string) (Format, error) {
 }
 
 // tried is the end of Detect's error: what it looked for.
-const tried = "tried openai (a message array, a {\"messages\":…} request body, or JSONL with \"role\"), anthropic (a request body with \"system\" or tool_use/tool_result blocks), jsonl (lines of {\"time\",\"speaker\",\"text\"}) and locomo (an array of samples with \"conversation\")"
+const tried = "tried openai (a message array, a {\"messages\":…} request body, or JSONL with \"role\"), anthropic (a request body with \"system\" or tool_use/tool_result blocks), gemini (a request body with \"contents\"), jsonl (lines of {\"time\",\"speaker\",\"text\"}) and locomo (an array of samples with \"conversation\")"
 
 // Detect returns the format of data by its shape, or an EINVALID error
 // naming the formats it tried. It reads structure only; Parse reports what
@@ -91,6 +91,9 @@ func Detect(data []byte) (Format, error) {
 }
 
 func detectObject(obj map[string]json.RawMessage) (Format, error) {
+	if _, _, err := GeminiRequest(obj); err == nil {
+		return Gemini, nil
+	}
 	if msgs, ok := obj["messages"]; ok {
 		if _, ok := obj["system"]; ok {
 			return Anthropic, nil

@@ -106,6 +106,8 @@ func parseGeneral(data []byte, f Format) (*Input, error) {
 		in, err = parseAnthropic(data)
 	case Responses:
 		in, err = parseResponses(data)
+	case Gemini:
+		in, err = parseGemini(data)
 	case JSONL:
 		in, err = parseJSONL(data)
 	case LoCoMo:

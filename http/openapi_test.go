@@ -142,7 +142,7 @@ type apiCase struct {
 
 // samplePath fills a route's path parameters.
 func samplePath(path string) string {
-	r := strings.NewReplacer("{model}", "gpt-5")
+	r := strings.NewReplacer("{model}", "gpt-5", "{model_method}", "gemini-2.5-flash:generateContent")
 	if strings.HasPrefix(path, "/v1/responses/") {
 		return strings.ReplaceAll(r.Replace(path), "{id}", "resp_1")
 	}
@@ -324,6 +324,18 @@ func TestOpenAPI(t *testing.T) {
 	} {
 		cases = append(cases, apiCase{route: r.route, body: r.body, key: "key", want: 200})
 	}
+	gemBody := bodyFor("POST /v1beta/")
+	gem := "POST /v1beta/models/{model_method}"
+	cases = append(cases,
+		apiCase{route: gem, body: gemBody, key: "key", headers: []string{swchttp.HeaderBudget + ": 3000"}, want: 200},
+		apiCase{route: gem, path: "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=" + key, body: gemBody, headers: []string{swchttp.HeaderConversation + ": agent-g"}, want: 200},
+		apiCase{route: gem, path: "/v1beta/models/gemini-2.5-flash:countTokens", body: gemBody, headers: []string{"x-goog-api-key: KEY"}, want: 200},
+		apiCase{route: gem, body: `{"contents":`, key: "key", want: 400},
+		apiCase{route: gem, body: gemBody, key: "key", headers: []string{swchttp.HeaderBudget + ": lots"}, want: 400},
+		apiCase{route: gem, path: "/v1beta/models/gemini-2.5-flash", body: gemBody, key: "key", want: 404},
+		apiCase{route: "GET /v1beta/models", path: "/v1beta/models?key=" + key, want: 200},
+		apiCase{route: "GET /v1beta/models/{model}", path: "/v1beta/models/gemini-2.5-flash?key=" + key, want: 200},
+	)
 	for _, c := range cases {
 		a.do(ts, client, key, c)
 	}
@@ -340,7 +352,7 @@ func TestOpenAPI(t *testing.T) {
 	limited := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Rate, s.Burst = 0.001, 1 })
 	bare := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy = swchttp.ProxyConfig{} })
 	dead := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) {
-		s.Proxy.OpenAI.URL, s.Proxy.Anthropic.URL = deadURL+"/v1", deadURL
+		s.Proxy.OpenAI.URL, s.Proxy.Anthropic.URL, s.Proxy.Gemini.URL = deadURL+"/v1", deadURL, deadURL
 	})
 	big := `{"messages":[{"role":"user","content":"` + strings.Repeat("x", 70<<10) + `"}]}`
 	for _, route := range documented {
@@ -424,6 +436,8 @@ func bodyFor(route string) string {
 		return `{"model":"gpt-5","input":"hi"}`
 	case strings.Contains(route, "embeddings"):
 		return `{"model":"m","input":"x"}`
+	case strings.HasPrefix(route, "POST /v1beta/"):
+		return `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
 	}
 	return ""
 }

@@ -65,6 +65,9 @@ type Upstream struct {
 // answers 501 naming the flag that sets it.
 type ProxyConfig struct {
 	OpenAI, Anthropic Upstream
+	// Gemini is the Gemini API ("https://generativelanguage.googleapis.com",
+	// requests go to URL/v1beta/…); its Key is sent as x-goog-api-key.
+	Gemini Upstream
 	// Client sends upstream requests (default: a client without an overall
 	// timeout; the caller's request context bounds each request).
 	Client *http.Client
@@ -134,7 +137,7 @@ type proxyMetrics struct {
 func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 	m := &proxyMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "swc_proxy_requests_total", Help: "Proxied requests by protocol (openai, anthropic, responses) and mode (fits, stateless, stored, prefix, passthrough, rejected).",
+			Name: "swc_proxy_requests_total", Help: "Proxied requests by protocol (openai, anthropic, responses, gemini) and mode (fits, stateless, stored, prefix, passthrough, rejected).",
 		}, []string{"protocol", "mode"}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "swc_proxy_fallbacks_total", Help: "Requests compressed by the offline engines because the configured ones failed or ran past --compress-timeout, by reason (deadline, engine, store, memory; truncation: the offline engines ran past it too, and the truncation plan compressed the history).",
@@ -180,6 +183,7 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))
 	s.responsesRoutes(mux)
+	s.geminiRoutes(mux)
 }
 
 // proxyAuthed authenticates a proxied request: "Authorization: Bearer KEY",
@@ -204,6 +208,9 @@ func (s *Server) proxyAuth(p protocol, h func(w http.ResponseWriter, r *http.Req
 			if p == protoAnthropic {
 				want = "x-api-key: KEY or Authorization: Bearer KEY"
 			}
+			if p == protoGemini {
+				want = "x-goog-api-key: KEY, ?key=KEY or Authorization: Bearer KEY"
+			}
 			proxyError(w, p, http.StatusUnauthorized, "authentication_error", "missing or invalid swc key ("+want+"; make one with swc keys create)")
 			return
 		}
@@ -215,9 +222,14 @@ func (s *Server) proxyAuth(p protocol, h func(w http.ResponseWriter, r *http.Req
 }
 
 // proxyError writes an error in the protocol's shape: OpenAI's
-// {"error":{"message","type","code"}} or Anthropic's
-// {"type":"error","error":{"type","message"}}.
+// {"error":{"message","type","code"}}, Anthropic's
+// {"type":"error","error":{"type","message"}} or Gemini's
+// {"error":{"code","message","status"}}.
 func proxyError(w http.ResponseWriter, p protocol, status int, typ, msg string) {
+	if p == protoGemini {
+		geminiError(w, status, msg)
+		return
+	}
 	var body any
 	if p == protoAnthropic {
 		body = map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": "swc: " + msg}}
@@ -335,6 +347,9 @@ func (s *Server) upstream(w http.ResponseWriter, p protocol) (Upstream, bool) {
 	up, name, flag := s.Proxy.OpenAI, "openai", "--upstream-openai"
 	if p == protoAnthropic {
 		up, name, flag = s.Proxy.Anthropic, "anthropic", "--upstream-anthropic"
+	}
+	if p == protoGemini {
+		up, name, flag = s.Proxy.Gemini, "gemini", "--upstream-gemini"
 	}
 	if up.URL == "" {
 		proxyError(w, p, http.StatusNotImplemented, "not_configured", "no "+name+" upstream configured (start swc serve with "+flag+" URL)")

@@ -80,7 +80,7 @@ func netErrorKind(err error) string {
 
 // dropRequest lists request headers swc sets itself or must not pass on.
 var dropRequest = map[string]bool{
-	"Authorization": true, "X-Api-Key": true, "Cookie": true, "Content-Length": true,
+	"Authorization": true, "X-Api-Key": true, "X-Goog-Api-Key": true, "Cookie": true, "Content-Length": true,
 	"Accept-Encoding": true, // the transport negotiates (and undoes) compression itself
 	"Host":            true,
 }
@@ -93,6 +93,9 @@ func upstreamURL(p protocol, base, path, rawQuery string) string {
 	u := base + strings.TrimPrefix(path, "/v1")
 	if p == protoAnthropic && !strings.HasSuffix(base, "/v1") {
 		u = base + path
+	}
+	if p == protoGemini {
+		u = geminiURL(base, path)
 	}
 	if rawQuery != "" {
 		u += "?" + rawQuery
@@ -131,6 +134,8 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 	if up.Key != "" {
 		if p == protoAnthropic {
 			req.Header.Set("X-Api-Key", up.Key)
+		} else if p == protoGemini {
+			req.Header.Set("X-Goog-Api-Key", up.Key)
 		} else {
 			req.Header.Set("Authorization", "Bearer "+up.Key)
 		}
@@ -172,6 +177,10 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 	w.WriteHeader(resp.StatusCode)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		streamEvents(w, rc, resp.Body)
+		return
+	}
+	if p == protoGemini { // :streamGenerateContent without ?alt=sse: a JSON array, streamed
+		copyFlushing(w, rc, resp.Body)
 		return
 	}
 	io.Copy(w, resp.Body)

@@ -83,6 +83,7 @@ func newProxyEnv(t *testing.T, opts ...option) *proxyEnv {
 	all := append([]option{func(s *swchttp.Server, _ *sleep.Service) {
 		s.Proxy.OpenAI = swchttp.Upstream{URL: up.ts.URL + "/v1", Key: "sk-upstream-openai"}
 		s.Proxy.Anthropic = swchttp.Upstream{URL: up.ts.URL, Key: "sk-upstream-anthropic"}
+		s.Proxy.Gemini = swchttp.Upstream{URL: up.ts.URL, Key: "gemini-upstream-key"}
 		s.Rate = -1
 	}}, opts...)
 	e := newEnv(t, all...)

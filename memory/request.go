@@ -14,7 +14,8 @@ import (
 // "system" (anthropic, as a text block with a cache_control mark when the
 // body's marks leave room for one: see SpliceOptions), or as a developer
 // message item after the instruction items (responses, whose
-// "instructions" field stays as it was). Every other field of the body is
+// "instructions" field stays as it was), or as a text part appended to
+// "systemInstruction" (gemini). Every other field of the body is
 // kept as it came (for responses, every byte outside "input"). res may
 // come from Compress or be assembled by the caller (Source -1 marks the
 // memory message). It returns an EINVALID error when in is not a request
@@ -43,6 +44,8 @@ func SpliceRequestWith(in *chat.Input, res *Result, o SpliceOptions) ([]byte, er
 		return spliceAnthropic(in, res, o.CacheBreakpoints != BreakpointsOff)
 	case chat.Responses:
 		return spliceResponses(in, res)
+	case chat.Gemini:
+		return spliceGemini(in, res, nil)
 	}
 	return nil, swc.Errorf(swc.EINVALID, "cannot splice messages into a %s input", in.Format)
 }

@@ -39,6 +39,7 @@ type Env struct {
 var envVars = []struct{ name, use string }{
 	{"ANTHROPIC_API_KEY", "key for anthropic:MODEL providers, and the upstream key of swc serve --upstream-anthropic"},
 	{"ANTHROPIC_BASE_URL", "Anthropic API base URL, without /v1 (default https://api.anthropic.com)"},
+	{"GEMINI_API_KEY", "the upstream key of swc serve --upstream-gemini (sent as x-goog-api-key)"},
 	{"OPENAI_API_KEY", "key for openai:MODEL providers, and the upstream key of swc serve --upstream-openai"},
 	{"OPENAI_BASE_URL", "OpenAI-compatible base URL, with /v1 (default https://api.openai.com/v1)"},
 	{"OLLAMA_BASE_URL", "Ollama's OpenAI-compatible base URL (default http://localhost:11434/v1)"},

@@ -15,6 +15,7 @@ import (
 // proxyFlags are swc serve's flags of the compressing proxy.
 type proxyFlags struct {
 	openai, anthropic string
+	gemini            string
 	compressTimeout   time.Duration
 	keepRecent        int
 	compaction        string
@@ -27,6 +28,7 @@ type proxyFlags struct {
 func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 	fs.StringVar(&f.openai, "upstream-openai", "", "OpenAI-compatible base URL the proxy forwards /v1/chat/completions, /v1/responses, /v1/embeddings and /v1/models to, with /v1 (e.g. https://api.openai.com/v1); key: OPENAI_API_KEY")
 	fs.StringVar(&f.anthropic, "upstream-anthropic", "", "Anthropic base URL the proxy forwards /v1/messages and /v1/messages/count_tokens to (e.g. https://api.anthropic.com); key: ANTHROPIC_API_KEY")
+	fs.StringVar(&f.gemini, "upstream-gemini", "", "Gemini API base URL the proxy forwards /v1beta/models/MODEL:generateContent, :streamGenerateContent, :countTokens and GET /v1beta/models to (e.g. https://generativelanguage.googleapis.com); key: GEMINI_API_KEY, sent as x-goog-api-key")
 	fs.DurationVar(&f.compressTimeout, "compress-timeout", swchttp.DefaultCompressTimeout, "longest a proxied request's compression may take: past it the offline engines compress it instead, and when they run past it too, the truncation plan (the first session, then the most recent messages; swc_proxy_fallbacks_total{reason=\"truncation\"})")
 	fs.IntVar(&f.keepRecent, "keep-recent", 8, "latest messages of a proxied request sent unchanged (0: none); with epochs, the messages a new epoch starts with (at least 1)")
 	fs.StringVar(&f.compaction, "compaction", memory.Epoch, "how a proxied history over the budget is compressed: epoch (a memory that stays byte for byte until the verbatim tail outgrows its room, so provider prompt caches hit) or replan (the whole history re-planned on every request)")
@@ -41,7 +43,7 @@ func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 // the default budget and strategy, and the configured embedder when it is
 // not the offline one (its failures fall back to the offline engines).
 func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp.ProxyConfig, error) {
-	for _, u := range []struct{ flag, v string }{{"--upstream-openai", f.openai}, {"--upstream-anthropic", f.anthropic}} {
+	for _, u := range []struct{ flag, v string }{{"--upstream-openai", f.openai}, {"--upstream-anthropic", f.anthropic}, {"--upstream-gemini", f.gemini}} {
 		if u.v == "" {
 			continue
 		}
@@ -68,6 +70,7 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 	cfg := swchttp.ProxyConfig{
 		OpenAI:          swchttp.Upstream{URL: f.openai, Key: env.Vars["OPENAI_API_KEY"]},
 		Anthropic:       swchttp.Upstream{URL: f.anthropic, Key: env.Vars["ANTHROPIC_API_KEY"]},
+		Gemini:          swchttp.Upstream{URL: f.gemini, Key: env.Vars["GEMINI_API_KEY"]},
 		Budget:          ef.budget,
 		CompressTimeout: f.compressTimeout,
 		KeepRecent:      f.keepRecent,

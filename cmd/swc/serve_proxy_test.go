@@ -149,3 +149,22 @@ func TestServeGC(t *testing.T) {
 		t.Errorf("GOGC=150: the target was changed")
 	}
 }
+
+// TestProxyConfigGemini: --upstream-gemini with GEMINI_API_KEY from the
+// environment makes the Gemini upstream; a URL that is not http(s) is a
+// usage error naming the flag.
+func TestProxyConfigGemini(t *testing.T) {
+	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard, []string{"GEMINI_API_KEY=g-server-own"})
+	pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, gemini: "https://generativelanguage.googleapis.com"}
+	cfg, err := proxyConfig(env, pf, &engineFlags{embedder: "lexical", budget: 4000}, &engines{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Gemini.URL != pf.gemini || cfg.Gemini.Key != "g-server-own" {
+		t.Errorf("gemini upstream %+v", cfg.Gemini)
+	}
+	pf.gemini = "generativelanguage.googleapis.com"
+	if _, err := proxyConfig(env, pf, &engineFlags{embedder: "lexical", budget: 4000}, &engines{}); err == nil || !strings.Contains(err.Error(), "--upstream-gemini") {
+		t.Errorf("bad URL: %v", err)
+	}
+}

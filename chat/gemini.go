@@ -1,0 +1,428 @@
+package chat
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"strings"
+
+	"github.com/swcmem/swc"
+)
+
+// Gemini is a Gemini API request body: generateContent's and
+// streamGenerateContent's ({"contents":[…],"systemInstruction":…,"tools":…,
+// "generationConfig":…,…}), or countTokens' (the same, or
+// {"generateContentRequest":{…}} holding one).
+//
+// Its contents become messages:
+//
+//   - "systemInstruction" (or "system_instruction": the API reads either
+//     spelling of every field) is the first system message, Origin -1;
+//   - a content of role "user" (or no role, or the older "function") is a
+//     user message of its text parts; its functionResponse parts are tool
+//     messages answering the calls of the model content before it (by id,
+//     else the first unanswered call of that name), placed before the
+//     content's other parts, as Anthropic's tool_result blocks are;
+//   - a content of role "model" is an assistant message of its text parts,
+//     its functionCall parts its ToolCalls (the part's id, or
+//     "gemini:<content>:<part>" when it has none; arguments the args JSON);
+//   - thought parts, inlineData, fileData and parts of a type swc does not
+//     know stand as placeholders ("[thought]", "[inlineData image/png]"),
+//     an image counted by ImageTokens' rule (swc.Message.MediaTokens);
+//     executableCode and codeExecutionResult as their code and output.
+//
+// Raw holds each content byte for byte (thought signatures included), Body
+// the top-level fields, so that kept contents go back unchanged.
+const Gemini Format = "gemini"
+
+// geminiSyntheticID returns the id swc gives the functionCall at part j of
+// content i when the part has none.
+func geminiSyntheticID(i, j int) string { return fmt.Sprintf("gemini:%d:%d", i, j) }
+
+// GeminiField returns the value of field name (camelCase) in obj, or of its
+// snake_case spelling, which the API accepts as well, and the key found ("" when
+// neither is there).
+func GeminiField(obj map[string]json.RawMessage, name string) (json.RawMessage, string) {
+	if v, ok := obj[name]; ok {
+		return v, name
+	}
+	snake := snakeCase(name)
+	if v, ok := obj[snake]; ok {
+		return v, snake
+	}
+	return nil, ""
+}
+
+func snakeCase(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// GeminiRequest returns the fields of the generateContent request a body
+// holds: the body's own, or those of its "generateContentRequest" (a
+// countTokens body), with nested true. It returns an EINVALID error when
+// the body is not a JSON object or holds no contents.
+func GeminiRequest(body map[string]json.RawMessage) (req map[string]json.RawMessage, nested bool, err error) {
+	if c, _ := GeminiField(body, "contents"); c != nil {
+		return body, false, nil
+	}
+	g, _ := GeminiField(body, "generateContentRequest")
+	if g == nil {
+		return nil, false, swc.Errorf(swc.EINVALID, "request body has no \"contents\" (nor a \"generateContentRequest\" holding them)")
+	}
+	if err := json.Unmarshal(g, &req); err != nil || req == nil {
+		return nil, false, swc.Errorf(swc.EINVALID, "generateContentRequest: want an object, got %s", kind(g))
+	}
+	if c, _ := GeminiField(req, "contents"); c == nil {
+		return nil, false, swc.Errorf(swc.EINVALID, "generateContentRequest has no \"contents\"")
+	}
+	return req, true, nil
+}
+
+// geminiCall is a functionCall of the last model content, until answered.
+type geminiCall struct {
+	id, name string
+	answered bool
+}
+
+// parseGemini reads a Gemini request body.
+func parseGemini(data []byte) (*Input, error) {
+	in := &Input{}
+	if len(data) == 0 || data[0] != '{' {
+		return nil, swc.Errorf(swc.EINVALID, "gemini input is a generateContent request body (a JSON object with \"contents\"), got %s", kind(data))
+	}
+	if err := json.Unmarshal(data, &in.Body); err != nil || in.Body == nil {
+		return nil, swc.Errorf(swc.EINVALID, "not one JSON object (%s): gemini input is a generateContent request body", errText(err))
+	}
+	req, nested, err := GeminiRequest(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	prefix := ""
+	if nested {
+		prefix = "generateContentRequest."
+	}
+	if sys, key := GeminiField(req, "systemInstruction"); sys != nil && string(sys) != "null" {
+		text, err := geminiSystem(sys, prefix+key)
+		if err != nil {
+			return nil, err
+		}
+		if text != "" {
+			in.Messages = append(in.Messages, swc.Message{Role: swc.RoleSystem, Content: text})
+			in.Where = append(in.Where, prefix+key)
+			in.Origin = append(in.Origin, -1)
+		}
+	}
+	contents, _ := GeminiField(req, "contents")
+	contents = bytes.TrimSpace(contents)
+	if len(contents) == 0 || contents[0] != '[' {
+		return nil, swc.Errorf(swc.EINVALID, "%scontents: want an array, got %s", prefix, kind(contents))
+	}
+	elems, where, _, err := splitTop(contents, prefix+"contents")
+	if err != nil {
+		return nil, err
+	}
+	in.Raw = elems
+	var open []geminiCall
+	for i, raw := range elems {
+		if err := parseGeminiContent(in, raw, i, where[i], &open); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "null"
+	}
+	return jsonErr(err)
+}
+
+// geminiContent returns a content's role ("user" for none or "function") and
+// its parts, or an EINVALID error naming where.
+func geminiContent(raw json.RawMessage, where string) (role string, parts []map[string]json.RawMessage, err error) {
+	var c map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &c); err != nil || c == nil {
+		return "", nil, swc.Errorf(swc.EINVALID, "%s: want a content object, got %s", where, kind(raw))
+	}
+	if r, ok := c["role"]; ok && string(r) != "null" {
+		if err := json.Unmarshal(r, &role); err != nil {
+			return "", nil, swc.Errorf(swc.EINVALID, "%s.role: want a string, got %s", where, kind(r))
+		}
+	}
+	switch role {
+	case "", "user", "function":
+		role = "user"
+	case "model":
+	default:
+		return "", nil, swc.Errorf(swc.EINVALID, "%s.role: %q is not a Gemini content role (want user or model; the system prompt goes in \"systemInstruction\")", where, role)
+	}
+	parts, err = geminiParts(c, where)
+	return role, parts, err
+}
+
+// geminiParts returns the parts of content c.
+func geminiParts(c map[string]json.RawMessage, where string) ([]map[string]json.RawMessage, error) {
+	p, ok := c["parts"]
+	if !ok || string(p) == "null" {
+		return nil, nil
+	}
+	var rawParts []json.RawMessage
+	if err := json.Unmarshal(p, &rawParts); err != nil {
+		return nil, swc.Errorf(swc.EINVALID, "%s.parts: want an array of parts, got %s", where, kind(p))
+	}
+	parts := make([]map[string]json.RawMessage, len(rawParts))
+	for j, rp := range rawParts {
+		if err := json.Unmarshal(rp, &parts[j]); err != nil || parts[j] == nil {
+			return nil, swc.Errorf(swc.EINVALID, "%s.parts[%d]: want a part object, got %s", where, j, kind(rp))
+		}
+	}
+	return parts, nil
+}
+
+type geminiFunction struct {
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Args     json.RawMessage `json:"args"`
+	Response json.RawMessage `json:"response"`
+}
+
+func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, open *[]geminiCall) error {
+	role, parts, err := geminiContent(raw, where)
+	if err != nil {
+		return err
+	}
+	add := func(m swc.Message, w string) {
+		in.Messages = append(in.Messages, m)
+		in.Where = append(in.Where, w)
+		in.Origin = append(in.Origin, i)
+	}
+	main := swc.Message{Role: swc.RoleUser}
+	if role == "model" {
+		main.Role = swc.RoleAssistant
+		*open = (*open)[:0]
+	}
+	var texts []string
+	hasMain := false
+	for j, p := range parts {
+		pw := fmt.Sprintf("%s.parts[%d]", where, j)
+		if fc, key := GeminiField(p, "functionCall"); fc != nil {
+			if role != "model" {
+				return swc.Errorf(swc.EINVALID, "%s.%s: a functionCall part in a user content (only the model calls functions)", pw, key)
+			}
+			var f geminiFunction
+			if err := json.Unmarshal(fc, &f); err != nil {
+				return swc.Errorf(swc.EINVALID, "%s.%s: want an object with name and args, got %s", pw, key, kind(fc))
+			}
+			if f.Name == "" {
+				return swc.Errorf(swc.EINVALID, "%s.%s.name: missing", pw, key)
+			}
+			id := f.ID
+			if id == "" {
+				id = geminiSyntheticID(i, j)
+			}
+			args := string(bytes.TrimSpace(f.Args))
+			if args == "" || args == "null" {
+				args = "{}"
+			}
+			main.ToolCalls = append(main.ToolCalls, swc.ToolCall{ID: id, Name: f.Name, Arguments: args})
+			*open = append(*open, geminiCall{id: id, name: f.Name})
+			hasMain = true
+			continue
+		}
+		if fr, key := GeminiField(p, "functionResponse"); fr != nil {
+			if role == "model" {
+				return swc.Errorf(swc.EINVALID, "%s.%s: a functionResponse part in a model content (responses come in user contents)", pw, key)
+			}
+			var f geminiFunction
+			if err := json.Unmarshal(fr, &f); err != nil {
+				return swc.Errorf(swc.EINVALID, "%s.%s: want an object with name and response, got %s", pw, key, kind(fr))
+			}
+			id, ok := answer(*open, f.ID, f.Name)
+			if !ok {
+				return swc.Errorf(swc.EINVALID, "%s.%s: answers no functionCall of the model content before it (name %q, id %q)", pw, key, f.Name, f.ID)
+			}
+			add(swc.Message{Role: swc.RoleTool, Content: geminiResponseText(f.Response), ToolCallID: id, Name: f.Name}, pw)
+			continue
+		}
+		texts = append(texts, geminiPartText(p))
+		main.MediaTokens += geminiImageTokens(p)
+		hasMain = true
+	}
+	main.Content = strings.Join(texts, "\n")
+	if hasMain || len(parts) == 0 {
+		add(main, where)
+	}
+	return nil
+}
+
+// answer marks the open call a functionResponse answers, by id, else the
+// first unanswered call of its name, and returns the call's id.
+func answer(open []geminiCall, id, name string) (string, bool) {
+	if id != "" {
+		for k := range open {
+			if !open[k].answered && open[k].id == id {
+				open[k].answered = true
+				return id, true
+			}
+		}
+	}
+	for k := range open {
+		if !open[k].answered && open[k].name == name {
+			open[k].answered = true
+			return open[k].id, true
+		}
+	}
+	return "", false
+}
+
+// geminiResponseText returns a functionResponse's response as text: the
+// string of {"output": text} (the shape Gemini CLI and swc's rewrite write),
+// "[error] " and the string of {"error": text}, or the object's JSON.
+func geminiResponseText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil && len(obj) == 1 {
+		var s string
+		if v, ok := obj["output"]; ok && json.Unmarshal(v, &s) == nil {
+			return s
+		}
+		if v, ok := obj["error"]; ok && json.Unmarshal(v, &s) == nil {
+			return "[error] " + s
+		}
+	}
+	return string(raw)
+}
+
+// geminiPartText returns the text a part stands for in a message: its
+// text, a placeholder for a thought, media or an unknown part, and the
+// code or output of code execution.
+func geminiPartText(p map[string]json.RawMessage) string {
+	var thought bool
+	if v, _ := GeminiField(p, "thought"); v != nil {
+		json.Unmarshal(v, &thought)
+	}
+	if v, _ := GeminiField(p, "text"); v != nil {
+		if thought {
+			return placeholder("thought")
+		}
+		var s string
+		json.Unmarshal(v, &s)
+		return s
+	}
+	for _, media := range []string{"inlineData", "fileData"} {
+		if v, _ := GeminiField(p, media); v != nil {
+			var d struct {
+				MIMEType  string `json:"mimeType"`
+				MIMEType2 string `json:"mime_type"`
+			}
+			json.Unmarshal(v, &d)
+			mt := d.MIMEType + d.MIMEType2
+			if mt == "" {
+				return placeholder(media)
+			}
+			return "[" + media + " " + mt + "]"
+		}
+	}
+	if v, _ := GeminiField(p, "executableCode"); v != nil {
+		var c struct {
+			Language string `json:"language"`
+			Code     string `json:"code"`
+		}
+		json.Unmarshal(v, &c)
+		return "[executableCode " + c.Language + "]\n" + c.Code
+	}
+	if v, _ := GeminiField(p, "codeExecutionResult"); v != nil {
+		var c struct {
+			Outcome string `json:"outcome"`
+			Output  string `json:"output"`
+		}
+		json.Unmarshal(v, &c)
+		return "[codeExecutionResult " + c.Outcome + "]\n" + c.Output
+	}
+	if thought {
+		return placeholder("thought")
+	}
+	return placeholder(geminiPartType(p))
+}
+
+// geminiImageTokens returns what an image part (inlineData or fileData
+// of an image/* type) counts by ImageTokens' rule: its size read from
+// inline PNG, JPEG or GIF data, else DefaultImageSide square; 0 for other
+// parts.
+func geminiImageTokens(p map[string]json.RawMessage) int {
+	for _, media := range []string{"inlineData", "fileData"} {
+		v, _ := GeminiField(p, media)
+		if v == nil {
+			continue
+		}
+		var d struct {
+			MIMEType  string `json:"mimeType"`
+			MIMEType2 string `json:"mime_type"`
+			Data      string `json:"data"`
+		}
+		json.Unmarshal(v, &d)
+		mt := d.MIMEType + d.MIMEType2
+		if !strings.HasPrefix(mt, "image/") {
+			return 0
+		}
+		if cfg, _, err := image.DecodeConfig(base64.NewDecoder(base64.StdEncoding, strings.NewReader(d.Data))); err == nil {
+			return tileTokens(cfg.Width, cfg.Height)
+		}
+		return ImageTokens("", "high")
+	}
+	return 0
+}
+
+// geminiMeta are the fields a part may carry besides its data.
+var geminiMeta = map[string]bool{
+	"thought": true, "thoughtSignature": true, "thought_signature": true, "partMetadata": true, "part_metadata": true,
+	"videoMetadata": true, "video_metadata": true, "mediaResolution": true, "media_resolution": true,
+}
+
+// geminiPartType names a part by its data field (the first in name order
+// that is not metadata), "" when it has none.
+func geminiPartType(p map[string]json.RawMessage) string {
+	typ := ""
+	for k := range p {
+		if !geminiMeta[k] && (typ == "" || k < typ) {
+			typ = k
+		}
+	}
+	return typ
+}
+
+// geminiSystem reads systemInstruction: a content's text parts (a string
+// is read as well).
+func geminiSystem(raw json.RawMessage, where string) (string, error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var c map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &c); err != nil || c == nil {
+		return "", swc.Errorf(swc.EINVALID, "%s: want a content object with text parts, got %s", where, kind(raw))
+	}
+	parts, err := geminiParts(c, where)
+	if err != nil {
+		return "", err
+	}
+	texts := make([]string, 0, len(parts))
+	for _, p := range parts {
+		texts = append(texts, geminiPartText(p))
+	}
+	return strings.Join(texts, "\n"), nil
+}

@@ -1,0 +1,183 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/swcmem/swc/chat"
+)
+
+// This file is the Gemini API through the proxy: POST
+// /v1beta/models/{model}:generateContent and :streamGenerateContent
+// compressed as the other protocols are (the contents read by chat.Gemini),
+// :countTokens counted as swc would send the request, any other method of
+// a model and GET /v1beta/models relayed. Gemini clients send their key as
+// x-goog-api-key or ?key=; swc takes its own key there (or as a Bearer
+// token), never passes it on, and sends the server's Gemini key as
+// x-goog-api-key.
+
+var protoGemini = protocol{"gemini", chat.Gemini}
+
+func (s *Server) geminiRoutes(mux *routeMux) {
+	// {model_method} is "gemini-2.5-flash:generateContent": a path
+	// wildcard is a whole segment.
+	mux.Handle("POST /v1beta/models/{model_method}", s.observe(s.geminiAuth(s.geminiCall)))
+	mux.Handle("GET /v1beta/models", s.observe(s.geminiAuth(s.relay)))
+	mux.Handle("GET /v1beta/models/{model}", s.observe(s.geminiAuth(s.relay)))
+}
+
+// geminiAuth authenticates a Gemini request: the swc key as x-goog-api-key,
+// ?key= or "Authorization: Bearer". The handler gets the request without
+// the key's header and query parameter, so that forward never sends it.
+func (s *Server) geminiAuth(h func(w http.ResponseWriter, r *http.Request, p protocol, tenant string)) http.Handler {
+	inner := s.proxyAuth(protoGemini, h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := strings.TrimSpace(r.Header.Get("X-Goog-Api-Key"))
+		query, qkey := withoutKey(r.URL.RawQuery)
+		if key == "" {
+			key = qkey
+		}
+		r = r.Clone(r.Context())
+		r.Header.Del("X-Goog-Api-Key")
+		r.URL.RawQuery = query
+		if key != "" {
+			r.Header.Set("Authorization", "Bearer "+key)
+		}
+		inner.ServeHTTP(w, r)
+	})
+}
+
+// withoutKey returns rawQuery without its "key" parameters, the other
+// parameters as they came, and the first key's value.
+func withoutKey(rawQuery string) (query, key string) {
+	if rawQuery == "" {
+		return "", ""
+	}
+	var keep []string
+	found := false
+	for _, kv := range strings.Split(rawQuery, "&") {
+		name, val, _ := strings.Cut(kv, "=")
+		if n, err := url.QueryUnescape(name); err == nil && n == "key" {
+			if !found {
+				key, _ = url.QueryUnescape(val)
+				found = true
+			}
+			continue
+		}
+		keep = append(keep, kv)
+	}
+	return strings.Join(keep, "&"), key
+}
+
+// geminiCall serves POST /v1beta/models/{model}:{method}: generateContent
+// and streamGenerateContent compressed, countTokens counted as swc would
+// send the request, other methods (embedContent, batchEmbedContents, …)
+// relayed.
+func (s *Server) geminiCall(w http.ResponseWriter, r *http.Request, p protocol, tenant string) {
+	model, method, ok := strings.Cut(r.PathValue("model_method"), ":")
+	if !ok || model == "" || method == "" {
+		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
+		proxyError(w, p, http.StatusNotFound, "not_found", "no method in "+strconv.Quote(r.URL.Path)+" (want /v1beta/models/MODEL:generateContent, :streamGenerateContent or :countTokens)")
+		return
+	}
+	switch method {
+	case "generateContent", "streamGenerateContent":
+		s.proxyHandle(w, r, p, tenant)
+	case "countTokens":
+		s.geminiCount(w, r, p, tenant, model)
+	default:
+		s.relay(w, r, p, tenant)
+	}
+}
+
+// geminiCount compresses a countTokens body as its generateContent
+// request would be and has the upstream count it. A body of contents
+// alone is sent as {"generateContentRequest":{"model":…,"contents":…}},
+// the form that may carry the systemInstruction the memory goes in.
+func (s *Server) geminiCount(w http.ResponseWriter, r *http.Request, p protocol, tenant, model string) {
+	if _, ok := s.upstream(w, p); !ok {
+		return
+	}
+	body, err := readLimited(r, s.MaxBody)
+	if err != nil {
+		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
+		if err == errTooLarge {
+			proxyError(w, p, http.StatusRequestEntityTooLarge, "request_too_large", "request body over "+strconv.FormatInt(s.MaxBody, 10)+" bytes (swc serve --max-body)")
+			return
+		}
+		proxyError(w, p, http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
+		return
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) == nil && len(obj) == 1 && obj["contents"] != nil {
+		m, _ := json.Marshal("models/" + model)
+		body = []byte(`{"generateContentRequest":{"contents":` + string(obj["contents"]) + `,"model":` + string(m) + `}}`)
+	}
+	r = r.Clone(r.Context())
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	s.proxyCount(w, r, p, tenant)
+}
+
+// geminiStatus is the canonical status name of an HTTP status in Google's
+// error shape.
+func geminiStatus(status int) string {
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+		return "INVALID_ARGUMENT"
+	case http.StatusUnauthorized:
+		return "UNAUTHENTICATED"
+	case http.StatusForbidden:
+		return "PERMISSION_DENIED"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusTooManyRequests:
+		return "RESOURCE_EXHAUSTED"
+	case http.StatusNotImplemented:
+		return "UNIMPLEMENTED"
+	case http.StatusBadGateway, http.StatusServiceUnavailable:
+		return "UNAVAILABLE"
+	case http.StatusGatewayTimeout:
+		return "DEADLINE_EXCEEDED"
+	}
+	return "INTERNAL"
+}
+
+// geminiError writes Google's error shape:
+// {"error":{"code":400,"message":"…","status":"INVALID_ARGUMENT"}}.
+func geminiError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": "swc: " + msg, "status": geminiStatus(status)}})
+}
+
+// geminiURL returns base + path, a version segment ("/v1beta") the base
+// ends with and the path starts with written once.
+func geminiURL(base, path string) string {
+	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
+		if strings.HasSuffix(base, v) && strings.HasPrefix(path, v+"/") {
+			return base + path[len(v):]
+		}
+	}
+	return base + path
+}
+
+// copyFlushing copies body to w, flushing whatever has arrived: Gemini's
+// streamGenerateContent without ?alt=sse streams one JSON array, element
+// by element.
+func copyFlushing(w io.Writer, rc *http.ResponseController, body io.Reader) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil || rc.Flush() != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}

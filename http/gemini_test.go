@@ -1,0 +1,528 @@
+package http_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/swcmem/swc/chat"
+	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/sleep"
+)
+
+// geminiLoop is the generateContent body of a function-call loop under
+// way: a task, then turns of a model content (a thought, a call with its
+// signature; every third call without an id) and the user's function
+// response, ending with a response.
+func geminiLoop(turns int) string {
+	cs := []string{`{"role":"user","parts":[{"text":"Fix the failing test in pkg/store (ticket 4411)."}]}`}
+	for i := range turns {
+		id := fmt.Sprintf(`,"id":"call_%d"`, i)
+		if i%3 == 2 {
+			id = ""
+		}
+		out := strings.Repeat(fmt.Sprintf("line %d of step %d: store_%d.go ok\\n", i, i, i), 12)
+		cs = append(cs,
+			fmt.Sprintf(`{"role":"model","parts":[{"text":"step %d","thought":true},{"functionCall":{"name":"run_shell_command","args":{"command":"go test -run T%d"}%s},"thoughtSignature":"c2ln%04d"}]}`, i, i, id, i),
+			fmt.Sprintf(`{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{"output":"%s"}%s}}]}`, out, id))
+	}
+	return `{"contents":[` + strings.Join(cs, ",") + `],"systemInstruction":{"parts":[{"text":"You are a coding agent."}]},"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}],"generationConfig":{"temperature":0}}`
+}
+
+const geminiAnswer = `{"candidates":[{"content":{"role":"model","parts":[{"text":"Casa do Rio."}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":3}}`
+
+// geminiUpstream records what reached it (path, query, headers, body) and
+// answers as the Gemini API does.
+type geminiUpstream struct {
+	mu    sync.Mutex
+	reqs  []*http.Request
+	body  [][]byte
+	reply func(w http.ResponseWriter, r *http.Request, body []byte)
+}
+
+func (g *geminiUpstream) handle(w http.ResponseWriter, r *http.Request, body []byte) {
+	g.mu.Lock()
+	g.reqs = append(g.reqs, r.Clone(r.Context()))
+	g.body = append(g.body, body)
+	reply := g.reply
+	g.mu.Unlock()
+	if reply != nil {
+		reply(w, r, body)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	switch {
+	case strings.HasSuffix(r.URL.Path, ":countTokens"):
+		io.WriteString(w, `{"totalTokens":`+strconv.Itoa(len(body))+`}`)
+	case strings.HasSuffix(r.URL.Path, "/models"):
+		io.WriteString(w, `{"models":[{"name":"models/gemini-2.5-flash"}]}`)
+	default:
+		io.WriteString(w, geminiAnswer)
+	}
+}
+
+func (g *geminiUpstream) last(t *testing.T) (*http.Request, []byte) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.reqs) == 0 {
+		t.Fatal("the upstream got no request")
+	}
+	return g.reqs[len(g.reqs)-1], g.body[len(g.body)-1]
+}
+
+func (g *geminiUpstream) count() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.reqs)
+}
+
+func newGeminiEnv(t *testing.T) (*proxyEnv, *geminiUpstream) {
+	e := newProxyEnv(t)
+	g := &geminiUpstream{}
+	e.up.handle = g.handle
+	return e, g
+}
+
+// geminiDo sends a request to the proxy with auth (a header "Name: value",
+// or "" when the key is in the path's query) and extra headers.
+func geminiDo(t *testing.T, e *proxyEnv, method, path, body, auth string, headers ...string) *http.Response {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, e.ts.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for _, h := range append([]string{auth}, headers...) {
+		if k, v, ok := strings.Cut(h, ":"); ok {
+			req.Header.Set(k, strings.TrimSpace(v))
+		}
+	}
+	resp, err := e.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// TestGeminiProxyAuth: the swc key is accepted as x-goog-api-key, ?key=
+// and Bearer, and never forwarded; the upstream gets the server's key as
+// x-goog-api-key, the path as it came and the query without key; a bad
+// key is 401 in Google's error shape and reaches nothing.
+func TestGeminiProxyAuth(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	body := `{"contents":[{"role":"user","parts":[{"text":"Where do we stay in Lisbon?"}]}]}`
+	for _, tc := range []struct{ name, path, auth string }{
+		{"header", "/v1beta/models/gemini-2.5-flash:generateContent", "x-goog-api-key: " + e.key},
+		{"query", "/v1beta/models/gemini-2.5-flash:generateContent?key=" + e.key + "&$alt=json", ""},
+		{"bearer", "/v1beta/models/gemini-2.5-flash:generateContent", "Authorization: Bearer " + e.key},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := geminiDo(t, e, "POST", tc.path, body, tc.auth)
+			got := readAll(t, resp)
+			if resp.StatusCode != 200 || got != geminiAnswer || resp.Header.Get(swchttp.HeaderMode) != "fits" {
+				t.Fatalf("%d %s %q", resp.StatusCode, got, resp.Header.Get(swchttp.HeaderMode))
+			}
+			r, sent := g.last(t)
+			if string(sent) != body {
+				t.Errorf("a body that fits was changed: %s", sent)
+			}
+			if r.URL.Path != "/v1beta/models/gemini-2.5-flash:generateContent" || strings.Contains(r.URL.RawQuery, "key") {
+				t.Errorf("upstream request %s?%s", r.URL.Path, r.URL.RawQuery)
+			}
+			if tc.name == "query" && r.URL.RawQuery != "$alt=json" {
+				t.Errorf("other query parameters lost: %q", r.URL.RawQuery)
+			}
+			if r.Header.Get("X-Goog-Api-Key") != "gemini-upstream-key" || r.Header.Get("Authorization") != "" {
+				t.Errorf("upstream auth: x-goog-api-key %q, authorization %q", r.Header.Get("X-Goog-Api-Key"), r.Header.Get("Authorization"))
+			}
+		})
+	}
+	n := g.count()
+	for _, auth := range []string{"", "x-goog-api-key: swc_made_up", "x-goog-api-key: sk-not-swc"} {
+		resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", body, auth)
+		var ge struct {
+			Error struct {
+				Code    int
+				Message string
+				Status  string
+			}
+		}
+		if err := json.Unmarshal([]byte(readAll(t, resp)), &ge); err != nil || resp.StatusCode != 401 || ge.Error.Code != 401 || ge.Error.Status != "UNAUTHENTICATED" || !strings.Contains(ge.Error.Message, "x-goog-api-key") {
+			t.Errorf("%q: %d %+v %v", auth, resp.StatusCode, ge, err)
+		}
+	}
+	if g.count() != n {
+		t.Error("a request without a valid key reached the upstream")
+	}
+}
+
+// TestGeminiProxyCompresses: a long function-call loop over the budget
+// reaches the upstream under it, valid for Gemini (a user content first,
+// turns alternating, every call answered by the next content, the kept
+// contents byte for byte), counted under protocol "gemini"; with
+// X-SWC-Conversation too.
+func TestGeminiProxyCompresses(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	body := geminiLoop(60)
+	orig, err := chat.Parse([]byte(body), chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws := map[string]bool{}
+	for _, r := range orig.Raw {
+		raws[string(r)] = true
+	}
+	for _, conv := range []string{"", "gemini-agent-1"} {
+		hs := []string{swchttp.HeaderBudget + ": 3000"}
+		if conv != "" {
+			hs = append(hs, swchttp.HeaderConversation+": "+conv)
+		}
+		resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-pro:generateContent", body, "x-goog-api-key: "+e.key, hs...)
+		if got := readAll(t, resp); resp.StatusCode != 200 || got != geminiAnswer {
+			t.Fatalf("conv %q: %d %s", conv, resp.StatusCode, got)
+		}
+		before, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderTokensBefore))
+		after, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderTokensAfter))
+		if before <= 3000 || after > 3000 || after == 0 {
+			t.Errorf("conv %q: %d → %d tokens (budget 3000), mode %s", conv, before, after, resp.Header.Get(swchttp.HeaderMode))
+		}
+		_, sent := g.last(t)
+		checkGeminiTurns(t, sent, raws)
+		t.Logf("conv %q: %d → %d tokens, %d → %d bytes, mode %s", conv, before, after, len(body), len(sent), resp.Header.Get(swchttp.HeaderMode))
+	}
+	mr, err := e.ts.Client().Get(e.ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := readAll(t, mr); !strings.Contains(m, `swc_proxy_requests_total{mode="stateless",protocol="gemini"} 1`) ||
+		!strings.Contains(m, `swc_proxy_upstream_responses_total{code="200",protocol="gemini"} 2`) {
+		t.Errorf("gemini requests not counted: %s", grepLines(m, "protocol=\"gemini\""))
+	}
+}
+
+// checkGeminiTurns fails unless body's contents are valid Gemini turns:
+// the first a user content, roles alternating, every model content's
+// calls answered by the next content, each content the client's bytes
+// (the memory's first content aside).
+func checkGeminiTurns(t *testing.T, body []byte, raws map[string]bool) {
+	t.Helper()
+	if _, err := chat.Parse(body, chat.Gemini); err != nil {
+		t.Fatalf("the body sent does not parse: %v", err)
+	}
+	var req struct{ Contents []json.RawMessage }
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Contents) == 0 {
+		t.Fatalf("no contents sent: %v", err)
+	}
+	calls := 0
+	for i, c := range req.Contents {
+		var v struct {
+			Role  string
+			Parts []map[string]json.RawMessage
+		}
+		json.Unmarshal(c, &v)
+		if want := []string{"user", "model"}[i%2]; v.Role != want {
+			t.Fatalf("contents[%d] is %s, want %s", i, v.Role, want)
+		}
+		if !raws[string(c)] && !(i == 0 && strings.Contains(string(c), "Earlier conversation")) {
+			t.Errorf("contents[%d] is not as the client sent it: %.200s", i, c)
+		}
+		responses, next := 0, 0
+		for _, p := range v.Parts {
+			if p["functionResponse"] != nil {
+				responses++
+			}
+			if p["functionCall"] != nil {
+				next++
+			}
+		}
+		if responses != calls {
+			t.Errorf("contents[%d] answers %d of %d calls", i, responses, calls)
+		}
+		calls = next
+	}
+}
+
+// TestGeminiProxyStream: streamGenerateContent reaches the client event
+// by event, as SSE with ?alt=sse and as the streamed JSON array without.
+func TestGeminiProxyStream(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	body := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	chunk := func(text string) string {
+		return `{"candidates":[{"content":{"role":"model","parts":[{"text":"` + text + `"}]}}]}`
+	}
+	for _, tc := range []struct {
+		name, query, ctype string
+		pieces             []string
+	}{
+		{"sse", "?alt=sse", "text/event-stream", []string{"data: " + chunk("Casa") + "\r\n\r\n", "data: " + chunk(" do Rio.") + "\r\n\r\n"}},
+		{"json array", "", "application/json; charset=UTF-8", []string{"[" + chunk("Casa"), ",\r\n" + chunk(" do Rio.") + "]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			release := make(chan struct{})
+			var done atomic.Bool
+			g.mu.Lock()
+			g.reply = func(w http.ResponseWriter, r *http.Request, _ []byte) {
+				defer done.Store(true)
+				w.Header().Set("Content-Type", tc.ctype)
+				w.WriteHeader(200)
+				for i, p := range tc.pieces {
+					io.WriteString(w, p)
+					w.(http.Flusher).Flush()
+					if i == 0 {
+						select {
+						case <-release:
+						case <-time.After(10 * time.Second):
+						}
+					}
+				}
+			}
+			g.mu.Unlock()
+			resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:streamGenerateContent"+tc.query, body, "x-goog-api-key: "+e.key)
+			defer resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != tc.ctype {
+				t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+			first := make([]byte, len(tc.pieces[0]))
+			if _, err := io.ReadFull(bufio.NewReader(resp.Body), first); err != nil || string(first) != tc.pieces[0] {
+				t.Fatalf("first piece %q %v", first, err)
+			}
+			if done.Load() {
+				t.Fatal("the upstream finished before the client read the first piece")
+			}
+			close(release)
+			rest, _ := io.ReadAll(resp.Body)
+			if string(rest) != tc.pieces[1] {
+				t.Errorf("rest %q", rest)
+			}
+			r, _ := g.last(t)
+			if r.URL.RawQuery != strings.TrimPrefix(tc.query, "?") {
+				t.Errorf("query %q", r.URL.RawQuery)
+			}
+		})
+	}
+	g.mu.Lock()
+	g.reply = nil
+	g.mu.Unlock()
+}
+
+// TestGeminiProxyCountTokens: countTokens is counted as swc would send the
+// request: a body of contents goes as a generateContentRequest naming the
+// model, compressed (the memory in its systemInstruction) when over the
+// budget; one with a generateContentRequest is compressed inside it.
+func TestGeminiProxyCountTokens(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	path := "/v1beta/models/gemini-2.5-flash:countTokens"
+	small := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	resp := geminiDo(t, e, "POST", path, small, "x-goog-api-key: "+e.key, swchttp.HeaderConversation+": ignored-1")
+	if got := readAll(t, resp); resp.StatusCode != 200 || !strings.HasPrefix(got, `{"totalTokens":`) {
+		t.Fatalf("%d %s", resp.StatusCode, got)
+	}
+	_, sent := g.last(t)
+	if want := `{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"model":"models/gemini-2.5-flash"}}`; string(sent) != want {
+		t.Errorf("sent %s\nwant %s", sent, want)
+	}
+	var loop map[string]json.RawMessage
+	json.Unmarshal([]byte(geminiLoop(60)), &loop)
+	for _, body := range []string{
+		`{"contents":` + string(loop["contents"]) + `}`,
+		`{"generateContentRequest":{"model":"models/gemini-2.5-flash","contents":` + string(loop["contents"]) + `}}`,
+	} {
+		resp := geminiDo(t, e, "POST", path, body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 840")
+		if got := readAll(t, resp); resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stateless" {
+			t.Fatalf("%d %s %s", resp.StatusCode, got, resp.Header.Get(swchttp.HeaderMode))
+		}
+		_, sent := g.last(t)
+		var v struct {
+			GenerateContentRequest struct {
+				Model             string
+				Contents          []json.RawMessage
+				SystemInstruction json.RawMessage
+			}
+		}
+		if err := json.Unmarshal(sent, &v); err != nil || v.GenerateContentRequest.Model != "models/gemini-2.5-flash" || len(v.GenerateContentRequest.Contents) == 0 || len(sent) > len(body)/2 {
+			t.Errorf("sent %.300s (%d of %d bytes): %v", sent, len(sent), len(body), err)
+		}
+	}
+}
+
+// TestGeminiProxyRelayAndErrors: model listings are relayed (key query
+// removed); another method of a model is relayed; a path without a method
+// is 404, a malformed body 400 and no upstream 501 naming the flag, all in
+// Google's error shape.
+func TestGeminiProxyRelayAndErrors(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	for _, path := range []string{"/v1beta/models?key=" + e.key + "&pageSize=5", "/v1beta/models/gemini-2.5-flash?key=" + e.key} {
+		resp := geminiDo(t, e, "GET", path, "", "")
+		got := readAll(t, resp)
+		r, _ := g.last(t)
+		if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "passthrough" || strings.Contains(r.URL.RawQuery, "key=") || r.Header.Get("X-Goog-Api-Key") != "gemini-upstream-key" {
+			t.Errorf("%s: %d %s, upstream %s?%s", path, resp.StatusCode, got, r.URL.Path, r.URL.RawQuery)
+		}
+	}
+	resp := geminiDo(t, e, "POST", "/v1beta/models/text-embedding-004:embedContent", `{"content":{"parts":[{"text":"x"}]}}`, "x-goog-api-key: "+e.key)
+	readAll(t, resp)
+	if r, b := g.last(t); resp.StatusCode != 200 || r.URL.Path != "/v1beta/models/text-embedding-004:embedContent" || string(b) != `{"content":{"parts":[{"text":"x"}]}}` {
+		t.Errorf("embedContent: %d %s %s", resp.StatusCode, r.URL.Path, b)
+	}
+
+	bare := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy = swchttp.ProxyConfig{} })
+	for _, tc := range []struct {
+		env          *proxyEnv
+		path, body   string
+		code         int
+		status, word string
+	}{
+		{e, "/v1beta/models/gemini-2.5-flash", "{}", 404, "NOT_FOUND", ":generateContent"},
+		{e, "/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":`, 400, "INVALID_ARGUMENT", "malformed JSON"},
+		{e, "/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":[{"role":"system","parts":[]}]}`, 400, "INVALID_ARGUMENT", `contents[0].role`},
+		{bare, "/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":[]}`, 501, "UNIMPLEMENTED", "--upstream-gemini"},
+	} {
+		resp := geminiDo(t, tc.env, "POST", tc.path, tc.body, "x-goog-api-key: "+tc.env.key)
+		var ge struct {
+			Error struct {
+				Code    int
+				Message string
+				Status  string
+			}
+		}
+		json.Unmarshal([]byte(readAll(t, resp)), &ge)
+		if resp.StatusCode != tc.code || ge.Error.Code != tc.code || ge.Error.Status != tc.status || !strings.Contains(ge.Error.Message, tc.word) {
+			t.Errorf("%s %s: %d %+v", tc.path, tc.body, resp.StatusCode, ge)
+		}
+	}
+}
+
+// TestGeminiProxySDKRequests replays what google.golang.org/genai sent
+// (chat/testdata/genai-go: its bodies, paths, ?alt=sse and x-goog-api-key):
+// under the budget each reaches the upstream as it came (countTokens'
+// contents as a generateContentRequest); over a small one, compressed,
+// the memory in systemInstruction and the last turns as they came.
+func TestGeminiProxySDKRequests(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	gen := readFile(t, "../chat/testdata/genai-go/generateContent.json")
+	count := readFile(t, "../chat/testdata/genai-go/countTokens.json")
+	for _, tc := range []struct{ path, body string }{
+		{"/v1beta/models/gemini-2.5-flash:generateContent", gen},
+		{"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", gen},
+	} {
+		resp := geminiDo(t, e, "POST", tc.path, tc.body, "x-goog-api-key: "+e.key)
+		readAll(t, resp)
+		r, sent := g.last(t)
+		path, query, _ := strings.Cut(tc.path, "?")
+		if resp.StatusCode != 200 || string(sent) != tc.body || r.URL.Path != path || r.URL.RawQuery != query {
+			t.Errorf("%s: %d, upstream %s?%s, body changed: %v", tc.path, resp.StatusCode, r.URL.Path, r.URL.RawQuery, string(sent) != tc.body)
+		}
+	}
+	resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:countTokens", count, "x-goog-api-key: "+e.key)
+	readAll(t, resp)
+	var c map[string]json.RawMessage
+	json.Unmarshal([]byte(count), &c)
+	if _, sent := g.last(t); resp.StatusCode != 200 || string(sent) != `{"generateContentRequest":{"contents":`+string(c["contents"])+`,"model":"models/gemini-2.5-flash"}}` {
+		t.Errorf("countTokens: %d %s", resp.StatusCode, sent)
+	}
+
+	// Over a budget of 840 tokens (the last question holds an image: 765): the memory holds the first turns.
+	resp = geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", gen, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 840")
+	body := readAll(t, resp)
+	_, sent := g.last(t)
+	if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stateless" {
+		t.Fatalf("%d %s %s", resp.StatusCode, resp.Header.Get(swchttp.HeaderMode), body)
+	}
+	orig, _ := chat.Parse([]byte(gen), chat.Gemini)
+	raws := map[string]bool{}
+	for _, r := range orig.Raw {
+		raws[string(r)] = true
+	}
+	checkGeminiTurns(t, sent, raws)
+	var req struct {
+		Contents          []json.RawMessage
+		SystemInstruction struct{ Parts []struct{ Text string } }
+		Tools             json.RawMessage
+	}
+	json.Unmarshal(sent, &req)
+	if len(req.Contents) >= len(orig.Raw) || len(req.SystemInstruction.Parts) != 2 || !strings.Contains(req.SystemInstruction.Parts[1].Text, "Earlier conversation") || len(req.Tools) == 0 {
+		t.Errorf("not compressed as expected: %s", sent)
+	}
+	t.Logf("%s → %s tokens, %d of %d contents sent", resp.Header.Get(swchttp.HeaderTokensBefore), resp.Header.Get(swchttp.HeaderTokensAfter), len(req.Contents), len(orig.Raw))
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestGeminiProxyEpochs: a function-call loop growing by one turn per
+// request, over the budget, is sent in epochs: between compactions
+// (X-SWC-Compacted unchanged) the memory is byte for byte the same and the
+// request sent extends the one before, so the provider's prompt cache
+// holds; the boundary never moves back.
+func TestGeminiProxyEpochs(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	var prevSent []byte
+	var prevMem string
+	prev, extended, jumps := -1, 0, 0
+	for n := 30; n <= 70; n++ {
+		resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", geminiLoop(n), "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 3000")
+		if got := readAll(t, resp); resp.StatusCode != 200 {
+			t.Fatalf("%d turns: %d %s", n, resp.StatusCode, got)
+		}
+		_, sent := g.last(t)
+		var req struct {
+			Contents          []json.RawMessage
+			SystemInstruction json.RawMessage
+		}
+		if err := json.Unmarshal(sent, &req); err != nil {
+			t.Fatal(err)
+		}
+		mem := string(req.SystemInstruction)
+		if strings.Contains(string(req.Contents[0]), "Earlier conversation") {
+			mem += string(req.Contents[0])
+		}
+		compacted, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderCompacted))
+		switch {
+		case compacted < prev:
+			t.Fatalf("%d turns: compacted %d after %d", n, compacted, prev)
+		case compacted == prev:
+			if mem != prevMem {
+				t.Errorf("%d turns: the memory changed without a compaction", n)
+			}
+			// The contents sent before, without the closing of the array, start the contents sent now.
+			c := func(b []byte) []byte {
+				i := bytes.Index(b, []byte(`"contents":[`))
+				j := bytes.Index(b, []byte(`],"generationConfig"`))
+				return b[i:j]
+			}
+			if !bytes.HasPrefix(c(sent), c(prevSent)) {
+				t.Errorf("%d turns: the request does not extend the one before", n)
+			} else {
+				extended++
+			}
+		default:
+			jumps++
+		}
+		prev, prevMem, prevSent = compacted, mem, sent
+	}
+	t.Logf("41 requests: %d extend the one before, %d compactions", extended, jumps)
+	if extended < 30 {
+		t.Errorf("only %d of 41 requests extend the one before", extended)
+	}
+}

@@ -1,0 +1,322 @@
+package memory
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc/chat"
+)
+
+// geminiLoop returns a generateContent body of an agent's function-call
+// loop: a task, then turns of a model content (a thought with its
+// signature, a call — every third one without an id) answered by a user
+// content (the call's output), then a question.
+func geminiLoop(turns int) []byte {
+	var cs []string
+	cs = append(cs, `{"role":"user","parts":[{"text":"Fix the failing test in pkg/store; the task is ticket 4411."}]}`)
+	for i := range turns {
+		id := fmt.Sprintf(`,"id":"call_%d"`, i)
+		if i%3 == 2 {
+			id = ""
+		}
+		out := strings.Repeat(fmt.Sprintf("line %d of the output of step %d: store_%d.go ok\\n", i, i, i), 12)
+		cs = append(cs,
+			fmt.Sprintf(`{"role":"model","parts":[{"text":"thinking about step %d","thought":true},{"functionCall":{"name":"run_shell_command","args":{"command":"go test ./pkg/store -run T%d"}%s},"thoughtSignature":"c2lnLSVk%04d"}]}`, i, i, id, i),
+			fmt.Sprintf(`{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{"output":"%s"}%s}}]}`, out, id))
+	}
+	cs = append(cs, `{"role":"model","parts":[{"text":"The test passes now."}]}`, `{"role":"user","parts":[{"text":"What did you change?"}]}`)
+	return []byte(`{"contents":[` + strings.Join(cs, ",") + `],"generationConfig":{"temperature":0,"thinkingConfig":{"includeThoughts":true}},"systemInstruction":{"parts":[{"text":"You are a coding agent."}],"role":"user"},"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`)
+}
+
+// TestSpliceGeminiRoundTrip: a body whose messages are all kept, without
+// memory, is written back byte for byte (its keys in order, compact).
+func TestSpliceGeminiRoundTrip(t *testing.T) {
+	body := geminiLoop(4)
+	in, err := chat.Parse(body, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{Messages: in.Messages}
+	for i := range in.Messages {
+		res.Source = append(res.Source, i)
+	}
+	out, err := SpliceRequest(in, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, body) {
+		t.Errorf("round trip changed the body:\n got %s\nwant %s", out, body)
+	}
+}
+
+// TestGeminiLoopCompressed compresses a long function-call loop under its
+// budget: the body sent parses again (every call answered), its contents
+// start with a user content and alternate, each model content's calls are
+// answered by the next content, kept contents (thought signatures
+// included) are byte for byte the client's, and the memory is the last
+// part of systemInstruction.
+func TestGeminiLoopCompressed(t *testing.T) {
+	for _, mid := range []bool{false, true} {
+		body := geminiLoop(60)
+		if mid { // the request of a loop under way: it ends with a function response
+			i := bytes.LastIndex(body, []byte(`,{"role":"model","parts":[{"text":"The test passes now."}]}`))
+			j := bytes.Index(body, []byte(`],"generationConfig"`))
+			body = append(append([]byte{}, body[:i]...), body[j:]...)
+		}
+		t.Run(fmt.Sprintf("mid=%v", mid), func(t *testing.T) { testGeminiLoop(t, body) })
+	}
+}
+
+func testGeminiLoop(t *testing.T, body []byte) {
+	for _, keep := range []int{0, 1, 2, 3, 8} {
+		o := DefaultOptions()
+		o.Budget, o.KeepRecent = 3000, keep
+		var got *Result
+		var cp capture
+		mw := GeminiMiddleware(mustNew(t, o), func(r *Result, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = r
+		})
+		if _, err := mw(post(t, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", body), cp.next); err != nil {
+			t.Fatal(err)
+		}
+		if got == nil || got.Fits || got.Tokens > 3000 || got.TokensBefore <= 3000 {
+			t.Fatalf("keep %d: not compressed under the budget: %+v", keep, got)
+		}
+		sent, err := chat.Parse(cp.body, chat.Gemini)
+		if err != nil {
+			t.Fatalf("keep %d: the body sent does not parse: %v\n%s", keep, err, cp.body)
+		}
+		var req struct {
+			Contents          []json.RawMessage
+			SystemInstruction struct {
+				Role  string
+				Parts []struct{ Text string }
+			}
+			GenerationConfig json.RawMessage
+			Tools            json.RawMessage
+		}
+		if err := json.Unmarshal(cp.body, &req); err != nil {
+			t.Fatal(err)
+		}
+		orig, _ := chat.Parse(body, chat.Gemini)
+		raws := map[string]bool{}
+		for _, r := range orig.Raw {
+			raws[string(r)] = true
+		}
+		prevCalls := 0
+		for i, c := range req.Contents {
+			var v struct {
+				Role  string
+				Parts []map[string]json.RawMessage
+			}
+			json.Unmarshal(c, &v)
+			if want := []string{"user", "model"}[i%2]; v.Role != want {
+				t.Fatalf("keep %d: contents[%d] is %s, want %s", keep, i, v.Role, want)
+			}
+			memFirst := i == 0 && bytes.Contains(c, []byte(Preamble[:20]))
+			if !raws[string(c)] && !memFirst {
+				t.Errorf("keep %d: contents[%d] is not the client's bytes: %s", keep, i, c)
+			}
+			calls, responses := 0, 0
+			for _, p := range v.Parts {
+				if p["functionCall"] != nil {
+					calls++
+					if p["thoughtSignature"] == nil {
+						t.Errorf("keep %d: contents[%d]: signature lost", keep, i)
+					}
+				}
+				if p["functionResponse"] != nil {
+					responses++
+				}
+			}
+			if responses != prevCalls {
+				t.Errorf("keep %d: contents[%d] answers %d of %d calls", keep, i, responses, prevCalls)
+			}
+			prevCalls = calls
+		}
+		t.Logf("keep %d: %d → %d tokens, %d of %d contents sent", keep, got.TokensBefore, got.Tokens, len(req.Contents), len(orig.Raw))
+		if len(req.Contents) == 0 || len(sent.Messages) == 0 {
+			t.Fatalf("keep %d: nothing sent", keep)
+		}
+		sp := req.SystemInstruction.Parts
+		inSystem := len(sp) == 2 && strings.HasPrefix(sp[1].Text, Preamble)
+		inFirst := len(sp) == 1 && bytes.Contains(req.Contents[0], []byte(Preamble[:20]))
+		if !inSystem && !inFirst || sp[0].Text != "You are a coding agent." || req.SystemInstruction.Role != "user" {
+			t.Errorf("keep %d: systemInstruction %+v", keep, req.SystemInstruction)
+		}
+		if string(req.GenerationConfig) != `{"temperature":0,"thinkingConfig":{"includeThoughts":true}}` || len(req.Tools) == 0 {
+			t.Errorf("keep %d: other fields changed: %s %s", keep, req.GenerationConfig, req.Tools)
+		}
+	}
+}
+
+// TestSpliceGeminiPartly: a user content whose function responses went
+// into the memory keeps its text part alone; a rewritten response becomes
+// {"output": text} with its name and id; a body without systemInstruction
+// gets one; a countTokens body is written inside its generateContentRequest.
+func TestSpliceGeminiPartly(t *testing.T) {
+	body := []byte(`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","id":"a","response":{"output":"long output"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"and now?"}]}],"model":"models/m"}}`)
+	in, err := chat.Parse(body, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Messages: 0 user, 1 model, 2 tool f, 3 tool g, 4 user "and now?".
+	cases := []struct {
+		name      string
+		source    []int
+		rewritten map[int]string
+		want      string
+	}{
+		{"text alone", []int{-1, 4}, nil,
+			`{"generateContentRequest":{"contents":[{"parts":[{"text":"and now?"}],"role":"user"}],"model":"models/m","systemInstruction":{"parts":[{"text":"MEM"}]}}}`},
+		{"rewritten response", []int{-1, 0, 1, 2, 3, 4}, map[int]string{2: "[swc:h1 f() → ok]"},
+			`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"parts":[{"functionResponse":{"id":"a","name":"f","response":{"output":"[swc:h1 f() → ok]"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"and now?"}],"role":"user"}],"model":"models/m","systemInstruction":{"parts":[{"text":"MEM"}]}}}`},
+		{"rewritten text", []int{-1, 0, 1, 2, 3, 4}, map[int]string{4: "stub"},
+			`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"parts":[{"functionResponse":{"name":"f","id":"a","response":{"output":"long output"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"stub"}],"role":"user"}],"model":"models/m","systemInstruction":{"parts":[{"text":"MEM"}]}}}`},
+	}
+	for _, tc := range cases {
+		res := &Result{Memory: "MEM", Source: tc.source}
+		out, err := spliceGemini(in, res, tc.rewritten)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, out, tc.want)
+		}
+		if _, err := chat.Parse(out, chat.Gemini); err != nil {
+			t.Errorf("%s: the body written does not parse: %v", tc.name, err)
+		}
+	}
+}
+
+// TestGeminiMiddlewareRoutes: the middleware compresses generateContent
+// and streamGenerateContent requests and leaves others (countTokens, a
+// body that fits) as they came.
+func TestGeminiMiddlewareRoutes(t *testing.T) {
+	o := DefaultOptions()
+	o.Budget = 3000
+	mw := GeminiMiddleware(mustNew(t, o), nil)
+	big, small := geminiLoop(60), []byte(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+	for _, tc := range []struct {
+		path       string
+		body       []byte
+		compressed bool
+	}{
+		{"/v1beta/models/gemini-2.5-flash:generateContent", big, true},
+		{"/v1beta/models/gemini-2.5-flash:streamGenerateContent", big, true},
+		{"/v1beta/models/gemini-2.5-flash:countTokens", big, false},
+		{"/v1beta/models/gemini-2.5-flash:generateContent", small, false},
+	} {
+		var cp capture
+		if _, err := mw(post(t, "https://generativelanguage.googleapis.com"+tc.path, tc.body), cp.next); err != nil {
+			t.Fatal(err)
+		}
+		if got := !bytes.Equal(cp.body, tc.body); got != tc.compressed || cp.path != tc.path {
+			t.Errorf("%s (%d bytes): compressed %v, want %v (sent to %s)", tc.path, len(tc.body), got, tc.compressed, cp.path)
+		}
+	}
+}
+
+// TestSpliceGeminiRewrittenModel: a model content's rewritten text keeps
+// its function calls, so that they stay answered.
+func TestSpliceGeminiRewrittenModel(t *testing.T) {
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"a long plan"},{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`)
+	in, err := chat.Parse(body, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := spliceGemini(in, &Result{Source: []int{0, 1, 2}}, map[int]string{1: "plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"parts":[{"text":"plan"},{"functionCall":{"name":"f","args":{}}}],"role":"model"},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`
+	if string(out) != want {
+		t.Errorf("got  %s\nwant %s", out, want)
+	}
+}
+
+// TestSpliceGeminiModelFirst: kept contents starting with a model turn get
+// a user turn before it: the memory, or without one chat.StartText; a body
+// that starts with a model turn itself is left so.
+func TestSpliceGeminiModelFirst(t *testing.T) {
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`)
+	in, err := chat.Parse(body, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`
+	for _, tc := range []struct{ memory, want string }{
+		{"MEM", `{"contents":[{"parts":[{"text":"MEM"}],"role":"user"},` + tail},
+		{"", `{"contents":[{"parts":[{"text":"` + chat.StartText + `"}],"role":"user"},` + tail},
+	} {
+		out, err := spliceGemini(in, &Result{Memory: tc.memory, Source: []int{1, 2}}, nil)
+		if err != nil || string(out) != tc.want {
+			t.Errorf("memory %q: %v\n got %s\nwant %s", tc.memory, err, out, tc.want)
+		}
+	}
+	own := []byte(`{"contents":[{"role":"model","parts":[{"text":"hello"}]},{"role":"user","parts":[{"text":"hi"}]}]}`)
+	in, err = chat.Parse(own, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := spliceGemini(in, &Result{Source: []int{0, 1}}, nil); err != nil || string(out) != string(own) {
+		t.Errorf("a body starting with a model turn: %v %s", err, out)
+	}
+}
+
+func TestAppendInstruction(t *testing.T) {
+	for _, tc := range []struct{ sys, want string }{
+		{``, `{"parts":[{"text":"M"}]}`},
+		{`null`, `{"parts":[{"text":"M"}]}`},
+		{`"S"`, `{"parts":[{"text":"S"},{"text":"M"}]}`},
+		{`{"role":"system","parts":[{"text":"S"}]}`, `{"parts":[{"text":"S"},{"text":"M"}],"role":"system"}`},
+	} {
+		got, err := appendInstruction(json.RawMessage(tc.sys), "M")
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: got %s %v, want %s", tc.sys, got, err, tc.want)
+		}
+	}
+	if _, err := appendInstruction(json.RawMessage(`[1]`), "M"); err == nil {
+		t.Error("an array systemInstruction was accepted")
+	}
+}
+
+// TestSpliceGeminiSDKBody: what google.golang.org/genai sent (its keys in
+// order, compact; its final newline aside) goes back byte for byte when
+// every message is kept, and with the memory, every content byte for byte.
+func TestSpliceGeminiSDKBody(t *testing.T) {
+	body, err := os.ReadFile("../chat/testdata/genai-go/generateContent.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = bytes.TrimSpace(body)
+	in, err := chat.Parse(body, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{}
+	for i := range in.Messages {
+		res.Source = append(res.Source, i)
+	}
+	out, err := SpliceRequest(in, res)
+	if err != nil || !bytes.Equal(out, body) {
+		t.Errorf("round trip: %v\n got %s\nwant %s", err, out, body)
+	}
+	res.Memory = "MEM"
+	out, err = SpliceRequest(in, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(body, []byte(`"systemInstruction":`))
+	want := string(body[:i]) + `"systemInstruction":{"parts":[{"text":"You are a coding agent."},{"text":"MEM"}],"role":"user"},` + string(body[bytes.Index(body, []byte(`"tools":`)):])
+	if string(out) != want {
+		t.Errorf("with memory:\n got %s\nwant %s", out, want)
+	}
+}

@@ -38,6 +38,9 @@ const (
 	// recall) reads: the latest of each conversation, the most recently
 	// active conversations first.
 	DefaultMaxScan = 20000
+	// DefaultMaxScanBytes bounds the content bytes one search (or
+	// tool-output recall) reads, the same way: 8 MiB.
+	DefaultMaxScanBytes = 8 << 20
 	// DefaultMaxNote bounds a note's bytes (the service's default bound of
 	// a message's content).
 	DefaultMaxNote = 64 << 10
@@ -65,10 +68,12 @@ type Memory struct {
 	// Appended is called after remember stored a note (the service
 	// enqueues the conversation's consolidation there); nil does nothing.
 	Appended func(ctx context.Context, tenant, conv string, res swc.AppendResult)
-	// MaxConversations, MaxScan and MaxNote bound the tools' work
-	// (DefaultMaxConversations, DefaultMaxScan, DefaultMaxNote).
+	// MaxConversations, MaxScan, MaxScanBytes and MaxNote bound the
+	// tools' work (DefaultMaxConversations, DefaultMaxScan,
+	// DefaultMaxScanBytes, DefaultMaxNote).
 	MaxConversations int
 	MaxScan          int
+	MaxScanBytes     int
 	MaxNote          int
 	// Logger gets the errors a tool hides from its caller (internal
 	// ones); slog.Default when nil.
@@ -78,7 +83,7 @@ type Memory struct {
 // New returns the memory over store.
 func New(store swc.Store) *Memory {
 	return &Memory{store: store, Rule: swc.DefaultSessionRule(),
-		MaxConversations: DefaultMaxConversations, MaxScan: DefaultMaxScan, MaxNote: DefaultMaxNote}
+		MaxConversations: DefaultMaxConversations, MaxScan: DefaultMaxScan, MaxScanBytes: DefaultMaxScanBytes, MaxNote: DefaultMaxNote}
 }
 
 func (m *Memory) now() time.Time {

@@ -172,7 +172,7 @@ func TestMemory(t *testing.T) {
 			acme, other := tenant(t, s, "acme"), tenant(t, s, "other")
 			seed(t, s, acme)
 			m := mcp.New(s)
-			m.Now = clock()
+			m.Now = func() time.Time { return time.Date(2026, 5, 1, 9, 30, 0, 0, time.UTC) }
 			var appended []string
 			m.Appended = func(_ context.Context, tenant, conv string, res swc.AppendResult) {
 				appended = append(appended, tenant+"/"+conv)
@@ -196,13 +196,13 @@ func TestMemory(t *testing.T) {
 			}
 			p := found.Passages[0]
 			if p.Handle != rem.Handle || p.Conversation != "plans" || p.Message != rem.Message || p.Speaker != "Caroline" ||
-				p.Date != "9:01 am on 1 May, 2026" || !p.Cut || len(p.Text) > mcp.PassageChars+len("…") || !strings.HasPrefix(note, strings.TrimSuffix(p.Text, "…")) || p.Score <= 0 {
+				p.Date != "9:30 am on 1 May, 2026" || !p.Cut || len(p.Text) > mcp.PassageChars+len("…") || !strings.HasPrefix(note, strings.TrimSuffix(p.Text, "…")) || p.Score <= 0 {
 				t.Errorf("search passage: %+v", p)
 			}
 
 			var got mcp.RecallOutput
 			mustCall(t, cs, "recall", map[string]any{"handle": p.Handle}, &got)
-			if got.Text != note || got.Speaker != "Caroline" || got.Role != "user" || got.Time != "2026-05-01T09:01:00Z" || got.Conversation != "plans" {
+			if got.Text != note || got.Speaker != "Caroline" || got.Role != "user" || got.Time != "2026-05-01T09:30:00Z" || got.Conversation != "plans" {
 				t.Errorf("recall: %+v", got)
 			}
 
@@ -234,7 +234,7 @@ func TestMemory(t *testing.T) {
 			var list mcp.ConversationsOutput
 			mustCall(t, cs, "conversations", map[string]any{}, &list)
 			if list.Total != 2 || len(list.Conversations) != 2 || list.Conversations[0].ID != "plans" || list.Conversations[1].ID != "trip" ||
-				list.Conversations[1].Messages != 5 || list.Conversations[1].Sessions != 2 || list.Conversations[0].LastActivity != "2026-05-01T09:02:00Z" {
+				list.Conversations[1].Messages != 5 || list.Conversations[1].Sessions != 2 || list.Conversations[0].LastActivity != "2026-05-01T09:30:00Z" {
 				t.Errorf("conversations: %+v", list)
 			}
 
@@ -331,8 +331,8 @@ func TestBadInput(t *testing.T) {
 }
 
 // TestBounded: a search across the tenant reads the latest MaxScan
-// messages of the most recently active MaxConversations conversations,
-// and says so.
+// messages (MaxScanBytes of them) of the most recently active
+// MaxConversations conversations, and says so.
 func TestBounded(t *testing.T) {
 	s := backends[0].open(t)
 	acme := tenant(t, s, "acme")
@@ -361,6 +361,16 @@ func TestBounded(t *testing.T) {
 	mustCall(t, cs, "search", map[string]any{"query": "boat"}, &found)
 	if len(found.Passages) != 0 || !found.Bounded || found.Messages != 1 {
 		t.Errorf("1 message: %+v", found)
+	}
+	m.MaxScan, m.MaxScanBytes = 0, len("The boat to Capri sails on Sunday.")+len("We booked the cabin.")
+	mustCall(t, cs, "search", map[string]any{"query": "boat"}, &found)
+	if len(found.Passages) != 1 || found.Passages[0].Conversation != "new" || !found.Bounded || found.Messages != 2 {
+		t.Errorf("bytes of 2 messages: %+v", found)
+	}
+	m.MaxScanBytes--
+	mustCall(t, cs, "search", map[string]any{"query": "boat"}, &found)
+	if len(found.Passages) != 0 || !found.Bounded || found.Messages != 1 {
+		t.Errorf("bytes of 2 messages less one: %+v", found)
 	}
 }
 

@@ -133,8 +133,9 @@ type msgRef struct {
 }
 
 // scan reads the latest messages of the conversations ids names (nil:
-// the tenant's most recently active ones), within MaxConversations and
-// MaxScan. A conversation named but not stored is ENOTFOUND.
+// the tenant's most recently active ones), within MaxConversations,
+// MaxScan and MaxScanBytes. A conversation named but not stored is
+// ENOTFOUND.
 func (m *Memory) scan(ctx context.Context, tenant string, ids []string) (*scanned, error) {
 	s := &scanned{conv: &swc.Conversation{ID: "mcp-search"}}
 	if ids == nil {
@@ -149,9 +150,9 @@ func (m *Memory) scan(ctx context.Context, tenant string, ids []string) (*scanne
 			ids = append(ids, c.ID)
 		}
 	}
-	left := m.maxScan()
+	left, bytes := m.maxScan(), m.maxScanBytes()
 	for _, id := range ids {
-		if left == 0 {
+		if left == 0 || bytes <= 0 {
 			s.bounded = true
 			break
 		}
@@ -162,10 +163,28 @@ func (m *Memory) scan(ctx context.Context, tenant string, ids []string) (*scanne
 		if len(msgs) > left {
 			msgs, s.bounded = msgs[len(msgs)-left:], true
 		}
+		// The latest messages within the bytes left.
+		keep := len(msgs)
+		for keep > 0 && bytes-size(msgs[keep-1]) >= 0 {
+			keep--
+			bytes -= size(msgs[keep])
+		}
+		if keep > 0 {
+			msgs, s.bounded, bytes = msgs[keep:], true, 0
+		}
 		left -= len(msgs)
 		s.add(id, msgs)
 	}
 	return s, nil
+}
+
+// size is a message's bytes: its content and its tool calls'.
+func size(m swc.StoredMessage) int {
+	n := len(m.Content)
+	for _, tc := range m.ToolCalls {
+		n += len(tc.Name) + len(tc.Arguments)
+	}
+	return n
 }
 
 // add appends the conversation's messages: its sessions as sessions of
@@ -202,6 +221,13 @@ func (m *Memory) maxConversations() int {
 		return m.MaxConversations
 	}
 	return DefaultMaxConversations
+}
+
+func (m *Memory) maxScanBytes() int {
+	if m.MaxScanBytes > 0 {
+		return m.MaxScanBytes
+	}
+	return DefaultMaxScanBytes
 }
 
 func (m *Memory) maxScan() int {

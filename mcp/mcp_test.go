@@ -25,9 +25,9 @@ import (
 // Postgres when $SWC_TEST_POSTGRES names a server (in CI always).
 var backends = []struct {
 	name string
-	open func(t *testing.T) swc.Store
+	open func(t testing.TB) swc.Store
 }{
-	{"sqlite", func(t *testing.T) swc.Store {
+	{"sqlite", func(t testing.TB) swc.Store {
 		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "swc.db"))
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +35,7 @@ var backends = []struct {
 		t.Cleanup(func() { db.Close() })
 		return db
 	}},
-	{"postgres", func(t *testing.T) swc.Store {
+	{"postgres", func(t testing.TB) swc.Store {
 		db, err := postgres.Open(context.Background(), pgtest.Schema(t), postgres.Config{})
 		if err != nil {
 			t.Fatal(err)
@@ -57,7 +57,7 @@ func clock() func() time.Time {
 
 // connect returns a client session of the memory's server for tenant,
 // over the SDK's in-memory transport.
-func connect(t *testing.T, m *mcp.Memory, tenant string) *sdk.ClientSession {
+func connect(t testing.TB, m *mcp.Memory, tenant string) *sdk.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := sdk.NewInMemoryTransports()
@@ -76,7 +76,7 @@ func connect(t *testing.T, m *mcp.Memory, tenant string) *sdk.ClientSession {
 
 // call calls a tool; it returns the structured answer decoded into out,
 // or the error text of a tool error.
-func call(t *testing.T, cs *sdk.ClientSession, tool string, args any, out any) (errText string) {
+func call(t testing.TB, cs *sdk.ClientSession, tool string, args any, out any) (errText string) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -106,7 +106,7 @@ func call(t *testing.T, cs *sdk.ClientSession, tool string, args any, out any) (
 }
 
 // mustCall is call failing the test on a tool error.
-func mustCall(t *testing.T, cs *sdk.ClientSession, tool string, args any, out any) {
+func mustCall(t testing.TB, cs *sdk.ClientSession, tool string, args any, out any) {
 	t.Helper()
 	if e := call(t, cs, tool, args, out); e != "" {
 		t.Fatalf("%s %v: %s", tool, args, e)

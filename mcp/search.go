@@ -89,7 +89,7 @@ func (m *Memory) search(ctx context.Context, tenant string, in SearchInput) (Sea
 	if len(scan.msgs) == 0 {
 		return out, nil
 	}
-	x := (&selection.Analyzer{}).Analyze(scan.conv)
+	x := lines(scan.conv)
 	scores := (&selection.Recall{Reply: selection.DefaultReply}).Scores(x, in.Query)
 	for _, h := range bm25.TopOf(scores, limit) {
 		t := x.Turns[h.Doc]
@@ -102,6 +102,22 @@ func (m *Memory) search(ctx context.Context, tenant string, in SearchInput) (Sea
 		out.Passages = append(out.Passages, p)
 	}
 	return out, nil
+}
+
+// lines returns the part of c's analysis swc-recall's ranking reads
+// (Recall.Scores): each turn's session, text and line as shown ("Speaker:
+// text"), which its BM25 index is built over. The rest of an analysis
+// (token counts, sentences, salience), which a search does not use, would
+// cost it ten times as much (TestLinesRankAsAnalysis holds the two to the
+// same scores).
+func lines(c *swc.Conversation) *selection.Analysis {
+	x := &selection.Analysis{Conv: c}
+	for i, ses := range c.Sessions {
+		for j, t := range ses.Turns {
+			x.Turns = append(x.Turns, selection.TurnInfo{Session: i, Pos: j, Turn: t, Line: swc.RenderTurn(t)})
+		}
+	}
+	return x
 }
 
 // cut returns s, or its first n characters (at a rune boundary) and "…".

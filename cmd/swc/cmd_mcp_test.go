@@ -9,13 +9,19 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/swcmem/swc/postgres/pgtest"
 )
 
-// TestMCPStdio runs swc mcp with an MCP client on its stdin and stdout:
-// a note remembered is found by search, and the command ends when the
-// client goes.
+// TestMCPStdio runs swc mcp with an MCP client on its stdin and stdout,
+// on SQLite and on Postgres: a note remembered is found by search, and
+// the command ends when the client goes.
 func TestMCPStdio(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "swc.db")
+	t.Run("sqlite", func(t *testing.T) { testMCPStdio(t, filepath.Join(t.TempDir(), "swc.db")) })
+	t.Run("postgres", func(t *testing.T) { testMCPStdio(t, pgtest.Schema(t)) })
+}
+
+func testMCPStdio(t *testing.T, db string) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var errb strings.Builder

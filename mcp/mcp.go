@@ -154,9 +154,14 @@ func scoped[In, Out any](m *Memory, tenant TenantFunc, f func(ctx context.Contex
 		}
 		out, err := f(ctx, t, in)
 		if err != nil {
-			switch swc.ErrorCode(err) {
+			// A coded error's message is for the caller (an unavailable
+			// database says what, never where); what wraps it is not.
+			switch code := swc.ErrorCode(err); code {
 			case swc.EINVALID, swc.ENOTFOUND, swc.EUNAVAILABLE, swc.ECONFLICT:
-				return nil, zero, err
+				if code == swc.EUNAVAILABLE && ctx.Err() == nil {
+					m.logger().Warn("mcp tool failed: unavailable", "tool", req.Params.Name, "err", err)
+				}
+				return nil, zero, swc.Errorf(code, "%s", swc.ErrorMessage(err))
 			}
 			if ctx.Err() == nil {
 				m.logger().Error("mcp tool failed", "tool", req.Params.Name, "err", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"reflect"
@@ -381,8 +382,12 @@ func (failing) Conversations(context.Context, string) ([]swc.ConversationInfo, e
 	return nil, errors.New("dial tcp 10.0.0.7:5432: connection refused")
 }
 
+func (failing) MessagesIn(context.Context, string, string, swc.MessageRange) ([]swc.StoredMessage, error) {
+	return nil, fmt.Errorf("postgres: read messages: dial tcp 10.0.0.7:5432: %w", swc.Errorf(swc.EUNAVAILABLE, "the database is unavailable"))
+}
+
 // TestInternalError: a tool hides an internal error's words (logged) and
-// says which tool failed.
+// says which tool failed; an unavailable database says so, never where.
 func TestInternalError(t *testing.T) {
 	s := backends[0].open(t)
 	var log strings.Builder
@@ -397,6 +402,9 @@ func TestInternalError(t *testing.T) {
 		if e != tool+": internal error" {
 			t.Errorf("%s: %q", tool, e)
 		}
+	}
+	if e := call(t, cs, "recall", map[string]any{"handle": "m1@trip"}, nil); e != "the database is unavailable" {
+		t.Errorf("recall: %q", e)
 	}
 	if n := strings.Count(log.String(), "connection refused"); n != 2 {
 		t.Errorf("the log has %d of the 2 errors: %s", n, log.String())

@@ -30,7 +30,10 @@ type RememberInput struct {
 
 // RememberOutput says where the note went.
 type RememberOutput struct {
-	Handle       string `json:"handle"` // recall's argument for the note
+	// Handle is recall's argument for the note ("" in the rare case that
+	// 100 messages were appended to the conversation since: search finds
+	// it).
+	Handle       string `json:"handle"`
 	Conversation string `json:"conversation"`
 	Message      string `json:"message"` // the note's message id
 	Seq          int64  `json:"seq"`
@@ -83,7 +86,9 @@ func (m *Memory) remember(ctx context.Context, tenant string, in RememberInput) 
 				Seq: last[i].Seq, Session: last[i].SessionN, Messages: res.Conversation.Messages, Sessions: res.Sessions}, nil
 		}
 	}
-	return out, swc.Errorf(swc.EINTERNAL, "remember: note %s stored but not among the conversation's latest 100 messages", id)
+	// Stored, but buried under 100 later messages already: said without
+	// a handle rather than as an error an agent would retry.
+	return RememberOutput{Conversation: in.Conversation, Message: id, Messages: res.Conversation.Messages, Sessions: res.Sessions}, nil
 }
 
 // noteID is a note's message id: "note-" and 12 hex digits of its

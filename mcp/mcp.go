@@ -131,14 +131,17 @@ func (m *Memory) Server(tenant TenantFunc) *sdk.Server {
 			"recall returns a message whole by its handle; remember appends a note to a conversation; " +
 			"conversations lists them.",
 	})
+	// The tools act on the tenant's memory alone (a closed world); the
+	// three that read change nothing, so calling them again is safe.
+	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	sdk.AddTool(s, &sdk.Tool{Name: "search", Description: searchDoc,
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, scoped(m, tenant, m.search))
+		Annotations: readOnly}, scoped(m, tenant, m.search))
 	sdk.AddTool(s, &sdk.Tool{Name: "recall", Description: recallDoc,
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, scoped(m, tenant, m.recall))
+		Annotations: readOnly}, scoped(m, tenant, m.recall))
 	sdk.AddTool(s, &sdk.Tool{Name: "remember", Description: rememberDoc,
-		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(false)}}, scoped(m, tenant, m.remember))
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)}}, scoped(m, tenant, m.remember))
 	sdk.AddTool(s, &sdk.Tool{Name: "conversations", Description: conversationsDoc,
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, scoped(m, tenant, m.conversations))
+		Annotations: readOnly}, scoped(m, tenant, m.conversations))
 	return s
 }
 

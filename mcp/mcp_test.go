@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/golden"
 	"github.com/swcmem/swc/mcp"
 	"github.com/swcmem/swc/postgres"
 	"github.com/swcmem/swc/postgres/pgtest"
@@ -158,6 +159,13 @@ func TestListTools(t *testing.T) {
 	if want := []string{"conversations", "recall", "remember", "search"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
+	// The tools as clients see them (names, descriptions, schemas) are
+	// the MCP server's API: testdata/tools.golden shows a change.
+	b, err := json.MarshalIndent(res.Tools, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/tools.golden", append(b, '\n'))
 }
 
 // TestMemory: a note remembered is found by search, recalled whole by its

@@ -13,9 +13,10 @@ import (
 	"github.com/swcmem/swc/sleep"
 )
 
-const recallDoc = `Return a stored message whole by its handle: one search gave ("m12@conv-1": message 12 of
-conversation conv-1), or one the compressing proxy left in place of a long tool output ("h" and 10 hex
-digits). "conversation" narrows the look-up of a tool-output handle to one conversation.`
+const recallDoc = "Return a stored message whole by its handle: one search gave (\"m12@conv-1\": message 12 " +
+	"of conversation conv-1), or one the compressing proxy left in place of a long tool " +
+	"output (\"h\" and 10 hex digits). \"conversation\" narrows the look-up of a tool-output " +
+	"handle to one conversation."
 
 // Handles name stored messages:
 //

@@ -11,12 +11,12 @@ import (
 	"github.com/swcmem/swc"
 )
 
-const rememberDoc = `Append a note to a conversation (created when new), as a message of the speaker
-("Note" when omitted), dated now. It is stored as any appended message: search finds it, the
-conversation's contexts and consolidation include it.`
+const rememberDoc = "Append a note to a conversation (created when new), as a message of the speaker (\"Note\" " +
+	"when omitted), dated now. It is stored as any appended message: search finds it, the " +
+	"conversation's contexts and consolidation include it."
 
-const conversationsDoc = `List the tenant's conversations: id, messages, sessions, last activity; the most recently
-active first, at most 200 ("total" counts them all).`
+const conversationsDoc = "List the tenant's conversations: id, messages, sessions, last activity; the most " +
+	"recently active first, at most 200 (\"total\" counts them all)."
 
 // MaxList bounds the conversations the conversations tool lists.
 const MaxList = 200

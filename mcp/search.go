@@ -12,10 +12,11 @@ import (
 	"github.com/swcmem/swc/sleep"
 )
 
-const searchDoc = `Search the stored conversations for the messages that answer a query, best first.
-Ranked as swc-recall ranks turns: Okapi BM25 over each message as shown ("Speaker: text"), and a message
-replying to a matching question shares its score. Without "conversation" it searches the tenant's most
-recently active conversations. Each passage carries a handle: recall returns the message whole.`
+const searchDoc = "Search the stored conversations for the messages that answer a query, best first. Ranked " +
+	"as swc-recall ranks turns: Okapi BM25 over each message as shown (\"Speaker: text\"), and " +
+	"a message replying to a matching question shares its score. Without \"conversation\" it " +
+	"searches the tenant's most recently active conversations. Each passage carries a handle: " +
+	"recall returns the message whole."
 
 // SearchInput is search's arguments.
 type SearchInput struct {
@@ -27,23 +28,23 @@ type SearchInput struct {
 // Passage is one message search found.
 type Passage struct {
 	// Handle names the message for recall.
-	Handle       string `json:"handle"`
+	Handle       string `json:"handle" jsonschema:"recall's argument: the message whole"`
 	Conversation string `json:"conversation"`
 	// Message is the message's id: its own, or "m" and its sequence
 	// number (the turn id the service's contexts show).
-	Message string `json:"message"`
+	Message string `json:"message" jsonschema:"the message's id: its own, or m and its sequence number"`
 	Seq     int64  `json:"seq"`
 	// Session is the 0-based session of the message in its conversation,
 	// as the service's contexts number them; Date the session's date
 	// ("3:04 pm on 2 January, 2006", or "date unknown").
-	Session int    `json:"session"`
-	Date    string `json:"date"`
+	Session int    `json:"session" jsonschema:"the 0-based session of the message in its conversation"`
+	Date    string `json:"date" jsonschema:"the session's date, or date unknown"`
 	Speaker string `json:"speaker"`
 	// Text is the message as shown (tool calls written out), cut to
 	// PassageChars with "…" when longer (Cut): recall has it whole.
 	Text  string  `json:"text"`
-	Cut   bool    `json:"cut,omitempty"`
-	Score float64 `json:"score"`
+	Cut   bool    `json:"cut,omitempty" jsonschema:"the text was cut at 600 characters: recall has it whole"`
+	Score float64 `json:"score" jsonschema:"BM25 relevance: higher is better; comparable within one search"`
 }
 
 // SearchOutput is search's answer.
@@ -53,7 +54,7 @@ type SearchOutput struct {
 	// that the bounds (conversations, messages) left older ones out.
 	Conversations int  `json:"conversations"`
 	Messages      int  `json:"messages"`
-	Bounded       bool `json:"bounded,omitempty"`
+	Bounded       bool `json:"bounded,omitempty" jsonschema:"the bounds left older conversations or messages unsearched"`
 }
 
 func (m *Memory) search(ctx context.Context, tenant string, in SearchInput) (SearchOutput, error) {

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -40,18 +41,25 @@ func (s *Server) appendMessages(w http.ResponseWriter, r *http.Request, tenant s
 		s.writeErr(w, r, err)
 		return
 	}
-	if s.needsJob(res) {
-		at := s.now()
-		if s.Schedule.Kind == consolidate.Idle {
-			at = at.Add(s.Schedule.Window)
-		}
-		// The messages are stored: a failed enqueue is logged, and the
-		// sweep enqueues the job.
-		if err := s.queue.Enqueue(r.Context(), tenant, id, at); err != nil {
-			s.logger().Error("enqueue consolidation", "err", err)
-		}
-	}
+	s.enqueueAfter(r.Context(), tenant, id, res)
 	writeJSON(w, http.StatusCreated, res)
+}
+
+// enqueueAfter enqueues the conversation's consolidation after an
+// append that asks for one (needsJob).
+func (s *Server) enqueueAfter(ctx context.Context, tenant, id string, res swc.AppendResult) {
+	if !s.needsJob(res) {
+		return
+	}
+	at := s.now()
+	if s.Schedule.Kind == consolidate.Idle {
+		at = at.Add(s.Schedule.Window)
+	}
+	// The messages are stored: a failed enqueue is logged, and the
+	// sweep enqueues the job.
+	if err := s.queue.Enqueue(ctx, tenant, id, at); err != nil {
+		s.logger().Error("enqueue consolidation", "err", err)
+	}
 }
 
 // needsJob reports whether an append asks for a consolidation job. Under

@@ -265,6 +265,8 @@ func TestOpenAPI(t *testing.T) {
 	chatBody := `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`
 	msgBody := `{"model":"claude-haiku-4-5","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`
 	respBody := `{"model":"gpt-5","input":"hi"}`
+	mcpCall := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"Lisbon"}}}`
+	mcpAccept := "Accept: application/json, text/event-stream"
 	cases := []apiCase{
 		{route: "POST /v1/conversations/{id}/messages", body: msgs, key: "key", want: 201},
 		{route: "POST /v1/conversations/{id}/messages", path: "/v1/conversations/conv-2/messages", body: msgs, key: "key", want: 201},
@@ -302,6 +304,12 @@ func TestOpenAPI(t *testing.T) {
 		{route: "GET /v1/keys", key: "key", want: 200},
 		{route: "DELETE /v1/keys/{id}", path: "/v1/keys/" + spare.ID, key: "key", want: 204},
 		{route: "DELETE /v1/keys/{id}", path: "/v1/keys/k_none", key: "key", want: 404},
+		{route: "POST /mcp", body: mcpCall, key: "key", headers: []string{mcpAccept}, want: 200},
+		{route: "POST /mcp", body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, key: "key", headers: []string{mcpAccept}, want: 202},
+		{route: "POST /mcp", body: mcpCall, key: "key", want: 400},
+		{route: "POST /mcp", key: "key", want: 415},
+		{route: "GET /mcp", key: "key", want: 405},
+		{route: "DELETE /mcp", key: "key", want: 405},
 	}
 	for _, r := range []struct{ route, body string }{
 		{"POST /v1/chat/completions", chatBody}, {"POST /v1/messages", msgBody}, {"POST /v1/responses", respBody},

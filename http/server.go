@@ -189,6 +189,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /metrics", s.observe(s.metrics.handler(s.Registry)))
 	s.uiRoutes(mux)
 	s.proxyRoutes(mux)
+	s.mcpRoutes(mux)
 	mux.Handle("GET /openapi.json", s.observe(http.HandlerFunc(serveOpenAPI)))
 	mux.Handle("/", s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no route "+r.Method+" "+r.URL.Path)

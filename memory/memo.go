@@ -24,7 +24,8 @@ type memos struct {
 	terms        func(text string) []string               // bm25.Terms (swc-select's turn analysis)
 	gists        *memo.Memo[memo.GistKey, string]
 	plans        planMemo
-	blocks       *memo.Memo[[32]byte, *memBlock] // epoch memories, by memoryKey
+	blocks       *memo.Memo[[32]byte, *memBlock]  // epoch memories, by memoryKey
+	loops        *memo.Memo[[32]byte, *loopEpoch] // tool loops' stubs and dropped calls, by loopEpochOf's key
 }
 
 // newMemos returns memos holding at most about total bytes: a sixteenth
@@ -39,6 +40,7 @@ func newMemos(total int) *memos {
 		terms:        memo.Terms(bm25.Terms, memoBytes),
 		gists:        memo.NewGists(memoBytes),
 		blocks:       memo.New(memoBytes, func(_ [32]byte, b *memBlock) int { return 2*len(b.text) + 64*len(b.sessions) }),
+		loops:        memo.New(memoBytes, func(_ [32]byte, e *loopEpoch) int { return e.size() }),
 		plans: planMemo{
 			plans:    memo.New(memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),
 			sessions: memo.New(2*memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),

@@ -104,7 +104,8 @@ func setBody(req *http.Request, b []byte) {
 }
 
 // spliceOpenAI writes the request body with res's messages: kept messages
-// as they came, the memory as a system message.
+// as they came (a rewritten one with its "content" replaced, every other
+// byte as it came), the memory as a system message.
 func spliceOpenAI(in *chat.Input, res *Result) ([]byte, error) {
 	msgs := make([]json.RawMessage, 0, len(res.Messages))
 	for k, src := range res.Source {
@@ -116,14 +117,20 @@ func spliceOpenAI(in *chat.Input, res *Result) ([]byte, error) {
 			msgs = append(msgs, b)
 			continue
 		}
-		msgs = append(msgs, in.Raw[in.Origin[src]])
+		raw, err := rewriteRaw(in, res, in.Origin[src])
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, raw)
 	}
 	return withMessages(in, msgs, nil)
 }
 
 // spliceAnthropic writes the request body with the memory appended to
-// system and the kept messages as they came (a source message only partly
-// kept — its tool results went into the memory — is rewritten). With mark,
+// system and the kept messages as they came (a rewritten tool result with
+// its block's "content" replaced, every other byte as it came; a source
+// message only partly kept — its tool results went into the memory — is
+// written anew). With mark,
 // the memory block gets a cache_control mark when the body's marks leave
 // room (MaxBreakpoints).
 func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
@@ -146,7 +153,11 @@ func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
 		o := in.Origin[src]
 		done[o] = true
 		if kept[o] == total[o] {
-			msgs = append(msgs, in.Raw[o])
+			raw, err := rewriteRaw(in, res, o)
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, raw)
 			continue
 		}
 		var part []int
@@ -157,7 +168,7 @@ func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
 		}
 		sub := make([]int, len(part))
 		copy(sub, part)
-		ms := chat.ToAnthropic(pick(in, sub)).Messages
+		ms := chat.ToAnthropic(pick(in, res, sub)).Messages
 		for _, m := range ms {
 			b, err := json.Marshal(m)
 			if err != nil {
@@ -179,10 +190,14 @@ func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
 	return withMessages(in, msgs, sys)
 }
 
-func pick(in *chat.Input, idx []int) []swc.Message {
+// pick returns the input messages idx, with res's rewritten contents.
+func pick(in *chat.Input, res *Result, idx []int) []swc.Message {
 	out := make([]swc.Message, len(idx))
 	for i, k := range idx {
 		out[i] = in.Messages[k]
+		if text, ok := res.Rewritten[k]; ok {
+			out[i].Content = text
+		}
 	}
 	return out
 }

@@ -1,0 +1,179 @@
+package memory
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/observe"
+	"github.com/swcmem/swc/tokens"
+)
+
+// loopEpoch is what a loop's boundaries make of the messages before them:
+// the stubs (by input index) and the memory message listing the dropped
+// calls ("" when none). It depends on the messages before the masking
+// boundary alone, so it is remembered and every request of the epoch gets
+// it without writing a stub again.
+type loopEpoch struct {
+	rewritten map[int]string
+	memory    string
+	stubbed   int // observations stubbed
+	dropped   int // messages dropped
+}
+
+func (e *loopEpoch) size() int {
+	n := len(e.memory) + 64
+	for _, s := range e.rewritten {
+		n += len(s) + 16
+	}
+	return n
+}
+
+// loopEpochOf returns the epoch of boundaries b and d, remembered by the
+// content of the messages before b (and the instructions and head).
+func (c *Compressor) loopEpochOf(msgs []swc.Message, l *loopShape, lc *loopCosts, b, d int) *loopEpoch {
+	idx := append(append([]int(nil), l.instr...), l.head...)
+	for _, u := range l.units[:b] {
+		idx = append(idx, u.msgs...)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "loop\x00%s\x00%d\x00%d\x00%d\x00", c.opts.Tokenizer, lc.stubCap, b, d)
+	writeMessages(h, msgs, idx)
+	var key [32]byte
+	h.Sum(key[:0])
+	if e, ok := c.memos.loops.Get(key); ok {
+		return e
+	}
+	e := c.loopEpoch(msgs, l, lc, b, d)
+	c.memos.loops.Put(key, e)
+	return e
+}
+
+// loopEpoch writes the stubs of the observations of units [d, b) that
+// cost more than a stub, and the memory message listing the calls of the
+// exchanges before d. Known holds the identifiers of the instructions, the
+// head and the kept assistant turns before b; Focus those of the task and
+// of the arguments of the calls before b that read, edit or search.
+func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, b, d int) *loopEpoch {
+	known, focus := map[string]bool{}, map[string]bool{}
+	add := func(set map[string]bool, text string) {
+		for _, id := range observe.Identifiers(text) {
+			set[id] = true
+		}
+	}
+	for _, i := range l.instr {
+		add(known, msgs[i].Content)
+	}
+	for _, i := range l.head {
+		add(known, msgs[i].Content)
+	}
+	add(focus, msgs[l.head[len(l.head)-1]].Content) // the task
+	for u := range l.units[:b] {
+		un := &l.units[u]
+		if un.user {
+			continue
+		}
+		a := &msgs[un.msgs[0]]
+		if u >= d {
+			add(known, a.Content)
+			for _, tc := range a.ToolCalls {
+				add(known, tc.Arguments)
+			}
+		}
+		for _, tc := range a.ToolCalls {
+			if looksAt.MatchString(tc.Name + " " + tc.Arguments) {
+				add(focus, tc.Arguments)
+			}
+		}
+		if cmd := command(a.Content); len(a.ToolCalls) == 0 && looksAt.MatchString(cmd) {
+			add(focus, cmd)
+		}
+	}
+	opt := observe.StubOptions{
+		MaxTokens: observe.DefaultStubTokens,
+		Known:     func(id string) bool { return known[id] },
+		Focus:     func(id string) bool { return focus[id] },
+	}
+	e := &loopEpoch{rewritten: map[int]string{}}
+	var lines []string
+	for u := range l.units[:b] {
+		un := &l.units[u]
+		if un.user {
+			continue
+		}
+		if u < d {
+			e.dropped += len(un.msgs)
+			lines = append(lines, c.droppedLines(msgs, un)...)
+			continue
+		}
+		for _, i := range un.obs {
+			if !lc.stubbable(i) {
+				continue
+			}
+			ob, callID := observation(msgs, un, i)
+			opt.Handle = observe.Handle(callID, ob.Output)
+			e.rewritten[i] = observe.Stub(ob, opt)
+			e.stubbed++
+		}
+	}
+	if len(lines) > 0 {
+		e.memory = LoopPreamble + strings.Join(lines, "\n")
+	}
+	return e
+}
+
+// droppedLines returns the memory lines of a dropped exchange: one per
+// observation (the first line of its stub: handle, call, outcome), or one
+// for the assistant turn when it had none.
+func (c *Compressor) droppedLines(msgs []swc.Message, un *loopUnit) []string {
+	var out []string
+	for _, i := range un.obs {
+		ob, callID := observation(msgs, un, i)
+		s := observe.Stub(ob, observe.StubOptions{Handle: observe.Handle(callID, ob.Output), MaxTokens: loopLineTokens})
+		first, _, _ := strings.Cut(s, "\n")
+		out = append(out, tokens.Truncate(first, loopLineTokens))
+	}
+	if len(out) == 0 {
+		a := strings.Join(strings.Fields(msgs[un.msgs[0]].Content), " ")
+		out = append(out, tokens.Truncate("[assistant turn: "+a, loopLineTokens-2)+"]")
+	}
+	return out
+}
+
+// observation returns observation i of unit un with its call, and the id
+// of the call it answers ("" for a text-acting agent's).
+func observation(msgs []swc.Message, un *loopUnit, i int) (observe.Observation, string) {
+	m, a := &msgs[i], &msgs[un.msgs[0]]
+	ob := observe.Observation{Output: m.Content}
+	if m.Role != swc.RoleTool {
+		ob.Arguments = command(a.Content)
+		return ob, ""
+	}
+	ob.IsError = strings.HasPrefix(m.Content, "[error] ") // chat's mark of Anthropic's is_error
+	for _, tc := range a.ToolCalls {
+		if tc.ID == m.ToolCallID {
+			ob.Tool, ob.Arguments = tc.Name, tc.Arguments
+			break
+		}
+	}
+	return ob, m.ToolCallID
+}
+
+// fence is a fenced code block.
+var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\n(.*?)```")
+
+// command returns the command of a text-acting agent's turn: its last
+// fenced code block ("" when it has none).
+func command(text string) string {
+	m := fence.FindAllStringSubmatch(text, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(m[len(m)-1][1])
+}
+
+// looksAt matches the calls that read, edit or search files: their
+// arguments name what the loop is working on.
+var looksAt = regexp.MustCompile(`(?i)\b(read|view|edit|str_replace|replace|write|create|grep|rg|search|find|open|cat|sed|head|tail|nl|patch|apply_patch)\b`)

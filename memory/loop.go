@@ -102,6 +102,27 @@ const loopLineCap = loopLineTokens + 3
 // loopLineTokens is the most tokens of one dropped call's line.
 const loopLineTokens = 48
 
+// loopMaxLines is how many lines the memory of a loop lists at most (the
+// calls before them are counted in one line): as many as RestartShare of
+// the budget after the instructions holds, at least one.
+func (c *Compressor) loopMaxLines(instrCost int) int {
+	room := int(c.opts.RestartShare * float64(max(c.opts.Budget-instrCost, 0)))
+	return max((room-MessageOverhead-c.counter.CountCached(LoopPreamble)-loopLineCap)/loopLineCap, 1)
+}
+
+// loopMemoryCap bounds the cost of a loop's memory message listing lines
+// dropped calls (0 for none), at most maxLines of them.
+func loopMemoryCap(c *Compressor, lines, maxLines int) int {
+	if lines == 0 {
+		return 0
+	}
+	n := MessageOverhead + c.counter.CountCached(LoopPreamble) + 2 + loopLineCap*min(lines, maxLines)
+	if lines > maxLines {
+		n += loopLineCap // the line counting the others
+	}
+	return n
+}
+
 // LoopPreamble opens the memory message of a tool loop whose oldest steps
 // were dropped, before one line per dropped call.
 const LoopPreamble = "Earlier steps of this tool loop, left out to fit the budget (one line per call: handle, call, outcome):\n"
@@ -126,8 +147,8 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, instrCost int) (b, d 
 	for _, i := range l.head {
 		total += lc.cost[i]
 	}
-	memFixed := MessageOverhead + c.counter.CountCached(LoopPreamble) + 2
-	memOn := false
+	lines, maxLines := 0, c.loopMaxLines(instrCost)
+	memCost := func() int { return loopMemoryCap(c, lines, maxLines) }
 	saving := func(u int) int { // what stubbing unit u's observations saves
 		s := 0
 		for _, i := range l.units[u].obs {
@@ -178,10 +199,9 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, instrCost int) (b, d 
 					for _, j := range un.obs {
 						total -= lc.capped(j) // before b: stubbed
 					}
-					if !memOn {
-						total, memOn = total+memFixed, true
-					}
-					total += loopLineCap * max(1, len(un.obs))
+					total -= memCost()
+					lines += max(1, len(un.obs))
+					total += memCost()
 				}
 			}
 			over = total > budget

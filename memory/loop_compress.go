@@ -24,7 +24,7 @@ func (c *Compressor) compressLoop(msgs []swc.Message, l *loopShape, res *Result)
 		instrCost += lc.cost[i]
 	}
 	b, d, _ := c.loopWalk(l, lc, instrCost)
-	e := c.loopEpochOf(msgs, l, lc, b, d)
+	e := c.loopEpochOf(msgs, l, lc, b, d, c.loopMaxLines(instrCost))
 
 	n := len(l.instr) + len(l.head) + 1
 	for _, u := range l.units {

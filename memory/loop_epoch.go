@@ -33,33 +33,36 @@ func (e *loopEpoch) size() int {
 
 // loopEpochOf returns the epoch of boundaries b and d, remembered by the
 // content of the messages before b (and the instructions and head).
-func (c *Compressor) loopEpochOf(msgs []swc.Message, l *loopShape, lc *loopCosts, b, d int) *loopEpoch {
+func (c *Compressor) loopEpochOf(msgs []swc.Message, l *loopShape, lc *loopCosts, b, d, maxLines int) *loopEpoch {
 	idx := append(append([]int(nil), l.instr...), l.head...)
 	for _, u := range l.units[:b] {
 		idx = append(idx, u.msgs...)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "loop\x00%s\x00%d\x00%d\x00%d\x00", c.opts.Tokenizer, lc.stubCap, b, d)
+	fmt.Fprintf(h, "loop\x00%s\x00%d\x00%d\x00%d\x00%d\x00", c.opts.Tokenizer, lc.stubCap, b, d, maxLines)
 	writeMessages(h, msgs, idx)
 	var key [32]byte
 	h.Sum(key[:0])
 	if e, ok := c.memos.loops.Get(key); ok {
 		return e
 	}
-	e := c.loopEpoch(msgs, l, lc, b, d)
+	e := c.loopEpoch(msgs, l, lc, b, d, maxLines)
 	c.memos.loops.Put(key, e)
 	return e
 }
 
 // loopEpoch writes the stubs of the observations of units [d, b) that
 // cost more than a stub, and the memory message listing the calls of the
-// exchanges before d. Known holds the identifiers of the instructions, the
-// head and the kept assistant turns before b; Focus those of the task and
-// of the arguments of the calls before b that read, edit or search.
-func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, b, d int) *loopEpoch {
+// exchanges before d. A stub's Known holds the identifiers of the
+// instructions, the head and the kept assistant turns up to its own; its
+// Focus those of the task and of the arguments of the calls up to its own
+// that read, edit or search. A stub so depends on the messages up to its
+// own exchange alone: a jump of b rewrites the observations it passes and
+// leaves the stubs written before as they were.
+func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, b, d, maxLines int) *loopEpoch {
 	known, focus := map[string]bool{}, map[string]bool{}
 	add := func(set map[string]bool, text string) {
-		for _, id := range observe.Identifiers(text) {
+		for _, id := range c.identifiers(text) {
 			set[id] = true
 		}
 	}
@@ -70,10 +73,21 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 		add(known, msgs[i].Content)
 	}
 	add(focus, msgs[l.head[len(l.head)-1]].Content) // the task
+	opt := observe.StubOptions{
+		MaxTokens: observe.DefaultStubTokens,
+		Known:     func(id string) bool { return known[id] },
+		Focus:     func(id string) bool { return focus[id] },
+	}
+	e := &loopEpoch{rewritten: map[int]string{}}
+	var lines []string
 	for u := range l.units[:b] {
 		un := &l.units[u]
 		if un.user {
 			continue
+		}
+		if u < d {
+			e.dropped += len(un.msgs)
+			lines = append(lines, c.droppedLines(msgs, un)...)
 		}
 		a := &msgs[un.msgs[0]]
 		if u >= d {
@@ -90,22 +104,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 		if cmd := command(a.Content); len(a.ToolCalls) == 0 && looksAt.MatchString(cmd) {
 			add(focus, cmd)
 		}
-	}
-	opt := observe.StubOptions{
-		MaxTokens: observe.DefaultStubTokens,
-		Known:     func(id string) bool { return known[id] },
-		Focus:     func(id string) bool { return focus[id] },
-	}
-	e := &loopEpoch{rewritten: map[int]string{}}
-	var lines []string
-	for u := range l.units[:b] {
-		un := &l.units[u]
-		if un.user {
-			continue
-		}
 		if u < d {
-			e.dropped += len(un.msgs)
-			lines = append(lines, c.droppedLines(msgs, un)...)
 			continue
 		}
 		for _, i := range un.obs {
@@ -114,9 +113,13 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 			}
 			ob, callID := observation(msgs, un, i)
 			opt.Handle = observe.Handle(callID, ob.Output)
-			e.rewritten[i] = observe.Stub(ob, opt)
+			e.rewritten[i] = c.stub(ob, opt)
 			e.stubbed++
 		}
+	}
+	if len(lines) > maxLines {
+		n := len(lines) - maxLines
+		lines = append([]string{fmt.Sprintf("[… %d earlier calls left out]", n)}, lines[n:]...)
 	}
 	if len(lines) > 0 {
 		e.memory = LoopPreamble + strings.Join(lines, "\n")
@@ -131,7 +134,7 @@ func (c *Compressor) droppedLines(msgs []swc.Message, un *loopUnit) []string {
 	var out []string
 	for _, i := range un.obs {
 		ob, callID := observation(msgs, un, i)
-		s := observe.Stub(ob, observe.StubOptions{Handle: observe.Handle(callID, ob.Output), MaxTokens: loopLineTokens})
+		s := c.stub(ob, observe.StubOptions{Handle: observe.Handle(callID, ob.Output), MaxTokens: loopLineTokens})
 		first, _, _ := strings.Cut(s, "\n")
 		out = append(out, tokens.Truncate(first, loopLineTokens))
 	}

@@ -26,6 +26,8 @@ type memos struct {
 	plans        planMemo
 	blocks       *memo.Memo[[32]byte, *memBlock]  // epoch memories, by memoryKey
 	loops        *memo.Memo[[32]byte, *loopEpoch] // tool loops' stubs and dropped calls, by loopEpochOf's key
+	stubs        *memo.Memo[stubKey, stubVal]     // tool loops' stubs, one by one (Compressor.stub)
+	ids          *memo.Memo[string, []string]     // observe.Identifiers of texts
 }
 
 // newMemos returns memos holding at most about total bytes: a sixteenth
@@ -41,6 +43,8 @@ func newMemos(total int) *memos {
 		gists:        memo.NewGists(memoBytes),
 		blocks:       memo.New(memoBytes, func(_ [32]byte, b *memBlock) int { return 2*len(b.text) + 64*len(b.sessions) }),
 		loops:        memo.New(memoBytes, func(_ [32]byte, e *loopEpoch) int { return e.size() }),
+		stubs:        newStubMemo(memoBytes),
+		ids:          newIDMemo(memoBytes),
 		plans: planMemo{
 			plans:    memo.New(memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),
 			sessions: memo.New(2*memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),

@@ -17,6 +17,7 @@ type proxyOut struct {
 	mode                     string // fits, stateless, stored, prefix
 	fallback, fallbackReason string // why the offline engines stood in
 	compacted                int    // conversation messages the memory holds
+	overBudget               int    // tokens over the budget nothing more could remove (memory.Result.OverBudget)
 }
 
 // prefixKey names a rendered memory: one conversation's life at one
@@ -123,7 +124,8 @@ func (s *Server) compressTimeout() time.Duration {
 // a conversation id; with one, after storing the new messages, from the
 // memory consolidation made (the same bytes until the next consolidation)
 // followed by the messages since. It returns an EINVALID error when the
-// messages are invalid or their protected part alone exceeds the budget.
+// messages are invalid; a request that cannot be brought within the budget
+// goes out over it (out.overBudget).
 func (s *Server) compressRequest(ctx context.Context, p protocol, in *chat.Input, budget int, tenant, conv string) (*proxyOut, error) {
 	c, err := s.compressor(budget, p)
 	if err != nil {
@@ -145,7 +147,7 @@ func (s *Server) stateless(ctx context.Context, c *memory.Compressor, in *chat.I
 	if err != nil {
 		return nil, err
 	}
-	out := &proxyOut{before: res.TokensBefore, after: res.Tokens, mode: mode, compacted: res.Compacted}
+	out := &proxyOut{before: res.TokensBefore, after: res.Tokens, mode: mode, compacted: res.Compacted, overBudget: res.OverBudget}
 	if res.Fallback != "" {
 		out.fallback, out.fallbackReason = res.Fallback, "engine"
 		if strings.HasPrefix(res.Fallback, "deadline") {

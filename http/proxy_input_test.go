@@ -3,6 +3,7 @@ package http_test
 import (
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,15 +55,29 @@ func TestProxyBadInput(t *testing.T) {
 	}
 }
 
-func TestProxyBudgetTooSmall(t *testing.T) {
+// TestProxyOverBudget: a request whose last messages alone exceed the
+// budget goes upstream over it, with X-SWC-Over-Budget saying by how much.
+func TestProxyOverBudget(t *testing.T) {
 	e := newProxyEnv(t)
 	resp := e.post(t, "/v1/chat/completions", openAIBody(t, loadtest.AgentHistory(400, 0), ""), "X-SWC-Budget: 20")
 	got := readAll(t, resp)
-	if resp.StatusCode != 400 || !strings.Contains(got, "budget is 20") {
-		t.Errorf("got %d %s", resp.StatusCode, got)
+	if resp.StatusCode != 200 {
+		t.Fatalf("got %d %s", resp.StatusCode, got)
 	}
-	if e.up.count() != 0 {
-		t.Error("an over-budget request went upstream")
+	over, err := strconv.Atoi(resp.Header.Get("X-SWC-Over-Budget"))
+	after, _ := strconv.Atoi(resp.Header.Get("X-SWC-Tokens-After"))
+	if err != nil || over <= 0 || after-20 != over {
+		t.Errorf("X-SWC-Over-Budget %q, X-SWC-Tokens-After %d", resp.Header.Get("X-SWC-Over-Budget"), after)
+	}
+	if e.up.count() != 1 {
+		t.Error("the request did not go upstream")
+	}
+	m, err := e.ts.Client().Get(e.ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, m); !strings.Contains(got, "swc_proxy_over_budget_total 1") {
+		t.Error("swc_proxy_over_budget_total is not 1")
 	}
 }
 

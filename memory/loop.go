@@ -9,7 +9,7 @@ import (
 // Tool loops. An agent's request is a tool loop when, after its task (the
 // first user message), observations (tool results, and the user messages
 // that carry a text-acting agent's command output) outnumber the user
-// messages a person wrote. Such a history is not consolidated into
+// messages a person wrote, and number loopMinObservations at least. Such a history is not consolidated into
 // sessions: the instructions, the task, every later user text and every
 // assistant turn go verbatim; the latest observations go verbatim, older
 // ones are replaced in place by a stub (observe.Stub: handle, call,
@@ -18,6 +18,11 @@ import (
 // masking boundary moves in jumps, as a function of the history alone (see
 // loopWalk), so the requests of one epoch share their prefix byte for
 // byte.
+
+// loopMinObservations is how many observations a history holds at least
+// to be a tool loop: the first messages of a chat whose assistant checks a
+// date or two are not one.
+const loopMinObservations = 8
 
 // loopUnit is one step of a loop after its task: an exchange (an
 // assistant turn, then its tool results or its observation message) or a
@@ -74,7 +79,7 @@ func asLoop(msgs []swc.Message) *loopShape {
 			}
 		}
 	}
-	if task < 0 || nObs == 0 || nObs <= nUser {
+	if task < 0 || nObs < loopMinObservations || nObs <= nUser {
 		return nil
 	}
 	return l

@@ -32,6 +32,7 @@ func TestAsLoop(t *testing.T) {
 		{"tool calls", genLoop(rng, 12, false, 20), true, 12},
 		{"text-acting agent", genLoop(rng, 12, true, 20), true, 12},
 		{"task only", []swc.Message{{Role: swc.RoleUser, Content: "hi"}}, false, 0},
+		{"too few observations", genLoop(rng, 3, false, 20)[:6], false, 0},
 	}
 	for _, tc := range cases {
 		l := asLoop(tc.msgs)

@@ -3,6 +3,7 @@ package memory
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -265,6 +266,14 @@ func TestLoopEpochPrefix(t *testing.T) {
 // sendLoop sends msgs as a request body of format f through c's
 // middleware and returns the result and the body sent.
 func sendLoop(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) (*Result, []byte) {
+	res, body, _ := sendLoopIn(t, c, msgs, f)
+	return res, body
+}
+
+// sendLoopIn is sendLoop, also returning the messages of the request as
+// the middleware read them (an Anthropic body merges consecutive user
+// messages).
+func sendLoopIn(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) (*Result, []byte, []swc.Message) {
 	t.Helper()
 	var res *Result
 	report := func(r *Result, err error) {
@@ -278,11 +287,63 @@ func sendLoop(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) (*
 		mw, url = AnthropicMiddleware(c, report), "https://x.invalid/v1/messages"
 	}
 	var cp capture
-	if _, err := mw(post(t, url, loopBody(msgs, f)), cp.next); err != nil {
+	body := loopBody(msgs, f)
+	in, err := chat.Parse(body, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mw(post(t, url, body), cp.next); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := chat.Parse(cp.body, f); err != nil {
 		t.Fatalf("the body sent does not parse: %v", err)
 	}
-	return res, cp.body
+	return res, cp.body, in.Messages
+}
+
+// TestLoopProperty: over generated tool loops (1–300 steps, tool calls or
+// text actions, OpenAI and Anthropic forms, budgets 500–64,000), replaying
+// consecutive requests: never an error, the providers' rules hold, the
+// budget holds unless OverBudget says by how much (and only when what
+// cannot go exceeds it), and two requests with the same boundaries share
+// their messages prefix for prefix.
+func TestLoopProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	trials := 40
+	if testing.Short() {
+		trials = 10
+	}
+	for trial := range trials {
+		steps := 1 + rng.IntN(300)
+		text := rng.IntN(2) == 0
+		msgs := genLoop(rng, steps, text, 5+rng.IntN(120))
+		f := []chat.Format{chat.OpenAI, chat.Anthropic}[rng.IntN(2)]
+		o := DefaultOptions()
+		o.Budget = 500 + rng.IntN(63500)
+		c := mustNew(t, o)
+		if f == chat.Anthropic {
+			c = c.WithAlignUser()
+		}
+		points := requestPrefixes(msgs)
+		from := rng.IntN(len(points))
+		var prev *Result
+		pb, pd := -1, -1
+		for _, n := range points[from:min(from+6, len(points))] {
+			name := fmt.Sprintf("trial %d (%d steps, text %v, %s, budget %d) [:%d]", trial, steps, text, f, o.Budget, n)
+			res, _, sent := sendLoopIn(t, c, msgs[:n], f)
+			if asLoop(sent) == nil {
+				checkResult(t, name, c, sent, res)
+				continue
+			}
+			checkLoop(t, name, c, sent, res)
+			if res.Fits {
+				continue
+			}
+			b, d := loopState(c, sent)
+			if b == pb && d == pd && !reflect.DeepEqual(prev.Messages, res.Messages[:len(prev.Messages)]) {
+				t.Errorf("%s: within an epoch the messages changed", name)
+			}
+			prev, pb, pd = res, b, d
+		}
+	}
 }

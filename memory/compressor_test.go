@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -335,4 +336,31 @@ func TestSharedMemosSameResults(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestCompressAlignUserPinsTask: with AlignUser and no user message but
+// the task, the tail starts at an assistant turn and the task is kept
+// before it (Anthropic needs a user message first).
+func TestCompressAlignUserPinsTask(t *testing.T) {
+	msgs := []swc.Message{{Role: swc.RoleSystem, Content: "You help."}, {Role: swc.RoleUser, Content: "Plan the trip to Lisbon in May."}}
+	for i := range 6 {
+		id := fmt.Sprintf("c%d", i)
+		msgs = append(msgs,
+			swc.Message{Role: swc.RoleAssistant, Content: strings.Repeat("Looking at the options again. ", 20), ToolCalls: []swc.ToolCall{{ID: id, Name: "search", Arguments: `{"q":"lisbon"}`}}},
+			swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: strings.Repeat("Hotel Avenida, 120 euros a night. ", 15)})
+	}
+	for _, compaction := range []string{Epoch, Replan} {
+		o := DefaultOptions()
+		o.Budget, o.AlignUser, o.Compaction = 900, true, compaction
+		c := mustNew(t, o)
+		res, err := c.Compress(context.Background(), msgs)
+		if err != nil {
+			t.Fatalf("%s: %v", compaction, err)
+		}
+		k := firstConv(res.Messages)
+		if res.Source[k] != 1 || res.Messages[k+1].Role != swc.RoleAssistant || res.OverBudget != 0 {
+			t.Errorf("%s: sources %v, over budget by %d", compaction, res.Source, res.OverBudget)
+		}
+		checkResult(t, compaction, c, msgs, res)
+	}
 }

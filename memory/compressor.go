@@ -177,7 +177,7 @@ type SessionSpan struct {
 // Cost returns m's tokens as the budget counts them: content, tool call
 // names and arguments, its images (MediaTokens) and MessageOverhead.
 func (c *Compressor) Cost(m swc.Message) int {
-	n := c.counter.CountCached(m.Content) + MessageOverhead + m.MediaTokens
+	n := c.countText(m.Content) + MessageOverhead + m.MediaTokens
 	for _, tc := range m.ToolCalls {
 		n += c.counter.CountCached(tc.Name) + c.counter.CountCached(tc.Arguments)
 	}
@@ -226,7 +226,13 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		return nil, err
 	}
 	o := c.opts
-	res := &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, Compaction: o.Compaction, TokensBefore: c.CountMessages(msgs)}
+	costs := make([]int, len(msgs))
+	before := 0
+	for i := range msgs {
+		costs[i] = c.Cost(msgs[i])
+		before += costs[i]
+	}
+	res := &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, Compaction: o.Compaction, TokensBefore: before}
 	if res.TokensBefore <= o.Budget && !c.after {
 		res.Fits, res.Messages, res.Tokens, res.Recent = true, msgs, res.TokensBefore, 0
 		for i := range msgs {
@@ -236,7 +242,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 	}
 	if !c.after {
 		if l := asLoop(msgs); l != nil {
-			return c.compressLoop(msgs, l, res), nil
+			return c.compressLoop(msgs, costs, l, res), nil
 		}
 	}
 

@@ -14,12 +14,9 @@ import (
 // It never fails for the budget: a request that cannot be brought within
 // it is sent as small as the provider's rules allow, with
 // Result.OverBudget saying by how much.
-func (c *Compressor) compressLoop(msgs []swc.Message, l *loopShape, res *Result) *Result {
-	lc := &loopCosts{cost: make([]int, len(msgs)), stubCap: observe.DefaultStubTokens + MessageOverhead}
+func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape, res *Result) *Result {
+	lc := &loopCosts{cost: costs, stubCap: observe.DefaultStubTokens + MessageOverhead}
 	instrCost := 0
-	for i := range msgs {
-		lc.cost[i] = c.Cost(msgs[i])
-	}
 	for _, i := range l.instr {
 		instrCost += lc.cost[i]
 	}
@@ -31,10 +28,14 @@ func (c *Compressor) compressLoop(msgs []swc.Message, l *loopShape, res *Result)
 		n += len(u.msgs)
 	}
 	res.Messages, res.Source = make([]swc.Message, 0, n), make([]int, 0, n)
+	res.Tokens = 0
 	put := func(i int) {
 		m := msgs[i]
 		if s, ok := e.rewritten[i]; ok {
 			m.Content, m.MediaTokens = s, 0
+			res.Tokens += c.Cost(m)
+		} else {
+			res.Tokens += costs[i]
 		}
 		res.Messages = append(res.Messages, m)
 		res.Source = append(res.Source, i)
@@ -45,6 +46,7 @@ func (c *Compressor) compressLoop(msgs []swc.Message, l *loopShape, res *Result)
 	if e.memory != "" {
 		res.Messages = append(res.Messages, swc.Message{Role: swc.RoleSystem, Content: e.memory})
 		res.Source = append(res.Source, -1)
+		res.Tokens += c.Cost(res.Messages[len(res.Messages)-1])
 	}
 	for _, i := range l.head {
 		put(i)
@@ -67,7 +69,6 @@ func (c *Compressor) compressLoop(msgs []swc.Message, l *loopShape, res *Result)
 		res.Recent = l.units[b].msgs[0]
 	}
 	res.Compacted = e.stubbed + e.dropped
-	res.Tokens = c.CountMessages(res.Messages)
 	res.OverBudget = max(res.Tokens-c.opts.Budget, 0)
 	return res
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/observe"
@@ -128,21 +129,82 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 }
 
 // droppedLines returns the memory lines of a dropped exchange: one per
-// observation (the first line of its stub: handle, call, outcome), or one
-// for the assistant turn when it had none.
+// observation (handle, call, outcome: dropLine), or one for the assistant
+// turn when it had none.
 func (c *Compressor) droppedLines(msgs []swc.Message, un *loopUnit) []string {
 	var out []string
 	for _, i := range un.obs {
 		ob, callID := observation(msgs, un, i)
-		s := c.stub(ob, observe.StubOptions{Handle: observe.Handle(callID, ob.Output), MaxTokens: loopLineTokens})
-		first, _, _ := strings.Cut(s, "\n")
-		out = append(out, tokens.Truncate(first, loopLineTokens))
+		out = append(out, c.dropLine(ob, observe.Handle(callID, ob.Output)))
 	}
 	if len(out) == 0 {
 		a := strings.Join(strings.Fields(msgs[un.msgs[0]].Content), " ")
 		out = append(out, tokens.Truncate("[assistant turn: "+a, loopLineTokens-2)+"]")
 	}
 	return out
+}
+
+// dropLine is the line of a dropped call: "[swc:HANDLE call → outcome]",
+// the outcome the exit code a text-acting agent's output starts with, the
+// error mark, the output's lines and its first error line, at most
+// loopLineTokens tokens.
+func (c *Compressor) dropLine(ob observe.Observation, handle string) string {
+	call := clip(strings.Join(strings.Fields(ob.Arguments), " "), 48)
+	if ob.Tool != "" {
+		call = ob.Tool + "(" + call + ")"
+	}
+	var outcome []string
+	if m := exitCode.FindStringSubmatch(ob.Output); m != nil {
+		outcome = append(outcome, "exit "+m[1])
+	}
+	if ob.IsError {
+		outcome = append(outcome, "error")
+	}
+	outcome = append(outcome, fmt.Sprintf("%d lines", strings.Count(ob.Output, "\n")+1))
+	if at := firstError(ob.Output); at >= 0 {
+		from := strings.LastIndexByte(ob.Output[:at], '\n') + 1
+		to := strings.IndexByte(ob.Output[at:], '\n')
+		if to < 0 {
+			to = len(ob.Output) - at
+		}
+		outcome = append(outcome, clip(strings.TrimSpace(ob.Output[from:at+to]), 56))
+	}
+	line := "[swc:" + handle + " " + call + " → " + strings.Join(outcome, ", ") + "]"
+	if c.counter.CountCached(line) > loopLineTokens {
+		line = tokens.Truncate(line, loopLineTokens-2) + "…]"
+	}
+	return line
+}
+
+// clip returns s cut to at most n bytes (at a character), marked.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+var exitCode = regexp.MustCompile(`^\s*<returncode>(-?\d+)</returncode>`)
+
+// errorMarks start the lines firstError finds.
+var errorMarks = []string{"Error", "ERROR", "FAILED", "Traceback", "panic:", "fatal:"}
+
+// firstError returns the offset of the first error mark in s, or -1.
+func firstError(s string) int {
+	at := -1
+	for _, m := range errorMarks {
+		end := len(s)
+		if at >= 0 {
+			end = at
+		}
+		if i := strings.Index(s[:end], m); i >= 0 {
+			at = i
+		}
+	}
+	return at
 }
 
 // observation returns observation i of unit un with its call, and the id

@@ -96,3 +96,22 @@ func (c *Compressor) identifiers(text string) []string {
 	c.memos.ids.Put(text, v)
 	return v
 }
+
+// longText is the length from which countText remembers a text's count
+// whole: the tokens package remembers a long text's lines, which costs a
+// lookup per line on every request of a loop that resends its outputs.
+const longText = 2048
+
+// countText returns the tokens of a message's text (CountCached), a long
+// text's remembered whole.
+func (c *Compressor) countText(s string) int {
+	if len(s) < longText {
+		return c.counter.CountCached(s)
+	}
+	if n, ok := c.memos.counts.Get(s); ok {
+		return n
+	}
+	n := c.counter.CountCached(s)
+	c.memos.counts.Put(s, n)
+	return n
+}

@@ -28,6 +28,7 @@ type memos struct {
 	loops        *memo.Memo[[32]byte, *loopEpoch] // tool loops' stubs and dropped calls, by loopEpochOf's key
 	stubs        *memo.Memo[stubKey, stubVal]     // tool loops' stubs, one by one (Compressor.stub)
 	ids          *memo.Memo[string, []string]     // observe.Identifiers of texts
+	counts       *memo.Memo[string, int]          // tokens of long texts (Compressor.countText)
 }
 
 // newMemos returns memos holding at most about total bytes: a sixteenth
@@ -45,6 +46,7 @@ func newMemos(total int) *memos {
 		loops:        memo.New(memoBytes, func(_ [32]byte, e *loopEpoch) int { return e.size() }),
 		stubs:        newStubMemo(memoBytes),
 		ids:          newIDMemo(memoBytes),
+		counts:       memo.New(memoBytes, func(s string, _ int) int { return len(s) }),
 		plans: planMemo{
 			plans:    memo.New(memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),
 			sessions: memo.New(2*memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),

@@ -78,6 +78,7 @@ func TestTrajectories(t *testing.T) {
 					after += res.Tokens
 					if res.OverBudget > 0 {
 						over++
+						t.Logf("%s %s [:%d] at %d: over by %d", filepath.Base(file), f, k, budget, res.OverBudget)
 					}
 					if res.OverBudget != max(res.Tokens-budget, 0) {
 						t.Errorf("%s %s [:%d]: %d tokens, OverBudget %d", filepath.Base(file), f, k, res.Tokens, res.OverBudget)

@@ -22,10 +22,12 @@ type Middleware = func(req *http.Request, next func(*http.Request) (*http.Respon
 // OpenAIMiddleware returns a Middleware that compresses the messages of
 // every Chat Completions request (POST …/chat/completions) with c before it
 // is sent: the request's other fields and the kept messages go out byte for
-// byte, the history becomes one system message. A request that already fits
-// the budget, that is not a Chat Completions request, or that cannot be
-// compressed (malformed, or its protected messages alone exceed the
-// budget) is sent unchanged. report, when not nil, is called for every
+// byte, the history becomes one system message (a tool loop's old tool
+// results are stubbed in place instead: Result.Rewritten). A request that
+// already fits the budget, that is not a Chat Completions request, or that
+// cannot be compressed (malformed) is sent unchanged; one whose protected
+// messages alone exceed the budget goes out over it (Result.OverBudget).
+// report, when not nil, is called for every
 // compressible request with its result, or with the error that left it
 // unchanged.
 func OpenAIMiddleware(c *Compressor, report func(*Result, error)) Middleware {

@@ -2,7 +2,9 @@ package memory
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -39,11 +41,7 @@ func (c *Compressor) loopEpochOf(msgs []swc.Message, l *loopShape, lc *loopCosts
 	for _, u := range l.units[:b] {
 		idx = append(idx, u.msgs...)
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "loop\x00%s\x00%d\x00%d\x00%d\x00%d\x00", c.opts.Tokenizer, lc.stubCap, b, d, maxLines)
-	writeMessages(h, msgs, idx)
-	var key [32]byte
-	h.Sum(key[:0])
+	key := loopKey(msgs, idx, fmt.Sprintf("loop\x00%s\x00%d\x00%d\x00%d\x00%d\x00", c.opts.Tokenizer, lc.stubCap, b, d, maxLines))
 	if e, ok := c.memos.loops.Get(key); ok {
 		return e
 	}
@@ -242,3 +240,46 @@ func command(text string) string {
 // looksAt matches the calls that read, edit or search files: their
 // arguments name what the loop is working on.
 var looksAt = regexp.MustCompile(`(?i)\b(read|view|edit|str_replace|replace|write|create|grep|rg|search|find|open|cat|sed|head|tail|nl|patch|apply_patch)\b`)
+
+// loopSeeds seed loopKey's hashes: a memo's key needs to name its value
+// in this process only, so the seeds are random.
+var loopSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// loopKey names the messages idx of msgs with a prefix of settings: the
+// sha256 of each field's two 64-bit maphashes (the fast hash of the
+// runtime's maps, 128 bits a field) rather than of the fields' bytes,
+// which would cost a request of a long loop about a millisecond more.
+func loopKey(msgs []swc.Message, idx []int, settings string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(settings))
+	var buf [16]byte
+	str := func(s string) {
+		binary.LittleEndian.PutUint64(buf[:8], maphash.String(loopSeeds[0], s))
+		binary.LittleEndian.PutUint64(buf[8:], maphash.String(loopSeeds[1], s))
+		h.Write(buf[:])
+	}
+	num := func(v int64) {
+		binary.LittleEndian.PutUint64(buf[:8], uint64(v))
+		h.Write(buf[:8])
+	}
+	for _, i := range idx {
+		m := &msgs[i]
+		num(int64(i))
+		str(string(m.Role))
+		str(m.Name)
+		str(m.Content)
+		str(m.ToolCallID)
+		str(m.ID)
+		str(m.Session)
+		num(m.Time.UnixNano())
+		num(int64(len(m.ToolCalls)))
+		for _, tc := range m.ToolCalls {
+			str(tc.ID)
+			str(tc.Name)
+			str(tc.Arguments)
+		}
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}

@@ -100,7 +100,7 @@ func (c *Compressor) identifiers(text string) []string {
 // longText is the length from which countText remembers a text's count
 // whole: the tokens package remembers a long text's lines, which costs a
 // lookup per line on every request of a loop that resends its outputs.
-const longText = 2048
+const longText = 512
 
 // countText returns the tokens of a message's text (CountCached), a long
 // text's remembered whole.

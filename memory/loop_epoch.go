@@ -162,10 +162,17 @@ func (c *Compressor) dropLine(ob observe.Observation, handle string) string {
 	if at := firstError(ob.Output); at >= 0 {
 		from := strings.LastIndexByte(ob.Output[:at], '\n') + 1
 		to := strings.IndexByte(ob.Output[at:], '\n')
+		if to >= 0 && to < 16 { // "ERROR:" alone: the line after it too
+			if next := strings.IndexByte(ob.Output[at+to+1:], '\n'); next >= 0 {
+				to += 1 + next
+			} else {
+				to = -1
+			}
+		}
 		if to < 0 {
 			to = len(ob.Output) - at
 		}
-		outcome = append(outcome, clip(strings.TrimSpace(ob.Output[from:at+to]), 56))
+		outcome = append(outcome, clip(strings.Join(strings.Fields(ob.Output[from:at+to]), " "), 56))
 	}
 	line := "[swc:" + handle + " " + call + " → " + strings.Join(outcome, ", ") + "]"
 	if c.counter.CountCached(line) > loopLineTokens {

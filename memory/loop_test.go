@@ -209,7 +209,9 @@ func TestLoopDegrade(t *testing.T) {
 
 // TestLoopEpochPrefix: replaying a loop's requests, the requests between
 // two jumps share their messages and their spliced bytes, prefix for
-// prefix; jumps are few.
+// prefix; a jump of the masking boundary keeps the messages before the
+// old one; the drop point jumps seldom; a compressor that saw none of the
+// earlier requests sends the same bytes.
 func TestLoopEpochPrefix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, f := range []chat.Format{chat.OpenAI, chat.Anthropic} {
@@ -231,6 +233,15 @@ func TestLoopEpochPrefix(t *testing.T) {
 				continue
 			}
 			over++
+			if n%10 == 0 { // the same bytes from a compressor that saw nothing before
+				fresh := mustNew(t, o)
+				if f == chat.Anthropic {
+					fresh = fresh.WithAlignUser()
+				}
+				if _, again := sendLoop(t, fresh, msgs[:n], f); !bytes.Equal(again, body) {
+					t.Fatalf("%s: %d messages: a fresh compressor sends other bytes", f, n)
+				}
+			}
 			b, d := loopState(c, msgs[:n])
 			switch {
 			case b == pb && d == pd:

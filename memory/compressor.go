@@ -319,7 +319,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		res.Tokens = c.CountMessages(res.Messages)
 		res.OverBudget = max(res.Tokens-o.Budget, 0)
 	}
-	if len(history) == 0 && !c.after {
+	if len(history) == 0 && !c.after || room <= 0 { // no history, or no room for its memory
 		emit("")
 		return res, nil
 	}

@@ -45,6 +45,10 @@ const (
 	// changes only when the boundary jumps, and with it the prefix the
 	// provider caches.
 	HeaderCompacted = "X-SWC-Compacted"
+	// HeaderOverBudget is set (to the tokens over) when the instructions
+	// and the messages no compression may remove exceed the budget: the
+	// request went out over it (memory.Result.OverBudget).
+	HeaderOverBudget = "X-SWC-Over-Budget"
 )
 
 // DefaultCompressTimeout bounds compression before the offline fallback.
@@ -132,6 +136,7 @@ type proxyMetrics struct {
 	tokens    *prometheus.CounterVec // stage: before, after
 	compress  prometheus.Histogram
 	upstream  *prometheus.CounterVec // protocol, code
+	over      prometheus.Counter
 }
 
 func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
@@ -152,8 +157,11 @@ func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 		upstream: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "swc_proxy_upstream_responses_total", Help: "Upstream responses by protocol and status code (passed through, never retried).",
 		}, []string{"protocol", "code"}),
+		over: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "swc_proxy_over_budget_total", Help: "Requests sent over their budget because the messages no compression may remove exceed it (X-SWC-Over-Budget).",
+		}),
 	}
-	reg.MustRegister(m.requests, m.fallbacks, m.tokens, m.compress, m.upstream)
+	reg.MustRegister(m.requests, m.fallbacks, m.tokens, m.compress, m.upstream, m.over)
 	return m
 }
 
@@ -333,6 +341,10 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	if out.fallback != "" {
 		s.proxy.metrics.fallbacks.WithLabelValues(out.fallbackReason).Inc()
 		s.logger().Warn("proxy: offline fallback", "reason", out.fallback)
+	}
+	if out.overBudget > 0 {
+		s.proxy.metrics.over.Inc()
+		s.logger().Warn("proxy: over budget", "budget", budget, "tokens", out.after, "over", out.overBudget)
 	}
 	send := body
 	if out.body != nil {

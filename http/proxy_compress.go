@@ -20,6 +20,7 @@ type proxyOut struct {
 	passthrough              string // why the request went unchanged (X-SWC-Passthrough)
 	tools                    int    // tokens of the tool definitions, when toolsKnown
 	toolsKnown               bool
+	overBudget               int // tokens over the budget nothing more could remove (memory.Result.OverBudget)
 }
 
 // prefixKey names a rendered memory: one conversation's life at one
@@ -126,7 +127,8 @@ func (s *Server) compressTimeout() time.Duration {
 // a conversation id; with one, after storing the new messages, from the
 // memory consolidation made (the same bytes until the next consolidation)
 // followed by the messages since. It returns an EINVALID error when the
-// messages are invalid or their protected part alone exceeds the budget.
+// messages are invalid; a request that cannot be brought within the budget
+// goes out over it (out.overBudget).
 func (s *Server) compressRequest(ctx context.Context, p protocol, in *chat.Input, budget int, tenant, conv string) (*proxyOut, error) {
 	c, err := s.compressor(budget, p)
 	if err != nil {
@@ -148,7 +150,7 @@ func (s *Server) stateless(ctx context.Context, c *memory.Compressor, in *chat.I
 	if err != nil {
 		return nil, err
 	}
-	out := &proxyOut{before: res.TokensBefore, after: res.Tokens, mode: mode, compacted: res.Compacted}
+	out := &proxyOut{before: res.TokensBefore, after: res.Tokens, mode: mode, compacted: res.Compacted, overBudget: res.OverBudget}
 	if res.Fallback != "" {
 		out.fallback, out.fallbackReason = res.Fallback, "engine"
 		if strings.HasPrefix(res.Fallback, "deadline") {

@@ -172,6 +172,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 	if out.fallback != "" {
 		h.Set(HeaderFallback, out.fallbackReason)
 	}
+	if out.overBudget > 0 {
+		h.Set(HeaderOverBudget, strconv.Itoa(out.overBudget))
+	}
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Time{}) // a stream may outlast the server's write timeout
 	w.WriteHeader(resp.StatusCode)

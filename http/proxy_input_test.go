@@ -3,6 +3,7 @@ package http_test
 import (
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,18 +71,30 @@ func TestProxyBadInput(t *testing.T) {
 	}
 }
 
-// TestProxyBudgetTooSmall: a request whose recent messages alone exceed
-// the budget is not compressed; it goes upstream as it came, saying why.
-func TestProxyBudgetTooSmall(t *testing.T) {
+// TestProxyOverBudget: a request whose last messages alone exceed the
+// budget goes upstream over it, with X-SWC-Over-Budget saying by how much.
+func TestProxyOverBudget(t *testing.T) {
 	e := newProxyEnv(t)
 	body := openAIBody(t, loadtest.AgentHistory(400, 0), "")
 	resp := e.post(t, "/v1/chat/completions", body, "X-SWC-Budget: 20")
 	got := readAll(t, resp)
-	if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "passthrough" || !strings.Contains(resp.Header.Get(swchttp.HeaderPassthrough), "budget is 20") {
-		t.Errorf("got %d %s %v", resp.StatusCode, got, resp.Header)
+	if resp.StatusCode != 200 {
+		t.Fatalf("got %d %s", resp.StatusCode, got)
 	}
-	if sent, _ := e.up.last(t); string(sent) != body {
-		t.Error("the request did not go upstream byte for byte")
+	over, err := strconv.Atoi(resp.Header.Get("X-SWC-Over-Budget"))
+	after, _ := strconv.Atoi(resp.Header.Get("X-SWC-Tokens-After"))
+	if err != nil || over <= 0 || after-20 != over {
+		t.Errorf("X-SWC-Over-Budget %q, X-SWC-Tokens-After %d", resp.Header.Get("X-SWC-Over-Budget"), after)
+	}
+	if e.up.count() != 1 {
+		t.Error("the request did not go upstream")
+	}
+	m, err := e.ts.Client().Get(e.ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, m); !strings.Contains(got, "swc_proxy_over_budget_total 1") {
+		t.Error("swc_proxy_over_budget_total is not 1")
 	}
 }
 

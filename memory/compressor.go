@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/swcmem/swc"
@@ -150,6 +149,17 @@ type Result struct {
 	Truncated []int `json:"truncated,omitempty"`
 	// Warnings are usable oddities (no timestamps, …).
 	Warnings []string `json:"warnings,omitempty"`
+	// Rewritten maps an input message index to the text that replaces its
+	// content in the request as sent: an old observation of a tool loop (a
+	// tool result, or a text-acting agent's observation message) kept in
+	// place as a stub. The message keeps its role, ids and every other
+	// field; splicing writes only its content. Messages holds the new
+	// content already.
+	Rewritten map[int]string `json:"rewritten,omitempty"`
+	// OverBudget is how many tokens the messages exceed the budget by
+	// when nothing more could be removed without breaking the provider's
+	// rules (0 when within budget). Compress never fails for the budget.
+	OverBudget int `json:"over_budget,omitempty"`
 }
 
 // SessionSpan is one session of the history: its 0-based index (as in
@@ -167,7 +177,7 @@ type SessionSpan struct {
 // Cost returns m's tokens as the budget counts them: content, tool call
 // names and arguments, its images (MediaTokens) and MessageOverhead.
 func (c *Compressor) Cost(m swc.Message) int {
-	n := c.counter.CountCached(m.Content) + MessageOverhead + m.MediaTokens
+	n := c.countText(m.Content) + MessageOverhead + m.MediaTokens
 	for _, tc := range m.ToolCalls {
 		n += c.counter.CountCached(tc.Name) + c.counter.CountCached(tc.Arguments)
 	}
@@ -196,27 +206,44 @@ func (c *Compressor) CountMessages(msgs []swc.Message) int {
 // nothing. Under Replan the memory takes all the room the instructions and
 // the last KeepRecent messages leave.
 //
+// A tool loop (see asLoop) keeps its instructions, task, user texts and
+// assistant turns verbatim and stubs or drops its old observations
+// instead (compressLoop).
+//
 // It returns an EINVALID error when msgs fail chat.Validate (the message
-// names the index and field), or when the protected messages alone exceed
-// the budget ("the system prompt and the last 8 messages need 812 tokens;
-// budget is 500"; a single protected message over budget is named). It
-// never fails because an engine did: past ctx's deadline, or when the
-// configured gister or embedder fails, the history is compressed by the
-// offline engines and Result.Fallback says why. A history message that alone
-// exceeds the history's budget is truncated with a visible marker
-// (Result.Truncated).
+// names the index and field), and never fails for the budget: when the
+// instructions and the kept messages alone exceed it, the kept tail
+// shrinks to the shortest the provider's rules allow (a tool call keeps
+// its results; with AlignUser the tail starts at a user message, or at an
+// assistant turn after the task) and the request goes out over budget,
+// Result.OverBudget saying by how much. It never fails because an engine
+// did: past ctx's deadline, or when the configured gister or embedder
+// fails, the history is compressed by the offline engines and
+// Result.Fallback says why. A history message that alone exceeds the
+// history's budget is truncated with a visible marker (Result.Truncated).
 func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result, error) {
 	if err := chat.Validate(msgs, nil); err != nil {
 		return nil, err
 	}
 	o := c.opts
-	res := &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, Compaction: o.Compaction, TokensBefore: c.CountMessages(msgs)}
+	costs := make([]int, len(msgs))
+	before := 0
+	for i := range msgs {
+		costs[i] = c.Cost(msgs[i])
+		before += costs[i]
+	}
+	res := &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, Compaction: o.Compaction, TokensBefore: before}
 	if res.TokensBefore <= o.Budget && !c.after {
 		res.Fits, res.Messages, res.Tokens, res.Recent = true, msgs, res.TokensBefore, 0
 		for i := range msgs {
 			res.Source = append(res.Source, i)
 		}
 		return res, nil
+	}
+	if !c.after {
+		if l := asLoop(msgs); l != nil {
+			return c.compressLoop(msgs, costs, l, res), nil
+		}
 	}
 
 	// Instructions first; then the conversation, split into history and
@@ -237,24 +264,31 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 	} else {
 		start = c.recentStart(msgs, conv)
 	}
+	protected := instrCost
+	for _, i := range conv[start:] {
+		protected += c.Cost(msgs[i])
+	}
+	if protected > o.Budget {
+		// Never refuse: the shortest tail the provider's rules allow
+		// that fits, else the shortest one (over budget).
+		start = c.shrinkTail(msgs, conv, start, instrCost)
+	}
 	recent := conv[start:]
 	history := conv[:start]
+	pin := c.pinnedTask(msgs, conv, start)
+	if pin >= 0 {
+		history = append(append([]int(nil), conv[:pin]...), conv[pin+1:start]...)
+	}
 	res.Recent = len(msgs)
 	if len(recent) > 0 {
 		res.Recent = recent[0]
 	}
-
-	protected := instrCost
-	for _, i := range append(append([]int(nil), instr...), recent...) {
-		if cost := c.Cost(msgs[i]); cost > o.Budget {
-			return nil, swc.Errorf(swc.EINVALID, "messages[%d] (%s) needs %d tokens; budget is %d", i, msgs[i].Role, cost, o.Budget)
-		}
-	}
+	protected = instrCost
 	for _, i := range recent {
 		protected += c.Cost(msgs[i])
 	}
-	if protected > o.Budget {
-		return nil, swc.Errorf(swc.EINVALID, "%s need %d tokens; budget is %d", describeProtected(len(instr), len(recent)), protected, o.Budget)
+	if pin >= 0 {
+		protected += c.Cost(msgs[conv[pin]])
 	}
 	if o.Compaction == Replan || protected+room > o.Budget {
 		// Replan, or a tail that outgrew its room with no boundary to
@@ -274,13 +308,18 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 			res.Messages = append(res.Messages, swc.Message{Role: swc.RoleSystem, Content: memory})
 			res.Source = append(res.Source, -1)
 		}
+		if pin >= 0 {
+			res.Messages = append(res.Messages, msgs[conv[pin]])
+			res.Source = append(res.Source, conv[pin])
+		}
 		for _, i := range recent {
 			res.Messages = append(res.Messages, msgs[i])
 			res.Source = append(res.Source, i)
 		}
 		res.Tokens = c.CountMessages(res.Messages)
+		res.OverBudget = max(res.Tokens-o.Budget, 0)
 	}
-	if len(history) == 0 && !c.after {
+	if len(history) == 0 && !c.after || room <= 0 { // no history, or no room for its memory
 		emit("")
 		return res, nil
 	}
@@ -449,18 +488,6 @@ func (c *Compressor) recentStart(msgs []swc.Message, conv []int) int {
 		}
 	}
 	return start
-}
-
-func describeProtected(nInstr, nRecent int) string {
-	switch {
-	case nInstr == 0:
-		return fmt.Sprintf("the last %d messages", nRecent)
-	case nRecent == 0:
-		return fmt.Sprintf("the %d system/developer messages", nInstr)
-	case nInstr == 1:
-		return fmt.Sprintf("the system prompt and the last %d messages", nRecent)
-	}
-	return fmt.Sprintf("the %d system/developer messages and the last %d messages", nInstr, nRecent)
 }
 
 // engineSet is the gister and embedder of one run, with the meter of its

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"regexp"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -73,22 +73,43 @@ func TestCompressShape(t *testing.T) {
 	}
 }
 
-func TestCompressProtectedTooBig(t *testing.T) {
-	msgs := sampleMessages(t)
+// TestCompressNeverRefuses: when the instructions and the kept tail
+// exceed the budget, the tail shrinks to one that fits, else to the
+// shortest one, sent over budget with OverBudget saying by how much.
+func TestCompressNeverRefuses(t *testing.T) {
 	o := DefaultOptions()
-	o.Budget = 100
-	o.Compaction = Replan
-	_, err := mustNew(t, o).Compress(context.Background(), msgs)
-	if err == nil || !regexp.MustCompile(`^the system prompt and the last 8 messages need \d+ tokens; budget is 100$`).MatchString(err.Error()) {
-		t.Fatalf("got %v", err)
-	}
 	big := append(sampleMessages(t), swc.Message{Role: swc.RoleUser, Content: strings.Repeat("word ", 300)})
-	for _, o.Compaction = range []string{Replan, Epoch} {
-		o.Budget = 200
-		_, err = mustNew(t, o).Compress(context.Background(), big)
-		if err == nil || !strings.Contains(err.Error(), "messages[") || !strings.Contains(err.Error(), "budget is 200") {
-			t.Fatalf("%s: one protected message over budget: %v", o.Compaction, err)
+	cases := []struct {
+		name       string
+		msgs       []swc.Message
+		budget     int
+		compaction string
+		align      bool
+		over       bool
+	}{
+		{"tail shrinks to fit", sampleMessages(t), 100, Replan, false, false},
+		{"tail shrinks to fit, anthropic", sampleMessages(t), 100, Replan, true, false},
+		{"one message over budget, replan", big, 200, Replan, false, true},
+		{"one message over budget, epoch", big, 200, Epoch, true, true},
+	}
+	for _, tc := range cases {
+		o.Budget, o.Compaction, o.AlignUser = tc.budget, tc.compaction, tc.align
+		c := mustNew(t, o)
+		res, err := c.Compress(context.Background(), tc.msgs)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
 		}
+		if got := res.OverBudget > 0; got != tc.over || res.OverBudget != max(res.Tokens-tc.budget, 0) {
+			t.Errorf("%s: %d tokens, over budget by %d", tc.name, res.Tokens, res.OverBudget)
+		}
+		last := len(tc.msgs) - 1
+		if res.Source[len(res.Source)-1] != last || res.Messages[len(res.Messages)-1].Content != tc.msgs[last].Content {
+			t.Errorf("%s: the last message is not kept verbatim", tc.name)
+		}
+		if n := len(tc.msgs) - res.Recent; n >= 8 {
+			t.Errorf("%s: the tail kept %d messages; it should have shrunk", tc.name, n)
+		}
+		checkResult(t, tc.name, c, tc.msgs, res)
 	}
 }
 
@@ -315,4 +336,31 @@ func TestSharedMemosSameResults(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestCompressAlignUserPinsTask: with AlignUser and no user message but
+// the task, the tail starts at an assistant turn and the task is kept
+// before it (Anthropic needs a user message first).
+func TestCompressAlignUserPinsTask(t *testing.T) {
+	msgs := []swc.Message{{Role: swc.RoleSystem, Content: "You help."}, {Role: swc.RoleUser, Content: "Plan the trip to Lisbon in May."}}
+	for i := range 6 {
+		id := fmt.Sprintf("c%d", i)
+		msgs = append(msgs,
+			swc.Message{Role: swc.RoleAssistant, Content: strings.Repeat("Looking at the options again. ", 20), ToolCalls: []swc.ToolCall{{ID: id, Name: "search", Arguments: `{"q":"lisbon"}`}}},
+			swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: strings.Repeat("Hotel Avenida, 120 euros a night. ", 15)})
+	}
+	for _, compaction := range []string{Epoch, Replan} {
+		o := DefaultOptions()
+		o.Budget, o.AlignUser, o.Compaction = 900, true, compaction
+		c := mustNew(t, o)
+		res, err := c.Compress(context.Background(), msgs)
+		if err != nil {
+			t.Fatalf("%s: %v", compaction, err)
+		}
+		k := firstConv(res.Messages)
+		if res.Source[k] != 1 || res.Messages[k+1].Role != swc.RoleAssistant || res.OverBudget != 0 {
+			t.Errorf("%s: sources %v, over budget by %d", compaction, res.Source, res.OverBudget)
+		}
+		checkResult(t, compaction, c, msgs, res)
+	}
 }

@@ -60,9 +60,21 @@ func (c *Compressor) boundary(msgs []swc.Message, conv []int, instrCost int) (st
 // boundary b: the last keep messages, fewer while they hold more than
 // limit tokens or more than fit (the tail's room), moved to a message that
 // may start a tail (not a tool result; with AlignUser a user message) —
-// back when the pair still fits, else forward. It returns b when no
-// message of (b, k] may start a tail.
+// back when the pair still fits, else forward to the first that fits, else
+// the last one (the shortest tail). With AlignUser and no user message in
+// (b, k], an assistant turn after the task may start it (mayStart; the
+// task is then kept before the tail). It returns b when no message of
+// (b, k] may start a tail.
 func (c *Compressor) restart(msgs []swc.Message, conv []int, costs []int, b, k, keep, limit, fit int) int {
+	s := c.restartAt(msgs, conv, costs, b, k, keep, limit, fit, false)
+	if s == b && c.opts.AlignUser {
+		s = c.restartAt(msgs, conv, costs, b, k, keep, limit, fit, true)
+	}
+	return s
+}
+
+// restartAt is restart, assistant turns allowed to start a tail or not.
+func (c *Compressor) restartAt(msgs []swc.Message, conv []int, costs []int, b, k, keep, limit, fit int, asst bool) int {
 	if b >= k {
 		return b
 	}
@@ -70,6 +82,9 @@ func (c *Compressor) restart(msgs []swc.Message, conv []int, costs []int, b, k, 
 		r := msgs[conv[s]].Role
 		if r == swc.RoleTool {
 			return false
+		}
+		if asst {
+			return c.mayStart(msgs, conv, s)
 		}
 		return !c.opts.AlignUser || r == swc.RoleUser
 	}
@@ -112,10 +127,19 @@ func (c *Compressor) memoryKey(msgs []swc.Message, history []int, room int) [32]
 	o := c.opts
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%v\x00%d\x00%+v\x00%+v\x00", o.Strategy, o.Tokenizer, room, o.SessionGap, o.SessionTurns, o.Config, o.Schedule)
+	writeMessages(h, msgs, history)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// writeMessages writes to h every field of the messages msgs[i], i in
+// idx, that compression reads, with their indexes.
+func writeMessages(h hash.Hash, msgs []swc.Message, idx []int) {
 	var n [8]byte
 	num := func(h hash.Hash, v int64) { binary.LittleEndian.PutUint64(n[:], uint64(v)); h.Write(n[:]) }
 	str := func(h hash.Hash, s string) { num(h, int64(len(s))); h.Write([]byte(s)) }
-	for _, i := range history {
+	for _, i := range idx {
 		m := &msgs[i]
 		num(h, int64(i))
 		str(h, string(m.Role))
@@ -136,7 +160,4 @@ func (c *Compressor) memoryKey(msgs []swc.Message, history []int, room int) [32]
 			str(h, tc.Arguments)
 		}
 	}
-	var k [32]byte
-	h.Sum(k[:0])
-	return k
 }

@@ -24,7 +24,11 @@ type memos struct {
 	terms        func(text string) []string               // bm25.Terms (swc-select's turn analysis)
 	gists        *memo.Memo[memo.GistKey, string]
 	plans        planMemo
-	blocks       *memo.Memo[[32]byte, *memBlock] // epoch memories, by memoryKey
+	blocks       *memo.Memo[[32]byte, *memBlock]  // epoch memories, by memoryKey
+	loops        *memo.Memo[[32]byte, *loopEpoch] // tool loops' stubs and dropped calls, by loopEpochOf's key
+	stubs        *memo.Memo[stubKey, stubVal]     // tool loops' stubs, one by one (Compressor.stub)
+	ids          *memo.Memo[string, []string]     // observe.Identifiers of texts
+	counts       *memo.Memo[string, int]          // tokens of long texts (Compressor.countText)
 }
 
 // newMemos returns memos holding at most about total bytes: a sixteenth
@@ -39,6 +43,10 @@ func newMemos(total int) *memos {
 		terms:        memo.Terms(bm25.Terms, memoBytes),
 		gists:        memo.NewGists(memoBytes),
 		blocks:       memo.New(memoBytes, func(_ [32]byte, b *memBlock) int { return 2*len(b.text) + 64*len(b.sessions) }),
+		loops:        memo.New(memoBytes, func(_ [32]byte, e *loopEpoch) int { return e.size() }),
+		stubs:        newStubMemo(memoBytes),
+		ids:          newIDMemo(memoBytes),
+		counts:       memo.New(memoBytes, func(s string, _ int) int { return len(s) }),
 		plans: planMemo{
 			plans:    memo.New(memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),
 			sessions: memo.New(2*memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),

@@ -22,10 +22,12 @@ type Middleware = func(req *http.Request, next func(*http.Request) (*http.Respon
 // OpenAIMiddleware returns a Middleware that compresses the messages of
 // every Chat Completions request (POST …/chat/completions) with c before it
 // is sent: the request's other fields and the kept messages go out byte for
-// byte, the history becomes one system message. A request that already fits
-// the budget, that is not a Chat Completions request, or that cannot be
-// compressed (malformed, or its protected messages alone exceed the
-// budget) is sent unchanged. report, when not nil, is called for every
+// byte, the history becomes one system message (a tool loop's old tool
+// results are stubbed in place instead: Result.Rewritten). A request that
+// already fits the budget, that is not a Chat Completions request, or that
+// cannot be compressed (malformed) is sent unchanged; one whose protected
+// messages alone exceed the budget goes out over it (Result.OverBudget).
+// report, when not nil, is called for every
 // compressible request with its result, or with the error that left it
 // unchanged.
 func OpenAIMiddleware(c *Compressor, report func(*Result, error)) Middleware {
@@ -104,7 +106,8 @@ func setBody(req *http.Request, b []byte) {
 }
 
 // spliceOpenAI writes the request body with res's messages: kept messages
-// as they came, the memory as a system message.
+// as they came (a rewritten one with its "content" replaced, every other
+// byte as it came), the memory as a system message.
 func spliceOpenAI(in *chat.Input, res *Result) ([]byte, error) {
 	msgs := make([]json.RawMessage, 0, len(res.Messages))
 	for k, src := range res.Source {
@@ -116,15 +119,21 @@ func spliceOpenAI(in *chat.Input, res *Result) ([]byte, error) {
 			msgs = append(msgs, b)
 			continue
 		}
-		msgs = append(msgs, in.Raw[in.Origin[src]])
+		raw, err := rewriteRaw(in, res, in.Origin[src])
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, raw)
 	}
 	return withMessages(in, msgs, nil)
 }
 
 // spliceAnthropic writes the request body with the memory appended to
-// system and the kept messages as they came (a source message whose tool
-// results went into the memory is kept without its tool_result blocks,
-// every other byte as it came; one otherwise partly kept is rewritten). With mark,
+// system and the kept messages as they came (a rewritten tool result with
+// its block's "content" replaced, every other byte as it came; a source
+// message whose tool results went into the memory is kept without its
+// tool_result blocks, every other byte as it came; one otherwise partly
+// kept is written anew). With mark,
 // the memory block gets a cache_control mark when the body's marks leave
 // room (MaxBreakpoints).
 func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
@@ -147,7 +156,11 @@ func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
 		o := in.Origin[src]
 		done[o] = true
 		if kept[o] == total[o] {
-			msgs = append(msgs, in.Raw[o])
+			raw, err := rewriteRaw(in, res, o)
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, raw)
 			continue
 		}
 		var part []int
@@ -162,7 +175,7 @@ func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
 		}
 		sub := make([]int, len(part))
 		copy(sub, part)
-		ms := chat.ToAnthropic(pick(in, sub)).Messages
+		ms := chat.ToAnthropic(pick(in, res, sub)).Messages
 		for _, m := range ms {
 			b, err := json.Marshal(m)
 			if err != nil {
@@ -184,10 +197,14 @@ func spliceAnthropic(in *chat.Input, res *Result, mark bool) ([]byte, error) {
 	return withMessages(in, msgs, sys)
 }
 
-func pick(in *chat.Input, idx []int) []swc.Message {
+// pick returns the input messages idx, with res's rewritten contents.
+func pick(in *chat.Input, res *Result, idx []int) []swc.Message {
 	out := make([]swc.Message, len(idx))
 	for i, k := range idx {
 		out[i] = in.Messages[k]
+		if text, ok := res.Rewritten[k]; ok {
+			out[i].Content = text
+		}
 	}
 	return out
 }

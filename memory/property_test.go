@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"regexp"
 	"testing"
 	"time"
 
@@ -65,15 +64,14 @@ func withToolCalls(msgs []swc.Message, rng *rand.Rand, p float64) []swc.Message 
 	return out
 }
 
-var needRe = regexp.MustCompile(`need(s)? \d+ tokens; budget is \d+$`)
-
 // TestBudgetProperty: over LoCoMo conversations as chat messages with
 // random tool calls, random budgets, keep-recent values, strategies,
 // tokenizers and compactions, the output never exceeds the budget, keeps
 // system messages first and the recent messages unchanged (under Replan at
 // least KeepRecent of them), never splits a tool call from its results,
-// and is valid for both providers — or the call fails because the
-// protected messages alone exceed the budget.
+// and is valid for both providers; when the protected messages alone
+// exceed the budget, the tail is the shortest one and OverBudget says by
+// how much.
 func TestBudgetProperty(t *testing.T) {
 	convs := loadLoCoMo(t)
 	rng := rand.New(rand.NewPCG(42, 7))
@@ -101,7 +99,7 @@ func TestBudgetProperty(t *testing.T) {
 	if testing.Short() {
 		trials = 12
 	}
-	failures, compressed := 0, 0
+	over, compressed := 0, 0
 	for trial := range trials {
 		conv := convs[rng.IntN(len(convs))]
 		msgs := withToolCalls(chat.FromConversation(conv), rng, 0.1+rng.Float64()*0.3)
@@ -121,16 +119,16 @@ func TestBudgetProperty(t *testing.T) {
 		name := fmt.Sprintf("trial %d (%s, budget %d, keep %d, %s, %s, align %v, %s)", trial, conv.ID, o.Budget, o.KeepRecent, o.Strategy, o.Tokenizer, o.AlignUser, o.Compaction)
 		res, err := c.Compress(context.Background(), msgs)
 		if err != nil {
-			if swc.ErrorCode(err) != swc.EINVALID || !needRe.MatchString(err.Error()) {
-				t.Errorf("%s: %v", name, err)
-			}
-			failures++
+			t.Errorf("%s: %v", name, err)
 			continue
+		}
+		if res.OverBudget > 0 {
+			over++
 		}
 		compressed++
 		checkResult(t, name, c, msgs, res)
 	}
-	t.Logf("%d trials: %d compressed, %d refused (protected messages over budget)", trials, compressed, failures)
+	t.Logf("%d trials: %d compressed, %d of them over budget (protected messages over budget)", trials, compressed, over)
 	if compressed < trials/2 {
 		t.Errorf("only %d of %d trials compressed: the property is barely exercised", compressed, trials)
 	}
@@ -140,8 +138,8 @@ func TestBudgetProperty(t *testing.T) {
 func checkResult(t *testing.T, name string, c *Compressor, msgs []swc.Message, res *Result) {
 	t.Helper()
 	o := c.Options()
-	if res.Tokens > o.Budget {
-		t.Errorf("%s: %d tokens over the budget", name, res.Tokens)
+	if res.OverBudget != max(res.Tokens-o.Budget, 0) {
+		t.Errorf("%s: %d tokens, budget %d, OverBudget %d", name, res.Tokens, o.Budget, res.OverBudget)
 	}
 	if n := c.CountMessages(res.Messages); n != res.Tokens {
 		t.Errorf("%s: reported %d tokens, counted %d", name, res.Tokens, n)
@@ -171,7 +169,11 @@ func checkResult(t *testing.T, name string, c *Compressor, msgs []swc.Message, r
 			}
 			continue
 		}
-		if res.Messages[k].Content != msgs[src].Content || len(res.Messages[k].ToolCalls) != len(msgs[src].ToolCalls) {
+		want, ok := res.Rewritten[src]
+		if !ok {
+			want = msgs[src].Content
+		}
+		if res.Messages[k].Content != want || len(res.Messages[k].ToolCalls) != len(msgs[src].ToolCalls) {
 			t.Errorf("%s: message %d changed", name, src)
 		}
 		if src >= res.Recent {
@@ -181,7 +183,10 @@ func checkResult(t *testing.T, name string, c *Compressor, msgs []swc.Message, r
 	if want := len(msgs) - res.Recent; recent != want {
 		t.Errorf("%s: %d recent messages kept, want %d", name, recent, want)
 	}
-	if o.Compaction == Replan && recent < min(o.KeepRecent, len(msgs)-1) {
-		t.Errorf("%s: kept %d recent messages, fewer than %d", name, recent, o.KeepRecent)
+	if o.Compaction == Replan && recent < min(o.KeepRecent, len(msgs)-1) && asLoop(msgs) == nil {
+		// Fewer only when the last KeepRecent did not fit.
+		if c.CountMessages(append([]swc.Message{msgs[0]}, msgs[len(msgs)-o.KeepRecent:]...)) <= o.Budget {
+			t.Errorf("%s: kept %d recent messages, fewer than %d", name, recent, o.KeepRecent)
+		}
 	}
 }

@@ -20,8 +20,9 @@ func ResponsesMiddleware(c *Compressor, report func(*Result, error)) Middleware 
 
 // spliceResponses writes the request body with res's items: the input
 // array replaced, kept items as they came (a reasoning item with the item
-// it belongs to), the memory as a developer message item where res puts
-// it; every other byte of the body as it came.
+// it belongs to; a rewritten function_call_output with its "output"
+// replaced), the memory as a developer message item where res puts it;
+// every other byte of the body as it came.
 func spliceResponses(in *chat.Input, res *Result) ([]byte, error) {
 	if in.Request == nil {
 		return nil, swc.Errorf(swc.EINVALID, "not a responses request body: nothing to splice the input into")
@@ -45,7 +46,11 @@ func spliceResponses(in *chat.Input, res *Result) ([]byte, error) {
 			continue
 		}
 		done[o] = true
-		items = append(items, in.Raw[o])
+		raw, err := rewriteRaw(in, res, o)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, raw)
 	}
 	out := make([]byte, 0, size+len(items)+2)
 	out = append(out, in.Request[:in.Span[0]]...)

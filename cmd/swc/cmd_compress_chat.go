@@ -129,13 +129,19 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 	if res.Fallback != "" {
 		fmt.Fprintf(env.Stderr, "swc: warning: compressed with the offline engines: %s\n", res.Fallback)
 	}
-	kept := len(res.Messages)
+	if res.OverBudget > 0 {
+		fmt.Fprintf(env.Stderr, "swc: warning: %s: %d tokens over the budget of %d: the messages no compression may remove (instructions, task, user texts, the last exchange) exceed it\n", name, res.OverBudget, res.Budget)
+	}
+	kept := len(res.Messages) - len(res.Rewritten)
 	if res.Memory != "" {
 		kept--
 	}
 	what := fmt.Sprintf("%d sessions by %s", len(res.Sessions), res.Rule)
 	if res.Fits {
 		what = "already within the budget, unchanged"
+	}
+	if len(res.Rewritten) > 0 || strings.HasPrefix(res.Memory, memory.LoopPreamble) {
+		what = fmt.Sprintf("a tool loop: %d old observations stubbed in place", len(res.Rewritten))
 	}
 	fmt.Fprintf(env.Stderr, "swc: %s: %d messages, %d → %d tokens (budget %d, %s); %s; %d messages kept as they were\n",
 		res.Strategy, len(msgs), res.TokensBefore, res.Tokens, res.Budget, res.Tokenizer, what, kept)

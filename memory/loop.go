@@ -1,0 +1,216 @@
+package memory
+
+import (
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/observe"
+)
+
+// Tool loops. An agent's request is a tool loop when, after its task (the
+// first user message), observations (tool results, and the user messages
+// that carry a text-acting agent's command output) outnumber the user
+// messages a person wrote, and number loopMinObservations at least. Such a history is not consolidated into
+// sessions: the instructions, the task, every later user text and every
+// assistant turn go verbatim; the latest observations go verbatim, older
+// ones are replaced in place by a stub (observe.Stub: handle, call,
+// outcome and the output's most useful lines), and past that the oldest
+// whole exchanges are dropped and listed in the memory message. The
+// masking boundary moves in jumps, as a function of the history alone (see
+// loopWalk), so the requests of one epoch share their prefix byte for
+// byte.
+
+// loopMinObservations is how many observations a history holds at least
+// to be a tool loop: the first messages of a chat whose assistant checks a
+// date or two are not one.
+const loopMinObservations = 8
+
+// loopUnit is one step of a loop after its task: an exchange (an
+// assistant turn, then its tool results or its observation message) or a
+// person's user message.
+type loopUnit struct {
+	msgs []int // input indexes, in order
+	obs  []int // the observations among msgs
+	user bool  // a person's text: verbatim, never dropped
+}
+
+// loopShape is a tool loop's messages: instructions, the head (the
+// conversation up to and including the task), then the units.
+type loopShape struct {
+	instr []int
+	head  []int
+	units []loopUnit
+}
+
+// asLoop returns the shape of msgs when they are a tool loop, or nil when
+// they are a chat history (which keeps the session path).
+func asLoop(msgs []swc.Message) *loopShape {
+	l := &loopShape{}
+	task := -1
+	nObs, nUser := 0, 0
+	for i, m := range msgs {
+		if chat.IsInstruction(m) {
+			l.instr = append(l.instr, i)
+			continue
+		}
+		if task < 0 {
+			l.head = append(l.head, i)
+			if m.Role == swc.RoleUser {
+				task = i
+			}
+			continue
+		}
+		last := len(l.units) - 1
+		inExchange := last >= 0 && !l.units[last].user
+		switch {
+		case m.Role == swc.RoleAssistant:
+			l.units = append(l.units, loopUnit{msgs: []int{i}})
+		case m.Role == swc.RoleTool && inExchange:
+			l.units[last].msgs = append(l.units[last].msgs, i)
+			l.units[last].obs = append(l.units[last].obs, i)
+			nObs++
+		case m.Role == swc.RoleUser && inExchange && observe.IsObservation(m.Content):
+			l.units[last].msgs = append(l.units[last].msgs, i)
+			l.units[last].obs = append(l.units[last].obs, i)
+			nObs++
+		default:
+			l.units = append(l.units, loopUnit{msgs: []int{i}, user: true})
+			if m.Role == swc.RoleUser {
+				nUser++
+			}
+		}
+	}
+	if task < 0 || nObs < loopMinObservations || nObs <= nUser {
+		return nil
+	}
+	return l
+}
+
+// loopCosts are the budget costs of a loop's messages (by input index)
+// and what a stub costs at most.
+type loopCosts struct {
+	cost    []int
+	stubCap int // a stub's most tokens with MessageOverhead
+}
+
+// capped is message i's cost as a stub when it is stubbed: a stub is
+// written only for an observation that costs more than one may.
+func (lc *loopCosts) capped(i int) int { return min(lc.cost[i], lc.stubCap) }
+
+// stubbable reports whether observation i is replaced by a stub before
+// the boundary.
+func (lc *loopCosts) stubbable(i int) bool { return lc.cost[i] > lc.stubCap }
+
+// loopLineCap bounds the tokens of one line of the memory message's list
+// of dropped calls (with its newline and a margin for how lines join).
+const loopLineCap = loopLineTokens + 3
+
+// loopLineTokens is the most tokens of one dropped call's line.
+const loopLineTokens = 48
+
+// loopMaxLines is how many lines the memory of a loop lists at most (the
+// calls before them are counted in one line): as many as RestartShare of
+// the budget after the instructions holds, at least one.
+func (c *Compressor) loopMaxLines(instrCost int) int {
+	room := int(c.opts.RestartShare * float64(max(c.opts.Budget-instrCost, 0)))
+	return max((room-MessageOverhead-c.counter.CountCached(LoopPreamble)-loopLineCap)/loopLineCap, 1)
+}
+
+// loopMemoryCap bounds the cost of a loop's memory message listing lines
+// dropped calls (0 for none), at most maxLines of them.
+func loopMemoryCap(c *Compressor, lines, maxLines int) int {
+	if lines == 0 {
+		return 0
+	}
+	n := MessageOverhead + c.counter.CountCached(LoopPreamble) + 2 + loopLineCap*min(lines, maxLines)
+	if lines > maxLines {
+		n += loopLineCap // the line counting the others
+	}
+	return n
+}
+
+// LoopPreamble opens the memory message of a tool loop whose oldest steps
+// were dropped, before one line per dropped call.
+const LoopPreamble = "Earlier steps of this tool loop, left out to fit the budget (one line per call: handle, call, outcome):\n"
+
+// loopWalk returns the masking boundary b (the observations of units
+// before b are stubbed) and the drop point d (the exchanges before d are
+// dropped, the user units kept), walking the units message by message
+// from the start: while the request fits the budget nothing moves; when a
+// message makes it outgrow the budget, b jumps so that the verbatim
+// observations (the current unit's at least) hold at most RestartShare of
+// the budget after the instructions; if the request is still over, (a) b
+// moves to the current unit, then (b) the oldest exchanges are dropped
+// until the request leaves RestartShare free again, or none but the
+// current is left. Costs are upper bounds (a stub costs stubCap), so no
+// stub is written to walk. The walk over a prefix depends on that prefix
+// alone. over reports that the last message left the request over budget.
+func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, instrCost int) (b, d int, over bool) {
+	o := c.opts
+	budget := o.Budget
+	limit := int(o.RestartShare * float64(max(budget-instrCost, 0)))
+	total := instrCost
+	for _, i := range l.head {
+		total += lc.cost[i]
+	}
+	lines, maxLines := 0, c.loopMaxLines(instrCost)
+	memCost := func() int { return loopMemoryCap(c, lines, maxLines) }
+	saving := func(u int) int { // what stubbing unit u's observations saves
+		s := 0
+		for _, i := range l.units[u].obs {
+			s += lc.cost[i] - lc.capped(i)
+		}
+		return s
+	}
+	moveB := func(nb int) {
+		for ; b < nb; b++ {
+			total -= saving(b)
+		}
+	}
+	for u := range l.units {
+		uObs := 0 // the current unit's observations walked so far
+		for _, i := range l.units[u].msgs {
+			total += lc.cost[i]
+			if len(l.units[u].obs) > 0 && i != l.units[u].msgs[0] {
+				uObs += lc.cost[i]
+			}
+			if over = total > budget; !over {
+				continue
+			}
+			// The restart: the last units whose observations hold at
+			// most limit stay verbatim, the current one at least.
+			nb, t := u, uObs
+			for nb > b {
+				var v int
+				for _, j := range l.units[nb-1].obs {
+					v += lc.cost[j]
+				}
+				if t+v > limit {
+					break
+				}
+				t += v
+				nb--
+			}
+			moveB(nb)
+			if total > budget { // (a) every observation but the current unit's
+				moveB(u)
+			}
+			if total > budget { // (b) drop the oldest exchanges
+				for ; d < u && total > budget-limit; d++ {
+					un := &l.units[d]
+					if un.user {
+						continue
+					}
+					total -= lc.cost[un.msgs[0]] // the assistant turn
+					for _, j := range un.obs {
+						total -= lc.capped(j) // before b: stubbed
+					}
+					total -= memCost()
+					lines += max(1, len(un.obs))
+					total += memCost()
+				}
+			}
+			over = total > budget
+		}
+	}
+	return b, d, over
+}

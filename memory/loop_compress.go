@@ -1,0 +1,74 @@
+package memory
+
+import (
+	"maps"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/observe"
+)
+
+// compressLoop fills res for a tool loop (see asLoop): the instructions,
+// the memory message when exchanges were dropped, the head, then every
+// unit from the drop point on (and the user units before it), each
+// message as it came but the stubbed observations (Result.Rewritten).
+// It never fails for the budget: a request that cannot be brought within
+// it is sent as small as the provider's rules allow, with
+// Result.OverBudget saying by how much.
+func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape, res *Result) *Result {
+	lc := &loopCosts{cost: costs, stubCap: observe.DefaultStubTokens + MessageOverhead}
+	instrCost := 0
+	for _, i := range l.instr {
+		instrCost += lc.cost[i]
+	}
+	b, d, _ := c.loopWalk(l, lc, instrCost)
+	e := c.loopEpochOf(msgs, l, lc, b, d, c.loopMaxLines(instrCost))
+
+	n := len(l.instr) + len(l.head) + 1
+	for _, u := range l.units {
+		n += len(u.msgs)
+	}
+	res.Messages, res.Source = make([]swc.Message, 0, n), make([]int, 0, n)
+	res.Tokens = 0
+	put := func(i int) {
+		m := msgs[i]
+		if s, ok := e.rewritten[i]; ok {
+			m.Content, m.MediaTokens = s, 0
+			res.Tokens += c.Cost(m)
+		} else {
+			res.Tokens += costs[i]
+		}
+		res.Messages = append(res.Messages, m)
+		res.Source = append(res.Source, i)
+	}
+	for _, i := range l.instr {
+		put(i)
+	}
+	if e.memory != "" {
+		res.Messages = append(res.Messages, swc.Message{Role: swc.RoleSystem, Content: e.memory})
+		res.Source = append(res.Source, -1)
+		res.Tokens += c.Cost(res.Messages[len(res.Messages)-1])
+	}
+	for _, i := range l.head {
+		put(i)
+	}
+	for u := range l.units {
+		un := &l.units[u]
+		if u < d && !un.user {
+			continue
+		}
+		for _, i := range un.msgs {
+			put(i)
+		}
+	}
+	if len(e.rewritten) > 0 {
+		res.Rewritten = maps.Clone(e.rewritten)
+	}
+	res.Memory = e.memory
+	res.Recent = len(msgs)
+	if b < len(l.units) {
+		res.Recent = l.units[b].msgs[0]
+	}
+	res.Compacted = e.stubbed + e.dropped
+	res.OverBudget = max(res.Tokens-c.opts.Budget, 0)
+	return res
+}

@@ -1,0 +1,292 @@
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/observe"
+	"github.com/swcmem/swc/tokens"
+)
+
+// loopEpoch is what a loop's boundaries make of the messages before them:
+// the stubs (by input index) and the memory message listing the dropped
+// calls ("" when none). It depends on the messages before the masking
+// boundary alone, so it is remembered and every request of the epoch gets
+// it without writing a stub again.
+type loopEpoch struct {
+	rewritten map[int]string
+	memory    string
+	stubbed   int // observations stubbed
+	dropped   int // messages dropped
+}
+
+func (e *loopEpoch) size() int {
+	n := len(e.memory) + 64
+	for _, s := range e.rewritten {
+		n += len(s) + 16
+	}
+	return n
+}
+
+// loopEpochOf returns the epoch of boundaries b and d, remembered by the
+// content of the messages before b (and the instructions and head).
+func (c *Compressor) loopEpochOf(msgs []swc.Message, l *loopShape, lc *loopCosts, b, d, maxLines int) *loopEpoch {
+	idx := append(append([]int(nil), l.instr...), l.head...)
+	for _, u := range l.units[:b] {
+		idx = append(idx, u.msgs...)
+	}
+	key := loopKey(msgs, idx, fmt.Sprintf("loop\x00%s\x00%d\x00%d\x00%d\x00%d\x00", c.opts.Tokenizer, lc.stubCap, b, d, maxLines))
+	if e, ok := c.memos.loops.Get(key); ok {
+		return e
+	}
+	e := c.loopEpoch(msgs, l, lc, b, d, maxLines)
+	c.memos.loops.Put(key, e)
+	return e
+}
+
+// loopEpoch writes the stubs of the observations of units [d, b) that
+// cost more than a stub, and the memory message listing the calls of the
+// exchanges before d. A stub's Known holds the identifiers of the
+// instructions, the head and the kept assistant turns up to its own; its
+// Focus those of the task and of the arguments of the calls up to its own
+// that read, edit or search. A stub so depends on the messages up to its
+// own exchange alone: a jump of b rewrites the observations it passes and
+// leaves the stubs written before as they were.
+func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, b, d, maxLines int) *loopEpoch {
+	known, focus := map[string]bool{}, map[string]bool{}
+	add := func(set map[string]bool, text string) {
+		for _, id := range c.identifiers(text) {
+			set[id] = true
+		}
+	}
+	for _, i := range l.instr {
+		add(known, msgs[i].Content)
+	}
+	for _, i := range l.head {
+		add(known, msgs[i].Content)
+	}
+	add(focus, msgs[l.head[len(l.head)-1]].Content) // the task
+	opt := observe.StubOptions{
+		MaxTokens: observe.DefaultStubTokens,
+		Known:     func(id string) bool { return known[id] },
+		Focus:     func(id string) bool { return focus[id] },
+	}
+	e := &loopEpoch{rewritten: map[int]string{}}
+	var lines []string
+	for u := range l.units[:b] {
+		un := &l.units[u]
+		if un.user {
+			continue
+		}
+		if u < d {
+			e.dropped += len(un.msgs)
+			lines = append(lines, c.droppedLines(msgs, un)...)
+		}
+		a := &msgs[un.msgs[0]]
+		if u >= d {
+			add(known, a.Content)
+			for _, tc := range a.ToolCalls {
+				add(known, tc.Arguments)
+			}
+		}
+		for _, tc := range a.ToolCalls {
+			if looksAt.MatchString(tc.Name + " " + tc.Arguments) {
+				add(focus, tc.Arguments)
+			}
+		}
+		if cmd := command(a.Content); len(a.ToolCalls) == 0 && looksAt.MatchString(cmd) {
+			add(focus, cmd)
+		}
+		if u < d {
+			continue
+		}
+		for _, i := range un.obs {
+			if !lc.stubbable(i) {
+				continue
+			}
+			ob, callID := observation(msgs, un, i)
+			opt.Handle = observe.Handle(callID, ob.Output)
+			e.rewritten[i] = c.stub(ob, opt)
+			e.stubbed++
+		}
+	}
+	if len(lines) > maxLines {
+		n := len(lines) - maxLines
+		lines = append([]string{fmt.Sprintf("[… %d earlier calls left out]", n)}, lines[n:]...)
+	}
+	if len(lines) > 0 {
+		e.memory = LoopPreamble + strings.Join(lines, "\n")
+	}
+	return e
+}
+
+// droppedLines returns the memory lines of a dropped exchange: one per
+// observation (handle, call, outcome: dropLine), or one for the assistant
+// turn when it had none.
+func (c *Compressor) droppedLines(msgs []swc.Message, un *loopUnit) []string {
+	var out []string
+	for _, i := range un.obs {
+		ob, callID := observation(msgs, un, i)
+		out = append(out, c.dropLine(ob, observe.Handle(callID, ob.Output)))
+	}
+	if len(out) == 0 {
+		a := strings.Join(strings.Fields(msgs[un.msgs[0]].Content), " ")
+		out = append(out, tokens.Truncate("[assistant turn: "+a, loopLineTokens-2)+"]")
+	}
+	return out
+}
+
+// dropLine is the line of a dropped call: "[swc:HANDLE call → outcome]",
+// the outcome the exit code a text-acting agent's output starts with, the
+// error mark, the output's lines and its first error line, at most
+// loopLineTokens tokens.
+func (c *Compressor) dropLine(ob observe.Observation, handle string) string {
+	call := clip(strings.Join(strings.Fields(ob.Arguments), " "), 48)
+	if ob.Tool != "" {
+		call = ob.Tool + "(" + call + ")"
+	}
+	var outcome []string
+	if m := exitCode.FindStringSubmatch(ob.Output); m != nil {
+		outcome = append(outcome, "exit "+m[1])
+	}
+	if ob.IsError {
+		outcome = append(outcome, "error")
+	}
+	outcome = append(outcome, fmt.Sprintf("%d lines", strings.Count(ob.Output, "\n")+1))
+	if at := firstError(ob.Output); at >= 0 {
+		from := strings.LastIndexByte(ob.Output[:at], '\n') + 1
+		to := strings.IndexByte(ob.Output[at:], '\n')
+		if to >= 0 && to < 16 { // "ERROR:" alone: the line after it too
+			if next := strings.IndexByte(ob.Output[at+to+1:], '\n'); next >= 0 {
+				to += 1 + next
+			} else {
+				to = -1
+			}
+		}
+		if to < 0 {
+			to = len(ob.Output) - at
+		}
+		outcome = append(outcome, clip(strings.Join(strings.Fields(ob.Output[from:at+to]), " "), 56))
+	}
+	line := "[swc:" + handle + " " + call + " → " + strings.Join(outcome, ", ") + "]"
+	if c.counter.CountCached(line) > loopLineTokens {
+		line = tokens.Truncate(line, loopLineTokens-2) + "…]"
+	}
+	return line
+}
+
+// clip returns s cut to at most n bytes (at a character), marked.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+var exitCode = regexp.MustCompile(`^\s*<returncode>(-?\d+)</returncode>`)
+
+// errorMarks start the lines firstError finds.
+var errorMarks = []string{"Error", "ERROR", "FAILED", "Traceback", "panic:", "fatal:"}
+
+// firstError returns the offset of the first error mark in s, or -1.
+func firstError(s string) int {
+	at := -1
+	for _, m := range errorMarks {
+		end := len(s)
+		if at >= 0 {
+			end = at
+		}
+		if i := strings.Index(s[:end], m); i >= 0 {
+			at = i
+		}
+	}
+	return at
+}
+
+// observation returns observation i of unit un with its call, and the id
+// of the call it answers ("" for a text-acting agent's).
+func observation(msgs []swc.Message, un *loopUnit, i int) (observe.Observation, string) {
+	m, a := &msgs[i], &msgs[un.msgs[0]]
+	ob := observe.Observation{Output: m.Content}
+	if m.Role != swc.RoleTool {
+		ob.Arguments = command(a.Content)
+		return ob, ""
+	}
+	ob.IsError = strings.HasPrefix(m.Content, "[error] ") // chat's mark of Anthropic's is_error
+	for _, tc := range a.ToolCalls {
+		if tc.ID == m.ToolCallID {
+			ob.Tool, ob.Arguments = tc.Name, tc.Arguments
+			break
+		}
+	}
+	return ob, m.ToolCallID
+}
+
+// fence is a fenced code block.
+var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\n(.*?)```")
+
+// command returns the command of a text-acting agent's turn: its last
+// fenced code block ("" when it has none).
+func command(text string) string {
+	m := fence.FindAllStringSubmatch(text, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(m[len(m)-1][1])
+}
+
+// looksAt matches the calls that read, edit or search files: their
+// arguments name what the loop is working on.
+var looksAt = regexp.MustCompile(`(?i)\b(read|view|edit|str_replace|replace|write|create|grep|rg|search|find|open|cat|sed|head|tail|nl|patch|apply_patch)\b`)
+
+// loopSeeds seed loopKey's hashes: a memo's key needs to name its value
+// in this process only, so the seeds are random.
+var loopSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// loopKey names the messages idx of msgs with a prefix of settings: the
+// sha256 of each field's two 64-bit maphashes (the fast hash of the
+// runtime's maps, 128 bits a field) rather than of the fields' bytes,
+// which would cost a request of a long loop about a millisecond more.
+func loopKey(msgs []swc.Message, idx []int, settings string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(settings))
+	var buf [16]byte
+	str := func(s string) {
+		binary.LittleEndian.PutUint64(buf[:8], maphash.String(loopSeeds[0], s))
+		binary.LittleEndian.PutUint64(buf[8:], maphash.String(loopSeeds[1], s))
+		h.Write(buf[:])
+	}
+	num := func(v int64) {
+		binary.LittleEndian.PutUint64(buf[:8], uint64(v))
+		h.Write(buf[:8])
+	}
+	for _, i := range idx {
+		m := &msgs[i]
+		num(int64(i))
+		str(string(m.Role))
+		str(m.Name)
+		str(m.Content)
+		str(m.ToolCallID)
+		str(m.ID)
+		str(m.Session)
+		num(m.Time.UnixNano())
+		num(int64(len(m.ToolCalls)))
+		for _, tc := range m.ToolCalls {
+			str(tc.ID)
+			str(tc.Name)
+			str(tc.Arguments)
+		}
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}

@@ -1,0 +1,94 @@
+package memory
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+)
+
+// genLoop returns an agent's tool loop of steps exchanges: a system
+// prompt, a task, then assistant turns each calling one to three tools
+// (text: one command in a fenced block, its output coming back as a user
+// observation message), outputs of 5 to about maxLines lines; now and
+// then (every 40 steps or so) a person's user message.
+func genLoop(rng *rand.Rand, steps int, text bool, maxLines int) []swc.Message {
+	msgs := []swc.Message{
+		{Role: swc.RoleSystem, Content: "You are a coding agent. Use the tools to inspect and edit the repository, then finish."},
+		{Role: swc.RoleUser, Content: "Fix the crash in src/app/parser.py when parse_header gets an empty line; tests in tests/test_parser.py."},
+	}
+	call := 0
+	for s := range steps {
+		if s > 0 && rng.IntN(40) == 0 {
+			msgs = append(msgs, swc.Message{Role: swc.RoleUser, Content: fmt.Sprintf("Also keep the change small, please (note %d).", s)})
+		}
+		file := fmt.Sprintf("src/app/mod_%d.py", rng.IntN(50))
+		think := fmt.Sprintf("Step %d: I will look at %s and the function handle_%d next.", s, file, rng.IntN(100))
+		if text {
+			cmd := fmt.Sprintf("grep -n handle_%d %s && sed -n 1,80p %s", rng.IntN(100), file, file)
+			msgs = append(msgs,
+				swc.Message{Role: swc.RoleAssistant, Content: "THOUGHT: " + think + "\n\n```bash\n" + cmd + "\n```"},
+				swc.Message{Role: swc.RoleUser, Content: "<returncode>" + fmt.Sprint(rng.IntN(2)) + "</returncode>\n<output>\n" + genOutput(rng, file, maxLines) + "</output>"})
+			continue
+		}
+		n := 1 + rng.IntN(3)
+		a := swc.Message{Role: swc.RoleAssistant, Content: think}
+		var results []swc.Message
+		for range n {
+			call++
+			id := fmt.Sprintf("call_%04d", call)
+			args, _ := json.Marshal(map[string]string{"command": "cat -n " + file})
+			a.ToolCalls = append(a.ToolCalls, swc.ToolCall{ID: id, Name: "execute_bash", Arguments: string(args)})
+			results = append(results, swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: genOutput(rng, file, maxLines)})
+		}
+		msgs = append(append(msgs, a), results...)
+	}
+	return msgs
+}
+
+func genOutput(rng *rand.Rand, file string, maxLines int) string {
+	var b strings.Builder
+	lines := 5 + rng.IntN(max(maxLines-4, 1))
+	for l := range lines {
+		switch rng.IntN(12) {
+		case 0:
+			fmt.Fprintf(&b, "%s:%d: Error: name 'value_%d' is not defined\n", file, l+1, rng.IntN(1000))
+		case 1:
+			fmt.Fprintf(&b, "FAILED tests/test_parser.py::test_case_%d - AssertionError\n", rng.IntN(300))
+		default:
+			fmt.Fprintf(&b, "%6d\t    result_%d = compute_value(item_%d, offset=%d)  # step\n", l+1, rng.IntN(500), rng.IntN(500), rng.IntN(10000))
+		}
+	}
+	return b.String()
+}
+
+// loopBody returns msgs as a request body of format f (openai or
+// anthropic).
+func loopBody(msgs []swc.Message, f chat.Format) []byte {
+	if f == chat.Anthropic {
+		req := chat.ToAnthropic(msgs)
+		b, _ := json.Marshal(struct {
+			Model     string `json:"model"`
+			MaxTokens int    `json:"max_tokens"`
+			chat.AnthropicRequest
+		}{"claude", 1024, req})
+		return b
+	}
+	b, _ := json.Marshal(map[string]any{"model": "gpt", "messages": chat.OpenAIMessages(msgs)})
+	return b
+}
+
+// requestPrefixes returns the lengths of the prefixes of msgs an agent
+// sent: those ending just before an assistant turn, and msgs whole.
+func requestPrefixes(msgs []swc.Message) []int {
+	var out []int
+	for k := 1; k < len(msgs); k++ {
+		if msgs[k].Role == swc.RoleAssistant {
+			out = append(out, k)
+		}
+	}
+	return append(out, len(msgs))
+}

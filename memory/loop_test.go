@@ -1,0 +1,360 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/observe"
+)
+
+func TestAsLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	chatWithDates := sampleMessages(t)
+	chatWithDates = append(chatWithDates,
+		swc.Message{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "d1", Name: "get_date", Arguments: "{}"}}},
+		swc.Message{Role: swc.RoleTool, ToolCallID: "d1", Content: "2023-05-08"},
+		swc.Message{Role: swc.RoleAssistant, Content: "It is the 8th."},
+		swc.Message{Role: swc.RoleUser, Content: "Thanks!"})
+	cases := []struct {
+		name  string
+		msgs  []swc.Message
+		loop  bool
+		units int
+	}{
+		{"chat history", sampleMessages(t), false, 0},
+		{"chat with a get_date call", chatWithDates, false, 0},
+		{"tool calls", genLoop(rng, 12, false, 20), true, 12},
+		{"text-acting agent", genLoop(rng, 12, true, 20), true, 12},
+		{"task only", []swc.Message{{Role: swc.RoleUser, Content: "hi"}}, false, 0},
+		{"too few observations", genLoop(rng, 3, false, 20)[:6], false, 0},
+	}
+	for _, tc := range cases {
+		l := asLoop(tc.msgs)
+		if (l != nil) != tc.loop {
+			t.Errorf("%s: loop %v, want %v", tc.name, l != nil, tc.loop)
+			continue
+		}
+		if l == nil {
+			continue
+		}
+		exchanges := 0
+		for _, u := range l.units {
+			if !u.user {
+				exchanges++
+			}
+		}
+		if exchanges != tc.units || len(l.instr) != 1 || len(l.head) != 1 {
+			t.Errorf("%s: %d exchanges, %d instructions, head %v", tc.name, exchanges, len(l.instr), l.head)
+		}
+	}
+}
+
+// loopState returns the boundaries the walk puts msgs at.
+func loopState(c *Compressor, msgs []swc.Message) (b, d int) {
+	l := asLoop(msgs)
+	lc := &loopCosts{cost: make([]int, len(msgs)), stubCap: observe.DefaultStubTokens + MessageOverhead}
+	instr := 0
+	for i := range msgs {
+		lc.cost[i] = c.Cost(msgs[i])
+	}
+	for _, i := range l.instr {
+		instr += lc.cost[i]
+	}
+	b, d, _ = c.loopWalk(l, lc, instr)
+	return b, d
+}
+
+// checkLoop asserts what a compressed loop keeps and the providers' rules.
+func checkLoop(t *testing.T, name string, c *Compressor, msgs []swc.Message, res *Result) {
+	t.Helper()
+	o := c.Options()
+	if res.OverBudget != max(res.Tokens-o.Budget, 0) || res.Tokens != c.CountMessages(res.Messages) {
+		t.Errorf("%s: %d tokens (counted %d), budget %d, OverBudget %d", name, res.Tokens, c.CountMessages(res.Messages), o.Budget, res.OverBudget)
+	}
+	if err := chat.Validate(res.Messages, nil); err != nil {
+		t.Errorf("%s: output invalid: %v", name, err)
+	}
+	if err := chat.CheckOpenAI(chat.OpenAIMessages(res.Messages)); err != nil {
+		t.Errorf("%s: OpenAI would reject: %v", name, err)
+	}
+	if o.AlignUser {
+		if err := chat.CheckAnthropic(chat.ToAnthropic(res.Messages)); err != nil {
+			t.Errorf("%s: Anthropic would reject: %v", name, err)
+		}
+	}
+	if res.Fits {
+		return
+	}
+	if res.Source[0] != 0 || res.Messages[0].Content != msgs[0].Content {
+		t.Errorf("%s: the instructions are not first", name)
+	}
+	kept := map[int]bool{}
+	for k, src := range res.Source {
+		if src < 0 {
+			if !strings.HasPrefix(res.Messages[k].Content, LoopPreamble) || res.Messages[k].Content != res.Memory {
+				t.Errorf("%s: memory message %q", name, res.Messages[k].Content)
+			}
+			continue
+		}
+		kept[src] = true
+		m := msgs[src]
+		if text, ok := res.Rewritten[src]; ok {
+			if m.Role != swc.RoleTool && !observe.IsObservation(m.Content) {
+				t.Errorf("%s: message %d (%s) rewritten but is no observation", name, src, m.Role)
+			}
+			if res.Messages[k].Content != text || !strings.Contains(text, "swc:h") {
+				t.Errorf("%s: message %d: stub %q", name, src, text)
+			}
+			m.Content = text
+		}
+		if !reflect.DeepEqual(res.Messages[k], m) {
+			t.Errorf("%s: message %d changed", name, src)
+		}
+	}
+	l := asLoop(msgs)
+	for i, m := range msgs {
+		if m.Role == swc.RoleUser && (i == l.head[len(l.head)-1] || !observe.IsObservation(m.Content)) && !kept[i] {
+			t.Errorf("%s: user text %d left out", name, i)
+		}
+	}
+	last := l.units[len(l.units)-1]
+	for _, i := range last.msgs {
+		if _, ok := res.Rewritten[i]; ok || !kept[i] {
+			t.Errorf("%s: the last exchange's message %d is not verbatim", name, i)
+		}
+	}
+	if res.OverBudget > 0 {
+		// Over only when what cannot go (instructions, head, user texts,
+		// the last unit and the memory) exceeds the budget alone.
+		var least []swc.Message
+		for k, src := range res.Source {
+			if src < 0 || src < len(msgs) && (chat.IsInstruction(msgs[src]) || msgs[src].Role == swc.RoleUser && !observe.IsObservation(msgs[src].Content)) {
+				least = append(least, res.Messages[k])
+			}
+		}
+		for _, i := range last.msgs {
+			least = append(least, msgs[i])
+		}
+		if n := c.CountMessages(least); n <= o.Budget {
+			t.Errorf("%s: over budget by %d though what cannot go holds %d of %d", name, res.OverBudget, n, o.Budget)
+		}
+	}
+}
+
+// TestLoopKeepsTurnsStubsObservations: over budget, a loop keeps its
+// instructions, task and assistant turns verbatim, stubs old observations
+// in place and keeps the latest ones.
+func TestLoopKeepsTurnsStubsObservations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, text := range []bool{false, true} {
+		msgs := genLoop(rng, 40, text, 60)
+		o := DefaultOptions()
+		o.Budget = 24000
+		c := mustNew(t, o)
+		res, err := c.Compress(context.Background(), msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.TokensBefore <= o.Budget || res.OverBudget > 0 || len(res.Rewritten) == 0 || res.Memory != "" {
+			t.Fatalf("text %v: %d → %d tokens, %d stubs, memory %q", text, res.TokensBefore, res.Tokens, len(res.Rewritten), res.Memory)
+		}
+		checkLoop(t, "loop", c, msgs, res)
+		if len(res.Messages) != len(msgs) {
+			t.Errorf("text %v: %d messages of %d: none should be dropped", text, len(res.Messages), len(msgs))
+		}
+	}
+}
+
+// TestLoopDegrade: the fixed order when stubs are not enough — the oldest
+// exchanges dropped and listed in the memory; then over budget.
+func TestLoopDegrade(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	huge := genLoop(rng, 10, false, 30)
+	huge[len(huge)-1].Content = strings.Repeat("line of a very long output 12345\n", 2000)
+	cases := []struct {
+		name    string
+		msgs    []swc.Message
+		budget  int
+		dropped bool
+		over    bool
+	}{
+		{"stubs suffice", genLoop(rng, 30, false, 80), 20000, false, false},
+		{"drops the oldest exchanges", genLoop(rng, 200, false, 80), 4000, true, false},
+		{"text agent drops", genLoop(rng, 200, true, 80), 4000, true, false},
+		{"huge last output: over budget", huge, 2000, true, true},
+	}
+	for _, tc := range cases {
+		for _, align := range []bool{false, true} {
+			o := DefaultOptions()
+			o.Budget, o.AlignUser = tc.budget, align
+			c := mustNew(t, o)
+			res, err := c.Compress(context.Background(), tc.msgs)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if (res.Memory != "") != tc.dropped || (res.OverBudget > 0) != tc.over {
+				t.Errorf("%s: memory %d bytes, over budget by %d", tc.name, len(res.Memory), res.OverBudget)
+			}
+			checkLoop(t, tc.name, c, tc.msgs, res)
+		}
+	}
+}
+
+// TestLoopEpochPrefix: replaying a loop's requests, the requests between
+// two jumps share their messages and their spliced bytes, prefix for
+// prefix; a jump of the masking boundary keeps the messages before the
+// old one; the drop point jumps seldom; a compressor that saw none of the
+// earlier requests sends the same bytes.
+func TestLoopEpochPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, f := range []chat.Format{chat.OpenAI, chat.Anthropic} {
+		msgs := genLoop(rng, 150, false, 30)
+		o := DefaultOptions()
+		o.Budget = 16000
+		c := mustNew(t, o)
+		if f == chat.Anthropic {
+			c = c.WithAlignUser()
+		}
+		var prev *Result
+		var prevBody []byte
+		pb, pd := -1, -1
+		drops, masks, over := 0, 0, 0
+		for _, n := range requestPrefixes(msgs) {
+			res, body := sendLoop(t, c, msgs[:n], f)
+			checkLoop(t, "prefix", c, msgs[:n], res)
+			if res.Fits {
+				continue
+			}
+			over++
+			if n%10 == 0 { // the same bytes from a compressor that saw nothing before
+				fresh := mustNew(t, o)
+				if f == chat.Anthropic {
+					fresh = fresh.WithAlignUser()
+				}
+				if _, again := sendLoop(t, fresh, msgs[:n], f); !bytes.Equal(again, body) {
+					t.Fatalf("%s: %d messages: a fresh compressor sends other bytes", f, n)
+				}
+			}
+			b, d := loopState(c, msgs[:n])
+			switch {
+			case b == pb && d == pd:
+				if !reflect.DeepEqual(prev.Messages, res.Messages[:len(prev.Messages)]) {
+					t.Fatalf("%s: %d messages: within an epoch the messages changed", f, n)
+				}
+				if p := prevBody[:len(prevBody)-2]; !bytes.HasPrefix(body, p) { // less "]}"
+					t.Fatalf("%s: %d messages: within an epoch the body is no longer a prefix", f, n)
+				}
+			case d == pd:
+				// The masking boundary jumped: the messages before the
+				// old one stay as they were.
+				masks++
+				k := 0
+				for k < len(prev.Source) && prev.Source[k] < prev.Recent {
+					k++
+				}
+				if !reflect.DeepEqual(prev.Messages[:k], res.Messages[:k]) {
+					t.Fatalf("%s: %d messages: a jump of the masking boundary changed the messages before it", f, n)
+				}
+			default:
+				drops++
+			}
+			prev, prevBody, pb, pd = res, body, b, d
+		}
+		t.Logf("%s: %d requests over budget: %d jumps of the masking boundary, %d of the drop point", f, over, masks, drops)
+		if drops == 0 || drops*4 > over {
+			t.Errorf("%s: %d drop-point jumps over %d requests", f, drops, over)
+		}
+	}
+}
+
+// sendLoop sends msgs as a request body of format f through c's
+// middleware and returns the result and the body sent.
+func sendLoop(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) (*Result, []byte) {
+	res, body, _ := sendLoopIn(t, c, msgs, f)
+	return res, body
+}
+
+// sendLoopIn is sendLoop, also returning the messages of the request as
+// the middleware read them (an Anthropic body merges consecutive user
+// messages).
+func sendLoopIn(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) (*Result, []byte, []swc.Message) {
+	t.Helper()
+	var res *Result
+	report := func(r *Result, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = r
+	}
+	mw, url := OpenAIMiddleware(c, report), "https://x.invalid/v1/chat/completions"
+	if f == chat.Anthropic {
+		mw, url = AnthropicMiddleware(c, report), "https://x.invalid/v1/messages"
+	}
+	var cp capture
+	body := loopBody(msgs, f)
+	in, err := chat.Parse(body, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mw(post(t, url, body), cp.next); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chat.Parse(cp.body, f); err != nil {
+		t.Fatalf("the body sent does not parse: %v", err)
+	}
+	return res, cp.body, in.Messages
+}
+
+// TestLoopProperty: over generated tool loops (1–300 steps, tool calls or
+// text actions, OpenAI and Anthropic forms, budgets 500–64,000), replaying
+// consecutive requests: never an error, the providers' rules hold, the
+// budget holds unless OverBudget says by how much (and only when what
+// cannot go exceeds it), and two requests with the same boundaries share
+// their messages prefix for prefix.
+func TestLoopProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	trials := 40
+	if testing.Short() {
+		trials = 10
+	}
+	for trial := range trials {
+		steps := 1 + rng.IntN(300)
+		text := rng.IntN(2) == 0
+		msgs := genLoop(rng, steps, text, 5+rng.IntN(120))
+		f := []chat.Format{chat.OpenAI, chat.Anthropic}[rng.IntN(2)]
+		o := DefaultOptions()
+		o.Budget = 500 + rng.IntN(63500)
+		c := mustNew(t, o)
+		if f == chat.Anthropic {
+			c = c.WithAlignUser()
+		}
+		points := requestPrefixes(msgs)
+		from := rng.IntN(len(points))
+		var prev *Result
+		pb, pd := -1, -1
+		for _, n := range points[from:min(from+6, len(points))] {
+			name := fmt.Sprintf("trial %d (%d steps, text %v, %s, budget %d) [:%d]", trial, steps, text, f, o.Budget, n)
+			res, _, sent := sendLoopIn(t, c, msgs[:n], f)
+			if asLoop(sent) == nil {
+				checkResult(t, name, c, sent, res)
+				continue
+			}
+			checkLoop(t, name, c, sent, res)
+			if res.Fits {
+				continue
+			}
+			b, d := loopState(c, sent)
+			if b == pb && d == pd && !reflect.DeepEqual(prev.Messages, res.Messages[:len(prev.Messages)]) {
+				t.Errorf("%s: within an epoch the messages changed", name)
+			}
+			prev, pb, pd = res, b, d
+		}
+	}
+}

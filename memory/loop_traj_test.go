@@ -1,0 +1,108 @@
+package memory
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/internal/skipnote"
+)
+
+// trajectoryDir holds the coding-agent trajectories beside the checkout.
+const trajectoryDir = "../../shared/data/trajectories"
+
+// TestTrajectories replays every request of the real agent runs (each
+// prefix of a body that ends before an assistant turn) at 8k, 16k and 32k
+// through the middleware: none fails, every body sent parses (the
+// providers' rules hold), and the budget holds unless OverBudget says by
+// how much.
+func TestTrajectories(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(trajectoryDir, "*.json"))
+	if len(files) == 0 {
+		skipnote.Skip(t, "trajectories", "no coding-agent trajectories in "+trajectoryDir)
+	}
+	budgets := []int{8000, 16000, 32000}
+	if testing.Short() {
+		budgets = budgets[:1]
+	}
+	for _, budget := range budgets {
+		requests, over, before, after := 0, 0, 0, 0
+		for _, file := range files {
+			var tr struct {
+				OpenAI, Anthropic json.RawMessage
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &tr); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []chat.Format{chat.OpenAI, chat.Anthropic} {
+				body := tr.OpenAI
+				if f == chat.Anthropic {
+					body = tr.Anthropic
+				}
+				if len(body) == 0 || string(body) == "null" {
+					continue
+				}
+				var whole struct {
+					Messages []json.RawMessage `json:"messages"`
+				}
+				if err := json.Unmarshal(body, &whole); err != nil {
+					t.Fatal(err)
+				}
+				var fields map[string]json.RawMessage
+				json.Unmarshal(body, &fields)
+				o := DefaultOptions()
+				o.Budget = budget
+				c := mustNew(t, o)
+				for k := 1; k < len(whole.Messages); k++ {
+					var m struct{ Role string }
+					json.Unmarshal(whole.Messages[k], &m)
+					if m.Role != "assistant" {
+						continue
+					}
+					fields["messages"], _ = json.Marshal(whole.Messages[:k])
+					prefix, _ := json.Marshal(fields)
+					in, err := chat.Parse(prefix, f)
+					if err != nil {
+						t.Fatalf("%s %s [:%d]: %v", filepath.Base(file), f, k, err)
+					}
+					res, _ := sendLoop(t, c, in.Messages, f)
+					requests++
+					before += res.TokensBefore
+					after += res.Tokens
+					if res.OverBudget > 0 {
+						over++
+						t.Logf("%s %s [:%d] at %d: over by %d", filepath.Base(file), f, k, budget, res.OverBudget)
+					}
+					if res.OverBudget != max(res.Tokens-budget, 0) {
+						t.Errorf("%s %s [:%d]: %d tokens, OverBudget %d", filepath.Base(file), f, k, res.Tokens, res.OverBudget)
+					}
+					if err := chat.Validate(res.Messages, nil); err != nil {
+						t.Errorf("%s %s [:%d]: %v", filepath.Base(file), f, k, err)
+					}
+					if f == chat.Anthropic && res.Messages[firstConv(res.Messages)].Role != swc.RoleUser {
+						t.Errorf("%s [:%d]: the first message is no user message", filepath.Base(file), k)
+					}
+				}
+			}
+		}
+		t.Logf("budget %d: %d requests, %d → %d tokens in all, %d over budget", budget, requests, before, after, over)
+	}
+}
+
+// firstConv returns the index of the first message that is not an
+// instruction or the memory.
+func firstConv(msgs []swc.Message) int {
+	for k, m := range msgs {
+		if m.Role != swc.RoleSystem && m.Role != swc.RoleDeveloper {
+			return k
+		}
+	}
+	return len(msgs)
+}

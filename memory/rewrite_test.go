@@ -1,0 +1,123 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc/chat"
+)
+
+// TestSpliceRewritten: a rewritten message has its content replaced and
+// every other byte as it came, in each format; the other messages go out
+// byte for byte.
+func TestSpliceRewritten(t *testing.T) {
+	cases := []struct {
+		name   string
+		format chat.Format
+		body   string
+		target string // the message Rewritten names: its content in the input
+		want   string // the body sent
+	}{
+		{
+			name:   "openai tool message",
+			format: chat.OpenAI,
+			body: `{"model":"m","messages":[{"role":"system","content":"sys"},{"role":"user","content":"task"},` +
+				`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"sh","arguments":"{}"}}]},` +
+				`{"role":"tool",  "tool_call_id":"c1", "content" : "long output <b>&</b>", "x_extra":[1, 2]}]}`,
+			target: "long output <b>&</b>",
+			want: `{"model":"m","messages":[{"role":"system","content":"sys"},{"role":"user","content":"task"},` +
+				`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"sh","arguments":"{}"}}]},` +
+				`{"role":"tool",  "tool_call_id":"c1", "content" : "[swc:h0 stub <b>]", "x_extra":[1, 2]}]}`,
+		},
+		{
+			name:   "openai text observation",
+			format: chat.OpenAI,
+			body: `{"model":"m","messages":[{"role":"user","content":"task"},{"role":"assistant","content":"run"},` +
+				`{"role":"user","content":[{"type":"text","text":"<returncode>0</returncode>"}],"name":"env"}]}`,
+			target: "<returncode>0</returncode>",
+			want: `{"model":"m","messages":[{"role":"user","content":"task"},{"role":"assistant","content":"run"},` +
+				`{"role":"user","content":"[swc:h0 stub <b>]","name":"env"}]}`,
+		},
+		{
+			name:   "anthropic tool_result block",
+			format: chat.Anthropic,
+			body: `{"max_tokens":9,"messages":[{"role":"user","content":"task"},` +
+				`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig=="},{"type":"tool_use","id":"t1","name":"sh","input":{}},{"type":"tool_use","id":"t2","name":"sh","input":{}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"first"},` +
+				`{"type":"tool_result", "tool_use_id":"t2","is_error":true,"content":[{"type":"text","text":"second"}],"cache_control":{"type":"ephemeral"}}]}],"model":"c"}`,
+			target: "[error] second",
+			want: `{"max_tokens":9,"model":"c","messages":[{"role":"user","content":"task"},` +
+				`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig=="},{"type":"tool_use","id":"t1","name":"sh","input":{}},{"type":"tool_use","id":"t2","name":"sh","input":{}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"first"},` +
+				`{"type":"tool_result", "tool_use_id":"t2","is_error":true,"content":"[swc:h0 stub <b>]","cache_control":{"type":"ephemeral"}}]}]}`,
+		},
+		{
+			name:   "responses function_call_output",
+			format: chat.Responses,
+			body: `{"model":"m","input":[{"type":"message","role":"user","content":"task"},` +
+				`{"type":"function_call","call_id":"c1","name":"sh","arguments":"{}"},` +
+				`{"type":"function_call_output","call_id":"c1","output":"out put"}],"store":false}`,
+			target: "out put",
+			want: `{"model":"m","input":[{"type":"message","role":"user","content":"task"},` +
+				`{"type":"function_call","call_id":"c1","name":"sh","arguments":"{}"},` +
+				`{"type":"function_call_output","call_id":"c1","output":"[swc:h0 stub <b>]"}],"store":false}`,
+		},
+	}
+	const stub = "[swc:h0 stub <b>]"
+	for _, tc := range cases {
+		in, err := chat.Parse([]byte(tc.body), tc.format)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		res := &Result{Rewritten: map[int]string{}}
+		for i, m := range in.Messages {
+			if m.Content == tc.target {
+				res.Rewritten[i] = stub
+				m.Content = stub
+			}
+			res.Messages = append(res.Messages, m)
+			res.Source = append(res.Source, i)
+		}
+		if len(res.Rewritten) != 1 {
+			t.Fatalf("%s: %d messages hold %q", tc.name, len(res.Rewritten), tc.target)
+		}
+		got, err := SpliceRequestWith(in, res, SpliceOptions{CacheBreakpoints: BreakpointsOff})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+		if out, err := chat.Parse(got, tc.format); err != nil || !strings.Contains(string(got), stub) {
+			t.Errorf("%s: the body sent does not parse: %v", tc.name, err)
+		} else {
+			for i, m := range out.Messages {
+				if want := res.Messages[i].Content; m.Content != want && !strings.HasSuffix(m.Content, want) {
+					t.Errorf("%s: message %d reads %q, want %q", tc.name, i, m.Content, want)
+				}
+			}
+		}
+	}
+}
+
+func TestValueSpan(t *testing.T) {
+	raw := []byte(` {"a": [1, {"b" : "x\"y"}, 3], "c":{}} `)
+	cases := []struct {
+		path []any
+		want string
+		ok   bool
+	}{
+		{[]any{"a", 1, "b"}, `"x\"y"`, true},
+		{[]any{"a", 2}, `3`, true},
+		{[]any{"c"}, `{}`, true},
+		{[]any{"a", 3}, "", false},
+		{[]any{"d"}, "", false},
+		{[]any{"c", 0}, "", false},
+	}
+	for _, tc := range cases {
+		s, e, err := valueSpan(raw, tc.path...)
+		if (err == nil) != tc.ok || tc.ok && string(raw[s:e]) != tc.want {
+			t.Errorf("%v: %q, %v", tc.path, raw[s:e], err)
+		}
+	}
+}

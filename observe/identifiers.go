@@ -1,6 +1,10 @@
 package observe
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // kind is the class of an identifier.
 type kind uint8
@@ -67,8 +71,8 @@ func scan(s string, emit func(string, kind)) {
 		start := -1
 		switch {
 		case isWord(c):
-			if i > 0 && (s[i-1] >= 0x80) {
-				// inside a non-ASCII word: skip the rest of it
+			if i > 0 && s[i-1] >= 0x80 && letterBefore(s, i) {
+				// inside a non-ASCII word ("café_crème"): skip the rest of it
 				for i < n && (isWord(s[i]) || s[i] >= 0x80) {
 					i++
 				}
@@ -122,6 +126,9 @@ func scan(s string, emit func(string, kind)) {
 			seps |= sepBit(c)
 		}
 		i = j
+		if j < n && s[j] >= 0x80 && letterAt(s, j) {
+			continue // a word running on in non-ASCII letters ("naïve")
+		}
 		if j-start <= maxIdent {
 			if seps == 0 {
 				word(s[start:j], emit)
@@ -130,6 +137,19 @@ func scan(s string, emit func(string, kind)) {
 			}
 		}
 	}
+}
+
+// letterBefore reports whether the character before s[i] is a letter or
+// digit (not punctuation such as "…" or "→").
+func letterBefore(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// letterAt reports whether the character at s[i] is a letter or digit.
+func letterAt(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // sepBit is a separator's bit in scan's set ('~' counts as '/').

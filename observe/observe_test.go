@@ -58,6 +58,7 @@ func TestIdentifiers(t *testing.T) {
 		{"sphinx-doc/ext-autodoc.py", []string{"sphinx-doc/ext-autodoc.py"}},
 		{"django-11532 my-var_name", []string{"11532", "var_name"}},
 		{"café_crème naïveFoo", nil},
+		{"…compute_total_price(cart)… →getValue", []string{"compute_total_price", "getValue"}},
 		{"path/to/" + strings.Repeat("a", 300) + ".py", nil},
 		{"   123\tdef get_prep_value(self, value):", []string{"123", "get_prep_value"}},
 		{"     7→import { useQuery } from '@tanstack/react-query'", []string{"useQuery", "tanstack/react-query"}},
@@ -249,9 +250,11 @@ func TestStub(t *testing.T) {
 }
 
 // TestStubLongLine: a line longer than maxLineBytes is cut around its most
-// valuable identifier, a view's line number kept.
+// valuable identifier, a view's line number kept; a very long one (a
+// one-line JSON document) is cut into pieces, of which the stub keeps
+// those holding new identifiers.
 func TestStubLongLine(t *testing.T) {
-	long := "   512\t" + strings.Repeat("value = value + 1; ", 30) + "return compute_total_price(cart)" + strings.Repeat(" + 0", 60)
+	long := "   512\t" + strings.Repeat("value = value + 1; ", 8) + "return compute_total_price(cart)" + strings.Repeat(" + 0", 10)
 	o := Observation{Output: long + "\n" + strings.Repeat("        pass\n", 400)}
 	got := Stub(o, StubOptions{Handle: "h", MaxTokens: 400})
 	i := strings.Index(got, "   512\t…")
@@ -261,6 +264,28 @@ func TestStubLongLine(t *testing.T) {
 	line, _, _ := strings.Cut(got[i:], "\n")
 	if len(line) > maxLineBytes+20 {
 		t.Errorf("cut line of %d bytes", len(line))
+	}
+
+	var doc strings.Builder
+	doc.WriteString(`{"items":[`)
+	for k := range 60 {
+		if k > 0 {
+			doc.WriteString(",")
+		}
+		doc.WriteString(`{"id":` + strconv.Itoa(1000+k) + `,"name":"x","state":"ok"}`)
+	}
+	doc.WriteString(`],"next_page_token":"abc"}`)
+	got = Stub(Observation{Tool: "fetch", Output: doc.String()}, StubOptions{Handle: "h", Known: func(id string) bool { return id != "1042" && id != "next_page_token" }})
+	if n := tokens.Count(got); n > DefaultStubTokens {
+		t.Errorf("stub of %d tokens", n)
+	}
+	if !strings.Contains(got, "1042") || !strings.Contains(got, "next_page_token") {
+		t.Errorf("pieces with new identifiers not kept:\n%s", got)
+	}
+	for _, l := range strings.Split(got, "\n")[1:] {
+		if len(l) > maxLineBytes+2*len("…") {
+			t.Errorf("piece of %d bytes: %q", len(l), l)
+		}
 	}
 }
 

@@ -27,9 +27,12 @@ const (
 	lineBonus   = 0.05 // any non-blank line: fills what the budget leaves
 )
 
-// line is one output line as a candidate for the stub.
+// line is a candidate for the stub: an output line, or a piece of a
+// very long one.
 type line struct {
 	text   string  // as printed (cut when long)
+	src    int32   // the output line it is of
+	whole  bool    // it is the whole output line
 	lo, hi int32   // its distinct identifiers: selector.lineIDs[lo:hi]
 	bonus  float64 // error, focus, definition and line bonuses
 	cost   int     // tokens with its newline; 0 until counted
@@ -53,6 +56,7 @@ type selector struct {
 	ids     []ident
 	index   map[string]int32
 	opt     StubOptions
+	nsrc    int // output lines
 	used    int // tokens of the chosen lines and markers
 }
 
@@ -62,17 +66,20 @@ func newSelector(body string, opt StubOptions) *selector {
 		lines: make([]line, 0, n),
 		index: make(map[string]int32, n),
 		opt:   opt,
+		nsrc:  n,
 	}
-	for range n {
+	for k := range n {
 		text, rest, _ := strings.Cut(body, "\n")
 		body = rest
-		s.addLine(strings.TrimRight(text, " \t\r"))
+		s.addLine(strings.TrimRight(text, " \t\r"), int32(k))
 	}
 	return s
 }
 
-// addLine scans one line's identifiers and values it.
-func (s *selector) addLine(text string) {
+// addLine adds output line src as one candidate, cut when long, or, when
+// very long (a minified file, a one-line JSON document), as pieces of
+// about maxLineBytes.
+func (s *selector) addLine(text string, src int32) {
 	_, view := codeOf(text)
 	diag := diagNone
 	if !view {
@@ -81,10 +88,54 @@ func (s *selector) addLine(text string) {
 	if diag == diagHead && len(text) > softLineBytes {
 		text = cutTail(text)
 	}
-	if len(text) > maxLineBytes {
-		text = s.cut(text)
+	switch {
+	case len(text) > pieceLineBytes:
+		for at := 0; at < len(text); {
+			end := pieceEnd(text, at)
+			piece := text[at:end]
+			if at > 0 {
+				piece = "…" + piece
+			}
+			if end < len(text) {
+				piece += "…"
+			}
+			s.add(piece, src, false, diag)
+			at = end
+		}
+		return
+	case len(text) > maxLineBytes:
+		s.add(s.cut(text), src, false, diag)
+	default:
+		s.add(text, src, true, diag)
 	}
-	l := line{text: text, lo: int32(len(s.lineIDs)), est: estimate(text) + 1}
+}
+
+// pieceLineBytes is the length from which a line is cut into pieces.
+const pieceLineBytes = 3 * maxLineBytes
+
+// pieceEnd returns where the piece of t that starts at at ends: about
+// maxLineBytes on, after a separator (", ; space } ]") when one is in its
+// last third, on a character boundary.
+func pieceEnd(t string, at int) int {
+	end := at + maxLineBytes
+	if end >= len(t) {
+		return len(t)
+	}
+	for k := end; k > end-maxLineBytes/3; k-- {
+		switch t[k-1] {
+		case ',', ';', ' ', '}', ']':
+			return k
+		}
+	}
+	for end > at+1 && t[end]&0xC0 == 0x80 {
+		end--
+	}
+	return end
+}
+
+// add scans one candidate's identifiers and values it.
+func (s *selector) add(text string, src int32, whole bool, diag int) {
+	l := line{text: text, src: src, whole: whole, lo: int32(len(s.lineIDs)), est: estimate(text) + 1}
 	scan(text, func(id string, k kind) {
 		i, ok := s.index[id]
 		if !ok {
@@ -320,29 +371,42 @@ func (s *selector) phase(budget int, in func(int) bool) {
 // while the count is over limit.
 func (s *selector) render(head string, limit int) string {
 	var b strings.Builder
+	kept := make([]bool, s.nsrc) // output lines of which a candidate is chosen
 	for {
+		clear(kept)
+		for i := range s.lines {
+			if s.lines[i].chosen {
+				kept[s.lines[i].src] = true
+			}
+		}
 		b.Reset()
 		b.WriteString(head)
-		gap := 0
+		omitted, run, last := 0, 0, int32(-1) // omitted output lines, candidates in the run
 		flush := func(at int) {
 			switch {
-			case gap == 1 && s.costOf(at-1) <= markerTokens:
+			case omitted == 1 && run == 1 && s.lines[at-1].whole && s.costOf(at-1) <= markerTokens:
 				b.WriteByte('\n')
 				b.WriteString(s.lines[at-1].text)
-			case gap > 0:
+			case omitted > 0:
 				b.WriteByte('\n')
-				b.WriteString(marker(gap))
+				b.WriteString(marker(omitted))
 			}
-			gap = 0
+			omitted, run = 0, 0
 		}
 		for i := range s.lines {
-			if !s.lines[i].chosen {
-				gap++
+			l := &s.lines[i]
+			if !l.chosen {
+				run++
+				if !kept[l.src] && l.src != last {
+					omitted++
+				}
+				last = l.src
 				continue
 			}
 			flush(i)
+			last = l.src
 			b.WriteByte('\n')
-			b.WriteString(s.lines[i].text)
+			b.WriteString(l.text)
 		}
 		flush(len(s.lines))
 		out := b.String()

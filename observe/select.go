@@ -306,6 +306,10 @@ func (s *selector) choose(budget int) {
 	s.phase(budget, func(int) bool { return true })
 }
 
+// maxMisses is how many counted lines may fail to fit in a phase before
+// it stops: each count costs, and the lines left are the less valuable.
+const maxMisses = 32
+
 // headShare and focusShare are the percentages of a stub's budget that
 // diagnostic headlines, then lines holding a Focus identifier not yet
 // kept, may fill before other lines are chosen.
@@ -326,6 +330,7 @@ func (s *selector) focused(i int) bool {
 }
 
 func (s *selector) phase(budget int, in func(int) bool) {
+	misses := 0 // lines counted that did not fit
 	h := make(prioq, 0, len(s.lines))
 	for i := range s.lines {
 		if l := &s.lines[i]; !l.chosen && in(i) {
@@ -344,16 +349,26 @@ func (s *selector) phase(budget int, in func(int) bool) {
 		if budget-s.used < 2 {
 			return
 		}
-		if s.lines[i].cost == 0 && s.used+s.lines[i].est*2/3-markerTokens > budget {
-			continue // far from fitting: not worth counting
-		}
-		p := v / float64(s.costOf(i)+markerTokens/2)
-		if len(h) > 0 && p < h[0].p {
+		// Re-valued by the guess first, so that a stale line is counted
+		// only once it is still on top.
+		if p := v / float64(s.guess(i)+markerTokens/2); len(h) > 0 && p < h[0].p {
 			h.push(item{p, it.i})
 			continue
 		}
+		if s.lines[i].cost == 0 {
+			if s.used+s.lines[i].est*2/3-markerTokens > budget {
+				continue // far from fitting: not worth counting
+			}
+			if p := v / float64(s.costOf(i)+markerTokens/2); len(h) > 0 && p < h[0].p {
+				h.push(item{p, it.i})
+				continue
+			}
+		}
 		d := s.delta(i)
 		if s.used+d > budget {
+			if misses++; misses == maxMisses {
+				return // the budget is as good as full: stop counting
+			}
 			continue
 		}
 		s.used += d

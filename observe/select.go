@@ -36,7 +36,7 @@ type line struct {
 	lo, hi int32   // its distinct identifiers: selector.lineIDs[lo:hi]
 	bonus  float64 // error, focus, definition and line bonuses
 	cost   int     // tokens with its newline; 0 until counted
-	est    int     // estimated tokens with its newline
+	est    int     // estimated tokens with its newline; 0 until estimated
 	head   bool    // a diagnostic's headline
 	chosen bool
 	gain   float64 // value when chosen
@@ -46,6 +46,7 @@ type line struct {
 type ident struct {
 	weight  float64 // kind weight; 0 when Known
 	count   int32   // lines holding it
+	value   float64 // weight × (1 + ln count), once every line is read
 	focus   bool    // Focus holds it
 	covered bool    // a chosen line holds it
 }
@@ -72,6 +73,10 @@ func newSelector(body string, opt StubOptions) *selector {
 		text, rest, _ := strings.Cut(body, "\n")
 		body = rest
 		s.addLine(strings.TrimRight(text, " \t\r"), int32(k))
+	}
+	for i := range s.ids {
+		d := &s.ids[i]
+		d.value = d.weight * (1 + math.Log(float64(d.count)))
 	}
 	return s
 }
@@ -135,7 +140,7 @@ func pieceEnd(t string, at int) int {
 
 // add scans one candidate's identifiers and values it.
 func (s *selector) add(text string, src int32, whole bool, diag int) {
-	l := line{text: text, src: src, whole: whole, lo: int32(len(s.lineIDs)), est: estimate(text) + 1}
+	l := line{text: text, src: src, whole: whole, lo: int32(len(s.lineIDs))}
 	scan(text, func(id string, k kind) {
 		i, ok := s.index[id]
 		if !ok {
@@ -251,7 +256,7 @@ func (s *selector) value(i int) float64 {
 	v, fresh := 0.0, false
 	for _, j := range s.lineIDs[l.lo:l.hi] {
 		if d := &s.ids[j]; !d.covered && d.weight > 0 {
-			v += d.weight * (1 + math.Log(float64(d.count)))
+			v += d.value
 			fresh = true
 		}
 	}
@@ -267,6 +272,9 @@ func (s *selector) guess(i int) int {
 	l := &s.lines[i]
 	if l.cost > 0 {
 		return l.cost
+	}
+	if l.est == 0 {
+		l.est = estimate(l.text) + 1
 	}
 	return l.est
 }
@@ -335,7 +343,8 @@ func (s *selector) phase(budget int, in func(int) bool) {
 	for i := range s.lines {
 		if l := &s.lines[i]; !l.chosen && in(i) {
 			if v := s.value(i); v > 0 {
-				h.push(item{v / float64(s.guess(i)+markerTokens/2), int32(i)})
+				// A first guess by length; popped, a line is estimated.
+				h.push(item{v / float64(len(l.text)/4+1+markerTokens/2), int32(i)})
 			}
 		}
 	}
@@ -356,7 +365,7 @@ func (s *selector) phase(budget int, in func(int) bool) {
 			continue
 		}
 		if s.lines[i].cost == 0 {
-			if s.used+s.lines[i].est*2/3-markerTokens > budget {
+			if s.used+s.guess(i)*2/3-markerTokens > budget {
 				continue // far from fitting: not worth counting
 			}
 			if p := v / float64(s.costOf(i)+markerTokens/2); len(h) > 0 && p < h[0].p {

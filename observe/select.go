@@ -64,10 +64,12 @@ type selector struct {
 func newSelector(body string, opt StubOptions) *selector {
 	n := strings.Count(body, "\n") + 1
 	s := &selector{
-		lines: make([]line, 0, n),
-		index: make(map[string]int32, n),
-		opt:   opt,
-		nsrc:  n,
+		lines:   make([]line, 0, n),
+		lineIDs: make([]int32, 0, 4*n),
+		ids:     make([]ident, 0, n),
+		index:   make(map[string]int32, n),
+		opt:     opt,
+		nsrc:    n,
 	}
 	for k := range n {
 		text, rest, _ := strings.Cut(body, "\n")

@@ -140,6 +140,7 @@ func TestUnwrap(t *testing.T) {
 		{"     1→package main\n<system-reminder>\nBe careful.\n</system-reminder>\n", "     1→package main", 0, false},
 		{"out\n[Current working directory: /w]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 2]", "out", 2, true},
 		{"[1, 2, 3]", "[1, 2, 3]", 0, false},
+		{"\x1b[31mFAILED\x1b[0m tests/a.py::test_b\n\x1b[1;32m1 passed\x1b[0m", "FAILED tests/a.py::test_b\n1 passed", 0, false},
 	} {
 		body, exit, ok := unwrap(tc.out)
 		if body != tc.body || exit != tc.exit || ok != tc.ok {
@@ -286,6 +287,16 @@ func TestStubLongLine(t *testing.T) {
 		if len(l) > maxLineBytes+2*len("…") {
 			t.Errorf("piece of %d bytes: %q", len(l), l)
 		}
+	}
+}
+
+// TestStubProgressLine: of a line a terminal rewrote with carriage
+// returns, the stub keeps what it showed last.
+func TestStubProgressLine(t *testing.T) {
+	out := "Downloading 10%\rDownloading 50%\rSaved /tmp/pkg_cache/wheel_store.whl\n" + strings.Repeat("        pass\n", 300)
+	got := Stub(Observation{Output: out}, StubOptions{Handle: "h"})
+	if !strings.Contains(got, "\nSaved /tmp/pkg_cache/wheel_store.whl\n") || strings.Contains(got, "10%") {
+		t.Errorf("progress line not kept as shown last:\n%s", got)
 	}
 }
 

@@ -74,7 +74,11 @@ func newSelector(body string, opt StubOptions) *selector {
 	for k := range n {
 		text, rest, _ := strings.Cut(body, "\n")
 		body = rest
-		s.addLine(strings.TrimRight(text, " \t\r"), int32(k))
+		text = strings.TrimRight(text, " \t\r")
+		if i := strings.LastIndexByte(text, '\r'); i >= 0 {
+			text = text[i+1:] // a progress line: what the terminal showed last
+		}
+		s.addLine(text, int32(k))
 	}
 	for i := range s.ids {
 		d := &s.ids[i]

@@ -30,11 +30,7 @@ func TestStubGolden(t *testing.T) {
 		{"jsonline", Observation{Tool: "mcp__github__list_issues", Arguments: `{"owner": "acme", "repo": "pyconf", "per_page": 14}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join("testdata", tc.name+".in"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.o.Output = string(raw)
+			tc.o.Output = readTestdata(t, tc.name+".in")
 			known := idSet(tc.o.Arguments)
 			opt := StubOptions{Handle: Handle(tc.name, tc.o.Output), Known: func(id string) bool { return known[id] }}
 			got := Stub(tc.o, opt)
@@ -47,4 +43,14 @@ func TestStubGolden(t *testing.T) {
 			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), []byte(got+"\n"))
 		})
 	}
+}
+
+// readTestdata returns the text of testdata/name.
+func readTestdata(t testing.TB, name string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }

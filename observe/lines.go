@@ -6,9 +6,10 @@ import "strings"
 // line-number prefix, a diagnostic, a definition.
 
 // estimate is about how many cl100k_base tokens t has, without the
-// tokenizer: a token per run of letters (a leading space included, one
-// more per 8 letters past the first 8), per 3 digits, per 2 punctuation
-// bytes, per run of spaces, per non-ASCII character.
+// tokenizer: a token per run of letters (one more per 8 letters past the
+// first 8), per 3 digits, per 2 punctuation bytes (per 16 of one
+// repeated), per run of spaces (a single space before letters or
+// punctuation is theirs), per non-ASCII character.
 func estimate(t string) int {
 	n := 0
 	for i := 0; i < len(t); {
@@ -29,9 +30,9 @@ func estimate(t string) int {
 			for j < len(t) && (t[j] == ' ' || t[j] == '\t') {
 				j++
 			}
-			if j < len(t) && j-i == 1 && 'a' <= t[j]|0x20 && t[j]|0x20 <= 'z' {
+			if j < len(t) && j-i == 1 && t[j] != '\t' && !isDigitB(t[j]) {
 				i = j
-				continue // a space before a word is the word's
+				continue // a space before a word or punctuation is theirs
 			}
 			n++
 		case c >= 0x80:
@@ -40,10 +41,16 @@ func estimate(t string) int {
 			}
 			n++
 		default:
+			same := true
 			for j < len(t) && t[j] > ' ' && t[j] < 0x80 && !isWord(t[j]) {
+				same = same && t[j] == c
 				j++
 			}
-			n += (j - i + 1) / 2
+			if same {
+				n += 1 + (j-i)/16 // "=====": long runs are single tokens
+			} else {
+				n += (j - i + 1) / 2
+			}
 		}
 		i = j
 	}

@@ -196,6 +196,32 @@ func bigView(n int) string {
 func pad(i int) string  { s := itoa(i); return strings.Repeat(" ", max(6-len(s), 0)) + s }
 func itoa(i int) string { return strconv.Itoa(i) }
 
+// TestStubSmall: outputs that fit whole, as the first line and the output
+// without its wrapping.
+func TestStubSmall(t *testing.T) {
+	for _, tc := range []struct {
+		o    Observation
+		want string
+	}{
+		{Observation{Tool: "execute_bash", Arguments: `{"command":"ls"}`, Output: "a.py\nb.py\n"},
+			"[swc:h1 execute_bash(ls) → ok]\na.py\nb.py"},
+		{Observation{Arguments: "true", Output: "<returncode>0</returncode>\n<output>\n</output>"},
+			"[swc:h1 $ true → exit 0, no output]"},
+		{Observation{Arguments: "python t.py", Output: "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"t.py\", line 1, in <module>\nNameError: name 'x' is not defined\n</output>"},
+			"[swc:h1 $ python t.py → exit 1, NameError]\nTraceback (most recent call last):\n  File \"t.py\", line 1, in <module>\nNameError: name 'x' is not defined"},
+		{Observation{Tool: "Bash", Arguments: `{"command":"go test ./..."}`, Output: "--- FAIL: TestA (0.00s)\nFAIL\nFAIL\tgithub.com/x/y\t0.01s", IsError: true},
+			"[swc:h1 Bash(go test ./...) → error, 1 FAIL]\n--- FAIL: TestA (0.00s)\nFAIL\nFAIL\tgithub.com/x/y\t0.01s"},
+		{Observation{Tool: "Read", Arguments: `{"file_path":"/r/a.go"}`, Output: "     1→package a\n<system-reminder>\nconsider safety\n</system-reminder>"},
+			"[swc:h1 Read(/r/a.go) → ok]\n     1→package a"},
+		{Observation{Tool: "shell", Arguments: `{"command":["bash","-lc","make"]}`, Output: `{"output":"ok\n","metadata":{"exit_code":0,"duration_seconds":0.5}}`},
+			`[swc:h1 shell(command=["bash","-lc","make"]) → exit 0]` + "\nok"},
+	} {
+		if got := Stub(tc.o, StubOptions{Handle: "h1"}); got != tc.want {
+			t.Errorf("Stub(%+v)\n got %q\nwant %q", tc.o, got, tc.want)
+		}
+	}
+}
+
 func TestStub(t *testing.T) {
 	tiny := Observation{Tool: "execute_bash", Arguments: `{"command":"ls"}`, Output: "a.py\nb.py\n"}
 	if got, want := Stub(tiny, StubOptions{Handle: "h0123456789"}), "[swc:h0123456789 execute_bash(ls) → ok]\na.py\nb.py"; got != want {

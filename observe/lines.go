@@ -118,6 +118,11 @@ func diagnostic(t string) int {
 			}
 		}
 	}
+	for _, p := range headEnds {
+		if strings.HasSuffix(tt, p) {
+			return diagHead
+		}
+	}
 	if lineFirst[tt[0]] {
 		for _, p := range lineStarts {
 			if strings.HasPrefix(tt, p) {
@@ -125,7 +130,14 @@ func diagnostic(t string) int {
 			}
 		}
 	}
-	if len(tt) < len(t) || !isAlpha(tt[0]) {
+	if len(tt) < len(t) {
+		// An indented "x_test.go:42: got 1, want 2" (go test's failure text).
+		if i := strings.Index(tt, "_test.go:"); i > 0 && strings.IndexByte(tt[:i], ' ') < 0 {
+			return diagLine
+		}
+		return diagNone
+	}
+	if !isAlpha(tt[0]) {
 		return diagNone
 	}
 	// An unindented "pkg.SomeError: message" or "SomeError" line.
@@ -151,11 +163,16 @@ var headStarts = []string{
 	"fatal:", "fatal error:", "panic:", "make: ***", "AssertionError", "thread '",
 }
 
-// headMarks are headlines inside a line: a compiler's "x.c:12:5: error:".
-var headMarks = []string{": error:", ": error ", ": fatal error:", " Error: ", "] Error "}
+// headMarks are headlines inside a line: a compiler's "x.c:12:5: error:",
+// eslint's "12:5  error  'x' is not defined".
+var headMarks = []string{": error:", ": error ", ": fatal error:", " Error: ", "] Error ", "  error  "}
+
+// headEnds close a failing test's line: pytest -v's "test_x FAILED",
+// unittest's "test_x (m.C) ... FAIL" or "... ERROR".
+var headEnds = []string{" FAILED", " ... FAIL", " ... ERROR", " ERROR"}
 
 // lineStarts open the other lines of a diagnostic.
-var lineStarts = []string{"Traceback (", "File \"", "E   ", "at ", "During handling of the above exception"}
+var lineStarts = []string{"Traceback (", "File \"", "E   ", "at ", "During handling of the above exception", "--> "}
 
 // headFirst and lineFirst hold the first bytes of headStarts and
 // lineStarts: most lines are ruled out by one look.

@@ -20,6 +20,7 @@ func TestStubGolden(t *testing.T) {
 		o    Observation
 	}{
 		{"view", Observation{Tool: "str_replace_editor", Arguments: `{"command": "view", "path": "/workspace/httpkit/httpkit/cache.py"}`}},
+		{"sweagent", Observation{Arguments: "open httpkit/cache.py 35"}},
 		{"read", Observation{Tool: "Read", Arguments: `{"file_path": "/workspace/httpkit/httpkit/cache.py", "offset": 120, "limit": 32}`}},
 		{"grep", Observation{Tool: "Bash", Arguments: `{"command": "grep -rn Session internal cmd docs"}`}},
 		{"traceback", Observation{Arguments: "python scripts/reproduce.py"}},

@@ -58,7 +58,7 @@ func estimate(t string) int {
 }
 
 // viewPrefix returns the length of a file view's line-number prefix
-// ("   123\t", "   123→", "123:"), or 0.
+// ("   123\t", "   123→", "123:" not before a digit), or 0.
 func viewPrefix(t string) int {
 	i := 0
 	for i < len(t) && t[i] == ' ' {
@@ -76,6 +76,8 @@ func viewPrefix(t string) int {
 		return j + 1
 	case strings.HasPrefix(t[j:], "→"):
 		return j + len("→")
+	case t[j] == ':' && i == 0 && (j+1 == len(t) || !isDigitB(t[j+1])):
+		return j + 1 // SWE-agent's viewer, grep -n of one file: "123:code"
 	}
 	return 0
 }

@@ -72,7 +72,10 @@ func TestViewPrefix(t *testing.T) {
 	}{
 		{"   123\tdef f():", 7},
 		{"     7→import os", 6 + len("→")},
-		{"123:def f():", 0},
+		{"123:def f():", 4},
+		{"123:", 4},
+		{"12:30:45 ERROR timeout", 0},
+		{" 123:x", 0},
 		{"   123", 0},
 		{"\tx = 1", 0},
 		{"", 0},

@@ -34,7 +34,7 @@ type line struct {
 	src    int32   // the output line it is of
 	whole  bool    // it is the whole output line
 	lo, hi int32   // its distinct identifiers: selector.lineIDs[lo:hi]
-	bonus  float64 // error, focus, definition and line bonuses
+	bonus  float64 // diagnostic, definition and line bonuses
 	cost   int     // tokens with its newline; 0 until counted
 	est    int     // estimated tokens with its newline; 0 until estimated
 	head   bool    // a diagnostic's headline
@@ -44,7 +44,7 @@ type line struct {
 
 // ident is one distinct identifier of the output.
 type ident struct {
-	weight  float64 // kind weight; 0 when Known
+	weight  float64 // kind weight; focusWeight when Focus holds it; else 0 when Known
 	count   int32   // lines holding it
 	value   float64 // weight × (1 + ln count), once every line is read
 	focus   bool    // Focus holds it
@@ -111,7 +111,8 @@ func (s *selector) addLine(text string, src int32) {
 				piece += "…"
 			}
 			s.add(piece, src, false, diag)
-			at = end
+			at, diag = end, diagNone // a diagnostic is its first piece's
+
 		}
 		return
 	case len(text) > maxLineBytes:
@@ -309,8 +310,8 @@ func (s *selector) delta(i int) int {
 
 // choose picks lines within budget tokens: first diagnostic headlines
 // (within headShare of the budget), then lines holding a Focus identifier
-// not yet kept (within focusShare more), then any line; each phase greedily by
-// value per token (lazily re-valued).
+// not yet kept (within focusShare more), then any line; each phase
+// greedily by value per token (lazily re-valued).
 func (s *selector) choose(budget int) {
 	s.used = markerTokens // the whole output omitted: one marker
 	s.phase(budget*headShare/100, func(i int) bool { return s.lines[i].head })

@@ -331,7 +331,7 @@ const maxMisses = 32
 // a share: a loop that marks every identifier its calls named as Focus
 // would otherwise fill the stub with lines around names the request
 // already holds: over the shared trajectories at 160 tokens, with Focus =
-// the task's and the calls' identifiers, stubs keep 51.6% of forward uses
+// the task's and the calls' identifiers, stubs keep 51.8% of forward uses
 // at 40%, against 56.2% without Focus (TestTrajectories); a share of 70%
 // kept about 50%.
 const (

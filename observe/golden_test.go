@@ -41,6 +41,10 @@ func TestStubGolden(t *testing.T) {
 			if len(got) >= len(tc.o.Output) {
 				t.Errorf("stub of %d lines for an output of %d: nothing cut", strings.Count(got, "\n"), strings.Count(tc.o.Output, "\n"))
 			}
+			body, _, _ := unwrap(tc.o.Output)
+			if n, want := accounted(got), strings.Count(body, "\n")+1; n != want && tc.name != "jsonline" {
+				t.Errorf("stub accounts for %d lines of %d", n, want) // (jsonline's pieces are of one line)
+			}
 			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), []byte(got+"\n"))
 		})
 	}

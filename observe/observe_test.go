@@ -3,6 +3,7 @@ package observe
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -338,5 +339,40 @@ func TestStubErrorsFirst(t *testing.T) {
 	got := Stub(Observation{Tool: "Bash", Arguments: `{"command":"make"}`, Output: b.String(), IsError: true}, StubOptions{Handle: "h"})
 	if !strings.HasPrefix(got, "[swc:h Bash(make) → error]") || !strings.Contains(got, "\nsrc/engine/core.c:418:12: error: 'ctx_t' has no member named 'flagz'\n") {
 		t.Errorf("error line not kept:\n%s", got)
+	}
+}
+
+// accounted returns how many output lines a stub accounts for: its lines
+// after the first, a marker for as many as it names.
+func accounted(stub string) int {
+	n := 0
+	for _, l := range strings.Split(stub, "\n")[1:] {
+		if rest, ok := strings.CutPrefix(l, "[… "); ok {
+			k, _ := strconv.Atoi(strings.Fields(rest)[0])
+			n += k
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// TestStubHugeOutput: of an output over maxReadBytes a stub reads the
+// ends only, counts the middle among the omitted lines, and stays within
+// its budget.
+func TestStubHugeOutput(t *testing.T) {
+	var b strings.Builder
+	lines := 0
+	for b.Len() < 3*maxReadBytes {
+		fmt.Fprintf(&b, "%d: processed record_%d from shard_%d\n", lines, lines, lines%7)
+		lines++
+	}
+	o := Observation{Tool: "Bash", Arguments: `{"command":"cat records.log"}`, Output: b.String()}
+	got := Stub(o, StubOptions{Handle: "h"})
+	if n := tokens.Count(got); n > DefaultStubTokens {
+		t.Errorf("stub of %d tokens", n)
+	}
+	if n := accounted(got); n != lines {
+		t.Errorf("stub accounts for %d lines of %d:\n%s", n, lines, got)
 	}
 }

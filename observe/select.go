@@ -32,6 +32,7 @@ const (
 type line struct {
 	text   string  // as printed (cut when long)
 	src    int32   // the output line it is of
+	span   int32   // output lines it stands for: 1, or the unread middle's
 	whole  bool    // it is the whole output line
 	lo, hi int32   // its distinct identifiers: selector.lineIDs[lo:hi]
 	bonus  float64 // diagnostic, definition and line bonuses
@@ -62,29 +63,70 @@ type selector struct {
 }
 
 func newSelector(body string, opt StubOptions) *selector {
-	n := strings.Count(body, "\n") + 1
+	head, tail, skipped := body, "", 0
+	if len(body) > maxReadBytes {
+		head, tail, skipped = ends(body)
+	}
+	n := strings.Count(head, "\n") + strings.Count(tail, "\n") + 3
 	s := &selector{
 		lines:   make([]line, 0, n),
 		lineIDs: make([]int32, 0, 4*n),
 		ids:     make([]ident, 0, n),
 		index:   make(map[string]int32, n),
 		opt:     opt,
-		nsrc:    n,
 	}
-	for k := range n {
-		text, rest, _ := strings.Cut(body, "\n")
-		body = rest
-		text = strings.TrimRight(text, " \t\r")
-		if i := strings.LastIndexByte(text, '\r'); i >= 0 {
-			text = text[i+1:] // a progress line: what the terminal showed last
-		}
-		s.addLine(text, int32(k))
+	s.read(head)
+	if skipped > 0 {
+		// The middle, never read: one candidate that is never chosen.
+		s.lines = append(s.lines, line{src: int32(s.nsrc), span: int32(skipped), lo: int32(len(s.lineIDs)), hi: int32(len(s.lineIDs))})
+		s.nsrc++
+		s.read(tail)
 	}
 	for i := range s.ids {
 		d := &s.ids[i]
 		d.value = d.weight * (1 + math.Log(float64(d.count)))
 	}
 	return s
+}
+
+// maxReadBytes bounds what a stub reads of an output: of a longer one, its
+// first and last maxReadBytes/2 (whole lines), the middle counted as
+// omitted lines. A stub then costs the same for 1 MB as for 256 KB.
+const maxReadBytes = 256 << 10
+
+// ends returns body's first and last lines, about maxReadBytes/2 of each,
+// and how many lines lie between them.
+func ends(body string) (head, tail string, skipped int) {
+	h := strings.LastIndexByte(body[:maxReadBytes/2], '\n')
+	if h < 0 {
+		h = maxReadBytes / 2
+	}
+	t := len(body) - maxReadBytes/2
+	if k := strings.IndexByte(body[t:], '\n'); k >= 0 && t+k+1 < len(body) {
+		t += k + 1
+	}
+	if t <= h+1 {
+		return body, "", 0
+	}
+	middle := body[h:t] // from the head's line break to the tail's first line
+	return body[:h], body[t:], max(strings.Count(middle, "\n")-1, 1)
+}
+
+// read adds the lines of text as the next output lines.
+func (s *selector) read(text string) {
+	for {
+		l, rest, more := strings.Cut(text, "\n")
+		l = strings.TrimRight(l, " \t\r")
+		if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+			l = l[i+1:] // a progress line: what the terminal showed last
+		}
+		s.addLine(l, int32(s.nsrc))
+		s.nsrc++
+		if !more {
+			return
+		}
+		text = rest
+	}
 }
 
 // addLine adds output line src as one candidate, cut when long, or, when
@@ -147,7 +189,7 @@ func pieceEnd(t string, at int) int {
 
 // add scans one candidate's identifiers and values it.
 func (s *selector) add(text string, src int32, whole bool, diag int) {
-	l := line{text: text, src: src, whole: whole, lo: int32(len(s.lineIDs))}
+	l := line{text: text, src: src, span: 1, whole: whole, lo: int32(len(s.lineIDs))}
 	scan(text, func(id string, k kind) {
 		i, ok := s.index[id]
 		if !ok {
@@ -435,7 +477,7 @@ func (s *selector) render(head string, limit int) string {
 			if !l.chosen {
 				run++
 				if !kept[l.src] && l.src != last {
-					omitted++
+					omitted += int(l.span)
 				}
 				last = l.src
 				continue

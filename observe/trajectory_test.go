@@ -285,6 +285,11 @@ func checkStub(t *testing.T, o Observation, h string, limit int, known map[strin
 	if !strings.HasPrefix(stub, "[swc:"+h+" ") {
 		t.Fatalf("stub does not open with its handle %s:\n%s", h, stub)
 	}
+	if body, _, _ := unwrap(o.Output); body != "" && !slices.ContainsFunc(strings.Split(body, "\n"), func(l string) bool { return len(l) > pieceLineBytes }) {
+		if n, want := accounted(stub), strings.Count(body, "\n")+1; n != want {
+			t.Fatalf("stub accounts for %d lines of %d:\n%s", n, want, stub)
+		}
+	}
 	has, tail := idSet(stub), idSet(tailBaseline(o, h, n))
 	r := stubResult{tokens: n}
 	for _, id := range want {

@@ -112,6 +112,8 @@ func TestCallText(t *testing.T) {
 		{Observation{Tool: "Read", Arguments: `{"file_path": "/r/x.go", "offset": 120, "limit": 40}`}, "Read(/r/x.go, offset=120, limit=40)"},
 		{Observation{Tool: "Bash", Arguments: `{"command": "go test ./...\necho done", "timeout": null}`}, "Bash(go test ./... …)"},
 		{Observation{Tool: "ls", Arguments: ``}, "ls()"},
+		{Observation{Tool: "shell", Arguments: `{"command": ["bash", "-lc", "rg -n parse_args src"], "workdir": "/w"}`}, "shell(bash -lc rg -n parse_args src, workdir=/w)"},
+		{Observation{Tool: "run", Arguments: `{"ids": [1, 2, 3]}`}, "run(ids=[1,2,3])"},
 		{Observation{Tool: "run", Arguments: `not json`}, "run(not json)"},
 		{Observation{Arguments: "cat <<'EOF' > x.py\nprint(1)\nEOF"}, "$ cat <<'EOF' > x.py …"},
 		{Observation{}, ""},
@@ -215,7 +217,7 @@ func TestStubSmall(t *testing.T) {
 		{Observation{Tool: "Read", Arguments: `{"file_path":"/r/a.go"}`, Output: "     1→package a\n<system-reminder>\nconsider safety\n</system-reminder>"},
 			"[swc:h1 Read(/r/a.go) → ok]\n     1→package a"},
 		{Observation{Tool: "shell", Arguments: `{"command":["bash","-lc","make"]}`, Output: `{"output":"ok\n","metadata":{"exit_code":0,"duration_seconds":0.5}}`},
-			`[swc:h1 shell(command=["bash","-lc","make"]) → exit 0]` + "\nok"},
+			"[swc:h1 shell(bash -lc make) → exit 0]\nok"},
 	} {
 		if got := Stub(tc.o, StubOptions{Handle: "h1"}); got != tc.want {
 			t.Errorf("Stub(%+v)\n got %q\nwant %q", tc.o, got, tc.want)

@@ -76,6 +76,13 @@ func shortArgs(args string) string {
 			part = key + "=" + v.String()
 		case bool:
 			part = key + "=" + strconv.FormatBool(v)
+		case []any:
+			if words, ok := allStrings(v); ok && (i == 0 || key == "command" || key == "cmd" || key == "argv") {
+				part = clip(firstLine(strings.Join(words, " ")), maxValueBytes) // Codex's ["bash", "-lc", "make"]
+				break
+			}
+			raw, _ := json.Marshal(v)
+			part = key + "=" + clip(string(raw), maxValueBytes/2)
 		default:
 			raw, _ := json.Marshal(v)
 			part = key + "=" + clip(string(raw), maxValueBytes/2)
@@ -89,6 +96,19 @@ func shortArgs(args string) string {
 		}
 	}
 	return b.String()
+}
+
+// allStrings returns the elements of v when all are strings.
+func allStrings(v []any) ([]string, bool) {
+	out := make([]string, len(v))
+	for i, e := range v {
+		s, ok := e.(string)
+		if !ok {
+			return nil, false
+		}
+		out[i] = s
+	}
+	return out, true
 }
 
 // firstLine returns s's first line, with " …" when more lines follow.

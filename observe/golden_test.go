@@ -20,6 +20,7 @@ func TestStubGolden(t *testing.T) {
 		o    Observation
 	}{
 		{"view", Observation{Tool: "str_replace_editor", Arguments: `{"command": "view", "path": "/workspace/httpkit/httpkit/cache.py"}`}},
+		{"sweagent", Observation{Arguments: "open httpkit/cache.py 35"}},
 		{"read", Observation{Tool: "Read", Arguments: `{"file_path": "/workspace/httpkit/httpkit/cache.py", "offset": 120, "limit": 32}`}},
 		{"grep", Observation{Tool: "Bash", Arguments: `{"command": "grep -rn Session internal cmd docs"}`}},
 		{"traceback", Observation{Arguments: "python scripts/reproduce.py"}},
@@ -27,23 +28,34 @@ func TestStubGolden(t *testing.T) {
 		{"diff", Observation{Arguments: "git diff"}},
 		{"ls", Observation{Tool: "execute_bash", Arguments: `{"command": "ls -la"}`}},
 		{"json", Observation{Tool: "Bash", Arguments: `{"command": "cat package.json"}`}},
+		{"jsonline", Observation{Tool: "mcp__github__list_issues", Arguments: `{"owner": "acme", "repo": "pyconf", "per_page": 14}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join("testdata", tc.name+".in"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.o.Output = string(raw)
+			tc.o.Output = readTestdata(t, tc.name+".in")
 			known := idSet(tc.o.Arguments)
 			opt := StubOptions{Handle: Handle(tc.name, tc.o.Output), Known: func(id string) bool { return known[id] }}
 			got := Stub(tc.o, opt)
 			if n := tokens.Count(got); n > DefaultStubTokens {
 				t.Errorf("stub of %d tokens", n)
 			}
-			if strings.Count(got, "\n") >= strings.Count(tc.o.Output, "\n") {
+			if len(got) >= len(tc.o.Output) {
 				t.Errorf("stub of %d lines for an output of %d: nothing cut", strings.Count(got, "\n"), strings.Count(tc.o.Output, "\n"))
+			}
+			body, _, _ := unwrap(tc.o.Output)
+			if n, want := accounted(got), strings.Count(body, "\n")+1; n != want && tc.name != "jsonline" {
+				t.Errorf("stub accounts for %d lines of %d", n, want) // (jsonline's pieces are of one line)
 			}
 			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), []byte(got+"\n"))
 		})
 	}
+}
+
+// readTestdata returns the text of testdata/name.
+func readTestdata(t testing.TB, name string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }

@@ -1,6 +1,10 @@
 package observe
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // kind is the class of an identifier.
 type kind uint8
@@ -40,13 +44,20 @@ const (
 	cWord  = 1 << iota // letter, digit or underscore
 	cAlpha             // letter or underscore
 	cDigit
+	cLower
+	cUpper
+	cUnder
 )
 
 var class = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
 		switch {
-		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
-			t[c] = cWord | cAlpha
+		case c == '_':
+			t[c] = cWord | cAlpha | cUnder
+		case 'a' <= c && c <= 'z':
+			t[c] = cWord | cAlpha | cLower
+		case 'A' <= c && c <= 'Z':
+			t[c] = cWord | cAlpha | cUpper
 		case '0' <= c && c <= '9':
 			t[c] = cWord | cDigit
 		}
@@ -67,8 +78,8 @@ func scan(s string, emit func(string, kind)) {
 		start := -1
 		switch {
 		case isWord(c):
-			if i > 0 && (s[i-1] >= 0x80) {
-				// inside a non-ASCII word: skip the rest of it
+			if i > 0 && s[i-1] >= 0x80 && letterBefore(s, i) {
+				// inside a non-ASCII word ("café_crème"): skip the rest of it
 				for i < n && (isWord(s[i]) || s[i] >= 0x80) {
 					i++
 				}
@@ -90,10 +101,16 @@ func scan(s string, emit func(string, kind)) {
 			continue
 		}
 		j := i + 1
-		var seps uint8 // the separators the token holds
+		var seps uint8         // the separators the token holds
+		cls := class[s[start]] // the classes of its word characters
+		upperIn := false       // an upper-case letter past a word's start
 		for j < n {
 			c := s[j]
-			if isWord(c) {
+			if k := class[c]; k&cWord != 0 {
+				cls |= k
+				if k&cUpper != 0 && s[j-1] != '_' && class[s[j-1]]&cWord != 0 {
+					upperIn = true
+				}
 				j++
 				continue
 			}
@@ -122,14 +139,37 @@ func scan(s string, emit func(string, kind)) {
 			seps |= sepBit(c)
 		}
 		i = j
+		if j < n && s[j] >= 0x80 && letterAt(s, j) {
+			continue // a word running on in non-ASCII letters ("naïve")
+		}
 		if j-start <= maxIdent {
 			if seps == 0 {
-				word(s[start:j], emit)
+				// A plain word, told apart by its classes (as word does).
+				switch {
+				case cls&cUnder != 0 && cls&(cLower|cUpper) != 0 && !isDigitB(s[start]),
+					cls&cUnder == 0 && cls&cLower != 0 && upperIn && !isDigitB(s[start]):
+					emit(s[start:j], kindName)
+				case cls == cWord|cDigit && j-start >= 3:
+					emit(s[start:j], kindNumber)
+				}
 			} else {
 				classify(s[start:j], emit)
 			}
 		}
 	}
+}
+
+// letterBefore reports whether the character before s[i] is a letter or
+// digit (not punctuation such as "…" or "→").
+func letterBefore(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// letterAt reports whether the character at s[i] is a letter or digit.
+func letterAt(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // sepBit is a separator's bit in scan's set ('~' counts as '/').

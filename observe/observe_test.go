@@ -3,6 +3,7 @@ package observe
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -58,6 +59,7 @@ func TestIdentifiers(t *testing.T) {
 		{"sphinx-doc/ext-autodoc.py", []string{"sphinx-doc/ext-autodoc.py"}},
 		{"django-11532 my-var_name", []string{"11532", "var_name"}},
 		{"café_crème naïveFoo", nil},
+		{"…compute_total_price(cart)… →getValue", []string{"compute_total_price", "getValue"}},
 		{"path/to/" + strings.Repeat("a", 300) + ".py", nil},
 		{"   123\tdef get_prep_value(self, value):", []string{"123", "get_prep_value"}},
 		{"     7→import { useQuery } from '@tanstack/react-query'", []string{"useQuery", "tanstack/react-query"}},
@@ -110,6 +112,8 @@ func TestCallText(t *testing.T) {
 		{Observation{Tool: "Read", Arguments: `{"file_path": "/r/x.go", "offset": 120, "limit": 40}`}, "Read(/r/x.go, offset=120, limit=40)"},
 		{Observation{Tool: "Bash", Arguments: `{"command": "go test ./...\necho done", "timeout": null}`}, "Bash(go test ./... …)"},
 		{Observation{Tool: "ls", Arguments: ``}, "ls()"},
+		{Observation{Tool: "shell", Arguments: `{"command": ["bash", "-lc", "rg -n parse_args src"], "workdir": "/w"}`}, "shell(bash -lc rg -n parse_args src, workdir=/w)"},
+		{Observation{Tool: "run", Arguments: `{"ids": [1, 2, 3]}`}, "run(ids=[1,2,3])"},
 		{Observation{Tool: "run", Arguments: `not json`}, "run(not json)"},
 		{Observation{Arguments: "cat <<'EOF' > x.py\nprint(1)\nEOF"}, "$ cat <<'EOF' > x.py …"},
 		{Observation{}, ""},
@@ -139,6 +143,7 @@ func TestUnwrap(t *testing.T) {
 		{"     1→package main\n<system-reminder>\nBe careful.\n</system-reminder>\n", "     1→package main", 0, false},
 		{"out\n[Current working directory: /w]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 2]", "out", 2, true},
 		{"[1, 2, 3]", "[1, 2, 3]", 0, false},
+		{"\x1b[31mFAILED\x1b[0m tests/a.py::test_b\n\x1b[1;32m1 passed\x1b[0m", "FAILED tests/a.py::test_b\n1 passed", 0, false},
 	} {
 		body, exit, ok := unwrap(tc.out)
 		if body != tc.body || exit != tc.exit || ok != tc.ok {
@@ -193,6 +198,32 @@ func bigView(n int) string {
 
 func pad(i int) string  { s := itoa(i); return strings.Repeat(" ", max(6-len(s), 0)) + s }
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestStubSmall: outputs that fit whole, as the first line and the output
+// without its wrapping.
+func TestStubSmall(t *testing.T) {
+	for _, tc := range []struct {
+		o    Observation
+		want string
+	}{
+		{Observation{Tool: "execute_bash", Arguments: `{"command":"ls"}`, Output: "a.py\nb.py\n"},
+			"[swc:h1 execute_bash(ls) → ok]\na.py\nb.py"},
+		{Observation{Arguments: "true", Output: "<returncode>0</returncode>\n<output>\n</output>"},
+			"[swc:h1 $ true → exit 0, no output]"},
+		{Observation{Arguments: "python t.py", Output: "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"t.py\", line 1, in <module>\nNameError: name 'x' is not defined\n</output>"},
+			"[swc:h1 $ python t.py → exit 1, NameError]\nTraceback (most recent call last):\n  File \"t.py\", line 1, in <module>\nNameError: name 'x' is not defined"},
+		{Observation{Tool: "Bash", Arguments: `{"command":"go test ./..."}`, Output: "--- FAIL: TestA (0.00s)\nFAIL\nFAIL\tgithub.com/x/y\t0.01s", IsError: true},
+			"[swc:h1 Bash(go test ./...) → error, 1 FAIL]\n--- FAIL: TestA (0.00s)\nFAIL\nFAIL\tgithub.com/x/y\t0.01s"},
+		{Observation{Tool: "Read", Arguments: `{"file_path":"/r/a.go"}`, Output: "     1→package a\n<system-reminder>\nconsider safety\n</system-reminder>"},
+			"[swc:h1 Read(/r/a.go) → ok]\n     1→package a"},
+		{Observation{Tool: "shell", Arguments: `{"command":["bash","-lc","make"]}`, Output: `{"output":"ok\n","metadata":{"exit_code":0,"duration_seconds":0.5}}`},
+			"[swc:h1 shell(bash -lc make) → exit 0]\nok"},
+	} {
+		if got := Stub(tc.o, StubOptions{Handle: "h1"}); got != tc.want {
+			t.Errorf("Stub(%+v)\n got %q\nwant %q", tc.o, got, tc.want)
+		}
+	}
+}
 
 func TestStub(t *testing.T) {
 	tiny := Observation{Tool: "execute_bash", Arguments: `{"command":"ls"}`, Output: "a.py\nb.py\n"}
@@ -249,9 +280,11 @@ func TestStub(t *testing.T) {
 }
 
 // TestStubLongLine: a line longer than maxLineBytes is cut around its most
-// valuable identifier, a view's line number kept.
+// valuable identifier, a view's line number kept; a very long one (a
+// one-line JSON document) is cut into pieces, of which the stub keeps
+// those holding new identifiers.
 func TestStubLongLine(t *testing.T) {
-	long := "   512\t" + strings.Repeat("value = value + 1; ", 30) + "return compute_total_price(cart)" + strings.Repeat(" + 0", 60)
+	long := "   512\t" + strings.Repeat("value = value + 1; ", 8) + "return compute_total_price(cart)" + strings.Repeat(" + 0", 10)
 	o := Observation{Output: long + "\n" + strings.Repeat("        pass\n", 400)}
 	got := Stub(o, StubOptions{Handle: "h", MaxTokens: 400})
 	i := strings.Index(got, "   512\t…")
@@ -261,6 +294,38 @@ func TestStubLongLine(t *testing.T) {
 	line, _, _ := strings.Cut(got[i:], "\n")
 	if len(line) > maxLineBytes+20 {
 		t.Errorf("cut line of %d bytes", len(line))
+	}
+
+	var doc strings.Builder
+	doc.WriteString(`{"items":[`)
+	for k := range 60 {
+		if k > 0 {
+			doc.WriteString(",")
+		}
+		doc.WriteString(`{"id":` + strconv.Itoa(1000+k) + `,"name":"x","state":"ok"}`)
+	}
+	doc.WriteString(`],"next_page_token":"abc"}`)
+	got = Stub(Observation{Tool: "fetch", Output: doc.String()}, StubOptions{Handle: "h", Known: func(id string) bool { return id != "1042" && id != "next_page_token" }})
+	if n := tokens.Count(got); n > DefaultStubTokens {
+		t.Errorf("stub of %d tokens", n)
+	}
+	if !strings.Contains(got, "1042") || !strings.Contains(got, "next_page_token") {
+		t.Errorf("pieces with new identifiers not kept:\n%s", got)
+	}
+	for _, l := range strings.Split(got, "\n")[1:] {
+		if len(l) > maxLineBytes+2*len("…") {
+			t.Errorf("piece of %d bytes: %q", len(l), l)
+		}
+	}
+}
+
+// TestStubProgressLine: of a line a terminal rewrote with carriage
+// returns, the stub keeps what it showed last.
+func TestStubProgressLine(t *testing.T) {
+	out := "Downloading 10%\rDownloading 50%\rSaved /tmp/pkg_cache/wheel_store.whl\n" + strings.Repeat("        pass\n", 300)
+	got := Stub(Observation{Output: out}, StubOptions{Handle: "h"})
+	if !strings.Contains(got, "\nSaved /tmp/pkg_cache/wheel_store.whl\n") || strings.Contains(got, "10%") {
+		t.Errorf("progress line not kept as shown last:\n%s", got)
 	}
 }
 
@@ -276,5 +341,40 @@ func TestStubErrorsFirst(t *testing.T) {
 	got := Stub(Observation{Tool: "Bash", Arguments: `{"command":"make"}`, Output: b.String(), IsError: true}, StubOptions{Handle: "h"})
 	if !strings.HasPrefix(got, "[swc:h Bash(make) → error]") || !strings.Contains(got, "\nsrc/engine/core.c:418:12: error: 'ctx_t' has no member named 'flagz'\n") {
 		t.Errorf("error line not kept:\n%s", got)
+	}
+}
+
+// accounted returns how many output lines a stub accounts for: its lines
+// after the first, a marker for as many as it names.
+func accounted(stub string) int {
+	n := 0
+	for _, l := range strings.Split(stub, "\n")[1:] {
+		if rest, ok := strings.CutPrefix(l, "[… "); ok {
+			k, _ := strconv.Atoi(strings.Fields(rest)[0])
+			n += k
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// TestStubHugeOutput: of an output over maxReadBytes a stub reads the
+// ends only, counts the middle among the omitted lines, and stays within
+// its budget.
+func TestStubHugeOutput(t *testing.T) {
+	var b strings.Builder
+	lines := 0
+	for b.Len() < 3*maxReadBytes {
+		fmt.Fprintf(&b, "%d: processed record_%d from shard_%d\n", lines, lines, lines%7)
+		lines++
+	}
+	o := Observation{Tool: "Bash", Arguments: `{"command":"cat records.log"}`, Output: b.String()}
+	got := Stub(o, StubOptions{Handle: "h"})
+	if n := tokens.Count(got); n > DefaultStubTokens {
+		t.Errorf("stub of %d tokens", n)
+	}
+	if n := accounted(got); n != lines {
+		t.Errorf("stub accounts for %d lines of %d:\n%s", n, lines, got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 // unwrap strips what a tool loop wrapped around an output and returns the
 // output's own text and the exit status the wrapping gave (ok false when
 // none): a JSON envelope {"output": …, "metadata": {"exit_code": N}},
+// terminal escape sequences,
 // mini-swe-agent's <returncode>/<output>/<warning> tags, <system-reminder>
 // blocks, an "OBSERVATION:" label, leading status lines ("Exit code: N",
 // "Wall time: …", "Output:") and trailing ones ("[The command completed
@@ -28,6 +29,9 @@ func unwrap(out string) (body string, exit int, ok bool) {
 				exit, ok = *env.Metadata.ExitCode, true
 			}
 		}
+	}
+	if strings.Contains(body, "\x1b[") {
+		body = stripANSI(body)
 	}
 	if strings.Contains(body, "<system-reminder>") {
 		body = cutBlocks(body, "<system-reminder>", "</system-reminder>")
@@ -76,6 +80,27 @@ func unwrap(out string) (body string, exit int, ok bool) {
 		body = body[:max(i, 0)]
 	}
 	return strings.Trim(body, "\n"), exit, ok
+}
+
+// stripANSI removes terminal escape sequences (colours, cursor moves:
+// ESC [ parameters final-byte) from s.
+func stripANSI(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		j := i + 2
+		for j < len(s) && (s[j] < 0x40 || s[j] > 0x7E) {
+			j++
+		}
+		s = s[min(j+1, len(s)):]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // cutBlocks removes every block from open to close (inclusive) of s.

@@ -14,13 +14,16 @@ import (
 // an output that fits whole follows it as it is (its wrapping tags cut).
 // Of a longer output, Stub keeps the lines a next turn most likely needs,
 // as they stood, in their original order, each run of omitted lines
-// marked "[… 37 lines]". Lines are chosen greedily by value per token:
-// error and failing-test lines, lines holding a Focus identifier, lines
-// holding identifiers not Known (each identifier counted once, in the
-// first line chosen that holds it; file:line references and paths weigh
-// most, then dotted names, then snake_case and camelCase names, then
-// numbers), definitions. A line longer than maxLineBytes is cut around its
-// most valuable identifier (a file view's line number kept).
+// marked "[… 37 lines]". Lines are chosen greedily by value per token in
+// three rounds: diagnostic headlines (an exception raised, a failing
+// test, an error message), then lines holding a Focus identifier not yet
+// kept, then any line (see choose). A line's value is that of the
+// identifiers it holds that are not Known and not in a line already
+// chosen — names weigh most, then dotted names and paths, then numbers
+// and file:line references; a name the output repeats more — plus
+// bonuses for diagnostic lines and definitions (see kindWeight). A line
+// longer than maxLineBytes is cut around its most valuable identifier (a
+// file view's line number kept); a very long one into pieces.
 func Stub(o Observation, opt StubOptions) string {
 	limit := opt.MaxTokens
 	if limit <= 0 {

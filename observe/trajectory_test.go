@@ -156,11 +156,11 @@ func TestTrajectories(t *testing.T) {
 	}
 	handleRe := regexp.MustCompile(`^h[0-9a-f]{10}$`)
 	type use struct {
-		file  string
-		obs   Observation
-		h     string
-		known map[string]bool
-		want  []string
+		file         string
+		obs          Observation
+		h            string
+		known, focus map[string]bool
+		want         []string
 	}
 	var uses []use
 	for _, path := range files {
@@ -175,13 +175,14 @@ func TestTrajectories(t *testing.T) {
 			}
 			outIDs := Identifiers(s.obs.Output)
 			known := map[string]bool{}
-			later := 0 // assistant turns after the output
+			focus := map[string]bool{} // what a loop may mark: the task's and the calls' identifiers
+			later := 0                 // assistant turns after the output
 			for j, u := range steps {
 				if j > i && u.role == "assistant" {
 					later++
 					if later >= 2 { // the output is old: a turn came between
 						if want := forwardUses(outIDs, u.text, known); len(want) > 0 {
-							uses = append(uses, use{filepath.Base(path), *s.obs, h, maps.Clone(known), want})
+							uses = append(uses, use{filepath.Base(path), *s.obs, h, maps.Clone(known), maps.Clone(focus), want})
 						}
 					}
 				}
@@ -189,6 +190,16 @@ func TestTrajectories(t *testing.T) {
 					for _, id := range Identifiers(u.text) {
 						known[id] = true
 					}
+				}
+				marked := ""
+				switch {
+				case j == 1:
+					marked = u.text // the task
+				case u.obs != nil:
+					marked = u.obs.Arguments // a call
+				}
+				for _, id := range Identifiers(marked) {
+					focus[id] = true
 				}
 			}
 		}
@@ -223,6 +234,23 @@ func TestTrajectories(t *testing.T) {
 			t.Errorf("MaxTokens %d: stubs keep %d of %d forward uses, no more than the output's tail (%d)", limit, kept, total, base)
 		}
 	}
+	// With Focus: the identifiers of the task and of every call so far.
+	var total, kept int
+	for _, u := range uses {
+		opt := StubOptions{Handle: u.h, Known: func(id string) bool { return u.known[id] }, Focus: func(id string) bool { return u.focus[id] }}
+		stub := Stub(u.obs, opt)
+		if n := tokens.Count(stub); n > DefaultStubTokens {
+			t.Fatalf("stub with Focus of %d tokens:\n%s", n, stub)
+		}
+		has := idSet(stub)
+		for _, id := range u.want {
+			total++
+			if has[id] {
+				kept++
+			}
+		}
+	}
+	t.Logf("MaxTokens %d, Focus = the task's and the calls' identifiers: stub keeps %.1f%%", DefaultStubTokens, pct(kept, total))
 }
 
 // forwardUses returns the identifiers of an output that turn uses and
@@ -256,6 +284,11 @@ func checkStub(t *testing.T, o Observation, h string, limit int, known map[strin
 	}
 	if !strings.HasPrefix(stub, "[swc:"+h+" ") {
 		t.Fatalf("stub does not open with its handle %s:\n%s", h, stub)
+	}
+	if body, _, _ := unwrap(o.Output); body != "" && !slices.ContainsFunc(strings.Split(body, "\n"), func(l string) bool { return len(l) > pieceLineBytes }) {
+		if n, want := accounted(stub), strings.Count(body, "\n")+1; n != want {
+			t.Fatalf("stub accounts for %d lines of %d:\n%s", n, want, stub)
+		}
 	}
 	has, tail := idSet(stub), idSet(tailBaseline(o, h, n))
 	r := stubResult{tokens: n}

@@ -18,7 +18,7 @@ import (
 // wants a user turn first.
 func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 	cc := *c
-	splice := func(in *chat.Input, res *Result) ([]byte, error) { return spliceGemini(in, res, nil) }
+	splice := func(in *chat.Input, res *Result) ([]byte, error) { return spliceGemini(in, res, res.Rewritten) }
 	gen := middleware(&cc, report, ":generateContent", chat.Gemini, splice)
 	stream := middleware(&cc, report, ":streamGenerateContent", chat.Gemini, splice)
 	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {

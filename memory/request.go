@@ -45,7 +45,7 @@ func SpliceRequestWith(in *chat.Input, res *Result, o SpliceOptions) ([]byte, er
 	case chat.Responses:
 		return spliceResponses(in, res)
 	case chat.Gemini:
-		return spliceGemini(in, res, nil)
+		return spliceGemini(in, res, res.Rewritten)
 	}
 	return nil, swc.Errorf(swc.EINVALID, "cannot splice messages into a %s input", in.Format)
 }

@@ -22,9 +22,13 @@ var (
 // LLM is a Claude model behind the Messages API. It is safe for concurrent
 // use.
 type LLM struct {
-	model  string
-	cfg    Config
-	client anthropic.Client
+	model string
+	cfg   Config
+	// send is the client's Messages.New. Only the method is kept, not the
+	// anthropic.Client: a Client value in LLM (which goes into swc.LLM)
+	// made the linker keep the methods of every service of the SDK
+	// (docs/performance.md, "Binary size and release builds").
+	send   func(context.Context, anthropic.MessageNewParams, ...option.RequestOption) (*anthropic.Message, error)
 	runner *retry.Runner
 }
 
@@ -54,7 +58,7 @@ func New(model, apiKey string, cfg Config) (*LLM, error) {
 		opts = append(opts, option.WithHeader("anthropic-version", cfg.APIVersion))
 	}
 	client := anthropic.NewClient(opts...)
-	return &LLM{model: model, cfg: cfg, client: client, runner: retry.New(cfg.Config, classify)}, nil
+	return &LLM{model: model, cfg: cfg, send: client.Messages.New, runner: retry.New(cfg.Config, classify)}, nil
 }
 
 // WireKey returns what goes out beyond the messages: the API version and
@@ -84,7 +88,7 @@ func (l *LLM) Complete(ctx context.Context, req swc.LLMRequest) (swc.LLMResponse
 	}
 	var msg *anthropic.Message
 	n, v, err := l.runner.Do(ctx, func(ctx context.Context) error {
-		m, err := l.client.Messages.New(ctx, params, opts...)
+		m, err := l.send(ctx, params, opts...)
 		msg = m
 		return err
 	})

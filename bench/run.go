@@ -186,8 +186,8 @@ func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversati
 			if per != nil {
 				var err error
 				if qx, err = per(q); err != nil {
-					row = Row{Condition: condition, Conversation: c.ID, QuestionID: q.ID, Category: int(q.Category),
-						Question: q.Question, Gold: GoldFor(q), Metrics: map[string]float64{}, Error: "compress: " + err.Error()}
+					row = newRow(condition, c.ID, q)
+					row.Error = "compress: " + err.Error()
 				} else {
 					qIdx, qSup, qKept = NewIndex(qx.Text), NewSupport(qx.Text), VerbatimSet(qx.Verbatim)
 				}
@@ -220,12 +220,9 @@ func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversati
 func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, idx *Index, sup *Support, kept map[string]bool, q swc.Question) Row {
 	gold := GoldFor(q)
 	ctxTokens := x.Tokens
-	row := Row{
-		Condition: condition, Conversation: c.ID, QuestionID: q.ID, Category: int(q.Category),
-		Question: q.Question, Gold: gold, Metrics: map[string]float64{},
-		Tokens: RowTokens{Context: ctxTokens},
-	}
-	if q.Category != swc.Adversarial {
+	row := newRow(condition, c.ID, q)
+	row.Tokens = RowTokens{Context: ctxTokens}
+	if q.Category != swc.Adversarial && !q.Abstention {
 		row.Metrics[MetricAnswerRetention] = idx.Retention(gold)
 		row.Metrics[MetricAnswerTokenRecall] = idx.TokenRecall(gold)
 		row.Metrics[MetricSupportRecall] = sup.Recall(q.Question, gold, SupportK)
@@ -275,6 +272,14 @@ func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation,
 	}
 	row.Metrics[MetricJudge] = v
 	return row
+}
+
+// newRow returns the row of q under condition, without metrics yet.
+func newRow(condition, conv string, q swc.Question) Row {
+	return Row{
+		Condition: condition, Conversation: conv, QuestionID: q.ID, Category: int(q.Category),
+		Type: q.Type, Abstention: q.Abstention, Question: q.Question, Gold: GoldFor(q), Metrics: map[string]float64{},
+	}
 }
 
 // sortRows orders rows by condition order, then conversation, then

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -14,12 +16,13 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/longmemeval"
 	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
 )
 
 func init() {
-	register("bench", "run the LoCoMo protocol over strategies and write results and reports", runBench)
+	register("bench", "run the LoCoMo protocol (or LongMemEval's, offline) over strategies and write results and reports", runBench)
 }
 
 // benchProgressHook, when set (by tests), is called after every question.
@@ -80,6 +83,10 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	lme := isLongMemEval(env, data.path)
+	if err := checkLongMemEval(lme, f); err != nil {
+		return err
+	}
 	eng, err := openEngines(ctx, env, f.eng)
 	if err != nil {
 		return err
@@ -94,9 +101,11 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	gold, err := loadGold(env, "bench", &f.gold, f.data, all)
-	if err != nil {
-		return err
+	gold := &bench.GoldSetup{Conversations: all} // LongMemEval: no audit
+	if !lme {
+		if gold, err = loadGold(env, "bench", &f.gold, f.data, all); err != nil {
+			return err
+		}
 	}
 	convs, err := pickConversations(gold.Conversations, f.conversations)
 	if err != nil {
@@ -125,7 +134,10 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "swc: bench: no --qa model: running offline (answer retention, answer-token recall, support recall, evidence retention)")
 	}
 	r := &benchRun{f: f, eng: eng, strategies: strategies, order: order, convs: convs, ids: ids, gold: gold,
-		dataName: dataName, dataHash: dataHash, qa: qa, judge: judge}
+		dataName: dataName, dataHash: dataHash, qa: qa, judge: judge, filter: locomo.TextOnly}
+	if lme {
+		r.types, r.filter = longmemeval.Types, nil // every LongMemEval question is text
+	}
 	if budgets == nil {
 		_, err := r.at(ctx, env, f.out, f.eng.budget)
 		return err
@@ -152,6 +164,24 @@ type benchRun struct {
 	gold               *bench.GoldSetup
 	dataName, dataHash string
 	qa, judge          swc.LLM
+	// types are LongMemEval's question types (nil for LoCoMo: categories);
+	// filter selects the questions asked (LoCoMo: text-only ones).
+	types  []string
+	filter func(swc.Question) bool
+}
+
+// checkLongMemEval returns a usage error for the flags a LongMemEval run
+// does not take: the LoCoMo audit, and (for now) the LLM path.
+func checkLongMemEval(lme bool, f *benchFlags) error {
+	switch {
+	case !lme:
+		return nil
+	case f.qa != "" || f.judge != "" || f.judgeAudit > 0:
+		return usagef("bench: LongMemEval data runs offline only for now (its judge prompts per question type are not wired yet): drop --qa, --judge and --judge-audit")
+	case f.gold.gold != bench.GoldOriginal || f.gold.audit != "":
+		return usagef("bench: --gold corrected and --audit are the LoCoMo audit's; LongMemEval data has none")
+	}
+	return nil
 }
 
 // parseBudgets reads --budgets; nil when it is empty.
@@ -188,7 +218,7 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 	}
 	runner := &bench.Runner{
 		Strategies: strategies, Conversations: convs, Budget: budget,
-		Concurrency: f.eng.prov.concurrency, Filter: locomo.TextOnly,
+		Concurrency: f.eng.prov.concurrency, Filter: r.filter,
 	}
 	runner.JudgePrompt, _ = bench.JudgePromptFor(f.gold.judgePrompt) // checked above
 	if qa != nil {
@@ -246,6 +276,7 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 	sum := bench.Summarize(bench.SummaryInput{
 		Settings: settings, Order: order, Conversations: convs, Rows: append(store.Rows(), failed...),
 		Contexts: contexts, Resamples: f.resamples, Seed: f.seed, QueryAware: bench.QueryAwareNames(runner.Strategies),
+		Types: r.types,
 	})
 	sum.Gold = gold.Summarize(f.gold.gold, order, ids, store.Rows(), f.resamples, f.seed)
 	if err := finishSummary(ctx, env, sum, convs, contexts, eng, judge, f); err != nil {
@@ -269,19 +300,31 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 // dataIdentity names the data and hashes its bytes, so a resumed run can
 // tell whether the data changed.
 func dataIdentity(env *Env, path string) (string, string, error) {
-	var data []byte
+	h := sha256.New()
 	name := locomo.SampleName
-	if path == "" {
-		data = locomo.SampleJSON()
-	} else {
+	switch path {
+	case "":
+		h.Write(locomo.SampleJSON())
+	case "-":
 		b, n, err := readInput(env, path)
 		if err != nil {
 			return "", "", fmt.Errorf("bench: %w", err)
 		}
-		data, name = b, filepath.Base(n)
+		h.Write(b)
+		name = n
+	default: // streamed: a LongMemEval file can be gigabytes
+		fh, err := os.Open(path)
+		if err != nil {
+			_, _, err = readInput(env, path) // its error names the problem
+			return "", "", fmt.Errorf("bench: %w", err)
+		}
+		defer fh.Close()
+		if _, err := io.Copy(h, fh); err != nil {
+			return "", "", swc.Errorf(swc.EINVALID, "bench: %s: %v", path, err)
+		}
+		name = filepath.Base(path)
 	}
-	sum := sha256.Sum256(data)
-	return name, hex.EncodeToString(sum[:]), nil
+	return name, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // resumeKey returns the resume key of a run (bench.NewResumeKey) with the

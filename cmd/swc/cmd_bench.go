@@ -39,6 +39,8 @@ type benchFlags struct {
 	gold                                 goldFlags
 	budgets                              string
 	saveContexts                         bool
+	cpuProfile, memProfile               string
+	parallel                             int
 }
 
 func runBench(ctx context.Context, env *Env, args []string) error {
@@ -56,11 +58,19 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&f.judgeAudit, "judge-audit", 0, "ask the judge about N sampled questions with deliberately wrong answers")
 	fs.StringVar(&f.budgets, "budgets", "", "comma-separated budgets, e.g. 1000,2000,4000,8000: run every condition at each (DIR/budget-N, each resumable) and draw accuracy-versus-tokens curves (DIR/curves.*); replaces --budget")
 	fs.BoolVar(&f.saveContexts, "save-contexts", false, "write DIR/contexts.jsonl: every context scored (condition, budget, conversation, question_id, tokens, text)")
+	fs.IntVar(&f.parallel, "parallel", 0, "conversations compressed and scored at once (default: 1 for LoCoMo, the number of CPUs for LongMemEval)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile (live objects at the end, and allocations) to this file")
 	f.eng = addEngineFlags(fs)
 	f.gold.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	stop, err := startProfiles(f.cpuProfile, f.memProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	if err := f.gold.check("bench"); err != nil {
 		return err
 	}
@@ -97,22 +107,30 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	f.data = data.path
-	all, _, err := loadPicked(env, data, nil, f.conversations)
-	if err != nil {
-		return err
-	}
-	gold := &bench.GoldSetup{Conversations: all} // LongMemEval: no audit
-	if !lme {
+	var (
+		convs []*swc.Conversation
+		gold  *bench.GoldSetup
+		lmed  *lmeData
+	)
+	if lme { // streamed: convs are stubs without sessions
+		if lmed, err = scanLongMemEval(env, f.data, f.conversations, f.eng.budget); err != nil {
+			return err
+		}
+		convs, gold = lmed.stubs, &bench.GoldSetup{Conversations: lmed.stubs} // no audit
+	} else {
+		all, _, err := loadPicked(env, data, nil, f.conversations)
+		if err != nil {
+			return err
+		}
 		if gold, err = loadGold(env, "bench", &f.gold, f.data, all); err != nil {
 			return err
 		}
-	}
-	convs, err := pickConversations(gold.Conversations, f.conversations)
-	if err != nil {
-		return err
-	}
-	if err := checkBudget(f.eng.budget, convs); err != nil {
-		return err
+		if convs, err = pickConversations(gold.Conversations, f.conversations); err != nil {
+			return err
+		}
+		if err := checkBudget(f.eng.budget, convs); err != nil {
+			return err
+		}
 	}
 	var order []string
 	for _, s := range strategies {
@@ -136,7 +154,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	r := &benchRun{f: f, eng: eng, strategies: strategies, order: order, convs: convs, ids: ids, gold: gold,
 		dataName: dataName, dataHash: dataHash, qa: qa, judge: judge, filter: locomo.TextOnly}
 	if lme {
-		r.types, r.filter = longmemeval.Types, nil // every LongMemEval question is text
+		r.types, r.filter, r.lme = longmemeval.Types, nil, lmed // every LongMemEval question is text
 	}
 	if budgets == nil {
 		_, err := r.at(ctx, env, f.out, f.eng.budget)
@@ -168,6 +186,8 @@ type benchRun struct {
 	// filter selects the questions asked (LoCoMo: text-only ones).
 	types  []string
 	filter func(swc.Question) bool
+	// lme is the LongMemEval file streamed (nil for LoCoMo).
+	lme *lmeData
 }
 
 // checkLongMemEval returns a usage error for the flags a LongMemEval run
@@ -221,6 +241,11 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 		Concurrency: f.eng.prov.concurrency, Filter: r.filter,
 	}
 	runner.JudgePrompt, _ = bench.JudgePromptFor(f.gold.judgePrompt) // checked above
+	runner.Parallel = f.parallel
+	if runner.Parallel <= 0 {
+		runner.Parallel = defaultParallel(r.lme != nil)
+	}
+	runner.Done = eng.forget // a conversation's analyses go when it is done
 	if qa != nil {
 		runner.QA, runner.Judge = qa, judge
 		settings.QA, settings.Judge, settings.QAPrompt = qa.Name(), judge.Name(), bench.QAInstruction
@@ -246,6 +271,16 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 		fmt.Fprintf(env.Stderr, "swc: bench: resuming: %d rows already in %s\n", n, filepath.Join(dir, "results.jsonl"))
 	}
 	runner.Store = store
+	if r.lme != nil {
+		runner.Source, runner.Total = r.lme.source, r.lme.questions
+		lean, err := bench.OpenLeanStore(dir)
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		defer lean.Close()
+		runner.Lean = lean
+	}
 	if f.saveContexts {
 		cw, err := bench.CreateContexts(dir)
 		if err != nil {
@@ -265,6 +300,7 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 	}
 	start := time.Now()
 	contexts, runErr := runner.Run(ctx)
+	writeHeap()
 	if err := store.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

@@ -365,6 +365,10 @@ func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation,
 	if r.QA == nil {
 		return row
 	}
+	if q.Type != "" {
+		r.askLongMemEval(ctx, x, q, &row)
+		return row
+	}
 	prompt := QAPrompt(x.Text, q.Question)
 	// The context's tokens plus those of what follows it: counting the
 	// whole prompt again for every question would re-tokenise the context.

@@ -191,13 +191,16 @@ type benchRun struct {
 }
 
 // checkLongMemEval returns a usage error for the flags a LongMemEval run
-// does not take: the LoCoMo audit, and (for now) the LLM path.
+// does not take: the LoCoMo audit, the judge audit and another judge
+// prompt than LongMemEval's own.
 func checkLongMemEval(lme bool, f *benchFlags) error {
 	switch {
 	case !lme:
 		return nil
-	case f.qa != "" || f.judge != "" || f.judgeAudit > 0:
-		return usagef("bench: LongMemEval data runs offline only for now (its judge prompts per question type are not wired yet): drop --qa, --judge and --judge-audit")
+	case f.judgeAudit > 0:
+		return usagef("bench: --judge-audit asks about LoCoMo's categories; LongMemEval data has none")
+	case f.gold.judgePrompt != bench.JudgePromptPaper:
+		return usagef("bench: LongMemEval data is judged with LongMemEval's own prompts, one per question type: drop --judge-prompt")
 	case f.gold.gold != bench.GoldOriginal || f.gold.audit != "":
 		return usagef("bench: --gold corrected and --audit are the LoCoMo audit's; LongMemEval data has none")
 	}
@@ -249,6 +252,10 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 	if qa != nil {
 		runner.QA, runner.Judge = qa, judge
 		settings.QA, settings.Judge, settings.QAPrompt = qa.Name(), judge.Name(), bench.QAInstruction
+		if r.lme != nil {
+			settings.QAPrompt = "LongMemEval's answer prompt (History Chats, Current Date, Question), the question's date as Current Date"
+			settings.JudgePrompt = bench.JudgePromptLongMemEval
+		}
 	}
 	lock, err := bench.LockDir(dir) // one run per directory
 	if err != nil {

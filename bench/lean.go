@@ -88,24 +88,26 @@ func (s *LeanStore) Get(condition, conv string) (*swc.Context, bool) {
 	return x, ok
 }
 
-// Add appends the lean context x of (condition, conversation), one write
-// call per line so that a kill tears at most the last.
-func (s *LeanStore) Add(condition, conv string, x *swc.Context) error {
+// Add appends the lean context of x (Lean) under (condition,
+// conversation), one write call per line so that a kill tears at most the
+// last, and returns it: the store and the run share it.
+func (s *LeanStore) Add(condition, conv string, x *swc.Context) (*swc.Context, error) {
 	r := leanRecord{Condition: condition, Conversation: conv, Tokens: x.Tokens, Tiers: make([]string, len(x.Chunks)), Actions: make([]string, len(x.Chunks))}
 	for i, ch := range x.Chunks {
 		r.Tiers[i], r.Actions[i] = string(ch.Tier), string(ch.Action)
 	}
 	line, err := json.Marshal(r)
 	if err != nil {
-		return fmt.Errorf("bench: encode context stats: %w", err)
+		return nil, fmt.Errorf("bench: encode context stats: %w", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := s.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("bench: write %s: %w", s.path, err)
+		return nil, fmt.Errorf("bench: write %s: %w", s.path, err)
 	}
-	s.m[[2]string{condition, conv}] = Lean(x)
-	return nil
+	lean := Lean(x)
+	s.m[[2]string{condition, conv}] = lean
+	return lean, nil
 }
 
 // Close syncs and closes the file.

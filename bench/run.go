@@ -199,10 +199,9 @@ func (r *Runner) conversation(ctx context.Context, c *swc.Conversation, out Cont
 		}
 		kept := x
 		if r.Lean != nil {
-			if err := r.Lean.Add(s.Name(), c.ID, x); err != nil {
+			if kept, err = r.Lean.Add(s.Name(), c.ID, x); err != nil {
 				return err
 			}
-			kept = Lean(x)
 		}
 		mu.Lock()
 		out[s.Name()][c.ID] = kept

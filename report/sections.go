@@ -34,7 +34,7 @@ func settingsSection(s *bench.Summary) section {
 	st := s.Settings
 	rows := [][]string{
 		{"Data", st.Data},
-		{"Conversations", fmt.Sprintf("%d (%s)", len(st.Conversations), strings.Join(st.Conversations, ", "))},
+		{"Conversations", conversationList(st.Conversations)},
 		{"Conditions", strings.Join(st.Conditions, ", ")},
 		{"Budget", fmt.Sprintf("%d tokens", st.Budget)},
 	}
@@ -308,4 +308,15 @@ func groupWord(s *bench.Summary) string {
 		return "Type"
 	}
 	return "Category"
+}
+
+// maxListed is how many conversation ids the settings table lists.
+const maxListed = 20
+
+// conversationList returns "N (id, id, …)", naming at most maxListed.
+func conversationList(ids []string) string {
+	if len(ids) <= maxListed {
+		return fmt.Sprintf("%d (%s)", len(ids), strings.Join(ids, ", "))
+	}
+	return fmt.Sprintf("%d (%s, … and %d more; summary.json lists them all)", len(ids), strings.Join(ids[:maxListed], ", "), len(ids)-maxListed)
 }

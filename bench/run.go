@@ -1,7 +1,8 @@
-// Package bench runs the LoCoMo evaluation protocol over
-// compression strategies: offline retention metrics for every question,
-// and with a QA model the answer, LoCoMo token F1 and an LLM judge's
-// verdict; then bootstrap statistics for summary.json. The metrics and
+// Package bench runs the LoCoMo evaluation protocol (and LongMemEval's,
+// by question type) over compression strategies: offline retention
+// metrics for every question, and with a QA model the answer, LoCoMo
+// token F1 and an LLM judge's verdict; then bootstrap statistics for
+// summary.json. The metrics and
 // statistics are pure functions; the Runner calls models, and the Store,
 // LockDir and WriteSummary do file I/O in the output directory.
 package bench

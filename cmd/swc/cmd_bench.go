@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register("bench", "run the LoCoMo protocol (or LongMemEval's, offline) over strategies and write results and reports", runBench)
+	register("bench", "run the LoCoMo or LongMemEval protocol over strategies and write results and reports", runBench)
 }
 
 // benchProgressHook, when set (by tests), is called after every question.

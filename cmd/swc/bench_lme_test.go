@@ -129,3 +129,18 @@ func countLines(t *testing.T, path string) int {
 	}
 	return n
 }
+
+// TestStatsLongMemEval: swc stats counts a LongMemEval file by question
+// type, abstention apart, without LoCoMo's categories.
+func TestStatsLongMemEval(t *testing.T) {
+	out, _, err := run(t, nil, "stats", "--data", tinyLME)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "questions by type: single-session-user 1, temporal-reasoning 1, and 1 abstention questions apart"; !strings.Contains(out, want) {
+		t.Errorf("stats output lacks %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "cat1") || strings.Contains(out, "categories 1–4") {
+		t.Errorf("stats of LongMemEval data speaks of LoCoMo categories:\n%s", out)
+	}
+}

@@ -91,6 +91,16 @@ type Question struct {
 	AdversarialAnswer string   `json:"adversarial_answer,omitempty"`
 	Category          Category `json:"category"`
 	Evidence          []string `json:"evidence,omitempty"`
+	// Type is the question's type in a data set that names types rather
+	// than numbering categories (LongMemEval: "multi-session", …); empty
+	// for LoCoMo. The bench breaks results down by it when it is set.
+	Type string `json:"type,omitempty"`
+	// Abstention marks a question whose right answer is that the
+	// conversation does not tell (LongMemEval's "_abs" questions).
+	Abstention bool `json:"abstention,omitempty"`
+	// Date is when the question is asked (LongMemEval's question_date);
+	// zero when the data set does not say.
+	Date time.Time `json:"date,omitzero"`
 }
 
 // TurnCount returns the number of turns over all sessions.

@@ -5,9 +5,18 @@ package bench
 type Curves struct {
 	Budgets []int    `json:"budgets"`
 	Order   []string `json:"order"`
+	// Types are the summaries' question types (Summary.Types): empty for
+	// LoCoMo.
+	Types []string `json:"types,omitempty"`
 	// Points maps condition → category key → metric → one point per
 	// budget that has it, in budget order.
 	Points map[string]map[string]map[string][]CurvePoint `json:"points"`
+}
+
+// Breakdown returns how the curves' summaries are broken down (see
+// Summary.Breakdown).
+func (c *Curves) Breakdown() Breakdown {
+	return (&Summary{Types: c.Types}).Breakdown()
 }
 
 // CurvePoint is one condition's metric at one budget: the budget, the mean
@@ -25,7 +34,7 @@ func CurvesOf(sums []*Summary) *Curves {
 	for _, s := range sums {
 		c.Budgets = append(c.Budgets, s.Settings.Budget)
 		if c.Order == nil {
-			c.Order = s.Order
+			c.Order, c.Types = s.Order, s.Types
 		}
 		for name, cs := range s.Conditions {
 			byKey := c.Points[name]

@@ -8,7 +8,8 @@ import (
 	"github.com/swcmem/swc/tokens"
 )
 
-// CategoryCounts maps a category ("1".."5") to a count.
+// CategoryCounts maps a category ("1".."5"), or in a typed data set a
+// question type or KeyAbstention, to a count.
 type CategoryCounts map[string]int
 
 // ConversationStats counts one conversation: sessions, turns, tokens of
@@ -43,7 +44,10 @@ type TotalStats struct {
 // DataStats is what swc stats reports of a data set; Tokenizer is the one the
 // tokens are counted with.
 type DataStats struct {
-	Tokenizer     string              `json:"tokenizer"`
+	Tokenizer string `json:"tokenizer"`
+	// Typed says the questions have types (LongMemEval): the counts are by
+	// type, abstention questions apart, and there are no categories.
+	Typed         bool                `json:"typed,omitempty"`
 	Conversations []ConversationStats `json:"conversations"`
 	Totals        TotalStats          `json:"totals"`
 }
@@ -59,7 +63,17 @@ func newCatCounts() CategoryCounts {
 // ComputeDataStats counts sessions, turns, rendered-transcript tokens and
 // questions per conversation and in total (text-only: see locomo.TextOnly).
 func ComputeDataStats(convs []*swc.Conversation) DataStats {
-	r := DataStats{Tokenizer: tokens.Name, Totals: TotalStats{ByCategory: newCatCounts(), TextOnlyByCategory: newCatCounts()}}
+	r := DataStats{Tokenizer: tokens.Name}
+	for _, c := range convs {
+		for _, q := range c.Questions {
+			r.Typed = r.Typed || q.Type != ""
+		}
+	}
+	counts := newCatCounts
+	if r.Typed {
+		counts = func() CategoryCounts { return CategoryCounts{} }
+	}
+	r.Totals.ByCategory, r.Totals.TextOnlyByCategory = counts(), counts()
 	for _, c := range convs {
 		cs := ConversationStats{
 			ID: c.ID, Speakers: [2]string{c.SpeakerA, c.SpeakerB},
@@ -68,10 +82,10 @@ func ComputeDataStats(convs []*swc.Conversation) DataStats {
 			First:      c.Sessions[0].DateText,
 			Last:       c.Sessions[len(c.Sessions)-1].DateText,
 			Questions:  len(c.Questions),
-			ByCategory: newCatCounts(), TextOnlyByCategory: newCatCounts(),
+			ByCategory: counts(), TextOnlyByCategory: counts(),
 		}
 		for _, q := range c.Questions {
-			k := strconv.Itoa(int(q.Category))
+			k := groupKey(Row{Category: int(q.Category), Type: q.Type, Abstention: q.Abstention})
 			cs.ByCategory[k]++
 			r.Totals.ByCategory[k]++
 			if locomo.TextOnly(q) {

@@ -178,7 +178,7 @@ func SummarizeGold(in GoldInput) *GoldSummary {
 		seen[r.QuestionID] = true
 		answerFault, audited := in.Faults[r.QuestionID]
 		for _, key := range CategoryKeys {
-			if !inKey(r.Category, key) {
+			if !inKey(r, key) {
 				continue
 			}
 			n[key]++
@@ -226,7 +226,7 @@ func SummarizeGold(in GoldInput) *GoldSummary {
 			orig = append(orig, or)
 		}
 		if len(corr) > 0 {
-			g.Paired[c] = paired("corrected", "original", corr, orig, in.Resamples, in.Seed)
+			g.Paired[c] = paired("corrected", "original", corr, orig, CategoryKeys, in.Resamples, in.Seed)
 		}
 	}
 	return g

@@ -86,7 +86,10 @@ func NewResumeKey(s Settings, in ResumeInput) ResumeKey {
 	if s.JudgePrompt != JudgePromptPaper {
 		key.JudgePrompt = s.JudgePrompt
 	}
-	if s.QA != "" {
+	if s.QA != "" && s.JudgePrompt == JudgePromptLongMemEval {
+		key.QAPromptSHA256, key.JudgePromptSHA256 = lmePromptHashes()
+		key.QAMaxTokens, key.JudgeMaxTokens = LongMemEvalQAMaxTokens, LongMemEvalJudgeMaxTokens
+	} else if s.QA != "" {
 		key.QAPromptSHA256 = hashText(QAPrompt("{context}", "{question}"))
 		key.QAMaxTokens = DefaultQAMaxTokens
 		if prompt, err := JudgePromptFor(s.JudgePrompt); err == nil {

@@ -2,8 +2,8 @@ package bench
 
 import (
 	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/swcmem/swc/internal/memo"
 )
 
 // The offline metrics. Contexts and gold answers are tokenised
@@ -185,21 +185,17 @@ func EvidenceRetention(kept map[string]bool, evidence []string) (share float64, 
 	return float64(hit) / float64(len(seen)), true
 }
 
-var (
-	tokenMemo  sync.Map // line → []string
-	tokenMemoN atomic.Int64
-)
+// tokenMemo remembers lineTokens, bounded in bytes (about 2·LineMemoBytes):
+// lines recur across the contexts of one conversation, rarely across
+// conversations.
+var tokenMemo = memo.New(LineMemoBytes, func(line string, t []string) int { return 2*len(line) + 16*len(t) })
 
-// lineTokens is Tokens(line), remembered (up to lineMemoLimit lines).
+// lineTokens is Tokens(line), remembered.
 func lineTokens(line string) []string {
-	if v, ok := tokenMemo.Load(line); ok {
-		return v.([]string)
+	if t, ok := tokenMemo.Get(line); ok {
+		return t
 	}
 	t := Tokens(line)
-	if tokenMemoN.Load() < lineMemoLimit {
-		if _, loaded := tokenMemo.LoadOrStore(line, t); !loaded {
-			tokenMemoN.Add(1)
-		}
-	}
+	tokenMemo.Put(line, t)
 	return t
 }

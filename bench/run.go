@@ -1,7 +1,8 @@
-// Package bench runs the LoCoMo evaluation protocol over
-// compression strategies: offline retention metrics for every question,
-// and with a QA model the answer, LoCoMo token F1 and an LLM judge's
-// verdict; then bootstrap statistics for summary.json. The metrics and
+// Package bench runs the LoCoMo evaluation protocol (and LongMemEval's,
+// by question type) over compression strategies: offline retention
+// metrics for every question, and with a QA model the answer, LoCoMo
+// token F1 and an LLM judge's verdict; then bootstrap statistics for
+// summary.json. The metrics and
 // statistics are pure functions; the Runner calls models, and the Store,
 // LockDir and WriteSummary do file I/O in the output directory.
 package bench
@@ -18,8 +19,8 @@ import (
 	"github.com/swcmem/swc/tokens"
 )
 
-// Runner runs one benchmark. Strategies, Conversations and Store are
-// required; QA and Judge are optional (both nil = offline).
+// Runner runs one benchmark. Strategies, Conversations (or Source) and
+// Store are required; QA and Judge are optional (both nil = offline).
 type Runner struct {
 	Strategies    []swc.Strategy
 	Conversations []*swc.Conversation
@@ -27,7 +28,7 @@ type Runner struct {
 	Budget        int
 	// QA answers questions; Judge grades answers. Nil QA means offline.
 	QA, Judge swc.LLM
-	// Concurrency bounds questions in flight (default 8).
+	// Concurrency bounds questions in flight per conversation (default 8).
 	Concurrency int
 	// QAMaxTokens bounds the answer (default DefaultQAMaxTokens).
 	QAMaxTokens int
@@ -47,6 +48,25 @@ type Runner struct {
 	// JudgePrompt builds the judge's prompt (default JudgePrompt, the
 	// paper's; see JudgePromptFor).
 	JudgePrompt func(question, gold, answer string) string
+
+	// Source, when set, yields the conversations one at a time in place of
+	// Conversations (a file streamed from disk, so that only those in
+	// flight are held); Total is then the number of questions it yields
+	// that Filter selects, for Progress.
+	Source func(yield func(*swc.Conversation) error) error
+	Total  int
+	// Parallel is how many conversations are compressed and scored at
+	// once (default 1).
+	Parallel int
+	// Lean, when set, keeps in the returned Contexts only what Summarize
+	// reads (see Lean) and records it there; a conversation whose
+	// questions are all done under a condition whose lean context Lean
+	// holds is then not compressed again under it (unless SaveContexts is
+	// set). Nil: every context is kept whole and always made.
+	Lean *LeanStore
+	// Done, when set, is called once every condition is done with a
+	// conversation (the CLI forgets its analyses then).
+	Done func(*swc.Conversation)
 }
 
 // Contexts maps condition → conversation id → context.
@@ -54,10 +74,11 @@ type Contexts map[string]map[string]*swc.Context
 
 // Run compresses every conversation under every strategy once and scores
 // every selected question against the context, appending rows to the
-// store; questions already in the store are skipped. It returns the
-// contexts, and an error only for failures that stop the run (a broken
-// store, a cancelled context, a strategy that fails); per-question LLM
-// failures are recorded in their rows.
+// store; questions already in the store are skipped. Conversations go one
+// after another (Parallel at once), each under every strategy in turn. It
+// returns the contexts, and an error only for failures that stop the run
+// (a broken store, a cancelled context, a strategy that fails); per-question
+// LLM failures are recorded in their rows.
 func (r *Runner) Run(ctx context.Context) (Contexts, error) {
 	conc := r.Concurrency
 	if conc <= 0 {
@@ -67,11 +88,14 @@ func (r *Runner) Run(ctx context.Context) (Contexts, error) {
 	if filter == nil {
 		filter = func(swc.Question) bool { return true }
 	}
-	total := 0
-	for _, c := range r.Conversations {
-		for _, q := range c.Questions {
-			if filter(q) {
-				total++
+	total := r.Total
+	if r.Source == nil {
+		total = 0
+		for _, c := range r.Conversations {
+			for _, q := range c.Questions {
+				if filter(q) {
+					total++
+				}
 			}
 		}
 	}
@@ -90,32 +114,140 @@ func (r *Runner) Run(ctx context.Context) (Contexts, error) {
 	out := Contexts{}
 	for _, s := range r.Strategies {
 		out[s.Name()] = map[string]*swc.Context{}
-		for _, c := range r.Conversations {
-			if err := ctx.Err(); err != nil {
-				return out, err
-			}
-			x, err := s.Compress(ctx, c, swc.CompressOptions{Budget: r.Budget})
-			if err != nil {
-				return out, fmt.Errorf("bench: compress %s under %s: %w", c.ID, s.Name(), err)
-			}
-			out[s.Name()][c.ID] = x
-			var per func(swc.Question) (*swc.Context, error)
-			if qa, ok := s.(swc.QueryAware); ok && qa.QueryAware() {
-				per = func(q swc.Question) (*swc.Context, error) {
-					return s.Compress(ctx, c, swc.CompressOptions{Budget: r.Budget, Query: q.Question})
+	}
+	source := r.Source
+	if source == nil {
+		source = func(yield func(*swc.Conversation) error) error {
+			for _, c := range r.Conversations {
+				if err := yield(c); err != nil {
+					return err
 				}
-				if err := r.saveAware(s.Name(), c, per, filter); err != nil {
-					return out, err
-				}
-			} else if err := r.save(s.Name(), c.ID, "", x); err != nil {
-				return out, err
 			}
-			if err := r.askAll(ctx, s.Name(), c, x, per, filter, conc, tick); err != nil {
-				return out, err
-			}
+			return nil
 		}
 	}
-	return out, nil
+	par := max(r.Parallel, 1)
+	var (
+		wg    sync.WaitGroup
+		sem   = make(chan struct{}, par)
+		errMu sync.Mutex
+		first error
+	)
+	failed := func() error {
+		errMu.Lock()
+		defer errMu.Unlock()
+		return first
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srcErr := source(func(c *swc.Conversation) error {
+		if err := failed(); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := r.conversation(runCtx, c, out, &mu, filter, conc, tick); err != nil {
+				errMu.Lock()
+				if first == nil {
+					first = err
+					cancel()
+				}
+				errMu.Unlock()
+			}
+		}()
+		return nil
+	})
+	wg.Wait()
+	if err := failed(); err != nil {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		return out, err
+	}
+	if srcErr != nil {
+		return out, srcErr
+	}
+	return out, ctx.Err()
+}
+
+// conversation runs every strategy over c, recording each context in out
+// (under mu).
+func (r *Runner) conversation(ctx context.Context, c *swc.Conversation, out Contexts, mu *sync.Mutex, filter func(swc.Question) bool, conc int, tick func()) error {
+	for _, s := range r.Strategies {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if x, ok := r.resumed(s.Name(), c, filter); ok {
+			for _, q := range c.Questions {
+				if filter(q) {
+					tick()
+				}
+			}
+			mu.Lock()
+			out[s.Name()][c.ID] = x
+			mu.Unlock()
+			continue
+		}
+		x, err := s.Compress(ctx, c, swc.CompressOptions{Budget: r.Budget})
+		if err != nil {
+			return fmt.Errorf("bench: compress %s under %s: %w", c.ID, s.Name(), err)
+		}
+		kept := x
+		if r.Lean != nil {
+			if kept, err = r.Lean.Add(s.Name(), c.ID, x); err != nil {
+				return err
+			}
+		}
+		mu.Lock()
+		out[s.Name()][c.ID] = kept
+		mu.Unlock()
+		var per func(swc.Question) (*swc.Context, error)
+		if qa, ok := s.(swc.QueryAware); ok && qa.QueryAware() {
+			per = func(q swc.Question) (*swc.Context, error) {
+				return s.Compress(ctx, c, swc.CompressOptions{Budget: r.Budget, Query: q.Question})
+			}
+			if err := r.saveAware(s.Name(), c, per, filter); err != nil {
+				return err
+			}
+		} else if err := r.save(s.Name(), c.ID, "", x); err != nil {
+			return err
+		}
+		if err := r.askAll(ctx, s.Name(), c, x, per, filter, conc, tick); err != nil {
+			return err
+		}
+	}
+	if r.Done != nil {
+		r.Done(c)
+	}
+	return nil
+}
+
+// resumed returns the lean context of c under condition when the run is
+// lean, saves no contexts, and every selected question of c is done under
+// condition: then c need not be compressed again.
+func (r *Runner) resumed(condition string, c *swc.Conversation, filter func(swc.Question) bool) (*swc.Context, bool) {
+	if r.Lean == nil || r.SaveContexts != nil {
+		return nil, false
+	}
+	x, ok := r.Lean.Get(condition, c.ID)
+	if !ok {
+		return nil, false
+	}
+	for _, q := range c.Questions {
+		if !filter(q) {
+			continue
+		}
+		if _, ok := r.Store.Done(condition, q.ID); !ok {
+			return nil, false
+		}
+	}
+	return x, true
 }
 
 // save writes one context to SaveContexts, if set.
@@ -186,8 +318,8 @@ func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversati
 			if per != nil {
 				var err error
 				if qx, err = per(q); err != nil {
-					row = Row{Condition: condition, Conversation: c.ID, QuestionID: q.ID, Category: int(q.Category),
-						Question: q.Question, Gold: GoldFor(q), Metrics: map[string]float64{}, Error: "compress: " + err.Error()}
+					row = newRow(condition, c.ID, q)
+					row.Error = "compress: " + err.Error()
 				} else {
 					qIdx, qSup, qKept = NewIndex(qx.Text), NewSupport(qx.Text), VerbatimSet(qx.Verbatim)
 				}
@@ -220,12 +352,9 @@ func (r *Runner) askAll(ctx context.Context, condition string, c *swc.Conversati
 func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation, x *swc.Context, idx *Index, sup *Support, kept map[string]bool, q swc.Question) Row {
 	gold := GoldFor(q)
 	ctxTokens := x.Tokens
-	row := Row{
-		Condition: condition, Conversation: c.ID, QuestionID: q.ID, Category: int(q.Category),
-		Question: q.Question, Gold: gold, Metrics: map[string]float64{},
-		Tokens: RowTokens{Context: ctxTokens},
-	}
-	if q.Category != swc.Adversarial {
+	row := newRow(condition, c.ID, q)
+	row.Tokens = RowTokens{Context: ctxTokens}
+	if q.Category != swc.Adversarial && !q.Abstention {
 		row.Metrics[MetricAnswerRetention] = idx.Retention(gold)
 		row.Metrics[MetricAnswerTokenRecall] = idx.TokenRecall(gold)
 		row.Metrics[MetricSupportRecall] = sup.Recall(q.Question, gold, SupportK)
@@ -234,6 +363,10 @@ func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation,
 		row.Metrics[MetricEvidenceRetention] = share
 	}
 	if r.QA == nil {
+		return row
+	}
+	if q.Type != "" {
+		r.askLongMemEval(ctx, x, q, &row)
 		return row
 	}
 	prompt := QAPrompt(x.Text, q.Question)
@@ -275,6 +408,14 @@ func (r *Runner) ask(ctx context.Context, condition string, c *swc.Conversation,
 	}
 	row.Metrics[MetricJudge] = v
 	return row
+}
+
+// newRow returns the row of q under condition, without metrics yet.
+func newRow(condition, conv string, q swc.Question) Row {
+	return Row{
+		Condition: condition, Conversation: conv, QuestionID: q.ID, Category: int(q.Category),
+		Type: q.Type, Abstention: q.Abstention, Question: q.Question, Gold: GoldFor(q), Metrics: map[string]float64{},
+	}
 }
 
 // sortRows orders rows by condition order, then conversation, then

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/swcmem/swc"
 )
@@ -41,6 +40,9 @@ type SummaryInput struct {
 	// QueryAware names the conditions whose context is built per question
 	// (see QueryAwareNames).
 	QueryAware []string
+	// Types, when set, breaks results down by these question types (rows'
+	// Type) rather than LoCoMo's categories; see Summary.Types.
+	Types []string
 }
 
 // QueryAwareNames returns the names of the strategies whose context
@@ -83,6 +85,10 @@ func Summarize(in SummaryInput) *Summary {
 		}
 	}
 	sortRows(rows, in.Order, convOrder)
+	keys := CategoryKeys
+	if len(in.Types) > 0 {
+		keys = TypedBreakdown(in.Types).Keys()
+	}
 
 	// The matched set.
 	count := map[string]int{}
@@ -91,7 +97,7 @@ func Summarize(in SummaryInput) *Summary {
 	}
 	matched := map[string]bool{}
 	s := &Summary{
-		Settings: in.Settings, Order: in.Order,
+		Settings: in.Settings, Order: in.Order, Types: in.Types,
 		Conditions:      map[string]*ConditionSummary{},
 		PerConversation: map[string]map[string]*ConvSummary{},
 		Paired:          []Paired{},
@@ -101,7 +107,7 @@ func Summarize(in SummaryInput) *Summary {
 		if count[r.QuestionID] == len(in.Order) && !matched[r.QuestionID] {
 			matched[r.QuestionID] = true
 			s.Matched.N++
-			s.Matched.ByCategory[strconv.Itoa(r.Category)]++
+			s.Matched.ByCategory[groupKey(r)]++
 		}
 	}
 	byCond := map[string][]Row{}
@@ -112,7 +118,7 @@ func Summarize(in SummaryInput) *Summary {
 	}
 	for _, name := range in.Order {
 		cr := byCond[name]
-		cs := &ConditionSummary{Categories: categoryStats(cr, in.Resamples, in.Seed), Actions: map[string]int{}, Rows: len(cr),
+		cs := &ConditionSummary{Categories: categoryStats(cr, keys, in.Resamples, in.Seed), Actions: map[string]int{}, Rows: len(cr),
 			QueryAware: slices.Contains(in.QueryAware, name)}
 		tok := 0
 		for _, r := range cr {
@@ -160,7 +166,7 @@ func Summarize(in SummaryInput) *Summary {
 					convRows = append(convRows, r)
 				}
 			}
-			cv.Categories = categoryStats(convRows, in.Resamples, in.Seed)
+			cv.Categories = categoryStats(convRows, keys, in.Resamples, in.Seed)
 			conv[name] = cv
 		}
 		if ctxN > 0 {
@@ -181,26 +187,18 @@ func Summarize(in SummaryInput) *Summary {
 		if byCond[p[0]] == nil || byCond[p[1]] == nil {
 			continue
 		}
-		s.Paired = append(s.Paired, paired(p[0], p[1], byCond[p[0]], byCond[p[1]], in.Resamples, in.Seed)...)
+		s.Paired = append(s.Paired, paired(p[0], p[1], byCond[p[0]], byCond[p[1]], keys, in.Resamples, in.Seed)...)
 	}
 	return s
 }
 
-// inKey reports whether a category belongs to a category key.
-func inKey(cat int, key string) bool {
-	if key == "1-4" {
-		return cat >= 1 && cat <= 4
-	}
-	return strconv.Itoa(cat) == key
-}
-
-// categoryStats bootstraps every metric of rows per category key.
-func categoryStats(rows []Row, resamples int, seed uint64) map[string]map[string]Stat {
+// categoryStats bootstraps every metric of rows per key of keys.
+func categoryStats(rows []Row, keys []string, resamples int, seed uint64) map[string]map[string]Stat {
 	out := map[string]map[string]Stat{}
-	for _, key := range CategoryKeys {
+	for _, key := range keys {
 		vals := map[string][]float64{}
 		for _, r := range rows {
-			if !inKey(r.Category, key) {
+			if !inKey(r, key) {
 				continue
 			}
 			for m, v := range r.Metrics {
@@ -221,18 +219,18 @@ func categoryStats(rows []Row, resamples int, seed uint64) map[string]map[string
 
 // paired computes A − B for every category key and metric both have, on
 // the questions both answered.
-func paired(a, b string, ra, rb []Row, resamples int, seed uint64) []Paired {
+func paired(a, b string, ra, rb []Row, keys []string, resamples int, seed uint64) []Paired {
 	rowB := map[string]Row{}
 	for _, r := range rb {
 		rowB[r.QuestionID] = r
 	}
 	var out []Paired
-	for _, key := range CategoryKeys {
+	for _, key := range keys {
 		for _, m := range Metrics {
 			var xa, xb []float64
 			perConv := map[string][2]float64{} // sum of differences, count
 			for _, r := range ra {
-				if !inKey(r.Category, key) {
+				if !inKey(r, key) {
 					continue
 				}
 				other, ok := rowB[r.QuestionID]

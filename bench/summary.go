@@ -28,17 +28,21 @@ var CategoryKeys = []string{"1", "2", "3", "4", "5", "1-4"}
 
 // Row is one line of results.jsonl: one question under one condition.
 type Row struct {
-	Condition    string             `json:"condition"`
-	Conversation string             `json:"conversation"`
-	QuestionID   string             `json:"question_id"`
-	Category     int                `json:"category"`
-	Question     string             `json:"question"`
-	Gold         string             `json:"gold"`
-	Metrics      map[string]float64 `json:"metrics"`
-	Answer       string             `json:"answer,omitempty"`
-	Verdict      string             `json:"verdict,omitempty"`
-	Tokens       RowTokens          `json:"tokens"`
-	Error        string             `json:"error,omitempty"`
+	Condition    string `json:"condition"`
+	Conversation string `json:"conversation"`
+	QuestionID   string `json:"question_id"`
+	Category     int    `json:"category"`
+	// Type and Abstention are the question's (swc.Question), for typed
+	// data sets (LongMemEval); empty and false for LoCoMo.
+	Type       string             `json:"type,omitempty"`
+	Abstention bool               `json:"abstention,omitempty"`
+	Question   string             `json:"question"`
+	Gold       string             `json:"gold"`
+	Metrics    map[string]float64 `json:"metrics"`
+	Answer     string             `json:"answer,omitempty"`
+	Verdict    string             `json:"verdict,omitempty"`
+	Tokens     RowTokens          `json:"tokens"`
+	Error      string             `json:"error,omitempty"`
 	// Alt is the row scored against the other gold, for questions the
 	// LoCoMo audit corrected (see GoldSummary).
 	Alt *AltRow `json:"alt,omitempty"`
@@ -67,7 +71,11 @@ func StatOf(e Estimate) Stat { return Stat{Mean: e.Mean, CI: [2]float64{e.Lo, e.
 type Summary struct {
 	Settings Settings `json:"settings"`
 	// Order is the order conditions were run and are reported in.
-	Order      []string                     `json:"order"`
+	Order []string `json:"order"`
+	// Types are the question types results are broken down by, in report
+	// order, for a typed data set (LongMemEval); empty for LoCoMo, whose
+	// categories are used. See Breakdown.
+	Types      []string                     `json:"types,omitempty"`
 	Conditions map[string]*ConditionSummary `json:"conditions"`
 	Matched    Matched                      `json:"matched"`
 	// Paired holds paired-bootstrap differences A − B on the matched set.

@@ -2,10 +2,9 @@ package bench
 
 import (
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/swcmem/swc/bm25"
+	"github.com/swcmem/swc/internal/memo"
 )
 
 // SupportK is the k of support_recall@k in the benchmark.
@@ -84,16 +83,17 @@ type lineInfo struct {
 	toks map[string]bool
 }
 
-var lineMemo sync.Map // string → *lineInfo
+// LineMemoBytes is the bytes per generation of each of the bench's line
+// memos (the analyses of support_recall and the tokens of retention): a
+// memo holds about twice that, whatever the number of conversations.
+const LineMemoBytes = 32 << 20
 
-// lineMemoLimit bounds the memo; past it, lines are analysed each time.
-const lineMemoLimit = 1 << 18
-
-var lineMemoN atomic.Int64
+// lineMemo remembers analyzeLine, bounded in bytes.
+var lineMemo = memo.New(LineMemoBytes, func(l string, li *lineInfo) int { return 2*len(l) + 48*(len(li.tf)+len(li.toks)) })
 
 func analyzeLine(l string) *lineInfo {
-	if v, ok := lineMemo.Load(l); ok {
-		return v.(*lineInfo)
+	if li, ok := lineMemo.Get(l); ok {
+		return li
 	}
 	terms := bm25.Terms(l)
 	li := &lineInfo{tf: make(map[string]int, len(terms)), n: len(terms), toks: map[string]bool{}}
@@ -103,11 +103,7 @@ func analyzeLine(l string) *lineInfo {
 	for _, t := range Tokens(l) {
 		li.toks[t] = true
 	}
-	if lineMemoN.Load() < lineMemoLimit {
-		if _, loaded := lineMemo.LoadOrStore(l, li); !loaded {
-			lineMemoN.Add(1)
-		}
-	}
+	lineMemo.Put(l, li)
 	return li
 }
 

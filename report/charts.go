@@ -37,7 +37,8 @@ func categoryChart(s *bench.Summary, pm string) string {
 		return ""
 	}
 	var keys, names []string
-	for _, k := range []string{"1", "2", "3", "4", "1-4"} {
+	b := s.Breakdown()
+	for _, k := range append(append([]string(nil), b.Groups...), b.Primary) {
 		if hasMetric(s, pm, k) {
 			keys = append(keys, k)
 			names = append(names, categoryName(k))
@@ -60,7 +61,7 @@ func categoryChart(s *bench.Summary, pm string) string {
 	}
 	ymax, ticks := scoreTicks(top)
 	f := newFrame("categories", fmt.Sprintf("%s by question category (mean, 95%% CI)", capitalize(metricLabel(pm))),
-		"LoCoMo question category", metricLabel(pm), 0, ymax)
+		either(b.Typed, "LongMemEval question type", "LoCoMo question category"), metricLabel(pm), 0, ymax)
 	f.yAxis(ticks, func(v float64) string { return num(v, 1) })
 	f.groupedBars(names, series)
 	f.awareNote(anyAware(s, conds...))
@@ -72,7 +73,7 @@ func categoryChart(s *bench.Summary, pm string) string {
 func conversationChart(s *bench.Summary, pm string) string {
 	convs := conversations(s)
 	conds := conditions(s)
-	if pm == "" || len(convs) == 0 || len(conds) == 0 {
+	if pm == "" || len(convs) == 0 || len(conds) == 0 || !s.Breakdown().PerConversation {
 		return ""
 	}
 	found := false
@@ -81,7 +82,7 @@ func conversationChart(s *bench.Summary, pm string) string {
 	for _, c := range conds {
 		bs := barSeries{name: condLabel(s, c), color: colorOf(c)}
 		for _, conv := range convs {
-			st, ok := convStat(s, conv, c, "2", pm)
+			st, ok := convStat(s, conv, c, s.Breakdown().Temporal, pm)
 			hasCI := ok && (st.CI[0] != 0 || st.CI[1] != 0)
 			bs.bars = append(bs.bars, bar{v: st.Mean, lo: st.CI[0], hi: st.CI[1], hasCI: hasCI, ok: ok})
 			found = found || ok
@@ -198,9 +199,10 @@ func tokenChart(s *bench.Summary) string {
 // compact table show: the primary metric, categories 1–4 and 2, without
 // rows that are zero throughout (mean and both CI ends).
 func forestRows(s *bench.Summary, pm string) []bench.Paired {
+	b := s.Breakdown()
 	var out []bench.Paired
 	for _, p := range s.Paired {
-		if p.Metric != pm || (p.Category != "1-4" && p.Category != "2") {
+		if p.Metric != pm || (p.Category != b.Primary && p.Category != b.Temporal) {
 			continue
 		}
 		if p.Diff.Mean == 0 && p.Diff.CI[0] == 0 && p.Diff.CI[1] == 0 {
@@ -274,4 +276,12 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// either returns a when cond holds, else b.
+func either(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
 }

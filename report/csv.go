@@ -12,7 +12,7 @@ import (
 // CSV writes s as summary.csv: a header, then one row per condition ×
 // category key × metric present, with columns
 // condition,category,metric,mean,ci_lo,ci_hi,n. Conditions follow s.Order,
-// categories bench.CategoryKeys and metrics bench.Metrics (unknown keys
+// categories s.Breakdown().Keys() and metrics bench.Metrics (unknown keys
 // follow, sorted); floats have 4 decimals. It returns the first write
 // error.
 func CSV(w io.Writer, s *bench.Summary) error {
@@ -25,7 +25,7 @@ func CSV(w io.Writer, s *bench.Summary) error {
 		if cs == nil {
 			continue
 		}
-		for _, key := range ordered(bench.CategoryKeys, cs.Categories) {
+		for _, key := range ordered(s.Breakdown().Keys(), cs.Categories) {
 			byMetric := cs.Categories[key]
 			for _, m := range ordered(bench.Metrics, byMetric) {
 				st := byMetric[m]

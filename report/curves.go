@@ -21,6 +21,16 @@ const CurvesTitle = "SWC benchmark: accuracy versus tokens"
 // curveKeys are the category keys curves are drawn for, in order.
 var curveKeys = []string{"1-4", "1", "2", "3", "4"}
 
+// curveKeysOf returns the keys curves are drawn for: curveKeys for
+// LoCoMo, else the aggregate and each question type.
+func curveKeysOf(c *bench.Curves) []string {
+	b := c.Breakdown()
+	if !b.Typed {
+		return curveKeys
+	}
+	return append([]string{b.Primary}, b.Groups...)
+}
+
 // curveMetrics returns the metrics any condition has at any budget, in
 // bench.Metrics order.
 func curveMetrics(c *bench.Curves) []string {
@@ -53,7 +63,7 @@ func curveSections(c *bench.Curves) []section {
 	for _, m := range curveMetrics(c) {
 		sec := section{ID: "curve-" + m, Title: capitalize(metricLabel(m)) + " versus budget", Chart: m,
 			Text: []string{"Mean [95% CI] per budget (tokens); Tok/Q is what a question actually sent, at most the budget (full ignores it)."}}
-		for _, key := range curveKeys {
+		for _, key := range curveKeysOf(c) {
 			t := table{Caption: fmt.Sprintf("%s, %s.", capitalize(metricLabel(m)), categoryName(key)), Header: []string{"Condition"}}
 			for _, b := range c.Budgets {
 				t.Header = append(t.Header, strconv.Itoa(b))
@@ -103,7 +113,7 @@ func CurvesHTML(w io.Writer, c *bench.Curves) error {
 	svgs := map[string]string{}
 	for _, sec := range secs {
 		var svg string
-		for _, key := range curveKeys {
+		for _, key := range curveKeysOf(c) {
 			s, err := CurveChart(c, sec.Chart, key)
 			if err != nil {
 				return fmt.Errorf("report: curve %s %s: %w", sec.Chart, key, err)

@@ -17,6 +17,7 @@ func keyResultsSection(s *bench.Summary, pm string) section {
 		return sec
 	}
 	label := metricLabel(pm)
+	b := s.Breakdown()
 	// best returns the condition with the highest mean on categories 1–4
 	// among those keep accepts, but for full (the ceiling, not a
 	// compression).
@@ -27,7 +28,7 @@ func keyResultsSection(s *bench.Summary, pm string) section {
 			if c == "full" || !keep(c) {
 				continue
 			}
-			if st, ok := stat(s, c, "1-4", pm); ok && (name == "" || st.Mean > top.Mean) {
+			if st, ok := stat(s, c, b.Primary, pm); ok && (name == "" || st.Mean > top.Mean) {
 				name, top = c, st
 			}
 		}
@@ -38,8 +39,8 @@ func keyResultsSection(s *bench.Summary, pm string) section {
 		if queryAware(s, c) {
 			name += " (question-aware: its context is built for each question, knowing it)"
 		}
-		return fmt.Sprintf("Highest %s on categories 1–4 under the %d-token budget%s: %s, %s (n = %d), %s tokens per question.",
-			label, s.Settings.Budget, among, name, cell(st), st.N, num(s.Conditions[c].TokPerQ, 0))
+		return fmt.Sprintf("Highest %s on %s under the %d-token budget%s: %s, %s (n = %d), %s tokens per question.",
+			label, b.Aggregate(), s.Settings.Budget, among, name, cell(st), st.N, num(s.Conditions[c].TokPerQ, 0))
 	}
 	if c, st := best(func(string) bool { return true }); c != "" {
 		sec.Items = append(sec.Items, highest("", c, st))
@@ -47,18 +48,18 @@ func keyResultsSection(s *bench.Summary, pm string) section {
 	if c, st := best(func(c string) bool { return !queryAware(s, c) }); c != "" && anyAware(s, conditions(s)...) {
 		sec.Items = append(sec.Items, highest(" among the conditions that build one context per conversation", c, st))
 	}
-	if st, ok := stat(s, "full", "1-4", pm); ok {
+	if st, ok := stat(s, "full", b.Primary, pm); ok {
 		sec.Items = append(sec.Items, fmt.Sprintf("Full context (no budget, the ceiling): %s, %s tokens per question.", cell(st), num(s.Conditions["full"].TokPerQ, 0)))
 	}
 	// The paper's comparisons first: temporal prompt and anchors against
 	// the generic gist, then SWC against the baselines.
 	rank := func(p bench.Paired) int {
 		switch {
-		case p.B == "swc-full" && p.Category == "2":
+		case p.B == "swc-full" && p.Category == b.Temporal:
 			return 0
 		case p.B == "swc-full":
 			return 1
-		case p.Category == "2":
+		case p.Category == b.Temporal:
 			return 2
 		}
 		return 3

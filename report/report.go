@@ -22,6 +22,9 @@ var categoryNames = map[string]string{
 	"4":   "4 Single-hop",
 	"5":   "5 Adversarial",
 	"1-4": "1–4 All",
+	// Keys of a typed run (LongMemEval): its types go by their names.
+	bench.KeyAll:        "All but abstention",
+	bench.KeyAbstention: "Abstention",
 }
 
 // categoryName returns the display name of a category key.
@@ -127,7 +130,8 @@ func metrics(s *bench.Summary, keys ...string) []string {
 // the judge when present, else answer-token recall, else the first metric
 // present, else "".
 func primaryMetric(s *bench.Summary) string {
-	all := metrics(s, "1", "2", "3", "4", "1-4")
+	b := s.Breakdown()
+	all := metrics(s, append(b.Groups, b.Primary)...)
 	for _, m := range []string{bench.MetricJudge, bench.MetricAnswerTokenRecall} {
 		if slices.Contains(all, m) {
 			return m

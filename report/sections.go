@@ -34,7 +34,7 @@ func settingsSection(s *bench.Summary) section {
 	st := s.Settings
 	rows := [][]string{
 		{"Data", st.Data},
-		{"Conversations", fmt.Sprintf("%d (%s)", len(st.Conversations), strings.Join(st.Conversations, ", "))},
+		{"Conversations", conversationList(st.Conversations)},
 		{"Conditions", strings.Join(st.Conditions, ", ")},
 		{"Budget", fmt.Sprintf("%d tokens", st.Budget)},
 	}
@@ -85,18 +85,19 @@ func metricNote(pm string) string {
 }
 
 func aggregateSection(s *bench.Summary, pm string) section {
-	sec := section{ID: "aggregate", Title: "Aggregate, categories 1–4", Text: []string{metricNote(pm)}}
+	b := s.Breakdown()
+	sec := section{ID: "aggregate", Title: "Aggregate, " + b.Aggregate(), Text: []string{metricNote(pm)}}
 	if pm == "" {
 		return sec
 	}
 	conds := conditions(s)
 	t := table{
-		Caption: noted(s, fmt.Sprintf("Table 1: aggregate %s, categories 1–4.", metricLabel(pm)), conds...),
+		Caption: noted(s, fmt.Sprintf("Table 1: aggregate %s, %s.", metricLabel(pm), b.Aggregate()), conds...),
 		Header:  []string{"Condition", "Mean", "95% CI", "n", "Tok/Q"},
 	}
 	for _, c := range conds {
 		row := []string{condLabel(s, c), none, none, none, num(s.Conditions[c].TokPerQ, 0)}
-		if st, ok := stat(s, c, "1-4", pm); ok {
+		if st, ok := stat(s, c, b.Primary, pm); ok {
 			row[1], row[2], row[3] = f3(st.Mean), interval(st), fmt.Sprint(st.N)
 		}
 		t.Rows = append(t.Rows, row)
@@ -109,7 +110,7 @@ func aggregateSection(s *bench.Summary, pm string) section {
 // conditions.
 func categoryTable(s *bench.Summary, metric, caption string, keys []string) table {
 	conds := conditions(s)
-	t := table{Caption: noted(s, caption, conds...), Header: append([]string{"Category", "n"}, condLabels(s, conds)...)}
+	t := table{Caption: noted(s, caption, conds...), Header: append([]string{groupWord(s), "n"}, condLabels(s, conds)...)}
 	for _, key := range keys {
 		row := []string{categoryName(key), ""}
 		var ns []int
@@ -129,25 +130,34 @@ func categoryTable(s *bench.Summary, metric, caption string, keys []string) tabl
 }
 
 func categorySection(s *bench.Summary) section {
-	sec := section{ID: "categories", Title: "By category", Chart: "categories",
-		Text: []string{"Mean [95% CI] per category and condition; n is the number of questions (a range when conditions differ)."}}
-	keys := []string{"1", "2", "3", "4", "1-4"}
+	word := strings.ToLower(groupWord(s))
+	sec := section{ID: "categories", Title: "By " + word, Chart: "categories",
+		Text: []string{fmt.Sprintf("Mean [95%% CI] per %s and condition; n is the number of questions (a range when conditions differ).", word)}}
+	b := s.Breakdown()
+	keys := append(append([]string(nil), b.Groups...), b.Primary)
 	for i, m := range metrics(s, keys...) {
-		sec.Tables = append(sec.Tables, categoryTable(s, m, fmt.Sprintf("Table 2.%d: %s by category.", i+1, metricLabel(m)), keys))
+		sec.Tables = append(sec.Tables, categoryTable(s, m, fmt.Sprintf("Table 2.%d: %s by %s.", i+1, metricLabel(m), word), keys))
 	}
 	if len(sec.Tables) == 0 {
-		sec.Text = []string{"No per-category results."}
+		sec.Text = []string{fmt.Sprintf("No per-%s results.", word)}
 		sec.Chart = ""
 	}
 	return sec
 }
 
 func category5Section(s *bench.Summary) section {
+	b := s.Breakdown()
 	sec := section{ID: "category5", Title: "Category 5 (adversarial), reported separately",
 		Text: []string{"Category 5 rewards removing content: an answer saying the information is not available scores 1, so a context that drops everything scores well. It is kept out of the 1–4 aggregate."}}
-	ms := metrics(s, "5")
+	none5 := "No category 5 results."
+	if b.Typed {
+		sec.Title = "Abstention questions, reported separately"
+		sec.Text = []string{"An abstention question's right answer is that the history does not tell: it rewards removing content, has no answer to retain, and is kept out of the aggregate. Offline, only evidence retention (the turns of the sessions it is about) is measured."}
+		none5 = "No abstention results."
+	}
+	ms := metrics(s, b.Apart)
 	if len(ms) == 0 {
-		sec.Text = append(sec.Text, "No category 5 results.")
+		sec.Text = append(sec.Text, none5)
 		return sec
 	}
 	conds := conditions(s)
@@ -155,7 +165,7 @@ func category5Section(s *bench.Summary) section {
 	for _, c := range conds {
 		row := []string{condLabel(s, c), none}
 		for _, m := range ms {
-			st, ok := stat(s, c, "5", m)
+			st, ok := stat(s, c, b.Apart, m)
 			if !ok {
 				row = append(row, none)
 				continue
@@ -173,8 +183,8 @@ func matchedSection(s *bench.Summary) section {
 	sec := section{ID: "matched", Title: "Matched set",
 		Text: []string{fmt.Sprintf("%d questions have a result under every condition; paired differences use them.", s.Matched.N)}}
 	if len(s.Matched.ByCategory) > 0 {
-		t := table{Header: []string{"Category", "n"}}
-		for _, key := range ordered(bench.CategoryKeys, s.Matched.ByCategory) {
+		t := table{Header: []string{groupWord(s), "n"}}
+		for _, key := range ordered(s.Breakdown().Keys(), s.Matched.ByCategory) {
 			t.Rows = append(t.Rows, []string{categoryName(key), fmt.Sprint(s.Matched.ByCategory[key])})
 		}
 		sec.Tables = []table{t}
@@ -207,12 +217,13 @@ func pairedSection(s *bench.Summary) section {
 		sec.Chart = ""
 		return sec
 	}
-	sec.Text = []string{fmt.Sprintf("Paired-bootstrap difference A − B in %s on the matched questions, categories 1–4 and 2; pairs whose difference and CI are all zero are left out. Every pair, metric and category, with per-conversation deltas, is in summary.json.", metricLabel(pm))}
+	b := s.Breakdown()
+	sec.Text = []string{fmt.Sprintf("Paired-bootstrap difference A − B in %s on the matched questions, %s and %s; pairs whose difference and CI are all zero are left out. Every pair, metric and category, with per-conversation deltas, is in summary.json.", metricLabel(pm), b.Aggregate(), b.Temporal)}
 	var named []string
 	for _, p := range rows {
 		named = append(named, p.A, p.B)
 	}
-	t := table{Caption: noted(s, "", named...), Header: []string{"A − B", "Category", "Δ [95% CI]", "n", "Δ > 0 in"}, Labels: 2}
+	t := table{Caption: noted(s, "", named...), Header: []string{"A − B", groupWord(s), "Δ [95% CI]", "n", "Δ > 0 in"}, Labels: 2}
 	for _, p := range rows {
 		_, pos := convMean(p.PerConversation)
 		t.Rows = append(t.Rows, []string{
@@ -226,6 +237,12 @@ func pairedSection(s *bench.Summary) section {
 
 func conversationSection(s *bench.Summary, pm string) section {
 	sec := section{ID: "conversations", Title: "Category 2 (temporal) by conversation", Chart: "conversations"}
+	if !s.Breakdown().PerConversation {
+		sec.Title = "By conversation"
+		sec.Text = []string{"Left out: each conversation holds one question (its own haystack), so its table would repeat the questions' rows; results.jsonl has them."}
+		sec.Chart = ""
+		return sec
+	}
 	convs := conversations(s)
 	if pm == "" || len(convs) == 0 {
 		sec.Text = []string{"No per-conversation results."}
@@ -283,4 +300,23 @@ func conversationSection(s *bench.Summary, pm string) section {
 	t.Rows = append(t.Rows, mean)
 	sec.Tables = []table{t}
 	return sec
+}
+
+// groupWord is what a key names: "Category" (LoCoMo) or "Type".
+func groupWord(s *bench.Summary) string {
+	if s.Breakdown().Typed {
+		return "Type"
+	}
+	return "Category"
+}
+
+// maxListed is how many conversation ids the settings table lists.
+const maxListed = 20
+
+// conversationList returns "N (id, id, …)", naming at most maxListed.
+func conversationList(ids []string) string {
+	if len(ids) <= maxListed {
+		return fmt.Sprintf("%d (%s)", len(ids), strings.Join(ids, ", "))
+	}
+	return fmt.Sprintf("%d (%s, … and %d more; summary.json lists them all)", len(ids), strings.Join(ids[:maxListed], ", "), len(ids)-maxListed)
 }

@@ -25,6 +25,9 @@ func tierSection(s *bench.Summary) section {
 	sec := section{ID: "tiers", Title: "Tier distribution per conversation", Chart: "tiers",
 		Text: []string{"Chunks per tier: high is kept verbatim, mid replaced by a gist, low discarded."}}
 	convs := conversations(s)
+	if !s.Breakdown().PerConversation { // one question each: totals only
+		sec.Title, convs = "Tier distribution", nil
+	}
 	for _, c := range swcConditions(s) {
 		tiers := []map[string]int{s.Conditions[c].Tiers}
 		for _, conv := range convs {
@@ -74,7 +77,7 @@ func tokenSection(s *bench.Summary) section {
 		t.Rows = append(t.Rows, []string{condLabel(s, c), num(cs.TokPerQ, 0), num(cs.MeanContextTokens, 0), fmt.Sprint(cs.MaxContextTokens), fmt.Sprint(cs.Rows), fmt.Sprint(cs.Errors)})
 	}
 	sec.Tables = []table{t}
-	if convs := conversations(s); len(convs) > 0 {
+	if convs := conversations(s); len(convs) > 0 && s.Breakdown().PerConversation {
 		pc := table{Caption: noted(s, "Context tokens per conversation.", conds...), Header: append([]string{"Conversation"}, condLabels(s, conds)...)}
 		for _, conv := range convs {
 			row := []string{conv}

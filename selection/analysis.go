@@ -147,6 +147,23 @@ func (a *Analyzer) Analyze(c *swc.Conversation) *Analysis {
 	return x
 }
 
+// Forget drops the cached analyses of c and of its prefixes (Upto), so
+// that a run over many conversations holds those in use only. Analyze
+// computes them again if c comes back.
+func (a *Analyzer) Forget(c *swc.Conversation) {
+	if len(c.Sessions) == 0 {
+		return
+	}
+	first := &c.Sessions[0]
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for k := range a.cache {
+		if k.first == first {
+			delete(a.cache, k)
+		}
+	}
+}
+
 func (a *Analyzer) terms(text string) []string {
 	if a.Terms != nil {
 		return a.Terms(text)

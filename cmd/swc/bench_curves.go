@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/swcmem/swc/bench"
@@ -28,7 +29,8 @@ func writeCurves(env *Env, dir string, sums []*bench.Summary) error {
 
 // printCurves prints one metric on categories 1–4, conditions by budgets.
 func printCurves(w io.Writer, c *bench.Curves, metric string) {
-	fmt.Fprintf(w, "\n%s, categories 1-4, by budget\n", metric)
+	b := c.Breakdown()
+	fmt.Fprintf(w, "\n%s, %s, by budget\n", metric, strings.ReplaceAll(b.Aggregate(), "–", "-"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "condition")
 	for _, b := range c.Budgets {
@@ -37,7 +39,7 @@ func printCurves(w io.Writer, c *bench.Curves, metric string) {
 	fmt.Fprintln(tw)
 	for _, name := range c.Order {
 		fmt.Fprint(tw, name)
-		pts := c.Points[name]["1-4"][metric]
+		pts := c.Points[name][b.Primary][metric]
 		for _, b := range c.Budgets {
 			v := "-"
 			for _, p := range pts {

@@ -28,7 +28,9 @@ func finishSummary(ctx context.Context, env *Env, sum *bench.Summary, convs []*s
 		}
 	}
 	sum.Usage = eng.meter.Summary()
-	sum.Preservation = preservation(convs, contexts)
+	if len(sum.Types) == 0 { // LongMemEval: would hold every conversation's gists at once
+		sum.Preservation = preservation(convs, contexts)
+	}
 	return nil
 }
 
@@ -46,6 +48,10 @@ func printBenchTable(w io.Writer, sum *bench.Summary) {
 	metric := bench.MetricAnswerTokenRecall
 	if !sum.Settings.Offline {
 		metric = bench.MetricJudge
+	}
+	if len(sum.Types) > 0 {
+		printTypedTable(w, sum, metric)
+		return
 	}
 	n14 := 0
 	for _, k := range []string{"1", "2", "3", "4"} {
@@ -101,4 +107,31 @@ func cell(cs *bench.ConditionSummary, key, metric string, ci bool) string {
 		return fmt.Sprintf("%.3f [%.3f, %.3f]", st.Mean, st.CI[0], st.CI[1])
 	}
 	return fmt.Sprintf("%.3f", st.Mean)
+}
+
+// printTypedTable is printBenchTable for a typed run (LongMemEval): the
+// aggregate of every type but abstention, each type, then support recall.
+func printTypedTable(w io.Writer, sum *bench.Summary, metric string) {
+	b := sum.Breakdown()
+	fmt.Fprintf(w, "%s, mean [95%% CI] over %s: n = %d (matched set, with abstention: %d)\n",
+		metricWords(metric), b.Aggregate(), sum.Matched.N-sum.Matched.ByCategory[b.Apart], sum.Matched.N)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "condition\tall types")
+	for _, k := range b.Groups {
+		fmt.Fprintf(tw, "\t%s", k)
+	}
+	fmt.Fprintln(tw, "\tsupport@5\tevidence (abst.)\tTok/Q\tmax ctx")
+	for _, name := range sum.Order {
+		cs := sum.Conditions[name]
+		if cs == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s", name, cell(cs, b.Primary, metric, true))
+		for _, k := range b.Groups {
+			fmt.Fprintf(tw, "\t%s", cell(cs, k, metric, false))
+		}
+		fmt.Fprintf(tw, "\t%s\t%s\t%.0f\t%d\n", cell(cs, b.Primary, bench.MetricSupportRecall, false),
+			cell(cs, b.Apart, bench.MetricEvidenceRetention, false), cs.TokPerQ, cs.MaxContextTokens)
+	}
+	tw.Flush()
 }

@@ -28,7 +28,9 @@ func TestHelperBenchProcess(t *testing.T) {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
 	}
-	_, _, err := run(t, nil, "bench", "--out", os.Getenv("SWC_TEST_OUT"), "--concurrency", "4")
+	args := []string{"bench", "--out", os.Getenv("SWC_TEST_OUT"), "--concurrency", "4"}
+	args = append(args, strings.Fields(os.Getenv("SWC_TEST_BENCH_ARGS"))...) // more flags, if any
+	_, _, err := run(t, nil, args...)
 	t.Fatalf("bench was not killed: %v", err)
 }
 

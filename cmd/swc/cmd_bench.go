@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -14,12 +16,13 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/longmemeval"
 	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
 )
 
 func init() {
-	register("bench", "run the LoCoMo protocol over strategies and write results and reports", runBench)
+	register("bench", "run the LoCoMo or LongMemEval protocol over strategies and write results and reports", runBench)
 }
 
 // benchProgressHook, when set (by tests), is called after every question.
@@ -37,6 +40,8 @@ type benchFlags struct {
 	budgets                              string
 	saveContexts                         bool
 	trajectories, strategies             string
+	cpuProfile, memProfile               string
+	parallel                             int
 }
 
 func runBench(ctx context.Context, env *Env, args []string) error {
@@ -56,11 +61,19 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&f.saveContexts, "save-contexts", false, "write DIR/contexts.jsonl: every context scored (condition, budget, conversation, question_id, tokens, text)")
 	fs.StringVar(&f.trajectories, "trajectories", "", "run the trajectory bench instead: every request of the coding-agent runs in DIR (trajectory files or request bodies) under truncation, mask-5, mask-10, trim-half and swc at --budgets (default "+defaultTrajectoryBudgets+"): forward-reference retention, tokens, refusals, breaches, prefix stability, time (docs/benchmark.md)")
 	fs.StringVar(&f.strategies, "strategies", "", "with --trajectories: more swc strategies to run as conditions (comma-separated compressor strategies, e.g. swc-anchored)")
+	fs.IntVar(&f.parallel, "parallel", 0, "conversations compressed and scored at once (default: 1 for LoCoMo, the number of CPUs for LongMemEval)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile (live objects at the end, and allocations) to this file")
 	f.eng = addEngineFlags(fs)
 	f.gold.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	stop, err := startProfiles(f.cpuProfile, f.memProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	if f.trajectories != "" {
 		if fs.NArg() > 0 {
 			return usagef("bench: unexpected argument %q", fs.Arg(0))
@@ -92,6 +105,10 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	lme := isLongMemEval(env, data.path)
+	if err := checkLongMemEval(lme, f); err != nil {
+		return err
+	}
 	eng, err := openEngines(ctx, env, f.eng)
 	if err != nil {
 		return err
@@ -102,20 +119,30 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	f.data = data.path
-	all, _, err := loadPicked(env, data, nil, f.conversations)
-	if err != nil {
-		return err
-	}
-	gold, err := loadGold(env, "bench", &f.gold, f.data, all)
-	if err != nil {
-		return err
-	}
-	convs, err := pickConversations(gold.Conversations, f.conversations)
-	if err != nil {
-		return err
-	}
-	if err := checkBudget(f.eng.budget, convs); err != nil {
-		return err
+	var (
+		convs []*swc.Conversation
+		gold  *bench.GoldSetup
+		lmed  *lmeData
+	)
+	if lme { // streamed: convs are stubs without sessions
+		if lmed, err = scanLongMemEval(env, f.data, f.conversations, f.eng.budget); err != nil {
+			return err
+		}
+		convs, gold = lmed.stubs, &bench.GoldSetup{Conversations: lmed.stubs} // no audit
+	} else {
+		all, _, err := loadPicked(env, data, nil, f.conversations)
+		if err != nil {
+			return err
+		}
+		if gold, err = loadGold(env, "bench", &f.gold, f.data, all); err != nil {
+			return err
+		}
+		if convs, err = pickConversations(gold.Conversations, f.conversations); err != nil {
+			return err
+		}
+		if err := checkBudget(f.eng.budget, convs); err != nil {
+			return err
+		}
 	}
 	var order []string
 	for _, s := range strategies {
@@ -137,7 +164,10 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "swc: bench: no --qa model: running offline (answer retention, answer-token recall, support recall, evidence retention)")
 	}
 	r := &benchRun{f: f, eng: eng, strategies: strategies, order: order, convs: convs, ids: ids, gold: gold,
-		dataName: dataName, dataHash: dataHash, qa: qa, judge: judge}
+		dataName: dataName, dataHash: dataHash, qa: qa, judge: judge, filter: locomo.TextOnly}
+	if lme {
+		r.types, r.filter, r.lme = longmemeval.Types, nil, lmed // every LongMemEval question is text
+	}
 	if budgets == nil {
 		_, err := r.at(ctx, env, f.out, f.eng.budget)
 		return err
@@ -164,6 +194,29 @@ type benchRun struct {
 	gold               *bench.GoldSetup
 	dataName, dataHash string
 	qa, judge          swc.LLM
+	// types are LongMemEval's question types (nil for LoCoMo: categories);
+	// filter selects the questions asked (LoCoMo: text-only ones).
+	types  []string
+	filter func(swc.Question) bool
+	// lme is the LongMemEval file streamed (nil for LoCoMo).
+	lme *lmeData
+}
+
+// checkLongMemEval returns a usage error for the flags a LongMemEval run
+// does not take: the LoCoMo audit, the judge audit and another judge
+// prompt than LongMemEval's own.
+func checkLongMemEval(lme bool, f *benchFlags) error {
+	switch {
+	case !lme:
+		return nil
+	case f.judgeAudit > 0:
+		return usagef("bench: --judge-audit asks about LoCoMo's categories; LongMemEval data has none")
+	case f.gold.judgePrompt != bench.JudgePromptPaper:
+		return usagef("bench: LongMemEval data is judged with LongMemEval's own prompts, one per question type: drop --judge-prompt")
+	case f.gold.gold != bench.GoldOriginal || f.gold.audit != "":
+		return usagef("bench: --gold corrected and --audit are the LoCoMo audit's; LongMemEval data has none")
+	}
+	return nil
 }
 
 // parseBudgets reads --budgets; nil when it is empty.
@@ -200,12 +253,21 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 	}
 	runner := &bench.Runner{
 		Strategies: strategies, Conversations: convs, Budget: budget,
-		Concurrency: f.eng.prov.concurrency, Filter: locomo.TextOnly,
+		Concurrency: f.eng.prov.concurrency, Filter: r.filter,
 	}
 	runner.JudgePrompt, _ = bench.JudgePromptFor(f.gold.judgePrompt) // checked above
+	runner.Parallel = f.parallel
+	if runner.Parallel <= 0 {
+		runner.Parallel = defaultParallel(r.lme != nil)
+	}
+	runner.Done = eng.forget // a conversation's analyses go when it is done
 	if qa != nil {
 		runner.QA, runner.Judge = qa, judge
 		settings.QA, settings.Judge, settings.QAPrompt = qa.Name(), judge.Name(), bench.QAInstruction
+		if r.lme != nil {
+			settings.QAPrompt = "LongMemEval's answer prompt (History Chats, Current Date, Question), the question's date as Current Date"
+			settings.JudgePrompt = bench.JudgePromptLongMemEval
+		}
 	}
 	lock, err := bench.LockDir(dir) // one run per directory
 	if err != nil {
@@ -228,6 +290,16 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 		fmt.Fprintf(env.Stderr, "swc: bench: resuming: %d rows already in %s\n", n, filepath.Join(dir, "results.jsonl"))
 	}
 	runner.Store = store
+	if r.lme != nil {
+		runner.Source, runner.Total = r.lme.source, r.lme.questions
+		lean, err := bench.OpenLeanStore(dir)
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		defer lean.Close()
+		runner.Lean = lean
+	}
 	if f.saveContexts {
 		cw, err := bench.CreateContexts(dir)
 		if err != nil {
@@ -247,6 +319,7 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 	}
 	start := time.Now()
 	contexts, runErr := runner.Run(ctx)
+	writeHeap()
 	if err := store.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -258,6 +331,7 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 	sum := bench.Summarize(bench.SummaryInput{
 		Settings: settings, Order: order, Conversations: convs, Rows: append(store.Rows(), failed...),
 		Contexts: contexts, Resamples: f.resamples, Seed: f.seed, QueryAware: bench.QueryAwareNames(runner.Strategies),
+		Types: r.types,
 	})
 	sum.Gold = gold.Summarize(f.gold.gold, order, ids, store.Rows(), f.resamples, f.seed)
 	if err := finishSummary(ctx, env, sum, convs, contexts, eng, judge, f); err != nil {
@@ -281,19 +355,31 @@ func (r *benchRun) at(ctx context.Context, env *Env, dir string, budget int) (*b
 // dataIdentity names the data and hashes its bytes, so a resumed run can
 // tell whether the data changed.
 func dataIdentity(env *Env, path string) (string, string, error) {
-	var data []byte
+	h := sha256.New()
 	name := locomo.SampleName
-	if path == "" {
-		data = locomo.SampleJSON()
-	} else {
+	switch path {
+	case "":
+		h.Write(locomo.SampleJSON())
+	case "-":
 		b, n, err := readInput(env, path)
 		if err != nil {
 			return "", "", fmt.Errorf("bench: %w", err)
 		}
-		data, name = b, filepath.Base(n)
+		h.Write(b)
+		name = n
+	default: // streamed: a LongMemEval file can be gigabytes
+		fh, err := os.Open(path)
+		if err != nil {
+			_, _, err = readInput(env, path) // its error names the problem
+			return "", "", fmt.Errorf("bench: %w", err)
+		}
+		defer fh.Close()
+		if _, err := io.Copy(h, fh); err != nil {
+			return "", "", swc.Errorf(swc.EINVALID, "bench: %s: %v", path, err)
+		}
+		name = filepath.Base(path)
 	}
-	sum := sha256.Sum256(data)
-	return name, hex.EncodeToString(sum[:]), nil
+	return name, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // resumeKey returns the resume key of a run (bench.NewResumeKey) with the

@@ -112,6 +112,15 @@ func (c *compressCmd) run(ctx context.Context, env *Env) (*swc.Context, error) {
 // smallest session of convs as a header and one turn, so that a context
 // would come out empty; the message gives the smallest useful budget.
 func checkBudget(budget int, convs []*swc.Conversation) error {
+	if least := leastBudget(convs); least > 0 && budget < least {
+		return usagef("--budget %d is too small: no session header and turn fit, the context would be empty; the smallest useful budget here is %d tokens", budget, least)
+	}
+	return nil
+}
+
+// leastBudget returns the fewest tokens a session header and its first
+// turn take in convs (0 when no session has a turn).
+func leastBudget(convs []*swc.Conversation) int {
 	least := 0
 	for _, c := range convs {
 		for i := range c.Sessions {
@@ -124,10 +133,7 @@ func checkBudget(budget int, convs []*swc.Conversation) error {
 			}
 		}
 	}
-	if least > 0 && budget < least {
-		return usagef("--budget %d is too small: no session header and turn fit, the context would be empty; the smallest useful budget here is %d tokens", budget, least)
-	}
-	return nil
+	return least
 }
 
 func runCompress(ctx context.Context, env *Env, args []string) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/longmemeval"
 )
 
 // dataFlags are --data and -v, shared by every command that reads
@@ -22,7 +23,7 @@ type dataFlags struct {
 
 func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	d := &dataFlags{}
-	fs.StringVar(&d.path, "data", "", "LoCoMo-format JSON file, - for stdin (default: the built-in sample)")
+	fs.StringVar(&d.path, "data", "", "LoCoMo or LongMemEval JSON file (told apart by shape), - for stdin (default: the built-in sample)")
 	fs.BoolVar(&d.verbose, "v", false, "list every data warning (default: one line with their count)")
 	return d
 }
@@ -50,22 +51,44 @@ func readInput(env *Env, path string) ([]byte, string, error) {
 	return env.stdin, "stdin", nil
 }
 
-// loadConversations reads a LoCoMo-format file ("-" for stdin), or the
-// built-in sample when path is empty, with the warnings about usable
-// oddities in the data.
+// loadConversations reads a LoCoMo or LongMemEval file ("-" for stdin;
+// see isLongMemEval), or the built-in sample when path is empty, with the
+// warnings about usable oddities in the data (LoCoMo's).
 func loadConversations(env *Env, path string) ([]*swc.Conversation, []locomo.Warning, error) {
 	if path == "" {
 		convs, err := locomo.Sample()
 		return convs, nil, err
 	}
 	if path != "-" {
+		if longmemeval.DetectFile(path) {
+			convs, err := longmemeval.LoadFile(path)
+			return convs, nil, err
+		}
 		return locomo.LoadFile(path)
 	}
 	b, name, err := readInput(env, path)
 	if err != nil {
 		return nil, nil, err
 	}
+	if longmemeval.Detect(bytes.NewReader(b)) {
+		convs, err := longmemeval.Read(bytes.NewReader(b), name)
+		return convs, nil, err
+	}
 	return locomo.Read(bytes.NewReader(b), name)
+}
+
+// isLongMemEval reports whether --data names LongMemEval data: a JSON
+// array whose first element has "haystack_sessions" (LoCoMo's samples
+// have "conversation").
+func isLongMemEval(env *Env, path string) bool {
+	switch path {
+	case "":
+		return false
+	case "-":
+		b, _, err := readInput(env, path)
+		return err == nil && longmemeval.Detect(bytes.NewReader(b))
+	}
+	return longmemeval.DetectFile(path)
 }
 
 // loadPicked loads the conversations of --input when in names a file,

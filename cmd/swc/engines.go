@@ -251,6 +251,15 @@ func (e *engines) strategies(list string) ([]swc.Strategy, error) {
 	return out, nil
 }
 
+// forget drops the turn analyses of c (selection.Analyzer.Forget): the
+// bench calls it when every condition is done with c.
+func (e *engines) forget(c *swc.Conversation) {
+	if e.analyzer != nil {
+		e.analyzer.Forget(c)
+		e.plain.Forget(c)
+	}
+}
+
 // memos sets the remembered text functions of the run.
 func (e *engines) memos() {
 	e.salient = memo.Salient(strategy.Salient, e.flags.textBytes())

@@ -1,0 +1,203 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swcmem/swc/internal/skipnote"
+)
+
+// The loop every agent runs: Steps tool calls, then the final answer, at
+// each of budgets through swc.
+const (
+	Steps      = 40
+	DirectStep = 6 // the control run, straight to the upstream
+	runTimeout = 3 * time.Minute
+	npmDir     = "testdata/npm"
+	installCmd = "npm ci --prefix agents/testdata/npm"
+)
+
+var budgets = []int{8000, 16000}
+
+// agent is how to run one program.
+type agent struct {
+	name string
+	bin  string // in node_modules/.bin, or a script of npmDir run by node
+	// setup writes the agent's configuration under home and returns its
+	// environment and arguments, for base (swc's or the upstream's URL
+	// without /v1) and key.
+	setup func(t *testing.T, home, base, key string) (env, args []string)
+}
+
+const prompt = "Print the files step-01.txt, step-02.txt and so on of this directory, one per tool call, in order, until told to stop; then say what you found."
+
+// npmBin returns the path of an installed program, or skips (locally)
+// or fails (CI=true) naming the install command.
+func npmBin(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join(npmDir, "node_modules", ".bin", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed (%s): run %s", name, p, installCmd)
+		}
+		skipnote.Skip(t, "agents", "the pinned agent programs are not installed: "+installCmd)
+	}
+	return p
+}
+
+// result is what one run measured.
+type result struct {
+	Agent        string
+	Budget       int // 0: straight to the upstream
+	Steps        int
+	Finished     bool
+	Loop         int // loop requests the upstream got
+	Rejected     int // 4xx/5xx swc answered
+	SentTokens   int // X-SWC-Tokens-Before of the last loop request
+	FwdTokens    int // X-SWC-Tokens-After of it
+	SentBytes    int // the agent's last loop request
+	FwdBytes     int // what the upstream got of it
+	Breaches     []Breach
+	Wall         time.Duration
+	ExitErr      error
+	Output       string
+	FirstRejects []string
+}
+
+func (r result) String() string {
+	route := fmt.Sprintf("budget %d", r.Budget)
+	if r.Budget == 0 {
+		route = "direct"
+	}
+	return fmt.Sprintf("%s %s: steps %d, finished %v, loop requests %d, swc errors %d, tokens %d→%d, bytes %d→%d, breaches %d, %.1fs",
+		r.Agent, route, r.Steps, r.Finished, r.Loop, r.Rejected, r.SentTokens, r.FwdTokens, r.SentBytes, r.FwdBytes, len(r.Breaches), r.Wall.Seconds())
+}
+
+// runAgent runs a through swc at budget (0: straight to the upstream)
+// for steps steps and returns what it measured.
+func runAgent(t *testing.T, a agent, budget, steps int) result {
+	t.Helper()
+	bin := npmBin(t, a.bin)
+	nodeDir := filepath.Dir(npmBin(t, "node"))
+	work, home := t.TempDir(), t.TempDir()
+	if err := WriteStepFiles(work, steps); err != nil {
+		t.Fatal(err)
+	}
+	up := StartUpstream(work, steps)
+	defer up.Close()
+	base, key := up.URL, "sk-direct"
+	var px *proxy
+	if budget > 0 {
+		px = startProxy(t, up, budget)
+		base, key = px.URL, px.Key
+	}
+	env, args := a.setup(t, home, base, key)
+	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = work
+	cmd.Env = append([]string{
+		"HOME=" + home, "PATH=" + nodeDir + ":/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + os.TempDir(),
+		"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "CI=true",
+	}, env...)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	r := result{Agent: a.name, Budget: budget, Wall: time.Since(start), ExitErr: err, Output: out.String()}
+	if ctx.Err() != nil {
+		r.ExitErr = fmt.Errorf("timed out after %v: %w", runTimeout, err)
+	}
+	st := up.Stats()
+	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
+	if px != nil {
+		for _, s := range px.requests() {
+			if s.status >= 400 {
+				r.Rejected++
+				if len(r.FirstRejects) < 3 {
+					r.FirstRejects = append(r.FirstRejects, fmt.Sprintf("%s → %d %s", s.path, s.status, s.errBody))
+				}
+			}
+			if s.before > 0 && s.status < 400 {
+				r.SentTokens, r.FwdTokens, r.SentBytes = s.before, s.after, len(s.body)
+			}
+		}
+	}
+	return r
+}
+
+// check fails t for what r shows wrong.
+func check(t *testing.T, r result, steps int) {
+	t.Helper()
+	t.Log(r)
+	for i, b := range r.Breaches {
+		if i == 20 {
+			t.Errorf("… and %d more breaches", len(r.Breaches)-i)
+			break
+		}
+		t.Errorf("breach: %v", b)
+	}
+	for _, rej := range r.FirstRejects {
+		if strings.HasPrefix(rej, "POST ") { // a model call (HEAD / is a connectivity probe)
+			t.Errorf("swc answered an error: %s", rej)
+		} else {
+			t.Logf("swc answered an error: %s", rej)
+		}
+	}
+	if !r.Finished || r.Steps < steps {
+		t.Errorf("the agent did not finish its loop: %d of %d steps", r.Steps, steps)
+	}
+	if r.ExitErr != nil {
+		t.Errorf("the agent failed: %v", r.ExitErr)
+	}
+	if r.ExitErr != nil || !r.Finished {
+		t.Logf("its output (end):\n%s", tail(r.Output, 3000))
+	} else if !strings.Contains(r.Output, Done) {
+		t.Errorf("the agent's output does not hold the final answer (%s):\n%s", Done, tail(r.Output, 2000))
+	}
+	if r.Budget > 0 && (r.SentTokens == 0 || r.FwdTokens >= r.SentTokens) {
+		t.Errorf("no compression: the last request went out with %d of the agent's %d tokens", r.FwdTokens, r.SentTokens)
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// runAll runs a straight to the upstream (the control: the agent's own
+// requests keep the rules) and through swc at each budget.
+func runAll(t *testing.T, a agent) {
+	if testing.Short() {
+		t.Skip("runs real agent programs (minutes); not with -short")
+	}
+	t.Run("direct", func(t *testing.T) { check(t, runAgent(t, a, 0, DirectStep), DirectStep) })
+	for _, b := range budgets {
+		t.Run(fmt.Sprint(b), func(t *testing.T) { check(t, runAgent(t, a, b, Steps), Steps) })
+	}
+}
+
+func TestClaudeCode(t *testing.T) {
+	runAll(t, agent{name: "claude-code", bin: "claude", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		return []string{
+				"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + key,
+				"IS_SANDBOX=1", // --dangerously-skip-permissions as root (CI runs as root)
+				"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+			}, []string{"-p", prompt, "--model", "claude-sonnet-4-5", "--dangerously-skip-permissions",
+				"--output-format", "text", "--max-turns", "200"}
+	}})
+}

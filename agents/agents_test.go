@@ -95,6 +95,12 @@ func runAgent(t *testing.T, a agent, budget, steps int) result {
 	}
 	up := StartUpstream(work, steps)
 	defer up.Close()
+	if d := os.Getenv("SWC_AGENTS_DUMP"); d != "" { // every upstream request, to read
+		up.Dump = filepath.Join(d, fmt.Sprintf("%s-%d", a.name, budget))
+		if err := os.MkdirAll(up.Dump, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	base, key := up.URL, "sk-direct"
 	var px *proxy
 	if budget > 0 {
@@ -199,5 +205,28 @@ func TestClaudeCode(t *testing.T) {
 				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 			}, []string{"-p", prompt, "--model", "claude-sonnet-4-5", "--dangerously-skip-permissions",
 				"--output-format", "text", "--max-turns", "200"}
+	}})
+}
+
+func TestCodex(t *testing.T) {
+	runAll(t, agent{name: "codex", bin: "codex", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		dir := filepath.Join(home, ".codex")
+		config := `model = "gpt-5"
+model_provider = "swc"
+
+[model_providers.swc]
+name = "swc"
+base_url = "` + base + `/v1"
+env_key = "SWC_API_KEY"
+wire_api = "responses"
+`
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"CODEX_HOME=" + dir, "SWC_API_KEY=" + key},
+			[]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt}
 	}})
 }

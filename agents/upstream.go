@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +28,9 @@ type Upstream struct {
 	URL   string // http://127.0.0.1:PORT, without /v1
 	Steps int    // tool-call steps before the final answer
 	Dir   string // where the step files are (WriteStepFiles)
+	// Dump, when set, is a directory that receives every request body
+	// (NNN.json, by request number) and the agent's own (NNN.agent.json).
+	Dump string
 	// Original returns the body the agent sent for a request swc
 	// forwarded (by its HeaderSeq value), or nil when unknown (the
 	// agent called the upstream directly).
@@ -121,6 +126,12 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	var orig []byte
 	if seq := r.Header.Get(HeaderSeq); seq != "" && u.Original != nil {
 		orig = u.Original(seq)
+	}
+	if u.Dump != "" {
+		os.WriteFile(filepath.Join(u.Dump, fmt.Sprintf("%03d.json", n)), body, 0o644)
+		if orig != nil {
+			os.WriteFile(filepath.Join(u.Dump, fmt.Sprintf("%03d.agent.json", n)), orig, 0o644)
+		}
 	}
 	p := r.URL.Path
 	switch {

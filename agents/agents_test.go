@@ -230,3 +230,30 @@ wire_api = "responses"
 			[]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt}
 	}})
 }
+
+// script is an agent of a Node script of npmDir run by the pinned node.
+func script(name, file string, args ...string) agent {
+	return agent{name: name, bin: "node", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		path, err := filepath.Abs(filepath.Join(npmDir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []string{"OPENAI_BASE_URL=" + base + "/v1", "OPENAI_API_KEY=" + key,
+				"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + key},
+			append(append([]string{path}, args...), prompt)
+	}}
+}
+
+func TestAgentsSDKResponses(t *testing.T) {
+	runAll(t, script("openai-agents-responses", "agents-sdk.mjs", "responses"))
+}
+
+func TestAgentsSDKChat(t *testing.T) {
+	runAll(t, script("openai-agents-chat", "agents-sdk.mjs", "chat"))
+}
+
+func TestAISDKAnthropic(t *testing.T) { runAll(t, script("ai-sdk-anthropic", "ai-sdk.mjs", "anthropic")) }
+
+func TestAISDKChat(t *testing.T) { runAll(t, script("ai-sdk-chat", "ai-sdk.mjs", "chat")) }
+
+func TestAISDKResponses(t *testing.T) { runAll(t, script("ai-sdk-responses", "ai-sdk.mjs", "responses")) }

@@ -168,7 +168,7 @@ func check(t *testing.T, r result, steps int) {
 		t.Errorf("the agent failed: %v", r.ExitErr)
 	}
 	if r.ExitErr != nil || !r.Finished {
-		t.Logf("its output (end):\n%s", tail(r.Output, 3000))
+		t.Logf("its output (end):\n%s", tail(r.Output, 1500))
 	} else if !strings.Contains(r.Output, Done) {
 		t.Errorf("the agent's output does not hold the final answer (%s):\n%s", Done, tail(r.Output, 2000))
 	}
@@ -252,8 +252,37 @@ func TestAgentsSDKChat(t *testing.T) {
 	runAll(t, script("openai-agents-chat", "agents-sdk.mjs", "chat"))
 }
 
-func TestAISDKAnthropic(t *testing.T) { runAll(t, script("ai-sdk-anthropic", "ai-sdk.mjs", "anthropic")) }
+func TestAISDKAnthropic(t *testing.T) {
+	runAll(t, script("ai-sdk-anthropic", "ai-sdk.mjs", "anthropic"))
+}
 
 func TestAISDKChat(t *testing.T) { runAll(t, script("ai-sdk-chat", "ai-sdk.mjs", "chat")) }
 
-func TestAISDKResponses(t *testing.T) { runAll(t, script("ai-sdk-responses", "ai-sdk.mjs", "responses")) }
+func TestAISDKResponses(t *testing.T) {
+	runAll(t, script("ai-sdk-responses", "ai-sdk.mjs", "responses"))
+}
+
+func TestOpencode(t *testing.T) {
+	runAll(t, agent{name: "opencode", bin: "opencode", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		config := `{
+  "$schema": "https://opencode.ai/config.json",
+  "model": "anthropic/claude-sonnet-4-5",
+  "autoupdate": false,
+  "share": "disabled",
+  "provider": {
+    "anthropic": {
+      "options": {"baseURL": "` + base + `/v1", "apiKey": "{env:SWC_API_KEY}"}
+    }
+  },
+  "permission": {"bash": "allow", "edit": "allow", "webfetch": "deny"}
+}
+`
+		path := filepath.Join(home, "opencode.json")
+		if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"OPENCODE_CONFIG=" + path, "SWC_API_KEY=" + key, "OPENCODE_DISABLE_MODELS_FETCH=1",
+				"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"},
+			[]string{"run", prompt}
+	}})
+}

@@ -286,3 +286,24 @@ func TestOpencode(t *testing.T) {
 			[]string{"run", prompt}
 	}})
 }
+
+// TestGeminiCLI needs swc's Gemini route (generateContent and
+// streamGenerateContent); without it swc answers 404 and the run fails
+// there.
+func TestGeminiCLI(t *testing.T) {
+	runAll(t, agent{name: "gemini-cli", bin: "gemini", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		dir := filepath.Join(home, ".gemini")
+		settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
+ "general": {"disableAutoUpdate": true, "disableUpdateNag": true}}
+`
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"GOOGLE_GEMINI_BASE_URL=" + base, "GEMINI_API_KEY=" + key},
+			[]string{"-p", prompt, "--yolo", "--model", "gemini-2.5-pro"}
+	}})
+}

@@ -55,6 +55,7 @@ func callArguments(t Tool, file string, step int) (string, error) {
 	cmd := "cat " + file
 	for name, p := range s.Properties {
 		typ, _ := p.Type.(string)
+		typ = strings.ToLower(typ) // Gemini's schemas say STRING
 		switch name {
 		case "command":
 			if typ == "array" {

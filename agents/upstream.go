@@ -145,6 +145,10 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 		u.anthropic(w, r, n, body, orig)
 	case strings.HasSuffix(p, "/responses"):
 		u.responses(w, n, body, orig)
+	case strings.HasSuffix(p, ":countTokens"):
+		writeJSON(w, `{"totalTokens":`+strconv.Itoa(len(body)/4)+`}`)
+	case strings.HasSuffix(p, ":generateContent") || strings.HasSuffix(p, ":streamGenerateContent"):
+		u.gemini(w, r, n, body, orig)
 	case strings.HasSuffix(p, "/chat/completions"):
 		u.chat(w, n, body, orig)
 	default:

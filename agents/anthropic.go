@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -322,7 +323,11 @@ func checkThinkingKept(bs *breaches, i int, msg []antBlock, ids []string, enable
 			break
 		}
 	}
-	if len(want) == 0 || !enabled {
+	calls := false
+	for _, b := range msg {
+		calls = calls || b.Type == "tool_use" && slices.Contains(ids, b.ID)
+	}
+	if len(want) == 0 || !enabled || !calls { // an orphan result is reported as such
 		return
 	}
 	var have []thinking

@@ -19,7 +19,7 @@ import (
 const (
 	Steps      = 40
 	DirectStep = 6 // the control run, straight to the upstream
-	runTimeout = 3 * time.Minute
+	runTimeout = 2 * time.Minute // one run; they take seconds
 	npmDir     = "testdata/npm"
 	installCmd = "npm ci --prefix agents/testdata/npm"
 )
@@ -29,7 +29,7 @@ var budgets = []int{8000, 16000}
 // agent is how to run one program.
 type agent struct {
 	name string
-	bin  string // in node_modules/.bin, or a script of npmDir run by node
+	bin  string // its path under node_modules ("node" for a script of npmDir)
 	// setup writes the agent's configuration under home and returns its
 	// environment and arguments, for base (swc's or the upstream's URL
 	// without /v1) and key.
@@ -38,11 +38,12 @@ type agent struct {
 
 const prompt = "Print the files step-01.txt, step-02.txt and so on of this directory, one per tool call, in order, until told to stop; then say what you found."
 
-// npmBin returns the path of an installed program, or skips (locally)
-// or fails (CI=true) naming the install command.
+// npmBin returns the path of an installed program (name: its path under
+// node_modules), or skips (locally) or fails (CI=true) naming the install
+// command.
 func npmBin(t *testing.T, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join(npmDir, "node_modules", ".bin", name))
+	p, err := filepath.Abs(filepath.Join(npmDir, "node_modules", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func (r result) String() string {
 func runAgent(t *testing.T, a agent, budget, steps int) result {
 	t.Helper()
 	bin := npmBin(t, a.bin)
-	nodeDir := filepath.Dir(npmBin(t, "node"))
+	nodeDir := filepath.Dir(npmBin(t, ".bin/node"))
 	work, home := t.TempDir(), t.TempDir()
 	if err := WriteStepFiles(work, steps); err != nil {
 		t.Fatal(err)
@@ -108,7 +109,11 @@ func runAgent(t *testing.T, a agent, budget, steps int) result {
 		base, key = px.URL, px.Key
 	}
 	env, args := a.setup(t, home, base, key)
-	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+	timeout := runTimeout
+	if d, ok := t.Deadline(); ok { // leave go test's own deadline room to report
+		timeout = min(timeout, time.Until(d)/2)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = work
@@ -123,7 +128,7 @@ func runAgent(t *testing.T, a agent, budget, steps int) result {
 	err := cmd.Run()
 	r := result{Agent: a.name, Budget: budget, Wall: time.Since(start), ExitErr: err, Output: out.String()}
 	if ctx.Err() != nil {
-		r.ExitErr = fmt.Errorf("timed out after %v: %w", runTimeout, err)
+		r.ExitErr = fmt.Errorf("timed out after %v: %w", timeout, err)
 	}
 	st := up.Stats()
 	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
@@ -197,7 +202,7 @@ func runAll(t *testing.T, a agent) {
 }
 
 func TestClaudeCode(t *testing.T) {
-	runAll(t, agent{name: "claude-code", bin: "claude", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	runAll(t, agent{name: "claude-code", bin: ".bin/claude", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
 		return []string{
 				"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + key,
 				"IS_SANDBOX=1", // --dangerously-skip-permissions as root (CI runs as root)
@@ -209,7 +214,7 @@ func TestClaudeCode(t *testing.T) {
 }
 
 func TestCodex(t *testing.T) {
-	runAll(t, agent{name: "codex", bin: "codex", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	runAll(t, agent{name: "codex", bin: ".bin/codex", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
 		dir := filepath.Join(home, ".codex")
 		config := `model = "gpt-5"
 model_provider = "swc"
@@ -233,7 +238,7 @@ wire_api = "responses"
 
 // script is an agent of a Node script of npmDir run by the pinned node.
 func script(name, file string, args ...string) agent {
-	return agent{name: name, bin: "node", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	return agent{name: name, bin: ".bin/node", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
 		path, err := filepath.Abs(filepath.Join(npmDir, file))
 		if err != nil {
 			t.Fatal(err)
@@ -263,7 +268,7 @@ func TestAISDKResponses(t *testing.T) {
 }
 
 func TestOpencode(t *testing.T) {
-	runAll(t, agent{name: "opencode", bin: "opencode", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	runAll(t, agent{name: "opencode", bin: "opencode-linux-x64/bin/opencode", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
 		config := `{
   "$schema": "https://opencode.ai/config.json",
   "model": "anthropic/claude-sonnet-4-5",
@@ -291,7 +296,7 @@ func TestOpencode(t *testing.T) {
 // streamGenerateContent); without it swc answers 404 and the run fails
 // there.
 func TestGeminiCLI(t *testing.T) {
-	runAll(t, agent{name: "gemini-cli", bin: "gemini", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	runAll(t, agent{name: "gemini-cli", bin: ".bin/gemini", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
 		dir := filepath.Join(home, ".gemini")
 		settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
  "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},

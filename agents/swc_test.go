@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"sync"
 	"testing"
@@ -73,6 +74,11 @@ func startProxy(t *testing.T, up *Upstream, budget int) *proxy {
 	srv.Proxy.OpenAI = swchttp.Upstream{URL: up.URL + "/v1", Key: "sk-upstream-openai"}
 	srv.Proxy.Anthropic = swchttp.Upstream{URL: up.URL, Key: "sk-upstream-anthropic"}
 	srv.Proxy.Budget = budget
+	// The Gemini route, in a build of swc that has it (Proxy.Gemini):
+	// without it the Gemini CLI's requests meet swc's 404.
+	if f := reflect.ValueOf(&srv.Proxy).Elem().FieldByName("Gemini"); f.IsValid() && f.Type() == reflect.TypeFor[swchttp.Upstream]() {
+		f.Set(reflect.ValueOf(swchttp.Upstream{URL: up.URL, Key: "upstream-gemini-key"}))
+	}
 	key, _, err := swchttp.CreateKey(ctx, db, "agents")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 // each of budgets through swc.
 const (
 	Steps      = 40
-	DirectStep = 6 // the control run, straight to the upstream
+	DirectStep = 6               // the control run, straight to the upstream
 	runTimeout = 2 * time.Minute // one run; they take seconds
 	npmDir     = "testdata/npm"
 	installCmd = "npm ci --prefix agents/testdata/npm"
@@ -62,12 +63,13 @@ type result struct {
 	Budget       int // 0: straight to the upstream
 	Steps        int
 	Finished     bool
-	Loop         int // loop requests the upstream got
-	Rejected     int // 4xx/5xx swc answered
-	SentTokens   int // X-SWC-Tokens-Before of the last loop request
-	FwdTokens    int // X-SWC-Tokens-After of it
-	SentBytes    int // the agent's last loop request
-	FwdBytes     int // what the upstream got of it
+	Loop         int    // loop requests the upstream got
+	Rejected     int    // 4xx/5xx swc answered
+	SentTokens   int    // X-SWC-Tokens-Before of the last loop request
+	FwdTokens    int    // X-SWC-Tokens-After of it
+	SentBytes    int    // the agent's last loop request
+	Mode         string // X-SWC-Mode of it
+	FwdBytes     int    // what the upstream got of it
 	Breaches     []Breach
 	Wall         time.Duration
 	ExitErr      error
@@ -80,8 +82,8 @@ func (r result) String() string {
 	if r.Budget == 0 {
 		route = "direct"
 	}
-	return fmt.Sprintf("%s %s: steps %d, finished %v, loop requests %d, swc errors %d, tokens %d→%d, bytes %d→%d, breaches %d, %.1fs",
-		r.Agent, route, r.Steps, r.Finished, r.Loop, r.Rejected, r.SentTokens, r.FwdTokens, r.SentBytes, r.FwdBytes, len(r.Breaches), r.Wall.Seconds())
+	return fmt.Sprintf("%s %s: steps %d, finished %v, loop requests %d, swc errors %d, last request %d→%d tokens, %d→%d bytes (mode %s), breaches %d, %.1fs",
+		r.Agent, route, r.Steps, r.Finished, r.Loop, r.Rejected, r.SentTokens, r.FwdTokens, r.SentBytes, r.FwdBytes, r.Mode, len(r.Breaches), r.Wall.Seconds())
 }
 
 // runAgent runs a through swc at budget (0: straight to the upstream)
@@ -133,16 +135,23 @@ func runAgent(t *testing.T, a agent, budget, steps int) result {
 	st := up.Stats()
 	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
 	if px != nil {
-		for _, s := range px.requests() {
+		reqs := px.requests()
+		for _, s := range reqs {
 			if s.status >= 400 {
+				if up.Dump != "" { // what swc refused, to read
+					os.WriteFile(filepath.Join(up.Dump, fmt.Sprintf("refused-%03d.json", r.Rejected+1)), s.body, 0o644)
+				}
 				r.Rejected++
 				if len(r.FirstRejects) < 3 {
 					r.FirstRejects = append(r.FirstRejects, fmt.Sprintf("%s → %d %s", s.path, s.status, s.errBody))
 				}
 			}
-			if s.before > 0 && s.status < 400 {
-				r.SentTokens, r.FwdTokens, r.SentBytes = s.before, s.after, len(s.body)
-			}
+		}
+		// The agent's side of the last request the upstream answered in
+		// the loop.
+		if n, err := strconv.Atoi(st.Seq); err == nil && n >= 1 && n <= len(reqs) {
+			s := reqs[n-1]
+			r.SentTokens, r.FwdTokens, r.SentBytes, r.Mode = s.before, s.after, len(s.body), s.mode
 		}
 	}
 	return r
@@ -177,8 +186,14 @@ func check(t *testing.T, r result, steps int) {
 	} else if !strings.Contains(r.Output, Done) {
 		t.Errorf("the agent's output does not hold the final answer (%s):\n%s", Done, tail(r.Output, 2000))
 	}
-	if r.Budget > 0 && (r.SentTokens == 0 || r.FwdTokens >= r.SentTokens) {
-		t.Errorf("no compression: the last request went out with %d of the agent's %d tokens", r.FwdTokens, r.SentTokens)
+	if r.Budget > 0 && r.Loop > 0 {
+		switch {
+		case r.SentBytes == 0:
+			t.Errorf("the upstream's last loop request is not one swc forwarded")
+		case r.FwdBytes >= r.SentBytes || r.SentTokens > 0 && r.FwdTokens >= r.SentTokens:
+			t.Errorf("no compression (X-SWC-Mode %q): the last loop request went out with %d of the agent's %d bytes (%d of %d tokens)",
+				r.Mode, r.FwdBytes, r.SentBytes, r.FwdTokens, r.SentTokens)
+		}
 	}
 }
 

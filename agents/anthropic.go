@@ -66,6 +66,7 @@ func (u *Upstream) anthropic(w http.ResponseWriter, r *http.Request, n int, body
 	bs, t := checkAnthropic(req, r.Header.Get("Anthropic-Beta"), u.sent)
 	bs = append(bs, sameFields(body, orig, "messages", "system")...)
 	bs = append(bs, sameLast(body, orig, "messages")...)
+	bs = append(bs, sameTurns(body, orig, "messages")...)
 	u.breach(n, bs)
 	t.n = n
 	rep := u.next(t, len(body))

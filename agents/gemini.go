@@ -54,6 +54,7 @@ func (u *Upstream) gemini(w http.ResponseWriter, r *http.Request, n int, body, o
 	bs, answered := checkGemini(req.Contents, u.sent)
 	bs = append(bs, sameFields(body, orig, "contents", "systemInstruction")...)
 	bs = append(bs, sameLast(body, orig, "contents")...)
+	bs = append(bs, sameTurns(body, orig, "contents")...)
 	u.breach(n, bs)
 	stream := strings.Contains(r.URL.Path, ":streamGenerateContent")
 	var parts []map[string]any
@@ -107,7 +108,8 @@ func (u *Upstream) gemini(w http.ResponseWriter, r *http.Request, n int, body, o
 }
 
 // fillSchema returns a value of a JSON schema's shape (types in either
-// case): strings "ok" or an enum's first value, numbers 10, false.
+// case): strings "ok" or an enum's first value, numbers 0, false (the
+// Gemini CLI's loop check reads a confidence: 0 says no loop).
 func fillSchema(raw json.RawMessage) any {
 	var s struct {
 		Type       string                     `json:"type"`
@@ -131,7 +133,7 @@ func fillSchema(raw json.RawMessage) any {
 	case "array":
 		return []any{}
 	case "integer", "number":
-		return 10
+		return 0
 	case "boolean":
 		return false
 	}

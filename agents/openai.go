@@ -47,6 +47,7 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 	bs, answered := checkResponses(items, u.sent, u.reasoningSent)
 	bs = append(bs, sameFields(body, orig, "input", "instructions")...)
 	bs = append(bs, sameLast(body, orig, "input")...)
+	bs = append(bs, sameTurns(body, orig, "input")...)
 	u.breach(n, bs)
 	t := turn{n: n, stream: req.Stream, answered: answered}
 	for _, tl := range req.Tools {
@@ -262,6 +263,7 @@ func (u *Upstream) chat(w http.ResponseWriter, n int, body, orig []byte) {
 	bs, answered := checkChat(req.Messages)
 	bs = append(bs, sameFields(body, orig, "messages")...)
 	bs = append(bs, sameLast(body, orig, "messages")...)
+	bs = append(bs, sameTurns(body, orig, "messages")...)
 	u.breach(n, bs)
 	t := turn{n: n, stream: req.Stream, answered: answered}
 	for _, tl := range req.Tools {

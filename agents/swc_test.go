@@ -142,6 +142,9 @@ func (r *recorder) WriteHeader(code int) {
 		r.s.before, _ = strconv.Atoi(h.Get(swchttp.HeaderTokensBefore))
 		r.s.after, _ = strconv.Atoi(h.Get(swchttp.HeaderTokensAfter))
 		r.s.mode = h.Get(swchttp.HeaderMode)
+		if why := h.Get("X-SWC-Passthrough"); why != "" {
+			r.s.mode += ": " + why
+		}
 		r.s.over = h.Get("X-SWC-Over-Budget")
 		r.p.mu.Unlock()
 	}

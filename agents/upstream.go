@@ -42,6 +42,7 @@ type Upstream struct {
 	st  Stats           // guarded by mu
 	out map[string]call // call id → what was sent with it
 	rs  map[string]string
+	seq map[int]string // request number → HeaderSeq
 }
 
 // call is what the upstream sent with one tool call.
@@ -61,6 +62,7 @@ type Stats struct {
 	Step     int      // the highest step whose tool result came back
 	Finished bool     // the final answer went out after Steps steps
 	Bytes    int      // body bytes of the last loop request
+	Seq      string   // its HeaderSeq: which of the agent's requests it was
 	Paths    []string // each request's method and path, in order
 	Breaches []Breach
 }
@@ -72,7 +74,7 @@ const Done = "SWC-AGENTS-DONE"
 // StartUpstream starts an upstream on 127.0.0.1 that runs steps steps over
 // the step files of dir. Close it when done.
 func StartUpstream(dir string, steps int) *Upstream {
-	u := &Upstream{Steps: steps, Dir: dir, out: map[string]call{}, rs: map[string]string{}}
+	u := &Upstream{Steps: steps, Dir: dir, out: map[string]call{}, rs: map[string]string{}, seq: map[int]string{}}
 	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
 	u.URL = u.srv.URL
 	return u
@@ -122,6 +124,7 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	n := u.n
 	u.st.Requests = n
 	u.st.Paths = append(u.st.Paths, r.Method+" "+r.URL.Path)
+	u.seq[n] = r.Header.Get(HeaderSeq)
 	u.mu.Unlock()
 	var orig []byte
 	if seq := r.Header.Get(HeaderSeq); seq != "" && u.Original != nil {
@@ -166,7 +169,7 @@ func (u *Upstream) next(t turn, size int) reply {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.st.Loop++
-	u.st.Bytes = size
+	u.st.Bytes, u.st.Seq = size, u.seq[t.n]
 	step := 1
 	if t.answered != "" {
 		c, known := u.out[t.answered]
@@ -319,4 +322,37 @@ func sameLast(fwd, orig []byte, field string) breaches {
 		return bs
 	}
 	return nil
+}
+
+// sameTurns reports the model's own turns (assistant messages, model
+// contents, reasoning and call items) of the forwarded array field that
+// are not byte for byte one of the agent's: swc may drop a turn, never
+// rewrite one (its thinking, signatures and unknown blocks go out as the
+// agent sent them).
+func sameTurns(fwd, orig []byte, field string) breaches {
+	if orig == nil {
+		return nil
+	}
+	elems := func(body []byte) []json.RawMessage {
+		var m map[string]json.RawMessage
+		var arr []json.RawMessage
+		if json.Unmarshal(body, &m) == nil {
+			json.Unmarshal(m[field], &arr)
+		}
+		return arr
+	}
+	sent := map[string]bool{}
+	for _, e := range elems(orig) {
+		sent[string(e)] = true
+	}
+	var bs breaches
+	for i, e := range elems(fwd) {
+		var head struct{ Role, Type string }
+		json.Unmarshal(e, &head)
+		own := head.Role == "assistant" || head.Role == "model" || head.Type == "reasoning" || isCall(head.Type)
+		if own && !sent[string(e)] {
+			bs.add("turn-changed", "%s[%d] (%s%s) is not one of the agent's, byte for byte", field, i, head.Role, head.Type)
+		}
+	}
+	return bs
 }

@@ -164,7 +164,7 @@ func TestCheckGemini(t *testing.T) {
 // TestKept: the fields swc does not own go out byte for byte, and the
 // newest message as it came.
 func TestKept(t *testing.T) {
-	orig := []byte(`{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"a"},{"role":"user","content":"b"}]}`)
+	orig := []byte(`{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"x_block","v":1}]},{"role":"user","content":"b"}]}`)
 	for _, c := range []struct {
 		name, fwd string
 		want      []string
@@ -174,9 +174,12 @@ func TestKept(t *testing.T) {
 		{"tools re-encoded", `{"model":"m","tools":[{"name": "Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b"}]}`, []string{"field-changed"}},
 		{"field added", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"temperature":0,"messages":[{"role":"user","content":"b"}]}`, []string{"field-added"}},
 		{"last message changed", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b "}]}`, []string{"last-changed"}},
+		{"assistant turn kept", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"assistant","content":[{"type":"x_block","v":1}]},{"role":"user","content":"b"}]}`, nil},
+		{"assistant turn re-encoded", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"assistant","content":[{"v":1,"type":"x_block"}]},{"role":"user","content":"b"}]}`, []string{"turn-changed"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bs := append(sameFields([]byte(c.fwd), orig, "messages"), sameLast([]byte(c.fwd), orig, "messages")...)
+			bs = append(bs, sameTurns([]byte(c.fwd), orig, "messages")...)
 			if got := rules(bs); !slices.Equal(got, c.want) {
 				t.Errorf("rules %v, want %v: %v", got, c.want, bs)
 			}

@@ -210,6 +210,7 @@ func runAll(t *testing.T, a agent) {
 	if testing.Short() {
 		t.Skip("runs real agent programs (minutes); not with -short")
 	}
+	t.Parallel() // two agents at a time (GOMAXPROCS): they mostly wait on each other's turns
 	t.Run("direct", func(t *testing.T) { check(t, runAgent(t, a, 0, DirectStep), DirectStep) })
 	for _, b := range budgets {
 		t.Run(fmt.Sprint(b), func(t *testing.T) { check(t, runAgent(t, a, b, Steps), Steps) })
@@ -289,6 +290,7 @@ func TestOpencode(t *testing.T) {
   "model": "anthropic/claude-sonnet-4-5",
   "autoupdate": false,
   "share": "disabled",
+  "snapshot": false,
   "provider": {
     "anthropic": {
       "options": {"baseURL": "` + base + `/v1", "apiKey": "{env:SWC_API_KEY}"}

@@ -152,6 +152,9 @@ func runAgent(t *testing.T, a agent, budget, steps int) result {
 		if n, err := strconv.Atoi(st.Seq); err == nil && n >= 1 && n <= len(reqs) {
 			s := reqs[n-1]
 			r.SentTokens, r.FwdTokens, r.SentBytes, r.Mode = s.before, s.after, len(s.body), s.mode
+			if s.over != "" {
+				r.Mode += ", over budget by " + s.over
+			}
 		}
 	}
 	return r

@@ -12,9 +12,9 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 )
 
-// The upstream's streams as the official SDKs read them, without the npm
-// programs: a 3-step loop in each protocol, every request kept within the
-// rules, the last answer the final one.
+// The upstream's answers as the official SDKs read them, without the npm
+// programs: a 3-step loop in each protocol, streamed and not in turn,
+// every request kept within the rules, the last answer the final one.
 const sdkSteps = 3
 
 // tool runs a call's command (the script's "cat FILE") the way an agent
@@ -63,15 +63,23 @@ func TestUpstreamAnthropicSDK(t *testing.T) {
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Print the step files."))}}
 	var final string
 	for i := 0; i <= sdkSteps; i++ {
-		stream := client.Messages.NewStreaming(t.Context(), params)
 		var msg anthropic.Message
-		for stream.Next() {
-			if err := msg.Accumulate(stream.Current()); err != nil {
+		if i%2 == 1 { // every other step without streaming
+			m, err := client.Messages.New(t.Context(), params)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		if err := stream.Err(); err != nil {
-			t.Fatal(err)
+			msg = *m
+		} else {
+			stream := client.Messages.NewStreaming(t.Context(), params)
+			for stream.Next() {
+				if err := msg.Accumulate(stream.Current()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := stream.Err(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		var results []anthropic.ContentBlockParamUnion
 		for _, b := range msg.Content {
@@ -100,20 +108,29 @@ func TestUpstreamResponsesSDK(t *testing.T) {
 	input := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage("Print the step files.", responses.EasyInputMessageRoleUser)}
 	var final string
 	for i := 0; i <= sdkSteps; i++ {
-		stream := client.Responses.NewStreaming(t.Context(), responses.ResponseNewParams{Model: "gpt-5",
+		params := responses.ResponseNewParams{Model: "gpt-5",
 			Input:     responses.ResponseNewParamsInputUnion{OfInputItemList: input},
 			Reasoning: openai.ReasoningParam{Summary: openai.ReasoningSummaryAuto},
 			Include:   []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
 			Tools: []responses.ToolUnionParam{responses.ToolParamOfFunction("shell",
-				map[string]any{"type": "object", "properties": map[string]any{"command": map[string]any{"type": "array"}}, "required": []string{"command"}}, false)}})
+				map[string]any{"type": "object", "properties": map[string]any{"command": map[string]any{"type": "array"}}, "required": []string{"command"}}, false)}}
 		var resp responses.Response
-		for stream.Next() {
-			if ev := stream.Current(); ev.Type == "response.completed" {
-				resp = ev.Response
+		if i%2 == 1 {
+			r, err := client.Responses.New(t.Context(), params)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if err := stream.Err(); err != nil {
-			t.Fatal(err)
+			resp = *r
+		} else {
+			stream := client.Responses.NewStreaming(t.Context(), params)
+			for stream.Next() {
+				if ev := stream.Current(); ev.Type == "response.completed" {
+					resp = ev.Response
+				}
+			}
+			if err := stream.Err(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		called := false
 		for _, it := range resp.Output {
@@ -151,14 +168,25 @@ func TestUpstreamChatSDK(t *testing.T) {
 		Parameters: openai.FunctionParameters{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []string{"path"}}})}
 	var final string
 	for i := 0; i <= sdkSteps; i++ {
-		stream := client.Chat.Completions.NewStreaming(t.Context(), openai.ChatCompletionNewParams{Model: "gpt-5", Messages: msgs, Tools: tools,
-			StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}})
-		var acc openai.ChatCompletionAccumulator
-		for stream.Next() {
-			acc.AddChunk(stream.Current())
-		}
-		if err := stream.Err(); err != nil {
-			t.Fatal(err)
+		params := openai.ChatCompletionNewParams{Model: "gpt-5", Messages: msgs, Tools: tools}
+		var acc openai.ChatCompletion
+		if i%2 == 1 {
+			c, err := client.Chat.Completions.New(t.Context(), params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			acc = *c
+		} else {
+			params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+			stream := client.Chat.Completions.NewStreaming(t.Context(), params)
+			var sa openai.ChatCompletionAccumulator
+			for stream.Next() {
+				sa.AddChunk(stream.Current())
+			}
+			if err := stream.Err(); err != nil {
+				t.Fatal(err)
+			}
+			acc = sa.ChatCompletion
 		}
 		if len(acc.Choices) != 1 || acc.Usage.TotalTokens == 0 {
 			t.Fatalf("step %d: %d choices, usage %+v", i+1, len(acc.Choices), acc.Usage)

@@ -76,7 +76,7 @@ func startProxy(t *testing.T, up *Upstream, budget int) *proxy {
 	srv.Proxy.Budget = budget
 	// The Gemini route, in a build of swc that has it (Proxy.Gemini):
 	// without it the Gemini CLI's requests meet swc's 404.
-	if f := reflect.ValueOf(&srv.Proxy).Elem().FieldByName("Gemini"); f.IsValid() && f.Type() == reflect.TypeFor[swchttp.Upstream]() {
+	if f, ok := geminiUpstream(&srv.Proxy); ok {
 		f.Set(reflect.ValueOf(swchttp.Upstream{URL: up.URL, Key: "upstream-gemini-key"}))
 	}
 	key, _, err := swchttp.CreateKey(ctx, db, "agents")
@@ -102,6 +102,13 @@ func startProxy(t *testing.T, up *Upstream, budget int) *proxy {
 	p.URL = ts.URL
 	up.Original = p.original
 	return p
+}
+
+// geminiUpstream returns the Gemini upstream setting of a proxy
+// configuration, and whether this build of swc has one.
+func geminiUpstream(c *swchttp.ProxyConfig) (reflect.Value, bool) {
+	f := reflect.ValueOf(c).Elem().FieldByName("Gemini")
+	return f, f.IsValid() && f.Type() == reflect.TypeFor[swchttp.Upstream]()
 }
 
 // original returns the body of the agent's request number seq.

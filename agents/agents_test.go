@@ -1,0 +1,351 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/internal/skipnote"
+)
+
+// The loop every agent runs: Steps tool calls, then the final answer, at
+// each of budgets through swc.
+const (
+	Steps      = 40
+	DirectStep = 6               // the control run, straight to the upstream
+	runTimeout = 2 * time.Minute // one run; they take seconds
+	npmDir     = "testdata/npm"
+	installCmd = "(cd agents/testdata/npm && npm ci)"
+)
+
+var budgets = []int{8000, 16000}
+
+// agent is how to run one program.
+type agent struct {
+	name string
+	bin  string // its path under node_modules (".bin/node" for a script of npmDir)
+	// setup writes the agent's configuration under home and returns its
+	// environment and arguments, for base (swc's or the upstream's URL
+	// without /v1) and key.
+	setup func(t *testing.T, home, base, key string) (env, args []string)
+	// needs, when set, says what this build of swc lacks for the agent:
+	// the runs through swc skip with it, the direct run goes on.
+	needs string
+}
+
+const prompt = "Print the files step-01.txt, step-02.txt and so on of this directory, one per tool call, in order, until told to stop; then say what you found."
+
+// npmBin returns the path of an installed program (name: its path under
+// node_modules), or skips (locally) or fails (CI=true) naming the install
+// command.
+func npmBin(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join(npmDir, "node_modules", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed (%s): run %s", name, p, installCmd)
+		}
+		skipnote.Skip(t, "agents", "the pinned agent programs are not installed: "+installCmd)
+	}
+	return p
+}
+
+// result is what one run measured.
+type result struct {
+	Agent        string
+	Budget       int // 0: straight to the upstream
+	Steps        int
+	Finished     bool
+	Loop         int    // loop requests the upstream got
+	Rejected     int    // 4xx/5xx swc answered
+	RejectedPost int    // of them, model calls (not a HEAD / probe)
+	SentTokens   int    // X-SWC-Tokens-Before of the last loop request
+	FwdTokens    int    // X-SWC-Tokens-After of it
+	SentBytes    int    // the agent's last loop request
+	Mode         string // X-SWC-Mode of it
+	FwdBytes     int    // what the upstream got of it
+	Breaches     []Breach
+	Wall         time.Duration
+	ExitErr      error
+	Output       string
+	FirstRejects []string
+}
+
+func (r result) String() string {
+	route := fmt.Sprintf("budget %d", r.Budget)
+	if r.Budget == 0 {
+		route = "direct"
+	}
+	return fmt.Sprintf("%s %s: steps %d, finished %v, loop requests %d, swc errors %d, last request %d→%d tokens, %d→%d bytes (mode %s), breaches %d, %.1fs",
+		r.Agent, route, r.Steps, r.Finished, r.Loop, r.Rejected, r.SentTokens, r.FwdTokens, r.SentBytes, r.FwdBytes, r.Mode, len(r.Breaches), r.Wall.Seconds())
+}
+
+// runAgent runs a through swc at budget (0: straight to the upstream)
+// for steps steps and returns what it measured.
+func runAgent(t *testing.T, a agent, budget, steps int) result {
+	t.Helper()
+	bin := npmBin(t, a.bin)
+	nodeDir := filepath.Dir(npmBin(t, ".bin/node"))
+	work, home := t.TempDir(), t.TempDir()
+	if err := WriteStepFiles(work, steps); err != nil {
+		t.Fatal(err)
+	}
+	up := StartUpstream(work, steps)
+	defer up.Close()
+	if d := os.Getenv("SWC_AGENTS_DUMP"); d != "" { // every upstream request, to read
+		up.Dump = filepath.Join(d, fmt.Sprintf("%s-%d", a.name, budget))
+		if err := os.MkdirAll(up.Dump, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, key := up.URL, "sk-direct"
+	var px *proxy
+	if budget > 0 {
+		px = startProxy(t, up, budget)
+		base, key = px.URL, px.Key
+	}
+	env, args := a.setup(t, home, base, key)
+	timeout := runTimeout
+	if d, ok := t.Deadline(); ok { // leave go test's own deadline room to report
+		timeout = min(timeout, time.Until(d)/2)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = work
+	cmd.Env = append([]string{
+		"HOME=" + home, "PATH=" + nodeDir + ":/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + os.TempDir(),
+		"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "CI=true",
+	}, env...)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	r := result{Agent: a.name, Budget: budget, Wall: time.Since(start), ExitErr: err, Output: out.String()}
+	if ctx.Err() != nil {
+		r.ExitErr = fmt.Errorf("timed out after %v: %w", timeout, err)
+	}
+	st := up.Stats()
+	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
+	if px != nil {
+		reqs := px.requests()
+		for _, s := range reqs {
+			if s.status >= 400 {
+				if up.Dump != "" { // what swc refused, to read
+					os.WriteFile(filepath.Join(up.Dump, fmt.Sprintf("refused-%03d.json", r.Rejected+1)), s.body, 0o644)
+				}
+				r.Rejected++
+				if s.path != "HEAD /" {
+					r.RejectedPost++
+				}
+				if len(r.FirstRejects) < 3 {
+					r.FirstRejects = append(r.FirstRejects, fmt.Sprintf("%s → %d %s", s.path, s.status, s.errBody))
+				}
+			}
+		}
+		// The agent's side of the last request the upstream answered in
+		// the loop.
+		if n, err := strconv.Atoi(st.Seq); err == nil && n >= 1 && n <= len(reqs) {
+			s := reqs[n-1]
+			r.SentTokens, r.FwdTokens, r.SentBytes, r.Mode = s.before, s.after, len(s.body), s.mode
+			if s.over != "" {
+				r.Mode += ", over budget by " + s.over
+			}
+		}
+	}
+	return r
+}
+
+// check fails t for what r shows wrong.
+func check(t *testing.T, r result, steps int) {
+	t.Helper()
+	t.Log(r)
+	for i, b := range r.Breaches {
+		if i == 20 {
+			t.Errorf("… and %d more breaches", len(r.Breaches)-i)
+			break
+		}
+		t.Errorf("breach: %v", b)
+	}
+	for _, rej := range r.FirstRejects {
+		t.Logf("swc answered an error: %s", rej)
+	}
+	if r.RejectedPost > 0 { // Claude Code's HEAD / connectivity probe apart
+		t.Errorf("swc answered %d of the agent's requests with an error (the first ones above)", r.RejectedPost)
+	}
+	if !r.Finished || r.Steps < steps {
+		t.Errorf("the agent did not finish its loop: %d of %d steps", r.Steps, steps)
+	}
+	if r.ExitErr != nil {
+		t.Errorf("the agent failed: %v", r.ExitErr)
+	}
+	if r.ExitErr != nil || !r.Finished {
+		t.Logf("its output (end):\n%s", tail(r.Output, 1500))
+	} else if !strings.Contains(r.Output, Done) {
+		t.Errorf("the agent's output does not hold the final answer (%s):\n%s", Done, tail(r.Output, 2000))
+	}
+	if r.Budget > 0 && r.Loop > 0 {
+		switch {
+		case r.SentBytes == 0:
+			t.Errorf("the upstream's last loop request is not one swc forwarded")
+		case r.FwdBytes >= r.SentBytes || r.SentTokens > 0 && r.FwdTokens >= r.SentTokens:
+			t.Errorf("no compression (X-SWC-Mode %q): the last loop request went out with %d of the agent's %d bytes (%d of %d tokens)",
+				r.Mode, r.FwdBytes, r.SentBytes, r.FwdTokens, r.SentTokens)
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// runAll runs a straight to the upstream (the control: the agent's own
+// requests keep the rules) and through swc at each budget.
+func runAll(t *testing.T, a agent) {
+	if testing.Short() {
+		t.Skip("runs real agent programs (minutes); not with -short")
+	}
+	npmBin(t, a.bin) // skips (or fails, in CI) once, before the runs
+	t.Parallel()     // two agents at a time (GOMAXPROCS): a run mostly waits on I/O
+	t.Run("direct", func(t *testing.T) { check(t, runAgent(t, a, 0, DirectStep), DirectStep) })
+	for _, b := range budgets {
+		t.Run(fmt.Sprint(b), func(t *testing.T) {
+			if a.needs != "" {
+				t.Skip(a.needs)
+			}
+			check(t, runAgent(t, a, b, Steps), Steps)
+		})
+	}
+}
+
+func TestClaudeCode(t *testing.T) {
+	runAll(t, agent{name: "claude-code", bin: ".bin/claude", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		return []string{
+				"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + key,
+				"IS_SANDBOX=1", // --dangerously-skip-permissions as root (CI runs as root)
+				"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+			}, []string{"-p", prompt, "--model", "claude-sonnet-4-5", "--dangerously-skip-permissions",
+				"--output-format", "text", "--max-turns", "200"}
+	}})
+}
+
+func TestCodex(t *testing.T) {
+	runAll(t, agent{name: "codex", bin: ".bin/codex", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		dir := filepath.Join(home, ".codex")
+		config := `model = "gpt-5"
+model_provider = "swc"
+
+[model_providers.swc]
+name = "swc"
+base_url = "` + base + `/v1"
+env_key = "SWC_API_KEY"
+wire_api = "responses"
+`
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"CODEX_HOME=" + dir, "SWC_API_KEY=" + key},
+			[]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt}
+	}})
+}
+
+// script is an agent of a Node script of npmDir run by the pinned node.
+func script(name, file string, args ...string) agent {
+	return agent{name: name, bin: ".bin/node", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		path, err := filepath.Abs(filepath.Join(npmDir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []string{"OPENAI_BASE_URL=" + base + "/v1", "OPENAI_API_KEY=" + key,
+				"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + key},
+			append(append([]string{path}, args...), prompt)
+	}}
+}
+
+func TestAgentsSDKResponses(t *testing.T) {
+	runAll(t, script("openai-agents-responses", "agents-sdk.mjs", "responses"))
+}
+
+func TestAgentsSDKChat(t *testing.T) {
+	runAll(t, script("openai-agents-chat", "agents-sdk.mjs", "chat"))
+}
+
+func TestAISDKAnthropic(t *testing.T) {
+	runAll(t, script("ai-sdk-anthropic", "ai-sdk.mjs", "anthropic"))
+}
+
+func TestAISDKChat(t *testing.T) { runAll(t, script("ai-sdk-chat", "ai-sdk.mjs", "chat")) }
+
+func TestAISDKResponses(t *testing.T) {
+	runAll(t, script("ai-sdk-responses", "ai-sdk.mjs", "responses"))
+}
+
+func TestOpencode(t *testing.T) {
+	runAll(t, agent{name: "opencode", bin: "opencode-linux-x64/bin/opencode", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		config := `{
+  "$schema": "https://opencode.ai/config.json",
+  "model": "anthropic/claude-sonnet-4-5",
+  "autoupdate": false,
+  "share": "disabled",
+  "snapshot": false,
+  "provider": {
+    "anthropic": {
+      "options": {"baseURL": "` + base + `/v1", "apiKey": "{env:SWC_API_KEY}"}
+    }
+  },
+  "permission": {"bash": "allow", "edit": "allow", "webfetch": "deny"}
+}
+`
+		path := filepath.Join(home, "opencode.json")
+		if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"OPENCODE_CONFIG=" + path, "SWC_API_KEY=" + key, "OPENCODE_DISABLE_MODELS_FETCH=1",
+				"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"},
+			[]string{"run", prompt}
+	}})
+}
+
+// TestGeminiCLI needs swc's Gemini route (generateContent and
+// streamGenerateContent, Proxy.Gemini): in a build without one the runs
+// through swc skip (swc would answer 404), the direct control runs.
+func TestGeminiCLI(t *testing.T) {
+	a := agent{name: "gemini-cli", bin: ".bin/gemini", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		dir := filepath.Join(home, ".gemini")
+		settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
+ "general": {"disableAutoUpdate": true, "disableUpdateNag": true}}
+`
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"GOOGLE_GEMINI_BASE_URL=" + base, "GEMINI_API_KEY=" + key},
+			[]string{"-p", prompt, "--yolo", "--model", "gemini-2.5-pro"}
+	}}
+	if _, ok := geminiUpstream(&swchttp.ProxyConfig{}); !ok {
+		a.needs = "this build of swc has no Gemini route (http.ProxyConfig.Gemini): swc would answer 404"
+	}
+	runAll(t, a)
+}

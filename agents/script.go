@@ -1,0 +1,117 @@
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Tool is a tool a request declares: its name and its parameters' JSON
+// schema.
+type Tool struct {
+	Name   string
+	Schema json.RawMessage
+}
+
+// shellTools and readTools are the tools the script calls, best first:
+// a shell that can print a file, else a file reader.
+var (
+	shellTools = []string{"Bash", "bash", "shell", "shell_command", "exec_command", "run_shell_command"}
+	readTools  = []string{"Read", "read", "read_file", "view"}
+)
+
+// pickTool returns the tool of tools the script calls, or false when the
+// request declares none it can use.
+func pickTool(tools []Tool) (Tool, bool) {
+	for _, names := range [][]string{shellTools, readTools} {
+		for _, n := range names {
+			if i := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == n }); i >= 0 {
+				return tools[i], true
+			}
+		}
+	}
+	return Tool{}, false
+}
+
+// callArguments returns the JSON arguments of a call of t that prints
+// file: each required parameter (and command, cmd and a path, wherever
+// declared) filled by its name and type.
+func callArguments(t Tool, file string, step int) (string, error) {
+	var s struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if len(t.Schema) > 0 {
+		if err := json.Unmarshal(t.Schema, &s); err != nil {
+			return "", fmt.Errorf("agents: tool %s: schema: %w", t.Name, err)
+		}
+	}
+	args := map[string]any{}
+	cmd := "cat " + file
+	for name, p := range s.Properties {
+		typ, _ := p.Type.(string)
+		typ = strings.ToLower(typ) // Gemini's schemas say STRING
+		switch name {
+		case "command":
+			if typ == "array" {
+				args[name] = []string{"bash", "-lc", cmd}
+			} else {
+				args[name] = cmd
+			}
+		case "cmd":
+			args[name] = cmd
+		case "file_path", "absolute_path", "filePath", "path", "filename":
+			args[name] = file
+		case "description":
+			args[name] = fmt.Sprintf("Print the file of step %d", step)
+		default:
+			if !slices.Contains(s.Required, name) {
+				continue
+			}
+			switch typ {
+			case "string":
+				args[name] = ""
+			case "integer", "number":
+				args[name] = 0
+			case "boolean":
+				args[name] = false
+			case "array":
+				args[name] = []any{}
+			default:
+				args[name] = map[string]any{}
+			}
+		}
+	}
+	if len(args) == 0 {
+		return "", fmt.Errorf("agents: tool %s: no parameter to put the command or path in", t.Name)
+	}
+	b, err := json.Marshal(args)
+	return string(b), err
+}
+
+// StepFile returns the path of step n's file in dir.
+func StepFile(dir string, n int) string {
+	return filepath.Join(dir, fmt.Sprintf("step-%02d.txt", n))
+}
+
+// WriteStepFiles writes the files of steps 1..n into dir: each about
+// 1,500 tokens (cl100k_base) of log lines full of identifiers, every
+// step's its own.
+func WriteStepFiles(dir string, n int) error {
+	for s := 1; s <= n; s++ {
+		var b strings.Builder
+		for l := 1; l <= 36; l++ {
+			fmt.Fprintf(&b, "step %02d entry %02d: service orders%02d handler handleOrder%dx%d in pkg/orders%02d/handler_%02d.go:%d returned status %d after %d ms (trace t%02d-%02d-%x)\n",
+				s, l, s, s, l, s, l, 100*s+l, 500+l%4, 1000*s+37*l, s, l, (s*7919+l*104729)%0xfffff)
+		}
+		if err := os.WriteFile(StepFile(dir, s), []byte(b.String()), 0o644); err != nil {
+			return fmt.Errorf("agents: step files: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,33 @@
+// The Vercel AI SDK's tool loop against a provider's base URL: a
+// read_file tool, streamText until the model answers in text. Usage:
+// node ai-sdk.mjs anthropic|chat|responses PROMPT
+import { readFileSync } from 'node:fs';
+import { streamText, tool, jsonSchema, stepCountIs } from 'ai';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+
+const [provider, prompt] = process.argv.slice(2);
+let model;
+if (provider === 'anthropic') {
+  model = createAnthropic({ baseURL: process.env.ANTHROPIC_BASE_URL + '/v1', apiKey: process.env.ANTHROPIC_API_KEY })('claude-sonnet-4-5');
+} else {
+  const openai = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY });
+  model = provider === 'chat' ? openai.chat('gpt-5') : openai.responses('gpt-5');
+}
+const result = streamText({
+  model,
+  system: 'You read files with read_file when asked.',
+  prompt,
+  tools: {
+    read_file: tool({
+      description: 'Read a text file and return its contents.',
+      inputSchema: jsonSchema({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }),
+      execute: async ({ path }) => readFileSync(path, 'utf8'),
+    }),
+  },
+  stopWhen: stepCountIs(200),
+  onError: ({ error }) => { console.error('ai-sdk error:', error?.message ?? error); process.exitCode = 1; },
+});
+let text = '';
+for await (const part of result.textStream) text += part;
+console.log(text);

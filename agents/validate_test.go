@@ -1,0 +1,219 @@
+package agents
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// rules returns the rule names of bs, sorted.
+func rules(bs breaches) []string {
+	var out []string
+	for _, b := range bs {
+		out = append(out, b.Rule)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func sentOf(m map[string]call) func(string) (call, bool) {
+	return func(id string) (call, bool) { c, ok := m[id]; return c, ok }
+}
+
+func TestCheckAnthropic(t *testing.T) {
+	th := "Step 1 of 40: print the next step file with Bash."
+	sent := sentOf(map[string]call{"call_01": {step: 1, thinking: []thinking{{th, sign(th)}}}})
+	thinkingBlock := `{"type":"thinking","thinking":"` + th + `","signature":"` + sign(th) + `"}`
+	use := `{"type":"tool_use","id":"call_01","name":"Bash","input":{"command":"cat x"}}`
+	result := `{"type":"tool_result","tool_use_id":"call_01","content":"out"}`
+	cc := `,"cache_control":{"type":"ephemeral"}`
+	for _, c := range []struct {
+		name, beta, msgs string
+		want             []string
+	}{
+		{"valid", "", `[{"role":"user","content":"go"},{"role":"assistant","content":[` + thinkingBlock + `,` + use + `]},{"role":"user","content":[` + result + `]}]`, nil},
+		{"mid-conversation system with its beta", "a,mid-conversation-system-2026-04-07", `[{"role":"user","content":"go"},{"role":"system","content":"note"}]`, nil},
+		{"system without the beta", "", `[{"role":"user","content":"go"},{"role":"system","content":"note"}]`, []string{"role"}},
+		{"first message assistant", "", `[{"role":"assistant","content":"hi"},{"role":"user","content":"go"}]`, []string{"first-message"}},
+		{"two assistants", "", `[{"role":"user","content":"go"},{"role":"assistant","content":"a"},{"role":"assistant","content":"b"}]`, []string{"alternation"}},
+		{"thinking dropped", "", `[{"role":"user","content":"go"},{"role":"assistant","content":[` + use + `]},{"role":"user","content":[` + result + `]}]`, []string{"thinking-dropped"}},
+		{"thinking edited", "", `[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"thinking","thinking":"Step 1","signature":"` + sign(th) + `"},` + use + `]},{"role":"user","content":[` + result + `]}]`, []string{"thinking-changed", "thinking-signature"}},
+		{"result missing", "", `[{"role":"user","content":"go"},{"role":"assistant","content":[` + thinkingBlock + `,` + use + `]},{"role":"user","content":"next"}]`, []string{"tool-result-missing"}},
+		{"call last", "", `[{"role":"user","content":"go"},{"role":"assistant","content":[` + use + `]}]`, []string{"tool-result-missing"}},
+		{"result after text", "", `[{"role":"user","content":"go"},{"role":"assistant","content":[` + thinkingBlock + `,` + use + `]},{"role":"user","content":[{"type":"text","text":"see"},` + result + `]}]`, []string{"tool-result-not-first"}},
+		{"result twice", "", `[{"role":"user","content":"go"},{"role":"assistant","content":[` + thinkingBlock + `,` + use + `]},{"role":"user","content":[` + result + `,` + result + `]}]`, []string{"tool-result-duplicate"}},
+		{"orphan result", "", `[{"role":"user","content":"go"},{"role":"assistant","content":"no call"},{"role":"user","content":[` + result + `]}]`, []string{"tool-result-orphan"}},
+		{"empty content", "", `[{"role":"user","content":[]},{"role":"assistant","content":"a"},{"role":"user","content":""}]`, []string{"empty-content", "empty-text"}},
+		{"five breakpoints", "", `[{"role":"user","content":[{"type":"text","text":"a"` + cc + `},{"type":"text","text":"b"` + cc + `},{"type":"text","text":"c"` + cc + `}]},{"role":"assistant","content":[{"type":"text","text":"d"` + cc + `}]},{"role":"user","content":[{"type":"text","text":"e"` + cc + `}]}]`, []string{"cache-breakpoints"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var req antRequest
+			body := `{"model":"m","max_tokens":10,"thinking":{"type":"adaptive"},"messages":` + c.msgs + `}`
+			if err := json.Unmarshal([]byte(body), &req); err != nil {
+				t.Fatal(err)
+			}
+			bs, turn := checkAnthropic(req, c.beta, sent)
+			if got := rules(bs); !slices.Equal(got, c.want) {
+				t.Errorf("rules %v, want %v: %v", got, c.want, bs)
+			}
+			if c.name == "valid" && turn.answered != "call_01" {
+				t.Errorf("answered %q", turn.answered)
+			}
+		})
+	}
+}
+
+func TestCheckResponses(t *testing.T) {
+	sent := sentOf(map[string]call{"call_01": {step: 1, item: "fc_1", reasoning: "rs_1"}})
+	rs := func(id string) (string, bool) {
+		if id == "rs_1" {
+			return "enc_1", true
+		}
+		return "", false
+	}
+	user := `{"type":"message","role":"user","content":"go"}`
+	reasoning := `{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"enc_1"}`
+	fc := `{"type":"function_call","id":"fc_1","call_id":"call_01","name":"shell","arguments":"{}"}`
+	out := `{"type":"function_call_output","call_id":"call_01","output":"x"}`
+	for _, c := range []struct {
+		name, items string
+		want        []string
+	}{
+		{"valid", `[` + user + `,` + reasoning + `,` + fc + `,` + out + `]`, nil},
+		{"reasoning dropped", `[` + user + `,` + fc + `,` + out + `]`, []string{"reasoning-dropped"}},
+		{"reasoning changed", `[` + user + `,` + strings.Replace(reasoning, "enc_1", "enc_2", 1) + `,` + fc + `,` + out + `]`, []string{"reasoning-changed"}},
+		{"reasoning alone", `[` + user + `,` + reasoning + `,` + user + `]`, []string{"reasoning-alone"}},
+		{"output missing", `[` + user + `,` + reasoning + `,` + fc + `,` + user + `]`, []string{"tool-result-missing"}},
+		{"orphan output", `[` + user + `,` + out + `]`, []string{"tool-result-orphan"}},
+		{"output twice", `[` + user + `,` + reasoning + `,` + fc + `,` + out + `,` + out + `]`, []string{"tool-result-duplicate"}},
+		{"bad role", `[{"type":"message","role":"tool","content":"x"}]`, []string{"role"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var items []item
+			if err := json.Unmarshal([]byte(c.items), &items); err != nil {
+				t.Fatal(err)
+			}
+			bs, answered := checkResponses(items, sent, rs)
+			if got := rules(bs); !slices.Equal(got, c.want) {
+				t.Errorf("rules %v, want %v: %v", got, c.want, bs)
+			}
+			if c.name == "valid" && answered != "call_01" {
+				t.Errorf("answered %q", answered)
+			}
+		})
+	}
+}
+
+func TestCheckChat(t *testing.T) {
+	call := `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{}"}}]}`
+	res := `{"role":"tool","tool_call_id":"c1","content":"x"}`
+	for _, c := range []struct {
+		name, msgs string
+		want       []string
+	}{
+		{"valid", `[{"role":"system","content":"s"},{"role":"user","content":"go"},` + call + `,` + res + `]`, nil},
+		{"missing", `[{"role":"user","content":"go"},` + call + `,{"role":"user","content":"next"}]`, []string{"tool-result-missing"}},
+		{"orphan", `[{"role":"user","content":"go"},` + res + `]`, []string{"tool-result-orphan"}},
+		{"twice", `[{"role":"user","content":"go"},` + call + `,` + res + `,` + res + `]`, []string{"tool-result-duplicate"}},
+		{"empty assistant", `[{"role":"user","content":"go"},{"role":"assistant","content":null}]`, []string{"empty-content"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var msgs []chatMessage
+			if err := json.Unmarshal([]byte(c.msgs), &msgs); err != nil {
+				t.Fatal(err)
+			}
+			bs, _ := checkChat(msgs)
+			if got := rules(bs); !slices.Equal(got, c.want) {
+				t.Errorf("rules %v, want %v: %v", got, c.want, bs)
+			}
+		})
+	}
+}
+
+func TestCheckGemini(t *testing.T) {
+	sent := sentOf(map[string]call{"call_01": {step: 1}})
+	fc := `{"role":"model","parts":[{"text":"t","thought":true},{"functionCall":{"id":"call_01","name":"run_shell_command","args":{}},"thoughtSignature":"` + sign("call_01") + `"}]}`
+	fr := `{"role":"user","parts":[{"functionResponse":{"id":"call_01","name":"run_shell_command","response":{"output":"x"}}}]}`
+	for _, c := range []struct {
+		name, contents string
+		want           []string
+	}{
+		{"valid", `[{"role":"user","parts":[{"text":"go"}]},` + fc + `,` + fr + `]`, nil},
+		{"signature dropped", `[{"role":"user","parts":[{"text":"go"}]},` + strings.Replace(fc, `"thoughtSignature"`, `"x"`, 1) + `,` + fr + `]`, []string{"thought-signature"}},
+		{"response missing", `[{"role":"user","parts":[{"text":"go"}]},` + fc + `,{"role":"user","parts":[{"text":"next"}]}]`, []string{"tool-result-missing"}},
+		{"orphan response", `[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"ok"}]},` + fr + `]`, []string{"tool-result-orphan"}},
+		{"call after a model turn", `[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"ok"}]},` + fc + `,` + fr + `]`, []string{"call-turn"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var cs []geminiContent
+			if err := json.Unmarshal([]byte(c.contents), &cs); err != nil {
+				t.Fatal(err)
+			}
+			bs, answered := checkGemini(cs, sent)
+			if got := rules(bs); !slices.Equal(got, c.want) {
+				t.Errorf("rules %v, want %v: %v", got, c.want, bs)
+			}
+			if c.name == "valid" && answered != "call_01" {
+				t.Errorf("answered %q", answered)
+			}
+		})
+	}
+}
+
+// TestKept: the fields swc does not own go out byte for byte, and the
+// newest message as it came.
+func TestKept(t *testing.T) {
+	orig := []byte(`{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"x_block","v":1}]},{"role":"user","content":"b"}]}`)
+	for _, c := range []struct {
+		name, fwd string
+		want      []string
+	}{
+		{"kept", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b"}]}`, nil},
+		{"unknown field dropped", `{"model":"m","tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"b"}]}`, []string{"field-dropped"}},
+		{"tools re-encoded", `{"model":"m","tools":[{"name": "Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b"}]}`, []string{"field-changed"}},
+		{"field added", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"temperature":0,"messages":[{"role":"user","content":"b"}]}`, []string{"field-added"}},
+		{"last message changed", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b "}]}`, []string{"last-changed"}},
+		{"assistant turn kept", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"assistant","content":[{"type":"x_block","v":1}]},{"role":"user","content":"b"}]}`, nil},
+		{"assistant turn re-encoded", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"assistant","content":[{"v":1,"type":"x_block"}]},{"role":"user","content":"b"}]}`, []string{"turn-changed"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bs := append(sameFields([]byte(c.fwd), orig, "messages"), sameLast([]byte(c.fwd), orig, "messages")...)
+			bs = append(bs, sameTurns([]byte(c.fwd), orig, "messages")...)
+			if got := rules(bs); !slices.Equal(got, c.want) {
+				t.Errorf("rules %v, want %v: %v", got, c.want, bs)
+			}
+		})
+	}
+}
+
+// TestCallArguments: the script fills each agent's tool by its schema.
+func TestCallArguments(t *testing.T) {
+	for _, c := range []struct {
+		tools []Tool
+		want  string
+	}{
+		{[]Tool{{"Read", json.RawMessage(`{"properties":{"file_path":{"type":"string"}}}`)}, {"Bash", json.RawMessage(`{"properties":{"command":{"type":"string"},"timeout":{"type":"number"}},"required":["command"]}`)}},
+			`{"command":"cat /w/step-03.txt"}`},
+		{[]Tool{{"shell", json.RawMessage(`{"properties":{"command":{"type":"array"},"workdir":{"type":"string"}},"required":["command"]}`)}},
+			`{"command":["bash","-lc","cat /w/step-03.txt"]}`},
+		{[]Tool{{"exec_command", json.RawMessage(`{"properties":{"cmd":{"type":"string"},"yield_time_ms":{"type":"number"}},"required":["cmd"]}`)}},
+			`{"cmd":"cat /w/step-03.txt"}`},
+		{[]Tool{{"run_shell_command", json.RawMessage(`{"type":"OBJECT","properties":{"command":{"type":"STRING"},"description":{"type":"STRING"},"dir_path":{"type":"STRING"}},"required":["command"]}`)}},
+			`{"command":"cat /w/step-03.txt","description":"Print the file of step 3"}`},
+		{[]Tool{{"read_file", json.RawMessage(`{"properties":{"path":{"type":"string"}},"required":["path"]}`)}},
+			`{"path":"/w/step-03.txt"}`},
+	} {
+		tool, ok := pickTool(c.tools)
+		if !ok {
+			t.Fatalf("no tool picked of %v", c.tools)
+		}
+		got, err := callArguments(tool, "/w/step-03.txt", 3)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %s, %v; want %s", tool.Name, got, err, c.want)
+		}
+	}
+	if _, ok := pickTool([]Tool{{Name: "WebSearch"}}); ok {
+		t.Error("picked a tool the script cannot use")
+	}
+}

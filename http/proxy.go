@@ -114,6 +114,17 @@ type ProxyConfig struct {
 	// at most TenantShare of them (memo.DefaultTenantShare).
 	PrefixBytes int64
 	TenantShare float64
+	// NoRecall sends requests as they came without swc_recall; otherwise
+	// (the default) a Chat Completions or Messages request that declares
+	// tools goes out with swc_recall too, which swc answers itself, up to
+	// RecallRounds (DefaultRecallRounds) rounds a request (recall.go).
+	// RecallBytes bounds the originals of stubbed and dropped observations
+	// kept for it (DefaultRecallBytes; one tenant holds at most
+	// TenantShare of them), each for RecallTTL (DefaultRecallTTL).
+	NoRecall     bool
+	RecallRounds int
+	RecallBytes  int64
+	RecallTTL    time.Duration
 }
 
 // DefaultPrefixBytes is the default of ProxyConfig.PrefixBytes.
@@ -124,8 +135,9 @@ type proxyState struct {
 	base        *memory.Compressor         // the settings; its memos are shared
 	compressors map[int]*memory.Compressor // by budget
 	prefixes    *memo.Cache[prefixKey, prefix]
-	epochs      *memo.Cache[epochKey, string] // stored conversations' epoch memories
-	tools       *memo.Memo[toolKey, int]      // tool definitions' tokens
+	epochs      *memo.Cache[epochKey, string]    // stored conversations' epoch memories
+	tools       *memo.Memo[toolKey, int]         // tool definitions' tokens
+	originals   *memo.Cache[recallKey, original] // the originals of stubbed and dropped observations (recall.go)
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -188,6 +200,11 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 	if s.proxy.client == nil {
 		s.proxy.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
+	rb := s.Proxy.RecallBytes
+	if rb <= 0 {
+		rb = DefaultRecallBytes
+	}
+	s.proxy.originals = memo.NewCache[recallKey, original](rb, s.Proxy.TenantShare)
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))
 	s.responsesRoutes(mux)
@@ -349,6 +366,11 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	send := body
 	if out.body != nil {
 		send = out.body
+	}
+	s.keepOriginals(tenant, in, out.res)
+	if s.recallOn(r, p, in) {
+		s.forwardRecall(w, r, p, up, send, out, &recaller{s: s, in: in, tenant: tenant, conv: conv})
+		return
 	}
 	s.forward(w, r, p, up, send, out)
 }

@@ -149,6 +149,7 @@ type proxyMetrics struct {
 	compress  prometheus.Histogram
 	upstream  *prometheus.CounterVec // protocol, code
 	over      prometheus.Counter
+	recalls   *prometheus.CounterVec // answer: original, missing, query, invalid (recall.go)
 }
 
 func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
@@ -173,7 +174,10 @@ func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 			Name: "swc_proxy_over_budget_total", Help: "Requests sent over their budget because the messages no compression may remove exceed it (X-SWC-Over-Budget).",
 		}),
 	}
-	reg.MustRegister(m.requests, m.fallbacks, m.tokens, m.compress, m.upstream, m.over)
+	m.recalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "swc_proxy_recall_calls_total", Help: "swc_recall calls swc answered inside the proxy, by answer: original (a handle resolved), missing (a handle not held), query (passages for a query), invalid (arguments swc could not read).",
+	}, []string{"answer"})
+	reg.MustRegister(m.requests, m.fallbacks, m.tokens, m.compress, m.upstream, m.over, m.recalls)
 	return m
 }
 

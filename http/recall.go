@@ -282,22 +282,30 @@ const (
 
 // answer returns the tool result for the arguments args (JSON text).
 func (rc *recaller) answer(ctx context.Context, args string) string {
+	text, kind := rc.resolve(ctx, args)
+	rc.s.proxy.metrics.recalls.WithLabelValues(kind).Inc()
+	return text
+}
+
+// resolve returns the tool result for args and what kind of answer it
+// is (original, missing, query, invalid).
+func (rc *recaller) resolve(ctx context.Context, args string) (string, string) {
 	var a recallArgs
 	if err := json.Unmarshal([]byte(args), &a); err != nil {
-		return `swc_recall: the arguments are not a JSON object ({"handle": "h…"} or {"query": "words"}): ` + err.Error()
+		return `swc_recall: the arguments are not a JSON object ({"handle": "h…"} or {"query": "words"}): ` + err.Error(), "invalid"
 	}
 	h, q := strings.Trim(strings.TrimSpace(a.Handle), "[]"), strings.TrimSpace(a.Query)
 	h = strings.TrimPrefix(h, "swc:")
 	switch {
 	case h != "":
 		if text, ok := rc.byHandle(ctx, h); ok {
-			return text
+			return text, "original"
 		}
-		return "swc_recall: no original with handle " + strconv.Quote(h) + " (originals are kept for " + rc.s.recallTTL().String() + " after the request that shortened them)"
+		return "swc_recall: no original with handle " + strconv.Quote(h) + " (originals are kept for " + rc.s.recallTTL().String() + " after the request that shortened them)", "missing"
 	case q != "":
-		return rc.byQuery(q)
+		return rc.byQuery(q), "query"
 	}
-	return `swc_recall: give "handle" (h and 10 hex digits, from a shortened output) or "query" (words to search for)`
+	return `swc_recall: give "handle" (h and 10 hex digits, from a shortened output) or "query" (words to search for)`, "invalid"
 }
 
 func (rc *recaller) ownOriginals() map[string]string {

@@ -296,6 +296,9 @@ func TestRecallByHandle(t *testing.T) {
 			if n := usageOf(t, c, got); n != 300 {
 				t.Errorf("input tokens %d; want 300 (100 + 200)", n)
 			}
+			if m := getMetrics(t, e); !strings.Contains(m, `swc_proxy_recall_calls_total{answer="original"} 1`) {
+				t.Errorf("the call is not counted as an original recalled")
+			}
 			e.up.mu.Lock()
 			first, second := e.up.bodies[0], e.up.bodies[1]
 			e.up.mu.Unlock()
@@ -399,6 +402,9 @@ func TestRecallRoundLimit(t *testing.T) {
 			results, _ := toolResults(t, c.proto, body)
 			if len(results) != 1 || !strings.Contains(results[0], "no original with handle") {
 				t.Errorf("an unknown handle: %q", results)
+			}
+			if m := getMetrics(t, e); !strings.Contains(m, `swc_proxy_recall_calls_total{answer="missing"} 2`) {
+				t.Errorf("the calls are not counted as missing")
 			}
 			if n := usageOf(t, c, got); n != 600 {
 				t.Errorf("input tokens %d; want 600", n)

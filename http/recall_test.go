@@ -495,3 +495,36 @@ func TestRecallTenants(t *testing.T) {
 		t.Errorf("an original past its time to live resolved: %.80q", got)
 	}
 }
+
+// TestRecallStored: with a conversation id, a handle neither the request
+// nor the cache holds is found in the stored conversation (a request
+// retried from earlier in the conversation), for its tenant only.
+func TestRecallStored(t *testing.T) {
+	e := newProxyEnv(t)
+	other := e.newKey("globex")
+	c := recallCase{"anthropic", false}
+	msgs, originals := recallLoop("s", 14)
+	conv := "X-SWC-Conversation: conv-recall"
+	readAll(t, e.post(t, c.path(), c.body(t, msgs), conv, "X-SWC-Budget: 1000000", "anthropic-version: 2023-06-01"))
+	late := msgs[len(msgs)-3] // the last tool output, which the earlier request below does not hold
+	h := observe.Handle(late.ToolCallID, late.Content)
+	if originals[h] == "" {
+		t.Fatalf("message %d is not a tool output", len(msgs)-3)
+	}
+	earlier := msgs[:len(msgs)-6]
+	for _, tc := range []struct {
+		key, want string
+	}{{e.key, originals[h]}, {other, "no original"}} {
+		script(e, c, []recallReply{{args: `{"handle":"` + h + `"}`}, {}}, nil)
+		n := e.up.count()
+		resp := e.post(t, c.path(), c.body(t, earlier), conv, "X-SWC-Budget: 1000000", "anthropic-version: 2023-06-01", "Authorization: Bearer "+tc.key)
+		got := readAll(t, resp)
+		if resp.StatusCode != 200 || e.up.count() != n+2 {
+			t.Fatalf("%d, %d upstream requests: %s", resp.StatusCode, e.up.count()-n, got)
+		}
+		body, _ := e.up.last(t)
+		if results, _ := toolResults(t, c.proto, body); len(results) != 1 || !strings.Contains(results[0], tc.want) {
+			t.Errorf("tool result %.80q; want %.80q", results, tc.want)
+		}
+	}
+}

@@ -115,7 +115,7 @@ type ProxyConfig struct {
 	PrefixBytes int64
 	TenantShare float64
 	// NoRecall sends requests as they came without swc_recall; otherwise
-	// (the default) a Chat Completions or Messages request that declares
+	// (the default) a Chat Completions, Messages or Responses request that declares
 	// tools goes out with swc_recall too, which swc answers itself, up to
 	// RecallRounds (DefaultRecallRounds) rounds a request (recall.go).
 	// RecallBytes bounds the originals of stubbed and dropped observations

@@ -155,13 +155,14 @@ func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result
 
 // recallOn reports whether the request goes out with swc_recall: recall
 // is on (ProxyConfig.NoRecall, HeaderRecall), the protocol is Chat
-// Completions or Messages, the request declares tools (none named
-// swc_recall), its tool_choice is not "none", and it asks for one choice.
+// Completions, Messages or Responses, the request declares tools (none
+// named swc_recall), its tool_choice is not "none", and it asks for one
+// choice.
 func (s *Server) recallOn(r *http.Request, p protocol, in *chat.Input) bool {
 	if s.Proxy.NoRecall || strings.EqualFold(strings.TrimSpace(r.Header.Get(HeaderRecall)), "off") {
 		return false
 	}
-	if p != protoOpenAI && p != protoAnthropic {
+	if p != protoOpenAI && p != protoAnthropic && p != protoResponses {
 		return false
 	}
 	var tools []json.RawMessage
@@ -196,8 +197,11 @@ func (s *Server) recallOn(r *http.Request, p protocol, in *chat.Input) bool {
 // its "tools" array.
 func withRecallTool(p protocol, body []byte) ([]byte, error) {
 	def := recallToolOpenAI
-	if p == protoAnthropic {
+	switch p {
+	case protoAnthropic:
 		def = recallToolAnthropic
+	case protoResponses:
+		def = recallToolResponses
 	}
 	return appendToArray(body, "tools", def)
 }

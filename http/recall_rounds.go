@@ -21,6 +21,7 @@ type recallTurn struct {
 	others    int            // the client's tool calls
 	assistant []byte         // the assistant message that answer is, to send back
 	usage     map[string]any // its usage
+	items     []any          // Responses: the output items
 }
 
 type recallCall struct{ id, args string }
@@ -129,6 +130,20 @@ func (s *Server) relayRead(w http.ResponseWriter, resp *http.Response, out *prox
 // appendRecallTurn returns send with the assistant's turn t and swc's
 // answers to its calls appended to the messages.
 func appendRecallTurn(p protocol, send []byte, t recallTurn, rc *recaller, r *http.Request) ([]byte, error) {
+	if p == protoResponses {
+		answers := make([]string, len(t.calls))
+		for i, c := range t.calls {
+			answers[i] = rc.answer(r.Context(), c.args)
+		}
+		vals, err := responsesRound(t, answers)
+		if err != nil {
+			return nil, err
+		}
+		if send, err = responsesInput(send); err != nil {
+			return nil, err
+		}
+		return appendToArray(send, "input", vals...)
+	}
 	vals := []string{string(t.assistant)}
 	if p == protoAnthropic {
 		blocks := make([]map[string]any, len(t.calls))
@@ -158,6 +173,8 @@ func parseTurn(p protocol, stream bool, data []byte) (recallTurn, bool) {
 	switch {
 	case stream && p == protoAnthropic:
 		return parseAnthropicStream(data)
+	case stream && p == protoResponses:
+		return parseResponsesStream(data)
 	case stream:
 		return parseOpenAIStream(data)
 	}
@@ -168,6 +185,9 @@ func parseTurn(p protocol, stream bool, data []byte) (recallTurn, bool) {
 	m := obj(v)
 	if p == protoAnthropic {
 		return anthropicTurn(arr(m["content"]), obj(m["usage"]))
+	}
+	if p == protoResponses {
+		return responsesTurn(arr(m["output"]), obj(m["usage"]))
 	}
 	choices := arr(m["choices"])
 	if len(choices) != 1 {
@@ -226,6 +246,10 @@ func rewriteJSON(p protocol, data []byte, t *recallTurn, prior map[string]any) (
 		return nil, err
 	}
 	m := obj(v)
+	if p == protoResponses {
+		rewriteResponse(m, t, prior, true)
+		return marshalNoEscape(m)
+	}
 	if p == protoAnthropic {
 		m["content"] = dropIndexes(arr(m["content"]), t.swcIdx)
 		if t.others == 0 && str(m["stop_reason"]) == "tool_use" {

@@ -195,6 +195,7 @@ func rewriteStream(p protocol, data []byte, t *recallTurn, prior map[string]any)
 		return n
 	}
 	var out bytes.Buffer
+	seq := 0
 	for _, e := range splitEvents(data) {
 		v, err := decodeJSON([]byte(e.data))
 		m := obj(v)
@@ -202,7 +203,11 @@ func rewriteStream(p protocol, data []byte, t *recallTurn, prior map[string]any)
 			out.Write(e.raw)
 			continue
 		}
-		if p == protoAnthropic {
+		if p == protoResponses {
+			if !rewriteResponsesEvent(m, t, prior, shift, &seq) {
+				continue
+			}
+		} else if p == protoAnthropic {
 			if idx, ok := m["index"].(json.Number); ok {
 				i, _ := idx.Int64()
 				if t.swcIdx[int(i)] {

@@ -3,6 +3,7 @@ package http_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/observe"
 	"github.com/swcmem/swc/sleep"
@@ -24,6 +26,7 @@ func noRecall(s *swchttp.Server, _ *sleep.Service) { s.Proxy.NoRecall = true }
 const (
 	recallClientToolsOpenAI    = `[{"type":"function","function":{"name":"bash","description":"Run a command.","parameters":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}}}]`
 	recallClientToolsAnthropic = `[{"name":"bash","description":"Run a command.","input_schema":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}}]`
+	recallClientToolsResponses = `[{"type":"function","name":"bash","description":"Run a command.","parameters":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}}]`
 )
 
 // recallLoop returns a coding agent's tool loop of n exchanges whose
@@ -74,6 +77,10 @@ func writeReply(w http.ResponseWriter, proto string, stream bool, r recallReply,
 		w.Header().Set("Content-Type", "text/event-stream")
 	}
 	args, _ := json.Marshal(r.args)
+	if proto == "responses" {
+		writeResponsesReply(w, stream, r, round)
+		return
+	}
 	switch {
 	case proto == "openai" && !stream:
 		var calls []string
@@ -173,8 +180,11 @@ type recallCase struct {
 func (c recallCase) String() string { return c.proto + "/stream=" + strconv.FormatBool(c.stream) }
 
 func (c recallCase) path() string {
-	if c.proto == "openai" {
+	switch c.proto {
+	case "openai":
 		return "/v1/chat/completions"
+	case "responses":
+		return "/v1/responses"
 	}
 	return "/v1/messages"
 }
@@ -185,10 +195,16 @@ func (c recallCase) body(t *testing.T, msgs []swc.Message) string {
 	if c.proto == "openai" {
 		return openAIBody(t, msgs, extra+`"tools":`+recallClientToolsOpenAI+`,`)
 	}
+	if c.proto == "responses" {
+		instr, items := chat.ResponsesInput(msgs)
+		in, _ := json.Marshal(items)
+		ins, _ := json.Marshal(instr)
+		return `{"model":"gpt-5","store":false,"include":["reasoning.encrypted_content"],` + extra + `"tools":` + recallClientToolsResponses + `,"instructions":` + string(ins) + `,"input":` + string(in) + `}`
+	}
 	return anthropicBody(t, msgs, extra+`"tools":`+recallClientToolsAnthropic+`,`)
 }
 
-var recallCases = []recallCase{{"openai", false}, {"openai", true}, {"anthropic", false}, {"anthropic", true}}
+var recallCases = []recallCase{{"openai", false}, {"openai", true}, {"anthropic", false}, {"anthropic", true}, {"responses", false}, {"responses", true}}
 
 // script makes the upstream answer with replies in turn (the last one
 // again past them), calling pick (when set) on the first request for the
@@ -225,9 +241,23 @@ func firstHandle(t *testing.T, body []byte) string {
 // assistant message.
 func toolResults(t *testing.T, proto string, body []byte) (results []string, assistant map[string]any) {
 	t.Helper()
-	var req struct{ Messages []map[string]any }
+	var req struct {
+		Messages []map[string]any
+		Input    []map[string]any
+	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		t.Fatal(err)
+	}
+	if proto == "responses" {
+		for _, it := range req.Input {
+			switch it["type"] {
+			case "function_call_output":
+				results = append(results, it["output"].(string))
+			case "function_call":
+				results, assistant = nil, it
+			}
+		}
+		return results, assistant
 	}
 	last := -1
 	for i, m := range req.Messages {
@@ -257,7 +287,7 @@ func toolResults(t *testing.T, proto string, body []byte) (results []string, ass
 func usageOf(t *testing.T, c recallCase, got string) int {
 	t.Helper()
 	key := `"prompt_tokens":`
-	if c.proto == "anthropic" {
+	if c.proto != "openai" {
 		key = `"input_tokens":`
 	}
 	i := strings.LastIndex(got, key)
@@ -306,6 +336,9 @@ func TestRecallByHandle(t *testing.T) {
 			results, assistant := toolResults(t, c.proto, second)
 			if len(results) != 1 || results[0] != originals[string(h)] {
 				t.Errorf("tool results %q; want the original of %s", results, h)
+			}
+			if c.proto == "responses" && (!strings.Contains(string(second), `"encrypted_content":"enc1"`) || assistant["call_id"] != "call_r1") {
+				t.Errorf("the reasoning item and the call are not sent back: %v", assistant)
 			}
 			if c.proto == "anthropic" {
 				b, _ := json.Marshal(assistant)
@@ -362,16 +395,19 @@ func TestRecallWithClientTool(t *testing.T) {
 			}
 			if c.stream {
 				want := `"index":1,` // the client's call follows the thinking block (Anthropic)
-				if c.proto == "openai" {
+				switch c.proto {
+				case "openai":
 					want = `"index":0,`
+				case "responses":
+					want = `"output_index":1,` // after the reasoning item
 				}
 				for _, line := range strings.Split(got, "\n") {
-					if strings.Contains(line, "bash") && !strings.Contains(line, want) {
+					if strings.Contains(line, "bash") && !strings.Contains(line, "response.completed") && !strings.Contains(line, want) {
 						t.Errorf("the client's call is not renumbered (want %s): %s", want, line)
 					}
 				}
 			}
-			if !strings.Contains(got, "tool_calls") && !strings.Contains(got, "tool_use") {
+			if !strings.Contains(got, "tool_calls") && !strings.Contains(got, "tool_use") && !strings.Contains(got, `"function_call"`) {
 				t.Errorf("the stop reason lost the client's call: %s", got)
 			}
 		})
@@ -417,7 +453,7 @@ func TestRecallRoundLimit(t *testing.T) {
 // the same bytes on every request; X-SWC-Recall: off, or a request
 // without tools, adds none.
 func TestRecallToolDefinition(t *testing.T) {
-	for _, c := range []recallCase{{"openai", false}, {"anthropic", false}} {
+	for _, c := range []recallCase{{"openai", false}, {"anthropic", false}, {"responses", false}} {
 		t.Run(c.proto, func(t *testing.T) {
 			e := newProxyEnv(t)
 			var defs []string
@@ -527,4 +563,45 @@ func TestRecallStored(t *testing.T) {
 			t.Errorf("tool result %.80q; want %.80q", results, tc.want)
 		}
 	}
+}
+
+// writeResponsesReply is writeReply of the Responses API: a reasoning
+// item, then swc_recall's and the client's calls or the final message.
+func writeResponsesReply(w http.ResponseWriter, stream bool, r recallReply, round int) {
+	rs := strconv.Itoa(round)
+	items := []string{`{"type":"reasoning","id":"rs_` + rs + `","summary":[],"encrypted_content":"enc` + rs + `"}`}
+	if r.args != "" {
+		a, _ := json.Marshal(r.args)
+		items = append(items, `{"type":"function_call","id":"fc_r`+rs+`","call_id":"call_r`+rs+`","name":"swc_recall","arguments":`+string(a)+`,"status":"completed"}`)
+	}
+	if r.client {
+		items = append(items, `{"type":"function_call","id":"fc_c","call_id":"call_c","name":"bash","arguments":"{\"command\":\"ls\"}","status":"completed"}`)
+	}
+	if r.args == "" && !r.client {
+		items = append(items, `{"type":"message","id":"msg_`+rs+`","role":"assistant","status":"completed","content":[{"type":"output_text","text":"done","annotations":[]}]}`)
+	}
+	resp := func(status, output, usage string) string {
+		return `{"id":"resp_` + rs + `","object":"response","status":"` + status + `","model":"gpt-5","output":[` + output + `],"usage":` + usage + `}`
+	}
+	usage := fmt.Sprintf(`{"input_tokens":%d,"input_tokens_details":{"cached_tokens":0},"output_tokens":5,"total_tokens":%d}`, 100*round, 100*round+5)
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, resp("completed", strings.Join(items, ","), usage))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	seq := 0
+	ev := func(typ, rest string) {
+		fmt.Fprintf(w, "event: %s\ndata: {\"type\":%q,\"sequence_number\":%d,%s}\n\n", typ, typ, seq, rest)
+		seq++
+	}
+	ev("response.created", `"response":`+resp("in_progress", "", "null"))
+	for k, it := range items {
+		ev("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":%s`, k, it))
+		if strings.Contains(it, `"function_call"`) {
+			ev("response.function_call_arguments.delta", fmt.Sprintf(`"output_index":%d,"item_id":"x","delta":"{"`, k))
+		}
+		ev("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":%s`, k, it))
+	}
+	ev("response.completed", `"response":`+resp("completed", strings.Join(items, ","), usage))
 }

@@ -37,7 +37,7 @@ func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 	fs.Float64Var(&f.memoryShare, "memory-share", memory.DefaultMemoryShare, "epoch: share of the budget (after the instructions) the memory may use; the verbatim tail grows into the rest")
 	fs.Float64Var(&f.restartShare, "restart-share", memory.DefaultRestartShare, "epoch: most of the budget (after the instructions) the tail of a new epoch starts with")
 	fs.StringVar(&f.strategy, "proxy-strategy", memory.DefaultStrategy, "strategy of the proxy's memory: "+strings.Join(strategy.Names(strategy.ForCompressor), ", "))
-	fs.BoolVar(&f.recall, "recall", true, "add the swc_recall tool to Chat Completions and Messages requests that declare tools, and answer its calls inside the proxy with the originals of the tool outputs compression shortened or left out (a request's X-SWC-Recall: off turns it off)")
+	fs.BoolVar(&f.recall, "recall", true, "add the swc_recall tool to Chat Completions, Messages and Responses requests that declare tools, and answer its calls inside the proxy with the originals of the tool outputs compression shortened or left out (a request's X-SWC-Recall: off turns it off)")
 	fs.IntVar(&f.recallRounds, "recall-rounds", swchttp.DefaultRecallRounds, "most swc_recall rounds swc answers for one request; past them the client gets the upstream's last answer without swc's call")
 	fs.StringVar(&f.cacheBreakpoints, "cache-breakpoints", memory.BreakpointsAuto, "Anthropic: auto (a cache_control mark on the memory block when the client's marks leave room; at most 4 per request) or off")
 }

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -57,7 +58,17 @@ func (s *Server) forwardRecall(w http.ResponseWriter, r *http.Request, p protoco
 		}
 		s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
 		stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
-		data, err := io.ReadAll(io.LimitReader(resp.Body, maxRecallRead+1))
+		var data []byte
+		if stream && resp.StatusCode == http.StatusOK {
+			var streamed bool
+			data, streamed, err = s.streamRound(w, resp, p, out, prior, answered, round >= s.recallRounds())
+			if streamed {
+				resp.Body.Close()
+				return
+			}
+		} else {
+			data, err = io.ReadAll(io.LimitReader(resp.Body, maxRecallRead+1))
+		}
 		if err != nil {
 			resp.Body.Close()
 			s.upstreamFailed(w, r, p, err)
@@ -102,6 +113,75 @@ func (s *Server) forwardRecall(w http.ResponseWriter, r *http.Request, p protoco
 		w.WriteHeader(resp.StatusCode)
 		w.Write(data)
 		return
+	}
+}
+
+// streamRound reads an upstream stream event by event. While the answer
+// may still be a call of swc_recall alone, its events are kept; once a
+// client's tool call begins, the answer grows past maxRecallRead, or from
+// the start when now (the last round), the events kept and the rest go
+// to the client as they come, rewritten as rewriteStream does. It returns
+// the stream's bytes when it kept them all, and whether it streamed to
+// the client instead (the request is then answered).
+func (s *Server) streamRound(w http.ResponseWriter, resp *http.Response, p protocol, out *proxyOut, prior map[string]any, answered int, now bool) ([]byte, bool, error) {
+	br := bufio.NewReaderSize(resp.Body, 32<<10)
+	live := recallTurn{swcIdx: map[int]bool{}}
+	var kept []sseEvent
+	var data, ev bytes.Buffer
+	var rc *http.ResponseController
+	seq := 0
+	start := func() {
+		h := w.Header()
+		s.responseHeaders(h, resp, out)
+		h.Del("Content-Length")
+		h.Set(HeaderRecall, strconv.Itoa(answered))
+		rc = http.NewResponseController(w)
+		rc.SetWriteDeadline(time.Time{})
+		w.WriteHeader(resp.StatusCode)
+		for _, e := range kept {
+			w.Write(rewriteEvent(p, e, &live, prior, &seq))
+		}
+		kept = nil
+		rc.Flush()
+	}
+	if now {
+		start()
+	}
+	for {
+		line, err := br.ReadBytes('\n')
+		ev.Write(line)
+		if end := err != nil || len(bytes.TrimRight(line, "\r\n")) == 0; end {
+			raw := append([]byte(nil), ev.Bytes()...)
+			ev.Reset()
+			for _, e := range splitEvents(raw) {
+				v, _ := decodeJSON([]byte(e.data))
+				client := false
+				if m := obj(v); m != nil {
+					client = noteCalls(p, m, &live)
+				}
+				if rc != nil {
+					if _, werr := w.Write(rewriteEvent(p, e, &live, prior, &seq)); werr != nil {
+						return nil, true, nil
+					}
+					rc.Flush()
+					continue
+				}
+				kept = append(kept, e)
+				data.Write(raw)
+				if client || data.Len() > maxRecallRead {
+					start()
+				}
+			}
+		}
+		if err != nil {
+			if rc != nil {
+				return nil, true, nil
+			}
+			if err == io.EOF {
+				return data.Bytes(), false, nil
+			}
+			return nil, false, err
+		}
 	}
 }
 

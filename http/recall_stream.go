@@ -183,8 +183,20 @@ func parseOpenAIStream(data []byte) (recallTurn, bool) {
 // becomes the end of the turn when no call is left) and with prior's
 // usage added: to every count of message_start's usage and to those
 // message_delta's holds (the SDKs take message_delta's counts over
-// message_start's), to the usage chunk of a Chat Completions stream.
+// message_start's), to the usage chunk of a Chat Completions stream, to
+// response.completed's response.
 func rewriteStream(p protocol, data []byte, t *recallTurn, prior map[string]any) []byte {
+	var out bytes.Buffer
+	seq := 0
+	for _, e := range splitEvents(data) {
+		out.Write(rewriteEvent(p, e, t, prior, &seq))
+	}
+	return out.Bytes()
+}
+
+// rewriteEvent is rewriteStream of one event (nil: dropped); seq numbers
+// the events of a Responses stream.
+func rewriteEvent(p protocol, e sseEvent, t *recallTurn, prior map[string]any, seq *int) []byte {
 	shift := func(i int) int {
 		n := i
 		for k := range t.swcIdx {
@@ -194,86 +206,129 @@ func rewriteStream(p protocol, data []byte, t *recallTurn, prior map[string]any)
 		}
 		return n
 	}
-	var out bytes.Buffer
-	seq := 0
-	for _, e := range splitEvents(data) {
-		v, err := decodeJSON([]byte(e.data))
-		m := obj(v)
-		if err != nil || m == nil {
-			out.Write(e.raw)
-			continue
+	v, err := decodeJSON([]byte(e.data))
+	m := obj(v)
+	if err != nil || m == nil {
+		return e.raw
+	}
+	if p == protoResponses {
+		if !rewriteResponsesEvent(m, t, prior, shift, seq) {
+			return nil
 		}
-		if p == protoResponses {
-			if !rewriteResponsesEvent(m, t, prior, shift, &seq) {
-				continue
+	} else if p == protoAnthropic {
+		if idx, ok := m["index"].(json.Number); ok {
+			i, _ := idx.Int64()
+			if t.swcIdx[int(i)] {
+				return nil
 			}
-		} else if p == protoAnthropic {
-			if idx, ok := m["index"].(json.Number); ok {
-				i, _ := idx.Int64()
-				if t.swcIdx[int(i)] {
-					continue
-				}
-				m["index"] = json.Number(strconv.Itoa(shift(int(i))))
-			}
-			switch str(m["type"]) {
-			case "message_start":
-				if u := obj(obj(m["message"])["usage"]); u != nil {
-					addUsage(u, prior)
-				}
-			case "message_delta":
-				if d := obj(m["delta"]); t.others == 0 && str(d["stop_reason"]) == "tool_use" {
-					d["stop_reason"] = "end_turn"
-				}
-				if u := obj(m["usage"]); u != nil {
-					present := map[string]any{}
-					for k := range u {
-						if pv, ok := prior[k]; ok {
-							present[k] = pv
-						}
-					}
-					addUsage(u, present)
-				}
-			}
-		} else {
-			for _, ch := range arr(m["choices"]) {
-				c := obj(ch)
-				d := obj(c["delta"])
-				if tcs := arr(d["tool_calls"]); tcs != nil {
-					var kept []any
-					for _, tc := range tcs {
-						n, _ := obj(tc)["index"].(json.Number)
-						i, _ := n.Int64()
-						if t.swcIdx[int(i)] {
-							continue
-						}
-						obj(tc)["index"] = json.Number(strconv.Itoa(shift(int(i))))
-						kept = append(kept, tc)
-					}
-					if len(kept) > 0 {
-						d["tool_calls"] = kept
-					} else {
-						delete(d, "tool_calls")
-					}
-				}
-				if t.others == 0 && str(c["finish_reason"]) == "tool_calls" {
-					c["finish_reason"] = "stop"
-				}
-			}
-			if u := obj(m["usage"]); u != nil {
+			m["index"] = json.Number(strconv.Itoa(shift(int(i))))
+		}
+		switch str(m["type"]) {
+		case "message_start":
+			if u := obj(obj(m["message"])["usage"]); u != nil {
 				addUsage(u, prior)
 			}
+		case "message_delta":
+			if d := obj(m["delta"]); t.others == 0 && str(d["stop_reason"]) == "tool_use" {
+				d["stop_reason"] = "end_turn"
+			}
+			if u := obj(m["usage"]); u != nil {
+				present := map[string]any{}
+				for k := range u {
+					if pv, ok := prior[k]; ok {
+						present[k] = pv
+					}
+				}
+				addUsage(u, present)
+			}
 		}
-		b, err := marshalNoEscape(m)
-		if err != nil {
-			out.Write(e.raw)
-			continue
+	} else {
+		for _, ch := range arr(m["choices"]) {
+			c := obj(ch)
+			d := obj(c["delta"])
+			if tcs := arr(d["tool_calls"]); tcs != nil {
+				var kept []any
+				for _, tc := range tcs {
+					n, _ := obj(tc)["index"].(json.Number)
+					i, _ := n.Int64()
+					if t.swcIdx[int(i)] {
+						continue
+					}
+					obj(tc)["index"] = json.Number(strconv.Itoa(shift(int(i))))
+					kept = append(kept, tc)
+				}
+				if len(kept) > 0 {
+					d["tool_calls"] = kept
+				} else {
+					delete(d, "tool_calls")
+				}
+			}
+			if t.others == 0 && str(c["finish_reason"]) == "tool_calls" {
+				c["finish_reason"] = "stop"
+			}
 		}
-		if e.name != "" {
-			out.WriteString("event: " + e.name + "\n")
+		if u := obj(m["usage"]); u != nil {
+			addUsage(u, prior)
 		}
-		out.WriteString("data: ")
-		out.Write(b)
-		out.WriteString("\n\n")
 	}
+	b, err := marshalNoEscape(m)
+	if err != nil {
+		return e.raw
+	}
+	var out bytes.Buffer
+	if e.name != "" {
+		out.WriteString("event: " + e.name + "\n")
+	}
+	out.WriteString("data: ")
+	out.Write(b)
+	out.WriteString("\n\n")
 	return out.Bytes()
+}
+
+// noteCalls records in t the calls event m begins: swc_recall's index,
+// or one more client call. It reports whether m begins a client's call.
+func noteCalls(p protocol, m map[string]any, t *recallTurn) bool {
+	client := false
+	note := func(i int64, name string, clientKind bool) {
+		switch {
+		case name == recallTool:
+			t.swcIdx[int(i)] = true
+		case clientKind:
+			t.others++
+			client = true
+		}
+	}
+	switch p {
+	case protoAnthropic:
+		if str(m["type"]) == "content_block_start" {
+			b := obj(m["content_block"])
+			n, _ := m["index"].(json.Number)
+			i, _ := n.Int64()
+			note(i, str(b["name"]), str(b["type"]) == "tool_use")
+		}
+	case protoResponses:
+		if str(m["type"]) == "response.output_item.added" {
+			it := obj(m["item"])
+			n, _ := m["output_index"].(json.Number)
+			i, _ := n.Int64()
+			name := str(it["name"])
+			if str(it["type"]) != "function_call" {
+				name = ""
+			}
+			note(i, name, clientCalls[str(it["type"])])
+		}
+	default:
+		for _, ch := range arr(m["choices"]) {
+			for _, tc := range arr(obj(obj(ch)["delta"])["tool_calls"]) {
+				name := str(obj(obj(tc)["function"])["name"])
+				if name == "" {
+					continue // a later piece of a call already seen
+				}
+				n, _ := obj(tc)["index"].(json.Number)
+				i, _ := n.Int64()
+				note(i, name, true)
+			}
+		}
+	}
+	return client
 }

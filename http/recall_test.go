@@ -605,3 +605,62 @@ func writeResponsesReply(w http.ResponseWriter, stream bool, r recallReply, roun
 	}
 	ev("response.completed", `"response":`+resp("completed", strings.Join(items, ","), usage))
 }
+
+// pauseWriter is an upstream's stream that, once it has written the
+// client's call, flushes and waits for the client to have read it.
+type pauseWriter struct {
+	http.ResponseWriter
+	release  chan struct{}
+	paused   bool
+	timedOut bool
+}
+
+func (p *pauseWriter) Write(b []byte) (int, error) {
+	n, err := p.ResponseWriter.Write(b)
+	if !p.paused && strings.Contains(string(b), `"bash"`) {
+		p.paused = true
+		http.NewResponseController(p.ResponseWriter).Flush()
+		select {
+		case <-p.release:
+		case <-time.After(3 * time.Second):
+			p.timedOut = true
+		}
+	}
+	return n, err
+}
+
+// TestRecallStreamsClientCall: once a stream begins a client's call, the
+// answer can no longer be swc's alone: the client gets what came so far
+// and the rest as it comes, without waiting for the upstream's end.
+func TestRecallStreamsClientCall(t *testing.T) {
+	for _, c := range []recallCase{{"openai", true}, {"anthropic", true}, {"responses", true}} {
+		t.Run(c.proto, func(t *testing.T) {
+			e := newProxyEnv(t)
+			msgs, _ := recallLoop("p", 4)
+			pw := &pauseWriter{release: make(chan struct{})}
+			e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
+				pw.ResponseWriter = w
+				writeReply(pw, c.proto, true, recallReply{args: `{"handle":"h0123456789"}`, client: true}, 1)
+			}
+			resp := e.post(t, c.path(), c.body(t, msgs), "anthropic-version: 2023-06-01")
+			defer resp.Body.Close()
+			var seen strings.Builder
+			buf := make([]byte, 4096)
+			for !strings.Contains(seen.String(), `"bash"`) {
+				n, err := resp.Body.Read(buf)
+				seen.Write(buf[:n])
+				if err != nil {
+					break
+				}
+			}
+			close(pw.release)
+			rest := readAll(t, resp)
+			if pw.timedOut {
+				t.Fatalf("the client got nothing before the upstream's stream ended")
+			}
+			if got := seen.String() + rest; strings.Contains(got, "swc_recall") || !strings.Contains(got, `"bash"`) {
+				t.Errorf("want the client's call alone: %s", got)
+			}
+		})
+	}
+}

@@ -478,6 +478,12 @@ func TestRecallToolDefinition(t *testing.T) {
 			if sent, _ := e.up.last(t); string(sent) != body {
 				t.Errorf("X-SWC-Recall: off: the request was changed")
 			}
+			if c.proto == "anthropic" { // counted as sent: with swc_recall
+				readAll(t, e.post(t, "/v1/messages/count_tokens", body, "anthropic-version: 2023-06-01"))
+				if sent, _ := e.up.last(t); !strings.Contains(string(sent), defs[0]) {
+					t.Errorf("count_tokens counts the request without swc_recall")
+				}
+			}
 			noTools := strings.Replace(body, `"tools":`, `"x_tools":`, 1)
 			readAll(t, e.post(t, c.path(), noTools, "anthropic-version: 2023-06-01"))
 			if sent, _ := e.up.last(t); string(sent) != noTools {

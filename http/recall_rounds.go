@@ -3,6 +3,7 @@ package http
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -34,8 +35,8 @@ type recallCall struct{ id, args string }
 // the rounds, with swc's calls removed; an answer that calls a client
 // tool too, or comes past the last round, goes to the client without
 // swc's calls (streamed: their events dropped, indexes renumbered). The
-// upstream's answers are read whole (streams too) while they may call
-// swc_recall; an error status is relayed as it came.
+// upstream's answers are read whole while they may call swc_recall alone
+// (streams: streamRound); an error status is relayed as it came.
 func (s *Server) forwardRecall(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body []byte, out *proxyOut, rc *recaller) {
 	send, err := withRecallTool(p, body)
 	if err != nil {
@@ -86,7 +87,7 @@ func (s *Server) forwardRecall(w http.ResponseWriter, r *http.Request, p protoco
 		}
 		if len(t.calls) > 0 && t.others == 0 && round < s.recallRounds() {
 			resp.Body.Close()
-			next, err := appendRecallTurn(p, send, t, rc, r)
+			next, err := appendRecallTurn(r.Context(), p, send, t, rc)
 			if err != nil {
 				s.logger().Error("proxy: recall turn", "err", err)
 				proxyError(w, p, http.StatusInternalServerError, "api_error", "internal error while answering swc_recall")
@@ -209,11 +210,11 @@ func (s *Server) relayRead(w http.ResponseWriter, resp *http.Response, out *prox
 
 // appendRecallTurn returns send with the assistant's turn t and swc's
 // answers to its calls appended to the messages.
-func appendRecallTurn(p protocol, send []byte, t recallTurn, rc *recaller, r *http.Request) ([]byte, error) {
+func appendRecallTurn(ctx context.Context, p protocol, send []byte, t recallTurn, rc *recaller) ([]byte, error) {
 	if p == protoResponses {
 		answers := make([]string, len(t.calls))
 		for i, c := range t.calls {
-			answers[i] = rc.answer(r.Context(), c.args)
+			answers[i] = rc.answer(ctx, c.args)
 		}
 		vals, err := responsesRound(t, answers)
 		if err != nil {
@@ -228,7 +229,7 @@ func appendRecallTurn(p protocol, send []byte, t recallTurn, rc *recaller, r *ht
 	if p == protoAnthropic {
 		blocks := make([]map[string]any, len(t.calls))
 		for i, c := range t.calls {
-			blocks[i] = map[string]any{"type": "tool_result", "tool_use_id": c.id, "content": rc.answer(r.Context(), c.args)}
+			blocks[i] = map[string]any{"type": "tool_result", "tool_use_id": c.id, "content": rc.answer(ctx, c.args)}
 		}
 		b, err := marshalNoEscape(map[string]any{"role": "user", "content": blocks})
 		if err != nil {
@@ -237,7 +238,7 @@ func appendRecallTurn(p protocol, send []byte, t recallTurn, rc *recaller, r *ht
 		vals = append(vals, string(b))
 	} else {
 		for _, c := range t.calls {
-			b, err := marshalNoEscape(map[string]any{"role": "tool", "tool_call_id": c.id, "content": rc.answer(r.Context(), c.args)})
+			b, err := marshalNoEscape(map[string]any{"role": "tool", "tool_call_id": c.id, "content": rc.answer(ctx, c.args)})
 			if err != nil {
 				return nil, err
 			}

@@ -114,6 +114,17 @@ type ProxyConfig struct {
 	// at most TenantShare of them (memo.DefaultTenantShare).
 	PrefixBytes int64
 	TenantShare float64
+	// NoRecall sends requests as they came without swc_recall; otherwise
+	// (the default) a Chat Completions, Messages or Responses request that declares
+	// tools goes out with swc_recall too, which swc answers itself, up to
+	// RecallRounds (DefaultRecallRounds) rounds a request (recall.go).
+	// RecallBytes bounds the originals of stubbed and dropped observations
+	// kept for it (DefaultRecallBytes; one tenant holds at most
+	// TenantShare of them), each for RecallTTL (DefaultRecallTTL).
+	NoRecall     bool
+	RecallRounds int
+	RecallBytes  int64
+	RecallTTL    time.Duration
 }
 
 // DefaultPrefixBytes is the default of ProxyConfig.PrefixBytes.
@@ -124,8 +135,9 @@ type proxyState struct {
 	base        *memory.Compressor         // the settings; its memos are shared
 	compressors map[int]*memory.Compressor // by budget
 	prefixes    *memo.Cache[prefixKey, prefix]
-	epochs      *memo.Cache[epochKey, string] // stored conversations' epoch memories
-	tools       *memo.Memo[toolKey, int]      // tool definitions' tokens
+	epochs      *memo.Cache[epochKey, string]    // stored conversations' epoch memories
+	tools       *memo.Memo[toolKey, int]         // tool definitions' tokens
+	originals   *memo.Cache[recallKey, original] // the originals of stubbed and dropped observations (recall.go)
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -137,6 +149,7 @@ type proxyMetrics struct {
 	compress  prometheus.Histogram
 	upstream  *prometheus.CounterVec // protocol, code
 	over      prometheus.Counter
+	recalls   *prometheus.CounterVec // answer: original, missing, query, invalid (recall.go)
 }
 
 func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
@@ -161,7 +174,10 @@ func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 			Name: "swc_proxy_over_budget_total", Help: "Requests sent over their budget because the messages no compression may remove exceed it (X-SWC-Over-Budget).",
 		}),
 	}
-	reg.MustRegister(m.requests, m.fallbacks, m.tokens, m.compress, m.upstream, m.over)
+	m.recalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "swc_proxy_recall_calls_total", Help: "swc_recall calls swc answered inside the proxy, by answer: original (a handle resolved), missing (a handle not held), query (passages for a query), invalid (arguments swc could not read).",
+	}, []string{"answer"})
+	reg.MustRegister(m.requests, m.fallbacks, m.tokens, m.compress, m.upstream, m.over, m.recalls)
 	return m
 }
 
@@ -188,6 +204,11 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 	if s.proxy.client == nil {
 		s.proxy.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
+	rb := s.Proxy.RecallBytes
+	if rb <= 0 {
+		rb = DefaultRecallBytes
+	}
+	s.proxy.originals = memo.NewCache[recallKey, original](rb, s.Proxy.TenantShare)
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))
 	s.responsesRoutes(mux)
@@ -349,6 +370,11 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	send := body
 	if out.body != nil {
 		send = out.body
+	}
+	s.keepOriginals(tenant, in, out.res)
+	if s.recallOn(r, p, in) {
+		s.forwardRecall(w, r, p, up, send, out, &recaller{s: s, in: in, tenant: tenant, conv: conv})
+		return
 	}
 	s.forward(w, r, p, up, send, out)
 }

@@ -43,7 +43,7 @@ func claudeCodeRequest(n int) string {
 // every message sent is one of the request's own, byte for byte, and the
 // tool definitions are counted.
 func TestProxyClaudeCode(t *testing.T) {
-	e := newProxyEnv(t)
+	e := newProxyEnv(t, noRecall)
 	body := claudeCodeRequest(30)
 	in, err := chat.Parse([]byte(body), chat.Anthropic)
 	if err != nil {

@@ -20,7 +20,9 @@ type proxyOut struct {
 	passthrough              string // why the request went unchanged (X-SWC-Passthrough)
 	tools                    int    // tokens of the tool definitions, when toolsKnown
 	toolsKnown               bool
-	overBudget               int // tokens over the budget nothing more could remove (memory.Result.OverBudget)
+	overBudget               int            // tokens over the budget nothing more could remove (memory.Result.OverBudget)
+	res                      *memory.Result // the compression (stateless and stored modes; nil otherwise)
+	compression              string         // HeaderCompression's value ("" when the request was not compressed)
 }
 
 // prefixKey names a rendered memory: one conversation's life at one
@@ -167,6 +169,7 @@ func (s *Server) stateless(ctx context.Context, c *memory.Compressor, in *chat.I
 	if out.body, err = memory.SpliceRequestWith(in, res, s.spliceOptions(c)); err != nil {
 		return nil, err
 	}
+	out.res, out.compression = res, compressionSummary(c, in, res)
 	return out, nil
 }
 

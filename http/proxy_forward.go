@@ -111,15 +111,45 @@ func upstreamURL(p protocol, base, path, rawQuery string) string {
 // request, so a client that goes away cancels it. Upstream errors (429,
 // 5xx) are passed through, never retried: the client's SDK retries.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body []byte, out *proxyOut) {
+	req, err := s.upstreamRequest(r, p, up, body)
+	if err != nil {
+		s.logger().Error("proxy: upstream URL", "protocol", p.name, "err", err)
+		proxyError(w, p, http.StatusInternalServerError, "api_error", "the "+p.name+" upstream URL is not usable (the server's log says why)")
+		return
+	}
+	resp, err := s.proxy.client.Do(req)
+	if err != nil {
+		s.upstreamFailed(w, r, p, err)
+		return
+	}
+	defer resp.Body.Close()
+	s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
+	s.responseHeaders(w.Header(), resp, out)
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{}) // a stream may outlast the server's write timeout
+	w.WriteHeader(resp.StatusCode)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		streamEvents(w, rc, resp.Body)
+		return
+	}
+	if p == protoGemini { // :streamGenerateContent without ?alt=sse: a JSON array, streamed
+		copyFlushing(w, rc, resp.Body)
+		return
+	}
+	io.Copy(w, resp.Body)
+}
+
+// upstreamRequest returns the upstream request of r with body (nil for
+// none): r's method and path, the client's headers (minus its credentials
+// and hop-by-hop headers) and the server's key, bound to r's context.
+func (s *Server) upstreamRequest(r *http.Request, p protocol, up Upstream, body []byte) (*http.Request, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(r.Context(), r.Method, upstreamURL(p, up.URL, r.URL.EscapedPath(), r.URL.RawQuery), rd)
 	if err != nil {
-		s.logger().Error("proxy: upstream URL", "protocol", p.name, "err", err)
-		proxyError(w, p, http.StatusInternalServerError, "api_error", "the "+p.name+" upstream URL is not usable (the server's log says why)")
-		return
+		return nil, err
 	}
 	hop := connectionTokens(r.Header)
 	for k, vs := range r.Header {
@@ -140,19 +170,23 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 			req.Header.Set("Authorization", "Bearer "+up.Key)
 		}
 	}
-	resp, err := s.proxy.client.Do(req)
-	if err != nil {
-		if r.Context().Err() != nil {
-			return // the client went away; the upstream request is cancelled
-		}
-		s.logger().Warn("proxy: upstream", "protocol", p.name, "err", err)
-		proxyError(w, p, http.StatusBadGateway, "upstream_unreachable", "upstream "+p.name+" request failed ("+netErrorKind(err)+"; the server's log has the details)")
+	return req, nil
+}
+
+// upstreamFailed writes 502 for an upstream request that failed with err
+// (nothing when the client went away: the upstream request is cancelled).
+func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, p protocol, err error) {
+	if r.Context().Err() != nil {
 		return
 	}
-	defer resp.Body.Close()
-	s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
-	h := w.Header()
-	hop = connectionTokens(resp.Header)
+	s.logger().Warn("proxy: upstream", "protocol", p.name, "err", err)
+	proxyError(w, p, http.StatusBadGateway, "upstream_unreachable", "upstream "+p.name+" request failed ("+netErrorKind(err)+"; the server's log has the details)")
+}
+
+// responseHeaders sets h to the upstream response's headers (minus
+// hop-by-hop ones) and swc's own.
+func (s *Server) responseHeaders(h http.Header, resp *http.Response, out *proxyOut) {
+	hop := connectionTokens(resp.Header)
 	for k, vs := range resp.Header {
 		if hopHeaders[k] || hop[k] || k == "Content-Length" {
 			continue
@@ -175,18 +209,9 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 	if out.overBudget > 0 {
 		h.Set(HeaderOverBudget, strconv.Itoa(out.overBudget))
 	}
-	rc := http.NewResponseController(w)
-	rc.SetWriteDeadline(time.Time{}) // a stream may outlast the server's write timeout
-	w.WriteHeader(resp.StatusCode)
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		streamEvents(w, rc, resp.Body)
-		return
+	if out.compression != "" {
+		h.Set(HeaderCompression, out.compression)
 	}
-	if p == protoGemini { // :streamGenerateContent without ?alt=sse: a JSON array, streamed
-		copyFlushing(w, rc, resp.Body)
-		return
-	}
-	io.Copy(w, resp.Body)
 }
 
 // streamEvents copies an SSE stream, flushing at the end of every event

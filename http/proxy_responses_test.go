@@ -75,7 +75,7 @@ func itemType(t *testing.T, item json.RawMessage) (typ, role, callID string) {
 }
 
 func TestProxyResponsesSDK(t *testing.T) {
-	e := newProxyEnv(t)
+	e := newProxyEnv(t, noRecall)
 	e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("X-Request-Id", "req_resp")

@@ -75,7 +75,7 @@ func withinBudget(t *testing.T, body []byte, f chat.Format, budget int) int {
 }
 
 func TestProxyOpenAISDK(t *testing.T) {
-	e := newProxyEnv(t)
+	e := newProxyEnv(t, noRecall)
 	hist := loadtest.AgentHistory(400, 0)
 	var msgs []openai.ChatCompletionMessageParamUnion
 	b, _ := json.Marshal(chat.OpenAIMessages(hist))
@@ -141,7 +141,7 @@ func TestProxyOpenAISDK(t *testing.T) {
 func TestProxyAnthropicSDK(t *testing.T) {
 	for _, auth := range []string{"x-api-key", "bearer"} {
 		t.Run(auth, func(t *testing.T) {
-			e := newProxyEnv(t)
+			e := newProxyEnv(t, noRecall)
 			hist := loadtest.AgentHistory(400, 0)
 			req := chat.ToAnthropic(hist)
 			b, _ := json.Marshal(req.Messages)

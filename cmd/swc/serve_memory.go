@@ -21,9 +21,10 @@ const defaultMemoryLimit = 1 << 30
 type memoryPlan struct {
 	limit int64
 	// contexts: sleep.Service's cached contexts; prefixes: the proxy's
-	// rendered memories of stored conversations. Both per tenant: one
-	// tenant holds at most memo.DefaultTenantShare of each.
-	contexts, prefixes int64
+	// rendered memories of stored conversations; originals: the originals
+	// of the tool outputs the proxy stubbed or dropped (swc_recall's). All
+	// per tenant: one tenant holds at most memo.DefaultTenantShare of each.
+	contexts, prefixes, originals int64
 	// compressors: the proxy's memos (anchors, entity counts, gists,
 	// plans), all budgets together; shared: the process's memos keyed by
 	// text (token counts, index terms, mention tokens, sentence scores);
@@ -36,11 +37,12 @@ type memoryPlan struct {
 }
 
 // planMemory divides limit: 3/64 to the contexts, 1/64 to the append
-// states (two generations of 1/128), 1/32 to the rendered memories, 1/16
+// states (two generations of 1/128), 1/64 to the rendered memories, 1/64
+// to the originals swc_recall answers with, 1/16
 // to the proxy's compressors, 1/16 to the shared memos and 1/32 to the
 // engines.
 func planMemory(limit int64) memoryPlan {
-	return memoryPlan{limit: limit, contexts: limit / 16 * 3 / 4, prefixes: limit / 32,
+	return memoryPlan{limit: limit, contexts: limit / 16 * 3 / 4, prefixes: limit / 64, originals: limit / 64,
 		compressors: limit / 16, shared: limit / 16, engines: limit / 32, states: limit / 128}
 }
 
@@ -61,7 +63,7 @@ func (p memoryPlan) engineMemoBytes() int { return max(int(p.engines/14), 1) }
 func (p memoryPlan) service(m *sleep.Service) { m.CacheBytes = p.contexts }
 
 func (p memoryPlan) proxy(c *swchttp.ProxyConfig) {
-	c.MemoBytes, c.PrefixBytes = int(p.compressors), p.prefixes
+	c.MemoBytes, c.PrefixBytes, c.RecallBytes = int(p.compressors), p.prefixes, p.originals
 }
 
 // parseBytes reads a size: a number of bytes with an optional unit (KiB,

@@ -33,7 +33,7 @@ func TestParseBytes(t *testing.T) {
 // the limit.
 func TestPlanMemory(t *testing.T) {
 	p := planMemory(1 << 30)
-	sum := p.contexts + 2*p.states + p.prefixes + p.compressors + p.shared + int64(14*p.engineMemoBytes())
+	sum := p.contexts + 2*p.states + p.prefixes + p.originals + p.compressors + p.shared + int64(14*p.engineMemoBytes())
 	if sum > 1<<28 || sum < 1<<27 {
 		t.Errorf("the plan of 1 GiB sizes its caches and memos to %d bytes, want about a quarter of it", sum)
 	}
@@ -56,7 +56,7 @@ func TestServeMemoryLimit(t *testing.T) {
 	}
 	defer svc.close()
 	p := planMemory(64 << 20)
-	if svc.mem.CacheBytes != p.contexts || svc.srv.Proxy.MemoBytes != int(p.compressors) || svc.srv.Proxy.PrefixBytes != p.prefixes || ef.memoBytes != p.engineMemoBytes() {
+	if svc.mem.CacheBytes != p.contexts || svc.srv.Proxy.MemoBytes != int(p.compressors) || svc.srv.Proxy.PrefixBytes != p.prefixes || svc.srv.Proxy.RecallBytes != p.originals || ef.memoBytes != p.engineMemoBytes() {
 		t.Errorf("contexts %d, proxy memos %d, memories %d, engines %d; want %+v (engines %d)",
 			svc.mem.CacheBytes, svc.srv.Proxy.MemoBytes, svc.srv.Proxy.PrefixBytes, ef.memoBytes, p, p.engineMemoBytes())
 	}

@@ -23,6 +23,8 @@ type proxyFlags struct {
 	restartShare      float64
 	cacheBreakpoints  string
 	strategy          string
+	recall            bool
+	recallRounds      int
 }
 
 func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
@@ -35,6 +37,8 @@ func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 	fs.Float64Var(&f.memoryShare, "memory-share", memory.DefaultMemoryShare, "epoch: share of the budget (after the instructions) the memory may use; the verbatim tail grows into the rest")
 	fs.Float64Var(&f.restartShare, "restart-share", memory.DefaultRestartShare, "epoch: most of the budget (after the instructions) the tail of a new epoch starts with")
 	fs.StringVar(&f.strategy, "proxy-strategy", memory.DefaultStrategy, "strategy of the proxy's memory: "+strings.Join(strategy.Names(strategy.ForCompressor), ", "))
+	fs.BoolVar(&f.recall, "recall", true, "add the swc_recall tool to Chat Completions, Messages and Responses requests that declare tools, and answer its calls inside the proxy with the originals of the tool outputs compression shortened or left out (a request's X-SWC-Recall: off turns it off)")
+	fs.IntVar(&f.recallRounds, "recall-rounds", swchttp.DefaultRecallRounds, "most swc_recall rounds swc answers for one request; past them the client gets the upstream's last answer without swc's call")
 	fs.StringVar(&f.cacheBreakpoints, "cache-breakpoints", memory.BreakpointsAuto, "Anthropic: auto (a cache_control mark on the memory block when the client's marks leave room; at most 4 per request) or off")
 }
 
@@ -64,6 +68,9 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 	if f.cacheBreakpoints != "" && f.cacheBreakpoints != memory.BreakpointsAuto && f.cacheBreakpoints != memory.BreakpointsOff {
 		return swchttp.ProxyConfig{}, usagef("--cache-breakpoints: want auto or off (got %q)", f.cacheBreakpoints)
 	}
+	if f.recallRounds < 1 {
+		return swchttp.ProxyConfig{}, usagef("--recall-rounds must be at least 1 (got %d)", f.recallRounds)
+	}
 	if f.memoryShare < 0 || f.memoryShare >= 1 || f.restartShare < 0 || f.restartShare >= 1 {
 		return swchttp.ProxyConfig{}, usagef("--memory-share and --restart-share: want a share between 0 and 1 (got %g and %g)", f.memoryShare, f.restartShare)
 	}
@@ -76,6 +83,7 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 		KeepRecent:      f.keepRecent,
 		Compaction:      f.compaction, MemoryShare: f.memoryShare, RestartShare: f.restartShare,
 		CacheBreakpoints: f.cacheBreakpoints,
+		NoRecall:         !f.recall, RecallRounds: f.recallRounds,
 	}
 	if f.keepRecent == 0 {
 		cfg.KeepRecent = -1

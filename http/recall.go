@@ -1,0 +1,389 @@
+package http
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bm25"
+	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/observe"
+)
+
+// Recall inside the proxy: the originals of the observations compression
+// stubbed or dropped are kept, per tenant, in a byte-bounded cache with a
+// time to live, addressed by their handle (observe.Handle); a request
+// that declares tools is sent with one more, swc_recall, which swc
+// answers itself (recall_rounds.go).
+
+// HeaderRecall, on a request, set to "off" sends it without swc_recall;
+// on a response, it is how many swc_recall calls swc answered for it.
+const HeaderRecall = "X-SWC-Recall"
+
+// HeaderCompression says what compression did to the request's
+// conversation messages: "kept=N; kept_tokens=T; masked=N;
+// masked_tokens=T; stub_tokens=T; dropped=N; dropped_tokens=T" (masked:
+// stubbed in place, their tokens before and as stubs).
+const HeaderCompression = "X-SWC-Compression"
+
+// Recall defaults (ProxyConfig's Recall… fields).
+const (
+	DefaultRecallRounds = 3
+	DefaultRecallBytes  = 32 << 20
+	DefaultRecallTTL    = time.Hour
+)
+
+// recallTool is the tool's name.
+const recallTool = "swc_recall"
+
+// The tool's definitions: the same bytes on every request, so that the
+// provider's prompt cache of the tools holds.
+const (
+	recallDescription = `Get back the full original of an older tool output that was shortened or left out to save context. ` +
+		`Shortened outputs and the list of earlier calls show a handle like [swc:h3f9a2c1b0 ...]: pass it as handle to read that output whole. ` +
+		`Or pass query (words you expect in it) to search all shortened outputs and get the best passages.`
+	recallSchema = `{"type":"object","properties":{` +
+		`"handle":{"type":"string","description":"the handle shown in the shortened output, h and 10 hex digits (h3f9a2c1b0)"},` +
+		`"query":{"type":"string","description":"words to search the shortened outputs for, when no handle is known"}},` +
+		`"additionalProperties":false}`
+	recallToolOpenAI    = `{"type":"function","function":{"name":"swc_recall","description":` + `"` + recallDescription + `"` + `,"parameters":` + recallSchema + `}}`
+	recallToolAnthropic = `{"name":"swc_recall","description":` + `"` + recallDescription + `"` + `,"input_schema":` + recallSchema + `}`
+)
+
+// recallKey names an original: a tenant's handle.
+type recallKey struct{ tenant, handle string }
+
+// original is an observation's text as the client sent it, and when it
+// was seen last.
+type original struct {
+	text string
+	at   time.Time
+}
+
+func (s *Server) recallTTL() time.Duration {
+	if s.Proxy.RecallTTL > 0 {
+		return s.Proxy.RecallTTL
+	}
+	return DefaultRecallTTL
+}
+
+func (s *Server) recallRounds() int {
+	if s.Proxy.RecallRounds > 0 {
+		return s.Proxy.RecallRounds
+	}
+	return DefaultRecallRounds
+}
+
+// keepOriginals puts the originals of the observations res stubbed or
+// dropped into the tenant's cache, under their handles.
+func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result) {
+	if res == nil || res.Fits || s.proxy.originals == nil {
+		return
+	}
+	sent := make(map[int]bool, len(res.Source))
+	for _, i := range res.Source {
+		sent[i] = true
+	}
+	now := s.now()
+	for i, m := range in.Messages {
+		if _, stubbed := res.Rewritten[i]; sent[i] && !stubbed {
+			continue
+		}
+		if h, ok := handleOf(in.Messages, i); ok {
+			s.proxy.originals.Put(tenant, recallKey{tenant, h}, original{m.Content, now}, int64(len(m.Content)+len(tenant)+96))
+		}
+	}
+}
+
+// handleOf returns the handle of message i when it is an observation: a
+// tool message, or a user message (not the first) of a text-acting
+// agent's observation shape. The handle is the one memory's stubs show.
+func handleOf(msgs []swc.Message, i int) (string, bool) {
+	m := msgs[i]
+	switch m.Role {
+	case swc.RoleTool:
+		return observe.Handle(m.ToolCallID, m.Content), true
+	case swc.RoleUser:
+		for _, p := range msgs[:i] {
+			if p.Role == swc.RoleUser { // not the first user message
+				if observe.IsObservation(m.Content) {
+					return observe.Handle("", m.Content), true
+				}
+				return "", false
+			}
+		}
+	}
+	return "", false
+}
+
+// compressionSummary is the value of HeaderCompression for res over in.
+func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result) string {
+	sent := make(map[int]bool, len(res.Source))
+	for _, i := range res.Source {
+		if i >= 0 {
+			sent[i] = true
+		}
+	}
+	var kept, keptT, masked, maskedT, stubT, dropped, droppedT int
+	for i, m := range in.Messages {
+		if chat.IsInstruction(m) {
+			continue
+		}
+		cost := c.Cost(m)
+		switch stub, ok := res.Rewritten[i]; {
+		case !sent[i]:
+			dropped, droppedT = dropped+1, droppedT+cost
+		case ok:
+			s := m
+			s.Content, s.MediaTokens = stub, 0
+			masked, maskedT, stubT = masked+1, maskedT+cost, stubT+c.Cost(s)
+		default:
+			kept, keptT = kept+1, keptT+cost
+		}
+	}
+	return "kept=" + strconv.Itoa(kept) + "; kept_tokens=" + strconv.Itoa(keptT) +
+		"; masked=" + strconv.Itoa(masked) + "; masked_tokens=" + strconv.Itoa(maskedT) + "; stub_tokens=" + strconv.Itoa(stubT) +
+		"; dropped=" + strconv.Itoa(dropped) + "; dropped_tokens=" + strconv.Itoa(droppedT)
+}
+
+// recallOn reports whether the request goes out with swc_recall: recall
+// is on (ProxyConfig.NoRecall, HeaderRecall), the protocol is Chat
+// Completions, Messages or Responses, the request declares tools (none
+// named swc_recall), its tool_choice is not "none", and it asks for one
+// choice.
+func (s *Server) recallOn(r *http.Request, p protocol, in *chat.Input) bool {
+	if s.Proxy.NoRecall || strings.EqualFold(strings.TrimSpace(r.Header.Get(HeaderRecall)), "off") {
+		return false
+	}
+	if p != protoOpenAI && p != protoAnthropic && p != protoResponses {
+		return false
+	}
+	var tools []json.RawMessage
+	if json.Unmarshal(in.Body["tools"], &tools) != nil || len(tools) == 0 {
+		return false
+	}
+	for _, t := range tools {
+		var d struct {
+			Name     string `json:"name"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(t, &d) == nil && (d.Name == recallTool || d.Function.Name == recallTool) {
+			return false
+		}
+	}
+	var choice struct {
+		Type string `json:"type"`
+	}
+	tc := bytes.TrimSpace(in.Body["tool_choice"])
+	if string(tc) == `"none"` || (json.Unmarshal(tc, &choice) == nil && choice.Type == "none") {
+		return false
+	}
+	if n := bytes.TrimSpace(in.Body["n"]); len(n) > 0 && string(n) != "1" && string(n) != "null" {
+		return false
+	}
+	return true
+}
+
+// withRecallTool returns body with swc_recall's definition appended to
+// its "tools" array.
+func withRecallTool(p protocol, body []byte) ([]byte, error) {
+	def := recallToolOpenAI
+	switch p {
+	case protoAnthropic:
+		def = recallToolAnthropic
+	case protoResponses:
+		def = recallToolResponses
+	}
+	return appendToArray(body, "tools", def)
+}
+
+// appendToArray returns body with the JSON values vals appended to its
+// top-level array member key; every other byte is kept.
+func appendToArray(body []byte, key string, vals ...string) ([]byte, error) {
+	start, end, err := topLevelSpan(body, key)
+	if err != nil {
+		return nil, err
+	}
+	arr := bytes.TrimSpace(body[start:end])
+	if len(arr) < 2 || arr[0] != '[' || arr[len(arr)-1] != ']' {
+		return nil, errors.New(key + ": not an array")
+	}
+	inner := bytes.TrimSpace(arr[1 : len(arr)-1])
+	var b bytes.Buffer
+	b.Grow(len(body) + 256)
+	b.Write(body[:start])
+	b.WriteByte('[')
+	b.Write(inner)
+	for i, v := range vals {
+		if len(inner) > 0 || i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(v)
+	}
+	b.WriteByte(']')
+	b.Write(body[end:])
+	return b.Bytes(), nil
+}
+
+// topLevelSpan returns the offsets [start, end) of the value of body's
+// top-level member key.
+func topLevelSpan(body []byte, key string) (int, int, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0, 0, errors.New("not a JSON object")
+	}
+	var skip json.RawMessage
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return 0, 0, err
+		}
+		if kt == key {
+			if err := dec.Decode(&skip); err != nil {
+				return 0, 0, err
+			}
+			end := int(dec.InputOffset())
+			return end - len(skip), end, nil
+		}
+		if err := dec.Decode(&skip); err != nil {
+			return 0, 0, err
+		}
+	}
+	return 0, 0, errors.New("no " + strconv.Quote(key))
+}
+
+// recallArgs are swc_recall's arguments.
+type recallArgs struct {
+	Handle string `json:"handle"`
+	Query  string `json:"query"`
+}
+
+// recaller answers swc_recall for one proxied request: from the
+// request's own observations, then the tenant's cache of originals, then
+// (with a conversation id) the stored conversation.
+type recaller struct {
+	s            *Server
+	in           *chat.Input
+	tenant, conv string
+	own          map[string]string // handle → original, of the request's observations (made on first use)
+}
+
+// recallQueryPassages is how many passages a query returns, and
+// recallPassageLines how many lines a passage holds at most.
+const (
+	recallQueryPassages = 3
+	recallPassageLines  = 24
+)
+
+// answer returns the tool result for the arguments args (JSON text).
+func (rc *recaller) answer(ctx context.Context, args string) string {
+	text, kind := rc.resolve(ctx, args)
+	rc.s.proxy.metrics.recalls.WithLabelValues(kind).Inc()
+	return text
+}
+
+// resolve returns the tool result for args and what kind of answer it
+// is (original, missing, query, invalid).
+func (rc *recaller) resolve(ctx context.Context, args string) (string, string) {
+	var a recallArgs
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		return `swc_recall: the arguments are not a JSON object ({"handle": "h…"} or {"query": "words"}): ` + err.Error(), "invalid"
+	}
+	h, q := strings.Trim(strings.TrimSpace(a.Handle), "[]"), strings.TrimSpace(a.Query)
+	h = strings.TrimPrefix(h, "swc:")
+	switch {
+	case h != "":
+		if text, ok := rc.byHandle(ctx, h); ok {
+			return text, "original"
+		}
+		return "swc_recall: no original with handle " + strconv.Quote(h) + " (originals are kept for " + rc.s.recallTTL().String() + " after the request that shortened them)", "missing"
+	case q != "":
+		return rc.byQuery(q), "query"
+	}
+	return `swc_recall: give "handle" (h and 10 hex digits, from a shortened output) or "query" (words to search for)`, "invalid"
+}
+
+func (rc *recaller) ownOriginals() map[string]string {
+	if rc.own == nil {
+		rc.own = map[string]string{}
+		for i := range rc.in.Messages {
+			if h, ok := handleOf(rc.in.Messages, i); ok {
+				rc.own[h] = rc.in.Messages[i].Content
+			}
+		}
+	}
+	return rc.own
+}
+
+// byHandle returns the original of handle h for the recaller's tenant.
+func (rc *recaller) byHandle(ctx context.Context, h string) (string, bool) {
+	if text, ok := rc.ownOriginals()[h]; ok {
+		return text, true
+	}
+	if o, ok := rc.s.proxy.originals.Get(recallKey{rc.tenant, h}); ok && rc.s.now().Sub(o.at) <= rc.s.recallTTL() {
+		return o.text, true
+	}
+	if rc.conv == "" {
+		return "", false
+	}
+	stored, err := rc.s.store.Messages(ctx, rc.tenant, rc.conv)
+	if err != nil {
+		rc.s.logger().Warn("proxy: recall from the store", "err", err)
+		return "", false
+	}
+	for i := len(stored) - 1; i >= 0; i-- {
+		m := stored[i].Message
+		if m.Role == swc.RoleTool && observe.Handle(m.ToolCallID, m.Content) == h {
+			return m.Content, true
+		}
+	}
+	return "", false
+}
+
+// byQuery returns the passages of the request's observations best for
+// query under BM25 (passages of recallPassageLines lines), each headed by
+// its handle and lines.
+func (rc *recaller) byQuery(query string) string {
+	type passage struct {
+		handle   string
+		from, to int
+		text     string
+	}
+	var ps []passage
+	var docs [][]string
+	for i := range rc.in.Messages {
+		h, ok := handleOf(rc.in.Messages, i)
+		if !ok {
+			continue
+		}
+		lines := strings.Split(rc.in.Messages[i].Content, "\n")
+		for k := 0; k < len(lines); k += recallPassageLines {
+			e := min(k+recallPassageLines, len(lines))
+			text := strings.Join(lines[k:e], "\n")
+			ps = append(ps, passage{h, k + 1, e, text})
+			docs = append(docs, bm25.Terms(text))
+		}
+	}
+	hits := bm25.New(docs).Top(bm25.Terms(query), recallQueryPassages)
+	if len(hits) == 0 {
+		return "swc_recall: no output matches " + strconv.Quote(query)
+	}
+	var b strings.Builder
+	for k, hit := range hits {
+		p := ps[hit.Doc]
+		if k > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("[swc:" + p.handle + " lines " + strconv.Itoa(p.from) + "-" + strconv.Itoa(p.to) + "]\n" + p.text)
+	}
+	return b.String()
+}

@@ -216,8 +216,8 @@ func roundTrip(t *testing.T, body []byte, f chat.Format) stats {
 	if err != nil {
 		t.Fatalf("the spliced request does not parse: %v\n%.600s", err, out)
 	}
-	if n := c.CountMessages(back.Messages); n > o.Budget {
-		t.Errorf("spliced request holds %d tokens; budget %d", n, o.Budget)
+	if n := c.CountMessages(back.Messages); n > o.Budget || res.OverBudget != 0 {
+		t.Errorf("spliced request holds %d tokens; budget %d, Result.OverBudget %d", n, o.Budget, res.OverBudget)
 	}
 	list := "messages"
 	if f == chat.Responses {
@@ -235,7 +235,8 @@ func roundTrip(t *testing.T, body []byte, f chat.Format) stats {
 		}
 	}
 	// Each message sent: a source message as it came (or, for Anthropic,
-	// without its tool_result blocks), in order; else the memory message.
+	// without its tool_result blocks), in order; else the memory message
+	// (a tool loop's lists its dropped calls).
 	var sent []json.RawMessage
 	json.Unmarshal(b[list], &sent)
 	var src []json.RawMessage
@@ -272,7 +273,7 @@ func roundTrip(t *testing.T, body []byte, f chat.Format) stats {
 		switch {
 		case found:
 			kept++
-		case bytes.Contains(m, []byte(Preamble[:20])):
+		case bytes.Contains(m, []byte(Preamble[:20])), bytes.Contains(m, []byte(LoopPreamble[:20])):
 			memory++
 		default:
 			t.Errorf("sent a message that is none of the request's: %.300s", m)

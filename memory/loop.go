@@ -39,6 +39,7 @@ type loopShape struct {
 	instr []int
 	head  []int
 	units []loopUnit
+	users int // the user units of role user: texts a person wrote after the task
 }
 
 // asLoop returns the shape of msgs when they are a tool loop, or nil when
@@ -82,8 +83,13 @@ func asLoop(msgs []swc.Message) *loopShape {
 	if task < 0 || nObs < loopMinObservations || nObs <= nUser {
 		return nil
 	}
+	l.users = nUser
 	return l
 }
+
+// userTexts reports whether the loop holds user texts a person wrote
+// after its task (kept verbatim, never dropped).
+func (l *loopShape) userTexts() bool { return l.users > 0 }
 
 // loopCosts are the budget costs of a loop's messages (by input index)
 // and what a stub costs at most.

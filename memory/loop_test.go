@@ -75,6 +75,20 @@ func loopState(c *Compressor, msgs []swc.Message) (b, d int) {
 func checkLoop(t *testing.T, name string, c *Compressor, msgs []swc.Message, res *Result) {
 	t.Helper()
 	o := c.Options()
+	if !res.Fits && !strings.HasPrefix(res.Memory, LoopPreamble) && len(res.Rewritten) == 0 && res.Memory != "" {
+		// Consolidated as a conversation: only when the loop, which
+		// keeps every user text, is over budget and this is not.
+		costs := make([]int, len(msgs))
+		for i := range msgs {
+			costs[i] = c.Cost(msgs[i])
+		}
+		lr := c.compressLoop(msgs, costs, asLoop(msgs), c.newResult(0))
+		if lr.OverBudget == 0 || res.OverBudget > 0 || asLoop(msgs).users == 0 {
+			t.Errorf("%s: consolidated as a conversation though the loop is over by %d (this by %d)", name, lr.OverBudget, res.OverBudget)
+		}
+		checkResult(t, name, c, msgs, res)
+		return
+	}
 	if res.OverBudget != max(res.Tokens-o.Budget, 0) || res.Tokens != c.CountMessages(res.Messages) {
 		t.Errorf("%s: %d tokens (counted %d), budget %d, OverBudget %d", name, res.Tokens, c.CountMessages(res.Messages), o.Budget, res.OverBudget)
 	}

@@ -560,8 +560,8 @@ func TestGeminiProxyEpochs(t *testing.T) {
 			t.Fatal(err)
 		}
 		mem := string(req.SystemInstruction)
-		if strings.Contains(string(req.Contents[0]), "Earlier conversation") {
-			mem += string(req.Contents[0])
+		if c0 := string(req.Contents[0]); strings.Contains(c0, "Earlier conversation") || strings.Contains(c0, "Earlier steps of this tool loop") {
+			mem += c0
 		}
 		compacted, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderCompacted))
 		switch {
@@ -588,7 +588,11 @@ func TestGeminiProxyEpochs(t *testing.T) {
 		prev, prevMem, prevSent = compacted, mem, sent
 	}
 	t.Logf("41 requests: %d extend the one before, %d compactions", extended, jumps)
-	if extended < 30 {
+	// A tool loop: after a compaction the request leaves RestartShare of
+	// the budget free (about 300 tokens here); a turn adds about 190 and
+	// its output (twelve like lines) is barely larger than a stub, so at
+	// least every other request extends the one before.
+	if extended < 20 {
 		t.Errorf("only %d of 41 requests extend the one before", extended)
 	}
 }

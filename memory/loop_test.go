@@ -372,3 +372,44 @@ func TestLoopProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopUserTextsOverBudget: a tool loop whose user texts (kept
+// verbatim by the loop) leave it over budget is consolidated as a
+// conversation when that fits: Compress never reports OverBudget while
+// something could still go.
+func TestLoopUserTextsOverBudget(t *testing.T) {
+	msgs := []swc.Message{
+		{Role: swc.RoleSystem, Content: "You are a coding agent."},
+		{Role: swc.RoleUser, Content: "Fix the crash in src/app/parser.py."},
+	}
+	for i := range 24 {
+		if i > 0 {
+			msgs = append(msgs, swc.Message{Role: swc.RoleUser, Content: filler(i)})
+		}
+		id := fmt.Sprintf("call_%d", i)
+		msgs = append(msgs,
+			swc.Message{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: id, Name: "execute_bash", Arguments: `{"command":"ls"}`}}},
+			swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: filler(i + 100)})
+	}
+	if asLoop(msgs) == nil {
+		t.Fatal("not a tool loop")
+	}
+	o := DefaultOptions()
+	o.Budget = 1200
+	c := mustNew(t, o)
+	costs := make([]int, len(msgs))
+	for i := range msgs {
+		costs[i] = c.Cost(msgs[i])
+	}
+	if lr := c.compressLoop(msgs, costs, asLoop(msgs), c.newResult(0)); lr.OverBudget == 0 {
+		t.Fatalf("the loop fits (%d tokens): the test needs user texts over the budget", lr.Tokens)
+	}
+	res, err := c.Compress(context.Background(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OverBudget != 0 || res.Tokens > o.Budget || !strings.HasPrefix(res.Memory, Preamble) {
+		t.Errorf("%d tokens, OverBudget %d, memory %.80q", res.Tokens, res.OverBudget, res.Memory)
+	}
+	checkLoop(t, "user texts", c, msgs, res)
+}

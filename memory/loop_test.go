@@ -59,7 +59,7 @@ func TestAsLoop(t *testing.T) {
 // loopState returns the boundaries the walk puts msgs at.
 func loopState(c *Compressor, msgs []swc.Message) (b, d int) {
 	l := asLoop(msgs)
-	lc := &loopCosts{cost: make([]int, len(msgs)), stubCap: observe.DefaultStubTokens + MessageOverhead}
+	lc := &loopCosts{msgs: msgs, cost: make([]int, len(msgs)), stubCap: observe.DefaultStubTokens + MessageOverhead}
 	instr := 0
 	for i := range msgs {
 		lc.cost[i] = c.Cost(msgs[i])

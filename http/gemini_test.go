@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -238,7 +239,8 @@ func checkGeminiTurns(t *testing.T, body []byte, raws map[string]bool) {
 		if want := []string{"user", "model"}[i%2]; v.Role != want {
 			t.Fatalf("contents[%d] is %s, want %s", i, v.Role, want)
 		}
-		if !raws[string(c)] && !(i == 0 && strings.Contains(string(c), "Earlier conversation")) {
+		memFirst := i == 0 && (strings.Contains(string(c), "Earlier conversation") || strings.Contains(string(c), "Earlier steps of this tool loop"))
+		if !raws[string(c)] && !memFirst && !geminiStub(raws, c) {
 			t.Errorf("contents[%d] is not as the client sent it: %.200s", i, c)
 		}
 		responses, next := 0, 0
@@ -255,6 +257,62 @@ func checkGeminiTurns(t *testing.T, body []byte, raws map[string]bool) {
 		}
 		calls = next
 	}
+}
+
+// geminiStub reports whether content c is one of raws with the response
+// of its function responses replaced by {"output": stub} (a tool loop's
+// old observation, memory.Result.Rewritten), a stub shorter than the
+// output it stands for and naming its handle, every other part and field
+// as it came.
+func geminiStub(raws map[string]bool, c json.RawMessage) bool {
+	// blank returns content v with its function responses' responses
+	// taken out, and those responses.
+	blank := func(v any) (any, []any) {
+		var out []any
+		m, _ := v.(map[string]any)
+		parts, _ := m["parts"].([]any)
+		for _, p := range parts {
+			if fr, ok := p.(map[string]any)["functionResponse"].(map[string]any); ok {
+				out = append(out, fr["response"])
+				delete(fr, "response")
+			}
+		}
+		return v, out
+	}
+	var got any
+	if json.Unmarshal(c, &got) != nil {
+		return false
+	}
+	got, stubs := blank(got)
+	if len(stubs) == 0 {
+		return false
+	}
+	for r := range raws {
+		var v any
+		if json.Unmarshal([]byte(r), &v) != nil {
+			continue
+		}
+		v, outs := blank(v)
+		if len(outs) != len(stubs) || !reflect.DeepEqual(got, v) {
+			continue
+		}
+		ok := true
+		for k, s := range stubs {
+			if reflect.DeepEqual(s, outs[k]) {
+				continue
+			}
+			m, _ := s.(map[string]any)
+			text, _ := m["output"].(string)
+			orig, _ := json.Marshal(outs[k])
+			if len(m) != 1 || !strings.HasPrefix(text, "[swc:h") || len(text) >= len(orig) {
+				ok = false
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // TestGeminiProxyStream: streamGenerateContent reaches the client event
@@ -363,7 +421,7 @@ func TestGeminiProxyCountTokens(t *testing.T) {
 // TestGeminiProxyRelayAndErrors: model listings are relayed (key query
 // removed); another method of a model is relayed; a path without a method
 // is 404, a malformed body 400 and no upstream 501 naming the flag, all in
-// Google's error shape.
+// Google's error shape; a body swc cannot read is passed through.
 func TestGeminiProxyRelayAndErrors(t *testing.T) {
 	e, g := newGeminiEnv(t)
 	for _, path := range []string{"/v1beta/models?key=" + e.key + "&pageSize=5", "/v1beta/models/gemini-2.5-flash?key=" + e.key} {
@@ -389,7 +447,6 @@ func TestGeminiProxyRelayAndErrors(t *testing.T) {
 	}{
 		{e, "/v1beta/models/gemini-2.5-flash", "{}", 404, "NOT_FOUND", ":generateContent"},
 		{e, "/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":`, 400, "INVALID_ARGUMENT", "malformed JSON"},
-		{e, "/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":[{"role":"system","parts":[]}]}`, 400, "INVALID_ARGUMENT", `contents[0].role`},
 		{bare, "/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":[]}`, 501, "UNIMPLEMENTED", "--upstream-gemini"},
 	} {
 		resp := geminiDo(t, tc.env, "POST", tc.path, tc.body, "x-goog-api-key: "+tc.env.key)
@@ -404,6 +461,15 @@ func TestGeminiProxyRelayAndErrors(t *testing.T) {
 		if resp.StatusCode != tc.code || ge.Error.Code != tc.code || ge.Error.Status != tc.status || !strings.Contains(ge.Error.Message, tc.word) {
 			t.Errorf("%s %s: %d %+v", tc.path, tc.body, resp.StatusCode, ge)
 		}
+	}
+
+	// A body swc cannot read goes upstream as it came: the provider answers it.
+	odd := `{"contents":[{"role":"system","parts":[]}]}`
+	resp = geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", odd, "x-goog-api-key: "+e.key)
+	got := readAll(t, resp)
+	if _, sent := g.last(t); resp.StatusCode != 200 || got != geminiAnswer || string(sent) != odd ||
+		resp.Header.Get(swchttp.HeaderMode) != "passthrough" || !strings.Contains(resp.Header.Get(swchttp.HeaderPassthrough), "contents[0].role") {
+		t.Errorf("%s: %d %s, mode %q, reason %q, upstream got %s", odd, resp.StatusCode, got, resp.Header.Get(swchttp.HeaderMode), resp.Header.Get(swchttp.HeaderPassthrough), sent)
 	}
 }
 
@@ -494,8 +560,8 @@ func TestGeminiProxyEpochs(t *testing.T) {
 			t.Fatal(err)
 		}
 		mem := string(req.SystemInstruction)
-		if strings.Contains(string(req.Contents[0]), "Earlier conversation") {
-			mem += string(req.Contents[0])
+		if c0 := string(req.Contents[0]); strings.Contains(c0, "Earlier conversation") || strings.Contains(c0, "Earlier steps of this tool loop") {
+			mem += c0
 		}
 		compacted, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderCompacted))
 		switch {
@@ -522,7 +588,11 @@ func TestGeminiProxyEpochs(t *testing.T) {
 		prev, prevMem, prevSent = compacted, mem, sent
 	}
 	t.Logf("41 requests: %d extend the one before, %d compactions", extended, jumps)
-	if extended < 30 {
+	// A tool loop: after a compaction the request leaves RestartShare of
+	// the budget free (about 300 tokens here); a turn adds about 190 and
+	// its output (twelve like lines) is barely larger than a stub, so at
+	// least every other request extends the one before.
+	if extended < 20 {
 		t.Errorf("only %d of 41 requests extend the one before", extended)
 	}
 }

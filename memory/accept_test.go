@@ -216,8 +216,8 @@ func roundTrip(t *testing.T, body []byte, f chat.Format) stats {
 	if err != nil {
 		t.Fatalf("the spliced request does not parse: %v\n%.600s", err, out)
 	}
-	if n := c.CountMessages(back.Messages); n > o.Budget {
-		t.Errorf("spliced request holds %d tokens; budget %d", n, o.Budget)
+	if n := c.CountMessages(back.Messages); n > o.Budget || res.OverBudget != 0 {
+		t.Errorf("spliced request holds %d tokens; budget %d, Result.OverBudget %d", n, o.Budget, res.OverBudget)
 	}
 	list := "messages"
 	if f == chat.Responses {
@@ -235,7 +235,8 @@ func roundTrip(t *testing.T, body []byte, f chat.Format) stats {
 		}
 	}
 	// Each message sent: a source message as it came (or, for Anthropic,
-	// without its tool_result blocks), in order; else the memory message.
+	// without its tool_result blocks), in order; else the memory message
+	// (a tool loop's lists its dropped calls).
 	var sent []json.RawMessage
 	json.Unmarshal(b[list], &sent)
 	var src []json.RawMessage
@@ -272,7 +273,7 @@ func roundTrip(t *testing.T, body []byte, f chat.Format) stats {
 		switch {
 		case found:
 			kept++
-		case bytes.Contains(m, []byte(Preamble[:20])):
+		case bytes.Contains(m, []byte(Preamble[:20])), bytes.Contains(m, []byte(LoopPreamble[:20])):
 			memory++
 		default:
 			t.Errorf("sent a message that is none of the request's: %.300s", m)
@@ -296,3 +297,89 @@ func roundTrip(t *testing.T, body []byte, f chat.Format) stats {
 // stats says what a compressed request kept: source messages, those of
 // them without their tool results, and mid-conversation system messages.
 type stats struct{ kept, stripped, inPlace int }
+
+// TestAcceptResponsesLoopOutputs: a computer-use and shell loop over
+// budget. A stub goes only where the item's output may hold it: a
+// screenshot (media alone) is never stubbed, a computer_call_output is
+// sent as it came; a shell_call_output's chunks become one chunk whose
+// stdout is the stub (its outcome kept). The body sent parses and is
+// within the budget.
+func TestAcceptResponsesLoopOutputs(t *testing.T) {
+	var items []string
+	items = append(items, `{"role":"user","content":[{"type":"input_text","text":"Book a table at Casa do Rio."}]}`)
+	for i := range 30 {
+		items = append(items,
+			fmt.Sprintf(`{"type":"computer_call","id":"cu_%d","call_id":"call_c%d","action":{"type":"click","x":1,"y":2},"pending_safety_checks":[],"status":"completed"}`, i, i),
+			fmt.Sprintf(`{"type":"computer_call_output","call_id":"call_c%d","output":{"type":"computer_screenshot","image_url":"data:image/png;base64,AA=="}}`, i),
+			fmt.Sprintf(`{"type":"function_call","call_id":"call_s%d","name":"shell","arguments":"{}"}`, i),
+			fmt.Sprintf(`{"type":"shell_call_output","call_id":"call_s%d","output":[{"stdout":%s,"stderr":"warning: slow disk","outcome":{"type":"exit","exit_code":0}},{"stdout":"more","stderr":"","outcome":{"type":"exit","exit_code":0}}]}`, i,
+				jstr(strings.Repeat(fmt.Sprintf("line %d of output number %d with some words\n", i, i*31), 40))))
+	}
+	body := []byte(`{"model":"computer-use-preview","input":[` + strings.Join(items, ",") + `]}`)
+	in, err := chat.Parse(body, chat.Responses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Budget = 8000
+	c := mustNew(t, o)
+	res, err := c.Compress(context.Background(), in.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fits || len(res.Rewritten) == 0 {
+		t.Fatalf("not compressed with stubs: fits %v, %d rewritten", res.Fits, len(res.Rewritten))
+	}
+	out, err := SpliceRequest(in, res)
+	if err != nil {
+		t.Fatalf("splice: %v", err)
+	}
+	back, err := chat.Parse(out, chat.Responses)
+	if err != nil {
+		t.Fatalf("the body sent does not parse: %v", err)
+	}
+	if n := c.CountMessages(back.Messages); n > o.Budget || n != res.Tokens {
+		t.Errorf("sent %d tokens (Result.Tokens %d), budget %d", n, res.Tokens, o.Budget)
+	}
+	src := map[string]bool{}
+	for _, it := range items {
+		src[it] = true
+	}
+	var sent struct{ Input []json.RawMessage }
+	json.Unmarshal(out, &sent)
+	stubs := 0
+	for _, raw := range sent.Input {
+		var it struct {
+			Type   string
+			Output json.RawMessage
+		}
+		json.Unmarshal(raw, &it)
+		switch {
+		case src[string(raw)]:
+		case it.Type == "shell_call_output":
+			var chunks []struct {
+				Stdout, Stderr string
+				Outcome        json.RawMessage
+			}
+			if json.Unmarshal(it.Output, &chunks) != nil || len(chunks) != 1 || !strings.HasPrefix(chunks[0].Stdout, "[swc:h") || chunks[0].Stderr != "" || string(chunks[0].Outcome) != `{"type":"exit","exit_code":0}` {
+				t.Errorf("a stubbed shell_call_output: %.300s", raw)
+			}
+			stubs++
+		case bytes.Contains(raw, []byte(LoopPreamble[:20])):
+		default:
+			t.Errorf("sent an item that is none of the request's: %.300s", raw)
+		}
+	}
+	if stubs == 0 {
+		t.Error("no shell_call_output stubbed")
+	}
+}
+
+// TestResponsesOutputCannotHoldStub: an object output (a screenshot) is
+// never overwritten by text.
+func TestResponsesOutputCannotHoldStub(t *testing.T) {
+	raw := []byte(`{"type":"computer_call_output","call_id":"c","output":{"type":"computer_screenshot","image_url":"data:image/png;base64,AA=="}}`)
+	if _, err := responsesOutput(raw, raw[bytes.Index(raw, []byte(`{"type":"computer_screenshot`)):len(raw)-1], "stub"); err == nil {
+		t.Error("a screenshot output took a stub")
+	}
+}

@@ -232,7 +232,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		costs[i] = c.Cost(msgs[i])
 		before += costs[i]
 	}
-	res := &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, Compaction: o.Compaction, TokensBefore: before}
+	res := c.newResult(before)
 	if res.TokensBefore <= o.Budget && !c.after {
 		res.Fits, res.Messages, res.Tokens, res.Recent = true, msgs, res.TokensBefore, 0
 		for i := range msgs {
@@ -242,10 +242,36 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 	}
 	if !c.after {
 		if l := asLoop(msgs); l != nil {
-			return c.compressLoop(msgs, costs, l, res), nil
+			lr := c.compressLoop(msgs, costs, l, res)
+			if lr.OverBudget == 0 || !l.userTexts() {
+				return lr, nil
+			}
+			// The loop keeps every user text a person wrote verbatim;
+			// when that leaves it over budget, the history is
+			// consolidated as a conversation instead if that fits (a
+			// loop whose last exchange alone is over stays a loop).
+			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before))
+			if err != nil || hr.OverBudget > 0 {
+				return lr, nil
+			}
+			return hr, nil
 		}
 	}
+	return c.compressHistory(ctx, msgs, costs, res)
+}
 
+// newResult returns the Result a compression of a history of before
+// tokens fills.
+func (c *Compressor) newResult(before int) *Result {
+	o := c.opts
+	return &Result{Budget: o.Budget, Tokenizer: o.Tokenizer, Strategy: o.Strategy, Compaction: o.Compaction, TokensBefore: before}
+}
+
+// compressHistory is Compress of a history that is not a tool loop (or
+// of one whose user texts outgrow the budget): the instructions, the
+// memory of the history before the boundary, the recent messages.
+func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, costs []int, res *Result) (*Result, error) {
+	o := c.opts
 	// Instructions first; then the conversation, split into history and
 	// the recent window.
 	var instr, conv []int
@@ -253,7 +279,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 	for i, m := range msgs {
 		if chat.IsInstruction(m) {
 			instr = append(instr, i)
-			instrCost += c.Cost(m)
+			instrCost += costs[i]
 		} else {
 			conv = append(conv, i)
 		}
@@ -266,7 +292,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 	}
 	protected := instrCost
 	for _, i := range conv[start:] {
-		protected += c.Cost(msgs[i])
+		protected += costs[i]
 	}
 	if protected > o.Budget {
 		// Never refuse: the shortest tail the provider's rules allow

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -110,6 +111,7 @@ func testGeminiLoop(t *testing.T, body []byte) {
 		for _, r := range orig.Raw {
 			raws[string(r)] = true
 		}
+		stubbed := geminiStubbed(t, orig, got.Rewritten)
 		prevCalls := 0
 		for i, c := range req.Contents {
 			var v struct {
@@ -120,8 +122,8 @@ func testGeminiLoop(t *testing.T, body []byte) {
 			if want := []string{"user", "model"}[i%2]; v.Role != want {
 				t.Fatalf("keep %d: contents[%d] is %s, want %s", keep, i, v.Role, want)
 			}
-			memFirst := i == 0 && bytes.Contains(c, []byte(Preamble[:20]))
-			if !raws[string(c)] && !memFirst {
+			memFirst := i == 0 && (bytes.Contains(c, []byte(Preamble[:20])) || bytes.Contains(c, []byte(LoopPreamble[:20])))
+			if !raws[string(c)] && !memFirst && !stubbed(c) {
 				t.Errorf("keep %d: contents[%d] is not the client's bytes: %s", keep, i, c)
 			}
 			calls, responses := 0, 0
@@ -146,14 +148,57 @@ func testGeminiLoop(t *testing.T, body []byte) {
 			t.Fatalf("keep %d: nothing sent", keep)
 		}
 		sp := req.SystemInstruction.Parts
-		inSystem := len(sp) == 2 && strings.HasPrefix(sp[1].Text, Preamble)
-		inFirst := len(sp) == 1 && bytes.Contains(req.Contents[0], []byte(Preamble[:20]))
+		memory := func(s string) bool { return strings.HasPrefix(s, Preamble) || strings.HasPrefix(s, LoopPreamble) }
+		inSystem := len(sp) == 2 && memory(sp[1].Text) && sp[1].Text == got.Memory
+		inFirst := len(sp) == 1 && (bytes.Contains(req.Contents[0], []byte(Preamble[:20])) || bytes.Contains(req.Contents[0], []byte(LoopPreamble[:20])))
 		if !inSystem && !inFirst || sp[0].Text != "You are a coding agent." || req.SystemInstruction.Role != "user" {
 			t.Errorf("keep %d: systemInstruction %+v", keep, req.SystemInstruction)
 		}
 		if string(req.GenerationConfig) != `{"temperature":0,"thinkingConfig":{"includeThoughts":true}}` || len(req.Tools) == 0 {
 			t.Errorf("keep %d: other fields changed: %s %s", keep, req.GenerationConfig, req.Tools)
 		}
+	}
+}
+
+// geminiStubbed returns whether a content sent is a content of in whose
+// function responses of rewritten messages (a tool loop's stubs) read
+// {"output": stub}, every other part and field as it came.
+func geminiStubbed(t *testing.T, in *chat.Input, rewritten map[int]string) func(c json.RawMessage) bool {
+	t.Helper()
+	byOrigin := map[int][]string{}
+	for i, o := range in.Origin {
+		if text, ok := rewritten[i]; ok && o >= 0 {
+			byOrigin[o] = append(byOrigin[o], text)
+		}
+	}
+	var want []any
+	for o, texts := range byOrigin {
+		var c map[string]any
+		if err := json.Unmarshal(in.Raw[o], &c); err != nil {
+			t.Fatal(err)
+		}
+		parts, _ := c["parts"].([]any)
+		for _, p := range parts {
+			fr, ok := p.(map[string]any)["functionResponse"].(map[string]any)
+			if !ok || len(texts) == 0 {
+				continue
+			}
+			fr["response"] = map[string]any{"output": texts[0]}
+			texts = texts[1:]
+		}
+		want = append(want, c)
+	}
+	return func(raw json.RawMessage) bool {
+		var c any
+		if json.Unmarshal(raw, &c) != nil {
+			return false
+		}
+		for _, w := range want {
+			if reflect.DeepEqual(c, w) {
+				return true
+			}
+		}
+		return false
 	}
 }
 

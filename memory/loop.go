@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"strings"
+
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/observe"
@@ -39,6 +41,7 @@ type loopShape struct {
 	instr []int
 	head  []int
 	units []loopUnit
+	users int // the user units of role user: texts a person wrote after the task
 }
 
 // asLoop returns the shape of msgs when they are a tool loop, or nil when
@@ -82,23 +85,56 @@ func asLoop(msgs []swc.Message) *loopShape {
 	if task < 0 || nObs < loopMinObservations || nObs <= nUser {
 		return nil
 	}
+	l.users = nUser
 	return l
 }
+
+// userTexts reports whether the loop holds user texts a person wrote
+// after its task (kept verbatim, never dropped).
+func (l *loopShape) userTexts() bool { return l.users > 0 }
 
 // loopCosts are the budget costs of a loop's messages (by input index)
 // and what a stub costs at most.
 type loopCosts struct {
+	msgs    []swc.Message
 	cost    []int
 	stubCap int // a stub's most tokens with MessageOverhead
 }
 
 // capped is message i's cost as a stub when it is stubbed: a stub is
 // written only for an observation that costs more than one may.
-func (lc *loopCosts) capped(i int) int { return min(lc.cost[i], lc.stubCap) }
+func (lc *loopCosts) capped(i int) int {
+	if !lc.stubbable(i) {
+		return lc.cost[i]
+	}
+	return lc.stubCap
+}
 
 // stubbable reports whether observation i is replaced by a stub before
-// the boundary.
-func (lc *loopCosts) stubbable(i int) bool { return lc.cost[i] > lc.stubCap }
+// the boundary: it costs more than a stub, and it is not media alone (a
+// screenshot, an image: a stub of it would say nothing, and a provider
+// may want the media there, as the Responses API wants a
+// computer_call_output's screenshot).
+func (lc *loopCosts) stubbable(i int) bool {
+	return lc.cost[i] > lc.stubCap && !mediaOnly(lc.msgs[i])
+}
+
+// mediaOnly reports whether m holds media and no text: its content is
+// nothing but chat's placeholders ("[computer_screenshot]"), one a line.
+func mediaOnly(m swc.Message) bool {
+	if m.MediaTokens == 0 {
+		return false
+	}
+	for line := range strings.SplitSeq(m.Content, "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if len(line) < 3 || line[0] != '[' || line[len(line)-1] != ']' || strings.ContainsAny(line[1:len(line)-1], "[] ") {
+			return false
+		}
+	}
+	return true
+}
 
 // loopLineCap bounds the tokens of one line of the memory message's list
 // of dropped calls (with its newline and a margin for how lines join).

@@ -15,7 +15,7 @@ import (
 // it is sent as small as the provider's rules allow, with
 // Result.OverBudget saying by how much.
 func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape, res *Result) *Result {
-	lc := &loopCosts{cost: costs, stubCap: observe.DefaultStubTokens + MessageOverhead}
+	lc := &loopCosts{msgs: msgs, cost: costs, stubCap: observe.DefaultStubTokens + MessageOverhead}
 	instrCost := 0
 	for _, i := range l.instr {
 		instrCost += lc.cost[i]

@@ -59,7 +59,7 @@ func TestAsLoop(t *testing.T) {
 // loopState returns the boundaries the walk puts msgs at.
 func loopState(c *Compressor, msgs []swc.Message) (b, d int) {
 	l := asLoop(msgs)
-	lc := &loopCosts{cost: make([]int, len(msgs)), stubCap: observe.DefaultStubTokens + MessageOverhead}
+	lc := &loopCosts{msgs: msgs, cost: make([]int, len(msgs)), stubCap: observe.DefaultStubTokens + MessageOverhead}
 	instr := 0
 	for i := range msgs {
 		lc.cost[i] = c.Cost(msgs[i])
@@ -75,6 +75,20 @@ func loopState(c *Compressor, msgs []swc.Message) (b, d int) {
 func checkLoop(t *testing.T, name string, c *Compressor, msgs []swc.Message, res *Result) {
 	t.Helper()
 	o := c.Options()
+	if !res.Fits && !strings.HasPrefix(res.Memory, LoopPreamble) && len(res.Rewritten) == 0 && res.Memory != "" {
+		// Consolidated as a conversation: only when the loop, which
+		// keeps every user text, is over budget and this is not.
+		costs := make([]int, len(msgs))
+		for i := range msgs {
+			costs[i] = c.Cost(msgs[i])
+		}
+		lr := c.compressLoop(msgs, costs, asLoop(msgs), c.newResult(0))
+		if lr.OverBudget == 0 || res.OverBudget > 0 || asLoop(msgs).users == 0 {
+			t.Errorf("%s: consolidated as a conversation though the loop is over by %d (this by %d)", name, lr.OverBudget, res.OverBudget)
+		}
+		checkResult(t, name, c, msgs, res)
+		return
+	}
 	if res.OverBudget != max(res.Tokens-o.Budget, 0) || res.Tokens != c.CountMessages(res.Messages) {
 		t.Errorf("%s: %d tokens (counted %d), budget %d, OverBudget %d", name, res.Tokens, c.CountMessages(res.Messages), o.Budget, res.OverBudget)
 	}
@@ -357,4 +371,45 @@ func TestLoopProperty(t *testing.T) {
 			prev, pb, pd = res, b, d
 		}
 	}
+}
+
+// TestLoopUserTextsOverBudget: a tool loop whose user texts (kept
+// verbatim by the loop) leave it over budget is consolidated as a
+// conversation when that fits: Compress never reports OverBudget while
+// something could still go.
+func TestLoopUserTextsOverBudget(t *testing.T) {
+	msgs := []swc.Message{
+		{Role: swc.RoleSystem, Content: "You are a coding agent."},
+		{Role: swc.RoleUser, Content: "Fix the crash in src/app/parser.py."},
+	}
+	for i := range 24 {
+		if i > 0 {
+			msgs = append(msgs, swc.Message{Role: swc.RoleUser, Content: filler(i)})
+		}
+		id := fmt.Sprintf("call_%d", i)
+		msgs = append(msgs,
+			swc.Message{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: id, Name: "execute_bash", Arguments: `{"command":"ls"}`}}},
+			swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: filler(i + 100)})
+	}
+	if asLoop(msgs) == nil {
+		t.Fatal("not a tool loop")
+	}
+	o := DefaultOptions()
+	o.Budget = 1200
+	c := mustNew(t, o)
+	costs := make([]int, len(msgs))
+	for i := range msgs {
+		costs[i] = c.Cost(msgs[i])
+	}
+	if lr := c.compressLoop(msgs, costs, asLoop(msgs), c.newResult(0)); lr.OverBudget == 0 {
+		t.Fatalf("the loop fits (%d tokens): the test needs user texts over the budget", lr.Tokens)
+	}
+	res, err := c.Compress(context.Background(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OverBudget != 0 || res.Tokens > o.Budget || !strings.HasPrefix(res.Memory, Preamble) {
+		t.Errorf("%d tokens, OverBudget %d, memory %.80q", res.Tokens, res.OverBudget, res.Memory)
+	}
+	checkLoop(t, "user texts", c, msgs, res)
 }

@@ -51,11 +51,43 @@ func rewriteRaw(in *chat.Input, res *Result, o int) (json.RawMessage, error) {
 			return nil, swc.Errorf(swc.EINVALID, "%s: rewriting its content: %v", in.Where[i], err)
 		}
 		q := jsonString(text)
+		if in.Format == chat.Responses && path[0] == "output" {
+			if q, err = responsesOutput(out, out[start:end], text); err != nil {
+				return nil, swc.Errorf(swc.EINVALID, "%s: rewriting its output: %v", in.Where[i], err)
+			}
+		}
 		next := make([]byte, 0, len(out)-(end-start)+len(q))
 		next = append(append(append(next, out[:start]...), q...), out[end:]...)
 		out = next
 	}
 	return out, nil
+}
+
+// responsesOutput returns the "output" of Responses item raw (its value
+// now v) holding text: a string where the item's output may be one
+// (function_call_output and custom_tool_call_output, whose output may
+// also be a list of parts; an output that is a string), a
+// shell_call_output's list of chunks as one chunk, its first, whose
+// stdout is text (stderr emptied, its other fields kept). An output that
+// is an object (a computer_call_output's screenshot) cannot hold text.
+func responsesOutput(raw, v []byte, text string) ([]byte, error) {
+	var it struct{ Type string }
+	if err := json.Unmarshal(raw, &it); err != nil {
+		return nil, err
+	}
+	v = bytes.TrimSpace(v)
+	switch {
+	case len(v) > 0 && v[0] == '"', it.Type == "function_call_output", it.Type == "custom_tool_call_output":
+		return jsonString(text), nil
+	case it.Type == "shell_call_output" && len(v) > 0 && v[0] == '[':
+		var chunks []map[string]json.RawMessage
+		if err := json.Unmarshal(v, &chunks); err != nil || len(chunks) == 0 {
+			return nil, errorf("a shell_call_output's output: want a list of chunks")
+		}
+		c := writeObject(chunks[0], map[string]json.RawMessage{"stdout": jsonString(text), "stderr": json.RawMessage(`""`)})
+		return append(append([]byte{'['}, c...), ']'), nil
+	}
+	return nil, errorf("a %s's output (%.20s) cannot hold a stub", it.Type, v)
 }
 
 // blockIndex returns k of a where ending in ".content[k]" (an Anthropic

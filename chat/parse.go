@@ -99,21 +99,17 @@ func parse(data []byte, f Format, strict, owned bool) (*Input, error) {
 func parseGeneral(data []byte, f Format) (*Input, error) {
 	var in *Input
 	var err error
-	switch f {
-	case OpenAI:
-		in, err = parseOpenAI(data)
-	case Anthropic:
-		in, err = parseAnthropic(data)
-	case Responses:
-		in, err = parseResponses(data)
-	case Gemini:
-		in, err = parseGemini(data)
-	case JSONL:
-		in, err = parseJSONL(data)
-	case LoCoMo:
-		return nil, swc.Errorf(swc.EINVALID, "locomo input holds conversations, not messages: load it with the locomo package")
-	default:
-		return nil, swc.Errorf(swc.EINVALID, "unknown format %q", f)
+	if c, ok := CodecOf(f); ok {
+		in, err = c.parse(data)
+	} else {
+		switch f {
+		case JSONL:
+			in, err = parseJSONL(data)
+		case LoCoMo:
+			return nil, swc.Errorf(swc.EINVALID, "locomo input holds conversations, not messages: load it with the locomo package")
+		default:
+			return nil, swc.Errorf(swc.EINVALID, "unknown format %q", f)
+		}
 	}
 	if err != nil {
 		return nil, err

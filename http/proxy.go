@@ -181,10 +181,20 @@ func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 	return m
 }
 
-// protocol is one of the two wire protocols.
+// protocol is one provider's transport: its name (in metrics, logs and
+// errors) and the format of its request bodies, whose chat.Codec reads
+// and writes the messages. Routes, upstream paths, auth headers and error
+// shapes go by protocol; message bytes only through the codec.
 type protocol struct {
-	name   string // "openai" or "anthropic"
+	name   string // "openai", "anthropic", "responses" or "gemini"
 	format chat.Format
+}
+
+// alignUser reports whether p's codec wants a request's kept messages to
+// start at a user message (chat.Codec's AlignUser).
+func (p protocol) alignUser() bool {
+	c, ok := chat.CodecOf(p.format)
+	return ok && c.AlignUser()
 }
 
 var (

@@ -35,11 +35,11 @@ type prefixKey struct {
 	budget                   int
 }
 
-// compressor returns the compressor of budget for protocol p (Anthropic's
-// keeps messages starting at a user message).
+// compressor returns the compressor of budget for protocol p (one whose
+// codec wants it keeps messages starting at a user message).
 func (s *Server) compressor(budget int, p protocol) (*memory.Compressor, error) {
 	key := budget * 2
-	if p == protoAnthropic {
+	if p.alignUser() {
 		key++
 	}
 	s.proxy.mu.Lock()
@@ -55,7 +55,7 @@ func (s *Server) compressor(budget int, p protocol) (*memory.Compressor, error) 
 	if c, err = base.WithBudget(budget); err != nil {
 		return nil, err
 	}
-	if p == protoAnthropic {
+	if p.alignUser() {
 		c = c.WithAlignUser()
 	}
 	s.proxy.mu.Lock()
@@ -310,7 +310,7 @@ func (s *Server) fromPrefix(ctx context.Context, c *memory.Compressor, p protoco
 	for start > 0 && start < len(convIdx) && in.Messages[convIdx[start]].Role == swc.RoleTool {
 		start--
 	}
-	if p == protoAnthropic {
+	if p.alignUser() {
 		for start > 0 && start < len(convIdx) && in.Messages[convIdx[start]].Role != swc.RoleUser {
 			start--
 		}

@@ -169,7 +169,7 @@ func BenchmarkMiddlewareOverhead(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			nb, err := spliceOpenAI(pin, res)
+			nb, err := SpliceRequest(pin, res)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -32,22 +32,20 @@ type SpliceOptions struct {
 	CacheBreakpoints string
 }
 
-// SpliceRequestWith is SpliceRequest with options.
+// SpliceRequestWith is SpliceRequest with options: the input format's
+// codec (chat.CodecOf) writes the body.
 func SpliceRequestWith(in *chat.Input, res *Result, o SpliceOptions) ([]byte, error) {
-	if in.Body == nil {
-		return nil, swc.Errorf(swc.EINVALID, "not a request body: nothing to splice the messages into")
-	}
-	switch in.Format {
-	case chat.OpenAI:
-		return spliceOpenAI(in, res)
-	case chat.Anthropic:
-		return spliceAnthropic(in, res, o.CacheBreakpoints != BreakpointsOff)
-	case chat.Responses:
-		return spliceResponses(in, res)
-	case chat.Gemini:
-		return spliceGemini(in, res, res.Rewritten)
-	}
-	return nil, swc.Errorf(swc.EINVALID, "cannot splice messages into a %s input", in.Format)
+	return chat.Splice(in, output(res, o.CacheBreakpoints))
+}
+
+// MaxBreakpoints is the most cache_control marks the Messages API takes
+// in one request (chat.MaxBreakpoints).
+const MaxBreakpoints = chat.MaxBreakpoints
+
+// output is what a codec writes into a request for res, with the cache
+// breakpoints setting bp.
+func output(res *Result, bp string) chat.Output {
+	return chat.Output{Messages: res.Messages, Source: res.Source, Memory: res.Memory, Rewritten: res.Rewritten, NoCacheMark: bp == BreakpointsOff}
 }
 
 // WithBudget returns a copy of c with another budget that shares c's
@@ -95,7 +93,8 @@ func (c *Compressor) After(src MemorySource) *Compressor {
 }
 
 // WithAlignUser returns a copy of c whose kept messages start at a user
-// message (Options.AlignUser), as Anthropic requests need.
+// message (Options.AlignUser), as some formats need (chat.Codec's
+// AlignUser).
 func (c *Compressor) WithAlignUser() *Compressor {
 	cc := *c
 	cc.opts.AlignUser = true

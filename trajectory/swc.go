@@ -28,7 +28,7 @@ func (s *SWC) Compress(ctx context.Context, q *Request, budget int) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	if q.Input.Format == chat.Anthropic {
+	if cd, ok := chat.CodecOf(q.Input.Format); ok && cd.AlignUser() {
 		c = c.WithAlignUser()
 	}
 	res, err := c.Compress(ctx, q.Input.Messages)

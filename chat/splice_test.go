@@ -1,10 +1,8 @@
-package memory
+package chat
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/swcmem/swc/chat"
 )
 
 // TestSpliceRewritten: a rewritten message has its content replaced and
@@ -13,14 +11,14 @@ import (
 func TestSpliceRewritten(t *testing.T) {
 	cases := []struct {
 		name   string
-		format chat.Format
+		format Format
 		body   string
 		target string // the message Rewritten names: its content in the input
 		want   string // the body sent
 	}{
 		{
 			name:   "openai tool message",
-			format: chat.OpenAI,
+			format: OpenAI,
 			body: `{"model":"m","messages":[{"role":"system","content":"sys"},{"role":"user","content":"task"},` +
 				`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"sh","arguments":"{}"}}]},` +
 				`{"role":"tool",  "tool_call_id":"c1", "content" : "long output <b>&</b>", "x_extra":[1, 2]}]}`,
@@ -31,7 +29,7 @@ func TestSpliceRewritten(t *testing.T) {
 		},
 		{
 			name:   "openai text observation",
-			format: chat.OpenAI,
+			format: OpenAI,
 			body: `{"model":"m","messages":[{"role":"user","content":"task"},{"role":"assistant","content":"run"},` +
 				`{"role":"user","content":[{"type":"text","text":"<returncode>0</returncode>"}],"name":"env"}]}`,
 			target: "<returncode>0</returncode>",
@@ -40,7 +38,7 @@ func TestSpliceRewritten(t *testing.T) {
 		},
 		{
 			name:   "anthropic tool_result block",
-			format: chat.Anthropic,
+			format: Anthropic,
 			body: `{"max_tokens":9,"messages":[{"role":"user","content":"task"},` +
 				`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig=="},{"type":"tool_use","id":"t1","name":"sh","input":{}},{"type":"tool_use","id":"t2","name":"sh","input":{}}]},` +
 				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"first"},` +
@@ -53,7 +51,7 @@ func TestSpliceRewritten(t *testing.T) {
 		},
 		{
 			name:   "responses function_call_output",
-			format: chat.Responses,
+			format: Responses,
 			body: `{"model":"m","input":[{"type":"message","role":"user","content":"task"},` +
 				`{"type":"function_call","call_id":"c1","name":"sh","arguments":"{}"},` +
 				`{"type":"function_call_output","call_id":"c1","output":"out put"}],"store":false}`,
@@ -65,11 +63,11 @@ func TestSpliceRewritten(t *testing.T) {
 	}
 	const stub = "[swc:h0 stub <b>]"
 	for _, tc := range cases {
-		in, err := chat.Parse([]byte(tc.body), tc.format)
+		in, err := Parse([]byte(tc.body), tc.format)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		res := &Result{Rewritten: map[int]string{}}
+		res := Output{Rewritten: map[int]string{}, NoCacheMark: true}
 		for i, m := range in.Messages {
 			if m.Content == tc.target {
 				res.Rewritten[i] = stub
@@ -81,14 +79,14 @@ func TestSpliceRewritten(t *testing.T) {
 		if len(res.Rewritten) != 1 {
 			t.Fatalf("%s: %d messages hold %q", tc.name, len(res.Rewritten), tc.target)
 		}
-		got, err := SpliceRequestWith(in, res, SpliceOptions{CacheBreakpoints: BreakpointsOff})
+		got, err := Splice(in, res)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if string(got) != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
 		}
-		if out, err := chat.Parse(got, tc.format); err != nil || !strings.Contains(string(got), stub) {
+		if out, err := Parse(got, tc.format); err != nil || !strings.Contains(string(got), stub) {
 			t.Errorf("%s: the body sent does not parse: %v", tc.name, err)
 		} else {
 			for i, m := range out.Messages {

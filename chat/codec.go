@@ -1,0 +1,81 @@
+package chat
+
+import "github.com/swcmem/swc"
+
+// A Codec is one provider's wire format for messages, both ways: it reads
+// a request body into an Input (what Parse does for its format) and
+// writes a compressed request back (Splice), every byte the compression
+// did not change sent as it came. Code that compresses looks a codec up by
+// the Input's Format (CodecOf) and never names a format itself. Adding a
+// provider is one codec here (a NAME.go reader and a NAME_write.go
+// writer, registered in codecs) and its transport entry in http/.
+type Codec interface {
+	// Format is the format the codec reads and writes.
+	Format() Format
+	// AlignUser reports whether a request's first kept conversation
+	// message must be a user message (the compressor's AlignUser).
+	AlignUser() bool
+	// Splice returns in's request body (in was read by this codec) with
+	// its messages replaced by out's.
+	Splice(in *Input, out Output) ([]byte, error)
+	// parse reads trimmed data of the codec's format, not yet validated.
+	parse(data []byte) (*Input, error)
+}
+
+// Output is what a codec writes into a request: the messages a
+// compression kept, where each came from, and the memory that stands for
+// the others. It holds no compression settings beyond how to write.
+type Output struct {
+	// Messages are the messages as sent; Source[k] is the input index
+	// (in Input.Messages) of Messages[k], -1 for the memory message.
+	Messages []swc.Message
+	Source   []int
+	// Memory is the memory message's text ("" when there is none).
+	Memory string
+	// Rewritten maps an input message index to the text that replaces
+	// its content as sent; the message keeps every other field.
+	Rewritten map[int]string
+	// NoCacheMark leaves a provider's prompt-cache marks as the client
+	// set them: no mark is added on the memory (Anthropic cache_control).
+	NoCacheMark bool
+}
+
+// codecs are the registered codecs by format.
+var codecs = map[Format]Codec{
+	OpenAI:    openAICodec{},
+	Anthropic: anthropicCodec{},
+	Responses: responsesCodec{},
+	Gemini:    geminiCodec{},
+}
+
+// CodecOf returns the codec of format f, or false when f is not a
+// request format (jsonl, locomo, auto).
+func CodecOf(f Format) (Codec, bool) {
+	c, ok := codecs[f]
+	return c, ok
+}
+
+// Splice writes out into in's request body with in's codec. It returns an
+// EINVALID error when in is not a request body of a codec's format.
+func Splice(in *Input, out Output) ([]byte, error) {
+	if in.Body == nil {
+		return nil, swc.Errorf(swc.EINVALID, "not a request body: nothing to splice the messages into")
+	}
+	c, ok := CodecOf(in.Format)
+	if !ok {
+		return nil, swc.Errorf(swc.EINVALID, "cannot splice messages into a %s input", in.Format)
+	}
+	return c.Splice(in, out)
+}
+
+// pick returns the input messages idx, with out's rewritten contents.
+func pick(in *Input, out Output, idx []int) []swc.Message {
+	msgs := make([]swc.Message, len(idx))
+	for i, k := range idx {
+		msgs[i] = in.Messages[k]
+		if text, ok := out.Rewritten[k]; ok {
+			msgs[i].Content = text
+		}
+	}
+	return msgs
+}

@@ -1,0 +1,214 @@
+package chat
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/swcmem/swc"
+)
+
+// geminiCodec is the Gemini API's format (gemini.go reads it).
+type geminiCodec struct{}
+
+func (geminiCodec) Format() Format                    { return Gemini }
+func (geminiCodec) AlignUser() bool                   { return false }
+func (geminiCodec) parse(data []byte) (*Input, error) { return parseGemini(data) }
+
+// Splice writes a Gemini request body with out's messages: kept
+// contents byte for byte; a content only partly kept (its function
+// responses went into the memory, or its text did) or holding a message
+// of rewritten, from its parts as they came, the kept ones only, a
+// rewritten function response's "response" written {"output": text} (its
+// name, id and other fields kept), a rewritten user text as one text part;
+// the memory appended to systemInstruction as a text part (created when
+// the body has none), or, when the kept contents start with a model
+// content, the first content, of role user (the API wants a user turn
+// before a model's function calls; without a memory, StartText
+// stands there when earlier contents were left out); every other field as
+// it came. A countTokens body
+// holding a generateContentRequest is written with the request inside it.
+func (geminiCodec) Splice(in *Input, out Output) ([]byte, error) {
+	rewritten := out.Rewritten
+	req, nested, err := GeminiRequest(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	byOrigin := map[int][]int{} // origin → its messages, in order
+	for i, o := range in.Origin {
+		if o >= 0 {
+			byOrigin[o] = append(byOrigin[o], i)
+		}
+	}
+	kept := map[int]bool{}
+	for _, src := range out.Source {
+		if src >= 0 {
+			kept[src] = true
+		}
+	}
+	var contents []json.RawMessage
+	done := map[int]bool{}
+	for _, src := range out.Source {
+		if src < 0 || in.Origin[src] < 0 || done[in.Origin[src]] {
+			continue
+		}
+		o := in.Origin[src]
+		done[o] = true
+		whole := true
+		for _, i := range byOrigin[o] {
+			if _, rw := rewritten[i]; !kept[i] || rw {
+				whole = false
+			}
+		}
+		if whole {
+			contents = append(contents, in.Raw[o])
+			continue
+		}
+		c, err := geminiPartly(in, byOrigin[o], in.Raw[o], kept, rewritten)
+		if err != nil {
+			return nil, err
+		}
+		contents = append(contents, c)
+	}
+	fields := map[string]json.RawMessage{}
+	first, model := firstKept(in, out)
+	if model && (out.Memory != "" || first > 0) {
+		// A model's turn (its function calls) must follow a user turn:
+		// the memory is that turn (StartText when there is none and
+		// earlier contents were left out).
+		text := out.Memory
+		if text == "" {
+			text = StartText
+		}
+		b, err := json.Marshal(map[string]any{"role": "user", "parts": []map[string]string{{"text": text}}})
+		if err != nil {
+			return nil, err
+		}
+		contents = append([]json.RawMessage{b}, contents...)
+	} else if out.Memory != "" {
+		sys, key := GeminiField(req, "systemInstruction")
+		if key == "" {
+			key = "systemInstruction"
+		}
+		if fields[key], err = appendInstruction(sys, out.Memory); err != nil {
+			return nil, err
+		}
+	}
+	fields["contents"] = joinArray(contents)
+	b := writeObject(req, fields)
+	if !nested {
+		return b, nil
+	}
+	_, key := GeminiField(in.Body, "generateContentRequest")
+	return writeObject(in.Body, map[string]json.RawMessage{key: b}), nil
+}
+
+// firstKept returns the content the first kept conversation message came
+// from (-1 for none) and whether it is a model content.
+func firstKept(in *Input, out Output) (origin int, model bool) {
+	for _, src := range out.Source {
+		if src >= 0 && in.Origin[src] >= 0 {
+			return in.Origin[src], in.Messages[src].Role == swc.RoleAssistant
+		}
+	}
+	return -1, false
+}
+
+// geminiPartly rewrites content raw whose messages are msgs (its function
+// responses' tool messages, in part order, then the message of its other
+// parts): the parts of kept messages as they came, rewritten ones
+// replaced (a model content's function calls stay).
+func geminiPartly(in *Input, msgs []int, raw json.RawMessage, kept map[int]bool, rewritten map[int]string) (json.RawMessage, error) {
+	var c map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, swc.Errorf(swc.EINVALID, "gemini content: %v", err)
+	}
+	var parts []json.RawMessage
+	if p, ok := c["parts"]; ok && string(p) != "null" {
+		if err := json.Unmarshal(p, &parts); err != nil {
+			return nil, swc.Errorf(swc.EINVALID, "gemini content parts: %v", err)
+		}
+	}
+	main := -1 // the message of the content's other parts
+	var tools []int
+	for _, i := range msgs {
+		if in.Messages[i].Role == swc.RoleTool {
+			tools = append(tools, i)
+		} else {
+			main = i
+		}
+	}
+	var out []json.RawMessage
+	mainDone := false
+	for _, rp := range parts {
+		var p map[string]json.RawMessage
+		if err := json.Unmarshal(rp, &p); err != nil {
+			return nil, swc.Errorf(swc.EINVALID, "gemini part: %v", err)
+		}
+		if fr, key := GeminiField(p, "functionResponse"); fr != nil {
+			if len(tools) == 0 {
+				return nil, swc.Errorf(swc.EINVALID, "gemini content: more functionResponse parts than its parsed tool messages")
+			}
+			i := tools[0]
+			tools = tools[1:]
+			if !kept[i] {
+				continue
+			}
+			text, rw := rewritten[i]
+			if !rw {
+				out = append(out, rp)
+				continue
+			}
+			var f map[string]json.RawMessage
+			if err := json.Unmarshal(fr, &f); err != nil {
+				return nil, swc.Errorf(swc.EINVALID, "gemini functionResponse: %v", err)
+			}
+			resp, _ := json.Marshal(map[string]string{"output": text})
+			delete(f, "parts") // media of the output the stub stands for
+			f["response"] = resp
+			p[key] = writeObject(f, nil)
+			out = append(out, writeObject(p, nil))
+			continue
+		}
+		if main < 0 || !kept[main] {
+			continue
+		}
+		text, rw := rewritten[main]
+		if fc, _ := GeminiField(p, "functionCall"); !rw || fc != nil { // a call stays, whatever its text became
+			out = append(out, rp)
+			continue
+		}
+		if !mainDone {
+			b, _ := json.Marshal(map[string]string{"text": text})
+			out = append(out, b)
+		}
+		mainDone = true
+	}
+	return writeObject(c, map[string]json.RawMessage{"parts": joinArray(out)}), nil
+}
+
+// appendInstruction returns systemInstruction with a text part of memory
+// appended: a content's parts grown by one (its other fields kept), a
+// content made of a string or of nothing.
+func appendInstruction(sys json.RawMessage, memory string) (json.RawMessage, error) {
+	part, _ := json.Marshal(map[string]string{"text": memory})
+	sys = bytes.TrimSpace(sys)
+	var s string
+	switch {
+	case len(sys) == 0 || string(sys) == "null":
+		return writeObject(nil, map[string]json.RawMessage{"parts": joinArray([]json.RawMessage{part})}), nil
+	case json.Unmarshal(sys, &s) == nil:
+		first, _ := json.Marshal(map[string]string{"text": s})
+		return writeObject(nil, map[string]json.RawMessage{"parts": joinArray([]json.RawMessage{first, part})}), nil
+	}
+	var c map[string]json.RawMessage
+	if err := json.Unmarshal(sys, &c); err != nil || c == nil {
+		return nil, swc.Errorf(swc.EINVALID, "systemInstruction: want a content object")
+	}
+	var parts []json.RawMessage
+	if p, ok := c["parts"]; ok && string(p) != "null" {
+		if err := json.Unmarshal(p, &parts); err != nil {
+			return nil, swc.Errorf(swc.EINVALID, "systemInstruction.parts: want an array")
+		}
+	}
+	return writeObject(c, map[string]json.RawMessage{"parts": joinArray(append(parts, part))}), nil
+}

@@ -1,0 +1,109 @@
+package chat
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestSpliceGeminiPartly: a user content whose function responses went
+// into the memory keeps its text part alone; a rewritten response becomes
+// {"output": text} with its name and id; a body without systemInstruction
+// gets one; a countTokens body is written inside its generateContentRequest.
+func TestSpliceGeminiPartly(t *testing.T) {
+	body := []byte(`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","id":"a","response":{"output":"long output"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"and now?"}]}],"model":"models/m"}}`)
+	in, err := Parse(body, Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Messages: 0 user, 1 model, 2 tool f, 3 tool g, 4 user "and now?".
+	cases := []struct {
+		name      string
+		source    []int
+		rewritten map[int]string
+		want      string
+	}{
+		{"text alone", []int{-1, 4}, nil,
+			`{"generateContentRequest":{"contents":[{"parts":[{"text":"and now?"}],"role":"user"}],"model":"models/m","systemInstruction":{"parts":[{"text":"MEM"}]}}}`},
+		{"rewritten response", []int{-1, 0, 1, 2, 3, 4}, map[int]string{2: "[swc:h1 f() → ok]"},
+			`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"parts":[{"functionResponse":{"id":"a","name":"f","response":{"output":"[swc:h1 f() → ok]"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"and now?"}],"role":"user"}],"model":"models/m","systemInstruction":{"parts":[{"text":"MEM"}]}}}`},
+		{"rewritten text", []int{-1, 0, 1, 2, 3, 4}, map[int]string{4: "stub"},
+			`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"parts":[{"functionResponse":{"name":"f","id":"a","response":{"output":"long output"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"stub"}],"role":"user"}],"model":"models/m","systemInstruction":{"parts":[{"text":"MEM"}]}}}`},
+	}
+	for _, tc := range cases {
+		res := Output{Memory: "MEM", Source: tc.source, Rewritten: tc.rewritten}
+		out, err := geminiCodec{}.Splice(in, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, out, tc.want)
+		}
+		if _, err := Parse(out, Gemini); err != nil {
+			t.Errorf("%s: the body written does not parse: %v", tc.name, err)
+		}
+	}
+}
+
+// TestSpliceGeminiRewrittenModel: a model content's rewritten text keeps
+// its function calls, so that they stay answered.
+func TestSpliceGeminiRewrittenModel(t *testing.T) {
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"a long plan"},{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`)
+	in, err := Parse(body, Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := geminiCodec{}.Splice(in, Output{Source: []int{0, 1, 2}, Rewritten: map[int]string{1: "plan"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"parts":[{"text":"plan"},{"functionCall":{"name":"f","args":{}}}],"role":"model"},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`
+	if string(out) != want {
+		t.Errorf("got  %s\nwant %s", out, want)
+	}
+}
+
+// TestSpliceGeminiModelFirst: kept contents starting with a model turn get
+// a user turn before it: the memory, or without one StartText; a body
+// that starts with a model turn itself is left so.
+func TestSpliceGeminiModelFirst(t *testing.T) {
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`)
+	in, err := Parse(body, Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]}`
+	for _, tc := range []struct{ memory, want string }{
+		{"MEM", `{"contents":[{"parts":[{"text":"MEM"}],"role":"user"},` + tail},
+		{"", `{"contents":[{"parts":[{"text":"` + StartText + `"}],"role":"user"},` + tail},
+	} {
+		out, err := geminiCodec{}.Splice(in, Output{Memory: tc.memory, Source: []int{1, 2}})
+		if err != nil || string(out) != tc.want {
+			t.Errorf("memory %q: %v\n got %s\nwant %s", tc.memory, err, out, tc.want)
+		}
+	}
+	own := []byte(`{"contents":[{"role":"model","parts":[{"text":"hello"}]},{"role":"user","parts":[{"text":"hi"}]}]}`)
+	in, err = Parse(own, Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := (geminiCodec{}).Splice(in, Output{Source: []int{0, 1}}); err != nil || string(out) != string(own) {
+		t.Errorf("a body starting with a model turn: %v %s", err, out)
+	}
+}
+
+func TestAppendInstruction(t *testing.T) {
+	for _, tc := range []struct{ sys, want string }{
+		{``, `{"parts":[{"text":"M"}]}`},
+		{`null`, `{"parts":[{"text":"M"}]}`},
+		{`"S"`, `{"parts":[{"text":"S"},{"text":"M"}]}`},
+		{`{"role":"system","parts":[{"text":"S"}]}`, `{"parts":[{"text":"S"},{"text":"M"}],"role":"system"}`},
+	} {
+		got, err := appendInstruction(json.RawMessage(tc.sys), "M")
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: got %s %v, want %s", tc.sys, got, err, tc.want)
+		}
+	}
+	if _, err := appendInstruction(json.RawMessage(`[1]`), "M"); err == nil {
+		t.Error("an array systemInstruction was accepted")
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	swchttp "github.com/swcmem/swc/http"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -122,7 +123,7 @@ func TestServeProxyFlags(t *testing.T) {
 // service's batch memo); with a remote one, the service's.
 func TestProxyConfigEmbedder(t *testing.T) {
 	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard, nil)
-	pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8}
+	pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, recallRounds: swchttp.DefaultRecallRounds}
 	for _, tc := range []struct {
 		flag string
 		want bool
@@ -155,7 +156,7 @@ func TestServeGC(t *testing.T) {
 // usage error naming the flag.
 func TestProxyConfigGemini(t *testing.T) {
 	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard, []string{"GEMINI_API_KEY=g-server-own"})
-	pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, gemini: "https://generativelanguage.googleapis.com"}
+	pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, recallRounds: swchttp.DefaultRecallRounds, gemini: "https://generativelanguage.googleapis.com"}
 	cfg, err := proxyConfig(env, pf, &engineFlags{embedder: "lexical", budget: 4000}, &engines{})
 	if err != nil {
 		t.Fatal(err)

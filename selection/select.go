@@ -265,6 +265,10 @@ func (c *choice) sessionKept(i int) bool {
 // is kept, plus salience, lessened by Impersonal and Question, over its
 // tokens and, when it opens a turn or a session, the speaker prefix's and
 // the header's, to the power TokenPower) is taken while it fits.
+// An assistant's sentence (see Assistant) has its value divided by the
+// square root of its turn's sentence count: a long answer is one piece of
+// information spread over many sentences, and one the assistant can give
+// again.
 // The turns of seed are kept first, whole and in order, each while it
 // fits; the greedy then values the rest by what they add to them.
 func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
@@ -300,6 +304,9 @@ func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
 		}
 		if un.Asks {
 			v *= 1 - s.Weights.Question
+		}
+		if t := ch.turnOf[u]; Assistant(x.Turns[t].Turn.Speaker) {
+			v /= math.Sqrt(float64(len(ch.units[t])))
 		}
 		return v
 	}

@@ -122,19 +122,44 @@ func recallConv() *swc.Conversation {
 }
 
 // TestRecallScores: a reply inherits Reply × the score of the question
-// turn before it; a turn that follows no question does not.
+// turn before it; a turn that follows no question does not, nor does an
+// assistant's reply (a user/assistant conversation: the same turns with
+// Bob as the user and Ann as the assistant).
 func TestRecallScores(t *testing.T) {
+	for _, tc := range []struct {
+		ann, bob string
+		inherits bool // D1:3, Ann's reply to Bob's question
+	}{
+		{"Ann", "Bob", true},
+		{"Assistant", "User", false},
+		{"assistant", "user", false},
+		{"User", "Assistant", true},
+	} {
+		a := newAnalyzer()
+		c := recallConv()
+		for i := range c.Sessions[0].Turns {
+			tu := &c.Sessions[0].Turns[i]
+			tu.Speaker = map[string]string{"Ann": tc.ann, "Bob": tc.bob}[tu.Speaker]
+		}
+		x := a.Analyze(c)
+		r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+		own := x.LineIndex().Scores([]string{"breed", "puppi"})
+		got := r.Scores(x, "What breed is the puppy?")
+		reply := own[2]
+		if tc.inherits {
+			reply += own[1]
+		}
+		for i, want := range []float64{own[0], own[1], reply, own[3], own[4]} {
+			if got[i] != want {
+				t.Errorf("%s/%s turn %d: score %v, want %v (own %v)", tc.ann, tc.bob, i, got[i], want, own)
+			}
+		}
+	}
 	a := newAnalyzer()
 	c := recallConv()
 	x := a.Analyze(c)
 	r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
 	own := x.LineIndex().Scores([]string{"breed", "puppi"})
-	got := r.Scores(x, "What breed is the puppy?")
-	for i, want := range []float64{own[0], own[1], own[2] + own[1], own[3], own[4]} {
-		if got[i] != want {
-			t.Errorf("turn %d: score %v, want %v (own %v)", i, got[i], want, own)
-		}
-	}
 	r.Reply = 0
 	if got := r.Scores(x, "What breed is the puppy?"); got[2] != own[2] {
 		t.Errorf("Reply 0: the reply scores %v, want its own %v", got[2], own[2])

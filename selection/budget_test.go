@@ -2,6 +2,8 @@ package selection_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +193,48 @@ func TestRecallStandsOut(t *testing.T) {
 	}
 	if n := tokens.Count(x.Text); n > budget || n != x.Tokens {
 		t.Errorf("%d tokens (reported %d), budget %d", n, x.Tokens, budget)
+	}
+}
+
+// TestRecallKeepsLongTurnWhole: a recalled turn of many short sentences
+// costs its line, not the sum of its sentences tokenized apart (which
+// overstates it), so it is kept whole at a budget its line fits.
+func TestRecallKeepsLongTurnWhole(t *testing.T) {
+	day := time.Date(2023, 5, 1, 13, 0, 0, 0, time.UTC)
+	var items []string
+	for i := range 60 {
+		items = append(items, fmt.Sprintf("Step %d.", i+1))
+	}
+	long := "The zebra recipe: " + strings.Join(items, " ")
+	c := &swc.Conversation{ID: "l", SpeakerA: "user", SpeakerB: "assistant", Sessions: []swc.Session{
+		{Index: 0, Start: day, DateText: "1 May, 2023", Turns: []swc.Turn{
+			{ID: "S1:1", Speaker: "user", Text: "How do I cook it?"},
+			{ID: "S1:2", Speaker: "assistant", Text: long},
+			{ID: "S1:3", Speaker: "user", Text: "Thanks, I will try it on Sunday with my sister."},
+		}},
+	}}
+	a := newAnalyzer()
+	x := a.Analyze(c)
+	x.SentenceUnits()
+	sum := 0
+	for _, u := range x.Turns[1].Units {
+		sum += u.Tokens
+	}
+	line := x.Turns[1].Tokens
+	if sum <= line+10 {
+		t.Fatalf("the fixture does not overstate: sentences %d, line %d tokens", sum, line)
+	}
+	for _, budget := range []int{line + 30, (line + sum) / 2} {
+		r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+		ctx, err := r.Compress(context.Background(), c, swc.CompressOptions{Budget: budget, Query: "What was the zebra recipe?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(ctx.Verbatim, "S1:2") {
+			t.Errorf("budget %d (line %d, sentences %d tokens): S1:2 not kept whole\n%s", budget, line, sum, ctx.Text)
+		}
+		if ctx.Tokens > budget {
+			t.Errorf("budget %d: %d tokens", budget, ctx.Tokens)
+		}
 	}
 }

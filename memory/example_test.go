@@ -63,7 +63,7 @@ func Example() {
 	fmt.Printf("next request: %d messages, the same first %d: %v\n", len(res2.Messages), len(res.Messages),
 		reflect.DeepEqual(res2.Messages[:len(res.Messages)], res.Messages))
 	// Output:
-	// 93 messages, 3101 tokens → 8 messages, 794 tokens (budget 1500); the memory holds 86
+	// 93 messages, 3101 tokens → 8 messages, 799 tokens (budget 1500); the memory holds 86
 	// system: You are Sol, Dana Whitfield's personal assistant. Be concise
 	// system: Earlier conversation, consolidated (session dates in headers
 	// user: I ran the 10K yesterday in 54:12! Priya cried at the finish
@@ -98,7 +98,7 @@ func Example_readme() {
 	// README example ends
 
 	// Output:
-	// 3101 → 794 tokens in 8 messages
+	// 3101 → 799 tokens in 8 messages
 }
 
 // Wrap the official openai-go client: every Chat Completions request's

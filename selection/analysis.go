@@ -430,7 +430,7 @@ func (x *Analysis) SentenceUnits() {
 			for k := range x.Turns[i].Units {
 				u := &x.Turns[i].Units[k]
 				u.Tokens = tokens.CountCached(u.Text) + 1
-				x.salience(u, speakers)
+				x.salience(u, speakers, x.Turns[i].Turn.Speaker)
 			}
 		}
 	})
@@ -442,13 +442,16 @@ func (x *Analysis) wholeUnits() {
 	x.wholesOnce.Do(func() {
 		speakers := []string{x.Conv.SpeakerA, x.Conv.SpeakerB}
 		for i := range x.Turns {
-			x.salience(&x.Turns[i].Whole, speakers)
+			x.salience(&x.Turns[i].Whole, speakers, x.Turns[i].Turn.Speaker)
 		}
 	})
 }
 
-// salience fills u's Salient, Dated, Personal and Asks.
-func (x *Analysis) salience(u *Unit, speakers []string) {
+// salience fills u's Salient, Dated, Personal and Asks; u is said by
+// speaker. An assistant (Assistant) telling of itself is not personal:
+// what is asked of an assistant's memory later is what the user told of
+// themselves, and what the assistant said it can say again.
+func (x *Analysis) salience(u *Unit, speakers []string, speaker string) {
 	a := x.analyzer
 	if a.Salient != nil {
 		u.Salient = a.Salient(u.Text, speakers)
@@ -456,8 +459,14 @@ func (x *Analysis) salience(u *Unit, speakers []string) {
 	if a.Dated != nil {
 		u.Dated = a.Dated(u.Text)
 	}
-	u.Personal, u.Asks = personal(u.Text), asks(u.Text)
+	u.Personal, u.Asks = !Assistant(speaker) && personal(u.Text), asks(u.Text)
 }
+
+// Assistant reports whether speaker names the assistant of a user/assistant
+// conversation: "assistant", whatever its case (LongMemEval's role, the
+// chat package's speaker name for the assistant role). Conversations
+// between people, LoCoMo's, have none.
+func Assistant(speaker string) bool { return strings.EqualFold(speaker, "assistant") }
 
 // Index returns the BM25 index over Docs, built on first use (safe for
 // concurrent use).

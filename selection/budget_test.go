@@ -2,6 +2,8 @@ package selection_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,19 +124,44 @@ func recallConv() *swc.Conversation {
 }
 
 // TestRecallScores: a reply inherits Reply × the score of the question
-// turn before it; a turn that follows no question does not.
+// turn before it; a turn that follows no question does not, nor does an
+// assistant's reply (a user/assistant conversation: the same turns with
+// Bob as the user and Ann as the assistant).
 func TestRecallScores(t *testing.T) {
+	for _, tc := range []struct {
+		ann, bob string
+		inherits bool // D1:3, Ann's reply to Bob's question
+	}{
+		{"Ann", "Bob", true},
+		{"Assistant", "User", false},
+		{"assistant", "user", false},
+		{"User", "Assistant", true},
+	} {
+		a := newAnalyzer()
+		c := recallConv()
+		for i := range c.Sessions[0].Turns {
+			tu := &c.Sessions[0].Turns[i]
+			tu.Speaker = map[string]string{"Ann": tc.ann, "Bob": tc.bob}[tu.Speaker]
+		}
+		x := a.Analyze(c)
+		r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+		own := x.LineIndex().Scores([]string{"breed", "puppi"})
+		got := r.Scores(x, "What breed is the puppy?")
+		reply := own[2]
+		if tc.inherits {
+			reply += own[1]
+		}
+		for i, want := range []float64{own[0], own[1], reply, own[3], own[4]} {
+			if got[i] != want {
+				t.Errorf("%s/%s turn %d: score %v, want %v (own %v)", tc.ann, tc.bob, i, got[i], want, own)
+			}
+		}
+	}
 	a := newAnalyzer()
 	c := recallConv()
 	x := a.Analyze(c)
 	r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
 	own := x.LineIndex().Scores([]string{"breed", "puppi"})
-	got := r.Scores(x, "What breed is the puppy?")
-	for i, want := range []float64{own[0], own[1], own[2] + own[1], own[3], own[4]} {
-		if got[i] != want {
-			t.Errorf("turn %d: score %v, want %v (own %v)", i, got[i], want, own)
-		}
-	}
 	r.Reply = 0
 	if got := r.Scores(x, "What breed is the puppy?"); got[2] != own[2] {
 		t.Errorf("Reply 0: the reply scores %v, want its own %v", got[2], own[2])
@@ -166,5 +193,48 @@ func TestRecallStandsOut(t *testing.T) {
 	}
 	if n := tokens.Count(x.Text); n > budget || n != x.Tokens {
 		t.Errorf("%d tokens (reported %d), budget %d", n, x.Tokens, budget)
+	}
+}
+
+// TestRecallKeepsLongTurnWhole: a recalled turn of many short sentences
+// costs its line, not the sum of its sentences tokenized apart (which
+// overstates it), so it is kept whole at a budget its line fits.
+func TestRecallKeepsLongTurnWhole(t *testing.T) {
+	day := time.Date(2023, 5, 1, 13, 0, 0, 0, time.UTC)
+	var items []string
+	for i := range 60 {
+		items = append(items, fmt.Sprintf("Step %d.", i+1))
+	}
+	long := "The zebra recipe: " + strings.Join(items, " ")
+	c := &swc.Conversation{ID: "l", SpeakerA: "user", SpeakerB: "assistant", Sessions: []swc.Session{
+		{Index: 0, Start: day, DateText: "1 May, 2023", Turns: []swc.Turn{
+			{ID: "S1:1", Speaker: "user", Text: "How do I cook it?"},
+			{ID: "S1:2", Speaker: "assistant", Text: long},
+			{ID: "S1:3", Speaker: "user", Text: "Thanks, I will try it on Sunday with my sister."},
+		}},
+	}}
+	a := newAnalyzer()
+	x := a.Analyze(c)
+	x.SentenceUnits()
+	sum := 0
+	for _, u := range x.Turns[1].Units {
+		sum += u.Tokens
+	}
+	line := x.Turns[1].Tokens
+	if sum <= line+10 {
+		t.Fatalf("the fixture does not overstate: sentences %d, line %d tokens", sum, line)
+	}
+	for _, budget := range []int{line + 30, (line + sum) / 2} {
+		r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+		ctx, err := r.Compress(context.Background(), c, swc.CompressOptions{Budget: budget, Query: "What was the zebra recipe?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(ctx.Verbatim, "S1:2") {
+			t.Errorf("budget %d (line %d, sentences %d tokens): S1:2 not kept whole\n%s", budget, line, sum, ctx.Text)
+		}
+		if ctx.Tokens > budget {
+			t.Errorf("budget %d: %d tokens", budget, ctx.Tokens)
+		}
 	}
 }

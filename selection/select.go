@@ -117,7 +117,7 @@ func (s *Select) fit(x *Analysis, budget int, seed []int) (*choice, string) {
 	}
 	allow, over, step := budget, 0, 0
 	for range 6 {
-		ch := s.choose(x, allow, seed)
+		ch := s.choose(x, allow, budget, seed)
 		text := ch.render()
 		n := tokens.Count(text)
 		if n <= budget {
@@ -127,7 +127,7 @@ func (s *Select) fit(x *Analysis, budget int, seed []int) (*choice, string) {
 		over, step = allow, max(n-budget, 2*step)
 		allow -= step
 	}
-	ch := s.choose(x, allow, seed)
+	ch := s.choose(x, allow, budget, seed)
 	text := ch.render()
 	for n := tokens.Count(text); n > budget && ch.any(); n = tokens.Count(text) {
 		ch.trim(n - budget)
@@ -149,7 +149,7 @@ func (s *Select) fuller(x *Analysis, budget int, seed []int, fits, over int, ch 
 			break
 		}
 		mid := (fits + over) / 2
-		c := s.choose(x, mid, seed)
+		c := s.choose(x, mid, budget, seed)
 		t := c.render()
 		if m := tokens.Count(t); m <= budget {
 			fits = mid
@@ -265,9 +265,16 @@ func (c *choice) sessionKept(i int) bool {
 // is kept, plus salience, lessened by Impersonal and Question, over its
 // tokens and, when it opens a turn or a session, the speaker prefix's and
 // the header's, to the power TokenPower) is taken while it fits.
+// An assistant's sentence (see Assistant) has its value divided by the
+// square root of its turn's sentence count: a long answer is one piece of
+// information spread over many sentences, and one the assistant can give
+// again.
 // The turns of seed are kept first, whole and in order, each while it
-// fits; the greedy then values the rest by what they add to them.
-func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
+// fits room (the budget itself: an allowance lowered because the greedy's
+// rough counts overflowed takes from the greedy's part, not from the
+// recalled turns'); the greedy then values the rest by what they add to
+// them.
+func (s *Select) choose(x *Analysis, budget, room int, seed []int) *choice {
 	if !s.Weights.Sentences {
 		x.wholeUnits()
 	}
@@ -300,6 +307,9 @@ func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
 		}
 		if un.Asks {
 			v *= 1 - s.Weights.Question
+		}
+		if t := ch.turnOf[u]; Assistant(x.Turns[t].Turn.Speaker) {
+			v /= math.Sqrt(float64(len(ch.units[t])))
 		}
 		return v
 	}
@@ -364,21 +374,19 @@ func (s *Select) choose(x *Analysis, budget int, seed []int) *choice {
 		}
 	}
 	for _, t := range seed {
-		c := 0
-		for u := ch.first[t]; u < ch.first[t+1]; u++ {
-			if !ch.kept[u] {
-				c += cost(u)
-			}
-		}
-		if c == 0 || c+gapCost > left {
+		// A turn kept whole is shown as its line: its cost is the line's
+		// (addCost), which its sentences' counts, each tokenized apart,
+		// overstate.
+		c := ch.addCost(t)
+		if ch.turnWhole(t) || c > left+max(0, room-budget) {
 			continue
 		}
 		for u := ch.first[t]; u < ch.first[t+1]; u++ {
 			if !ch.kept[u] {
-				take(u, cost(u))
+				take(u, 0)
 			}
 		}
-		left -= gapCost
+		left -= c
 	}
 	for u := range ch.turnOf {
 		if !ch.kept[u] {

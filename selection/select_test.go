@@ -307,3 +307,52 @@ func TestWeightsPersonalQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestAssistantRole: in a user/assistant conversation, the assistant's
+// sentences are not personal and a long assistant turn's sentences are
+// worth less, so that with room for one turn the user's own is kept over
+// the assistant's rarer-worded list; the same turns between two people
+// (LoCoMo's kind) keep the richer one, as before.
+func TestAssistantRole(t *testing.T) {
+	day := time.Date(2023, 5, 1, 10, 0, 0, 0, time.UTC)
+	conv := func(user, assistant string) *swc.Conversation {
+		return &swc.Conversation{ID: "r", SpeakerA: user, SpeakerB: assistant, Sessions: []swc.Session{
+			{Index: 0, Start: day, DateText: "10:00 am on 1 May, 2023", Turns: []swc.Turn{
+				{ID: "S1:1", Speaker: user, Text: "I adopted a beagle from the shelter."},
+				{ID: "S1:2", Speaker: assistant, Text: "I pick kibble, crates, frisbees, leashes. I like harnesses, whistles. I love blankets, brushes."},
+			}},
+		}}
+	}
+	for _, tc := range []struct {
+		user, assistant string
+		personal        bool // the assistant turn's first sentence
+		want            string
+	}{
+		{"user", "assistant", false, "S1:1"},
+		{"User", "Assistant", false, "S1:1"},
+		{"Ann", "Bob", true, "S1:2"},
+	} {
+		c := conv(tc.user, tc.assistant)
+		s := selection.New("swc-select", &selection.Analyzer{})
+		s.Weights.Recency = 0
+		x := s.Analyzer.Analyze(c)
+		x.SentenceUnits()
+		if p := x.Turns[1].Units[0].Personal; p != tc.personal {
+			t.Errorf("%s/%s: the second turn's first sentence personal = %v, want %v", tc.user, tc.assistant, p, tc.personal)
+		}
+		// Room for the header, the user's turn and the "…" line after it:
+		// one sentence of the other turn fits instead.
+		room := tokens.Count(selection.SessionHeader(&c.Sessions[0])) + x.Turns[0].Tokens + 2
+		ctx, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: room})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, ch := range ctx.Chunks {
+			kept = append(kept, ch.KeptTurns...)
+		}
+		if len(kept) != 1 || kept[0] != tc.want {
+			t.Errorf("%s/%s: kept %v, want only %s\n%s", tc.user, tc.assistant, kept, tc.want, ctx.Text)
+		}
+	}
+}

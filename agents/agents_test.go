@@ -39,6 +39,8 @@ type agent struct {
 	// needs, when set, says what this build of swc lacks for the agent:
 	// the runs through swc skip with it, the direct run goes on.
 	needs string
+	// noRecall: swc offers the agent's protocol no swc_recall (Gemini).
+	noRecall bool
 }
 
 const prompt = "Print the files step-01.txt, step-02.txt and so on of this directory, one per tool call, in order, until told to stop; then say what you found."
@@ -76,6 +78,10 @@ type result struct {
 	Mode         string // X-SWC-Mode of it
 	FwdBytes     int    // what the upstream got of it
 	Breaches     []Breach
+	WantRecall   bool        // swc offers swc_recall in this run's protocol
+	Recall       RecallStats // what the upstream saw of it
+	RecallRounds int         // swc_recall calls swc answered (X-SWC-Recall, summed)
+	Leaks        []int       // the agent's requests (by number) that hold swc_recall
 	Wall         time.Duration
 	ExitErr      error
 	Output       string
@@ -87,8 +93,13 @@ func (r result) String() string {
 	if r.Budget == 0 {
 		route = "direct"
 	}
-	return fmt.Sprintf("%s %s: steps %d, finished %v, loop requests %d, swc errors %d, last request %d→%d tokens, %d→%d bytes (mode %s), breaches %d, %.1fs",
-		r.Agent, route, r.Steps, r.Finished, r.Loop, r.Rejected, r.SentTokens, r.FwdTokens, r.SentBytes, r.FwdBytes, r.Mode, len(r.Breaches), r.Wall.Seconds())
+	recall := "none"
+	if r.Recall.Handle != "" {
+		recall = fmt.Sprintf("%s at request %d, answered %v", r.Recall.Handle, r.Recall.Request, r.Recall.Answered)
+	}
+	return fmt.Sprintf("%s %s: steps %d, finished %v, loop requests %d, swc errors %d, last request %d→%d tokens, %d→%d bytes (mode %s), breaches %d, recall rounds %d (offered on %d requests; called %s), %.1fs",
+		r.Agent, route, r.Steps, r.Finished, r.Loop, r.Rejected, r.SentTokens, r.FwdTokens, r.SentBytes, r.FwdBytes, r.Mode, len(r.Breaches),
+		r.RecallRounds, r.Recall.Offered, recall, r.Wall.Seconds())
 }
 
 // runAgent runs a through swc at budget (0: straight to the upstream)
@@ -139,9 +150,14 @@ func runAgent(t *testing.T, a agent, budget, steps int) result {
 	}
 	st := up.Stats()
 	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
+	r.Recall, r.WantRecall = st.Recall, budget > 0 && !a.noRecall
 	if px != nil {
 		reqs := px.requests()
-		for _, s := range reqs {
+		for i, s := range reqs {
+			r.RecallRounds += s.recalls
+			if bytes.Contains(s.body, []byte(RecallToolName)) {
+				r.Leaks = append(r.Leaks, i+1)
+			}
 			if s.status >= 400 {
 				if up.Dump != "" { // what swc refused, to read
 					os.WriteFile(filepath.Join(up.Dump, fmt.Sprintf("refused-%03d.json", r.Rejected+1)), s.body, 0o644)
@@ -195,6 +211,17 @@ func check(t *testing.T, r result, steps int) {
 		t.Logf("its output (end):\n%s", tail(r.Output, 1500))
 	} else if !strings.Contains(r.Output, Done) {
 		t.Errorf("the agent's output does not hold the final answer (%s):\n%s", Done, tail(r.Output, 2000))
+	}
+	if len(r.Leaks) > 0 {
+		t.Errorf("the agent's requests %v hold %s: swc let its call, result or tool reach the client", r.Leaks, RecallToolName)
+	}
+	switch {
+	case r.WantRecall && r.Recall.Handle == "":
+		t.Errorf("recall did not happen: the upstream never called %s (offered on %d requests)", RecallToolName, r.Recall.Offered)
+	case r.WantRecall && (!r.Recall.Answered || r.RecallRounds < 1):
+		t.Errorf("recall of %s was not answered with the original (swc answered %d swc_recall calls)", r.Recall.Handle, r.RecallRounds)
+	case !r.WantRecall && (r.Recall.Offered > 0 || r.RecallRounds > 0):
+		t.Errorf("%s offered on %d requests, %d answered, where swc offers none", RecallToolName, r.Recall.Offered, r.RecallRounds)
 	}
 	if r.Budget > 0 && r.Loop > 0 {
 		switch {
@@ -347,5 +374,7 @@ func TestGeminiCLI(t *testing.T) {
 	if _, ok := geminiUpstream(&swchttp.ProxyConfig{}); !ok {
 		a.needs = "this build of swc has no Gemini route (http.ProxyConfig.Gemini): swc would answer 404"
 	}
+	a.noRecall = true // swc offers Gemini no swc_recall
+
 	runAll(t, a)
 }

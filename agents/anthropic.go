@@ -64,11 +64,15 @@ func (u *Upstream) anthropic(w http.ResponseWriter, r *http.Request, n int, body
 		return
 	}
 	bs, t := checkAnthropic(req, r.Header.Get("Anthropic-Beta"), u.sent)
-	bs = append(bs, sameFields(body, orig, "messages", "system")...)
-	bs = append(bs, sameLast(body, orig, "messages")...)
-	bs = append(bs, sameTurns(body, orig, "messages")...)
+	bs = append(bs, sameFields(body, orig, "messages", "system", "tools")...)
+	rbs, round, ask := u.checkRecall("anthropic", "messages", body, orig, t.answered)
+	bs = append(bs, rbs...)
+	if !round {
+		bs = append(bs, sameLast(body, orig, "messages")...)
+		bs = append(bs, sameTurns(body, orig, "messages")...)
+	}
 	u.breach(n, bs)
-	t.n = n
+	t.n, t.ask = n, ask
 	rep := u.next(t, len(body))
 	var content []map[string]any
 	var th []thinking
@@ -82,7 +86,7 @@ func (u *Upstream) anthropic(w http.ResponseWriter, r *http.Request, n int, body
 	} else {
 		content = append(content, map[string]any{"type": "text", "text": fmt.Sprintf("Reading step %d.", rep.step)})
 		content = append(content, map[string]any{"type": "tool_use", "id": rep.id, "name": rep.tool.Name, "input": json.RawMessage(rep.args)})
-		u.remember(rep.id, call{step: rep.step, thinking: th})
+		u.remember(rep.id, call{step: rep.step, thinking: th, rec: rep.rec})
 	}
 	stop := "end_turn"
 	if rep.text == "" {

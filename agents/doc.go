@@ -13,6 +13,11 @@
 // wants it, roles, the signed thinking of the turn being answered kept,
 // reasoning items kept with their calls, at most four cache breakpoints,
 // the fields swc does not own kept byte for byte) and records each breach.
+// It checks swc's recall too: the tools go out as the agent's with
+// swc_recall's fixed definition appended exactly when the request shows
+// a handle, the agent never sees swc_recall, and once a run the upstream
+// calls swc_recall with a handle it received and checks that swc's next
+// request carries the original output's bytes (recall.go).
 //
 // The tests (agents_test.go) start swc's proxy in-process with a default
 // budget small enough to force compression, install nothing themselves

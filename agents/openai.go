@@ -45,11 +45,15 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 		}
 	}
 	bs, answered := checkResponses(items, u.sent, u.reasoningSent)
-	bs = append(bs, sameFields(body, orig, "input", "instructions")...)
-	bs = append(bs, sameLast(body, orig, "input")...)
-	bs = append(bs, sameTurns(body, orig, "input")...)
+	bs = append(bs, sameFields(body, orig, "input", "instructions", "tools")...)
+	rbs, round, ask := u.checkRecall("responses", "input", body, orig, answered)
+	bs = append(bs, rbs...)
+	if !round {
+		bs = append(bs, sameLast(body, orig, "input")...)
+		bs = append(bs, sameTurns(body, orig, "input")...)
+	}
 	u.breach(n, bs)
-	t := turn{n: n, stream: req.Stream, answered: answered}
+	t := turn{n: n, stream: req.Stream, answered: answered, ask: ask}
 	for _, tl := range req.Tools {
 		if tl.Type == "function" {
 			t.tools = append(t.tools, Tool{Name: tl.Name, Schema: tl.Parameters})
@@ -71,7 +75,7 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 		output = append(output, map[string]any{"id": fmt.Sprintf("msg_%04d", n), "type": "message", "status": "completed", "role": "assistant",
 			"content": []any{map[string]any{"type": "output_text", "text": rep.text, "annotations": []any{}}}})
 	} else {
-		c := call{step: rep.step, item: fmt.Sprintf("fc_%04d", n)}
+		c := call{step: rep.step, item: fmt.Sprintf("fc_%04d", n), rec: rep.rec}
 		if reasoning {
 			c.reasoning = output[0]["id"].(string)
 		}
@@ -261,11 +265,15 @@ func (u *Upstream) chat(w http.ResponseWriter, n int, body, orig []byte) {
 		return
 	}
 	bs, answered := checkChat(req.Messages)
-	bs = append(bs, sameFields(body, orig, "messages")...)
-	bs = append(bs, sameLast(body, orig, "messages")...)
-	bs = append(bs, sameTurns(body, orig, "messages")...)
+	bs = append(bs, sameFields(body, orig, "messages", "tools")...)
+	rbs, round, ask := u.checkRecall("openai", "messages", body, orig, answered)
+	bs = append(bs, rbs...)
+	if !round {
+		bs = append(bs, sameLast(body, orig, "messages")...)
+		bs = append(bs, sameTurns(body, orig, "messages")...)
+	}
 	u.breach(n, bs)
-	t := turn{n: n, stream: req.Stream, answered: answered}
+	t := turn{n: n, stream: req.Stream, answered: answered, ask: ask}
 	for _, tl := range req.Tools {
 		if tl.Type == "function" {
 			t.tools = append(t.tools, Tool{Name: tl.Function.Name, Schema: tl.Function.Parameters})
@@ -281,7 +289,7 @@ func (u *Upstream) chat(w http.ResponseWriter, n int, body, orig []byte) {
 	} else {
 		finish = "tool_calls"
 		msg["tool_calls"] = []any{map[string]any{"id": rep.id, "type": "function", "function": map[string]any{"name": rep.tool.Name, "arguments": rep.args}}}
-		u.remember(rep.id, call{step: rep.step})
+		u.remember(rep.id, call{step: rep.step, rec: rep.rec})
 	}
 	if !req.Stream {
 		b, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion", "created": 1767225600, "model": req.Model,

@@ -38,6 +38,7 @@ type sent struct {
 	before, after int    // X-SWC-Tokens-Before/After
 	mode          string // X-SWC-Mode
 	over          string // X-SWC-Over-Budget
+	recalls       int    // X-SWC-Recall: swc_recall calls swc answered for it
 	errBody       string // the start of a 4xx/5xx answer
 }
 
@@ -101,6 +102,10 @@ func startProxy(t *testing.T, up *Upstream, budget int) *proxy {
 	t.Cleanup(ts.Close)
 	p.URL = ts.URL
 	up.Original = p.original
+	up.RecallTools = map[string]string{}
+	for _, f := range []string{"anthropic", "openai", "responses"} {
+		up.RecallTools[f] = swchttp.RecallTool(f)
+	}
 	return p
 }
 
@@ -153,6 +158,7 @@ func (r *recorder) WriteHeader(code int) {
 			r.s.mode += ": " + why
 		}
 		r.s.over = h.Get("X-SWC-Over-Budget")
+		r.s.recalls, _ = strconv.Atoi(h.Get(swchttp.HeaderRecall))
 		r.p.mu.Unlock()
 	}
 	r.ResponseWriter.WriteHeader(code)

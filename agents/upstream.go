@@ -35,6 +35,10 @@ type Upstream struct {
 	// forwarded (by its HeaderSeq value), or nil when unknown (the
 	// agent called the upstream directly).
 	Original func(seq string) []byte
+	// RecallTools is swc_recall's definition swc appends to the tools of
+	// a compressed request, by format ("anthropic", "openai",
+	// "responses"); a format without one gets no swc_recall.
+	RecallTools map[string]string
 
 	srv *httptest.Server
 	mu  sync.Mutex
@@ -51,6 +55,7 @@ type call struct {
 	thinking  []thinking // Anthropic: the thinking blocks before it
 	item      string     // Responses: the function_call item's id
 	reasoning string     // Responses: the reasoning item sent before it
+	rec       *recallAsk // a call of swc_recall: what swc must answer
 }
 
 type thinking struct{ Thinking, Signature string }
@@ -65,6 +70,7 @@ type Stats struct {
 	Seq      string   // its HeaderSeq: which of the agent's requests it was
 	Paths    []string // each request's method and path, in order
 	Breaches []Breach
+	Recall   RecallStats
 }
 
 // Done is what the final answer says; the tests look for it in the
@@ -102,6 +108,9 @@ type turn struct {
 	// ends with tool results, "" when it ends with the user's words.
 	answered string
 	thinking bool // Anthropic: thinking enabled
+	// ask, when set, is a call of swc_recall to make instead of the
+	// script's next step (once a run).
+	ask *recallAsk
 }
 
 // reply is the script's answer to a turn.
@@ -111,6 +120,7 @@ type reply struct {
 	id   string
 	args string
 	step int
+	rec  *recallAsk // a call of swc_recall
 }
 
 func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
@@ -179,6 +189,10 @@ func (u *Upstream) next(t turn, size int) reply {
 		}
 		u.st.Step = max(u.st.Step, c.step)
 		step = c.step + 1
+	}
+	if t.ask != nil && u.st.Recall.Handle == "" && step <= u.Steps {
+		u.st.Recall.Handle, u.st.Recall.Request = t.ask.handle, t.n
+		return recallReply(t.ask, t.n, step-1)
 	}
 	if step > u.Steps {
 		u.st.Finished = true

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc/observe"
 )
 
 // rules returns the rule names of bs, sorted.
@@ -215,5 +217,61 @@ func TestCallArguments(t *testing.T) {
 	}
 	if _, ok := pickTool([]Tool{{Name: "WebSearch"}}); ok {
 		t.Error("picked a tool the script cannot use")
+	}
+}
+
+func TestCheckRecall(t *testing.T) {
+	const def = `{"type":"function","function":{"name":"swc_recall"}}`
+	tools := `[{"type":"function","function":{"name":"bash"}}]`
+	withDef := `[{"type":"function","function":{"name":"bash"}},` + def + `]`
+	out := "line 1\nline 2"
+	h := observe.Handle("call_01", out)
+	call01 := `{"role":"assistant","content":null,"tool_calls":[{"id":"call_01"}]}`
+	agentMsgs := `[{"role":"user","content":"go"},` + call01 + `,{"role":"tool","tool_call_id":"call_01","content":"line 1\nline 2"}]`
+	stubbed := `[{"role":"user","content":"go"},` + call01 + `,{"role":"tool","tool_call_id":"call_01","content":"[swc:` + h + ` bash(cat x) → ok]"}]`
+	body := func(tools, msgs string) []byte {
+		return []byte(`{"model":"m","tools":` + tools + `,"messages":` + msgs + `}`)
+	}
+	agent := body(tools, agentMsgs)
+	for _, c := range []struct {
+		name      string
+		fwd, orig []byte
+		want      []string
+		ask       bool
+	}{
+		{"fits: as it came", agent, agent, nil, false},
+		{"compressed: swc_recall appended, asked", body(withDef, stubbed), agent, nil, true},
+		{"compressed without swc_recall", body(tools, stubbed), agent, []string{"recall-missing"}, false},
+		{"swc_recall with nothing to recall", body(withDef, agentMsgs), agent, []string{"recall-uncompressed"}, false},
+		{"tools otherwise changed", body(`[`+def+`]`, stubbed), agent, []string{"field-changed"}, false},
+		{"the agent's request holds swc_recall", body(tools, agentMsgs), body(withDef, agentMsgs), []string{"field-changed", "recall-leaked"}, false},
+		{"a stub whose handle is not its original's", body(withDef, strings.Replace(stubbed, h, "h0123456789", 1)), agent, []string{"recall-handle"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			u := &Upstream{out: map[string]call{}, RecallTools: map[string]string{"openai": def}}
+			bs, round, ask := u.checkRecall("openai", "messages", c.fwd, c.orig, "call_01")
+			if got := rules(bs); !slices.Equal(got, c.want) || round || (ask != nil) != c.ask {
+				t.Fatalf("rules %v, round %v, ask %v; want %v, ask %v: %v", got, round, ask != nil, c.want, c.ask, bs)
+			}
+			if ask == nil {
+				return
+			}
+			if ask.handle != h || ask.want != out {
+				t.Fatalf("ask %s %q", ask.handle, ask.want)
+			}
+			u.out["call_recall_0001"] = call{step: 1, rec: ask}
+			recallCall := `{"role":"assistant","content":null,"tool_calls":[{"id":"call_recall_0001"}]}`
+			for _, r := range []struct {
+				result string
+				want   []string
+			}{{`"line 1\nline 2"`, nil}, {`"line 1"`, []string{"recall-result"}}} {
+				u.st.Recall.Answered = false
+				msgs := strings.TrimSuffix(stubbed, "]") + `,` + recallCall + `,{"role":"tool","tool_call_id":"call_recall_0001","content":` + r.result + `}]`
+				bs, round, _ := u.checkRecall("openai", "messages", body(withDef, msgs), agent, "call_recall_0001")
+				if got := rules(bs); !slices.Equal(got, r.want) || !round || u.st.Recall.Answered != (r.want == nil) {
+					t.Errorf("swc's round answering %s: rules %v, round %v, answered %v; want %v", r.result, got, round, u.st.Recall.Answered, r.want)
+				}
+			}
+		})
 	}
 }

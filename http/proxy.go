@@ -116,7 +116,9 @@ type ProxyConfig struct {
 	TenantShare float64
 	// NoRecall sends requests as they came without swc_recall; otherwise
 	// (the default) a Chat Completions, Messages or Responses request that declares
-	// tools goes out with swc_recall too, which swc answers itself, up to
+	// tools and was compressed so that it shows a handle (a stub's, or a
+	// dropped observation's in the memory) goes out with swc_recall too,
+	// which swc answers itself, up to
 	// RecallRounds (DefaultRecallRounds) rounds a request (recall.go).
 	// RecallBytes bounds the originals of stubbed and dropped observations
 	// kept for it (DefaultRecallBytes; one tenant holds at most
@@ -381,8 +383,9 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	if out.body != nil {
 		send = out.body
 	}
-	s.keepOriginals(tenant, in, out.res)
-	if s.recallOn(r, p, in) {
+	// swc_recall only when there is something to recall: a request that
+	// fits goes out byte for byte, streamed as it comes.
+	if held := s.keepOriginals(tenant, in, out.res); showsHandle(send, held) && s.recallOn(r, p, in) {
 		s.forwardRecall(w, r, p, up, send, out, &recaller{s: s, in: in, tenant: tenant, conv: conv})
 		return
 	}

@@ -20,8 +20,9 @@ import (
 // Recall inside the proxy: the originals of the observations compression
 // stubbed or dropped are kept, per tenant, in a byte-bounded cache with a
 // time to live, addressed by their handle (observe.Handle); a request
-// that declares tools is sent with one more, swc_recall, which swc
-// answers itself (recall_rounds.go).
+// that declares tools and was compressed (it holds at least one handle)
+// is sent with one more tool, swc_recall, which swc answers itself
+// (recall_rounds.go). A request that fits goes out as it came.
 
 // HeaderRecall, on a request, set to "off" sends it without swc_recall;
 // on a response, it is how many swc_recall calls swc answered for it.
@@ -82,11 +83,13 @@ func (s *Server) recallRounds() int {
 }
 
 // keepOriginals puts the originals of the observations res stubbed or
-// dropped into the tenant's cache, under their handles.
-func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result) {
+// dropped into the tenant's cache, under their handles, and returns the
+// handles (none when the request fits).
+func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result) map[string]bool {
 	if res == nil || res.Fits || s.proxy.originals == nil {
-		return
+		return nil
 	}
+	held := map[string]bool{}
 	sent := make(map[int]bool, len(res.Source))
 	for _, i := range res.Source {
 		sent[i] = true
@@ -98,6 +101,30 @@ func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result
 		}
 		if h, ok := handleOf(in.Messages, i); ok {
 			s.proxy.originals.Put(tenant, recallKey{tenant, h}, original{m.Content, now}, int64(len(m.Content)+len(tenant)+96))
+			held[h] = true
+		}
+	}
+	return held
+}
+
+// showsHandle reports whether body, the request as sent, shows one of the
+// handles held (a stub's first line, or the list of earlier calls of a
+// memory message): there is something swc_recall can name. A request
+// whose dropped observations went into a memory without their handles,
+// or that fits, goes out without swc_recall.
+func showsHandle(body []byte, held map[string]bool) bool {
+	if len(held) == 0 {
+		return false
+	}
+	const mark = "[swc:"
+	for rest := body; ; {
+		i := bytes.Index(rest, []byte(mark))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(mark):]
+		if len(rest) >= 11 && held[string(rest[:11])] {
+			return true
 		}
 	}
 }
@@ -204,6 +231,22 @@ func withRecallTool(p protocol, body []byte) ([]byte, error) {
 		def = recallToolResponses
 	}
 	return appendToArray(body, "tools", def)
+}
+
+// RecallTool returns the definition of swc_recall that swc appends to the
+// "tools" of a request of format ("openai" for Chat Completions,
+// "anthropic", "responses"): the same bytes on every request. "" for a
+// format that gets none (gemini).
+func RecallTool(format string) string {
+	switch format {
+	case "openai":
+		return recallToolOpenAI
+	case "anthropic":
+		return recallToolAnthropic
+	case "responses":
+		return recallToolResponses
+	}
+	return ""
 }
 
 // appendToArray returns body with the JSON values vals appended to its

@@ -449,45 +449,101 @@ func TestRecallRoundLimit(t *testing.T) {
 	}
 }
 
-// TestRecallToolDefinition: the tool goes last, after the client's, in
-// the same bytes on every request; X-SWC-Recall: off, or a request
-// without tools, adds none.
+// TestRecallToolDefinition: swc_recall goes last, after the client's
+// tools, only on a request compressed so that it shows a handle, in the
+// same bytes on every such request (along a compressed loop the tools,
+// and the provider's prompt cache of them, stay as they were); a request
+// that fits, one with X-SWC-Recall: off and one without tools go out
+// without it.
 func TestRecallToolDefinition(t *testing.T) {
 	for _, c := range []recallCase{{"openai", false}, {"anthropic", false}, {"responses", false}} {
 		t.Run(c.proto, func(t *testing.T) {
 			e := newProxyEnv(t)
-			var defs []string
-			for i, tag := range []string{"x", "y"} {
-				msgs, _ := recallLoop(tag, 3+i*10)
-				resp := e.post(t, c.path(), c.body(t, msgs), "anthropic-version: 2023-06-01", "X-SWC-Budget: 1500")
-				readAll(t, resp)
+			client := map[string]string{"openai": recallClientToolsOpenAI, "anthropic": recallClientToolsAnthropic, "responses": recallClientToolsResponses}[c.proto]
+			def := swchttp.RecallTool(c.proto)
+			if !strings.Contains(def, `"name":"swc_recall"`) {
+				t.Fatalf("RecallTool(%q) = %q", c.proto, def)
+			}
+			want := client[:len(client)-1] + "," + def + "]"
+			small, _ := recallLoop("x", 3)
+			fits := c.body(t, small)
+			readAll(t, e.post(t, c.path(), fits, "anthropic-version: 2023-06-01")) // the default budget
+			if sent, _ := e.up.last(t); string(sent) != fits {
+				t.Errorf("a request that fits was changed (nothing to recall): %.300s", sent)
+			}
+			for n := 12; n <= 15; n++ { // one loop, a step longer each time
+				msgs, _ := recallLoop("x", n)
+				readAll(t, e.post(t, c.path(), c.body(t, msgs), "anthropic-version: 2023-06-01", "X-SWC-Budget: 1500"))
 				sent, _ := e.up.last(t)
-				var tools []json.RawMessage
-				json.Unmarshal(fields(t, sent)["tools"], &tools)
-				if len(tools) != 2 || !strings.Contains(string(tools[1]), `"swc_recall"`) || strings.Contains(string(tools[0]), "swc_recall") {
-					t.Fatalf("tools sent: %s", fields(t, sent)["tools"])
+				if !stubHandle.Match(sent) {
+					t.Fatalf("%d exchanges at budget 1500: no stub in the request sent", n)
 				}
-				defs = append(defs, string(tools[1]))
+				if got := string(fields(t, sent)["tools"]); got != want {
+					t.Errorf("%d exchanges: tools sent\n%s\nwant\n%s", n, got, want)
+				}
 			}
-			if defs[0] != defs[1] {
-				t.Errorf("the definition changed between requests:\n%s\n%s", defs[0], defs[1])
-			}
-			msgs, _ := recallLoop("z", 3)
+			msgs, _ := recallLoop("z", 14)
 			body := c.body(t, msgs)
-			readAll(t, e.post(t, c.path(), body, "anthropic-version: 2023-06-01", "X-SWC-Recall: off"))
-			if sent, _ := e.up.last(t); string(sent) != body {
-				t.Errorf("X-SWC-Recall: off: the request was changed")
+			readAll(t, e.post(t, c.path(), body, "anthropic-version: 2023-06-01", "X-SWC-Budget: 1500", "X-SWC-Recall: off"))
+			if sent, _ := e.up.last(t); string(fields(t, sent)["tools"]) != client {
+				t.Errorf("X-SWC-Recall: off: the tools were changed: %s", fields(t, sent)["tools"])
 			}
-			if c.proto == "anthropic" { // counted as sent: with swc_recall
-				readAll(t, e.post(t, "/v1/messages/count_tokens", body, "anthropic-version: 2023-06-01"))
-				if sent, _ := e.up.last(t); !strings.Contains(string(sent), defs[0]) {
-					t.Errorf("count_tokens counts the request without swc_recall")
+			if c.proto == "anthropic" { // counted as sent: with swc_recall when compressed, without when it fits
+				readAll(t, e.post(t, "/v1/messages/count_tokens", body, "anthropic-version: 2023-06-01", "X-SWC-Budget: 1500"))
+				if sent, _ := e.up.last(t); !strings.Contains(string(sent), def) {
+					t.Errorf("count_tokens counts a compressed request without swc_recall")
+				}
+				readAll(t, e.post(t, "/v1/messages/count_tokens", fits, "anthropic-version: 2023-06-01"))
+				if sent, _ := e.up.last(t); strings.Contains(string(sent), "swc_recall") {
+					t.Errorf("count_tokens counts a request that fits with swc_recall")
 				}
 			}
 			noTools := strings.Replace(body, `"tools":`, `"x_tools":`, 1)
-			readAll(t, e.post(t, c.path(), noTools, "anthropic-version: 2023-06-01"))
-			if sent, _ := e.up.last(t); string(sent) != noTools {
-				t.Errorf("a request without tools was changed")
+			readAll(t, e.post(t, c.path(), noTools, "anthropic-version: 2023-06-01", "X-SWC-Budget: 1500"))
+			if sent, _ := e.up.last(t); strings.Contains(string(sent), "swc_recall") || !stubHandle.Match(sent) {
+				t.Errorf("a compressed request without tools got swc_recall (or no stub): %.300s", sent)
+			}
+		})
+	}
+}
+
+// TestRecallNotOfferedStreams: a request that fits goes out byte for byte
+// without swc_recall, and its stream reaches the client as it comes (a
+// text answer is not held back to see whether it calls swc_recall).
+func TestRecallNotOfferedStreams(t *testing.T) {
+	for _, c := range []recallCase{{"openai", true}, {"anthropic", true}, {"responses", true}} {
+		t.Run(c.proto, func(t *testing.T) {
+			e := newProxyEnv(t)
+			msgs, _ := recallLoop("f", 3)
+			body := c.body(t, msgs)
+			pw := &pauseWriter{release: make(chan struct{}), on: "done"}
+			var got []byte
+			e.up.handle = func(w http.ResponseWriter, r *http.Request, b []byte) {
+				got = b
+				pw.ResponseWriter = w
+				writeReply(pw, c.proto, true, recallReply{}, 1)
+			}
+			resp := e.post(t, c.path(), body, "anthropic-version: 2023-06-01") // the default budget: it fits
+			defer resp.Body.Close()
+			var seen strings.Builder
+			buf := make([]byte, 4096)
+			for !strings.Contains(seen.String(), "done") {
+				n, err := resp.Body.Read(buf)
+				seen.Write(buf[:n])
+				if err != nil {
+					break
+				}
+			}
+			close(pw.release)
+			readAll(t, resp)
+			if pw.timedOut {
+				t.Errorf("the text answer was held back until the upstream's stream ended")
+			}
+			if string(got) != body {
+				t.Errorf("a request that fits was changed: %.300s", got)
+			}
+			if h := resp.Header.Get(swchttp.HeaderRecall); h != "" {
+				t.Errorf("%s: %q on a request without swc_recall", swchttp.HeaderRecall, h)
 			}
 		})
 	}
@@ -511,12 +567,12 @@ func TestRecallTenants(t *testing.T) {
 	first, _ := e.up.last(t)
 	h := string(stubHandle.FindSubmatch(first)[1])
 
-	fresh, _ := recallLoop("u", 2) // holds none of the originals
+	fresh, _ := recallLoop("u", 14) // compressed (swc_recall offered), holds none of the originals
 	ask := func(key string) string {
 		t.Helper()
 		script(e, c, []recallReply{{args: `{"handle":"` + h + `"}`}, {}}, nil)
 		n := e.up.count()
-		readAll(t, e.post(t, c.path(), c.body(t, fresh), "Authorization: Bearer "+key))
+		readAll(t, e.post(t, c.path(), c.body(t, fresh), "X-SWC-Budget: 1500", "Authorization: Bearer "+key))
 		if e.up.count() != n+2 {
 			t.Fatalf("%d upstream requests; want 2", e.up.count()-n)
 		}
@@ -540,7 +596,8 @@ func TestRecallTenants(t *testing.T) {
 
 // TestRecallStored: with a conversation id, a handle neither the request
 // nor the cache holds is found in the stored conversation (a request
-// retried from earlier in the conversation), for its tenant only.
+// retried from earlier in the conversation, compressed: swc_recall is
+// offered), for its tenant only.
 func TestRecallStored(t *testing.T) {
 	e := newProxyEnv(t)
 	other := e.newKey("globex")
@@ -559,7 +616,7 @@ func TestRecallStored(t *testing.T) {
 	}{{e.key, originals[h]}, {other, "no original"}} {
 		script(e, c, []recallReply{{args: `{"handle":"` + h + `"}`}, {}}, nil)
 		n := e.up.count()
-		resp := e.post(t, c.path(), c.body(t, earlier), conv, "X-SWC-Budget: 1000000", "anthropic-version: 2023-06-01", "Authorization: Bearer "+tc.key)
+		resp := e.post(t, c.path(), c.body(t, earlier), conv, "X-SWC-Budget: 1500", "anthropic-version: 2023-06-01", "Authorization: Bearer "+tc.key)
 		got := readAll(t, resp)
 		if resp.StatusCode != 200 || e.up.count() != n+2 {
 			t.Fatalf("%d, %d upstream requests: %s", resp.StatusCode, e.up.count()-n, got)
@@ -613,9 +670,10 @@ func writeResponsesReply(w http.ResponseWriter, stream bool, r recallReply, roun
 }
 
 // pauseWriter is an upstream's stream that, once it has written the
-// client's call, flushes and waits for the client to have read it.
+// client's call (or on), flushes and waits for the client to have read it.
 type pauseWriter struct {
 	http.ResponseWriter
+	on       string // what to pause after; "" for the client's call (`"bash"`)
 	release  chan struct{}
 	paused   bool
 	timedOut bool
@@ -623,7 +681,11 @@ type pauseWriter struct {
 
 func (p *pauseWriter) Write(b []byte) (int, error) {
 	n, err := p.ResponseWriter.Write(b)
-	if !p.paused && strings.Contains(string(b), `"bash"`) {
+	on := p.on
+	if on == "" {
+		on = `"bash"`
+	}
+	if !p.paused && strings.Contains(string(b), on) {
 		p.paused = true
 		http.NewResponseController(p.ResponseWriter).Flush()
 		select {
@@ -642,13 +704,13 @@ func TestRecallStreamsClientCall(t *testing.T) {
 	for _, c := range []recallCase{{"openai", true}, {"anthropic", true}, {"responses", true}} {
 		t.Run(c.proto, func(t *testing.T) {
 			e := newProxyEnv(t)
-			msgs, _ := recallLoop("p", 4)
+			msgs, _ := recallLoop("p", 14)
 			pw := &pauseWriter{release: make(chan struct{})}
 			e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
 				pw.ResponseWriter = w
 				writeReply(pw, c.proto, true, recallReply{args: `{"handle":"h0123456789"}`, client: true}, 1)
 			}
-			resp := e.post(t, c.path(), c.body(t, msgs), "anthropic-version: 2023-06-01")
+			resp := e.post(t, c.path(), c.body(t, msgs), "anthropic-version: 2023-06-01", "X-SWC-Budget: 1500")
 			defer resp.Body.Close()
 			var seen strings.Builder
 			buf := make([]byte, 4096)

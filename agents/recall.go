@@ -1,0 +1,269 @@
+package agents
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/swcmem/swc/observe"
+)
+
+// Recall: swc adds its own tool, swc_recall, to a request it compressed
+// (one that holds a stub's or a dropped observation's handle) and answers
+// the tool's calls itself. The upstream checks that the tools go out as
+// the agent's with swc_recall's fixed definition appended, exactly when
+// the request holds a handle, that the agent's own requests never hold
+// swc_recall, and, once a run, calls swc_recall with the handle of a stub
+// it received and checks that swc's answer carries that output's
+// original bytes (the agent's, as the upstream knows them from the agent's
+// request).
+
+// RecallToolName is the name of swc's tool.
+const RecallToolName = "swc_recall"
+
+// stubHandle finds a handle swc wrote into a stub or a memory message.
+var stubHandle = regexp.MustCompile(`\[swc:(h[0-9a-f]{10})`)
+
+// toolResult is a tool result of a request: the call it answers and its
+// text (text parts joined by newlines, as swc reads them).
+type toolResult struct{ id, text string }
+
+// recallAsk is the call of swc_recall the upstream makes: the handle,
+// the original it must get back, and the conversation elements of the
+// request it answered (swc sends them again, then its round).
+type recallAsk struct {
+	handle string
+	want   string
+	base   []json.RawMessage
+}
+
+// RecallStats is what the upstream saw of recall.
+type RecallStats struct {
+	Offered  int    // requests that went out with swc_recall among their tools
+	Handle   string // the handle the upstream called swc_recall with ("" when it did not)
+	Request  int    // the request it answered with that call
+	Answered bool   // swc's answer came back, holding the original's bytes
+}
+
+// elements returns the array field of body as raw elements.
+func elements(body []byte, field string) []json.RawMessage {
+	var m map[string]json.RawMessage
+	var arr []json.RawMessage
+	if json.Unmarshal(body, &m) == nil {
+		json.Unmarshal(m[field], &arr)
+	}
+	return arr
+}
+
+// partsText returns the text of a tool result's content: a string, or
+// the text of its parts joined by newlines.
+func partsText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	json.Unmarshal(raw, &parts)
+	var texts []string
+	for _, p := range parts {
+		if p.Text != nil {
+			texts = append(texts, *p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// toolResults returns the tool results of conversation elements in
+// format ("anthropic", "openai", "responses"), in order.
+func toolResults(format string, elems []json.RawMessage) []toolResult {
+	var out []toolResult
+	for _, e := range elems {
+		switch format {
+		case "anthropic":
+			var m antMessage
+			if json.Unmarshal(e, &m) != nil {
+				continue
+			}
+			bs, _ := blocks(m.Content)
+			for _, b := range bs {
+				if b.Type == "tool_result" {
+					out = append(out, toolResult{b.ToolUseID, partsText(b.Content)})
+				}
+			}
+		case "openai":
+			var m chatMessage
+			if json.Unmarshal(e, &m) == nil && m.Role == "tool" {
+				out = append(out, toolResult{m.ToolCallID, partsText(m.Content)})
+			}
+		case "responses":
+			var it struct {
+				Type   string          `json:"type"`
+				CallID string          `json:"call_id"`
+				Output json.RawMessage `json:"output"`
+			}
+			if json.Unmarshal(e, &it) == nil && isOutput(it.Type) {
+				out = append(out, toolResult{it.CallID, partsText(it.Output)})
+			}
+		}
+	}
+	return out
+}
+
+// withRecallTool returns the tools array orig (raw JSON) with def
+// appended, as swc writes it.
+func withRecallTool(orig json.RawMessage, def string) []byte {
+	arr := bytes.TrimSpace(orig)
+	if len(arr) < 2 || arr[0] != '[' {
+		return nil
+	}
+	inner := bytes.TrimSpace(arr[1 : len(arr)-1])
+	var b bytes.Buffer
+	b.WriteByte('[')
+	b.Write(inner)
+	if len(inner) > 0 {
+		b.WriteByte(',')
+	}
+	b.WriteString(def)
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// holdsHandle reports whether a forwarded body holds a handle anywhere but
+// in its tools (whose swc_recall description shows an example).
+func holdsHandle(body []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	for k, v := range m {
+		if k != "tools" && stubHandle.Match(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRecall checks what swc did for recall with one forwarded request
+// of format (its conversation in field): the tools, the agent's request
+// free of swc_recall, and, when the request answers the upstream's call
+// of swc_recall, swc's answer. It returns the breaches, whether the
+// request is swc's round after that call (its own elements then follow
+// the request it answered: the checks of the agent's turns do not apply),
+// and the call of swc_recall to make, when it is time for one.
+func (u *Upstream) checkRecall(format, field string, body, orig []byte, answered string) (bs breaches, round bool, ask *recallAsk) {
+	if orig == nil {
+		return nil, false, nil
+	}
+	if bytes.Contains(orig, []byte(RecallToolName)) {
+		bs.add("recall-leaked", "the agent's own request holds %s (a call, a result or the tool): swc let it reach the client", RecallToolName)
+	}
+	var fm, om map[string]json.RawMessage
+	json.Unmarshal(body, &fm)
+	json.Unmarshal(orig, &om)
+	def := u.RecallTools[format]
+	compressed := holdsHandle(body)
+	fwdTools, hasTools := fm["tools"]
+	origTools, agentTools := om["tools"]
+	offered := false
+	switch {
+	case !agentTools && hasTools:
+		bs.add("field-added", "field \"tools\" is forwarded, the agent did not send it")
+	case !agentTools:
+	case !hasTools:
+		bs.add("field-dropped", "the agent's field \"tools\" is not forwarded")
+	case bytes.Equal(fwdTools, origTools):
+		if compressed && def != "" && !bytes.Contains(origTools, []byte(RecallToolName)) {
+			bs.add("recall-missing", "the request holds a handle and goes out without %s", RecallToolName)
+		}
+	case def != "" && bytes.Equal(fwdTools, withRecallTool(origTools, def)):
+		offered = true
+		if !compressed {
+			bs.add("recall-uncompressed", "%s is offered on a request that holds no handle (nothing to recall)", RecallToolName)
+		}
+	default:
+		bs.add("field-changed", "the agent's field \"tools\" is forwarded changed (%d bytes → %d), not as the agent's with %s's definition appended", len(origTools), len(fwdTools), RecallToolName)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if offered {
+		u.st.Recall.Offered++
+	}
+	elems := elements(body, field)
+	if c, ok := u.out[answered]; ok && c.rec != nil {
+		// swc's round: the request it answered, then the call and its result.
+		base := c.rec.base
+		switch {
+		case len(elems) < len(base)+2:
+			bs.add("recall-round", "swc's round after %s holds %d elements; the request it answers held %d", answered, len(elems), len(base))
+			return bs, true, nil
+		default:
+			for i := range base {
+				if !bytes.Equal(elems[i], base[i]) {
+					bs.add("recall-round", "swc's round after %s: %s[%d] is not as in the request it answers", answered, field, i)
+					return bs, true, nil
+				}
+			}
+		}
+		for _, r := range toolResults(format, elems[len(base):]) {
+			if r.id != answered {
+				bs.add("recall-round", "swc's round carries a result of %s, not of the upstream's %s call %s", r.id, RecallToolName, answered)
+				continue
+			}
+			if r.text != c.rec.want {
+				bs.add("recall-result", "swc's answer to %s(%s) is not the original's bytes (%d bytes, want %d): %.120q", RecallToolName, c.rec.handle, len(r.text), len(c.rec.want), r.text)
+				continue
+			}
+			u.st.Recall.Answered = true
+		}
+		if !u.st.Recall.Answered {
+			bs.add("recall-result", "swc's round holds no correct answer to %s", answered)
+		}
+		return bs, true, nil
+	}
+	if !offered || u.st.Recall.Handle != "" || answered == "" {
+		return bs, false, nil
+	}
+	// The agent's outputs by call id and by handle: the upstream made the
+	// calls, the agent's request holds the outputs whole.
+	agent, byHandle := map[string]string{}, map[string]string{}
+	for _, r := range toolResults(format, elements(orig, field)) {
+		agent[r.id] = r.text
+		byHandle[observe.Handle(r.id, r.text)] = r.text
+	}
+	for _, r := range toolResults(format, elems) { // stubs in place name their own output
+		m := stubHandle.FindStringSubmatch(r.text)
+		if text, known := agent[r.id]; m != nil && known && text != r.text && observe.Handle(r.id, text) != m[1] {
+			bs.add("recall-handle", "the stub of %s shows handle %s; its original's is %s", r.id, m[1], observe.Handle(r.id, text))
+		}
+	}
+	// The first handle shown, in a stub or a memory's list of earlier
+	// calls (in the conversation, or in the system prompt or instructions).
+	shown := slices.Clone(elems)
+	for _, k := range slices.Sorted(maps.Keys(fm)) {
+		if k != field && k != "tools" {
+			shown = append(shown, fm[k])
+		}
+	}
+	for _, e := range shown {
+		for _, m := range stubHandle.FindAllSubmatch(e, -1) {
+			if text, ok := byHandle[string(m[1])]; ok {
+				return bs, false, &recallAsk{handle: string(m[1]), want: text, base: elems}
+			}
+		}
+	}
+	return bs, false, nil
+}
+
+// recallReply is the upstream's call of swc_recall for ask, answering
+// request n; step is the script's step it interrupts.
+func recallReply(ask *recallAsk, n, step int) reply {
+	return reply{tool: Tool{Name: RecallToolName}, id: fmt.Sprintf("call_recall_%04d", n),
+		args: `{"handle":"` + ask.handle + `"}`, step: step, rec: ask}
+}

@@ -66,7 +66,7 @@ func genOutput(rng *rand.Rand, file string, maxLines int) string {
 }
 
 // loopBody returns msgs as a request body of format f (openai or
-// anthropic).
+// anthropic or responses).
 func loopBody(msgs []swc.Message, f chat.Format) []byte {
 	if f == chat.Anthropic {
 		req := chat.ToAnthropic(msgs)
@@ -75,6 +75,11 @@ func loopBody(msgs []swc.Message, f chat.Format) []byte {
 			MaxTokens int    `json:"max_tokens"`
 			chat.AnthropicRequest
 		}{"claude", 1024, req})
+		return b
+	}
+	if f == chat.Responses {
+		instructions, items := chat.ResponsesInput(msgs)
+		b, _ := json.Marshal(map[string]any{"model": "gpt", "instructions": instructions, "input": items})
 		return b
 	}
 	b, _ := json.Marshal(map[string]any{"model": "gpt", "messages": chat.OpenAIMessages(msgs)})

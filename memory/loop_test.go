@@ -308,8 +308,11 @@ func sendLoopIn(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) 
 		res = r
 	}
 	mw, url := OpenAIMiddleware(c, report), "https://x.invalid/v1/chat/completions"
-	if f == chat.Anthropic {
+	switch f {
+	case chat.Anthropic:
 		mw, url = AnthropicMiddleware(c, report), "https://x.invalid/v1/messages"
+	case chat.Responses:
+		mw, url = ResponsesMiddleware(c, report), "https://x.invalid/v1/responses"
 	}
 	var cp capture
 	body := loopBody(msgs, f)
@@ -326,8 +329,8 @@ func sendLoopIn(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) 
 	return res, cp.body, in.Messages
 }
 
-// TestLoopProperty: over generated tool loops (1–300 steps, tool calls or
-// text actions, OpenAI and Anthropic forms, budgets 500–64,000), replaying
+// TestLoopProperty: over generated tool loops (1–500 steps, tool calls or
+// text actions, OpenAI, Anthropic and Responses forms, budgets 500–64,000), replaying
 // consecutive requests: never an error, the providers' rules hold, the
 // budget holds unless OverBudget says by how much (and only when what
 // cannot go exceeds it), and two requests with the same boundaries share
@@ -339,10 +342,10 @@ func TestLoopProperty(t *testing.T) {
 		trials = 10
 	}
 	for trial := range trials {
-		steps := 1 + rng.IntN(300)
+		steps := 1 + rng.IntN(500)
 		text := rng.IntN(2) == 0
 		msgs := genLoop(rng, steps, text, 5+rng.IntN(120))
-		f := []chat.Format{chat.OpenAI, chat.Anthropic}[rng.IntN(2)]
+		f := []chat.Format{chat.OpenAI, chat.Anthropic, chat.Responses}[rng.IntN(3)]
 		o := DefaultOptions()
 		o.Budget = 500 + rng.IntN(63500)
 		c := mustNew(t, o)

@@ -16,6 +16,23 @@ import (
 
 var errTooLarge = errors.New("request body too large")
 
+// readProxyBody reads r's body within s.MaxBody (readLimited); past it, or
+// when reading fails, it counts the request rejected, writes the error to
+// w and returns false.
+func (s *Server) readProxyBody(w http.ResponseWriter, r *http.Request, p protocol) ([]byte, bool) {
+	body, err := readLimited(r, s.MaxBody)
+	if err != nil {
+		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
+		if err == errTooLarge {
+			proxyError(w, p, http.StatusRequestEntityTooLarge, "request_too_large", "request body over "+strconv.FormatInt(s.MaxBody, 10)+" bytes (swc serve --max-body)")
+			return nil, false
+		}
+		proxyError(w, p, http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
 // readLimited reads the request body, or returns errTooLarge past limit
 // bytes.
 func readLimited(r *http.Request, limit int64) ([]byte, error) {

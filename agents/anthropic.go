@@ -65,12 +65,8 @@ func (u *Upstream) anthropic(w http.ResponseWriter, r *http.Request, n int, body
 	}
 	bs, t := checkAnthropic(req, r.Header.Get("Anthropic-Beta"), u.sent)
 	bs = append(bs, sameFields(body, orig, "messages", "system", "tools")...)
-	rbs, round, ask := u.checkRecall("anthropic", "messages", body, orig, t.answered)
+	rbs, ask := u.checkForwarded("anthropic", "messages", body, orig, t.answered)
 	bs = append(bs, rbs...)
-	if !round {
-		bs = append(bs, sameLast(body, orig, "messages")...)
-		bs = append(bs, sameTurns(body, orig, "messages")...)
-	}
 	u.breach(n, bs)
 	t.n, t.ask = n, ask
 	rep := u.next(t, len(body))

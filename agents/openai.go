@@ -46,12 +46,8 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 	}
 	bs, answered := checkResponses(items, u.sent, u.reasoningSent)
 	bs = append(bs, sameFields(body, orig, "input", "instructions", "tools")...)
-	rbs, round, ask := u.checkRecall("responses", "input", body, orig, answered)
+	rbs, ask := u.checkForwarded("responses", "input", body, orig, answered)
 	bs = append(bs, rbs...)
-	if !round {
-		bs = append(bs, sameLast(body, orig, "input")...)
-		bs = append(bs, sameTurns(body, orig, "input")...)
-	}
 	u.breach(n, bs)
 	t := turn{n: n, stream: req.Stream, answered: answered, ask: ask}
 	for _, tl := range req.Tools {
@@ -266,12 +262,8 @@ func (u *Upstream) chat(w http.ResponseWriter, n int, body, orig []byte) {
 	}
 	bs, answered := checkChat(req.Messages)
 	bs = append(bs, sameFields(body, orig, "messages", "tools")...)
-	rbs, round, ask := u.checkRecall("openai", "messages", body, orig, answered)
+	rbs, ask := u.checkForwarded("openai", "messages", body, orig, answered)
 	bs = append(bs, rbs...)
-	if !round {
-		bs = append(bs, sameLast(body, orig, "messages")...)
-		bs = append(bs, sameTurns(body, orig, "messages")...)
-	}
 	u.breach(n, bs)
 	t := turn{n: n, stream: req.Stream, answered: answered, ask: ask}
 	for _, tl := range req.Tools {

@@ -150,6 +150,20 @@ func holdsHandle(body []byte) bool {
 	return false
 }
 
+// checkForwarded checks one forwarded request of format (its
+// conversation in field) as checkRecall does and, unless the request is
+// swc's round after a call of swc_recall, that its last message and the
+// agent's turns came through (sameLast, sameTurns). It returns the
+// breaches and the call of swc_recall to make, when it is time for one.
+func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answered string) (breaches, *recallAsk) {
+	bs, round, ask := u.checkRecall(format, field, body, orig, answered)
+	if !round {
+		bs = append(bs, sameLast(body, orig, field)...)
+		bs = append(bs, sameTurns(body, orig, field)...)
+	}
+	return bs, ask
+}
+
 // checkRecall checks what swc did for recall with one forwarded request
 // of format (its conversation in field): the tools, the agent's request
 // free of swc_recall, and, when the request answers the upstream's call

@@ -36,13 +36,7 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 	for _, o := range in.Origin {
 		total[o]++
 	}
-	done := map[int]bool{}
-	for _, src := range out.Source {
-		if src < 0 || in.Origin[src] < 0 || done[in.Origin[src]] {
-			continue
-		}
-		o := in.Origin[src]
-		done[o] = true
+	for _, o := range keptOrigins(in, out) {
 		if kept[o] == total[o] {
 			raw, err := rewriteRaw(in, out, o, anthropicPath, nil)
 			if err != nil {

@@ -79,3 +79,18 @@ func pick(in *Input, out Output, idx []int) []swc.Message {
 	}
 	return msgs
 }
+
+// keptOrigins returns the body elements (in.Origin) that out keeps a
+// message of, each once, in the order out first keeps one.
+func keptOrigins(in *Input, out Output) []int {
+	var origins []int
+	done := map[int]bool{}
+	for _, src := range out.Source {
+		if src < 0 || in.Origin[src] < 0 || done[in.Origin[src]] {
+			continue
+		}
+		done[in.Origin[src]] = true
+		origins = append(origins, in.Origin[src])
+	}
+	return origins
+}

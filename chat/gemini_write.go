@@ -46,13 +46,7 @@ func (geminiCodec) Splice(in *Input, out Output) ([]byte, error) {
 		}
 	}
 	var contents []json.RawMessage
-	done := map[int]bool{}
-	for _, src := range out.Source {
-		if src < 0 || in.Origin[src] < 0 || done[in.Origin[src]] {
-			continue
-		}
-		o := in.Origin[src]
-		done[o] = true
+	for _, o := range keptOrigins(in, out) {
 		whole := true
 		for _, i := range byOrigin[o] {
 			if _, rw := rewritten[i]; !kept[i] || rw {

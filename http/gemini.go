@@ -103,14 +103,8 @@ func (s *Server) geminiCount(w http.ResponseWriter, r *http.Request, p protocol,
 	if _, ok := s.upstream(w, p); !ok {
 		return
 	}
-	body, err := readLimited(r, s.MaxBody)
-	if err != nil {
-		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
-		if err == errTooLarge {
-			proxyError(w, p, http.StatusRequestEntityTooLarge, "request_too_large", "request body over "+strconv.FormatInt(s.MaxBody, 10)+" bytes (swc serve --max-body)")
-			return
-		}
-		proxyError(w, p, http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
+	body, ok := s.readProxyBody(w, r, p)
+	if !ok {
 		return
 	}
 	var obj map[string]json.RawMessage

@@ -16,6 +16,23 @@ import (
 
 var errTooLarge = errors.New("request body too large")
 
+// readProxyBody reads r's body within s.MaxBody (readLimited); past it, or
+// when reading fails, it counts the request rejected, writes the error to
+// w and returns false.
+func (s *Server) readProxyBody(w http.ResponseWriter, r *http.Request, p protocol) ([]byte, bool) {
+	body, err := readLimited(r, s.MaxBody)
+	if err != nil {
+		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
+		if err == errTooLarge {
+			proxyError(w, p, http.StatusRequestEntityTooLarge, "request_too_large", "request body over "+strconv.FormatInt(s.MaxBody, 10)+" bytes (swc serve --max-body)")
+			return nil, false
+		}
+		proxyError(w, p, http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
 // readLimited reads the request body, or returns errTooLarge past limit
 // bytes.
 func readLimited(r *http.Request, limit int64) ([]byte, error) {
@@ -111,19 +128,11 @@ func upstreamURL(p protocol, base, path, rawQuery string) string {
 // request, so a client that goes away cancels it. Upstream errors (429,
 // 5xx) are passed through, never retried: the client's SDK retries.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body []byte, out *proxyOut) {
-	req, err := s.upstreamRequest(r, p, up, body)
-	if err != nil {
-		s.logger().Error("proxy: upstream URL", "protocol", p.name, "err", err)
-		proxyError(w, p, http.StatusInternalServerError, "api_error", "the "+p.name+" upstream URL is not usable (the server's log says why)")
-		return
-	}
-	resp, err := s.proxy.client.Do(req)
-	if err != nil {
-		s.upstreamFailed(w, r, p, err)
+	resp := s.sendUpstream(w, r, p, up, body)
+	if resp == nil {
 		return
 	}
 	defer resp.Body.Close()
-	s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
 	s.responseHeaders(w.Header(), resp, out)
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Time{}) // a stream may outlast the server's write timeout
@@ -137,6 +146,26 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 		return
 	}
 	io.Copy(w, resp.Body)
+}
+
+// sendUpstream sends body (nil for none) upstream as forward does and
+// counts the answer's status; when no answer comes (the upstream URL is
+// not usable, or the request failed) it writes the error to w and
+// returns nil.
+func (s *Server) sendUpstream(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body []byte) *http.Response {
+	req, err := s.upstreamRequest(r, p, up, body)
+	if err != nil {
+		s.logger().Error("proxy: upstream URL", "protocol", p.name, "err", err)
+		proxyError(w, p, http.StatusInternalServerError, "api_error", "the "+p.name+" upstream URL is not usable (the server's log says why)")
+		return nil
+	}
+	resp, err := s.proxy.client.Do(req)
+	if err != nil {
+		s.upstreamFailed(w, r, p, err)
+		return nil
+	}
+	s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
+	return resp
 }
 
 // upstreamRequest returns the upstream request of r with body (nil for

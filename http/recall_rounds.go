@@ -46,18 +46,10 @@ func (s *Server) forwardRecall(w http.ResponseWriter, r *http.Request, p protoco
 	prior := map[string]any{}
 	answered := 0
 	for round := 0; ; round++ {
-		req, err := s.upstreamRequest(r, p, up, send)
-		if err != nil {
-			s.logger().Error("proxy: upstream URL", "protocol", p.name, "err", err)
-			proxyError(w, p, http.StatusInternalServerError, "api_error", "the "+p.name+" upstream URL is not usable (the server's log says why)")
+		resp := s.sendUpstream(w, r, p, up, send)
+		if resp == nil {
 			return
 		}
-		resp, err := s.proxy.client.Do(req)
-		if err != nil {
-			s.upstreamFailed(w, r, p, err)
-			return
-		}
-		s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
 		stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 		var data []byte
 		if stream && resp.StatusCode == http.StatusOK {

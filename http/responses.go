@@ -2,7 +2,6 @@ package http
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/swcmem/swc/chat"
 )
@@ -67,14 +66,7 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, p protocol, tenan
 	}
 	var body []byte
 	if r.Method != http.MethodGet && r.Method != http.MethodDelete || r.ContentLength > 0 {
-		var err error
-		if body, err = readLimited(r, s.MaxBody); err != nil {
-			s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
-			if err == errTooLarge {
-				proxyError(w, p, http.StatusRequestEntityTooLarge, "request_too_large", "request body over "+strconv.FormatInt(s.MaxBody, 10)+" bytes (swc serve --max-body)")
-				return
-			}
-			proxyError(w, p, http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
+		if body, ok = s.readProxyBody(w, r, p); !ok {
 			return
 		}
 	}

@@ -216,15 +216,7 @@ func classify(t string, emit func(string, kind)) {
 			}
 			return
 		}
-		for t != "" {
-			k := strings.IndexByte(t, ':')
-			if k < 0 {
-				classify(t, emit)
-				return
-			}
-			classify(t[:k], emit)
-			t = t[k+1:]
-		}
+		classifyEach(t, ':', emit)
 		return
 	}
 	if strings.IndexByte(t, '/') >= 0 {
@@ -233,16 +225,9 @@ func classify(t string, emit func(string, kind)) {
 		}
 		return
 	}
-	if k := strings.IndexByte(t, '-'); k >= 0 {
-		for {
-			k := strings.IndexByte(t, '-')
-			if k < 0 {
-				classify(t, emit)
-				return
-			}
-			classify(t[:k], emit)
-			t = t[k+1:]
-		}
+	if strings.IndexByte(t, '-') >= 0 {
+		classifyEach(t, '-', emit)
+		return
 	}
 	if strings.IndexByte(t, '.') >= 0 {
 		if isDotted(t) {
@@ -260,20 +245,26 @@ func classify(t string, emit func(string, kind)) {
 			}
 			return
 		}
-		for t != "" {
-			k := strings.IndexByte(t, '.')
-			if k < 0 {
-				classify(t, emit)
-				return
-			}
-			if k > 0 {
-				classify(t[:k], emit)
-			}
-			t = t[k+1:]
-		}
+		classifyEach(t, '.', emit)
 		return
 	}
 	word(t, emit)
+}
+
+// classifyEach classifies each piece of t between its sep bytes (an
+// empty piece holds no identifier).
+func classifyEach(t string, sep byte, emit func(string, kind)) {
+	for t != "" {
+		k := strings.IndexByte(t, sep)
+		if k < 0 {
+			classify(t, emit)
+			return
+		}
+		if k > 0 {
+			classify(t[:k], emit)
+		}
+		t = t[k+1:]
+	}
 }
 
 func allDigits(s string) bool {

@@ -66,7 +66,7 @@ func genOutput(rng *rand.Rand, file string, maxLines int) string {
 }
 
 // loopBody returns msgs as a request body of format f (openai or
-// anthropic or responses).
+// anthropic, responses or gemini).
 func loopBody(msgs []swc.Message, f chat.Format) []byte {
 	if f == chat.Anthropic {
 		req := chat.ToAnthropic(msgs)
@@ -76,6 +76,9 @@ func loopBody(msgs []swc.Message, f chat.Format) []byte {
 			chat.AnthropicRequest
 		}{"claude", 1024, req})
 		return b
+	}
+	if f == chat.Gemini {
+		return geminiLoopBody(msgs)
 	}
 	if f == chat.Responses {
 		instructions, items := chat.ResponsesInput(msgs)
@@ -96,4 +99,48 @@ func requestPrefixes(msgs []swc.Message) []int {
 		}
 	}
 	return append(out, len(msgs))
+}
+
+// geminiLoopBody writes msgs as a generateContent body: system messages
+// in systemInstruction, the assistant's turns as model contents with
+// functionCall parts, tool results as functionResponse parts of the user
+// content after them (with any user text that follows), as Gemini
+// clients send them.
+func geminiLoopBody(msgs []swc.Message) []byte {
+	type content struct {
+		Role  string           `json:"role"`
+		Parts []map[string]any `json:"parts"`
+	}
+	var sys []map[string]any
+	var contents []content
+	names := map[string]string{}
+	add := func(role string, part map[string]any) {
+		if n := len(contents); n > 0 && contents[n-1].Role == role && role == "user" {
+			contents[n-1].Parts = append(contents[n-1].Parts, part)
+			return
+		}
+		contents = append(contents, content{Role: role, Parts: []map[string]any{part}})
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case swc.RoleSystem:
+			sys = append(sys, map[string]any{"text": m.Content})
+		case swc.RoleAssistant:
+			c := content{Role: "model"}
+			if m.Content != "" {
+				c.Parts = append(c.Parts, map[string]any{"text": m.Content})
+			}
+			for _, tc := range m.ToolCalls {
+				names[tc.ID] = tc.Name
+				c.Parts = append(c.Parts, map[string]any{"functionCall": map[string]any{"id": tc.ID, "name": tc.Name, "args": json.RawMessage(tc.Arguments)}})
+			}
+			contents = append(contents, c)
+		case swc.RoleTool:
+			add("user", map[string]any{"functionResponse": map[string]any{"id": m.ToolCallID, "name": names[m.ToolCallID], "response": map[string]any{"output": m.Content}}})
+		default:
+			add("user", map[string]any{"text": m.Content})
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"systemInstruction": map[string]any{"parts": sys}, "contents": contents})
+	return b
 }

@@ -313,6 +313,8 @@ func sendLoopIn(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) 
 		mw, url = AnthropicMiddleware(c, report), "https://x.invalid/v1/messages"
 	case chat.Responses:
 		mw, url = ResponsesMiddleware(c, report), "https://x.invalid/v1/responses"
+	case chat.Gemini:
+		mw, url = GeminiMiddleware(c, report), "https://x.invalid/v1beta/models/m:generateContent"
 	}
 	var cp capture
 	body := loopBody(msgs, f)
@@ -330,7 +332,7 @@ func sendLoopIn(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) 
 }
 
 // TestLoopProperty: over generated tool loops (1–500 steps, tool calls or
-// text actions, OpenAI, Anthropic and Responses forms, budgets 500–64,000), replaying
+// text actions, OpenAI, Anthropic, Responses and Gemini forms, budgets 500–64,000), replaying
 // consecutive requests: never an error, the providers' rules hold, the
 // budget holds unless OverBudget says by how much (and only when what
 // cannot go exceeds it), and two requests with the same boundaries share
@@ -345,7 +347,7 @@ func TestLoopProperty(t *testing.T) {
 		steps := 1 + rng.IntN(500)
 		text := rng.IntN(2) == 0
 		msgs := genLoop(rng, steps, text, 5+rng.IntN(120))
-		f := []chat.Format{chat.OpenAI, chat.Anthropic, chat.Responses}[rng.IntN(3)]
+		f := []chat.Format{chat.OpenAI, chat.Anthropic, chat.Responses, chat.Gemini}[rng.IntN(4)]
 		o := DefaultOptions()
 		o.Budget = 500 + rng.IntN(63500)
 		c := mustNew(t, o)

@@ -11,6 +11,7 @@ import (
 	"github.com/swcmem/swc/gist"
 	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/mention"
+	"github.com/swcmem/swc/observe"
 	"github.com/swcmem/swc/selection"
 	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
@@ -86,6 +87,21 @@ func New(opts Options) (*Compressor, error) {
 	opts.Tokenizer = counter.Name()
 	if _, err := strategy.Find(opts.Strategy, strategy.ForCompressor); err != nil {
 		return nil, err
+	}
+	if opts.LoopKeep == 0 {
+		opts.LoopKeep = DefaultLoopKeep
+	}
+	if opts.LoopEvery <= 0 {
+		opts.LoopEvery = DefaultLoopEvery
+	}
+	if opts.StubTokens < 0 {
+		return nil, swc.Errorf(swc.EINVALID, "stub tokens must not be negative (got %d)", opts.StubTokens)
+	}
+	if opts.StubTokens == 0 {
+		opts.StubTokens = observe.DefaultStubTokens
+	}
+	if opts.StubValue == 0 {
+		opts.StubValue = DefaultStubValue
 	}
 	if opts.MemoBytes <= 0 {
 		opts.MemoBytes = DefaultMemoBytes
@@ -233,6 +249,14 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		before += costs[i]
 	}
 	res := c.newResult(before)
+	if res.TokensBefore <= o.Budget && !c.after && o.LoopKeep > 0 {
+		// A tool loop's window stubs old observations within the budget too.
+		if l := asLoop(msgs); l != nil {
+			if lr := c.compressLoop(msgs, costs, l, c.newResult(before)); lr.Compacted > 0 {
+				return lr, nil
+			}
+		}
+	}
 	if res.TokensBefore <= o.Budget && !c.after {
 		res.Fits, res.Messages, res.Tokens, res.Recent = true, msgs, res.TokensBefore, 0
 		for i := range msgs {

@@ -42,6 +42,9 @@ type loopShape struct {
 	head  []int
 	units []loopUnit
 	users int // the user units of role user: texts a person wrote after the task
+	// at[u] is the masking boundary the walk (loopWalk) moved to when it
+	// passed unit u: the stubs of u know the assistant turns before it.
+	at []int
 }
 
 // asLoop returns the shape of msgs when they are a tool loop, or nil when
@@ -197,9 +200,11 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, instrCost int) (b, d 
 		}
 		return s
 	}
+	l.at = make([]int, len(l.units))
 	moveB := func(nb int) {
 		for ; b < nb; b++ {
 			total -= saving(b)
+			l.at[b] = nb
 		}
 	}
 	for u := range l.units {
@@ -246,6 +251,19 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, instrCost int) (b, d 
 				}
 			}
 			over = total > budget
+		}
+		if k := o.LoopKeep; k > 0 && len(l.units[u].obs) > 0 {
+			// The window: once LoopKeep+LoopEvery exchanges hold
+			// verbatim observations, all but the last LoopKeep go.
+			var ex []int
+			for v := b; v <= u; v++ {
+				if len(l.units[v].obs) > 0 {
+					ex = append(ex, v)
+				}
+			}
+			if len(ex) >= k+o.LoopEvery {
+				moveB(ex[len(ex)-k])
+			}
 		}
 	}
 	return b, d, over

@@ -4,7 +4,6 @@ import (
 	"maps"
 
 	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/observe"
 )
 
 // compressLoop fills res for a tool loop (see asLoop): the instructions,
@@ -15,7 +14,7 @@ import (
 // it is sent as small as the provider's rules allow, with
 // Result.OverBudget saying by how much.
 func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape, res *Result) *Result {
-	lc := &loopCosts{msgs: msgs, cost: costs, stubCap: observe.DefaultStubTokens + MessageOverhead}
+	lc := &loopCosts{msgs: msgs, cost: costs, stubCap: c.opts.StubTokens + MessageOverhead}
 	instrCost := 0
 	for _, i := range l.instr {
 		instrCost += lc.cost[i]

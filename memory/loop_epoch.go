@@ -41,7 +41,7 @@ func (c *Compressor) loopEpochOf(msgs []swc.Message, l *loopShape, lc *loopCosts
 	for _, u := range l.units[:b] {
 		idx = append(idx, u.msgs...)
 	}
-	key := loopKey(msgs, idx, fmt.Sprintf("loop\x00%s\x00%d\x00%d\x00%d\x00%d\x00", c.opts.Tokenizer, lc.stubCap, b, d, maxLines))
+	key := loopKey(msgs, idx, fmt.Sprintf("loop\x00%s\x00%d\x00%g\x00%d\x00%d\x00%d\x00%v\x00", c.opts.Tokenizer, lc.stubCap, c.opts.StubValue, b, d, maxLines, l.at[:b]))
 	if e, ok := c.memos.loops.Get(key); ok {
 		return e
 	}
@@ -73,12 +73,37 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 	}
 	add(focus, msgs[l.head[len(l.head)-1]].Content) // the task
 	opt := observe.StubOptions{
-		MaxTokens: observe.DefaultStubTokens,
+		MaxTokens: c.opts.StubTokens,
+		MinValue:  max(c.opts.StubValue, 0),
 		Known:     func(id string) bool { return known[id] },
 		Focus:     func(id string) bool { return focus[id] },
 	}
 	e := &loopEpoch{rewritten: map[int]string{}}
 	var lines []string
+	seen := 0 // the units whose assistant turns known and focus hold
+	learn := func(to int) {
+		for ; seen < to; seen++ {
+			un := &l.units[seen]
+			if un.user {
+				continue
+			}
+			a := &msgs[un.msgs[0]]
+			if seen >= d {
+				add(known, a.Content)
+				for _, tc := range a.ToolCalls {
+					add(known, tc.Arguments)
+				}
+			}
+			for _, tc := range a.ToolCalls {
+				if looksAt.MatchString(tc.Name + " " + tc.Arguments) {
+					add(focus, tc.Arguments)
+				}
+			}
+			if cmd := command(a.Content); len(a.ToolCalls) == 0 && looksAt.MatchString(cmd) {
+				add(focus, cmd)
+			}
+		}
+	}
 	for u := range l.units[:b] {
 		un := &l.units[u]
 		if un.user {
@@ -87,33 +112,19 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 		if u < d {
 			e.dropped += len(un.msgs)
 			lines = append(lines, c.droppedLines(msgs, un)...)
-		}
-		a := &msgs[un.msgs[0]]
-		if u >= d {
-			add(known, a.Content)
-			for _, tc := range a.ToolCalls {
-				add(known, tc.Arguments)
-			}
-		}
-		for _, tc := range a.ToolCalls {
-			if looksAt.MatchString(tc.Name + " " + tc.Arguments) {
-				add(focus, tc.Arguments)
-			}
-		}
-		if cmd := command(a.Content); len(a.ToolCalls) == 0 && looksAt.MatchString(cmd) {
-			add(focus, cmd)
-		}
-		if u < d {
 			continue
 		}
+		learn(max(u+1, l.at[u]))
 		for _, i := range un.obs {
 			if !lc.stubbable(i) {
 				continue
 			}
 			ob, callID := observation(msgs, un, i)
 			opt.Handle = observe.Handle(callID, ob.Output)
-			e.rewritten[i] = c.stub(ob, opt)
+			st := c.stub(ob, opt)
+			e.rewritten[i] = st
 			e.stubbed++
+			add(known, st)
 		}
 	}
 	if len(lines) > maxLines {

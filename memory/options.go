@@ -20,6 +20,11 @@ const (
 	DefaultFallbackReserve = 100 * time.Millisecond
 	DefaultMemoryShare     = 0.4
 	DefaultRestartShare    = 0.1
+	// A tool loop's observation window (Options.LoopKeep, LoopEvery,
+	// StubValue).
+	DefaultLoopKeep  = 2
+	DefaultLoopEvery = 3
+	DefaultStubValue = 0.05
 )
 
 // Compaction values: how a history over the budget is compressed.
@@ -88,6 +93,21 @@ type Options struct {
 	// the budget after the instructions (default DefaultRestartShare): the
 	// last KeepRecent messages (at least one), fewer when they hold more.
 	RestartShare float64
+	// LoopKeep, LoopEvery, StubTokens and StubValue shape a tool loop's
+	// observation window (see Compress), whatever the budget: the
+	// observations of the last LoopKeep exchanges stay verbatim (default
+	// DefaultLoopKeep; negative: no window, observations are stubbed only
+	// to fit the budget); once LoopKeep+LoopEvery exchanges (default
+	// DefaultLoopEvery) hold verbatim observations, the older ones become
+	// stubs, so the stubs move in jumps and the requests between two jumps
+	// extend each other byte for byte. A stub holds at most StubTokens
+	// tokens (default observe.DefaultStubTokens), and after its diagnostic
+	// and focus lines only lines worth StubValue per token (default
+	// DefaultStubValue; negative: any line, up to StubTokens).
+	LoopKeep   int
+	LoopEvery  int
+	StubTokens int
+	StubValue  float64
 	// CacheBreakpoints is BreakpointsAuto (default) or BreakpointsOff: the
 	// Anthropic middleware's cache_control mark on the memory block.
 	CacheBreakpoints string

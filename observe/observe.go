@@ -30,6 +30,10 @@ type StubOptions struct {
 	MaxTokens int                  // the stub's most tokens (cl100k_base); 0 = DefaultStubTokens
 	Known     func(id string) bool // identifiers already present in the kept request (instructions, task, assistant turns): not repeated; nil = none known
 	Focus     func(id string) bool // identifiers the loop marks as salient (named by the task, read/edited/grepped by calls, failing tests); ranked first; nil = none
+	// MinValue is the least value per token (see Stub) a line needs to be
+	// chosen after the diagnostic and Focus rounds: 0 fills the stub up to
+	// MaxTokens with whatever line is worth most.
+	MinValue float64
 }
 
 // DefaultStubTokens is a stub's most tokens when StubOptions.MaxTokens is 0.

@@ -53,13 +53,14 @@ type ident struct {
 }
 
 type selector struct {
-	lines   []line
-	lineIDs []int32
-	ids     []ident
-	index   map[string]int32
-	opt     StubOptions
-	nsrc    int // output lines
-	used    int // tokens of the chosen lines and markers
+	lines    []line
+	lineIDs  []int32
+	ids      []ident
+	index    map[string]int32
+	opt      StubOptions
+	nsrc     int     // output lines
+	used     int     // tokens of the chosen lines and markers
+	minValue float64 // the least value per token of the current phase
 }
 
 func newSelector(body string, opt StubOptions) *selector {
@@ -360,6 +361,7 @@ func (s *selector) choose(budget int) {
 	if s.opt.Focus != nil {
 		s.phase(min(budget, s.used+budget*focusShare/100), s.focused)
 	}
+	s.minValue = s.opt.MinValue
 	s.phase(budget, func(int) bool { return true })
 }
 
@@ -412,6 +414,9 @@ func (s *selector) phase(budget int, in func(int) bool) {
 		}
 		if budget-s.used < 2 {
 			return
+		}
+		if s.minValue > 0 && it.p < s.minValue {
+			return // every line left is worth less
 		}
 		// Re-valued by the guess first, so that a stale line is counted
 		// only once it is still on top.

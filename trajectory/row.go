@@ -31,6 +31,11 @@ type Row struct {
 	// this one's (see PrefixStable); absent for a run's first request and
 	// when either request was refused.
 	Stable *bool `json:"stable,omitempty"`
+	// CachedBytes of ListBytes (the sent message list's bytes) are the
+	// leading list items the previous request sent byte for byte: what a
+	// provider's prompt cache can serve (0 for a run's first request).
+	CachedBytes int `json:"cached_bytes,omitempty"`
+	ListBytes   int `json:"list_bytes,omitempty"`
 	// WallMS and CPUMS are the compression's wall-clock and process CPU
 	// time.
 	WallMS float64 `json:"wall_ms"`

@@ -156,6 +156,7 @@ func (r *Runner) compress(ctx context.Context, q *Request, g *group, targets []s
 	if g.prev != nil {
 		s := prefixStable(g.prev, out, rp.codec.list)
 		row.Stable = &s
+		row.CachedBytes, row.ListBytes = cachedPrefix(g.prev, out, rp.codec.list)
 	}
 	g.prev = out
 	return row

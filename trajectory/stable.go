@@ -49,3 +49,32 @@ func prefixStable(prev, cur *sent, list string) bool {
 	}
 	return true
 }
+
+// cachedPrefix returns the bytes of cur's list items that a provider's
+// prompt cache holds from prev (the items before the first that differs;
+// none when a field other than the list changed) and the bytes of all of
+// cur's list items.
+func cachedPrefix(prev, cur *sent, list string) (cached, total int) {
+	for _, it := range cur.items {
+		total += len(bytes.TrimSpace(it))
+	}
+	p, c := prev.top, cur.top
+	if p == nil || c == nil || len(p) != len(c) {
+		return 0, total
+	}
+	for k, v := range p {
+		if k == list {
+			continue
+		}
+		if w, ok := c[k]; !ok || !bytes.Equal(bytes.TrimSpace(v), bytes.TrimSpace(w)) {
+			return 0, total
+		}
+	}
+	for i := range min(len(prev.items), len(cur.items)) {
+		if !bytes.Equal(bytes.TrimSpace(prev.items[i]), bytes.TrimSpace(cur.items[i])) {
+			break
+		}
+		cached += len(bytes.TrimSpace(cur.items[i]))
+	}
+	return cached, total
+}

@@ -58,6 +58,10 @@ type Cell struct {
 	Stable      int     `json:"stable"`
 	Pairs       int     `json:"pairs"`
 	StableShare float64 `json:"stable_share"`
+	// CachedShare is the share of the message-list bytes of those pairs'
+	// later requests that the earlier one sent byte for byte, in the same
+	// leading positions: what a provider's prompt cache serves.
+	CachedShare float64 `json:"cached_share"`
 	// Compression time per request, milliseconds.
 	WallP50 float64 `json:"wall_p50_ms"`
 	WallP99 float64 `json:"wall_p99_ms"`
@@ -78,6 +82,8 @@ func Summarize(s Settings, rows []Row) *Summary {
 		frr, over  float64
 		ret, tgt   int
 		wall, cpus []float64
+		cached     float64
+		listed     float64
 	}
 	accs := map[key]*acc{}
 	out := &Summary{Settings: s}
@@ -97,6 +103,8 @@ func Summarize(s Settings, rows []Row) *Summary {
 		a.cpus = append(a.cpus, r.CPUMS)
 		if r.Stable != nil {
 			c.Pairs++
+			a.cached += float64(r.CachedBytes)
+			a.listed += float64(r.ListBytes)
 			if *r.Stable {
 				c.Stable++
 			}
@@ -138,6 +146,7 @@ func Summarize(s Settings, rows []Row) *Summary {
 				c.FRROver = ratio(a.over, float64(c.FRROverN))
 				c.Ratio = ratio(float64(c.SentTokens), float64(c.RawTokens))
 				c.StableShare = ratio(float64(c.Stable), float64(c.Pairs))
+				c.CachedShare = ratio(a.cached, a.listed)
 				c.WallP50, c.WallP99 = Percentile(a.wall, 50), Percentile(a.wall, 99)
 				c.CPUP50, c.CPUP99 = Percentile(a.cpus, 50), Percentile(a.cpus, 99)
 				out.Cells = append(out.Cells, c)

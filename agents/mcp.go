@@ -26,7 +26,7 @@ type MCPScript struct {
 
 // MCPResults is what the script saw.
 type MCPResults struct {
-	Requests   int    // model calls declaring the MCP tools
+	Requests   int // model calls declaring the MCP tools
 	Tools      []string
 	Remembered string // the text of remember's result ("" before it came)
 	Found      string // the text of search's result

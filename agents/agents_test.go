@@ -39,8 +39,6 @@ type agent struct {
 	// needs, when set, says what this build of swc lacks for the agent:
 	// the runs through swc skip with it, the direct run goes on.
 	needs string
-	// noRecall: swc offers the agent's protocol no swc_recall (Gemini).
-	noRecall bool
 }
 
 const prompt = "Print the files step-01.txt, step-02.txt and so on of this directory, one per tool call, in order, until told to stop; then say what you found."
@@ -150,7 +148,7 @@ func runAgent(t *testing.T, a agent, budget, steps int) result {
 	}
 	st := up.Stats()
 	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
-	r.Recall, r.WantRecall = st.Recall, budget > 0 && !a.noRecall
+	r.Recall, r.WantRecall = st.Recall, budget > 0
 	if px != nil {
 		reqs := px.requests()
 		for i, s := range reqs {
@@ -374,7 +372,5 @@ func TestGeminiCLI(t *testing.T) {
 	if _, ok := geminiUpstream(&swchttp.ProxyConfig{}); !ok {
 		a.needs = "this build of swc has no Gemini route (http.ProxyConfig.Gemini): swc would answer 404"
 	}
-	a.noRecall = true // swc offers Gemini no swc_recall
-
 	runAll(t, a)
 }

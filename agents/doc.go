@@ -19,6 +19,10 @@
 // calls swc_recall with a handle it received and checks that swc's next
 // request carries the original output's bytes (recall.go).
 //
+// MCPScript (mcp.go) is a second, smaller upstream: it makes Claude Code,
+// with swc serve's /mcp added by `claude mcp add`, call swc's remember and
+// search tools, and records what came back (TestClaudeCodeMCP).
+//
 // The tests (agents_test.go) start swc's proxy in-process with a default
 // budget small enough to force compression, install nothing themselves
 // (the pinned programs are in testdata/npm, installed by `npm ci` there),

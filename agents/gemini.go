@@ -52,9 +52,9 @@ func (u *Upstream) gemini(w http.ResponseWriter, r *http.Request, n int, body, o
 		return
 	}
 	bs, answered := checkGemini(req.Contents, u.sent)
-	bs = append(bs, sameFields(body, orig, "contents", "systemInstruction")...)
-	bs = append(bs, sameLast(body, orig, "contents")...)
-	bs = append(bs, sameTurns(body, orig, "contents")...)
+	bs = append(bs, sameFields(body, orig, "contents", "systemInstruction", "tools")...)
+	rbs, ask := u.checkForwarded("gemini", "contents", body, orig, answered)
+	bs = append(bs, rbs...)
 	u.breach(n, bs)
 	stream := strings.Contains(r.URL.Path, ":streamGenerateContent")
 	var parts []map[string]any
@@ -68,7 +68,7 @@ func (u *Upstream) gemini(w http.ResponseWriter, r *http.Request, n int, body, o
 		b, _ := json.Marshal(fillSchema(schema))
 		parts = append(parts, map[string]any{"text": string(b)})
 	} else {
-		t := turn{n: n, stream: stream, answered: answered}
+		t := turn{n: n, stream: stream, answered: answered, ask: ask}
 		for _, tl := range req.Tools {
 			for _, f := range tl.FunctionDeclarations {
 				s := f.ParametersJSONSchema
@@ -85,7 +85,7 @@ func (u *Upstream) gemini(w http.ResponseWriter, r *http.Request, n int, body, o
 			parts = append(parts, map[string]any{"text": fmt.Sprintf("Step %d: print the next step file.", rep.step), "thought": true})
 			parts = append(parts, map[string]any{"functionCall": map[string]any{"id": rep.id, "name": rep.tool.Name, "args": json.RawMessage(rep.args)},
 				"thoughtSignature": sign(rep.id)})
-			u.remember(rep.id, call{step: rep.step})
+			u.remember(rep.id, call{step: rep.step, rec: rep.rec})
 		}
 	}
 	resp := func(parts []map[string]any, finish bool) map[string]any {

@@ -81,7 +81,7 @@ func partsText(raw json.RawMessage) string {
 }
 
 // toolResults returns the tool results of conversation elements in
-// format ("anthropic", "openai", "responses"), in order.
+// format ("anthropic", "openai", "responses", "gemini"), in order.
 func toolResults(format string, elems []json.RawMessage) []toolResult {
 	var out []toolResult
 	for _, e := range elems {
@@ -111,14 +111,107 @@ func toolResults(format string, elems []json.RawMessage) []toolResult {
 			if json.Unmarshal(e, &it) == nil && isOutput(it.Type) {
 				out = append(out, toolResult{it.CallID, partsText(it.Output)})
 			}
+		case "gemini":
+			var c struct {
+				Parts []struct {
+					FunctionResponse *struct {
+						ID       string          `json:"id"`
+						Response json.RawMessage `json:"response"`
+					} `json:"functionResponse"`
+				} `json:"parts"`
+			}
+			json.Unmarshal(e, &c)
+			for _, p := range c.Parts {
+				if fr := p.FunctionResponse; fr != nil {
+					out = append(out, toolResult{fr.ID, responseText(fr.Response)})
+				}
+			}
 		}
 	}
 	return out
 }
 
-// withRecallTool returns the tools array orig (raw JSON) with def
-// appended, as swc writes it.
-func withRecallTool(orig json.RawMessage, def string) []byte {
+// responseText is a Gemini functionResponse's response as swc reads it:
+// the string of {"output": text}, "[error] " and the string of
+// {"error": text}, else the response's JSON.
+func responseText(raw json.RawMessage) string {
+	var m map[string]json.RawMessage
+	var s string
+	if json.Unmarshal(raw, &m) == nil && len(m) == 1 {
+		if v, ok := m["output"]; ok && json.Unmarshal(v, &s) == nil {
+			return s
+		}
+		if v, ok := m["error"]; ok && json.Unmarshal(v, &s) == nil {
+			return "[error] " + s
+		}
+	}
+	return string(bytes.TrimSpace(raw))
+}
+
+// withRecallTool returns the tools array orig (raw JSON) of format with
+// def appended, as swc writes it: Gemini's to the functionDeclarations
+// of its first entry that has them.
+func withRecallTool(format string, orig json.RawMessage, def string) []byte {
+	if format != "gemini" {
+		return appendDef(orig, def)
+	}
+	for _, e := range spans(orig) {
+		entry := orig[e[0]:e[1]]
+		if v := member(entry, "functionDeclarations"); v != nil {
+			fds := entry[v[0]:v[1]]
+			var b bytes.Buffer
+			b.Write(orig[:e[0]+v[0]])
+			b.Write(appendDef(fds, def))
+			b.Write(orig[e[0]+v[1]:])
+			return b.Bytes()
+		}
+	}
+	return nil
+}
+
+// spans returns the offsets of the elements of a JSON array.
+func spans(arr []byte) [][2]int {
+	dec := json.NewDecoder(bytes.NewReader(arr))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil
+	}
+	var out [][2]int
+	for dec.More() {
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return nil
+		}
+		end := int(dec.InputOffset())
+		out = append(out, [2]int{end - len(raw), end})
+	}
+	return out
+}
+
+// member returns the offsets of the value of a JSON object's member key.
+func member(o []byte, key string) []int {
+	dec := json.NewDecoder(bytes.NewReader(o))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return nil
+		}
+		if k == key {
+			end := int(dec.InputOffset())
+			return []int{end - len(raw), end}
+		}
+	}
+	return nil
+}
+
+// appendDef returns the JSON array orig with def appended.
+func appendDef(orig json.RawMessage, def string) []byte {
 	arr := bytes.TrimSpace(orig)
 	if len(arr) < 2 || arr[0] != '[' {
 		return nil
@@ -196,7 +289,7 @@ func (u *Upstream) checkRecall(format, field string, body, orig []byte, answered
 		if compressed && def != "" && !bytes.Contains(origTools, []byte(RecallToolName)) {
 			bs.add("recall-missing", "the request holds a handle and goes out without %s", RecallToolName)
 		}
-	case def != "" && bytes.Equal(fwdTools, withRecallTool(origTools, def)):
+	case def != "" && bytes.Equal(fwdTools, withRecallTool(format, origTools, def)):
 		offered = true
 		if !compressed {
 			bs.add("recall-uncompressed", "%s is offered on a request that holds no handle (nothing to recall)", RecallToolName)

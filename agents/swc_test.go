@@ -103,7 +103,7 @@ func startProxy(t *testing.T, up *Upstream, budget int) *proxy {
 	p.URL = ts.URL
 	up.Original = p.original
 	up.RecallTools = map[string]string{}
-	for _, f := range []string{"anthropic", "openai", "responses"} {
+	for _, f := range []string{"anthropic", "openai", "responses", "gemini"} {
 		up.RecallTools[f] = swchttp.RecallTool(f)
 	}
 	return p

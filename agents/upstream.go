@@ -37,7 +37,9 @@ type Upstream struct {
 	Original func(seq string) []byte
 	// RecallTools is swc_recall's definition swc appends to the tools of
 	// a compressed request, by format ("anthropic", "openai",
-	// "responses"); a format without one gets no swc_recall.
+	// "responses"; "gemini": to the functionDeclarations of the first
+	// tools entry that has them); a format without one gets no
+	// swc_recall.
 	RecallTools map[string]string
 
 	srv *httptest.Server

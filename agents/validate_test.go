@@ -275,3 +275,42 @@ func TestCheckRecall(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckRecallGemini(t *testing.T) {
+	const def = `{"name":"swc_recall"}`
+	tools := `[{"functionDeclarations":[{"name":"run_shell_command"}]}]`
+	withDef := `[{"functionDeclarations":[{"name":"run_shell_command"},` + def + `]}]`
+	out := "line 1\nline 2"
+	h := observe.Handle("call_01", out)
+	call01 := `{"role":"model","parts":[{"functionCall":{"id":"call_01","name":"run_shell_command","args":{}}}]}`
+	result := func(id, output string) string {
+		return `{"role":"user","parts":[{"functionResponse":{"id":"` + id + `","name":"run_shell_command","response":{"output":` + output + `}}}]}`
+	}
+	agentContents := `[{"role":"user","parts":[{"text":"go"}]},` + call01 + `,` + result("call_01", `"line 1\nline 2"`) + `]`
+	stubbed := `[{"role":"user","parts":[{"text":"go"}]},` + call01 + `,` + result("call_01", `"[swc:`+h+` run_shell_command(cat x) → ok]"`) + `]`
+	body := func(tools, contents string) []byte {
+		return []byte(`{"tools":` + tools + `,"contents":` + contents + `}`)
+	}
+	agent := body(tools, agentContents)
+	u := &Upstream{out: map[string]call{}, RecallTools: map[string]string{"gemini": def}}
+	if bs, _, _ := u.checkRecall("gemini", "contents", body(`[{"functionDeclarations":[{"name":"run_shell_command"}]},{"functionDeclarations":[`+def+`]}]`, stubbed), agent, "call_01"); !slices.Equal(rules(bs), []string{"field-changed"}) {
+		t.Errorf("swc_recall in an entry of its own: rules %v; want field-changed", rules(bs))
+	}
+	bs, round, ask := u.checkRecall("gemini", "contents", body(withDef, stubbed), agent, "call_01")
+	if len(bs) > 0 || round || ask == nil || ask.handle != h || ask.want != out {
+		t.Fatalf("compressed, swc_recall declared: rules %v, round %v, ask %+v", rules(bs), round, ask)
+	}
+	u.out["call_recall_0001"] = call{step: 1, rec: ask}
+	recallCall := `{"role":"model","parts":[{"functionCall":{"id":"call_recall_0001","name":"swc_recall","args":{}}}]}`
+	for _, r := range []struct {
+		result string
+		want   []string
+	}{{`"line 1\nline 2"`, nil}, {`"line 1"`, []string{"recall-result"}}} {
+		u.st.Recall.Answered = false
+		contents := strings.TrimSuffix(stubbed, "]") + `,` + recallCall + `,` + strings.Replace(result("call_recall_0001", r.result), "run_shell_command", "swc_recall", 1) + `]`
+		bs, round, _ := u.checkRecall("gemini", "contents", body(withDef, contents), agent, "call_recall_0001")
+		if got := rules(bs); !slices.Equal(got, r.want) || !round || u.st.Recall.Answered != (r.want == nil) {
+			t.Errorf("swc's round answering %s: rules %v, round %v, answered %v; want %v", r.result, got, round, u.st.Recall.Answered, r.want)
+		}
+	}
+}

@@ -50,9 +50,11 @@ const (
 	recallDescription = `Get back the full original of an older tool output that was shortened or left out to save context. ` +
 		`Shortened outputs and the list of earlier calls show a handle like [swc:h3f9a2c1b0 ...]: pass it as handle to read that output whole. ` +
 		`Or pass query (words you expect in it) to search all shortened outputs and get the best passages.`
-	recallSchema = `{"type":"object","properties":{` +
-		`"handle":{"type":"string","description":"the handle shown in the shortened output, h and 10 hex digits (h3f9a2c1b0)"},` +
-		`"query":{"type":"string","description":"words to search the shortened outputs for, when no handle is known"}},` +
+	recallHandleDescription = `the handle shown in the shortened output, h and 10 hex digits (h3f9a2c1b0)`
+	recallQueryDescription  = `words to search the shortened outputs for, when no handle is known`
+	recallSchema            = `{"type":"object","properties":{` +
+		`"handle":{"type":"string","description":"` + recallHandleDescription + `"},` +
+		`"query":{"type":"string","description":"` + recallQueryDescription + `"}},` +
 		`"additionalProperties":false}`
 	recallToolOpenAI    = `{"type":"function","function":{"name":"swc_recall","description":` + `"` + recallDescription + `"` + `,"parameters":` + recallSchema + `}}`
 	recallToolAnthropic = `{"name":"swc_recall","description":` + `"` + recallDescription + `"` + `,"input_schema":` + recallSchema + `}`
@@ -181,13 +183,15 @@ func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result
 }
 
 // recallOn reports whether the request goes out with swc_recall: recall
-// is on (ProxyConfig.NoRecall, HeaderRecall), the protocol is Chat
-// Completions, Messages or Responses, the request declares tools (none
-// named swc_recall), its tool_choice is not "none", and it asks for one
-// choice.
+// is on (ProxyConfig.NoRecall, HeaderRecall), the request declares tools
+// (none named swc_recall), its tool_choice is not "none", and it asks for
+// one choice (Gemini: geminiRecallOn).
 func (s *Server) recallOn(r *http.Request, p protocol, in *chat.Input) bool {
 	if s.Proxy.NoRecall || strings.EqualFold(strings.TrimSpace(r.Header.Get(HeaderRecall)), "off") {
 		return false
+	}
+	if p == protoGemini {
+		return geminiRecallOn(in.Body)
 	}
 	if p != protoOpenAI && p != protoAnthropic && p != protoResponses {
 		return false
@@ -221,7 +225,7 @@ func (s *Server) recallOn(r *http.Request, p protocol, in *chat.Input) bool {
 }
 
 // withRecallTool returns body with swc_recall's definition appended to
-// its "tools" array.
+// its "tools" array (Gemini: to its functionDeclarations).
 func withRecallTool(p protocol, body []byte) ([]byte, error) {
 	def := recallToolOpenAI
 	switch p {
@@ -229,16 +233,21 @@ func withRecallTool(p protocol, body []byte) ([]byte, error) {
 		def = recallToolAnthropic
 	case protoResponses:
 		def = recallToolResponses
+	case protoGemini:
+		return geminiWithRecallTool(body)
 	}
 	return appendToArray(body, "tools", def)
 }
 
 // RecallTool returns the definition of swc_recall that swc appends to the
 // "tools" of a request of format ("openai" for Chat Completions,
-// "anthropic", "responses"): the same bytes on every request. "" for a
-// format that gets none (gemini).
+// "anthropic", "responses"; "gemini": the function declaration appended
+// to the functionDeclarations of the request's first tools entry that has
+// them): the same bytes on every request. "" for an unknown format.
 func RecallTool(format string) string {
 	switch format {
+	case "gemini":
+		return recallToolGemini
 	case "openai":
 		return recallToolOpenAI
 	case "anthropic":
@@ -252,18 +261,25 @@ func RecallTool(format string) string {
 // appendToArray returns body with the JSON values vals appended to its
 // top-level array member key; every other byte is kept.
 func appendToArray(body []byte, key string, vals ...string) ([]byte, error) {
-	start, end, err := topLevelSpan(body, key)
-	if err != nil {
-		return nil, err
-	}
-	arr := bytes.TrimSpace(body[start:end])
+	return spliceMember(body, key, func(arr []byte) ([]byte, error) {
+		out, ok := appendValues(arr, vals...)
+		if !ok {
+			return nil, errors.New(key + ": not an array")
+		}
+		return out, nil
+	})
+}
+
+// appendValues returns the JSON array arr with vals appended (its
+// elements as they were, the space around them trimmed).
+func appendValues(arr []byte, vals ...string) ([]byte, bool) {
+	arr = bytes.TrimSpace(arr)
 	if len(arr) < 2 || arr[0] != '[' || arr[len(arr)-1] != ']' {
-		return nil, errors.New(key + ": not an array")
+		return nil, false
 	}
 	inner := bytes.TrimSpace(arr[1 : len(arr)-1])
 	var b bytes.Buffer
-	b.Grow(len(body) + 256)
-	b.Write(body[:start])
+	b.Grow(len(arr) + 256)
 	b.WriteByte('[')
 	b.Write(inner)
 	for i, v := range vals {
@@ -273,8 +289,22 @@ func appendToArray(body []byte, key string, vals ...string) ([]byte, error) {
 		b.WriteString(v)
 	}
 	b.WriteByte(']')
-	b.Write(body[end:])
-	return b.Bytes(), nil
+	return b.Bytes(), true
+}
+
+// spliceMember returns body with the value of its top-level member key
+// replaced by f of it; every other byte is kept.
+func spliceMember(body []byte, key string, f func([]byte) ([]byte, error)) ([]byte, error) {
+	start, end, err := topLevelSpan(body, key)
+	if err != nil {
+		return nil, err
+	}
+	v, err := f(body[start:end])
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(body)+len(v)-(end-start))
+	return append(append(append(out, body[:start]...), v...), body[end:]...), nil
 }
 
 // topLevelSpan returns the offsets [start, end) of the value of body's

@@ -24,6 +24,11 @@ type recallTurn struct {
 	assistant []byte         // the assistant message that answer is, to send back
 	usage     map[string]any // its usage
 	items     []any          // Responses: the output items
+	// Gemini, while a client's answer is rewritten: the thought signature
+	// of a removed swc_recall call not yet given to a client's call, and
+	// whether a client's call went out.
+	geminiSig    string
+	geminiCalled bool
 }
 
 type recallCall struct{ id, args string }
@@ -203,6 +208,17 @@ func (s *Server) relayRead(w http.ResponseWriter, resp *http.Response, out *prox
 // appendRecallTurn returns send with the assistant's turn t and swc's
 // answers to its calls appended to the messages.
 func appendRecallTurn(ctx context.Context, p protocol, send []byte, t recallTurn, rc *recaller) ([]byte, error) {
+	if p == protoGemini {
+		answers := make([]string, len(t.calls))
+		for i, c := range t.calls {
+			answers[i] = rc.answer(ctx, c.args)
+		}
+		vals, err := geminiRound(t, answers)
+		if err != nil {
+			return nil, err
+		}
+		return appendToArray(send, "contents", vals...)
+	}
 	if p == protoResponses {
 		answers := make([]string, len(t.calls))
 		for i, c := range t.calls {
@@ -244,6 +260,8 @@ func appendRecallTurn(ctx context.Context, p protocol, send []byte, t recallTurn
 // when stream): ok=false when it is not one swc can read.
 func parseTurn(p protocol, stream bool, data []byte) (recallTurn, bool) {
 	switch {
+	case p == protoGemini:
+		return parseGemini(stream, data)
 	case stream && p == protoAnthropic:
 		return parseAnthropicStream(data)
 	case stream && p == protoResponses:
@@ -318,6 +336,9 @@ func rewriteJSON(p protocol, data []byte, t *recallTurn, prior map[string]any) (
 	if err != nil {
 		return nil, err
 	}
+	if p == protoGemini {
+		return marshalNoEscape(rewriteGeminiJSON(v, t, prior))
+	}
 	m := obj(v)
 	if p == protoResponses {
 		rewriteResponse(m, t, prior, true)
@@ -372,8 +393,43 @@ func addUsage(dst, src map[string]any) {
 				dst[k] = d
 			}
 			addUsage(d, v)
+		case []any:
+			if d, ok := addModalities(arr(dst[k]), v); ok {
+				dst[k] = d
+			}
 		}
 	}
+}
+
+// addModalities adds src's token counts by modality to dst's (Gemini's
+// promptTokensDetails: [{"modality":"TEXT","tokenCount":N}, …]); ok=false
+// when either is not such a list.
+func addModalities(dst, src []any) ([]any, bool) {
+	at := map[string]map[string]any{}
+	for _, d := range dst {
+		m := obj(d)
+		if m == nil || str(m["modality"]) == "" {
+			return nil, false
+		}
+		at[str(m["modality"])] = m
+	}
+	for _, s := range src {
+		m := obj(s)
+		if m == nil || str(m["modality"]) == "" {
+			return nil, false
+		}
+	}
+	for _, s := range src {
+		m := obj(s)
+		d := at[str(m["modality"])]
+		if d == nil {
+			d = map[string]any{"modality": m["modality"]}
+			at[str(m["modality"])] = d
+			dst = append(dst, d)
+		}
+		addUsage(d, m)
+	}
+	return dst, true
 }
 
 func decodeJSON(data []byte) (any, error) {

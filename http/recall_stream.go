@@ -211,7 +211,11 @@ func rewriteEvent(p protocol, e sseEvent, t *recallTurn, prior map[string]any, s
 	if err != nil || m == nil {
 		return e.raw
 	}
-	if p == protoResponses {
+	if p == protoGemini {
+		if !rewriteGemini(m, t, prior, true) {
+			return nil
+		}
+	} else if p == protoResponses {
 		if !rewriteResponsesEvent(m, t, prior, shift, seq) {
 			return nil
 		}
@@ -299,6 +303,8 @@ func noteCalls(p protocol, m map[string]any, t *recallTurn) bool {
 		}
 	}
 	switch p {
+	case protoGemini:
+		return noteGeminiCalls(m, t)
 	case protoAnthropic:
 		if str(m["type"]) == "content_block_start" {
 			b := obj(m["content_block"])

@@ -101,6 +101,10 @@ type ProxyConfig struct {
 	// and RestartShare tune epochs (memory.Options' defaults).
 	Compaction                string
 	MemoryShare, RestartShare float64
+	// LoopKeep and LoopEvery shape a tool loop's observation window
+	// (memory.Options' fields of the same names; 0: their defaults,
+	// LoopKeep -1: no window).
+	LoopKeep, LoopEvery int
 	// CacheBreakpoints is memory.BreakpointsAuto (default: a cache_control
 	// mark on the memory block of Anthropic requests whose own marks leave
 	// room) or memory.BreakpointsOff.

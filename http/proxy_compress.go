@@ -102,6 +102,7 @@ func (s *Server) baseCompressor() (*memory.Compressor, error) {
 	if s.Proxy.RestartShare > 0 {
 		o.RestartShare = s.Proxy.RestartShare
 	}
+	o.LoopKeep, o.LoopEvery = s.Proxy.LoopKeep, s.Proxy.LoopEvery
 	if s.Proxy.CacheBreakpoints != "" {
 		o.CacheBreakpoints = s.Proxy.CacheBreakpoints
 	}

@@ -33,7 +33,15 @@ type loopUnit struct {
 	msgs []int // input indexes, in order
 	obs  []int // the observations among msgs
 	user bool  // a person's text: verbatim, never dropped
+	// pinned: an exchange never dropped (its observations may be stubbed)
+	// because a user unit follows it and the provider wants roles to
+	// alternate (Options.AlignUser): dropping it would leave two user
+	// messages side by side.
+	pinned bool
 }
+
+// kept reports whether the unit stays whatever the drop point.
+func (u *loopUnit) kept() bool { return u.user || u.pinned }
 
 // loopShape is a tool loop's messages: instructions, the head (the
 // conversation up to and including the task), then the units.
@@ -238,7 +246,7 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, instrCost int) (b, d 
 			if total > budget { // (b) drop the oldest exchanges
 				for ; d < u && total > budget-limit; d++ {
 					un := &l.units[d]
-					if un.user {
+					if un.kept() {
 						continue
 					}
 					total -= lc.cost[un.msgs[0]] // the assistant turn

@@ -15,6 +15,11 @@ import (
 // Result.OverBudget saying by how much.
 func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape, res *Result) *Result {
 	lc := &loopCosts{msgs: msgs, cost: costs, stubCap: c.opts.StubTokens + MessageOverhead}
+	if c.opts.AlignUser {
+		for u := range len(l.units) - 1 {
+			l.units[u].pinned = !l.units[u].user && l.units[u+1].user
+		}
+	}
 	instrCost := 0
 	for _, i := range l.instr {
 		instrCost += lc.cost[i]
@@ -52,7 +57,7 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 	}
 	for u := range l.units {
 		un := &l.units[u]
-		if u < d && !un.user {
+		if u < d && !un.kept() {
 			continue
 		}
 		for _, i := range un.msgs {

@@ -41,7 +41,7 @@ func (c *Compressor) loopEpochOf(msgs []swc.Message, l *loopShape, lc *loopCosts
 	for _, u := range l.units[:b] {
 		idx = append(idx, u.msgs...)
 	}
-	key := loopKey(msgs, idx, fmt.Sprintf("loop\x00%s\x00%d\x00%g\x00%d\x00%d\x00%d\x00%v\x00", c.opts.Tokenizer, lc.stubCap, c.opts.StubValue, b, d, maxLines, l.at[:b]))
+	key := loopKey(msgs, idx, fmt.Sprintf("loop\x00%s\x00%d\x00%g\x00%t\x00%d\x00%d\x00%d\x00%v\x00", c.opts.Tokenizer, lc.stubCap, c.opts.StubValue, c.opts.AlignUser, b, d, maxLines, l.at[:b]))
 	if e, ok := c.memos.loops.Get(key); ok {
 		return e
 	}
@@ -88,7 +88,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 				continue
 			}
 			a := &msgs[un.msgs[0]]
-			if seen >= d {
+			if seen >= d || un.pinned {
 				add(known, a.Content)
 				for _, tc := range a.ToolCalls {
 					add(known, tc.Arguments)
@@ -109,7 +109,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 		if un.user {
 			continue
 		}
-		if u < d {
+		if u < d && !un.pinned {
 			e.dropped += len(un.msgs)
 			lines = append(lines, c.droppedLines(msgs, un)...)
 			continue

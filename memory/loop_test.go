@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -417,4 +418,108 @@ func TestLoopUserTextsOverBudget(t *testing.T) {
 		t.Errorf("%d tokens, OverBudget %d, memory %.80q", res.Tokens, res.OverBudget, res.Memory)
 	}
 	checkLoop(t, "user texts", c, msgs, res)
+}
+
+// TestLoopPinsTurnBeforeUserText: under AlignUser, an exchange a user
+// text follows is never dropped, so that two user messages never end up
+// side by side (Anthropic's roles alternate); without AlignUser it goes.
+func TestLoopPinsTurnBeforeUserText(t *testing.T) {
+	msgs := []swc.Message{
+		{Role: swc.RoleSystem, Content: "You are a coding agent."},
+		{Role: swc.RoleUser, Content: "Fix the crash in src/app/parser.py."},
+		{Role: swc.RoleAssistant, Content: "I will edit the file with a bad call."},
+		{Role: swc.RoleUser, Content: "Parameter 'command' is expected to be one of ['view', 'create']."},
+	}
+	for i := range 30 {
+		id := fmt.Sprintf("call_%d", i)
+		msgs = append(msgs,
+			swc.Message{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: id, Name: "execute_bash", Arguments: fmt.Sprintf(`{"command":"cat -n src/app/mod_%d.py"}`, i)}}},
+			swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: filler(i + 100)})
+	}
+	for _, align := range []bool{false, true} {
+		o := DefaultOptions()
+		o.Budget, o.AlignUser = 1500, align
+		c := mustNew(t, o)
+		res, err := c.Compress(context.Background(), msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := slices.Contains(res.Source, 2)
+		if kept != align {
+			t.Errorf("AlignUser %v: the turn before the user text kept: %v (sources %v)", align, kept, res.Source)
+		}
+		if !slices.Contains(res.Source, 3) {
+			t.Errorf("AlignUser %v: the user text was dropped", align)
+		}
+		if align {
+			for k := 1; k < len(res.Messages); k++ {
+				if res.Messages[k].Role == swc.RoleUser && res.Messages[k-1].Role == swc.RoleUser {
+					t.Errorf("user messages %d and %d side by side (sources %d, %d)", k-1, k, res.Source[k-1], res.Source[k])
+				}
+			}
+		}
+		checkLoop(t, fmt.Sprintf("align %v", align), c, msgs, res)
+	}
+}
+
+// TestLoopWindow: within the budget, a tool loop's observations older
+// than the window are stubbed, the window jumps every LoopEvery exchanges
+// (between jumps each request extends the one before byte for byte), and
+// LoopKeep -1 sends the loop as it came.
+func TestLoopWindow(t *testing.T) {
+	msgs := genLoop(rand.New(rand.NewPCG(7, 7)), 30, false, 60)
+	o := DefaultOptions()
+	o.Budget = 1 << 20
+	c := mustNew(t, o)
+	var prev *Result
+	jumps := 0
+	for _, n := range requestPrefixes(msgs) {
+		res, err := c.Compress(context.Background(), msgs[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := asLoop(msgs[:n])
+		if l == nil {
+			if !res.Fits {
+				t.Fatalf("%d messages: no loop yet, yet compressed", n)
+			}
+			continue
+		}
+		checkLoop(t, fmt.Sprintf("%d messages", n), c, msgs[:n], res)
+		// The observations of the last LoopKeep exchanges stay whole.
+		exchanges := 0
+		for u := len(l.units) - 1; u >= 0 && exchanges < o.LoopKeep; u-- {
+			if len(l.units[u].obs) == 0 {
+				continue
+			}
+			exchanges++
+			for _, i := range l.units[u].obs {
+				if _, ok := res.Rewritten[i]; ok {
+					t.Errorf("%d messages: observation %d of the last %d exchanges stubbed", n, i, o.LoopKeep)
+				}
+			}
+		}
+		if prev != nil && !prev.Fits {
+			extends := len(prev.Messages) <= len(res.Messages)
+			for k := 0; extends && k < len(prev.Messages); k++ {
+				extends = prev.Messages[k].Content == res.Messages[k].Content
+			}
+			if !extends {
+				jumps++
+			}
+		}
+		prev = res
+	}
+	if prev == nil || prev.Fits || len(prev.Rewritten) == 0 {
+		t.Fatal("the whole loop, far within the budget, has no stub")
+	}
+	steps := len(asLoop(msgs).units)
+	if max := steps/DefaultLoopEvery + 1; jumps == 0 || jumps > max {
+		t.Errorf("%d jumps over %d exchanges; want 1 to %d", jumps, steps, max)
+	}
+	o.LoopKeep = -1
+	off := mustNew(t, o)
+	if res, err := off.Compress(context.Background(), msgs); err != nil || !res.Fits {
+		t.Errorf("LoopKeep -1: fits %v, err %v", res != nil && res.Fits, err)
+	}
 }

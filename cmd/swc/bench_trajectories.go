@@ -25,13 +25,14 @@ const defaultTrajectoryBudgets = "8000,16000,32000"
 const defaultTrajectoryOut = "swc-bench-trajectories"
 
 // trajectoryFlags are bench's settings that apply under --trajectories.
-var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budgets": true, "conditions": true, "strategies": true}
+var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budgets": true, "conditions": true, "strategies": true, "windows": true}
 
 // trajectoryConditions returns the conditions of the trajectory bench:
 // the baselines and swc (memory.DefaultOptions, as compress and the proxy
-// run it), then one more per extra compressor strategy, all filtered by
-// --conditions when it is set.
-func trajectoryConditions(conditions, strategies string) ([]trajectory.Condition, error) {
+// run it), then one more per extra compressor strategy and per extra
+// tool-loop window (KEEP/EVERY), all filtered by --conditions when it is
+// set.
+func trajectoryConditions(conditions, strategies, windows string) ([]trajectory.Condition, error) {
 	base, err := memory.New(memory.DefaultOptions())
 	if err != nil {
 		return nil, err
@@ -45,6 +46,23 @@ func trajectoryConditions(conditions, strategies string) ([]trajectory.Condition
 			return nil, usagef("bench: --strategies: %s", swc.ErrorMessage(err))
 		}
 		all = append(all, trajectory.NewSWC(name, c))
+	}
+	for _, w := range splitList(windows) {
+		var keep, every int
+		if n, err := fmt.Sscanf(w, "%d/%d", &keep, &every); n != 2 || err != nil || fmt.Sprintf("%d/%d", keep, every) != w {
+			return nil, usagef("bench: --windows %q: want KEEP/EVERY, e.g. 2/3", w)
+		}
+		k, e, err := loopWindow(keep, every)
+		if err != nil {
+			return nil, usagef("bench: --windows %q: %s", w, swc.ErrorMessage(err))
+		}
+		o := memory.DefaultOptions()
+		o.LoopKeep, o.LoopEvery = k, e
+		c, err := memory.New(o)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, trajectory.NewSWC(fmt.Sprintf("swc-%d-%d", keep, every), c))
 	}
 	want := splitList(conditions)
 	if len(want) == 0 {
@@ -101,7 +119,7 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 	if err != nil {
 		return err
 	}
-	conds, err := trajectoryConditions(f.conditions, f.strategies)
+	conds, err := trajectoryConditions(f.conditions, f.strategies, f.windows)
 	if err != nil {
 		return err
 	}

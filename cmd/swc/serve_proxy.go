@@ -21,6 +21,8 @@ type proxyFlags struct {
 	compaction        string
 	memoryShare       float64
 	restartShare      float64
+	loopKeep          int
+	loopEvery         int
 	cacheBreakpoints  string
 	strategy          string
 	recall            bool
@@ -36,6 +38,7 @@ func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 	fs.StringVar(&f.compaction, "compaction", memory.Epoch, "how a proxied history over the budget is compressed: epoch (a memory that stays byte for byte until the verbatim tail outgrows its room, so provider prompt caches hit) or replan (the whole history re-planned on every request)")
 	fs.Float64Var(&f.memoryShare, "memory-share", memory.DefaultMemoryShare, "epoch: share of the budget (after the instructions) the memory may use; the verbatim tail grows into the rest")
 	fs.Float64Var(&f.restartShare, "restart-share", memory.DefaultRestartShare, "epoch: most of the budget (after the instructions) the tail of a new epoch starts with")
+	addLoopFlags(fs, &f.loopKeep, &f.loopEvery)
 	fs.StringVar(&f.strategy, "proxy-strategy", memory.DefaultStrategy, "strategy of the proxy's memory: "+strings.Join(strategy.Names(strategy.ForCompressor), ", "))
 	fs.BoolVar(&f.recall, "recall", true, "add the swc_recall tool to Chat Completions, Messages and Responses requests that declare tools, and answer its calls inside the proxy with the originals of the tool outputs compression shortened or left out (a request's X-SWC-Recall: off turns it off)")
 	fs.IntVar(&f.recallRounds, "recall-rounds", swchttp.DefaultRecallRounds, "most swc_recall rounds swc answers for one request; past them the client gets the upstream's last answer without swc's call")
@@ -74,7 +77,12 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 	if f.memoryShare < 0 || f.memoryShare >= 1 || f.restartShare < 0 || f.restartShare >= 1 {
 		return swchttp.ProxyConfig{}, usagef("--memory-share and --restart-share: want a share between 0 and 1 (got %g and %g)", f.memoryShare, f.restartShare)
 	}
+	keep, every, err := loopWindow(f.loopKeep, f.loopEvery)
+	if err != nil {
+		return swchttp.ProxyConfig{}, err
+	}
 	cfg := swchttp.ProxyConfig{
+		LoopKeep: keep, LoopEvery: every,
 		OpenAI:          swchttp.Upstream{URL: f.openai, Key: env.Vars["OPENAI_API_KEY"]},
 		Anthropic:       swchttp.Upstream{URL: f.anthropic, Key: env.Vars["ANTHROPIC_API_KEY"]},
 		Gemini:          swchttp.Upstream{URL: f.gemini, Key: env.Vars["GEMINI_API_KEY"]},
@@ -98,4 +106,26 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 		cfg.Embedder = eng.embedder
 	}
 	return cfg, nil
+}
+
+// addLoopFlags adds --loop-keep and --loop-every, a tool loop's
+// observation window.
+func addLoopFlags(fs *flag.FlagSet, keep, every *int) {
+	fs.IntVar(keep, "loop-keep", memory.DefaultLoopKeep, "tool loops: the last exchanges whose tool outputs stay verbatim whatever the budget; older outputs become stubs with a handle (0: no window, outputs are stubbed only to fit the budget)")
+	fs.IntVar(every, "loop-every", memory.DefaultLoopEvery, "tool loops: the window moves in jumps of this many exchanges, so the requests between two jumps extend each other byte for byte (prompt caching)")
+}
+
+// loopWindow checks --loop-keep and --loop-every and returns them as
+// memory.Options takes them (LoopKeep -1: no window).
+func loopWindow(keep, every int) (int, int, error) {
+	if keep < 0 {
+		return 0, 0, usagef("--loop-keep must not be negative (got %d)", keep)
+	}
+	if every < 1 {
+		return 0, 0, usagef("--loop-every must be at least 1 (got %d)", every)
+	}
+	if keep == 0 {
+		keep = -1
+	}
+	return keep, every, nil
 }

@@ -379,6 +379,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		s.proxy.metrics.over.Inc()
 		s.logger().Warn("proxy: over budget", "budget", budget, "tokens", out.after, "over", out.overBudget)
 	}
+	s.recordCompression(r.Context(), c, p, in, out, budget, tenant, conv)
 	send := body
 	if out.body != nil {
 		send = out.body

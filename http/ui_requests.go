@@ -40,7 +40,7 @@ type requestView struct {
 // itemView is one item with its handle and the link to its original.
 type itemView struct {
 	swc.CompressedItem
-	Handle string       // the observation's handle, else the stored message's (m12@conv), else ""
+	Handle string        // the observation's handle, else the stored message's (m12@conv), else ""
 	Href   templ.SafeURL // "" when the original is not to be had
 }
 

@@ -19,7 +19,10 @@ import (
 const previewRunes = 100
 
 // recordCompression stores what out did to in for conversation conv of
-// tenant. A failure is logged: the request goes out all the same.
+// tenant (stored and prefix modes: the conversation is stored). A failure
+// is logged, nothing else: the request went out all the same. The proxy
+// calls it after writing the answer (about 1.4 ms on SQLite for a loop of
+// 31 messages: BenchmarkRecordCompression in sqlite/).
 func (s *Server) recordCompression(ctx context.Context, c *memory.Compressor, p protocol, in *chat.Input, out *proxyOut, budget int, tenant, conv string) {
 	if out.res == nil || conv == "" || (out.mode != "stored" && out.mode != "prefix") {
 		return
@@ -27,7 +30,8 @@ func (s *Server) recordCompression(ctx context.Context, c *memory.Compressor, p 
 	rec := compressionRecord(c, in, out.res)
 	rec.At, rec.Protocol, rec.Mode, rec.Budget = s.now(), p.name, out.mode, budget
 	rec.TokensBefore, rec.TokensAfter = out.before, out.after
-	if err := s.store.RecordCompression(ctx, tenant, conv, rec); err != nil && ctx.Err() == nil {
+	// ENOTFOUND: the conversation was deleted meanwhile; nothing to record.
+	if err := s.store.RecordCompression(ctx, tenant, conv, rec); err != nil && swc.ErrorCode(err) != swc.ENOTFOUND {
 		s.logger().Warn("proxy: record compression", "err", err)
 	}
 }

@@ -38,6 +38,7 @@ func TestUIRequestsInChromium(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get(swchttp.HeaderCompression), "masked=") {
 		t.Fatalf("proxy: %d, %s %q", resp.StatusCode, swchttp.HeaderCompression, resp.Header.Get(swchttp.HeaderCompression))
 	}
+	newRecord(t, e.env, mustTenant(t, e.env, "acme"), "conv-ui", 0)
 
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(e.ts.URL+"/ui"),

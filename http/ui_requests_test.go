@@ -64,6 +64,7 @@ func TestUIRequests(t *testing.T) {
 	}
 	want := compressionCounts(t, resp.Header.Get(swchttp.HeaderCompression))
 	sent, _ := e.up.last(t)
+	newRecord(t, e.env, mustTenant(t, e.env, "acme"), "conv-ui", 0)
 
 	cookie := uiLogin(t, e.env, e.key, "127.0.0.1:5000", "")
 	code, page := uiGet(t, e.env, cookie, "/ui/conversations/conv-ui/requests")
@@ -120,6 +121,7 @@ func TestUIRequests(t *testing.T) {
 	e2 := &proxyEnv{env: e.env, up: e.up, key: e.newKey("globex")}
 	other, _ := recallLoop("other", 14)
 	readAll(t, e2.post(t, c.path(), c.body(t, other), "X-SWC-Conversation: conv-b", "X-SWC-Budget: 1500"))
+	newRecord(t, e.env, mustTenant(t, e.env, "globex"), "conv-b", 0)
 	oc := uiLogin(t, e.env, e2.key, "127.0.0.1:5001", "")
 	for _, path := range []string{"/ui/conversations/conv-ui/requests", href, "/ui/conversations/conv-b/originals/" + h} {
 		if code, page := uiGet(t, e.env, oc, path); code != 404 || strings.Contains(page, "line 0 of") {
@@ -129,6 +131,22 @@ func TestUIRequests(t *testing.T) {
 	if code, page := uiGet(t, e.env, oc, "/ui/conversations/conv-b/requests"); code != 200 || !strings.Contains(page, "masked") {
 		t.Errorf("globex's own requests: %d", code)
 	}
+}
+
+// newRecord waits for a compression record of tenant's conv newer than
+// seq (the proxy records after answering) and returns its seq.
+func newRecord(t *testing.T, e *env, tenant, conv string, seq int64) int64 {
+	t.Helper()
+	var got int64
+	waitFor(t, "a compression record of "+conv, func() bool {
+		recs, err := e.db.Compressions(t.Context(), tenant, conv)
+		if err == nil && len(recs) > 0 && recs[0].Seq > seq {
+			got = recs[0].Seq
+			return true
+		}
+		return false
+	})
+	return got
 }
 
 // page0 is conv-ui's requests page.
@@ -148,14 +166,17 @@ func TestUIRequestsHistory(t *testing.T) {
 	script(e, recallCase{"openai", false}, []recallReply{{}}, nil)
 	msgs := sessions(20, 6)
 	body := openAIBody(t, msgs, "")
+	tenant := mustTenant(t, e.env, "acme")
+	var seq int64
 	for range swc.CompressionsKept + 2 {
 		resp := e.post(t, "/v1/chat/completions", body, "X-SWC-Conversation: conv-g", "X-SWC-Budget: 1500")
 		readAll(t, resp)
 		if resp.StatusCode != 200 {
 			t.Fatalf("proxy: %d", resp.StatusCode)
 		}
+		seq = newRecord(t, e.env, tenant, "conv-g", seq)
 	}
-	recs, err := e.db.Compressions(t.Context(), mustTenant(t, e.env, "acme"), "conv-g")
+	recs, err := e.db.Compressions(t.Context(), tenant, "conv-g")
 	if err != nil {
 		t.Fatal(err)
 	}

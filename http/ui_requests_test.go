@@ -116,6 +116,17 @@ func TestUIRequests(t *testing.T) {
 		t.Errorf("a bad handle: %d", code)
 	}
 
+	// A handle the conversation's store does not hold (an output of another
+	// conversation of the tenant) comes from the tenant's cache of
+	// originals.
+	again, _ := recallLoop("again", 14)
+	readAll(t, e.post(t, c.path(), c.body(t, again), "X-SWC-Conversation: conv-ui2", "X-SWC-Budget: 1500"))
+	code, page = uiGet(t, e.env, cookie, "/ui/conversations/conv-ui2/originals/"+h)
+	if pre := preText.FindStringSubmatch(page); code != 200 || pre == nil || html.UnescapeString(pre[1]) != originals[h] ||
+		!strings.Contains(page, "cache of originals") || strings.Contains(page, `id="stored"`) {
+		t.Errorf("a handle from the cache: %d %.600s", code, page)
+	}
+
 	// Another tenant: the conversation is not found, and a conversation of
 	// its own (compressed too) does not resolve acme's handle.
 	e2 := &proxyEnv{env: e.env, up: e.up, key: e.newKey("globex")}

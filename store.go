@@ -208,6 +208,15 @@ type Store interface {
 	// messages newer than its last consolidation or a request not yet
 	// served (a restarted service makes sure each has a job).
 	Unconsolidated(ctx context.Context) ([]ConversationRef, error)
+
+	// RecordCompression stores r (its Seq assigned by the store) as the
+	// conversation's latest compressed request and deletes its records
+	// older than the latest CompressionsKept; ENOTFOUND when there is no
+	// conversation. DeleteConversation deletes them all.
+	RecordCompression(ctx context.Context, tenant, conv string, r CompressionRecord) error
+	// Compressions returns the conversation's records, newest first, or
+	// ENOTFOUND.
+	Compressions(ctx context.Context, tenant, conv string) ([]CompressionRecord, error)
 }
 
 // MessageRange selects stored messages by seq: From ≤ seq < To (To 0: no

@@ -16,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/swcmem/swc"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/sleep"
 )
@@ -263,6 +264,7 @@ func TestOpenAPI(t *testing.T) {
 	session := "Cookie: swc_session=" + uiLogin(t, e.env, key, "127.0.0.1:5000", "").Value
 	msgs := `{"messages":[{"id":"1","role":"user","content":"We fly to Lisbon on 7 May.","timestamp":"2026-05-01T09:00:00Z"},{"id":"2","role":"assistant","content":"Noted."}]}`
 	chatBody := `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`
+	firstChain := swc.Chain("", swc.Message{Role: swc.RoleUser, Content: "We fly to Lisbon on 7 May."}) // msgs' first, once stored
 	msgBody := `{"model":"claude-haiku-4-5","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`
 	respBody := `{"model":"gpt-5","input":"hi"}`
 	mcpCall := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"Lisbon"}}}`
@@ -301,6 +303,14 @@ func TestOpenAPI(t *testing.T) {
 		{route: "GET /ui/conversations/{id}", path: "/ui/conversations/conv-1?budget=500&strategy=truncation", headers: []string{session}, want: 200},
 		{route: "GET /ui/conversations/{id}", path: "/ui/conversations/conv-1?budget=x", headers: []string{session}, want: 400},
 		{route: "GET /ui/conversations/{id}", path: "/ui/conversations/none", headers: []string{session}, want: 404},
+		{route: "GET /ui/conversations/{id}/requests", want: 303},
+		{route: "GET /ui/conversations/{id}/requests", headers: []string{session}, want: 200},
+		{route: "GET /ui/conversations/{id}/requests", path: "/ui/conversations/bad%21id/requests", headers: []string{session}, want: 400},
+		{route: "GET /ui/conversations/{id}/requests", path: "/ui/conversations/none/requests", headers: []string{session}, want: 404},
+		{route: "GET /ui/conversations/{id}/originals/{ref}", want: 303},
+		{route: "GET /ui/conversations/{id}/originals/{ref}", path: "/ui/conversations/conv-1/originals/" + firstChain, headers: []string{session}, want: 200},
+		{route: "GET /ui/conversations/{id}/originals/{ref}", path: "/ui/conversations/conv-1/originals/turn-1", headers: []string{session}, want: 400},
+		{route: "GET /ui/conversations/{id}/originals/{ref}", path: "/ui/conversations/conv-1/originals/h0000000000", headers: []string{session}, want: 404},
 		{route: "GET /v1/keys", key: "key", want: 200},
 		{route: "DELETE /v1/keys/{id}", path: "/v1/keys/" + spare.ID, key: "key", want: 204},
 		{route: "DELETE /v1/keys/{id}", path: "/v1/keys/k_none", key: "key", want: 404},

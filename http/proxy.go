@@ -383,6 +383,9 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		s.proxy.metrics.over.Inc()
 		s.logger().Warn("proxy: over budget", "budget", budget, "tokens", out.after, "over", out.overBudget)
 	}
+	// Recorded once the answer is written: the client does not wait for
+	// it (a streamed answer's last event is flushed before).
+	defer s.recordCompression(context.WithoutCancel(r.Context()), c, p, in, out, budget, tenant, conv)
 	send := body
 	if out.body != nil {
 		send = out.body

@@ -28,6 +28,8 @@ func (s *Server) uiRoutes(mux *routeMux) {
 	mux.Handle("POST /ui/login", s.observe(http.HandlerFunc(s.uiLogin)))
 	mux.Handle("POST /ui/logout", s.observe(http.HandlerFunc(s.uiLogout)))
 	mux.Handle("GET /ui/conversations/{id}", s.observe(http.HandlerFunc(s.uiConversation)))
+	mux.Handle("GET /ui/conversations/{id}/requests", s.observe(http.HandlerFunc(s.uiRequests)))
+	mux.Handle("GET /ui/conversations/{id}/originals/{ref}", s.observe(http.HandlerFunc(s.uiOriginal)))
 }
 
 // render writes page with status and the page headers. The page is

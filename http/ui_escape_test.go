@@ -70,3 +70,32 @@ func TestUIListLinksPathEscaped(t *testing.T) {
 		t.Errorf("list page lacks %s:\n%s", want, b.String())
 	}
 }
+
+// TestUIRequestPagesEscape: the requests and original pages show
+// hostile conversation ids, previews, roles, handles and originals as
+// text, and build their links path-escaped.
+func TestUIRequestPagesEscape(t *testing.T) {
+	for _, h := range hostile {
+		var b strings.Builder
+		item := swc.CompressedItem{Index: 3, Role: swc.Role(h), Kind: swc.ItemKind(h), Preview: h, Tokens: 9}
+		render(t, &b, uiRequestsPage(requestsPage{Conv: h, Requests: []requestView{{
+			CompressionRecord: swc.CompressionRecord{Protocol: h, Mode: h, At: time.Unix(0, 0).UTC()},
+			Counts:            h, Open: true,
+			Rows: []itemView{{CompressedItem: item, Handle: h, Href: originalHref(h, h)}, {CompressedItem: item, Handle: h}},
+		}}}))
+		checkEscaped(t, "requests page", b.String())
+
+		b.Reset()
+		render(t, &b, uiOriginalPage(originalPage{Conv: h, Ref: h, Found: true, Handle: h, Stored: h, Role: h, Name: h, Calls: h, CallID: h, Text: h}))
+		checkEscaped(t, "original page", b.String())
+		b.Reset()
+		render(t, &b, uiOriginalPage(originalPage{Conv: h, Ref: h}))
+		checkEscaped(t, "missing original page", b.String())
+	}
+	var b strings.Builder
+	render(t, &b, uiRequestsPage(requestsPage{Conv: "a/b?c", Requests: []requestView{{
+		Rows: []itemView{{CompressedItem: swc.CompressedItem{Kind: swc.ItemMasked}, Handle: "h0123456789", Href: originalHref("a/b?c", "h0123456789")}}}}}))
+	if want := `href="/ui/conversations/a%2Fb%3Fc/originals/h0123456789"`; !strings.Contains(b.String(), want) {
+		t.Errorf("requests page lacks %s:\n%s", want, b.String())
+	}
+}

@@ -165,6 +165,16 @@ var migrations = []string{
 		PRIMARY KEY (tenant_id, conv_id)
 	);
 	CREATE INDEX messages_instructions ON messages (tenant_id, conv_id, seq) WHERE role IN ('system', 'developer') AND superseded = 0;`,
+	// 8: what the compressing proxy did to the latest requests of each
+	// stored conversation (swc.CompressionRecord; /ui shows them).
+	`CREATE TABLE compressions (
+		seq       bigserial PRIMARY KEY,
+		tenant_id text NOT NULL,
+		conv_id   text NOT NULL,
+		at        bigint NOT NULL,
+		body      bytea NOT NULL -- JSON of the record, Seq and At aside
+	);
+	CREATE INDEX compressions_by_conv ON compressions (tenant_id, conv_id, seq);`,
 }
 
 // backfills run in Go right after the migration of the same index.

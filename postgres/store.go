@@ -222,6 +222,7 @@ func (db *DB) DeleteConversation(ctx context.Context, tenant, conv string) error
 			`DELETE FROM messages WHERE tenant_id = $1 AND conv_id = $2`,
 			`DELETE FROM conv_gists WHERE tenant_id = $1 AND conv_id = $2`,
 			`DELETE FROM conv_plans WHERE tenant_id = $1 AND conv_id = $2`,
+			`DELETE FROM compressions WHERE tenant_id = $1 AND conv_id = $2`,
 		} {
 			if _, err := tx.Exec(ctx, q, tenant, conv); err != nil {
 				return err

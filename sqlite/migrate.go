@@ -130,6 +130,16 @@ var migrations = []string{
 		PRIMARY KEY (tenant_id, conv_id)
 	) WITHOUT ROWID;
 	CREATE INDEX messages_instructions ON messages (tenant_id, conv_id, seq) WHERE role IN ('system', 'developer') AND superseded = 0;`,
+	// 5: what the compressing proxy did to the latest requests of each
+	// stored conversation (swc.CompressionRecord; /ui shows them).
+	`CREATE TABLE compressions (
+		seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+		tenant_id TEXT NOT NULL,
+		conv_id   TEXT NOT NULL,
+		at        INTEGER NOT NULL, -- unix ms
+		body      BLOB NOT NULL     -- JSON of the record, Seq and At aside
+	);
+	CREATE INDEX compressions_by_conv ON compressions (tenant_id, conv_id, seq);`,
 }
 
 // backfills run in Go right after the migration of the same index.

@@ -278,7 +278,7 @@ func (db *DB) DeleteConversation(ctx context.Context, tenant, conv string) error
 			return swc.Errorf(swc.ENOTFOUND, "no conversation %q", conv)
 		}
 		for _, q := range []string{`DELETE FROM messages WHERE tenant_id = ? AND conv_id = ?`, `DELETE FROM conv_gists WHERE tenant_id = ? AND conv_id = ?`,
-			`DELETE FROM conv_plans WHERE tenant_id = ? AND conv_id = ?`} {
+			`DELETE FROM conv_plans WHERE tenant_id = ? AND conv_id = ?`, `DELETE FROM compressions WHERE tenant_id = ? AND conv_id = ?`} {
 			if _, err := tx.ExecContext(ctx, q, tenant, conv); err != nil {
 				return fmt.Errorf("sqlite: delete: %w", err)
 			}

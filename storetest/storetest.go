@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) swc.Store) {
 		{"LiveHistory", testLiveHistory},
 		{"LiveRace", testLiveRace},
 		{"DeleteFinal", testDeleteFinal},
+		{"Compressions", testCompressions},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open(t)) })

@@ -33,7 +33,7 @@ func trajectorySections(s *trajectory.Summary) []section {
 		"FRR (forward-reference retention): of the identifiers the next assistant turn uses (text and tool-call arguments: paths, dotted, snake_case and camelCase names, numbers of 3+ digits) that the request held only in tool outputs or observations, the share present in the sent request's text; mean over the requests with at least one (their number in brackets); refusals left out. FRR over: the same over the requests whose uncompressed messages exceed the budget, the ones a compressor had to change.",
 		"Sent/raw: tokens of the sent messages over the uncompressed ones, summed over the requests not refused (cl100k_base, 4 a message).",
 		"Refused: the compressor returned an error. Breaches: sent bodies breaking a provider rule (a tool call not answered by exactly one result right after it; Anthropic: first message a user's, roles alternating). Over: sent requests still over the budget.",
-		"Stable prefix: of consecutive requests of one run (both compressed), the share whose sent message list starts with the previous request's, byte for byte, every other field unchanged (a prompt cache hit on the whole previous request).",
+		"Stable prefix: of consecutive requests of one run (both compressed), the share whose sent message list starts with the previous request's, byte for byte, every other field unchanged (a prompt cache hit on the whole previous request). Cached: of those later requests' message-list bytes, the share in leading items the earlier request sent byte for byte (what a provider's prompt cache serves).",
 		"Times: compression of one request, wall clock and process CPU, median and 99th percentile.",
 	}}}
 	for _, f := range s.Formats {
@@ -41,14 +41,14 @@ func trajectorySections(s *trajectory.Summary) []section {
 			Text: []string{"One table per budget. The chart after the tables plots each condition's mean FRR against its sent/raw token ratio, one point per budget."}}
 		for _, b := range st.Budgets {
 			t := table{Caption: fmt.Sprintf("%s, budget %d tokens.", f, b),
-				Header: []string{"Condition", "FRR (n)", "FRR over (n)", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
+				Header: []string{"Condition", "FRR (n)", "FRR over (n)", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Cached", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
 			for _, c := range s.Cells {
 				if c.Format != f || c.Budget != b {
 					continue
 				}
 				t.Rows = append(t.Rows, []string{c.Condition, frrCell(c.FRR, c.FRRN), frrCell(c.FRROver, c.FRROverN), ratioCell(c.Ratio, c.RawTokens > 0),
 					fmt.Sprintf("%d/%d", c.Refusals, c.Requests), strconv.Itoa(c.Breaches), strconv.Itoa(c.OverBudget),
-					stableCell(c), num(c.WallP50, 1) + " / " + num(c.WallP99, 1), num(c.CPUP50, 1) + " / " + num(c.CPUP99, 1)})
+					stableCell(c), cachedCell(c), num(c.WallP50, 1) + " / " + num(c.WallP99, 1), num(c.CPUP50, 1) + " / " + num(c.CPUP99, 1)})
 			}
 			if len(t.Rows) > 0 {
 				sec.Tables = append(sec.Tables, t)
@@ -72,6 +72,13 @@ func ratioCell(x float64, ok bool) string {
 		return none
 	}
 	return num(x, 3)
+}
+
+func cachedCell(c trajectory.Cell) string {
+	if c.Pairs == 0 {
+		return "—"
+	}
+	return pct(c.CachedShare)
 }
 
 func stableCell(c trajectory.Cell) string {
@@ -185,16 +192,16 @@ func TrajectoryHTML(w io.Writer, s *trajectory.Summary) error {
 // TrajectoryCSV writes summary.csv: one row per cell, with columns
 // format,budget,condition,requests,refusals,breaches,over_budget,frr,frr_n,
 // no_targets,frr_pooled,raw_tokens,sent_tokens,tokens_ratio,stable,pairs,
-// stable_share,wall_p50_ms,wall_p99_ms,cpu_p50_ms,cpu_p99_ms. It returns
+// stable_share,cached_share,wall_p50_ms,wall_p99_ms,cpu_p50_ms,cpu_p99_ms. It returns
 // the first write error.
 func TrajectoryCSV(w io.Writer, s *trajectory.Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"format", "budget", "condition", "requests", "refusals", "breaches", "over_budget", "frr", "frr_n", "no_targets", "frr_pooled", "frr_over", "frr_over_n",
-		"raw_tokens", "sent_tokens", "tokens_ratio", "stable", "pairs", "stable_share", "wall_p50_ms", "wall_p99_ms", "cpu_p50_ms", "cpu_p99_ms"})
+		"raw_tokens", "sent_tokens", "tokens_ratio", "stable", "pairs", "stable_share", "cached_share", "wall_p50_ms", "wall_p99_ms", "cpu_p50_ms", "cpu_p99_ms"})
 	i, f4 := strconv.Itoa, func(x float64) string { return num(x, 4) }
 	for _, c := range s.Cells {
 		cw.Write([]string{c.Format, i(c.Budget), c.Condition, i(c.Requests), i(c.Refusals), i(c.Breaches), i(c.OverBudget), f4(c.FRR), i(c.FRRN), i(c.NoTargets), f4(c.Pooled), f4(c.FRROver), i(c.FRROverN),
-			strconv.FormatInt(c.RawTokens, 10), strconv.FormatInt(c.SentTokens, 10), f4(c.Ratio), i(c.Stable), i(c.Pairs), f4(c.StableShare),
+			strconv.FormatInt(c.RawTokens, 10), strconv.FormatInt(c.SentTokens, 10), f4(c.Ratio), i(c.Stable), i(c.Pairs), f4(c.StableShare), f4(c.CachedShare),
 			f4(c.WallP50), f4(c.WallP99), f4(c.CPUP50), f4(c.CPUP99)})
 	}
 	cw.Flush()

@@ -2,13 +2,16 @@ package memory
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/internal/skipnote"
+	"github.com/swcmem/swc/observe"
 )
 
 // trajectoryDir holds the coding-agent trajectories beside the checkout.
@@ -18,7 +21,10 @@ const trajectoryDir = "../../shared/data/trajectories"
 // prefix of a body that ends before an assistant turn) at 8k, 16k and 32k
 // through the middleware: none fails, every body sent parses (the
 // providers' rules hold), and the budget holds unless OverBudget says by
-// how much.
+// how much; every handle a stub or the memory shows is the handle of an
+// observation of the request (so the original resolves); and a request
+// whose stubs and memory are those of the request before extends it
+// message for message (the prefix holds between jumps).
 func TestTrajectories(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(trajectoryDir, "*.json"))
 	if len(files) == 0 {
@@ -60,6 +66,7 @@ func TestTrajectories(t *testing.T) {
 				o := DefaultOptions()
 				o.Budget = budget
 				c := mustNew(t, o)
+				var prev *Result
 				for k := 1; k < len(whole.Messages); k++ {
 					var m struct{ Role string }
 					json.Unmarshal(whole.Messages[k], &m)
@@ -89,6 +96,20 @@ func TestTrajectories(t *testing.T) {
 					if f == chat.Anthropic && res.Messages[firstConv(res.Messages)].Role != swc.RoleUser {
 						t.Errorf("%s [:%d]: the first message is no user message", filepath.Base(file), k)
 					}
+					checkHandles(t, fmt.Sprintf("%s %s [:%d] at %d", filepath.Base(file), f, k, budget), in.Messages, res)
+					if prev != nil && !res.Fits && !prev.Fits && prev.Memory == res.Memory && sameStubs(prev.Rewritten, res.Rewritten) {
+						if len(prev.Messages) > len(res.Messages) {
+							t.Errorf("%s %s [:%d]: same stubs, fewer messages", filepath.Base(file), f, k)
+						} else {
+							for j := range prev.Messages {
+								if prev.Messages[j].Content != res.Messages[j].Content || prev.Source[j] != res.Source[j] {
+									t.Errorf("%s %s [:%d] at %d: same stubs and memory, yet message %d differs from the request before", filepath.Base(file), f, k, budget, j)
+									break
+								}
+							}
+						}
+					}
+					prev = res
 				}
 			}
 		}
@@ -105,4 +126,44 @@ func firstConv(msgs []swc.Message) int {
 		}
 	}
 	return len(msgs)
+}
+
+// handleRe finds the handles a stub or the loop's memory shows.
+var handleRe = regexp.MustCompile(`\[swc:(h[0-9a-f]{10})`)
+
+// checkHandles fails t when a stub of res is not headed by the handle of
+// the observation it stands for, or when the memory shows a handle that
+// is no observation's of msgs.
+func checkHandles(t *testing.T, name string, msgs []swc.Message, res *Result) {
+	t.Helper()
+	all := map[string]bool{}
+	for i, m := range msgs {
+		if m.Role == swc.RoleTool || (m.Role == swc.RoleUser && i > 0) {
+			all[observe.Handle(m.ToolCallID, m.Content)] = true
+		}
+	}
+	for i, stub := range res.Rewritten {
+		want := observe.Handle(msgs[i].ToolCallID, msgs[i].Content)
+		if m := handleRe.FindStringSubmatch(stub); m == nil || m[1] != want {
+			t.Errorf("%s: the stub of message %d is not headed by its handle %s: %.80q", name, i, want, stub)
+		}
+	}
+	for _, m := range handleRe.FindAllStringSubmatch(res.Memory, -1) {
+		if !all[m[1]] {
+			t.Errorf("%s: the memory shows handle %s of no observation", name, m[1])
+		}
+	}
+}
+
+// sameStubs reports whether a and b stub the same messages alike.
+func sameStubs(a, b map[int]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, s := range a {
+		if b[i] != s {
+			return false
+		}
+	}
+	return true
 }

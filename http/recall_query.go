@@ -36,7 +36,9 @@ type queryPassage struct {
 // over the turns as shown, "Speaker: text" with relative dates anchored
 // to the session's date, and a reply inheriting its question's score),
 // each headed by where it is — an observation's handle and lines, any
-// other message's position — and its session's date. Instructions are
+// other message's position — and its session's date; a message's text is
+// shown with its relative dates anchored ("yesterday (7 May 2023)"), an
+// observation's as it came. Instructions are
 // not searched; a message of more than recallPassageLines lines is ranked
 // by pieces of that many. Sessions are found as the compressor finds them
 // (chat.Sessionize: session ids, gaps in the timestamps, or every 20
@@ -82,7 +84,11 @@ func RecallQuery(msgs []swc.Message, query string) string {
 					shown.Text = mention.Anchor(piece, ses.Start)
 				}
 				x.Turns = append(x.Turns, selection.TurnInfo{Session: s, Pos: len(ps), Turn: t, Line: swc.RenderTurn(shown)})
-				ps = append(ps, queryPassage{msg: i, handle: h, from: a + 1, to: b, lines: len(lines), date: date, text: piece})
+				p := queryPassage{msg: i, handle: h, from: a + 1, to: b, lines: len(lines), date: date, text: shown.Text}
+				if h != "" {
+					p.text = piece // an output as it came: its handle gives the same bytes
+				}
+				ps = append(ps, p)
 			}
 		}
 	}

@@ -80,7 +80,7 @@ func RecallQuery(msgs []swc.Message, query string) string {
 				}
 				t := swc.Turn{ID: "m" + strconv.Itoa(i), Speaker: chat.Speaker(m), Text: piece}
 				shown := t
-				if !ses.Start.IsZero() {
+				if h == "" && !ses.Start.IsZero() { // a tool output's dates are its own
 					shown.Text = mention.Anchor(piece, ses.Start)
 				}
 				x.Turns = append(x.Turns, selection.TurnInfo{Session: s, Pos: len(ps), Turn: t, Line: swc.RenderTurn(shown)})

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/bm25"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/observe"
@@ -350,13 +349,6 @@ type recaller struct {
 	own          map[string]string // handle → original, of the request's observations (made on first use)
 }
 
-// recallQueryPassages is how many passages a query returns, and
-// recallPassageLines how many lines a passage holds at most.
-const (
-	recallQueryPassages = 3
-	recallPassageLines  = 24
-)
-
 // answer returns the tool result for the arguments args (JSON text).
 func (rc *recaller) answer(ctx context.Context, args string) string {
 	text, kind := rc.resolve(ctx, args)
@@ -422,41 +414,6 @@ func (rc *recaller) byHandle(ctx context.Context, h string) (string, bool) {
 	return "", false
 }
 
-// byQuery returns the passages of the request's observations best for
-// query under BM25 (passages of recallPassageLines lines), each headed by
-// its handle and lines.
-func (rc *recaller) byQuery(query string) string {
-	type passage struct {
-		handle   string
-		from, to int
-		text     string
-	}
-	var ps []passage
-	var docs [][]string
-	for i := range rc.in.Messages {
-		h, ok := handleOf(rc.in.Messages, i)
-		if !ok {
-			continue
-		}
-		lines := strings.Split(rc.in.Messages[i].Content, "\n")
-		for k := 0; k < len(lines); k += recallPassageLines {
-			e := min(k+recallPassageLines, len(lines))
-			text := strings.Join(lines[k:e], "\n")
-			ps = append(ps, passage{h, k + 1, e, text})
-			docs = append(docs, bm25.Terms(text))
-		}
-	}
-	hits := bm25.New(docs).Top(bm25.Terms(query), recallQueryPassages)
-	if len(hits) == 0 {
-		return "swc_recall: no output matches " + strconv.Quote(query)
-	}
-	var b strings.Builder
-	for k, hit := range hits {
-		p := ps[hit.Doc]
-		if k > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString("[swc:" + p.handle + " lines " + strconv.Itoa(p.from) + "-" + strconv.Itoa(p.to) + "]\n" + p.text)
-	}
-	return b.String()
-}
+// byQuery returns the passages of the request's messages best for query
+// (RecallQuery).
+func (rc *recaller) byQuery(query string) string { return RecallQuery(rc.in.Messages, query) }

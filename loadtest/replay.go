@@ -43,6 +43,17 @@ type ReplayConfig struct {
 	Key string
 	// Label names the run in the result (the server's compaction, say).
 	Label string
+	// Tools, when set, are the names of the tools every request declares
+	// (ToolDefinitions: a function each, the same bytes on every
+	// request), as an agent declares its tools; the replay then counts
+	// the tool definitions as the first part of each prompt (a request
+	// whose tools differ from the request before shares no prefix with
+	// it). Nil: requests declare none.
+	Tools []string
+	// EveryTurn makes a request before every assistant turn that follows
+	// a user message or tool results (an agent calling the model after
+	// each tool result), not only after each user message.
+	EveryTurn bool
 }
 
 // ReplayResult is what Replay measured (swc replay --json prints it with
@@ -65,6 +76,12 @@ type ReplayResult struct {
 	// CompactionsPer100 counts the requests whose X-SWC-Compacted moved,
 	// per 100 requests.
 	CompactionsPer100 float64
+	// Recall is the proxy's --recall as the caller ran it ("on", "off";
+	// "" when it did not say).
+	Recall string
+	// RecallOffered counts the requests the proxy sent with swc_recall
+	// among their tools.
+	RecallOffered int
 	// Over counts requests sent above the budget (X-SWC-Tokens-After).
 	Over int
 	// Latencies through the proxy and direct to the fake upstream; the
@@ -85,6 +102,64 @@ func RequestPoints(msgs []swc.Message) []int {
 		}
 	}
 	return out
+}
+
+// TurnPoints returns where an agent calls the model in msgs when it
+// does so after each tool result as well: before every assistant message
+// that follows a user or tool message, and at the end when the last
+// message is one.
+func TurnPoints(msgs []swc.Message) []int {
+	var out []int
+	for i := 1; i <= len(msgs); i++ {
+		prev := msgs[i-1].Role
+		if (prev == swc.RoleUser || prev == swc.RoleTool) && (i == len(msgs) || msgs[i].Role == swc.RoleAssistant) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// ToolNames returns the names of the tools msgs call, in order of first
+// call.
+func ToolNames(msgs []swc.Message) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if !seen[tc.Name] {
+				seen[tc.Name] = true
+				out = append(out, tc.Name)
+			}
+		}
+	}
+	return out
+}
+
+// ToolDefinitions returns the JSON of a "tools" array declaring names in
+// format's form (chat.OpenAI or chat.Anthropic): a function each taking
+// an object.
+func ToolDefinitions(format chat.Format, names []string) []byte {
+	defs := make([]any, len(names))
+	for i, n := range names {
+		schema := map[string]any{"type": "object"}
+		if format == chat.Anthropic {
+			defs[i] = map[string]any{"name": n, "description": "the agent's " + n + " tool", "input_schema": schema}
+		} else {
+			defs[i] = map[string]any{"type": "function", "function": map[string]any{"name": n, "description": "the agent's " + n + " tool", "parameters": schema}}
+		}
+	}
+	b, _ := json.Marshal(defs)
+	return b
+}
+
+// withTools returns body with its top-level "tools" set to tools.
+func withTools(body, tools []byte) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, err
+	}
+	top["tools"] = tools
+	return json.Marshal(top)
 }
 
 // AnthropicBody returns a Messages request body of msgs: the instructions
@@ -178,19 +253,37 @@ func Replay(ctx context.Context, t Target, up *FakeUpstream, tr Transcript, cfg 
 		if err != nil {
 			return Prompt{}, nil, err
 		}
-		return NewPrompt(in.Messages, count, memory.MessageOverhead), in.Messages, nil
+		msgs := in.Messages
+		if t := bytes.TrimSpace(in.Body["tools"]); len(cfg.Tools) > 0 && len(t) > 0 {
+			// the tools first, as providers cache them: a change is a
+			// new head, sharing nothing with the request before
+			tools := swc.Message{Role: "tools", Name: string(t), Content: string(t)}
+			msgs = append([]swc.Message{tools}, msgs...)
+		}
+		return NewPrompt(msgs, count, memory.MessageOverhead), in.Messages, nil
+	}
+	var tools []byte
+	if len(cfg.Tools) > 0 {
+		tools = ToolDefinitions(format, cfg.Tools)
+	}
+	points := RequestPoints(tr.Messages)
+	if cfg.EveryTurn {
+		points = TurnPoints(tr.Messages)
 	}
 	var sent, raw []Prompt
 	var last []swc.Message
 	var proxied, direct []time.Duration
 	compactions, prevCompacted := 0, "0"
-	for k, end := range RequestPoints(tr.Messages) {
+	for k, end := range points {
 		var body []byte
 		var err error
 		if format == chat.Anthropic {
 			body, err = AnthropicBody(tr.Messages[:end])
 		} else {
 			body, err = RequestBody(tr.Messages[:end], false)
+		}
+		if err == nil && tools != nil {
+			body, err = withTools(body, tools)
 		}
 		if err != nil {
 			return res, err
@@ -227,6 +320,9 @@ func Replay(ctx context.Context, t Target, up *FakeUpstream, tr Transcript, cfg 
 		sp, msgs, err := prompt(out)
 		if err != nil {
 			return res, fmt.Errorf("replay: request %d as sent upstream: %w", k, err)
+		}
+		if bytes.Contains(out, []byte(`"name":"swc_recall"`)) {
+			res.RecallOffered++
 		}
 		rp, _, err := prompt(body)
 		if err != nil {

@@ -17,7 +17,9 @@ const devDir = "../../shared/data/trajectories"
 // and an OpenHands run with native tool calls in both formats) at 8,000
 // tokens: every request replays, the baselines send valid bodies within
 // the budget or keep only the latest turn, and observation masking keeps
-// no more than truncation's tokens' worth of old outputs.
+// no more than truncation's tokens' worth of old outputs; swc's stubs show
+// handles recover.go resolves (some targets hidden behind them), the
+// baselines' placeholders none.
 func TestDevSet(t *testing.T) {
 	files := []string{"mini_django__django-16255.json", "openhands_llama-4-maverick_ponylang__ponyc-4595.json"}
 	var trajs []Trajectory
@@ -48,8 +50,17 @@ func TestDevSet(t *testing.T) {
 	if want := (17 + 23 + 23) * 4; len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
-	targets := 0
+	targets, behindHandle := 0, 0
 	for _, row := range rows {
+		if row.Recoverable < row.Retained || row.Recoverable+len(row.Unrecoverable) != row.Targets {
+			t.Errorf("%s: %d targets, %d retained, %d recoverable, %d unrecoverable", row.Key(), row.Targets, row.Retained, row.Recoverable, len(row.Unrecoverable))
+		}
+		if row.Condition != "swc" && row.Recoverable != row.Retained {
+			t.Errorf("%s: a baseline recovered %d targets it did not send", row.Key(), row.Recoverable-row.Retained)
+		}
+		if row.Condition == "swc" {
+			behindHandle += row.Recoverable - row.Retained
+		}
 		if len(row.Breaches) > 0 {
 			t.Errorf("%s: breaches %v", row.Key(), row.Breaches)
 		}
@@ -63,6 +74,9 @@ func TestDevSet(t *testing.T) {
 			t.Errorf("%s: %d of %d targets retained", row.Key(), row.Retained, row.Targets)
 		}
 		targets += row.Targets
+	}
+	if behindHandle == 0 {
+		t.Error("swc hid no target behind a handle its request shows: the stubs' handles and recover.go's differ")
 	}
 	if targets == 0 {
 		t.Error("no request has a target: the identifier extraction or the observation check finds nothing")

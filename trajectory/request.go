@@ -20,10 +20,11 @@ type Request struct {
 	// string values of its tool calls' arguments.
 	Next string
 
-	self   *sent  // Body decoded, once a condition sent it unchanged
-	kinds  []kind // per message of Input
-	costs  []int  // per message of Input
-	Tokens int    // the messages' tokens as sent uncompressed
+	self   *sent    // Body decoded, once a condition sent it unchanged
+	hs     []string // per message of Input, its swc_recall handle (handles)
+	kinds  []kind   // per message of Input
+	costs  []int    // per message of Input
+	Tokens int      // the messages' tokens as sent uncompressed
 }
 
 // kind is what a message of a request is to the bench.

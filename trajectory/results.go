@@ -69,7 +69,8 @@ type Results struct {
 // OpenResults reads the rows already in dir's results.jsonl (a torn last
 // line, from a run killed while writing, is dropped) and opens it for
 // appending. It returns an error when a line before the last is not a
-// row.
+// row, and an EINVALID one when a row was written before recoverable FRR
+// was measured (it retained targets it does not count as recoverable).
 func OpenResults(dir string) (*Results, error) {
 	path := filepath.Join(dir, ResultsFile)
 	data, err := os.ReadFile(path)
@@ -93,6 +94,9 @@ func OpenResults(dir string) (*Results, error) {
 			return nil, swc.Errorf(swc.EINVALID, "trajectory: %s line %d: %v", path, i+1, err)
 		}
 		good = min(pos, len(data))
+		if row.Recoverable < row.Retained {
+			return nil, swc.Errorf(swc.EINVALID, "trajectory: %s line %d: %d targets retained but %d recoverable: the rows were made before recoverable FRR was measured; choose another --out or remove the directory", path, i+1, row.Retained, row.Recoverable)
+		}
 		if !r.done[row.Key()] {
 			r.done[row.Key()] = true
 			r.rows = append(r.rows, row)

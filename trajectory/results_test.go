@@ -64,6 +64,14 @@ func TestResultsResume(t *testing.T) {
 	if err := CheckResume(dir, key); swc.ErrorCode(err) != swc.EINVALID {
 		t.Errorf("another version: %v, want an EINVALID error", err)
 	}
+	// a row of a version before recoverable FRR: retained, not recoverable
+	old := `{"trajectory":"t","format":"openai","budget":1,"condition":"swc","request":1,"targets":2,"retained":1}` + "\n"
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenResults(dir); swc.ErrorCode(err) != swc.EINVALID || !strings.Contains(err.Error(), "recoverable") {
+		t.Errorf("a row without recoverable: %v, want an EINVALID error saying so", err)
+	}
 }
 
 func TestLoad(t *testing.T) {

@@ -23,6 +23,11 @@ type Row struct {
 	Targets  int      `json:"targets"`
 	Retained int      `json:"retained"`
 	Lost     []string `json:"lost,omitempty"`
+	// Recoverable counts the targets in the sent text or returned by one
+	// swc_recall call on a handle it shows (see recover.go); Unrecoverable
+	// are the others, each with why.
+	Recoverable   int    `json:"recoverable"`
+	Unrecoverable []Miss `json:"unrecoverable,omitempty"`
 	// Refused is the compressor's error ("" when it compressed).
 	Refused string `json:"refused,omitempty"`
 	// Breaches are the sent body's provider-rule breaches.
@@ -64,4 +69,13 @@ func (r Row) FRR() (float64, bool) {
 		return 0, false
 	}
 	return float64(r.Retained) / float64(r.Targets), true
+}
+
+// RecoverableFRR is the row's recoverable forward-reference retention:
+// Recoverable over Targets, ok=false as for FRR.
+func (r Row) RecoverableFRR() (float64, bool) {
+	if r.Targets == 0 || r.Refused != "" {
+		return 0, false
+	}
+	return float64(r.Recoverable) / float64(r.Targets), true
 }

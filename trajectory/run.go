@@ -147,8 +147,14 @@ func (r *Runner) compress(ctx context.Context, q *Request, g *group, targets []s
 	for _, id := range targets {
 		if strings.Contains(text, id) {
 			row.Retained++
+			row.Recoverable++
+			continue
+		}
+		row.Lost = append(row.Lost, id)
+		if why := q.recoverable(id, text); why == "" {
+			row.Recoverable++
 		} else {
-			row.Lost = append(row.Lost, id)
+			row.Unrecoverable = append(row.Unrecoverable, Miss{ID: id, Why: why})
 		}
 	}
 	out := q.decode(body)

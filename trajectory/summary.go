@@ -48,6 +48,14 @@ type Cell struct {
 	// whole).
 	FRROver  float64 `json:"frr_over"`
 	FRROverN int     `json:"frr_over_n"`
+	// Recoverable FRR: the same means and pool of Row.RecoverableFRR
+	// (targets in the sent text or behind a handle it shows; equal to FRR
+	// for a condition that shows no handle). Misses counts the targets
+	// that are neither, by why (MissCountLine, …).
+	RecFRR     float64        `json:"recoverable_frr"`
+	RecPooled  float64        `json:"recoverable_frr_pooled"`
+	RecFRROver float64        `json:"recoverable_frr_over"`
+	Misses     map[string]int `json:"unrecoverable,omitempty"`
 	// RawTokens and SentTokens are summed over the requests not refused;
 	// Ratio is SentTokens/RawTokens.
 	RawTokens  int64   `json:"raw_tokens"`
@@ -80,7 +88,9 @@ func Summarize(s Settings, rows []Row) *Summary {
 	type acc struct {
 		c          Cell
 		frr, over  float64
+		rec, recOv float64
 		ret, tgt   int
+		recN       int
 		wall, cpus []float64
 		cached     float64
 		listed     float64
@@ -126,8 +136,18 @@ func Summarize(s Settings, rows []Row) *Summary {
 			c.FRRN++
 			a.ret += r.Retained
 			a.tgt += r.Targets
+			rf, _ := r.RecoverableFRR()
+			a.rec += rf
+			a.recN += r.Recoverable
+			for _, m := range r.Unrecoverable {
+				if c.Misses == nil {
+					c.Misses = map[string]int{}
+				}
+				c.Misses[m.Why]++
+			}
 			if r.RawTokens > r.Budget {
 				a.over += f
+				a.recOv += rf
 				c.FRROverN++
 			}
 		} else {
@@ -144,6 +164,8 @@ func Summarize(s Settings, rows []Row) *Summary {
 				c := a.c
 				c.FRR, c.Pooled = ratio(a.frr, float64(c.FRRN)), ratio(float64(a.ret), float64(a.tgt))
 				c.FRROver = ratio(a.over, float64(c.FRROverN))
+				c.RecFRR, c.RecPooled = ratio(a.rec, float64(c.FRRN)), ratio(float64(a.recN), float64(a.tgt))
+				c.RecFRROver = ratio(a.recOv, float64(c.FRROverN))
 				c.Ratio = ratio(float64(c.SentTokens), float64(c.RawTokens))
 				c.StableShare = ratio(float64(c.Stable), float64(c.Pairs))
 				c.CachedShare = ratio(a.cached, a.listed)

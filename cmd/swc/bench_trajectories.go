@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -179,11 +180,16 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 
 // printTrajectoryTable prints the summary's main figures, a line per cell.
 func printTrajectoryTable(env *Env, s *trajectory.Summary) {
-	fmt.Fprintf(env.Stdout, "%-10s %6s  %-14s %6s %5s %8s %5s %9s %8s %8s %7s %7s %10s\n", "format", "budget", "condition", "FRR", "n", "FRR-over", "n", "sent/raw", "refused", "breaches", "stable", "cached", "p50/p99ms")
+	fmt.Fprintf(env.Stdout, "%-10s %6s  %-14s %6s %5s %8s %5s %7s %6s %9s %8s %8s %7s %7s %10s\n", "format", "budget", "condition", "FRR", "n", "FRR-over", "n", "recFRR", "missed", "sent/raw", "refused", "breaches", "stable", "cached", "p50/p99ms")
 	for _, c := range s.Cells {
-		frr, over, stable, cached := "—", "—", "—", "—"
+		frr, over, stable, cached, rec, missed := "—", "—", "—", "—", "—", "—"
 		if c.FRRN > 0 {
-			frr = fmt.Sprintf("%.3f", c.FRR)
+			frr, rec = fmt.Sprintf("%.3f", c.FRR), fmt.Sprintf("%.3f", c.RecFRR)
+			n := 0
+			for _, k := range c.Misses {
+				n += k
+			}
+			missed = strconv.Itoa(n)
 		}
 		if c.FRROverN > 0 {
 			over = fmt.Sprintf("%.3f", c.FRROver)
@@ -192,7 +198,7 @@ func printTrajectoryTable(env *Env, s *trajectory.Summary) {
 			stable = fmt.Sprintf("%.1f%%", 100*c.StableShare)
 			cached = fmt.Sprintf("%.1f%%", 100*c.CachedShare)
 		}
-		fmt.Fprintf(env.Stdout, "%-10s %6d  %-14s %6s %5d %8s %5d %9.3f %8s %8d %7s %7s %10s\n", c.Format, c.Budget, c.Condition, frr, c.FRRN, over, c.FRROverN, c.Ratio,
+		fmt.Fprintf(env.Stdout, "%-10s %6d  %-14s %6s %5d %8s %5d %7s %6s %9.3f %8s %8d %7s %7s %10s\n", c.Format, c.Budget, c.Condition, frr, c.FRRN, over, c.FRROverN, rec, missed, c.Ratio,
 			fmt.Sprintf("%d/%d", c.Refusals, c.Requests), c.Breaches, stable, cached, fmt.Sprintf("%.1f/%.1f", c.WallP50, c.WallP99))
 	}
 }

@@ -49,7 +49,17 @@ A run is a transcript at one --budget, --protocol, --mode and
   +p50 +p99 latency added by the proxy, ms (client-side, against direct)
   recall    answer-token recall and support@5 of the last request's
             context on the conversation's questions (LoCoMo only;
-            category 5 left out)`
+            category 5 left out)
+  offered   (after the row) requests the proxy sent with swc_recall
+
+--tools declares the tools the transcript calls on every request (as an
+agent declares its tools; the proxy offers swc_recall only to requests
+that declare tools) and counts the tool definitions as the head of each
+prompt: a request whose tools differ from the one before shares no
+prefix with it. --recall on,off runs the proxy with and without
+swc_recall (serve's --recall). --every-turn makes a request before every
+assistant turn after a user message or tool results, as a tool-calling
+agent does, not only after each user message.`
 
 func runReplay(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "replay", replayUsage)
@@ -64,6 +74,9 @@ func runReplay(ctx context.Context, env *Env, args []string) error {
 	keep := fs.Int("keep-recent", memory.DefaultKeepRecent, "the proxy's --keep-recent")
 	proxyStrategy := fs.String("proxy-strategy", "", "the proxy's --proxy-strategy")
 	asJSON := fs.Bool("json", false, "print the results as JSON, one object per run")
+	recalls := fs.String("recall", "on", "the proxy's --recall: on, off, or both comma-separated")
+	declare := fs.Bool("tools", false, "declare the tools the transcript calls on every request, and count them in each prompt")
+	everyTurn := fs.Bool("every-turn", false, "a request before every assistant turn after a user message or tool results, not only after user messages")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -79,6 +92,10 @@ func runReplay(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	compList, err := pickList("--compaction", *compactions, memory.Epoch, memory.Replan)
+	if err != nil {
+		return err
+	}
+	recallList, err := pickList("--recall", *recalls, "on", "off")
 	if err != nil {
 		return err
 	}
@@ -107,21 +124,29 @@ func runReplay(ctx context.Context, env *Env, args []string) error {
 			for _, budget := range budgetList {
 				for _, mode := range modeList {
 					for _, comp := range compList {
-						serve := []string{"--compaction", comp, "--memory-share", fmt.Sprint(*memShare), "--restart-share", fmt.Sprint(*restartShare), "--keep-recent", strconv.Itoa(*keep)}
-						if *proxyStrategy != "" {
-							serve = append(serve, "--proxy-strategy", *proxyStrategy)
-						}
-						res, err := replayRun(ctx, env, up, tr, proto, budget, mode, comp, serve)
-						if err != nil {
-							return fmt.Errorf("replay %s (%s, %d, %s, %s): %w", tr.Name, proto, budget, mode, comp, err)
-						}
-						if *asJSON {
-							if err := writeJSON(env.Stdout, res); err != nil {
-								return err
+						for _, rec := range recallList {
+							serve := []string{"--compaction", comp, "--memory-share", fmt.Sprint(*memShare), "--restart-share", fmt.Sprint(*restartShare), "--keep-recent", strconv.Itoa(*keep),
+								"--recall=" + strconv.FormatBool(rec == "on")}
+							if *proxyStrategy != "" {
+								serve = append(serve, "--proxy-strategy", *proxyStrategy)
 							}
-							continue
+							opts := replayOptions{proto: proto, budget: budget, mode: mode, comp: comp, everyTurn: *everyTurn}
+							if *declare {
+								opts.tools = loadtest.ToolNames(tr.Messages)
+							}
+							res, err := replayRun(ctx, env, up, tr, opts, serve)
+							if err != nil {
+								return fmt.Errorf("replay %s (%s, %d, %s, %s, recall %s): %w", tr.Name, proto, budget, mode, comp, rec, err)
+							}
+							res.Recall = rec
+							if *asJSON {
+								if err := writeJSON(env.Stdout, res); err != nil {
+									return err
+								}
+								continue
+							}
+							printReplayRow(env.Stdout, res)
 						}
-						printReplayRow(env.Stdout, res)
 					}
 				}
 			}
@@ -189,8 +214,16 @@ func replayTranscripts(env *Env, path, ids string) ([]loadtest.Transcript, error
 	return out, nil
 }
 
+// replayOptions are one run's settings.
+type replayOptions struct {
+	proto, mode, comp string
+	budget            int
+	tools             []string // declared on every request (nil: none)
+	everyTurn         bool
+}
+
 // replayRun replays tr in one run, on a service of its own.
-func replayRun(ctx context.Context, env *Env, up *loadtest.FakeUpstream, tr loadtest.Transcript, proto string, budget int, mode, comp string, serve []string) (loadtest.ReplayResult, error) {
+func replayRun(ctx context.Context, env *Env, up *loadtest.FakeUpstream, tr loadtest.Transcript, o replayOptions, serve []string) (loadtest.ReplayResult, error) {
 	dir, err := os.MkdirTemp("", "swc-replay-")
 	if err != nil {
 		return loadtest.ReplayResult{}, err
@@ -207,8 +240,8 @@ func replayRun(ctx context.Context, env *Env, up *loadtest.FakeUpstream, tr load
 	if err != nil {
 		return loadtest.ReplayResult{}, err
 	}
-	cfg := loadtest.ReplayConfig{Protocol: proto, Budget: budget, Key: key, Label: comp}
-	if mode == "stored" {
+	cfg := loadtest.ReplayConfig{Protocol: o.proto, Budget: o.budget, Key: key, Label: o.comp, Tools: o.tools, EveryTurn: o.everyTurn}
+	if o.mode == "stored" {
 		cfg.Conversation = "replay-" + tr.Name
 	}
 	return loadtest.Replay(ctx, target, up, tr, cfg)
@@ -228,6 +261,11 @@ func printReplayRow(w io.Writer, r loadtest.ReplayResult) {
 	over := ""
 	if r.Over > 0 {
 		over = fmt.Sprintf("  (%d over the budget)", r.Over)
+	}
+	if r.Recall == "off" {
+		over += "  recall off"
+	} else if r.RecallOffered > 0 {
+		over += fmt.Sprintf("  swc_recall offered on %d", r.RecallOffered)
 	}
 	fmt.Fprintf(w, "%-12s %7d %-9s %6d %-9s %-7s %5d %6.3f %6.3f %6.3f %6.3f %6.3f %7.1f %7.2f %7.2f %6s %6s%s\n",
 		r.Transcript, r.RawTokens, r.Protocol, r.Budget, r.Mode, r.Label, r.Requests, r.SentShare, r.PrefixStable,

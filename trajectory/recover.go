@@ -1,0 +1,95 @@
+package trajectory
+
+import (
+	"strings"
+
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/observe"
+)
+
+// Recoverable forward references. A target the sent body's text lacks is
+// still within the agent's reach when the observation that held it was
+// stubbed or dropped and its handle is shown in the body: one swc_recall
+// call on that handle returns the observation whole. The handle is the
+// one the compressing proxy resolves (http's handleOf): observe.Handle of
+// a tool message's call id and output, or of "" and the text of a user
+// message after the first that has the shape of command output
+// (observe.IsObservation); a body shows it as "[swc:" and the handle, in
+// a stub's first line or a line of the memory's list of earlier calls.
+// The baselines' placeholders show no handle: their recoverable count is
+// their retained count.
+
+// The reasons a lost target is not recoverable (Row.Unrecoverable,
+// Cell.Misses).
+const (
+	// MissCountLine: the observations holding it were dropped into the
+	// loop memory's "[… N earlier calls left out]" line, which names no
+	// handle.
+	MissCountLine = "count line"
+	// MissNoHandleLine: they were dropped and the body shows none of
+	// their handles, and no count line either (a memory that lists no
+	// calls, or a truncation).
+	MissNoHandleLine = "dropped without handle"
+	// MissNotObservation: no message holding it has a handle (a user
+	// message the proxy does not take for command output).
+	MissNotObservation = "no handle"
+)
+
+// countLineMark is how the loop memory's line counting the calls it does
+// not list begins ("[… 12 earlier calls left out]").
+const countLineMark = "earlier calls left out]"
+
+// A Miss is a target neither in the sent text nor behind a handle it
+// shows, and why.
+type Miss struct {
+	ID  string `json:"id"`
+	Why string `json:"why"`
+}
+
+// handles returns the handle of each message of the request ("" for a
+// message swc_recall cannot name), made once.
+func (q *Request) handles() []string {
+	if q.hs != nil {
+		return q.hs
+	}
+	msgs := q.Input.Messages
+	q.hs = make([]string, len(msgs))
+	firstUser := -1
+	for i, m := range msgs {
+		switch m.Role {
+		case swc.RoleTool:
+			q.hs[i] = observe.Handle(m.ToolCallID, m.Content)
+		case swc.RoleUser:
+			if firstUser < 0 {
+				firstUser = i
+			} else if observe.IsObservation(m.Content) {
+				q.hs[i] = observe.Handle("", m.Content)
+			}
+		}
+	}
+	return q.hs
+}
+
+// recoverable returns "" when id, absent from text (the sent body's),
+// is returned by one swc_recall call on a handle text shows — an
+// observation holding it whose handle is there — and otherwise why not.
+func (q *Request) recoverable(id, text string) string {
+	hs := q.handles()
+	held := false
+	for i, m := range q.Input.Messages {
+		if hs[i] == "" || !strings.Contains(m.Content, id) {
+			continue
+		}
+		if strings.Contains(text, "[swc:"+hs[i]) {
+			return ""
+		}
+		held = true
+	}
+	switch {
+	case !held:
+		return MissNotObservation
+	case strings.Contains(text, countLineMark):
+		return MissCountLine
+	}
+	return MissNoHandleLine
+}

@@ -22,9 +22,9 @@ import (
 // byte.
 
 // loopMinObservations is how many observations a history holds at least
-// to be a tool loop: the first messages of a chat whose assistant checks a
-// date or two are not one.
-const loopMinObservations = 8
+// to be a tool loop: a chat whose assistant checks a date or two is not
+// one.
+const loopMinObservations = 3
 
 // loopUnit is one step of a loop after its task: an exchange (an
 // assistant turn, then its tool results or its observation message) or a
@@ -163,17 +163,26 @@ func (c *Compressor) loopMaxLines(instrCost int) int {
 }
 
 // loopMemoryCap bounds the cost of a loop's memory message listing lines
-// dropped calls (0 for none), at most maxLines of them.
+// dropped calls (0 for none), at most maxLines of them, the earlier ones
+// in the count line with the handles of the latest loopMaxHandles.
 func loopMemoryCap(c *Compressor, lines, maxLines int) int {
 	if lines == 0 {
 		return 0
 	}
 	n := MessageOverhead + c.counter.CountCached(LoopPreamble) + 2 + loopLineCap*min(lines, maxLines)
 	if lines > maxLines {
-		n += loopLineCap // the line counting the others
+		n += loopLineCap + loopHandleCap*min(lines-maxLines, loopMaxHandles(maxLines))
 	}
 	return n
 }
+
+// loopHandleCap is the most tokens a handle costs in the count line (" h"
+// and 10 hex digits: 11 at most, about 7 on average, cl100k_base).
+const loopHandleCap = 11
+
+// loopMaxHandles is how many handles of earlier calls the count line
+// lists at most: as many as the lines' own room holds.
+func loopMaxHandles(maxLines int) int { return max(maxLines*loopLineCap/loopHandleCap, 1) }
 
 // LoopPreamble opens the memory message of a tool loop whose oldest steps
 // were dropped, before one line per dropped call.

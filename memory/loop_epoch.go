@@ -79,7 +79,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 		Focus:     func(id string) bool { return focus[id] },
 	}
 	e := &loopEpoch{rewritten: map[int]string{}}
-	var lines []string
+	var lines, handles []string // a dropped call's line and handle ("" for a turn without one)
 	seen := 0 // the units whose assistant turns known and focus hold
 	learn := func(to int) {
 		for ; seen < to; seen++ {
@@ -111,7 +111,8 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 		}
 		if u < d && !un.pinned {
 			e.dropped += len(un.msgs)
-			lines = append(lines, c.droppedLines(msgs, un)...)
+			ls, hs := c.droppedLines(msgs, un)
+			lines, handles = append(lines, ls...), append(handles, hs...)
 			continue
 		}
 		learn(max(u+1, l.at[u]))
@@ -129,7 +130,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 	}
 	if len(lines) > maxLines {
 		n := len(lines) - maxLines
-		lines = append([]string{fmt.Sprintf("[… %d earlier calls left out]", n)}, lines[n:]...)
+		lines = append([]string{countLine(handles[:n], loopMaxHandles(maxLines))}, lines[n:]...)
 	}
 	if len(lines) > 0 {
 		e.memory = LoopPreamble + strings.Join(lines, "\n")
@@ -137,20 +138,41 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 	return e
 }
 
-// droppedLines returns the memory lines of a dropped exchange: one per
-// observation (handle, call, outcome: dropLine), or one for the assistant
-// turn when it had none.
-func (c *Compressor) droppedLines(msgs []swc.Message, un *loopUnit) []string {
-	var out []string
+// droppedLines returns the memory lines of a dropped exchange and their
+// handles: one per observation (handle, call, outcome: dropLine), or one
+// for the assistant turn when it had none (its handle "").
+func (c *Compressor) droppedLines(msgs []swc.Message, un *loopUnit) (lines, handles []string) {
 	for _, i := range un.obs {
 		ob, callID := observation(msgs, un, i)
-		out = append(out, c.dropLine(ob, observe.Handle(callID, ob.Output)))
+		h := observe.Handle(callID, ob.Output)
+		lines, handles = append(lines, c.dropLine(ob, h)), append(handles, h)
 	}
-	if len(out) == 0 {
+	if len(lines) == 0 {
 		a := strings.Join(strings.Fields(msgs[un.msgs[0]].Content), " ")
-		out = append(out, tokens.Truncate("[assistant turn: "+a, loopLineTokens-2)+"]")
+		lines, handles = append(lines, tokens.Truncate("[assistant turn: "+a, loopLineTokens-2)+"]"), append(handles, "")
 	}
-	return out
+	return lines, handles
+}
+
+// countLine is the memory's line for the n earliest dropped calls of a
+// loop, whose own lines it leaves out: how many, and the handles of the
+// latest max of them (swc_recall gets any of them back by its handle).
+func countLine(handles []string, max int) string {
+	var hs []string
+	for _, h := range handles {
+		if h != "" {
+			hs = append(hs, h)
+		}
+	}
+	line := fmt.Sprintf("[… %d earlier calls left out", len(handles))
+	switch {
+	case len(hs) == 0:
+	case len(hs) <= max:
+		line += "; their handles: " + strings.Join(hs, " ")
+	default:
+		line += fmt.Sprintf("; the latest %d's handles: %s", max, strings.Join(hs[len(hs)-max:], " "))
+	}
+	return line + "]"
 }
 
 // dropLine is the line of a dropped call: "[swc:HANDLE call → outcome]",

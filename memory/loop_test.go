@@ -34,7 +34,15 @@ func TestAsLoop(t *testing.T) {
 		{"tool calls", genLoop(rng, 12, false, 20), true, 12},
 		{"text-acting agent", genLoop(rng, 12, true, 20), true, 12},
 		{"task only", []swc.Message{{Role: swc.RoleUser, Content: "hi"}}, false, 0},
-		{"too few observations", genLoop(rng, 3, false, 20)[:6], false, 0},
+		{"too few observations", []swc.Message{
+			{Role: swc.RoleSystem, Content: "You are a coding agent."},
+			{Role: swc.RoleUser, Content: "Fix src/app.py."},
+			{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}}},
+			{Role: swc.RoleTool, ToolCallID: "c1", Content: "src"},
+			{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "c2", Name: "bash", Arguments: `{"command":"ls src"}`}}},
+			{Role: swc.RoleTool, ToolCallID: "c2", Content: "app.py"},
+		}, false, 0},
+		{"three observations", genLoop(rng, 3, false, 20), true, 3},
 	}
 	for _, tc := range cases {
 		l := asLoop(tc.msgs)

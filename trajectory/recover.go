@@ -15,7 +15,9 @@ import (
 // a tool message's call id and output, or of "" and the text of a user
 // message after the first that has the shape of command output
 // (observe.IsObservation); a body shows it as "[swc:" and the handle, in
-// a stub's first line or a line of the memory's list of earlier calls.
+// a stub's first line or a line of the memory's list of earlier calls,
+// or in the handles the memory's count line lists ("[… 40 earlier calls
+// left out; their handles: h0a… h1b…]").
 // The baselines' placeholders show no handle: their recoverable count is
 // their retained count.
 
@@ -23,8 +25,8 @@ import (
 // Cell.Misses).
 const (
 	// MissCountLine: the observations holding it were dropped into the
-	// loop memory's "[… N earlier calls left out]" line, which names no
-	// handle.
+	// loop memory's "[… N earlier calls left out…]" line, which does not
+	// list their handles.
 	MissCountLine = "count line"
 	// MissNoHandleLine: they were dropped and the body shows none of
 	// their handles, and no count line either (a memory that lists no
@@ -35,9 +37,10 @@ const (
 	MissNotObservation = "no handle"
 )
 
-// countLineMark is how the loop memory's line counting the calls it does
-// not list begins ("[… 12 earlier calls left out]").
-const countLineMark = "earlier calls left out]"
+// countLineMark is in the loop memory's line counting the calls it does
+// not list ("[… 12 earlier calls left out]", or "[… 12 earlier calls left
+// out; their handles: …]").
+const countLineMark = "earlier calls left out"
 
 // A Miss is a target neither in the sent text nor behind a handle it
 // shows, and why.
@@ -80,7 +83,7 @@ func (q *Request) recoverable(id, text string) string {
 		if hs[i] == "" || !strings.Contains(m.Content, id) {
 			continue
 		}
-		if strings.Contains(text, "[swc:"+hs[i]) {
+		if strings.Contains(text, "[swc:"+hs[i]) || inCountLine(text, hs[i]) {
 			return ""
 		}
 		held = true
@@ -92,4 +95,14 @@ func (q *Request) recoverable(id, text string) string {
 		return MissCountLine
 	}
 	return MissNoHandleLine
+}
+
+// inCountLine reports whether the count line of text lists handle h.
+func inCountLine(text, h string) bool {
+	at := strings.Index(text, countLineMark)
+	if at < 0 {
+		return false
+	}
+	line, _, _ := strings.Cut(text[at:], "]")
+	return strings.Contains(line, " "+h)
 }

@@ -46,11 +46,10 @@ const recallTool = "swc_recall"
 // The tool's definitions: the same bytes on every request, so that the
 // provider's prompt cache of the tools holds.
 const (
-	recallDescription = `Get back the full original of an older tool output that was shortened or left out to save context. ` +
-		`Shortened outputs and the list of earlier calls show a handle like [swc:h3f9a2c1b0 ...]: pass it as handle to read that output whole. ` +
-		`Or pass query (words you expect in it) to search all shortened outputs and get the best passages.`
-	recallHandleDescription = `the handle shown in the shortened output, h and 10 hex digits (h3f9a2c1b0)`
-	recallQueryDescription  = `words to search the shortened outputs for, when no handle is known`
+	recallDescription = `Read the original of an earlier tool output shortened or left out to save context: ` +
+		`pass the handle it shows ([swc:h3f9a2c1b0 …]), or a query to search the conversation.`
+	recallHandleDescription = `h and 10 hex digits, as shown`
+	recallQueryDescription  = `words to search for`
 	recallSchema            = `{"type":"object","properties":{` +
 		`"handle":{"type":"string","description":"` + recallHandleDescription + `"},` +
 		`"query":{"type":"string","description":"` + recallQueryDescription + `"}},` +

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,8 +125,10 @@ func TestReplayRecall(t *testing.T) {
 		if on.RecallOffered == 0 || on.RecallOffered == on.Requests || off.RecallOffered != 0 {
 			t.Errorf("%s: swc_recall offered on %d (recall on) and %d (off) of %d requests; want the compressed ones, and none", p, on.RecallOffered, off.RecallOffered, on.Requests)
 		}
-		if on.PrefixStable != off.PrefixStable || on.SentShare <= off.SentShare || on.CostRatio["anthropic"] <= off.CostRatio["anthropic"] {
-			t.Errorf("%s: on %+v, off %+v: want the same stability, and swc_recall's definition counted on", p, on, off)
+		// The definition's tokens, shared by every request that carries
+		// it, can carry a pair over stability's 90% line: 2 of 40 pairs.
+		if math.Abs(on.PrefixStable-off.PrefixStable) > 0.05 || on.SentShare <= off.SentShare || on.CostRatio["anthropic"] <= off.CostRatio["anthropic"] {
+			t.Errorf("%s: on %+v, off %+v: want the same stability (within 2 pairs), and swc_recall's definition counted on", p, on, off)
 		}
 	}
 }

@@ -112,17 +112,18 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 // observation window.
 func addLoopFlags(fs *flag.FlagSet, keep, every *int) {
 	fs.IntVar(keep, "loop-keep", memory.DefaultLoopKeep, "tool loops: the last exchanges whose tool outputs stay verbatim whatever the budget; older outputs become stubs with a handle (0: no window, outputs are stubbed only to fit the budget)")
-	fs.IntVar(every, "loop-every", memory.DefaultLoopEvery, "tool loops: the window moves in jumps of this many exchanges, so the requests between two jumps extend each other byte for byte (prompt caching)")
+	fs.IntVar(every, "loop-every", memory.DefaultLoopEvery, "tool loops: the window moves in jumps of this many exchanges, so the requests between two jumps extend each other byte for byte (prompt caching; 0: the default)")
 }
 
 // loopWindow checks --loop-keep and --loop-every and returns them as
-// memory.Options takes them (LoopKeep -1: no window).
+// memory.Options takes them (LoopKeep -1: no window; LoopEvery 0: its
+// default).
 func loopWindow(keep, every int) (int, int, error) {
 	if keep < 0 {
 		return 0, 0, usagef("--loop-keep must not be negative (got %d)", keep)
 	}
-	if every < 1 {
-		return 0, 0, usagef("--loop-every must be at least 1 (got %d)", every)
+	if every < 0 {
+		return 0, 0, usagef("--loop-every must not be negative (got %d)", every)
 	}
 	if keep == 0 {
 		keep = -1

@@ -14,7 +14,8 @@ import (
 
 const searchDoc = "Search the stored conversations for the messages that answer a query, best first. Ranked " +
 	"as swc-recall ranks turns: Okapi BM25 over each message as shown (\"Speaker: text\"), and " +
-	"a message replying to a matching question shares its score. Without \"conversation\" it " +
+	"a message replying to a matching question shares its score (between people: not an " +
+	"assistant's message, nor one replying to an assistant). Without \"conversation\" it " +
 	"searches the tenant's most recently active conversations. Each passage carries a handle: " +
 	"recall returns the message whole."
 

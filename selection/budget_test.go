@@ -126,7 +126,8 @@ func recallConv() *swc.Conversation {
 // TestRecallScores: a reply inherits Reply × the score of the question
 // turn before it; a turn that follows no question does not, nor does an
 // assistant's reply (a user/assistant conversation: the same turns with
-// Bob as the user and Ann as the assistant).
+// Bob as the user and Ann as the assistant), nor a user's reply to an
+// assistant's question (Ann the user, Bob the assistant).
 func TestRecallScores(t *testing.T) {
 	for _, tc := range []struct {
 		ann, bob string
@@ -135,7 +136,8 @@ func TestRecallScores(t *testing.T) {
 		{"Ann", "Bob", true},
 		{"Assistant", "User", false},
 		{"assistant", "user", false},
-		{"User", "Assistant", true},
+		{"User", "Assistant", false},
+		{"Carol", "assistant", false},
 	} {
 		a := newAnalyzer()
 		c := recallConv()

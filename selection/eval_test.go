@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,7 +15,9 @@ import (
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/internal/locomotest"
+	"github.com/swcmem/swc/internal/skipnote"
 	"github.com/swcmem/swc/locomo"
+	"github.com/swcmem/swc/longmemeval"
 	"github.com/swcmem/swc/retrieval"
 	"github.com/swcmem/swc/selection"
 )
@@ -39,11 +43,19 @@ type evalQ struct {
 	gold string
 }
 
+// lmeSample is the shared LongMemEval sample, beside the repository.
+var lmeSample = filepath.Join("..", "..", "shared", "data", "longmemeval", "longmemeval_s_sample14.json")
+
 // evalQuestions returns LoCoMo's text-only questions of categories 1–4
-// (of the conversations SWC_EVAL_CONVS lists, when set); it skips under
+// (of the conversations SWC_EVAL_CONVS lists, when set), or with
+// SWC_EVAL_DATA=lme the LongMemEval sample's questions but the abstention
+// ones (SWC_EVAL_DATA=FILE: another LongMemEval file); it skips under
 // -short.
 func evalQuestions(t testing.TB) []evalQ {
 	t.Helper()
+	if d := os.Getenv("SWC_EVAL_DATA"); d != "" {
+		return evalLME(t, d)
+	}
 	convs, _, err := locomo.LoadFile(locomotest.Wide(t))
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +73,34 @@ func evalQuestions(t testing.TB) []evalQ {
 		}
 		for _, q := range c.Questions {
 			if q.Category != swc.Adversarial && locomo.TextOnly(q) {
+				qs = append(qs, evalQ{conv: c, q: q, gold: bench.GoldFor(q)})
+			}
+		}
+	}
+	return qs
+}
+
+// evalLME returns the questions of a LongMemEval file (data "lme": the
+// shared sample) but the abstention ones, which have no answer to retain.
+func evalLME(t testing.TB, data string) []evalQ {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("LongMemEval-wide: runs without -short")
+	}
+	if data == "lme" {
+		data = lmeSample
+		if _, err := os.Stat(data); err != nil {
+			skipnote.Skip(t, "LongMemEval sample", "not found at "+data+", so the evaluation over it skips")
+		}
+	}
+	convs, err := longmemeval.LoadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []evalQ
+	for _, c := range convs {
+		for _, q := range c.Questions {
+			if !q.Abstention {
 				qs = append(qs, evalQ{conv: c, q: q, gold: bench.GoldFor(q)})
 			}
 		}
@@ -229,6 +269,45 @@ func TestEvalLoCoMo(t *testing.T) {
 		}
 	}
 	t.Log(evalTable(t, names, res, len(qs)))
+	if os.Getenv("SWC_EVAL_TYPES") != "" {
+		t.Log(evalTypes(names, res, qs))
+	}
+}
+
+// evalTypes formats every variant's answer-token recall per question type
+// (LongMemEval) or category (LoCoMo) at each budget.
+func evalTypes(names []string, res map[string]map[int]evalScores, qs []evalQ) string {
+	var keys []string
+	of := make([]string, len(qs))
+	for i, q := range qs {
+		of[i] = q.q.Type
+		if of[i] == "" {
+			of[i] = fmt.Sprintf("category %d", q.q.Category)
+		}
+		if !slices.Contains(keys, of[i]) {
+			keys = append(keys, of[i])
+		}
+	}
+	slices.Sort(keys)
+	var sb strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&sb, "\n%s\n", k)
+		for _, n := range names {
+			fmt.Fprintf(&sb, "  %-30s", n)
+			for _, b := range evalBudgets {
+				s, c := 0.0, 0
+				for i := range qs {
+					if of[i] == k {
+						s += res[n][b].atr[i]
+						c++
+					}
+				}
+				fmt.Fprintf(&sb, " %9.3f", s/float64(c))
+			}
+			sb.WriteString("\n")
+		}
+	}
+	return sb.String()
 }
 
 // evalTable formats the means of every variant and the paired differences

@@ -24,11 +24,15 @@ import (
 // speaker's name included); a turn that follows, in its session, a turn
 // asking a question (one holding "?") adds Reply × that turn's score to
 // its own, since the answer to what matches the question is usually the
-// reply — unless the reply is an assistant's (see Assistant): there the
-// user's turn is what is remembered, and the assistant's answer, usually
-// long, is recalled for its own words only. The turns scoring at least StandOut × the best are recalled,
-// best first, each while it fits; then the greedy of Select values every
-// other turn by what it adds to them.
+// reply — between people only: where either turn is an assistant's (see
+// Assistant), each is recalled for its own words. The user's turn is what
+// is remembered, and the assistant's answer, usually long, must not take
+// its score; an assistant's question is mostly an offer closing a long
+// answer ("Would you like more tips?"), whose words are the answer's, and
+// the user's next turn a new request, not its answer. The turns scoring
+// at least StandOut × the best are recalled, best first, each while it
+// fits; then the greedy of Select values every other turn by what it adds
+// to them.
 type Recall struct {
 	name string
 	// Select makes the consolidated part.
@@ -107,7 +111,7 @@ func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 
 // Scores returns every turn's score for query: BM25 over the turns' lines
 // (Analysis.LineIndex), plus, for a turn following a question turn of its
-// session and not an assistant's, Reply × that turn's own score.
+// session, neither of them an assistant's, Reply × that turn's own score.
 func (r *Recall) Scores(x *Analysis, query string) []float64 {
 	own := x.LineIndex().Scores(bm25.Terms(query))
 	if r.Reply == 0 {
@@ -116,7 +120,8 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 	out := make([]float64, len(own))
 	for t := range own {
 		out[t] = own[t]
-		if t > 0 && own[t-1] > 0 && !Assistant(x.Turns[t].Turn.Speaker) && x.Turns[t-1].Session == x.Turns[t].Session && strings.Contains(x.Turns[t-1].Turn.Text, "?") {
+		if t > 0 && own[t-1] > 0 && x.Turns[t-1].Session == x.Turns[t].Session && strings.Contains(x.Turns[t-1].Turn.Text, "?") &&
+			!Assistant(x.Turns[t].Turn.Speaker) && !Assistant(x.Turns[t-1].Turn.Speaker) {
 			out[t] += r.Reply * own[t-1]
 		}
 	}

@@ -82,6 +82,24 @@ func viewPrefix(t string) int {
 	return 0
 }
 
+// viewNumber returns the line number of a file view's line-number
+// prefix, or -1.
+func viewNumber(t string) int32 {
+	n := viewPrefix(t)
+	if n == 0 {
+		return -1
+	}
+	t = strings.TrimLeft(t[:n], " ")
+	v := int32(0)
+	for i := 0; i < len(t) && isDigitB(t[i]); i++ {
+		if v > 1<<27 {
+			return -1
+		}
+		v = v*10 + int32(t[i]-'0')
+	}
+	return v
+}
+
 // codeOf returns a line's code without a file view's line-number prefix,
 // and whether it had one.
 func codeOf(t string) (string, bool) {

@@ -75,3 +75,11 @@ func marker(n int) string {
 // marker opens with an ASCII character, so tokens.Count counts (and
 // remembers) it as a piece of its own.
 const markerTokens = 5
+
+// bareMarker stands for an omitted run of a file view whose length the
+// line numbers around it say ("41\t…" "[…]" "97\t…"); it costs
+// bareMarkerTokens ("\n[…]").
+const (
+	bareMarker       = "[…]"
+	bareMarkerTokens = 2
+)

@@ -117,7 +117,8 @@ func TestCallText(t *testing.T) {
 		{Observation{Tool: "run", Arguments: `not json`}, "run(not json)"},
 		{Observation{Arguments: "cat <<'EOF' > x.py\nprint(1)\nEOF"}, "$ cat <<'EOF' > x.py …"},
 		{Observation{}, ""},
-		{Observation{Arguments: strings.Repeat("a", 300)}, "$ " + strings.Repeat("a", 120) + "…"},
+		{Observation{Arguments: strings.Repeat("a", 300)}, "$ " + strings.Repeat("a", maxCallBytes) + "…"},
+		{Observation{Tool: "str_replace_editor", Arguments: `{"command": "view", "path": "/workspace/ponylang__ponyc__0.1/src/libponyc/ast/parser.c", "view_range": [10, 40]}`}, "str_replace_editor(view, …/src/libponyc/ast/parser.c, view_range=[10,40])"},
 	} {
 		if got := callText(tc.o); got != tc.want {
 			t.Errorf("callText(%+v) = %q, want %q", tc.o, got, tc.want)

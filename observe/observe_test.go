@@ -261,7 +261,7 @@ func TestStub(t *testing.T) {
 	}
 	last := 0
 	for _, l := range strings.Split(got, "\n")[1:] {
-		if strings.HasPrefix(l, "[… ") || l == bareMarker {
+		if strings.HasPrefix(l, "[…") || l == bareMarker {
 			continue
 		}
 		if l != strings.TrimLeft(l, " ") {
@@ -372,7 +372,7 @@ func accounted(stub string) int {
 			n += int(next - prev - 1)
 			continue
 		}
-		if rest, ok := strings.CutPrefix(l, "[… "); ok {
+		if rest, ok := strings.CutPrefix(l, "[…"); ok {
 			k, _ := strconv.Atoi(strings.Fields(rest)[0])
 			n += k
 			continue

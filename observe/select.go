@@ -8,8 +8,13 @@ import (
 )
 
 // maxLineBytes bounds a kept line: a longer one is cut around its most
-// valuable identifier.
-const maxLineBytes = 120
+// valuable identifier. 80 is the width source code keeps to (PEP 8's 79,
+// most style guides' 80), so a code line is kept whole and what runs
+// past it — a log line's payload, a long string, a data row — gives way
+// to one more line: over the shared trajectories, with Focus and
+// MinValue 0.05, stubs keep 53.6% of forward uses against 50.7% at 120
+// bytes (three trajectories better, none worse; TestTrajectories).
+const maxLineBytes = 80
 
 // Value of what a line holds (see Stub). An identifier not Known weighs
 // its kind's weight times 1+ln(the number of lines holding it) (a name the
@@ -163,7 +168,7 @@ func (s *selector) addLine(text string, src int32) {
 		}
 		return
 	case len(text) > maxLineBytes:
-		s.add(s.cut(text), src, false, diag)
+		s.add(s.cut(text, diag == diagHead), src, false, diag)
 	default:
 		s.add(text, src, true, diag)
 	}
@@ -263,8 +268,11 @@ func cutTail(t string) string {
 }
 
 // cut shortens a long line to about maxLineBytes around its most valuable
-// identifier, keeping a file view's line-number prefix, marking cuts "…".
-func (s *selector) cut(text string) string {
+// identifier — from its start when head (a diagnostic's headline reads
+// from its start) — keeping the prefix that says where the line is (a
+// file view's line number, a grep hit's or a compiler message's
+// "path:12:"), marking cuts "…".
+func (s *selector) cut(text string, head bool) string {
 	best, bestW := "", -1.0
 	scan(text, func(id string, k kind) {
 		w := kindWeight[k]
@@ -278,8 +286,11 @@ func (s *selector) cut(text string) string {
 		}
 	})
 	prefix := ""
-	if n := viewPrefix(text); n > 0 {
+	if n := max(viewPrefix(text), locationPrefix(text)); n > 0 && n < len(text)/2 {
 		prefix, text = text[:n], text[n:]
+	}
+	if head {
+		best = ""
 	}
 	at := 0
 	if best != "" {

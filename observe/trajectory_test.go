@@ -251,6 +251,23 @@ func TestTrajectories(t *testing.T) {
 		}
 	}
 	t.Logf("MaxTokens %d, Focus = the task's and the calls' identifiers: stub keeps %.1f%%", DefaultStubTokens, pct(kept, total))
+	// As memory stubs by default: Focus, and after the diagnostic and Focus
+	// rounds only lines worth memory.DefaultStubValue per token.
+	var stubTokens int
+	total, kept = 0, 0
+	for _, u := range uses {
+		opt := StubOptions{Handle: u.h, MinValue: 0.05, Known: func(id string) bool { return u.known[id] }, Focus: func(id string) bool { return u.focus[id] }}
+		stub := Stub(u.obs, opt)
+		stubTokens += tokens.Count(stub)
+		has := idSet(stub)
+		for _, id := range u.want {
+			total++
+			if has[id] {
+				kept++
+			}
+		}
+	}
+	t.Logf("MaxTokens %d, Focus, MinValue 0.05 (memory's default): stub keeps %.1f%% (mean %d tokens)", DefaultStubTokens, pct(kept, total), stubTokens/len(uses))
 }
 
 // forwardUses returns the identifiers of an output that turn uses and

@@ -155,16 +155,15 @@ func (s *selector) addLine(text string, src int32) {
 	case len(text) > pieceLineBytes:
 		for at := 0; at < len(text); {
 			end := pieceEnd(text, at)
-			piece := text[at:end]
+			open, close := "", ""
 			if at > 0 {
-				piece = "…" + piece
+				open = "…"
 			}
 			if end < len(text) {
-				piece += "…"
+				close = "…"
 			}
-			s.add(piece, src, false, diag)
+			s.add(open+text[at:end]+close, src, false, diag)
 			at, diag = end, diagNone // a diagnostic is its first piece's
-
 		}
 		return
 	case len(text) > maxLineBytes:
@@ -304,15 +303,14 @@ func (s *selector) cut(text string, head bool) string {
 	for end < len(text) && text[end]&0xC0 == 0x80 {
 		end++
 	}
-	out := prefix
+	open, close := "", ""
 	if at > 0 {
-		out += "…"
+		open = "…"
 	}
-	out += text[at:end]
 	if end < len(text) {
-		out += "…"
+		close = "…"
 	}
-	return out
+	return prefix + open + text[at:end] + close
 }
 
 // value is what choosing line i adds now.

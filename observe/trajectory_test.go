@@ -334,9 +334,10 @@ func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 // assistant turn reuses an identifier first seen in a tool output, by the
 // identifier's kind and by how many lines of the output hold it (names
 // alone in finer steps), by whether a definition line holds it, and of
-// self.x and this.x attributes: the evidence for Stub's weights. An identifier counts when no message kept
-// whole up to the turn right after the output holds it; it is reused when
-// an assistant turn after that one names it.
+// self.x and this.x attributes: the evidence for Stub's weights. An
+// identifier counts when no message kept whole up to the turn right after
+// the output holds it; it is reused when an assistant turn after that one
+// names it.
 func TestReuseRates(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(trajectoryDir(), "*.json"))
 	if len(files) == 0 {

@@ -8,8 +8,8 @@ import (
 
 // Bounds of a stub's first line.
 const (
-	maxCallBytes  = 120 // the call: tool name and arguments, or the command
-	maxValueBytes = 60  // one argument's value
+	maxCallBytes  = 64 // the call: tool name and arguments, or the command
+	maxValueBytes = 40 // one argument's value (a path keeps its end)
 )
 
 // callText returns the call as a stub's first line names it: "name(args)"
@@ -67,7 +67,9 @@ func shortArgs(args string) string {
 			switch {
 			case contentKeys[key]:
 				part = key + "=…"
-			case i == 0 || key == "command" || key == "cmd" || key == "path" || key == "file_path" || key == "pattern":
+			case key == "path" || key == "file_path":
+				part = clipPath(firstLine(v), maxValueBytes)
+			case i == 0 || key == "command" || key == "cmd" || key == "pattern":
 				part = clip(firstLine(v), maxValueBytes)
 			default:
 				part = key + "=" + clip(firstLine(v), maxValueBytes)
@@ -117,6 +119,23 @@ func firstLine(s string) string {
 		return strings.TrimRight(s[:i], " \r\t") + " …"
 	}
 	return s
+}
+
+// clipPath cuts path p to at most about n bytes from its start, at a
+// slash when one is near, marking the cut with "…": a path's end names
+// the file.
+func clipPath(p string, n int) string {
+	if len(p) <= n {
+		return p
+	}
+	at := len(p) - n
+	if k := strings.IndexByte(p[at:], '/'); k >= 0 && k < n/2 {
+		at += k
+	}
+	for at < len(p) && p[at]&0xC0 == 0x80 {
+		at++
+	}
+	return "…" + p[at:]
 }
 
 // clip cuts s to at most n bytes (on a character boundary), marking the

@@ -26,9 +26,9 @@ func ExampleStub() {
 	}))
 	// Output:
 	// [swc:h48952b621f execute_bash(pytest -v tests/test_units.py) → 1 failed, 40 passed]
-	// [… 40 lines]
+	// […40 lines]
 	// tests/test_units.py::test_convert_39 PASSED
 	// tests/test_units.py::test_parse_duration FAILED
 	// FAILED tests/test_units.py::test_parse_duration - ValueError: unknown unit 'ms'
-	// [… 1 line]
+	// […1 line]
 }

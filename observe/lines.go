@@ -82,6 +82,49 @@ func viewPrefix(t string) int {
 	return 0
 }
 
+// locationPrefix returns the length of a line's leading location, a
+// path or file name and a line number, "a/b.go:12:" or "x.c:12:5:" (grep
+// -n of several files, a compiler's message), or 0.
+func locationPrefix(t string) int {
+	i := 0
+	for i < len(t) && t[i] != ':' && t[i] != ' ' && t[i] != '\t' {
+		i++
+	}
+	if i == 0 || i == len(t) || t[i] != ':' || strings.IndexAny(t[:i], "./") < 0 {
+		return 0
+	}
+	end := 0
+	for k := 0; k < 2; k++ { // a line, then maybe a column
+		j := i + 1
+		for j < len(t) && isDigitB(t[j]) {
+			j++
+		}
+		if j == i+1 || j == len(t) || t[j] != ':' {
+			break
+		}
+		i, end = j, j+1
+	}
+	return end
+}
+
+// viewNumber returns the line number of a file view's line-number
+// prefix, or -1.
+func viewNumber(t string) int32 {
+	n := viewPrefix(t)
+	if n == 0 {
+		return -1
+	}
+	t = strings.TrimLeft(t[:n], " ")
+	v := int32(0)
+	for i := 0; i < len(t) && isDigitB(t[i]); i++ {
+		if v > 1<<27 {
+			return -1
+		}
+		v = v*10 + int32(t[i]-'0')
+	}
+	return v
+}
+
 // codeOf returns a line's code without a file view's line-number prefix,
 // and whether it had one.
 func codeOf(t string) (string, bool) {

@@ -86,6 +86,27 @@ func TestViewPrefix(t *testing.T) {
 	}
 }
 
+func TestLocationPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want int
+	}{
+		{"internal/server/router.go:88:func (s *Server) handle() {", len("internal/server/router.go:88:")},
+		{"src/parse.c:12:5: error: expected ';'", len("src/parse.c:12:5:")},
+		{"setup.py:7:    name='x',", len("setup.py:7:")},
+		{"router.go:88", 0},
+		{"note: see x.go", 0},
+		{"12:30:45 ERROR timeout", 0},
+		{"ERROR:root:failed", 0},
+		{"  a.py:3: x", 0},
+		{"", 0},
+	} {
+		if got := locationPrefix(tc.line); got != tc.want {
+			t.Errorf("locationPrefix(%q) = %d, want %d", tc.line, got, tc.want)
+		}
+	}
+}
+
 // TestEstimate: the estimate stays near the tokenizer's count on the
 // testdata outputs' lines (it only ranks lines; chosen ones are counted).
 func TestEstimate(t *testing.T) {

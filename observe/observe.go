@@ -7,6 +7,14 @@
 // often names a path, a line number or a name that an old output held, and
 // a stub keeps those inside the line they came from.
 //
+// A stub is budget-bound: a few lines of code and their markers fill it,
+// so it is written to spend few tokens on anything but lines: the call in
+// its header clipped (the request holds it whole in the turn above), a
+// long line cut at 80 bytes, "[…37 lines]" markers, and in a file view a
+// bare "[…]" where the line numbers around it say what it stands for.
+// docs/method.md gives the rules and what they keep over the shared
+// trajectories (TestTrajectories, TestReuseRates).
+//
 // The package is pure: it depends on the standard library and tokens/.
 package observe
 

@@ -117,7 +117,8 @@ func TestCallText(t *testing.T) {
 		{Observation{Tool: "run", Arguments: `not json`}, "run(not json)"},
 		{Observation{Arguments: "cat <<'EOF' > x.py\nprint(1)\nEOF"}, "$ cat <<'EOF' > x.py …"},
 		{Observation{}, ""},
-		{Observation{Arguments: strings.Repeat("a", 300)}, "$ " + strings.Repeat("a", 120) + "…"},
+		{Observation{Arguments: strings.Repeat("a", 300)}, "$ " + strings.Repeat("a", maxCallBytes) + "…"},
+		{Observation{Tool: "str_replace_editor", Arguments: `{"command": "view", "path": "/workspace/ponylang__ponyc__0.1/src/libponyc/ast/parser.c", "view_range": [10, 40]}`}, "str_replace_editor(view, …/src/libponyc/ast/parser.c, view_range=[10,40])"},
 	} {
 		if got := callText(tc.o); got != tc.want {
 			t.Errorf("callText(%+v) = %q, want %q", tc.o, got, tc.want)
@@ -251,12 +252,20 @@ func TestStub(t *testing.T) {
 			t.Errorf("MaxTokens %d: not deterministic", limit)
 		}
 	}
-	// Kept lines stand in their original order, whole.
+	// Kept lines stand in their original order, whole but for the
+	// padding of a view's line numbers; runs between lines the numbers
+	// show as consecutive are bare markers.
 	got := Stub(big, StubOptions{Handle: "h", MaxTokens: 300})
+	if !strings.Contains(got, "\n"+bareMarker+"\n") {
+		t.Errorf("no bare marker between view lines:\n%s", got)
+	}
 	last := 0
 	for _, l := range strings.Split(got, "\n")[1:] {
-		if strings.HasPrefix(l, "[… ") {
+		if strings.HasPrefix(l, "[…") || l == bareMarker {
 			continue
+		}
+		if l != strings.TrimLeft(l, " ") {
+			t.Fatalf("line %q keeps its number's padding", l)
 		}
 		if !strings.Contains(big.Output, l+"\n") {
 			t.Fatalf("line %q is not an output line", l)
@@ -274,7 +283,7 @@ func TestStub(t *testing.T) {
 		t.Errorf("stub keeps definitions of Known names, or none:\n%s", got)
 	}
 	got = Stub(big, StubOptions{Handle: "h", Known: known, Focus: func(id string) bool { return id == "handler_1370" }})
-	if !strings.Contains(got, "  1370\tdef handler_1370(self, request_1370):") {
+	if !strings.Contains(got, "\n1370\tdef handler_1370(self, request_1370):") {
 		t.Errorf("stub misses the Focus identifier's line:\n%s", got)
 	}
 }
@@ -287,7 +296,7 @@ func TestStubLongLine(t *testing.T) {
 	long := "   512\t" + strings.Repeat("value = value + 1; ", 8) + "return compute_total_price(cart)" + strings.Repeat(" + 0", 10)
 	o := Observation{Output: long + "\n" + strings.Repeat("        pass\n", 400)}
 	got := Stub(o, StubOptions{Handle: "h", MaxTokens: 400})
-	i := strings.Index(got, "   512\t…")
+	i := strings.Index(got, "\n512\t…")
 	if i < 0 || !strings.Contains(got[i:], "compute_total_price") {
 		t.Fatalf("long line not cut around its identifier:\n%s", got)
 	}
@@ -345,11 +354,25 @@ func TestStubErrorsFirst(t *testing.T) {
 }
 
 // accounted returns how many output lines a stub accounts for: its lines
-// after the first, a marker for as many as it names.
+// after the first, a marker for as many as it names, a bare marker for
+// as many as the line numbers around it skip (-1 when they say none).
 func accounted(stub string) int {
 	n := 0
-	for _, l := range strings.Split(stub, "\n")[1:] {
-		if rest, ok := strings.CutPrefix(l, "[… "); ok {
+	lines := strings.Split(stub, "\n")[1:]
+	for i, l := range lines {
+		if l == bareMarker {
+			// The line numbers around a bare marker say how many it stands for.
+			if i == 0 || i+1 == len(lines) {
+				return -1
+			}
+			prev, next := viewNumber(lines[i-1]), viewNumber(lines[i+1])
+			if prev < 0 || next <= prev+1 {
+				return -1
+			}
+			n += int(next - prev - 1)
+			continue
+		}
+		if rest, ok := strings.CutPrefix(l, "[…"); ok {
 			k, _ := strconv.Atoi(strings.Fields(rest)[0])
 			n += k
 			continue

@@ -14,7 +14,10 @@ import (
 // an output that fits whole follows it as it is (its wrapping tags cut).
 // Of a longer output, Stub keeps the lines a next turn most likely needs,
 // as they stood, in their original order, each run of omitted lines
-// marked "[… 37 lines]". Lines are chosen greedily by value per token in
+// marked "[…37 lines]" — a bare "[…]" between two lines of a file view
+// whose line numbers say how many lines it stands for (a view's numbers
+// lose their alignment padding: "   41\t" is written "41\t"). Lines are
+// chosen greedily by value per token in
 // three rounds: diagnostic headlines (an exception raised, a failing
 // test, an error message), then lines holding a Focus identifier not yet
 // kept, then any line (see choose). A line's value is that of the
@@ -23,7 +26,10 @@ import (
 // and file:line references; a name the output repeats more — plus
 // bonuses for diagnostic lines and definitions (see kindWeight). A line
 // longer than maxLineBytes is cut around its most valuable identifier (a
-// file view's line number kept); a very long one into pieces.
+// file view's line number kept); a very long one into pieces. The call in
+// the first line is clipped to maxCallBytes (a path keeps its end): the
+// request holds the call in full in the assistant turn above, and the
+// tokens are worth more as lines of the output.
 func Stub(o Observation, opt StubOptions) string {
 	limit := opt.MaxTokens
 	if limit <= 0 {
@@ -66,12 +72,22 @@ func header(handle, call, out string) string {
 // marker writes the line that stands for n omitted lines.
 func marker(n int) string {
 	if n == 1 {
-		return "[… 1 line]"
+		return "[…1 line]"
 	}
-	return "[… " + strconv.Itoa(n) + " lines]"
+	return "[…" + strconv.Itoa(n) + " lines]"
 }
 
-// markerTokens is about what a marker line costs ("\n[… 37 lines]"). A
+// markerTokens is about what a marker line costs ("\n[…37 lines]": 5
+// tokens, against 6 for "\n[… 37 lines]" and 4 for "\n[…37]", which
+// says less of what it stands for). A
 // marker opens with an ASCII character, so tokens.Count counts (and
 // remembers) it as a piece of its own.
 const markerTokens = 5
+
+// bareMarker stands for an omitted run of a file view whose length the
+// line numbers around it say ("41\t…" "[…]" "97\t…"); it costs
+// bareMarkerTokens ("\n[…]").
+const (
+	bareMarker       = "[…]"
+	bareMarkerTokens = 2
+)

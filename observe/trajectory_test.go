@@ -251,6 +251,23 @@ func TestTrajectories(t *testing.T) {
 		}
 	}
 	t.Logf("MaxTokens %d, Focus = the task's and the calls' identifiers: stub keeps %.1f%%", DefaultStubTokens, pct(kept, total))
+	// As memory stubs by default: Focus, and after the diagnostic and Focus
+	// rounds only lines worth memory.DefaultStubValue per token.
+	var stubTokens int
+	total, kept = 0, 0
+	for _, u := range uses {
+		opt := StubOptions{Handle: u.h, MinValue: 0.05, Known: func(id string) bool { return u.known[id] }, Focus: func(id string) bool { return u.focus[id] }}
+		stub := Stub(u.obs, opt)
+		stubTokens += tokens.Count(stub)
+		has := idSet(stub)
+		for _, id := range u.want {
+			total++
+			if has[id] {
+				kept++
+			}
+		}
+	}
+	t.Logf("MaxTokens %d, Focus, MinValue 0.05 (memory's default): stub keeps %.1f%% (mean %d tokens)", DefaultStubTokens, pct(kept, total), stubTokens/len(uses))
 }
 
 // forwardUses returns the identifiers of an output that turn uses and
@@ -315,10 +332,12 @@ func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 
 // TestReuseRates logs, over the shared trajectories, how often a later
 // assistant turn reuses an identifier first seen in a tool output, by the
-// identifier's kind and by how many lines of the output hold it: the
-// evidence for Stub's weights. An identifier counts when no message kept
-// whole up to the turn right after the output holds it; it is reused when
-// an assistant turn after that one names it.
+// identifier's kind and by how many lines of the output hold it (names
+// alone in finer steps), by whether a definition line holds it, and of
+// self.x and this.x attributes: the evidence for Stub's weights. An
+// identifier counts when no message kept whole up to the turn right after
+// the output holds it; it is reused when an assistant turn after that one
+// names it.
 func TestReuseRates(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(trajectoryDir(), "*.json"))
 	if len(files) == 0 {
@@ -327,6 +346,9 @@ func TestReuseRates(t *testing.T) {
 	kindNames := [...]string{kindNumber: "number", kindName: "name", kindDotted: "dotted", kindPath: "path", kindRef: "file:line"}
 	var byKind [len(kindNames)][2]int
 	byLines := map[string]*[2]int{"1": {}, "2-3": {}, "4-9": {}, "10+": {}}
+	byName := map[string]*[2]int{"1": {}, "2-3": {}, "4-9": {}, "10-29": {}, "30-99": {}, "100+": {}} // names alone
+	var byDef [2][2]int                                                                               // not held by a definition line, held by one
+	var selfDotted [2]int                                                                             // self.x, this.x
 	for _, path := range files {
 		steps := loadTrajectory(t, path)
 		for i, s := range steps {
@@ -348,8 +370,11 @@ func TestReuseRates(t *testing.T) {
 			}
 			body, _, _ := unwrap(s.obs.Output)
 			kinds, lines := map[string]kind{}, map[string]int{}
+			defined := map[string]bool{} // held by a definition line
 			for _, l := range strings.Split(body, "\n") {
 				inLine := map[string]bool{}
+				code, _ := codeOf(l)
+				def := definition(code)
 				scan(l, func(id string, k kind) {
 					if _, ok := kinds[id]; !ok {
 						kinds[id] = k
@@ -358,6 +383,7 @@ func TestReuseRates(t *testing.T) {
 						inLine[id] = true
 						lines[id]++
 					}
+					defined[id] = defined[id] || def
 				})
 			}
 			for id, k := range kinds {
@@ -373,11 +399,36 @@ func TestReuseRates(t *testing.T) {
 				case n >= 2:
 					bucket = "2-3"
 				}
-				byKind[k][0]++
-				byLines[bucket][0]++
-				if used[id] {
-					byKind[k][1]++
-					byLines[bucket][1]++
+				nameBucket := ""
+				if k == kindName {
+					switch n := lines[id]; {
+					case n >= 100:
+						nameBucket = "100+"
+					case n >= 30:
+						nameBucket = "30-99"
+					case n >= 10:
+						nameBucket = "10-29"
+					default:
+						nameBucket = bucket
+					}
+				}
+				def := 0
+				if defined[id] {
+					def = 1
+				}
+				self := k == kindDotted && (strings.HasPrefix(id, "self.") || strings.HasPrefix(id, "this."))
+				counters := []*[2]int{&byKind[k], byLines[bucket], &byDef[def]}
+				if nameBucket != "" {
+					counters = append(counters, byName[nameBucket])
+				}
+				if self {
+					counters = append(counters, &selfDotted)
+				}
+				for _, c := range counters {
+					c[0]++
+					if used[id] {
+						c[1]++
+					}
 				}
 			}
 		}
@@ -389,4 +440,11 @@ func TestReuseRates(t *testing.T) {
 		c := byLines[b]
 		t.Logf("in %-3s lines %5d identifiers, %4d reused: %4.1f%%", b, c[0], c[1], pct(c[1], c[0]))
 	}
+	for _, b := range []string{"1", "2-3", "4-9", "10-29", "30-99", "100+"} {
+		c := byName[b]
+		t.Logf("names in %-5s lines %5d, %4d reused: %4.1f%%", b, c[0], c[1], pct(c[1], c[0]))
+	}
+	t.Logf("held by a definition line %5d, %4d reused: %4.1f%%; by none %5d, %4d reused: %4.1f%%",
+		byDef[1][0], byDef[1][1], pct(byDef[1][1], byDef[1][0]), byDef[0][0], byDef[0][1], pct(byDef[0][1], byDef[0][0]))
+	t.Logf("self.x and this.x %5d, %4d reused: %4.1f%%", selfDotted[0], selfDotted[1], pct(selfDotted[1], selfDotted[0]))
 }

@@ -100,6 +100,9 @@ func New(opts Options) (*Compressor, error) {
 	if opts.StubTokens == 0 {
 		opts.StubTokens = observe.DefaultStubTokens
 	}
+	if opts.StubShare == 0 {
+		opts.StubShare = DefaultStubShare
+	}
 	if opts.StubValue == 0 {
 		opts.StubValue = DefaultStubValue
 	}

@@ -109,7 +109,8 @@ func (l *loopShape) userTexts() bool { return l.users > 0 }
 type loopCosts struct {
 	msgs    []swc.Message
 	cost    []int
-	stubCap int // a stub's most tokens with MessageOverhead
+	stubCap int     // a stub's least most-tokens with MessageOverhead (see limit)
+	share   float64 // Options.StubShare (0: stubs of stubCap)
 }
 
 // capped is message i's cost as a stub when it is stubbed: a stub is
@@ -118,8 +119,23 @@ func (lc *loopCosts) capped(i int) int {
 	if !lc.stubbable(i) {
 		return lc.cost[i]
 	}
-	return lc.stubCap
+	return lc.limit(i) + MessageOverhead
 }
+
+// limit is the most tokens of observation i's stub: the larger of the
+// least (stubCap less the message overhead) and share of the output's
+// tokens, at most loopStubRange times the least.
+func (lc *loopCosts) limit(i int) int {
+	n := lc.stubCap - MessageOverhead
+	if lc.share > 0 {
+		n = min(max(n, int(lc.share*float64(lc.cost[i]))), loopStubRange*n)
+	}
+	return n
+}
+
+// loopStubRange bounds a stub of a long output: at most this many times
+// Options.StubTokens.
+const loopStubRange = 3
 
 // stubbable reports whether observation i is replaced by a stub before
 // the boundary: it costs more than a stub, and it is not media alone (a

@@ -14,12 +14,8 @@ import (
 // it is sent as small as the provider's rules allow, with
 // Result.OverBudget saying by how much.
 func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape, res *Result) *Result {
-	lc := &loopCosts{msgs: msgs, cost: costs, stubCap: c.opts.StubTokens + MessageOverhead}
-	if c.opts.AlignUser {
-		for u := range len(l.units) - 1 {
-			l.units[u].pinned = !l.units[u].user && l.units[u+1].user
-		}
-	}
+	lc := &loopCosts{msgs: msgs, cost: costs, stubCap: c.opts.StubTokens + MessageOverhead, share: max(c.opts.StubShare, 0)}
+	c.pin(l)
 	instrCost := 0
 	for _, i := range l.instr {
 		instrCost += lc.cost[i]
@@ -75,4 +71,15 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 	res.Compacted = e.stubbed + e.dropped
 	res.OverBudget = max(res.Tokens-c.opts.Budget, 0)
 	return res
+}
+
+// pin marks the exchanges a user unit follows as never dropped when the
+// provider wants roles to alternate (Options.AlignUser).
+func (c *Compressor) pin(l *loopShape) {
+	if !c.opts.AlignUser {
+		return
+	}
+	for u := range len(l.units) - 1 {
+		l.units[u].pinned = !l.units[u].user && l.units[u+1].user
+	}
 }

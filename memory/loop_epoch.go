@@ -41,7 +41,7 @@ func (c *Compressor) loopEpochOf(msgs []swc.Message, l *loopShape, lc *loopCosts
 	for _, u := range l.units[:b] {
 		idx = append(idx, u.msgs...)
 	}
-	key := loopKey(msgs, idx, fmt.Sprintf("loop\x00%s\x00%d\x00%g\x00%t\x00%d\x00%d\x00%d\x00%v\x00", c.opts.Tokenizer, lc.stubCap, c.opts.StubValue, c.opts.AlignUser, b, d, maxLines, l.at[:b]))
+	key := loopKey(msgs, idx, fmt.Sprintf("loop\x00%s\x00%d\x00%g\x00%g\x00%t\x00%d\x00%d\x00%d\x00%v\x00", c.opts.Tokenizer, lc.stubCap, lc.share, c.opts.StubValue, c.opts.AlignUser, b, d, maxLines, l.at[:b]))
 	if e, ok := c.memos.loops.Get(key); ok {
 		return e
 	}
@@ -80,7 +80,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 	}
 	e := &loopEpoch{rewritten: map[int]string{}}
 	var lines, handles []string // a dropped call's line and handle ("" for a turn without one)
-	seen := 0 // the units whose assistant turns known and focus hold
+	seen := 0                   // the units whose assistant turns known and focus hold
 	learn := func(to int) {
 		for ; seen < to; seen++ {
 			un := &l.units[seen]
@@ -122,6 +122,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 			}
 			ob, callID := observation(msgs, un, i)
 			opt.Handle = observe.Handle(callID, ob.Output)
+			opt.MaxTokens = lc.limit(i)
 			st := c.stub(ob, opt)
 			e.rewritten[i] = st
 			e.stubbed++

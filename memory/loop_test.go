@@ -68,7 +68,9 @@ func TestAsLoop(t *testing.T) {
 // loopState returns the boundaries the walk puts msgs at.
 func loopState(c *Compressor, msgs []swc.Message) (b, d int) {
 	l := asLoop(msgs)
-	lc := &loopCosts{msgs: msgs, cost: make([]int, len(msgs)), stubCap: observe.DefaultStubTokens + MessageOverhead}
+	c.pin(l)
+	o := c.Options()
+	lc := &loopCosts{msgs: msgs, cost: make([]int, len(msgs)), stubCap: o.StubTokens + MessageOverhead, share: max(o.StubShare, 0)}
 	instr := 0
 	for i := range msgs {
 		lc.cost[i] = c.Cost(msgs[i])
@@ -208,7 +210,7 @@ func TestLoopDegrade(t *testing.T) {
 		dropped bool
 		over    bool
 	}{
-		{"stubs suffice", genLoop(rng, 30, false, 80), 20000, false, false},
+		{"stubs suffice", genLoop(rng, 30, false, 80), 32000, false, false},
 		{"drops the oldest exchanges", genLoop(rng, 200, false, 80), 4000, true, false},
 		{"text agent drops", genLoop(rng, 200, true, 80), 4000, true, false},
 		{"huge last output: over budget", huge, 2000, true, true},

@@ -25,6 +25,7 @@ const (
 	DefaultLoopKeep  = 2
 	DefaultLoopEvery = 3
 	DefaultStubValue = 0.05
+	DefaultStubShare = 1.0 / 3
 )
 
 // Compaction values: how a history over the budget is compressed.
@@ -100,13 +101,16 @@ type Options struct {
 	// to fit the budget); once LoopKeep+LoopEvery exchanges (default
 	// DefaultLoopEvery) hold verbatim observations, the older ones become
 	// stubs, so the stubs move in jumps and the requests between two jumps
-	// extend each other byte for byte. A stub holds at most StubTokens
-	// tokens (default observe.DefaultStubTokens), and after its diagnostic
-	// and focus lines only lines worth StubValue per token (default
-	// DefaultStubValue; negative: any line, up to StubTokens).
+	// extend each other byte for byte. A stub holds at most StubShare of
+	// its output's tokens (default DefaultStubShare; negative: none, every
+	// stub StubTokens), at least StubTokens (default
+	// observe.DefaultStubTokens) and at most 3 × StubTokens; after its
+	// diagnostic and focus lines, only lines worth StubValue per token
+	// (default DefaultStubValue; negative: any line).
 	LoopKeep   int
 	LoopEvery  int
 	StubTokens int
+	StubShare  float64
 	StubValue  float64
 	// CacheBreakpoints is BreakpointsAuto (default) or BreakpointsOff: the
 	// Anthropic middleware's cache_control mark on the memory block.

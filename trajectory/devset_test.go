@@ -14,8 +14,8 @@ import (
 const devDir = "../../shared/data/trajectories"
 
 // TestDevSet replays two dev-set runs (a text-acting mini-swe-agent run,
-// and an OpenHands run with native tool calls in both formats) at 8,000
-// tokens: every request replays, the baselines send valid bodies within
+// and an OpenHands run with native tool calls in both formats) at 2,000
+// and 8,000 tokens: every request replays, the baselines send valid bodies within
 // the budget or keep only the latest turn, and observation masking keeps
 // no more than truncation's tokens' worth of old outputs; swc's stubs show
 // handles recover.go resolves (some targets hidden behind them), the
@@ -40,14 +40,14 @@ func TestDevSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []Row
-	r := &Runner{Trajectories: trajs, Budgets: []int{8000},
+	r := &Runner{Trajectories: trajs, Budgets: []int{2000, 8000},
 		Conditions: []Condition{Truncation{}, Mask{K: 5}, TrimHalf{}, NewSWC("swc", base)},
 		Write:      func(row Row) error { rows = append(rows, row); return nil }}
 	if err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	// 17 requests of the mini run; 23 of the OpenHands run in each format
-	if want := (17 + 23 + 23) * 4; len(rows) != want {
+	if want := (17 + 23 + 23) * 4 * 2; len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
 	targets, behindHandle := 0, 0

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"context"
 	"flag"
 	"fmt"
@@ -59,6 +60,7 @@ func trajectoryConditions(conditions, strategies, windows string) ([]trajectory.
 		}
 		o := memory.DefaultOptions()
 		o.LoopKeep, o.LoopEvery = k, e
+		fmt.Sscanf(os.Getenv("SWC_ST"), "%d", &o.StubTokens)
 		c, err := memory.New(o)
 		if err != nil {
 			return nil, err

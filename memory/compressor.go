@@ -172,6 +172,11 @@ type Result struct {
 	// field; splicing writes only its content. Messages holds the new
 	// content already.
 	Rewritten map[int]string `json:"rewritten,omitempty"`
+	// Recall lists the pieces of the history the memory message shows by
+	// handle instead of whole (sessions gisted, partly kept or left out;
+	// see Recallable), in the order it shows them: Original of their
+	// messages is what each handle stands for.
+	Recall []Recallable `json:"recall,omitempty"`
 	// OverBudget is how many tokens the messages exceed the budget by
 	// when nothing more could be removed without breaking the provider's
 	// rules (0 when within budget). Compress never fails for the budget.
@@ -387,6 +392,13 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 	for _, k := range blk.truncated {
 		res.Truncated = append(res.Truncated, history[k])
 	}
+	for _, sp := range blk.recall {
+		r := Recallable{Handle: sp.handle, First: sp.first, Last: sp.last}
+		for k := sp.from; k < sp.to; k++ {
+			r.Messages = append(r.Messages, history[k])
+		}
+		res.Recall = append(res.Recall, r)
+	}
 	return res, nil
 }
 
@@ -399,6 +411,7 @@ type memBlock struct {
 	rule      string
 	warnings  []string
 	truncated []int
+	recall    []recallSpan // the pieces the text shows by handle
 	fallback  string
 	plan      string // CheapPlan when the deadline cut the strategy short
 	usage     usage.Summary
@@ -488,18 +501,27 @@ func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, histor
 			return nil, err
 		}
 		text := withOmissions(hc.Text, len(g.Conversation.Sessions))
+		text, spans := withHandles(text, g, histMsgs, wholeSessions(hc, g, blk.truncated))
 		if n := cost(Preamble + text); n > room {
 			histBudget -= n - room + 2
 			continue
 		}
 		hc.Text = text
-		blk.text, blk.context = Preamble+text, hc
+		blk.text, blk.context, blk.recall = Preamble+text, hc, spans
 		blk.usage = engines.meter.Summary()
 		return blk, nil
 	}
 	// Nothing of the history fits: a marker alone, or no memory at all.
-	if marker := Preamble + omitted(1, len(g.Conversation.Sessions)); cost(marker) <= room {
-		blk.text = marker
+	if n := len(g.Conversation.Sessions); n > 0 {
+		marker := Preamble + omitted(1, n)
+		all := recallSpan{first: 0, last: n - 1, from: 0, to: len(histMsgs)}
+		all.handle = HistoryHandle(histMsgs)
+		switch withHandle := marker + " " + handleMark(all.handle); {
+		case cost(withHandle) <= room:
+			blk.text, blk.recall = withHandle, []recallSpan{all}
+		case cost(marker) <= room:
+			blk.text = marker
+		}
 	}
 	blk.context = &swc.Context{Strategy: o.Strategy, Budget: max(histBudget, 0), Text: blk.text}
 	for s := range g.Conversation.Sessions {

@@ -279,14 +279,14 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 			// when that leaves it over budget, the history is
 			// consolidated as a conversation instead if that fits (a
 			// loop whose last exchange alone is over stays a loop).
-			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before))
+			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before), false)
 			if err != nil || hr.OverBudget > 0 {
 				return lr, nil
 			}
 			return hr, nil
 		}
 	}
-	return c.compressHistory(ctx, msgs, costs, res)
+	return c.compressHistory(ctx, msgs, costs, res, true)
 }
 
 // newResult returns the Result a compression of a history of before
@@ -298,8 +298,11 @@ func (c *Compressor) newResult(before int) *Result {
 
 // compressHistory is Compress of a history that is not a tool loop (or
 // of one whose user texts outgrow the budget): the instructions, the
-// memory of the history before the boundary, the recent messages.
-func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, costs []int, res *Result) (*Result, error) {
+// memory of the history before the boundary, the recent messages. With
+// handles the memory shows the handle of every piece it does not hold
+// whole (withHandles); a tool loop's fallback shows none (its memory's
+// handles are its observations', see the closing note of chat.md).
+func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, costs []int, res *Result, handles bool) (*Result, error) {
 	o := c.opts
 	// Instructions first; then the conversation, split into history and
 	// the recent window.
@@ -378,7 +381,7 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 		emit("")
 		return res, nil
 	}
-	blk, err := c.memoryOf(ctx, msgs, history, room)
+	blk, err := c.memoryOf(ctx, msgs, history, room, handles)
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +425,7 @@ type memBlock struct {
 // consolidated by the strategy, or an omission marker alone, or nothing.
 // Under Epoch it is remembered by content (a fallback's is not), so every
 // request of an epoch gets it without consolidating again.
-func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history []int, room int) (*memBlock, error) {
+func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history []int, room int, handles bool) (*memBlock, error) {
 	if c.source != nil && (c.opts.Compaction == Epoch || c.after) {
 		if text, ok := c.source(ctx, len(history), room); ok && c.Cost(swc.Message{Role: swc.RoleSystem, Content: text}) <= room {
 			return &memBlock{text: text, context: &swc.Context{Strategy: c.opts.Strategy, Budget: room, Text: text}}, nil
@@ -434,11 +437,14 @@ func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history [
 	var key [32]byte
 	if c.opts.Compaction == Epoch {
 		key = c.memoryKey(msgs, history, room)
+		if !handles {
+			key[0] ^= 1 // a memory without handles is another memory
+		}
 		if b, ok := c.memos.blocks.Get(key); ok {
 			return b, nil
 		}
 	}
-	b, err := c.consolidate(ctx, msgs, history, room)
+	b, err := c.consolidate(ctx, msgs, history, room, handles)
 	if err != nil {
 		return nil, err
 	}
@@ -451,7 +457,7 @@ func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history [
 
 // consolidate compresses the history messages with the strategy into a
 // memory message of at most room tokens.
-func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, history []int, room int) (*memBlock, error) {
+func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, history []int, room int, handles bool) (*memBlock, error) {
 	o := c.opts
 	blk := &memBlock{}
 	var histMsgs []swc.Message
@@ -501,7 +507,10 @@ func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, histor
 			return nil, err
 		}
 		text := withOmissions(hc.Text, len(g.Conversation.Sessions))
-		text, spans := withHandles(text, g, histMsgs, wholeSessions(hc, g, blk.truncated))
+		var spans []recallSpan
+		if handles {
+			text, spans = withHandles(text, g, histMsgs, wholeSessions(hc, g, blk.truncated))
+		}
 		if n := cost(Preamble + text); n > room {
 			histBudget -= n - room + 2
 			continue
@@ -515,9 +524,13 @@ func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, histor
 	if n := len(g.Conversation.Sessions); n > 0 {
 		marker := Preamble + omitted(1, n)
 		all := recallSpan{first: 0, last: n - 1, from: 0, to: len(histMsgs)}
-		all.handle = HistoryHandle(histMsgs)
-		switch withHandle := marker + " " + handleMark(all.handle); {
-		case cost(withHandle) <= room:
+		withHandle := ""
+		if handles {
+			all.handle = HistoryHandle(histMsgs)
+			withHandle = marker + " " + handleMark(all.handle)
+		}
+		switch {
+		case withHandle != "" && cost(withHandle) <= room:
 			blk.text, blk.recall = withHandle, []recallSpan{all}
 		case cost(marker) <= room:
 			blk.text = marker

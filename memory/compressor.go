@@ -300,8 +300,9 @@ func (c *Compressor) newResult(before int) *Result {
 // of one whose user texts outgrow the budget): the instructions, the
 // memory of the history before the boundary, the recent messages. With
 // handles the memory shows the handle of every piece it does not hold
-// whole (withHandles); a tool loop's fallback shows none (its memory's
-// handles are its observations', see the closing note of chat.md).
+// whole (withHandles); a tool loop's fallback shows none (a loop's
+// memory shows its observations' handles alone: docs/chat.md, "Handles in
+// a chat history's memory").
 func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, costs []int, res *Result, handles bool) (*Result, error) {
 	o := c.opts
 	// Instructions first; then the conversation, split into history and

@@ -114,9 +114,8 @@ func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result
 // historyOriginals returns, by handle, the originals of the pieces of a
 // chat history that res's memory message shows by handle (sessions
 // gisted, partly kept or left out: memory.Recallable), recomputed from
-// msgs, the request's messages: memory.Original of the messages each
-// stands for. A piece whose messages no longer give its handle is left
-// out.
+// msgs, the messages res compressed: memory.Original of the messages
+// each stands for.
 func historyOriginals(msgs []swc.Message, res *memory.Result) map[string]string {
 	if res == nil || len(res.Recall) == 0 {
 		return nil
@@ -134,9 +133,7 @@ func historyOriginals(msgs []swc.Message, res *memory.Result) map[string]string 
 		if pick == nil {
 			continue
 		}
-		if text := memory.Original(pick); memory.HistoryHandle(pick) == r.Handle {
-			out[r.Handle] = text
-		}
+		out[r.Handle] = memory.Original(pick)
 	}
 	return out
 }

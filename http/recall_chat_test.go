@@ -187,3 +187,76 @@ func recallChatOnce(t *testing.T, e *proxyEnv, name string, c recallCase, msgs [
 	}
 	return k
 }
+
+// TestRecallChatHandleTenants: a chat history's handle, shown in one
+// request's memory, resolves from the tenant's cache of originals in a
+// later request that does not hold its messages — for that tenant only.
+func TestRecallChatHandleTenants(t *testing.T) {
+	e := newProxyEnv(t)
+	other := e.newKey("globex")
+	c := recallCase{"openai", false}
+	first := chat.FromConversation(locomotest.Load(t)[0])
+	readAll(t, e.post(t, c.path(), c.body(t, first), "X-SWC-Budget: 2000"))
+	sent, _ := e.up.last(t)
+	m := stubHandle.FindSubmatch(sent)
+	if m == nil {
+		t.Fatalf("no handle in the memory sent: %.300s", sent)
+	}
+	h := string(m[1])
+	in, err := chat.Parse([]byte(c.body(t, first)), chat.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ""
+	for _, r := range mustCompress(t, in.Messages, 2000).Recall {
+		if r.Handle == h {
+			var pick []swc.Message
+			for _, i := range r.Messages {
+				pick = append(pick, in.Messages[i])
+			}
+			want = memory.Original(pick)
+		}
+	}
+	if want == "" {
+		t.Fatalf("handle %s is in no Result.Recall of the same messages", h)
+	}
+
+	fresh, err := chat.Sample() // compressed at 1,500 (swc_recall offered), none of the first's messages
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(key string) string {
+		t.Helper()
+		script(e, c, []recallReply{{args: `{"handle":"` + h + `"}`}, {}}, nil)
+		n := e.up.count()
+		readAll(t, e.post(t, c.path(), c.body(t, fresh), "X-SWC-Budget: 1500", "Authorization: Bearer "+key))
+		if e.up.count() != n+2 {
+			t.Fatalf("%d upstream requests; want 2", e.up.count()-n)
+		}
+		body, _ := e.up.last(t)
+		results, _ := toolResults(t, c.proto, body)
+		return results[0]
+	}
+	if got := ask(e.key); got != want {
+		t.Errorf("the tenant's own handle: %.120q; want %.120q", got, want)
+	}
+	if got := ask(other); !strings.Contains(got, "no original") {
+		t.Errorf("another tenant's handle resolved: %.80q", got)
+	}
+}
+
+// mustCompress compresses msgs as the proxy does by default at budget.
+func mustCompress(t *testing.T, msgs []swc.Message, budget int) *memory.Result {
+	t.Helper()
+	o := memory.DefaultOptions()
+	o.Budget = budget
+	comp, err := memory.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := comp.Compress(t.Context(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}

@@ -46,7 +46,7 @@ const recallTool = "swc_recall"
 // The tool's definitions: the same bytes on every request, so that the
 // provider's prompt cache of the tools holds.
 const (
-	recallDescription = `Read the original of an earlier tool output shortened or left out to save context: ` +
+	recallDescription = `Read the original of an earlier tool output or conversation shortened or left out to save context: ` +
 		`pass the handle it shows ([swc:h3f9a2c1b0 …]), or a query to search the conversation.`
 	recallHandleDescription = `h and 10 hex digits, as shown`
 	recallQueryDescription  = `words to search for`
@@ -104,7 +104,38 @@ func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result
 			held[h] = true
 		}
 	}
+	for h, text := range historyOriginals(in.Messages, res) {
+		s.proxy.originals.Put(tenant, recallKey{tenant, h}, original{text, now}, int64(len(text)+len(tenant)+96))
+		held[h] = true
+	}
 	return held
+}
+
+// historyOriginals returns, by handle, the originals of the pieces of a
+// chat history that res's memory message shows by handle (sessions
+// gisted, partly kept or left out: memory.Recallable), recomputed from
+// msgs, the messages res compressed: memory.Original of the messages
+// each stands for.
+func historyOriginals(msgs []swc.Message, res *memory.Result) map[string]string {
+	if res == nil || len(res.Recall) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(res.Recall))
+	for _, r := range res.Recall {
+		pick := make([]swc.Message, 0, len(r.Messages))
+		for _, i := range r.Messages {
+			if i < 0 || i >= len(msgs) {
+				pick = nil
+				break
+			}
+			pick = append(pick, msgs[i])
+		}
+		if pick == nil {
+			continue
+		}
+		out[r.Handle] = memory.Original(pick)
+	}
+	return out
 }
 
 // showsHandle reports whether body, the request as sent, shows one of the
@@ -344,8 +375,9 @@ type recallArgs struct {
 type recaller struct {
 	s            *Server
 	in           *chat.Input
+	res          *memory.Result // the request's compression (nil when it fit): its memory's handles
 	tenant, conv string
-	own          map[string]string // handle → original, of the request's observations (made on first use)
+	own          map[string]string // handle → original, of the request's observations and memory (made on first use)
 }
 
 // answer returns the tool result for the arguments args (JSON text).
@@ -383,6 +415,9 @@ func (rc *recaller) ownOriginals() map[string]string {
 			if h, ok := handleOf(rc.in.Messages, i); ok {
 				rc.own[h] = rc.in.Messages[i].Content
 			}
+		}
+		for h, text := range historyOriginals(rc.in.Messages, rc.res) {
+			rc.own[h] = text
 		}
 	}
 	return rc.own

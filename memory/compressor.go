@@ -175,6 +175,11 @@ type Result struct {
 	// field; splicing writes only its content. Messages holds the new
 	// content already.
 	Rewritten map[int]string `json:"rewritten,omitempty"`
+	// Recall lists the pieces of the history the memory message shows by
+	// handle instead of whole (sessions gisted, partly kept or left out;
+	// see Recallable), in the order it shows them: Original of their
+	// messages is what each handle stands for.
+	Recall []Recallable `json:"recall,omitempty"`
 	// OverBudget is how many tokens the messages exceed the budget by
 	// when nothing more could be removed without breaking the provider's
 	// rules (0 when within budget). Compress never fails for the budget.
@@ -277,14 +282,14 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 			// when that leaves it over budget, the history is
 			// consolidated as a conversation instead if that fits (a
 			// loop whose last exchange alone is over stays a loop).
-			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before))
+			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before), false)
 			if err != nil || hr.OverBudget > 0 {
 				return lr, nil
 			}
 			return hr, nil
 		}
 	}
-	return c.compressHistory(ctx, msgs, costs, res)
+	return c.compressHistory(ctx, msgs, costs, res, true)
 }
 
 // newResult returns the Result a compression of a history of before
@@ -296,8 +301,12 @@ func (c *Compressor) newResult(before int) *Result {
 
 // compressHistory is Compress of a history that is not a tool loop (or
 // of one whose user texts outgrow the budget): the instructions, the
-// memory of the history before the boundary, the recent messages.
-func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, costs []int, res *Result) (*Result, error) {
+// memory of the history before the boundary, the recent messages. With
+// handles the memory shows the handle of every piece it does not hold
+// whole (withHandles); a tool loop's fallback shows none (a loop's
+// memory shows its observations' handles alone: docs/chat.md, "Handles in
+// a chat history's memory").
+func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, costs []int, res *Result, handles bool) (*Result, error) {
 	o := c.opts
 	// Instructions first; then the conversation, split into history and
 	// the recent window.
@@ -376,7 +385,7 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 		emit("")
 		return res, nil
 	}
-	blk, err := c.memoryOf(ctx, msgs, history, room)
+	blk, err := c.memoryOf(ctx, msgs, history, room, handles)
 	if err != nil {
 		return nil, err
 	}
@@ -390,6 +399,13 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 	for _, k := range blk.truncated {
 		res.Truncated = append(res.Truncated, history[k])
 	}
+	for _, sp := range blk.recall {
+		r := Recallable{Handle: sp.handle, First: sp.first, Last: sp.last}
+		for k := sp.from; k < sp.to; k++ {
+			r.Messages = append(r.Messages, history[k])
+		}
+		res.Recall = append(res.Recall, r)
+	}
 	return res, nil
 }
 
@@ -402,6 +418,7 @@ type memBlock struct {
 	rule      string
 	warnings  []string
 	truncated []int
+	recall    []recallSpan // the pieces the text shows by handle
 	fallback  string
 	plan      string // CheapPlan when the deadline cut the strategy short
 	usage     usage.Summary
@@ -412,7 +429,7 @@ type memBlock struct {
 // consolidated by the strategy, or an omission marker alone, or nothing.
 // Under Epoch it is remembered by content (a fallback's is not), so every
 // request of an epoch gets it without consolidating again.
-func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history []int, room int) (*memBlock, error) {
+func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history []int, room int, handles bool) (*memBlock, error) {
 	if c.source != nil && (c.opts.Compaction == Epoch || c.after) {
 		if text, ok := c.source(ctx, len(history), room); ok && c.Cost(swc.Message{Role: swc.RoleSystem, Content: text}) <= room {
 			return &memBlock{text: text, context: &swc.Context{Strategy: c.opts.Strategy, Budget: room, Text: text}}, nil
@@ -424,11 +441,14 @@ func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history [
 	var key [32]byte
 	if c.opts.Compaction == Epoch {
 		key = c.memoryKey(msgs, history, room)
+		if !handles {
+			key[0] ^= 1 // a memory without handles is another memory
+		}
 		if b, ok := c.memos.blocks.Get(key); ok {
 			return b, nil
 		}
 	}
-	b, err := c.consolidate(ctx, msgs, history, room)
+	b, err := c.consolidate(ctx, msgs, history, room, handles)
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +461,7 @@ func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history [
 
 // consolidate compresses the history messages with the strategy into a
 // memory message of at most room tokens.
-func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, history []int, room int) (*memBlock, error) {
+func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, history []int, room int, handles bool) (*memBlock, error) {
 	o := c.opts
 	blk := &memBlock{}
 	var histMsgs []swc.Message
@@ -491,18 +511,34 @@ func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, histor
 			return nil, err
 		}
 		text := withOmissions(hc.Text, len(g.Conversation.Sessions))
+		var spans []recallSpan
+		if handles {
+			text, spans = withHandles(text, g, histMsgs, wholeSessions(hc, g, blk.truncated))
+		}
 		if n := cost(Preamble + text); n > room {
 			histBudget -= n - room + 2
 			continue
 		}
 		hc.Text = text
-		blk.text, blk.context = Preamble+text, hc
+		blk.text, blk.context, blk.recall = Preamble+text, hc, spans
 		blk.usage = engines.meter.Summary()
 		return blk, nil
 	}
 	// Nothing of the history fits: a marker alone, or no memory at all.
-	if marker := Preamble + omitted(1, len(g.Conversation.Sessions)); cost(marker) <= room {
-		blk.text = marker
+	if n := len(g.Conversation.Sessions); n > 0 {
+		marker := Preamble + omitted(1, n)
+		all := recallSpan{first: 0, last: n - 1, from: 0, to: len(histMsgs)}
+		withHandle := ""
+		if handles {
+			all.handle = HistoryHandle(histMsgs)
+			withHandle = marker + " " + handleMark(all.handle)
+		}
+		switch {
+		case withHandle != "" && cost(withHandle) <= room:
+			blk.text, blk.recall = withHandle, []recallSpan{all}
+		case cost(marker) <= room:
+			blk.text = marker
+		}
 	}
 	blk.context = &swc.Context{Strategy: o.Strategy, Budget: max(histBudget, 0), Text: blk.text}
 	for s := range g.Conversation.Sessions {

@@ -33,7 +33,7 @@ func TestUIRequestsInChromium(t *testing.T) {
 			originals[observe.Handle(m.ToolCallID, msgs[i].Content)] = msgs[i].Content
 		}
 	}
-	resp := e.post(t, c.path(), c.body(t, msgs), "X-SWC-Conversation: conv-ui", "X-SWC-Budget: 1500", "anthropic-version: 2023-06-01")
+	resp := e.post(t, c.path(), c.body(t, msgs), "X-SWC-Conversation: conv-ui", "X-SWC-Budget: 4000", "anthropic-version: 2023-06-01")
 	readAll(t, resp)
 	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get(swchttp.HeaderCompression), "masked=") {
 		t.Fatalf("proxy: %d, %s %q", resp.StatusCode, swchttp.HeaderCompression, resp.Header.Get(swchttp.HeaderCompression))

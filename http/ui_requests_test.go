@@ -57,7 +57,7 @@ func TestUIRequests(t *testing.T) {
 	c := recallCase{"openai", false}
 	script(e, c, []recallReply{{}}, nil)
 	msgs, originals := recallLoop("ui", 14)
-	resp := e.post(t, c.path(), c.body(t, msgs), "X-SWC-Conversation: conv-ui", "X-SWC-Budget: 1500")
+	resp := e.post(t, c.path(), c.body(t, msgs), "X-SWC-Conversation: conv-ui", "X-SWC-Budget: 4000")
 	readAll(t, resp)
 	if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stored" {
 		t.Fatalf("proxy: %d, mode %q", resp.StatusCode, resp.Header.Get(swchttp.HeaderMode))

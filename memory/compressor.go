@@ -282,7 +282,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 			// when that leaves it over budget, the history is
 			// consolidated as a conversation instead if that fits (a
 			// loop whose last exchange alone is over stays a loop).
-			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before), false)
+			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before), true)
 			if err != nil || hr.OverBudget > 0 {
 				return lr, nil
 			}
@@ -302,10 +302,9 @@ func (c *Compressor) newResult(before int) *Result {
 // compressHistory is Compress of a history that is not a tool loop (or
 // of one whose user texts outgrow the budget): the instructions, the
 // memory of the history before the boundary, the recent messages. With
-// handles the memory shows the handle of every piece it does not hold
-// whole (withHandles); a tool loop's fallback shows none (a loop's
-// memory shows its observations' handles alone: docs/chat.md, "Handles in
-// a chat history's memory").
+// handles (Compress always asks for them, a tool loop's fallback too) the
+// memory shows the handle of every piece it does not hold whole
+// (withHandles).
 func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, costs []int, res *Result, handles bool) (*Result, error) {
 	o := c.opts
 	// Instructions first; then the conversation, split into history and

@@ -133,7 +133,7 @@ var handleRe = regexp.MustCompile(`\[swc:(h[0-9a-f]{10})`)
 
 // checkHandles fails t when a stub of res is not headed by the handle of
 // the observation it stands for, or when the memory shows a handle that
-// is no observation's of msgs.
+// is no observation's of msgs nor a history handle of res.Recall.
 func checkHandles(t *testing.T, name string, msgs []swc.Message, res *Result) {
 	t.Helper()
 	all := map[string]bool{}
@@ -147,6 +147,16 @@ func checkHandles(t *testing.T, name string, msgs []swc.Message, res *Result) {
 		if m := handleRe.FindStringSubmatch(stub); m == nil || m[1] != want {
 			t.Errorf("%s: the stub of message %d is not headed by its handle %s: %.80q", name, i, want, stub)
 		}
+	}
+	for _, r := range res.Recall { // a loop consolidated as a conversation
+		var ms []swc.Message
+		for _, i := range r.Messages {
+			ms = append(ms, msgs[i])
+		}
+		if HistoryHandle(ms) != r.Handle {
+			t.Errorf("%s: history handle %s is not the handle of its messages", name, r.Handle)
+		}
+		all[r.Handle] = true
 	}
 	for _, m := range handleRe.FindAllStringSubmatch(res.Memory, -1) {
 		if !all[m[1]] {

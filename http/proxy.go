@@ -344,7 +344,8 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		s.passthrough(w, r, p, up, body, "parse: "+swc.ErrorMessage(err), -1)
 		return
 	}
-	c, err := s.compressor(budget, p)
+	recall := s.recallOn(r, p, in)
+	c, err := s.compressor(budget, p, recall)
 	if err != nil {
 		s.logger().Error("proxy: compressor", "err", err)
 		reject(http.StatusInternalServerError, "api_error", "internal error while compressing")
@@ -356,7 +357,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		return
 	}
 	start := time.Now()
-	out, err := s.compressRequest(r.Context(), p, in, budget, tenant, conv)
+	out, err := s.compressRequest(r.Context(), p, in, budget, tenant, conv, recall)
 	s.proxy.metrics.compress.Observe(time.Since(start).Seconds())
 	if err != nil {
 		if swc.ErrorCode(err) == swc.EINVALID {
@@ -392,7 +393,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	}
 	// swc_recall only when there is something to recall: a request that
 	// fits goes out byte for byte, streamed as it comes.
-	if held := s.keepOriginals(tenant, in, out.res); showsHandle(send, held) && s.recallOn(r, p, in) {
+	if held := s.keepOriginals(tenant, in, out.res); showsHandle(send, held) && recall {
 		s.forwardRecall(w, r, p, up, send, out, &recaller{s: s, in: in, res: out.res, tenant: tenant, conv: conv})
 		return
 	}

@@ -36,11 +36,16 @@ type prefixKey struct {
 }
 
 // compressor returns the compressor of budget for protocol p (one whose
-// codec wants it keeps messages starting at a user message).
-func (s *Server) compressor(budget int, p protocol) (*memory.Compressor, error) {
-	key := budget * 2
+// codec wants it keeps messages starting at a user message), whose chat
+// memories show history handles when handles is set (a request that goes
+// out with swc_recall).
+func (s *Server) compressor(budget int, p protocol, handles bool) (*memory.Compressor, error) {
+	key := budget * 4
 	if p.alignUser() {
 		key++
+	}
+	if handles {
+		key += 2
 	}
 	s.proxy.mu.Lock()
 	c, ok := s.proxy.compressors[key]
@@ -57,6 +62,9 @@ func (s *Server) compressor(budget int, p protocol) (*memory.Compressor, error) 
 	}
 	if p.alignUser() {
 		c = c.WithAlignUser()
+	}
+	if handles {
+		c = c.WithHistoryHandles()
 	}
 	s.proxy.mu.Lock()
 	if len(s.proxy.compressors) > 256 {
@@ -132,8 +140,8 @@ func (s *Server) compressTimeout() time.Duration {
 // followed by the messages since. It returns an EINVALID error when the
 // messages are invalid; a request that cannot be brought within the budget
 // goes out over it (out.overBudget).
-func (s *Server) compressRequest(ctx context.Context, p protocol, in *chat.Input, budget int, tenant, conv string) (*proxyOut, error) {
-	c, err := s.compressor(budget, p)
+func (s *Server) compressRequest(ctx context.Context, p protocol, in *chat.Input, budget int, tenant, conv string, handles bool) (*proxyOut, error) {
+	c, err := s.compressor(budget, p, handles)
 	if err != nil {
 		return nil, err
 	}

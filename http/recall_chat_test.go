@@ -249,7 +249,7 @@ func TestRecallChatHandleTenants(t *testing.T) {
 func mustCompress(t *testing.T, msgs []swc.Message, budget int) *memory.Result {
 	t.Helper()
 	o := memory.DefaultOptions()
-	o.Budget = budget
+	o.Budget, o.HistoryHandles = budget, true // as the proxy compresses a request it offers swc_recall
 	comp, err := memory.New(o)
 	if err != nil {
 		t.Fatal(err)

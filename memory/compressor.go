@@ -282,14 +282,14 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 			// when that leaves it over budget, the history is
 			// consolidated as a conversation instead if that fits (a
 			// loop whose last exchange alone is over stays a loop).
-			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before), true)
+			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before), o.HistoryHandles)
 			if err != nil || hr.OverBudget > 0 {
 				return lr, nil
 			}
 			return hr, nil
 		}
 	}
-	return c.compressHistory(ctx, msgs, costs, res, true)
+	return c.compressHistory(ctx, msgs, costs, res, o.HistoryHandles)
 }
 
 // newResult returns the Result a compression of a history of before
@@ -302,9 +302,8 @@ func (c *Compressor) newResult(before int) *Result {
 // compressHistory is Compress of a history that is not a tool loop (or
 // of one whose user texts outgrow the budget): the instructions, the
 // memory of the history before the boundary, the recent messages. With
-// handles (Compress always asks for them, a tool loop's fallback too) the
-// memory shows the handle of every piece it does not hold whole
-// (withHandles).
+// handles (Options.HistoryHandles) the memory shows the handle of every
+// piece it does not hold whole (withHandles).
 func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, costs []int, res *Result, handles bool) (*Result, error) {
 	o := c.opts
 	// Instructions first; then the conversation, split into history and

@@ -63,12 +63,12 @@ func Example() {
 	fmt.Printf("next request: %d messages, the same first %d: %v\n", len(res2.Messages), len(res.Messages),
 		reflect.DeepEqual(res2.Messages[:len(res.Messages)], res.Messages))
 	// Output:
-	// 93 messages, 3101 tokens → 8 messages, 790 tokens (budget 1500); the memory holds 86
+	// 93 messages, 3101 tokens → 8 messages, 799 tokens (budget 1500); the memory holds 86
 	// system: You are Sol, Dana Whitfield's personal assistant. Be concise
 	// system: Earlier conversation, consolidated (session dates in headers
 	// user: I ran the 10K yesterday in 54:12! Priya cried at the finish
 	// assistant: 54:12 on your first 10K, brilliant! That's a pace of about 5
-	// [Session 1 — 3 March 2025] [swc:h1ff84f4b4d]
+	// [Session 1 — 3 March 2025]
 	// Dana: … Big month ahead: I'm moving to a new apartment on 22 March, the one on Elm Street I told you about. …
 	// …
 	// next request: 10 messages, the same first 8: true
@@ -98,7 +98,7 @@ func Example_readme() {
 	// README example ends
 
 	// Output:
-	// 3101 → 790 tokens in 8 messages
+	// 3101 → 799 tokens in 8 messages
 }
 
 // Wrap the official openai-go client: every Chat Completions request's
@@ -142,7 +142,7 @@ func ExampleOpenAIMiddleware() {
 	}
 	fmt.Println(reply.Choices[0].Message.Content)
 	// Output:
-	// compressed 3101 → 798 tokens
+	// compressed 3101 → 796 tokens
 	// upstream got 8 messages for gpt-4o, the first two system and system
 	// Casa do Rio.
 }
@@ -238,7 +238,7 @@ func Example_loCoMo() {
 		fmt.Printf("session %d: %s\n", ch.Session+1, ch.Action)
 	}
 	// Output:
-	// 12 sessions (session ids), 8733 → 3997 tokens
+	// 12 sessions (session ids), 8733 → 3902 tokens
 	// session 1: verbatim
 	// session 2: dropped
 	// session 3: gist

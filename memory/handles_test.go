@@ -73,7 +73,7 @@ func TestMemoryHandles(t *testing.T) {
 			for _, strat := range strategies {
 				name := conv.ID + "/" + strat + "/" + strconv.Itoa(budget)
 				o := DefaultOptions()
-				o.Budget, o.Strategy = budget, strat
+				o.Budget, o.Strategy, o.HistoryHandles = budget, strat, true
 				res, err := mustNew(t, o).Compress(ctx, msgs)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)

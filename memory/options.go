@@ -112,6 +112,13 @@ type Options struct {
 	StubTokens int
 	StubShare  float64
 	StubValue  float64
+	// HistoryHandles makes the memory of a chat history show a handle
+	// in the place of each piece it does not hold whole (Result.Recall), so
+	// that a recall tool can get it back: the compressing proxy turns it on
+	// for the requests it offers swc_recall. Off by default: a handle
+	// costs 10–13 tokens of the memory's room, which a context read
+	// without a recall tool spends better on what was said.
+	HistoryHandles bool
 	// CacheBreakpoints is BreakpointsAuto (default) or BreakpointsOff: the
 	// Anthropic middleware's cache_control mark on the memory block.
 	CacheBreakpoints string

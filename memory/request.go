@@ -92,6 +92,15 @@ func (c *Compressor) After(src MemorySource) *Compressor {
 	return &cc
 }
 
+// WithHistoryHandles returns a copy of c whose chat memories show the
+// handles of what they do not hold whole (Options.HistoryHandles),
+// sharing c's memos.
+func (c *Compressor) WithHistoryHandles() *Compressor {
+	cc := *c
+	cc.opts.HistoryHandles = true
+	return &cc
+}
+
 // WithAlignUser returns a copy of c whose kept messages start at a user
 // message (Options.AlignUser), as some formats need (chat.Codec's
 // AlignUser).

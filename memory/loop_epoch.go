@@ -95,11 +95,11 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 				}
 			}
 			for _, tc := range a.ToolCalls {
-				if looksAt.MatchString(tc.Name + " " + tc.Arguments) {
+				if c.looksAtCall(tc.Name + " " + tc.Arguments) {
 					add(focus, tc.Arguments)
 				}
 			}
-			if cmd := command(a.Content); len(a.ToolCalls) == 0 && looksAt.MatchString(cmd) {
+			if cmd := c.commandOf(a.Content); len(a.ToolCalls) == 0 && c.looksAtCall(cmd) {
 				add(focus, cmd)
 			}
 		}
@@ -144,7 +144,7 @@ func (c *Compressor) droppedLines(msgs []swc.Message, un *loopUnit) []string {
 	var out []string
 	for _, i := range un.obs {
 		ob, callID := observation(msgs, un, i)
-		out = append(out, c.dropLine(ob, observe.Handle(callID, ob.Output)))
+		out = append(out, c.dropLineOf(ob, observe.Handle(callID, ob.Output)))
 	}
 	if len(out) == 0 {
 		a := strings.Join(strings.Fields(msgs[un.msgs[0]].Content), " ")

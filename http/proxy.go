@@ -140,6 +140,7 @@ type proxyState struct {
 	epochs      *memo.Cache[epochKey, string]    // stored conversations' epoch memories
 	tools       *memo.Memo[toolKey, int]         // tool definitions' tokens
 	originals   *memo.Cache[recallKey, original] // the originals of stubbed and dropped observations (recall.go)
+	handles     *memo.Memo[obsKey, string]       // observations' handles, by content (recall_keep.go)
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -221,6 +222,7 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 		rb = DefaultRecallBytes
 	}
 	s.proxy.originals = memo.NewCache[recallKey, original](rb, s.Proxy.TenantShare)
+	s.proxy.handles = newHandleMemo()
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))
 	s.responsesRoutes(mux)

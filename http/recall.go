@@ -86,27 +86,52 @@ func (s *Server) recallRounds() int {
 
 // keepOriginals puts the originals of the observations res stubbed or
 // dropped into the tenant's cache, under their handles, and returns the
-// handles (none when the request fits).
+// handles (none when the request fits). An original the cache holds
+// already is only marked used and seen now (Touch): an agent's next
+// request resends every original of the one before, so a request costs
+// what is new, and the handles of texts seen before are remembered
+// (Server.handleOf).
 func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result) map[string]bool {
 	if res == nil || res.Fits || s.proxy.originals == nil {
 		return nil
 	}
 	held := map[string]bool{}
-	sent := make(map[int]bool, len(res.Source))
-	for _, i := range res.Source {
-		sent[i] = true
-	}
+	sent := sentMessages(len(in.Messages), res)
 	now := s.now()
 	for i, m := range in.Messages {
 		if _, stubbed := res.Rewritten[i]; sent[i] && !stubbed {
 			continue
 		}
-		if h, ok := handleOf(in.Messages, i); ok {
-			s.proxy.originals.Put(tenant, recallKey{tenant, h}, original{m.Content, now}, int64(len(m.Content)+len(tenant)+96))
-			held[h] = true
+		h, ok := s.handleOf(in.Messages, i)
+		if !ok {
+			continue
 		}
+		k := recallKey{tenant, h}
+		seen := s.proxy.originals.Touch(k, func(o *original) bool {
+			if o.text != m.Content {
+				return false
+			}
+			o.at = now
+			return true
+		})
+		if !seen {
+			s.proxy.originals.Put(tenant, k, original{m.Content, now}, int64(len(m.Content)+len(tenant)+96))
+		}
+		held[h] = true
 	}
 	return held
+}
+
+// sentMessages returns which of the n input messages res sends (as they
+// are or stubbed).
+func sentMessages(n int, res *memory.Result) []bool {
+	sent := make([]bool, n)
+	for _, i := range res.Source {
+		if i >= 0 && i < n {
+			sent[i] = true
+		}
+	}
+	return sent
 }
 
 // showsHandle reports whether body, the request as sent, shows one of the
@@ -131,10 +156,11 @@ func showsHandle(body []byte, held map[string]bool) bool {
 	}
 }
 
-// handleOf returns the handle of message i when it is an observation: a
-// tool message, or a user message (not the first) of a text-acting
-// agent's observation shape. The handle is the one memory's stubs show.
-func handleOf(msgs []swc.Message, i int) (string, bool) {
+// observationHandle returns the handle of message i when it is an
+// observation: a tool message, or a user message (not the first) of a
+// text-acting agent's observation shape. The handle is the one memory's
+// stubs show.
+func observationHandle(msgs []swc.Message, i int) (string, bool) {
 	m := msgs[i]
 	switch m.Role {
 	case swc.RoleTool:
@@ -153,30 +179,30 @@ func handleOf(msgs []swc.Message, i int) (string, bool) {
 }
 
 // compressionSummary is the value of HeaderCompression for res over in.
+// The dropped messages' tokens are what the others leave of
+// res.TokensBefore (which counts every input message as c.Cost does), so
+// only the messages sent are counted: a long loop's dropped exchanges
+// cost nothing here.
 func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result) string {
-	sent := make(map[int]bool, len(res.Source))
-	for _, i := range res.Source {
-		if i >= 0 {
-			sent[i] = true
-		}
-	}
-	var kept, keptT, masked, maskedT, stubT, dropped, droppedT int
+	sent := sentMessages(len(in.Messages), res)
+	var kept, keptT, masked, maskedT, stubT, dropped, instrT int
 	for i, m := range in.Messages {
 		if chat.IsInstruction(m) {
+			instrT += c.Cost(m)
 			continue
 		}
-		cost := c.Cost(m)
 		switch stub, ok := res.Rewritten[i]; {
 		case !sent[i]:
-			dropped, droppedT = dropped+1, droppedT+cost
+			dropped++
 		case ok:
 			s := m
 			s.Content, s.MediaTokens = stub, 0
-			masked, maskedT, stubT = masked+1, maskedT+cost, stubT+c.Cost(s)
+			masked, maskedT, stubT = masked+1, maskedT+c.Cost(m), stubT+c.Cost(s)
 		default:
-			kept, keptT = kept+1, keptT+cost
+			kept, keptT = kept+1, keptT+c.Cost(m)
 		}
 	}
+	droppedT := res.TokensBefore - instrT - keptT - maskedT
 	return "kept=" + strconv.Itoa(kept) + "; kept_tokens=" + strconv.Itoa(keptT) +
 		"; masked=" + strconv.Itoa(masked) + "; masked_tokens=" + strconv.Itoa(maskedT) + "; stub_tokens=" + strconv.Itoa(stubT) +
 		"; dropped=" + strconv.Itoa(dropped) + "; dropped_tokens=" + strconv.Itoa(droppedT)
@@ -389,7 +415,7 @@ func (rc *recaller) ownOriginals() map[string]string {
 	if rc.own == nil {
 		rc.own = map[string]string{}
 		for i := range rc.in.Messages {
-			if h, ok := handleOf(rc.in.Messages, i); ok {
+			if h, ok := rc.s.handleOf(rc.in.Messages, i); ok {
 				rc.own[h] = rc.in.Messages[i].Content
 			}
 		}
@@ -434,7 +460,7 @@ func (rc *recaller) byQuery(query string) string {
 	var ps []passage
 	var docs [][]string
 	for i := range rc.in.Messages {
-		h, ok := handleOf(rc.in.Messages, i)
+		h, ok := rc.s.handleOf(rc.in.Messages, i)
 		if !ok {
 			continue
 		}

@@ -27,8 +27,11 @@ func rewriteRaw(in *Input, out Output, o int, path func(where string, raw []byte
 	}
 	cur := raw
 	for i, oi := range in.Origin {
+		if oi != o { // first: a request's every source asks of every message
+			continue
+		}
 		text, ok := out.Rewritten[i]
-		if oi != o || !ok {
+		if !ok {
 			continue
 		}
 		start, end, err := valueSpan(cur, path(in.Where[i], cur)...)

@@ -68,6 +68,7 @@ type recallKey struct{ tenant, handle string }
 type original struct {
 	text string
 	at   time.Time
+	key  obsKey // the text's key in the handle memo (recall_keep.go)
 }
 
 func (s *Server) recallTTL() time.Duration {
@@ -99,23 +100,23 @@ func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result
 	sent := sentMessages(len(in.Messages), res)
 	now := s.now()
 	for i, m := range in.Messages {
-		if _, stubbed := res.Rewritten[i]; sent[i] && !stubbed {
+		if _, stubbed := res.Rewritten[i]; sent[i] && !stubbed { // sent as it is
 			continue
 		}
-		h, ok := s.handleOf(in.Messages, i)
+		h, key, ok := s.handleKeyed(in.Messages, i)
 		if !ok {
 			continue
 		}
 		k := recallKey{tenant, h}
 		seen := s.proxy.originals.Touch(k, func(o *original) bool {
-			if o.text != m.Content {
+			if o.key != key { // another text under the handle
 				return false
 			}
 			o.at = now
 			return true
 		})
 		if !seen {
-			s.proxy.originals.Put(tenant, k, original{m.Content, now}, int64(len(m.Content)+len(tenant)+96))
+			s.proxy.originals.Put(tenant, k, original{m.Content, now, key}, int64(len(m.Content)+len(tenant)+96))
 		}
 		held[h] = true
 	}

@@ -55,23 +55,30 @@ func newHandleMemo() *memo.Memo[obsKey, string] {
 // the message's content ("" remembered for a user message that is not an
 // observation; whether it is the first user message is asked each time).
 func (s *Server) handleOf(msgs []swc.Message, i int) (string, bool) {
+	h, _, ok := s.handleKeyed(msgs, i)
+	return h, ok
+}
+
+// handleKeyed is handleOf, with the message's key in the handle memo.
+func (s *Server) handleKeyed(msgs []swc.Message, i int) (string, obsKey, bool) {
 	m := msgs[i]
 	if m.Role != swc.RoleTool && m.Role != swc.RoleUser {
-		return "", false
+		return "", obsKey{}, false
 	}
 	if m.Role == swc.RoleUser && !laterUser(msgs, i) {
-		return "", false
-	}
-	if s.proxy == nil || s.proxy.handles == nil {
-		return observationHandle(msgs, i)
+		return "", obsKey{}, false
 	}
 	k := obsKeyOf(m)
+	if s.proxy == nil || s.proxy.handles == nil {
+		h, ok := observationHandle(msgs, i)
+		return h, k, ok
+	}
 	if h, ok := s.proxy.handles.Get(k); ok {
-		return h, h != ""
+		return h, k, h != ""
 	}
 	h, _ := observationHandle(msgs, i)
 	s.proxy.handles.Put(k, h)
-	return h, h != ""
+	return h, k, h != ""
 }
 
 // laterUser reports whether a user message comes before message i.

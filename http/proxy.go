@@ -387,7 +387,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	}
 	// swc_recall only when there is something to recall: a request that
 	// fits goes out byte for byte, streamed as it comes.
-	if held := s.keepOriginals(tenant, in, out.res); showsHandle(send, held) && s.recallOn(r, p, in) {
+	if held := s.keepOriginals(tenant, in, out.res, send); showsHandle(send, held) && s.recallOn(r, p, in) {
 		s.forwardRecall(w, r, p, up, send, out, &recaller{s: s, in: in, tenant: tenant, conv: conv})
 		return
 	}

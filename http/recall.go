@@ -60,6 +60,10 @@ const (
 	recallToolAnthropic = `{"name":"swc_recall","description":` + `"` + recallDescription + `"` + `,"input_schema":` + recallSchema + `}`
 )
 
+// handleMark opens a handle where a request shows one: a stub's first
+// line, a line of the list of dropped calls ("[swc:h3f9a2c1b0 …").
+const handleMark = "[swc:"
+
 // recallKey names an original: a tenant's handle.
 type recallKey struct{ tenant, handle string }
 
@@ -87,13 +91,16 @@ func (s *Server) recallRounds() int {
 
 // keepOriginals puts the originals of the observations res stubbed or
 // dropped into the tenant's cache, under their handles, and returns the
-// handles (none when the request fits). An original the cache holds
+// handles (none when the request fits, or when send, the request as sent,
+// shows no handle: a chat compressed into a memory, say, whose originals
+// no swc_recall can name — a handle shown later is shown by a request
+// holding its original, which keeps it then). An original the cache holds
 // already is only marked used and seen now (Touch): an agent's next
 // request resends every original of the one before, so a request costs
 // what is new, and the handles of texts seen before are remembered
 // (Server.handleOf).
-func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result) map[string]bool {
-	if res == nil || res.Fits || s.proxy.originals == nil {
+func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result, send []byte) map[string]bool {
+	if res == nil || res.Fits || s.proxy.originals == nil || !bytes.Contains(send, []byte(handleMark)) {
 		return nil
 	}
 	held := map[string]bool{}
@@ -144,13 +151,12 @@ func showsHandle(body []byte, held map[string]bool) bool {
 	if len(held) == 0 {
 		return false
 	}
-	const mark = "[swc:"
 	for rest := body; ; {
-		i := bytes.Index(rest, []byte(mark))
+		i := bytes.Index(rest, []byte(handleMark))
 		if i < 0 {
 			return false
 		}
-		rest = rest[i+len(mark):]
+		rest = rest[i+len(handleMark):]
 		if len(rest) >= 11 && held[string(rest[:11])] {
 			return true
 		}

@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -87,7 +88,14 @@ func TestKeepOriginalsAgain(t *testing.T) {
 	var prev map[string]bool
 	droppedAny := false
 	for _, n := range []int{len(all) - 8, len(all) - 4, len(all)} {
-		in := &chat.Input{Messages: all[:n]}
+		raw, err := json.Marshal(chat.OpenAIMessages(all[:n]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := chat.Parse(fmt.Appendf(nil, `{"model":"gpt","messages":%s}`, raw), chat.OpenAI)
+		if err != nil {
+			t.Fatal(err)
+		}
 		res, err := c.Compress(context.Background(), in.Messages)
 		if err != nil {
 			t.Fatal(err)
@@ -96,7 +104,14 @@ func TestKeepOriginalsAgain(t *testing.T) {
 			t.Fatalf("%d messages: fits %v, %d stubbed; want a compressed loop", n, res.Fits, len(res.Rewritten))
 		}
 		droppedAny = droppedAny || !strings.Contains(compressionSummary(c, in, res), "; dropped=0;")
-		held := s.keepOriginals("acme", in, res)
+		if held := s.keepOriginals("acme", in, res, []byte("{}")); held != nil {
+			t.Errorf("%d messages: %d originals kept for a request showing no handle", n, len(held))
+		}
+		send, err := memory.SpliceRequestWith(in, res, memory.SpliceOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := s.keepOriginals("acme", in, res, send)
 		for h := range prev {
 			if !held[h] {
 				continue

@@ -48,13 +48,34 @@ func countText(s string) (int, error) {
 		for p < len(s) && !(s[p] == ' ' && isLetter(s[p-1])) {
 			p++
 		}
-		m, err := get().Count(s[i:p])
+		m, err := countStretch(s[i:p])
 		if err != nil {
 			return 0, err
 		}
 		n, i = n+m, p
 	}
 	return n, nil
+}
+
+// stretchCounts remembers the library's counts of recently seen
+// stretches around characters that are not plain: a tool loop's stubs and
+// lists of dropped calls repeat the same few ("→ exit", "…]"), and each
+// call of the library costs its expression's set-up.
+var stretchCounts = memopkg.NewSlots[int](1 << 12)
+
+// countStretch is the library's count of a stretch, remembered (an error
+// is not: it is asked again, and returned).
+func countStretch(p string) (int, error) {
+	if m := stretchCounts.Get(p, func(p string) int {
+		m, err := get().Count(p)
+		if err != nil {
+			return -1
+		}
+		return m
+	}); m >= 0 {
+		return m, nil
+	}
+	return get().Count(p)
 }
 
 // countPiece is the library's count of one piece (an error cannot happen

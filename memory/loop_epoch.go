@@ -120,7 +120,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 				continue
 			}
 			ob, callID := observation(msgs, un, i)
-			opt.Handle = observe.Handle(callID, ob.Output)
+			opt.Handle = c.handle(callID, ob.Output)
 			st := c.stub(ob, opt)
 			e.rewritten[i] = st
 			e.stubbed++
@@ -144,7 +144,7 @@ func (c *Compressor) droppedLines(msgs []swc.Message, un *loopUnit) []string {
 	var out []string
 	for _, i := range un.obs {
 		ob, callID := observation(msgs, un, i)
-		out = append(out, c.dropLineOf(ob, observe.Handle(callID, ob.Output)))
+		out = append(out, c.dropLineOf(ob, c.handle(callID, ob.Output)))
 	}
 	if len(out) == 0 {
 		a := strings.Join(strings.Fields(msgs[un.msgs[0]].Content), " ")

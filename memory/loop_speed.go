@@ -7,16 +7,17 @@ import (
 
 // What a tool loop's requests repeat, remembered. A jump of a loop's
 // boundaries rewrites its epoch (loopEpoch) from the start: the line of
-// every dropped call, and for every kept assistant turn whether its calls
-// read, edit or search. Those are pure functions of a message, so each is
+// every dropped call and the handles of its observations, and for every
+// kept assistant turn whether its calls read, edit or search. Those are pure functions of a message, so each is
 // computed once per Compressor; and asLoop asks of every user message
 // whether it is an observation, once per text.
 
 // loopMemos are the memos of this file, held by memos.
 type loopMemos struct {
-	drops *memo.Memo[dropKey, string] // dropLine
-	looks *memo.Memo[string, bool]    // looksAt.MatchString
-	cmds  *memo.Memo[string, string]  // command
+	drops *memo.Memo[dropKey, string]   // dropLine
+	looks *memo.Memo[string, bool]      // looksAt.MatchString
+	cmds  *memo.Memo[string, string]    // command
+	hands *memo.Memo[handleKey, string] // observe.Handle
 }
 
 func newLoopMemos(bytes int) loopMemos {
@@ -26,6 +27,7 @@ func newLoopMemos(bytes int) loopMemos {
 		}),
 		looks: memo.New(bytes, func(k string, _ bool) int { return len(k) }),
 		cmds:  memo.New(bytes, func(k, v string) int { return len(k) + len(v) }),
+		hands: memo.New(bytes, func(k handleKey, v string) int { return len(k.callID) + len(k.output) + len(v) }),
 	}
 }
 
@@ -45,6 +47,21 @@ func (c *Compressor) dropLineOf(ob observe.Observation, handle string) string {
 	}
 	v := c.dropLine(ob, handle)
 	c.memos.loop.drops.Put(k, v)
+	return v
+}
+
+// handleKey names an observation's handle: its call id and output.
+type handleKey struct{ callID, output string }
+
+// handle returns observe.Handle(callID, output), remembered: a map's
+// hash of the output instead of a SHA-256 of a copy of it.
+func (c *Compressor) handle(callID, output string) string {
+	k := handleKey{callID, output}
+	if v, ok := c.memos.loop.hands.Get(k); ok {
+		return v
+	}
+	v := observe.Handle(callID, output)
+	c.memos.loop.hands.Put(k, v)
 	return v
 }
 

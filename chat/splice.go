@@ -27,7 +27,7 @@ func rewriteRaw(in *Input, out Output, o int, path func(where string, raw []byte
 	}
 	cur := raw
 	for i, oi := range in.Origin {
-		if oi != o { // first: a request's every source asks of every message
+		if oi != o { // the cheap test first: every source of a request walks every message
 			continue
 		}
 		text, ok := out.Rewritten[i]

@@ -27,8 +27,11 @@ func rewriteRaw(in *Input, out Output, o int, path func(where string, raw []byte
 	}
 	cur := raw
 	for i, oi := range in.Origin {
+		if oi != o { // the cheap test first: every source of a request walks every message
+			continue
+		}
 		text, ok := out.Rewritten[i]
-		if oi != o || !ok {
+		if !ok {
 			continue
 		}
 		start, end, err := valueSpan(cur, path(in.Where[i], cur)...)

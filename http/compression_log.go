@@ -72,7 +72,7 @@ func compressionRecord(c *memory.Compressor, in *chat.Input, res *memory.Result)
 			chain = swc.Chain(chain, stored) // as the store chains it
 			it.Chain = chain
 		}
-		if h, ok := handleOf(in.Messages, i); ok {
+		if h, ok := observationHandle(in.Messages, i); ok {
 			it.Handle = h
 		}
 		stub, masked := res.Rewritten[i]

@@ -144,6 +144,7 @@ type proxyState struct {
 	epochs      *memo.Cache[epochKey, string]    // stored conversations' epoch memories
 	tools       *memo.Memo[toolKey, int]         // tool definitions' tokens
 	originals   *memo.Cache[recallKey, original] // the originals of stubbed and dropped observations (recall.go)
+	handles     *memo.Memo[obsKey, string]       // observations' handles, by content (recall_keep.go)
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -225,6 +226,7 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 		rb = DefaultRecallBytes
 	}
 	s.proxy.originals = memo.NewCache[recallKey, original](rb, s.Proxy.TenantShare)
+	s.proxy.handles = newHandleMemo()
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))
 	s.responsesRoutes(mux)
@@ -393,7 +395,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	}
 	// swc_recall only when there is something to recall: a request that
 	// fits goes out byte for byte, streamed as it comes.
-	if held := s.keepOriginals(tenant, in, out.res); showsHandle(send, held) && recall {
+	if held := s.keepOriginals(tenant, in, out.res, send); showsHandle(send, held) && recall {
 		s.forwardRecall(w, r, p, up, send, out, &recaller{s: s, in: in, res: out.res, tenant: tenant, conv: conv})
 		return
 	}

@@ -58,6 +58,10 @@ const (
 	recallToolAnthropic = `{"name":"swc_recall","description":` + `"` + recallDescription + `"` + `,"input_schema":` + recallSchema + `}`
 )
 
+// handleMark opens a handle where a request shows one: a stub's first
+// line, a line of the list of dropped calls ("[swc:h3f9a2c1b0 …").
+const handleMark = "[swc:"
+
 // recallKey names an original: a tenant's handle.
 type recallKey struct{ tenant, handle string }
 
@@ -66,6 +70,7 @@ type recallKey struct{ tenant, handle string }
 type original struct {
 	text string
 	at   time.Time
+	key  obsKey // the text's key in the handle memo (recall_keep.go)
 }
 
 func (s *Server) recallTTL() time.Duration {
@@ -84,28 +89,44 @@ func (s *Server) recallRounds() int {
 
 // keepOriginals puts the originals of the observations res stubbed or
 // dropped into the tenant's cache, under their handles, and returns the
-// handles (none when the request fits).
-func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result) map[string]bool {
-	if res == nil || res.Fits || s.proxy.originals == nil {
+// handles (none when the request fits, or when send, the request as sent,
+// shows no handle: a chat compressed into a memory, say, whose originals
+// no swc_recall can name — a handle shown later is shown by a request
+// holding its original, which keeps it then). An original the cache holds
+// already is only marked used and seen now (Touch): an agent's next
+// request resends every original of the one before, so a request costs
+// what is new, and the handles of texts seen before are remembered
+// (Server.handleOf).
+func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result, send []byte) map[string]bool {
+	if res == nil || res.Fits || s.proxy.originals == nil || !bytes.Contains(send, []byte(handleMark)) {
 		return nil
 	}
 	held := map[string]bool{}
-	sent := make(map[int]bool, len(res.Source))
-	for _, i := range res.Source {
-		sent[i] = true
-	}
+	sent := sentMessages(len(in.Messages), res)
 	now := s.now()
 	for i, m := range in.Messages {
-		if _, stubbed := res.Rewritten[i]; sent[i] && !stubbed {
+		if _, stubbed := res.Rewritten[i]; sent[i] && !stubbed { // sent as it is
 			continue
 		}
-		if h, ok := handleOf(in.Messages, i); ok {
-			s.proxy.originals.Put(tenant, recallKey{tenant, h}, original{m.Content, now}, int64(len(m.Content)+len(tenant)+96))
-			held[h] = true
+		h, key, ok := s.handleKeyed(in.Messages, i)
+		if !ok {
+			continue
 		}
+		k := recallKey{tenant, h}
+		seen := s.proxy.originals.Touch(k, func(o *original) bool {
+			if o.key != key { // another text under the handle
+				return false
+			}
+			o.at = now
+			return true
+		})
+		if !seen {
+			s.proxy.originals.Put(tenant, k, original{m.Content, now, key}, int64(len(m.Content)+len(tenant)+96))
+		}
+		held[h] = true
 	}
 	for h, text := range historyOriginals(in.Messages, res) {
-		s.proxy.originals.Put(tenant, recallKey{tenant, h}, original{text, now}, int64(len(text)+len(tenant)+96))
+		s.proxy.originals.Put(tenant, recallKey{tenant, h}, original{text, now, obsKey{}}, int64(len(text)+len(tenant)+96))
 		held[h] = true
 	}
 	return held
@@ -138,6 +159,18 @@ func historyOriginals(msgs []swc.Message, res *memory.Result) map[string]string 
 	return out
 }
 
+// sentMessages returns which of the n input messages res sends (as they
+// are or stubbed).
+func sentMessages(n int, res *memory.Result) []bool {
+	sent := make([]bool, n)
+	for _, i := range res.Source {
+		if i >= 0 && i < n {
+			sent[i] = true
+		}
+	}
+	return sent
+}
+
 // showsHandle reports whether body, the request as sent, shows one of the
 // handles held (a stub's first line, or the list of earlier calls of a
 // memory message): there is something swc_recall can name. A request
@@ -147,23 +180,23 @@ func showsHandle(body []byte, held map[string]bool) bool {
 	if len(held) == 0 {
 		return false
 	}
-	const mark = "[swc:"
 	for rest := body; ; {
-		i := bytes.Index(rest, []byte(mark))
+		i := bytes.Index(rest, []byte(handleMark))
 		if i < 0 {
 			return false
 		}
-		rest = rest[i+len(mark):]
+		rest = rest[i+len(handleMark):]
 		if len(rest) >= 11 && held[string(rest[:11])] {
 			return true
 		}
 	}
 }
 
-// handleOf returns the handle of message i when it is an observation: a
-// tool message, or a user message (not the first) of a text-acting
-// agent's observation shape. The handle is the one memory's stubs show.
-func handleOf(msgs []swc.Message, i int) (string, bool) {
+// observationHandle returns the handle of message i when it is an
+// observation: a tool message, or a user message (not the first) of a
+// text-acting agent's observation shape. The handle is the one memory's
+// stubs show.
+func observationHandle(msgs []swc.Message, i int) (string, bool) {
 	m := msgs[i]
 	switch m.Role {
 	case swc.RoleTool:
@@ -182,30 +215,30 @@ func handleOf(msgs []swc.Message, i int) (string, bool) {
 }
 
 // compressionSummary is the value of HeaderCompression for res over in.
+// The dropped messages' tokens are what the others leave of
+// res.TokensBefore (which counts every input message as c.Cost does), so
+// only the messages sent are counted: a long loop's dropped exchanges
+// cost nothing here.
 func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result) string {
-	sent := make(map[int]bool, len(res.Source))
-	for _, i := range res.Source {
-		if i >= 0 {
-			sent[i] = true
-		}
-	}
-	var kept, keptT, masked, maskedT, stubT, dropped, droppedT int
+	sent := sentMessages(len(in.Messages), res)
+	var kept, keptT, masked, maskedT, stubT, dropped, instrT int
 	for i, m := range in.Messages {
 		if chat.IsInstruction(m) {
+			instrT += c.Cost(m)
 			continue
 		}
-		cost := c.Cost(m)
 		switch stub, ok := res.Rewritten[i]; {
 		case !sent[i]:
-			dropped, droppedT = dropped+1, droppedT+cost
+			dropped++
 		case ok:
 			s := m
 			s.Content, s.MediaTokens = stub, 0
-			masked, maskedT, stubT = masked+1, maskedT+cost, stubT+c.Cost(s)
+			masked, maskedT, stubT = masked+1, maskedT+c.Cost(m), stubT+c.Cost(s)
 		default:
-			kept, keptT = kept+1, keptT+cost
+			kept, keptT = kept+1, keptT+c.Cost(m)
 		}
 	}
+	droppedT := res.TokensBefore - instrT - keptT - maskedT
 	return "kept=" + strconv.Itoa(kept) + "; kept_tokens=" + strconv.Itoa(keptT) +
 		"; masked=" + strconv.Itoa(masked) + "; masked_tokens=" + strconv.Itoa(maskedT) + "; stub_tokens=" + strconv.Itoa(stubT) +
 		"; dropped=" + strconv.Itoa(dropped) + "; dropped_tokens=" + strconv.Itoa(droppedT)
@@ -412,7 +445,7 @@ func (rc *recaller) ownOriginals() map[string]string {
 	if rc.own == nil {
 		rc.own = map[string]string{}
 		for i := range rc.in.Messages {
-			if h, ok := handleOf(rc.in.Messages, i); ok {
+			if h, ok := rc.s.handleOf(rc.in.Messages, i); ok {
 				rc.own[h] = rc.in.Messages[i].Content
 			}
 		}

@@ -66,7 +66,7 @@ func RecallQuery(msgs []swc.Message, query string) string {
 		for k := sp.First; k < sp.End; k++ {
 			i := idx[k]
 			m := msgs[i]
-			h, _ := handleOf(msgs, i)
+			h, _ := observationHandle(msgs, i)
 			text := m.Content
 			for _, tc := range m.ToolCalls {
 				text += "\n[calls " + tc.Name + "(" + tc.Arguments + ")]"

@@ -179,14 +179,14 @@ func (s *Server) uiOriginal(w http.ResponseWriter, r *http.Request) {
 	for i := len(stored) - 1; i >= 0 && !p.Found; i-- {
 		m := stored[i]
 		if isHandle {
-			if h, ok := handleOf(msgs, i); !ok || h != ref {
+			if h, ok := observationHandle(msgs, i); !ok || h != ref {
 				continue
 			}
 			p.Handle = ref
 		} else if m.Chain != ref {
 			continue
 		}
-		if h, ok := handleOf(msgs, i); ok {
+		if h, ok := observationHandle(msgs, i); ok {
 			p.Handle = h
 		}
 		p.Found, p.Stored = true, "m"+strconv.FormatInt(m.Seq, 10)+"@"+conv

@@ -31,7 +31,19 @@ type ProxyConfig struct {
 	// CPUProfile, when set, is a file for a CPU profile of the compression
 	// phase at Clients clients.
 	CPUProfile string
+	// Bodies is what the compression phase's agents send: "chat" (the
+	// default: AgentHistory, a chat with a tool call every fifth exchange,
+	// growing by a user message a request) or "loop" (AgentLoop, a coding
+	// agent's tool loop, growing by an exchange a request: an assistant
+	// turn calling execute_bash and the outputs).
+	Bodies string
 }
+
+// Bodies of ProxyConfig.
+const (
+	BodiesChat = "chat"
+	BodiesLoop = "loop"
+)
 
 // ProxyResult is what RunProxy measured (swc loadtest-proxy --json prints
 // it with these field names).
@@ -45,6 +57,8 @@ type ProxyResult struct {
 	// ColdLarge is the first request of each agent at Clients clients:
 	// a whole history the proxy has not seen.
 	ColdLarge Latency
+	// Bodies is ProxyConfig.Bodies ("chat" when it was empty).
+	Bodies string
 	// CPUPerRequestMS is the process's CPU time (clients, proxy and fake
 	// upstream together) per proxied compression request at 1 client:
 	// with C cores free, C such requests run at once.
@@ -78,9 +92,15 @@ type ProxyResult struct {
 //
 // Latencies are client-side. It returns the first failed request's error.
 func RunProxy(ctx context.Context, t Target, upstream string, cfg ProxyConfig) (ProxyResult, error) {
-	p := &proxyRun{ctx: ctx, t: t, cfg: cfg, agents: map[int][]byte{},
+	if cfg.Bodies == "" {
+		cfg.Bodies = BodiesChat
+	}
+	if cfg.Bodies != BodiesChat && cfg.Bodies != BodiesLoop {
+		return ProxyResult{}, fmt.Errorf("loadtest-proxy: bodies %q: want %q or %q", cfg.Bodies, BodiesChat, BodiesLoop)
+	}
+	p := &proxyRun{ctx: ctx, t: t, cfg: cfg, agents: map[int][]byte{}, steps: map[int]int{},
 		hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}}
-	res := ProxyResult{Requests: cfg.Requests, Clients: cfg.Clients, History: cfg.History, Budget: cfg.Budget}
+	res := ProxyResult{Requests: cfg.Requests, Clients: cfg.Clients, History: cfg.History, Budget: cfg.Budget, Bodies: cfg.Bodies}
 	err := p.run(&res, upstream)
 	return res, err
 }
@@ -96,6 +116,7 @@ type proxyRun struct {
 	// agents holds each agent's body so far, without its closing "]}".
 	agentsMu sync.Mutex
 	agents   map[int][]byte
+	steps    map[int]int // a loop agent's exchanges so far
 }
 
 func (p *proxyRun) run(res *ProxyResult, up string) error {
@@ -109,7 +130,7 @@ func (p *proxyRun) run(res *ProxyResult, up string) error {
 	if err != nil {
 		return err
 	}
-	large, err := RequestBody(AgentHistory(p.cfg.History, 0), false)
+	large, err := p.history(0)
 	if err != nil {
 		return err
 	}
@@ -276,20 +297,41 @@ func (p *proxyRun) unique(body []byte) []byte {
 	return fmt.Appendf(out, `,{"role":"user","content":"Question %d: what did I say about the Atlas budget?"}]}`, p.seq.Add(1))
 }
 
+// history returns agent a's first history as a request body: cfg.History
+// messages of AgentHistory, or of AgentLoop with its tool declared.
+func (p *proxyRun) history(a int) ([]byte, error) {
+	if p.cfg.Bodies == BodiesLoop {
+		return LoopBody(AgentLoop(p.cfg.History, a))
+	}
+	return RequestBody(AgentHistory(p.cfg.History, a), false)
+}
+
 // agentBody returns agent a's next request: its history, grown by one
-// user message.
+// user message (chat) or by one exchange (loop).
 func (p *proxyRun) agentBody(a int) ([]byte, error) {
 	p.agentsMu.Lock()
 	defer p.agentsMu.Unlock()
 	b, ok := p.agents[a]
 	if !ok {
-		full, err := RequestBody(AgentHistory(p.cfg.History, a), false)
+		full, err := p.history(a)
 		if err != nil {
 			return nil, err
 		}
 		b = full[:bytes.LastIndex(full, []byte("]}"))]
+		if p.cfg.Bodies == BodiesLoop {
+			p.steps[a] = bytes.Count(b, []byte(`"role":"assistant"`))
+		}
 	}
-	b = fmt.Appendf(b, `,{"role":"user","content":"Question %d from agent %d: what did I say about the Atlas budget?"}`, p.seq.Add(1), a)
+	if p.cfg.Bodies == BodiesLoop {
+		next, err := loopMessagesJSON(LoopStep(a, p.steps[a]))
+		if err != nil {
+			return nil, err
+		}
+		p.steps[a]++
+		b = append(b, next...)
+	} else {
+		b = fmt.Appendf(b, `,{"role":"user","content":"Question %d from agent %d: what did I say about the Atlas budget?"}`, p.seq.Add(1), a)
+	}
 	p.agents[a] = b
 	return append(b[:len(b):len(b)], "]}"...), nil
 }

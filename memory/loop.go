@@ -5,7 +5,6 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
-	"github.com/swcmem/swc/observe"
 )
 
 // Tool loops. An agent's request is a tool loop when, after its task (the
@@ -82,7 +81,7 @@ func asLoop(msgs []swc.Message) *loopShape {
 			l.units[last].msgs = append(l.units[last].msgs, i)
 			l.units[last].obs = append(l.units[last].obs, i)
 			nObs++
-		case m.Role == swc.RoleUser && inExchange && observe.IsObservation(m.Content):
+		case m.Role == swc.RoleUser && inExchange && isObservation(m.Content):
 			l.units[last].msgs = append(l.units[last].msgs, i)
 			l.units[last].obs = append(l.units[last].obs, i)
 			nObs++

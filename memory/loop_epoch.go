@@ -95,11 +95,11 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 				}
 			}
 			for _, tc := range a.ToolCalls {
-				if looksAt.MatchString(tc.Name + " " + tc.Arguments) {
+				if c.looksAtCall(tc.Name + " " + tc.Arguments) {
 					add(focus, tc.Arguments)
 				}
 			}
-			if cmd := command(a.Content); len(a.ToolCalls) == 0 && looksAt.MatchString(cmd) {
+			if cmd := c.commandOf(a.Content); len(a.ToolCalls) == 0 && c.looksAtCall(cmd) {
 				add(focus, cmd)
 			}
 		}
@@ -121,7 +121,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 				continue
 			}
 			ob, callID := observation(msgs, un, i)
-			opt.Handle = observe.Handle(callID, ob.Output)
+			opt.Handle = c.handle(callID, ob.Output)
 			opt.MaxTokens = lc.limit(i)
 			st := c.stub(ob, opt)
 			e.rewritten[i] = st
@@ -145,8 +145,8 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 func (c *Compressor) droppedLines(msgs []swc.Message, un *loopUnit) (lines, handles []string) {
 	for _, i := range un.obs {
 		ob, callID := observation(msgs, un, i)
-		h := observe.Handle(callID, ob.Output)
-		lines, handles = append(lines, c.dropLine(ob, h)), append(handles, h)
+		h := c.handle(callID, ob.Output)
+		lines, handles = append(lines, c.dropLineOf(ob, h)), append(handles, h)
 	}
 	if len(lines) == 0 {
 		a := strings.Join(strings.Fields(msgs[un.msgs[0]].Content), " ")

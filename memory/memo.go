@@ -29,6 +29,7 @@ type memos struct {
 	stubs        *memo.Memo[stubKey, stubVal]     // tool loops' stubs, one by one (Compressor.stub)
 	ids          *memo.Memo[string, []string]     // observe.Identifiers of texts
 	counts       *memo.Memo[string, int]          // tokens of long texts (Compressor.countText)
+	loop         loopMemos                        // what a loop's epochs repeat (loop_speed.go)
 }
 
 // newMemos returns memos holding at most about total bytes: a sixteenth
@@ -47,6 +48,7 @@ func newMemos(total int) *memos {
 		stubs:        newStubMemo(memoBytes),
 		ids:          newIDMemo(memoBytes),
 		counts:       memo.New(memoBytes, func(s string, _ int) int { return len(s) }),
+		loop:         newLoopMemos(memoBytes),
 		plans: planMemo{
 			plans:    memo.New(memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),
 			sessions: memo.New(2*memoBytes, func(_ [32]byte, v sizedPlan) int { return v.bytes }),

@@ -11,7 +11,8 @@ import memopkg "github.com/swcmem/swc/internal/memo"
 // of its pieces' counts. The tokenizer library runs that expression with a
 // backtracking engine that allocates for every piece — most of a count's
 // time. countText cuts text of printable ASCII, tabs and line breaks
-// (nearly all of every conversation) itself and remembers each piece's
+// (nearly all of every conversation; a few common symbols too, see
+// symbolLen) itself and remembers each piece's
 // count, so a word is encoded once, not once per text it is in; the
 // stretches around other characters go to the library. TestPiecesMatchLibrary checks
 // the cuts against the expression and the counts against the library.
@@ -48,13 +49,34 @@ func countText(s string) (int, error) {
 		for p < len(s) && !(s[p] == ' ' && isLetter(s[p-1])) {
 			p++
 		}
-		m, err := get().Count(s[i:p])
+		m, err := countStretch(s[i:p])
 		if err != nil {
 			return 0, err
 		}
 		n, i = n+m, p
 	}
 	return n, nil
+}
+
+// stretchCounts remembers the library's counts of recently seen
+// stretches around characters that are not plain: a tool loop's stubs and
+// lists of dropped calls repeat the same few ("→ exit", "…]"), and each
+// call of the library costs its expression's set-up.
+var stretchCounts = memopkg.NewSlots[int](1 << 12)
+
+// countStretch is the library's count of a stretch, remembered (an error
+// is not: it is asked again, and returned).
+func countStretch(p string) (int, error) {
+	if m := stretchCounts.Get(p, func(p string) int {
+		m, err := get().Count(p)
+		if err != nil {
+			return -1
+		}
+		return m
+	}); m >= 0 {
+		return m, nil
+	}
+	return get().Count(p)
 }
 
 // countPiece is the library's count of one piece (an error cannot happen
@@ -68,17 +90,49 @@ func countPiece(p string) int {
 }
 
 // plainPrefix returns the length of the longest prefix of s that holds
-// only printable ASCII, tabs, "\n" and "\r": there the expression's
-// classes are plain byte tests (\p{L} is A–Z and a–z, \p{N} 0–9, \s
-// the space, tab, "\n" and "\r"), with no Unicode table or case folding
-// to agree on.
+// only printable ASCII, tabs, "\n", "\r" and the symbols of symbolLen:
+// there the expression's classes are plain byte tests (\p{L} is A–Z and
+// a–z, \p{N} 0–9, \s the space, tab, "\n" and "\r", and a symbol's
+// bytes are punctuation as the symbol is), with no Unicode table or case
+// folding to agree on.
 func plainPrefix(s string) int {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		if c := s[i]; (c < ' ' || c > '~') && c != '\t' && c != '\n' && c != '\r' {
+			if n := symbolLen(s, i); n > 0 {
+				i += n
+				continue
+			}
 			return i
 		}
+		i++
 	}
 	return len(s)
+}
+
+// symbolLen returns the length of the character at s[i] when it is one
+// of the symbols that stubs, lists of dropped calls and prose use most
+// (→ ← … – — ‘ ’ “ ” •), 0 otherwise. None is a letter, a number or white
+// space, so the expression treats each as it treats ASCII punctuation,
+// and so do pieceEnd's byte tests (every byte of one is punctuation to
+// isPunct); only the optional character before letters is one character,
+// not one byte (pieceEnd).
+func symbolLen(s string, i int) int {
+	if i+2 >= len(s) || s[i] != 0xE2 {
+		return 0
+	}
+	switch s[i+1] {
+	case 0x80:
+		switch s[i+2] {
+		case 0x93, 0x94, 0x98, 0x99, 0x9C, 0x9D, 0xA2, 0xA6: // – — ‘ ’ “ ” • …
+			return 3
+		}
+	case 0x86:
+		switch s[i+2] {
+		case 0x90, 0x92: // ← →
+			return 3
+		}
+	}
+	return 0
 }
 
 func isLetter(c byte) bool  { return 'a' <= c|0x20 && c|0x20 <= 'z' }
@@ -110,7 +164,7 @@ func pieceEnd(s string, i int) int {
 	// [^\r\n\p{L}\p{N}]?\p{L}+
 	j := i
 	if !isLetter(c) && !isDigit(c) && !isNewline(c) {
-		j++
+		j += max(symbolLen(s, i), 1)
 	}
 	if j < n && isLetter(s[j]) {
 		for j < n && isLetter(s[j]) {

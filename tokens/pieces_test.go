@@ -50,7 +50,7 @@ func TestPiecesMatchLibrary(t *testing.T) {
 		"don't", "I'm", "we'll", "they've", "it'd", "'tis", "''s", "!'s", "x 's", "12345678", "1a2b", "a1", " 1", "  1", "\t1", "\tword", " word", "  word",
 		"   ", "   x", "  !", " !", "!!!\n\n\nx", "?\r\n", "...", "a...b", "x  \n  y", "x \t\n\t y", "end  ", "end \n", "(word)", "-word", "[Session 3 — x]",
 		"Caroline: I went to the LGBTQ support group yesterday.", "Update 12 for agent 3: My manager Priya approved the budget of 40,000 dollars.",
-		"{\"city\":\"Lisbon\",\"day\":14}", "a\tb\rc\nd", "  \n\n  \t", "x\r\r\ny", "~`^_|\\@#$%&*+=<>/",
+		"{\"city\":\"Lisbon\",\"day\":14}", "[swc:h3f9a2c1b0 execute_bash(cat -n x.py) → exit 1, 3 failed]", "→x", " →x", "→ x", "x→", "…]", "a…", "’s", "x’s", "“quoted”", "•item", "—\n", "→\n\nx", " → ", "→→", "←→…", "a\tb\rc\nd", "  \n\n  \t", "x\r\r\ny", "~`^_|\\@#$%&*+=<>/",
 	}
 	for _, c := range locomoConversations(t) {
 		cases = append(cases, swc.RenderConversation(c))
@@ -60,7 +60,7 @@ func TestPiecesMatchLibrary(t *testing.T) {
 			}
 		}
 	}
-	alphabet := []string{"é", "’", "—", "\u00a0", "🎉", "°", "\x85", "\xff", " ", " ", "  ", "\t", "\n", "\r", "'", "s", "S", "t", "r", "e", "E", "v", "l", "L", "m", "d", "a", "Z", "0", "7", "123", ".", "!", "?", ",", "-", "(", "\""}
+	alphabet := []string{"é", "’", "—", "→", "…", "–", "‘", "“", "”", "•", "←", "\u2191", "\u201a", "\u2013x", "\u00e2\u0080", "\xe2\x86", "\xe2\x80\x99s", "\u00a0", "🎉", "°", "\x85", "\xff", " ", " ", "  ", "\t", "\n", "\r", "'", "s", "S", "t", "r", "e", "E", "v", "l", "L", "m", "d", "a", "Z", "0", "7", "123", ".", "!", "?", ",", "-", "(", "\""}
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 100000
 	if testing.Short() {

@@ -132,6 +132,46 @@ func Truncate(s string, max int) string {
 	if max <= 0 {
 		return ""
 	}
+	if plainPrefix(s) == len(s) {
+		if out, ok := truncatePlain(s, max); ok {
+			return out
+		}
+	}
+	return truncateLibrary(s, max)
+}
+
+// truncatePlain is Truncate of a plain text (plainPrefix): whole pieces
+// while their remembered counts fit, then the library's encoding of the
+// one piece that does not (byte-pair merges stay inside a piece, so the
+// text's tokens are its pieces' in order). It reports false when the
+// library fails.
+func truncatePlain(s string, max int) (string, bool) {
+	n := 0
+	for i := 0; i < len(s); {
+		j := pieceEnd(s, i)
+		if c := pieceCounts.Get(s[i:j], countPiece); n+c <= max {
+			n, i = n+c, j
+			continue
+		}
+		ids, _, err := get().Encode(s[i:j])
+		if err != nil || len(ids) < max-n {
+			return "", false
+		}
+		out, err := get().Decode(ids[:max-n])
+		if err != nil {
+			return "", false
+		}
+		k := i + min(len(out), j-i)
+		for k > 0 && !utf8.ValidString(s[:k]) {
+			k--
+		}
+		return s[:k], true
+	}
+	return s, true
+}
+
+// truncateLibrary is Truncate by the library's encoding of all of s.
+func truncateLibrary(s string, max int) string {
 	ids, _, err := get().Encode(s)
 	if err != nil {
 		return ""

@@ -62,3 +62,24 @@ func BenchmarkCount(b *testing.B) {
 		})
 	}
 }
+
+// TestTruncatePlain: Truncate of plain texts (cut into pieces, each
+// piece's count remembered) is the library's truncation of the whole
+// text, at every length.
+func TestTruncatePlain(t *testing.T) {
+	texts := []string{
+		"[swc:h3f9a2c1b0 execute_bash({\"command\": \"cat -n src/app/mod_12.py\"}) → exit 1, 22 lines, FAILED tests/test_parser.py::test_case_7 - AssertionError]",
+		"[assistant turn: Step 12: I will look at src/app/mod_3.py and the function handle_44 next.",
+		strings.Repeat("one two three ", 20), "don't we'll    spaces\n\n\ttabs…“quoted” — dash", "12345678901 a1b2 ’s", "x", "",
+	}
+	for _, s := range texts {
+		if plainPrefix(s) != len(s) {
+			t.Fatalf("%q is not plain", s)
+		}
+		for max := 1; max <= Count(s)+1; max++ {
+			if got, want := Truncate(s, max), truncateLibrary(s, max); got != want {
+				t.Fatalf("Truncate(%q, %d) = %q; the library's %q", s, max, got, want)
+			}
+		}
+	}
+}

@@ -31,7 +31,10 @@ upstream called directly as the baseline:
      agent's first request (a whole history the proxy has not seen, as
      after a restart) is sent before the timed requests and reported apart;
      the timed ones are those of agents the proxy has seen, as it sees
-     agents whose histories grow through it;
+     agents whose histories grow through it. --bodies loop makes the agents
+     coding agents in a tool loop instead (about 100,000 tokens at the
+     default --history, the tool declared): each request is the previous
+     one plus an assistant turn calling execute_bash and its outputs;
   3. streaming: --requests sequential stream:true requests; time to the first
      SSE event, direct vs through the proxy (the upstream sends its first
      event at once and the rest 20 ms later);
@@ -49,10 +52,14 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&cfg.History, "history", 400, "messages of the compressed history")
 	fs.IntVar(&cfg.Budget, "budget", 3000, "X-SWC-Budget of the compression phase")
 	fs.IntVar(&cfg.AgentRequests, "agent-requests", 50, "requests of one agent in the compression phase, its history growing by one message each")
+	fs.StringVar(&cfg.Bodies, "bodies", loadtest.BodiesChat, "what the compression phase's agents send: chat (a chat with tool calls, growing by a user message) or loop (a coding agent's tool loop, growing by a call and its output)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the compression phase at --clients clients to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if cfg.Bodies != loadtest.BodiesChat && cfg.Bodies != loadtest.BodiesLoop {
+		return usagef("loadtest-proxy: --bodies %q: want chat or loop", cfg.Bodies)
 	}
 	if cfg.Requests < 1 || cfg.Clients < 1 || cfg.History < 2 || cfg.Budget < 1 || cfg.AgentRequests < 1 {
 		return usagef("loadtest-proxy: --requests, --clients, --history, --budget and --agent-requests must be positive")
@@ -106,7 +113,7 @@ func printLoadtestProxy(w io.Writer, r loadtest.ProxyResult) {
 	row("direct to the fake upstream", r.DirectSmall)
 	row("through the proxy", r.ProxySmall)
 	fmt.Fprintf(w, "  added: p50 %.3f ms, p99 %.3f ms\n", r.OverheadP50MS, r.OverheadP99MS)
-	fmt.Fprintf(w, "2. compression (%d messages, %s → %s tokens, budget %d)\n", r.History, r.TokensBefore, r.TokensAfter, r.Budget)
+	fmt.Fprintf(w, "2. compression (%s bodies, %d messages, %s → %s tokens, budget %d)\n", r.Bodies, r.History, r.TokensBefore, r.TokensAfter, r.Budget)
 	row("direct, 1 client", r.DirectLarge1)
 	row("through the proxy, 1 client", r.ProxyLarge1)
 	fmt.Fprintf(w, "  CPU per proxied request (whole process): %.2f ms\n", r.CPUPerRequestMS)

@@ -45,8 +45,30 @@ func TestLoadtestProxySmall(t *testing.T) {
 	}
 }
 
+// TestLoadtestProxyLoop runs swc loadtest-proxy --bodies loop with small
+// numbers: the agents' tool loops are compressed within the budget.
+func TestLoadtestProxyLoop(t *testing.T) {
+	out, stderr, err := run(t, nil, "loadtest-proxy", "--bodies", "loop", "--requests", "12", "--clients", "2", "--history", "60",
+		"--budget", "2000", "--agent-requests", "3", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var r loadtest.ProxyResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r.Bodies != "loop" || r.ProxyLarge1.N != 12 || r.ProxyLarge.N != 12 || r.ColdLarge.N != 4 {
+		t.Errorf("result %+v", r)
+	}
+	before, _ := strconv.Atoi(r.TokensBefore)
+	after, err := strconv.Atoi(r.TokensAfter)
+	if err != nil || after > 2000 || before <= 2000 {
+		t.Errorf("tokens %q → %q, budget 2000", r.TokensBefore, r.TokensAfter)
+	}
+}
+
 func TestLoadtestProxyBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--agent-requests", "0"}, {"--clients", "-1"}, {"--nope"}} {
+	for _, args := range [][]string{{"--agent-requests", "0"}, {"--clients", "-1"}, {"--nope"}, {"--bodies", "nope"}} {
 		_, _, err := run(t, nil, append([]string{"loadtest-proxy"}, args...)...)
 		if err == nil || !strings.Contains(err.Error(), strings.TrimLeft(args[0], "-")) {
 			t.Errorf("%v: err = %v, want one naming the flag", args, err)

@@ -62,6 +62,21 @@ func (c *Cache[K, V]) Get(k K) (V, bool) {
 	return el.Value.(*cacheEntry[K, V]).v, true
 }
 
+// Touch marks the entry under k recently used and calls f with its value,
+// which f may update in place (its size stays as Put was told). It
+// reports whether k is held and f kept the entry: when f reports false,
+// nothing is marked and the caller Puts the value again.
+func (c *Cache[K, V]) Touch(k K, f func(v *V) bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.items[k]
+	if !ok || !f(&el.Value.(*cacheEntry[K, V]).v) {
+		return false
+	}
+	c.lru.MoveToFront(el)
+	return true
+}
+
 // Put stores v under k for tenant, size bytes, replacing what k held. It
 // forgets the tenant's least recently used entries while the tenant holds
 // more than its share, then anyone's while the cache holds more than its

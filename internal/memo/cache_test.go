@@ -92,3 +92,40 @@ func TestSharedBudget(t *testing.T) {
 		t.Errorf("SetSharedBudget(0) left a at %d and b at %d, want the defaults", a.max, b.max)
 	}
 }
+
+func TestCacheTouch(t *testing.T) {
+	c := NewCache[string, int](300, 1)
+	c.Put("t", "a", 1, 100)
+	c.Put("t", "b", 2, 100)
+	c.Put("t", "c", 3, 100)
+	if c.Touch("x", func(*int) bool { return true }) {
+		t.Error("Touch of a key not held reported true")
+	}
+	// Touch updates in place and marks a used: b is now the oldest.
+	if !c.Touch("a", func(v *int) bool { *v = 10; return true }) {
+		t.Fatal("Touch of a held key reported false")
+	}
+	if v, _ := c.Get("a"); v != 10 {
+		t.Errorf("a = %d after Touch; want 10", v)
+	}
+	c.Put("t", "d", 4, 100)
+	if _, ok := c.Get("b"); ok {
+		t.Error("b, the least recently used, was kept")
+	}
+	if _, ok := c.Get("a"); !ok {
+		t.Error("a, touched, was forgotten")
+	}
+	// f refusing: nothing marked, false reported.
+	c.Get("c")
+	c.Get("a") // order now: a, c, d (d the oldest)
+	if c.Touch("d", func(v *int) bool { return false }) {
+		t.Error("Touch reported true when f refused")
+	}
+	c.Put("t", "e", 5, 100)
+	if _, ok := c.Get("d"); ok {
+		t.Error("d was marked used though f refused")
+	}
+	if entries, bytes, _ := c.Stats(); entries != 3 || bytes != 300 {
+		t.Errorf("Stats = %d entries, %d bytes; want 3, 300", entries, bytes)
+	}
+}

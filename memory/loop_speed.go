@@ -1,0 +1,102 @@
+package memory
+
+import (
+	"github.com/swcmem/swc/internal/memo"
+	"github.com/swcmem/swc/observe"
+)
+
+// What a tool loop's requests repeat, remembered. A jump of a loop's
+// boundaries rewrites its epoch (loopEpoch) from the start: the line of
+// every dropped call and the handles of its observations, and for every
+// kept assistant turn whether its calls read, edit or search. Those are pure functions of a message, so each is
+// computed once per Compressor; and asLoop asks of every user message
+// whether it is an observation, once per text.
+
+// loopMemos are the memos of this file, held by memos.
+type loopMemos struct {
+	drops *memo.Memo[dropKey, string]   // dropLine
+	looks *memo.Memo[string, bool]      // looksAt.MatchString
+	cmds  *memo.Memo[string, string]    // command
+	hands *memo.Memo[handleKey, string] // observe.Handle
+}
+
+func newLoopMemos(bytes int) loopMemos {
+	return loopMemos{
+		drops: memo.New(bytes, func(k dropKey, v string) int {
+			return len(k.handle) + len(k.tool) + len(k.args) + len(k.output) + len(v)
+		}),
+		looks: memo.New(bytes, func(k string, _ bool) int { return len(k) }),
+		cmds:  memo.New(bytes, func(k, v string) int { return len(k) + len(v) }),
+		hands: memo.New(bytes, func(k handleKey, v string) int { return len(k.callID) + len(k.output) + len(v) }),
+	}
+}
+
+// dropKey names a dropped call's line: its observation whole (the
+// output itself, not only its handle, so two outputs never share a line)
+// and its handle.
+type dropKey struct {
+	handle, tool, args, output string
+	isError                    bool
+}
+
+// dropLineOf returns c.dropLine(ob, handle), remembered.
+func (c *Compressor) dropLineOf(ob observe.Observation, handle string) string {
+	k := dropKey{handle: handle, tool: ob.Tool, args: ob.Arguments, output: ob.Output, isError: ob.IsError}
+	if v, ok := c.memos.loop.drops.Get(k); ok {
+		return v
+	}
+	v := c.dropLine(ob, handle)
+	c.memos.loop.drops.Put(k, v)
+	return v
+}
+
+// handleKey names an observation's handle: its call id and output.
+type handleKey struct{ callID, output string }
+
+// handle returns observe.Handle(callID, output), remembered: a map's
+// hash of the output instead of a SHA-256 of a copy of it.
+func (c *Compressor) handle(callID, output string) string {
+	k := handleKey{callID, output}
+	if v, ok := c.memos.loop.hands.Get(k); ok {
+		return v
+	}
+	v := observe.Handle(callID, output)
+	c.memos.loop.hands.Put(k, v)
+	return v
+}
+
+// looksAtCall returns looksAt.MatchString(s), remembered.
+func (c *Compressor) looksAtCall(s string) bool {
+	if v, ok := c.memos.loop.looks.Get(s); ok {
+		return v
+	}
+	v := looksAt.MatchString(s)
+	c.memos.loop.looks.Put(s, v)
+	return v
+}
+
+// commandOf returns command(text), remembered.
+func (c *Compressor) commandOf(text string) string {
+	if v, ok := c.memos.loop.cmds.Get(text); ok {
+		return v
+	}
+	v := command(text)
+	c.memos.loop.cmds.Put(text, v)
+	return v
+}
+
+// observations remembers observe.IsObservation of the texts asLoop asks
+// about, process-wide (asLoop has no Compressor): a text that is not an
+// observation is checked against every shape (about 1 µs for a short
+// one, 3 µs for a long line), a lookup costs a hash of the text.
+var observations = memo.NewShared(8<<20, func(text string, _ bool) int { return len(text) })
+
+// isObservation returns observe.IsObservation(text), remembered.
+func isObservation(text string) bool {
+	if v, ok := observations.Get(text); ok {
+		return v
+	}
+	v := observe.IsObservation(text)
+	observations.Put(text, v)
+	return v
+}

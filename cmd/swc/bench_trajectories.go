@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"context"
 	"flag"
 	"fmt"
@@ -60,7 +59,6 @@ func trajectoryConditions(conditions, strategies, windows string) ([]trajectory.
 		}
 		o := memory.DefaultOptions()
 		o.LoopKeep, o.LoopEvery = k, e
-		fmt.Sscanf(os.Getenv("SWC_ST"), "%d", &o.StubTokens)
 		c, err := memory.New(o)
 		if err != nil {
 			return nil, err

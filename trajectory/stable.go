@@ -25,6 +25,15 @@ func PrefixStable(prev, cur []byte, list string) bool {
 
 // prefixStable is PrefixStable of decoded bodies.
 func prefixStable(prev, cur *sent, list string) bool {
+	if !sameFields(prev, cur, list) || len(prev.items) > len(cur.items) {
+		return false
+	}
+	return commonItems(prev, cur) == len(prev.items)
+}
+
+// sameFields reports whether every field of the two bodies but the
+// message list is byte for byte the same (whitespace around it aside).
+func sameFields(prev, cur *sent, list string) bool {
 	p, c := prev.top, cur.top
 	if p == nil || c == nil || len(p) != len(c) {
 		return false
@@ -33,21 +42,21 @@ func prefixStable(prev, cur *sent, list string) bool {
 		if k == list {
 			continue
 		}
-		w, ok := c[k]
-		if !ok || !bytes.Equal(bytes.TrimSpace(v), bytes.TrimSpace(w)) {
-			return false
-		}
-	}
-	pl, cl := prev.items, cur.items
-	if len(pl) > len(cl) {
-		return false
-	}
-	for i := range pl {
-		if !bytes.Equal(bytes.TrimSpace(pl[i]), bytes.TrimSpace(cl[i])) {
+		if w, ok := c[k]; !ok || !bytes.Equal(bytes.TrimSpace(v), bytes.TrimSpace(w)) {
 			return false
 		}
 	}
 	return true
+}
+
+// commonItems is how many leading list items the two bodies share, byte
+// for byte (whitespace around an item aside).
+func commonItems(prev, cur *sent) int {
+	n := 0
+	for n < min(len(prev.items), len(cur.items)) && bytes.Equal(bytes.TrimSpace(prev.items[n]), bytes.TrimSpace(cur.items[n])) {
+		n++
+	}
+	return n
 }
 
 // cachedPrefix returns the bytes of cur's list items that a provider's
@@ -58,23 +67,11 @@ func cachedPrefix(prev, cur *sent, list string) (cached, total int) {
 	for _, it := range cur.items {
 		total += len(bytes.TrimSpace(it))
 	}
-	p, c := prev.top, cur.top
-	if p == nil || c == nil || len(p) != len(c) {
+	if !sameFields(prev, cur, list) {
 		return 0, total
 	}
-	for k, v := range p {
-		if k == list {
-			continue
-		}
-		if w, ok := c[k]; !ok || !bytes.Equal(bytes.TrimSpace(v), bytes.TrimSpace(w)) {
-			return 0, total
-		}
-	}
-	for i := range min(len(prev.items), len(cur.items)) {
-		if !bytes.Equal(bytes.TrimSpace(prev.items[i]), bytes.TrimSpace(cur.items[i])) {
-			break
-		}
-		cached += len(bytes.TrimSpace(cur.items[i]))
+	for _, it := range cur.items[:commonItems(prev, cur)] {
+		cached += len(bytes.TrimSpace(it))
 	}
 	return cached, total
 }

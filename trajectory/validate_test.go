@@ -66,6 +66,38 @@ func TestPrefixStable(t *testing.T) {
 	}
 }
 
+// TestCachedPrefix: the bytes of the later list's leading items the
+// earlier sent as they are, none when another field changed.
+func TestCachedPrefix(t *testing.T) {
+	decode := func(body string) *sent {
+		o, err := decodeObject([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, err := o.list("messages")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &sent{top: o, items: items}
+	}
+	u, a, v := `{"role":"user","content":"u"}`, `{"role":"assistant","content":"a"}`, `{"role":"user","content":"v"}`
+	prev := decode(`{"model":"m","messages":[` + u + `,` + a + `]}`)
+	tests := []struct {
+		cur           string
+		cached, total int
+	}{
+		{`{"model":"m","messages":[` + u + `, ` + a + `,` + v + `]}`, len(u) + len(a), len(u) + len(a) + len(v)},
+		{`{"model":"m","messages":[` + u + `,` + v + `]}`, len(u), len(u) + len(v)},
+		{`{"model":"m","messages":[` + v + `,` + a + `]}`, 0, len(v) + len(a)},
+		{`{"model":"m2","messages":[` + u + `,` + a + `]}`, 0, len(u) + len(a)},
+	}
+	for _, tt := range tests {
+		if c, n := cachedPrefix(prev, decode(tt.cur), "messages"); c != tt.cached || n != tt.total {
+			t.Errorf("cachedPrefix(prev, %s) = %d of %d, want %d of %d", tt.cur, c, n, tt.cached, tt.total)
+		}
+	}
+}
+
 func TestLastHalf(t *testing.T) {
 	s := strings.Repeat("line one\n", 10) + strings.Repeat("line two\n", 10)
 	got := lastHalf(s)

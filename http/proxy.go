@@ -346,8 +346,10 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		s.passthrough(w, r, p, up, body, "parse: "+swc.ErrorMessage(err), -1)
 		return
 	}
-	recall := s.recallOn(r, p, in)
-	c, err := s.compressor(budget, p, recall)
+	// History handles in a chat memory serve swc_recall alone: asked for
+	// when the request may get it (a cheap look; recallOn decides below).
+	handles := s.mayRecall(r, in)
+	c, err := s.compressor(budget, p, handles)
 	if err != nil {
 		s.logger().Error("proxy: compressor", "err", err)
 		reject(http.StatusInternalServerError, "api_error", "internal error while compressing")
@@ -359,7 +361,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		return
 	}
 	start := time.Now()
-	out, err := s.compressRequest(r.Context(), p, in, budget, tenant, conv, recall)
+	out, err := s.compressRequest(r.Context(), p, in, budget, tenant, conv, handles)
 	s.proxy.metrics.compress.Observe(time.Since(start).Seconds())
 	if err != nil {
 		if swc.ErrorCode(err) == swc.EINVALID {
@@ -395,7 +397,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	}
 	// swc_recall only when there is something to recall: a request that
 	// fits goes out byte for byte, streamed as it comes.
-	if held := s.keepOriginals(tenant, in, out.res, send); showsHandle(send, held) && recall {
+	if held := s.keepOriginals(tenant, in, out.res, send); showsHandle(send, held) && s.recallOn(r, p, in) {
 		s.forwardRecall(w, r, p, up, send, out, &recaller{s: s, in: in, res: out.res, tenant: tenant, conv: conv})
 		return
 	}

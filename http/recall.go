@@ -244,6 +244,16 @@ func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result
 		"; dropped=" + strconv.Itoa(dropped) + "; dropped_tokens=" + strconv.Itoa(droppedT)
 }
 
+// mayRecall reports, without reading the tools, whether the request may
+// go out with swc_recall (recallOn): recall is on and it declares tools.
+func (s *Server) mayRecall(r *http.Request, in *chat.Input) bool {
+	if s.Proxy.NoRecall || strings.EqualFold(strings.TrimSpace(r.Header.Get(HeaderRecall)), "off") {
+		return false
+	}
+	t := bytes.TrimSpace(in.Body["tools"])
+	return len(t) > 0 && !bytes.Equal(t, []byte("[]")) && !bytes.Equal(t, []byte("null"))
+}
+
 // recallOn reports whether the request goes out with swc_recall: recall
 // is on (ProxyConfig.NoRecall, HeaderRecall), the request declares tools
 // (none named swc_recall), its tool_choice is not "none", and it asks for

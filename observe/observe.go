@@ -52,9 +52,16 @@ const DefaultStubTokens = 160
 // Same input, same handle, in any process.
 func Handle(callID, output string) string {
 	h := sha256.New()
-	h.Write([]byte(callID))
-	h.Write([]byte{0})
-	h.Write([]byte(output))
+	// Through a buffer on the stack: []byte(output) would copy the whole
+	// output (hundreds of kilobytes of a long loop's) on the heap.
+	var buf [4096]byte
+	for _, s := range [...]string{callID, "\x00", output} {
+		for len(s) > 0 {
+			n := copy(buf[:], s)
+			h.Write(buf[:n])
+			s = s[n:]
+		}
+	}
 	var sum [sha256.Size]byte
 	return "h" + hex.EncodeToString(h.Sum(sum[:0])[:5])
 }

@@ -3,6 +3,7 @@ package http_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/swcmem/swc/internal/locomotest"
 	"io"
 	"net/http"
 	"strconv"
@@ -177,6 +178,10 @@ func TestProxyResponsesEpoch(t *testing.T) {
 // compactions the compressed messages are the request before's plus the
 // new ones.
 func TestProxyOpenAICacheFields(t *testing.T) {
+	// The built-in sample is too short for the epochs this counts: the
+	// test needs LoCoMo (it skips under -short or without the data, and
+	// fails in CI without it).
+	locomotest.Wide(t)
 	tr := agentTranscript(t, 0, 0, transcript.Options{})
 	points := loadtest.RequestPoints(tr.Messages)
 	points = points[:min(len(points), 60)]

@@ -660,9 +660,13 @@ const cheapNote = "; the " + CheapPlan + " plan compressed the history"
 // *fallback says so.
 func (c *Compressor) runOffline(ctx context.Context, e engineSet, fallback *string, f func(context.Context, engineSet) (*swc.Context, error)) (*swc.Context, error) {
 	if !strings.HasSuffix(*fallback, cheapNote) {
-		out, err := f(ctx, e)
-		if err == nil || swc.ErrorCode(err) == swc.EINVALID || ctx.Err() == nil {
-			return out, err
+		// A deadline already past goes straight to CheapPlan: whether
+		// the strategy would notice it depends on what its memos hold.
+		if ctx.Err() == nil {
+			out, err := f(ctx, e)
+			if err == nil || swc.ErrorCode(err) == swc.EINVALID || ctx.Err() == nil {
+				return out, err
+			}
 		}
 		if *fallback == "" {
 			*fallback = "deadline: the offline engines ran past it"

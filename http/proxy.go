@@ -105,6 +105,9 @@ type ProxyConfig struct {
 	// (memory.Options' fields of the same names; 0: their defaults,
 	// LoopKeep -1: no window).
 	LoopKeep, LoopEvery int
+	// StubTokens is the least size of a tool output's stub, in tokens
+	// (memory.Options.StubTokens; 0: its default).
+	StubTokens int
 	// CacheBreakpoints is memory.BreakpointsAuto (default: a cache_control
 	// mark on the memory block of Anthropic requests whose own marks leave
 	// room) or memory.BreakpointsOff.

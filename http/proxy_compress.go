@@ -111,6 +111,9 @@ func (s *Server) baseCompressor() (*memory.Compressor, error) {
 		o.RestartShare = s.Proxy.RestartShare
 	}
 	o.LoopKeep, o.LoopEvery = s.Proxy.LoopKeep, s.Proxy.LoopEvery
+	if s.Proxy.StubTokens > 0 {
+		o.StubTokens = s.Proxy.StubTokens
+	}
 	if s.Proxy.CacheBreakpoints != "" {
 		o.CacheBreakpoints = s.Proxy.CacheBreakpoints
 	}

@@ -28,6 +28,24 @@ const defaultTrajectoryOut = "swc-bench-trajectories"
 // trajectoryFlags are bench's settings that apply under --trajectories.
 var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budgets": true, "conditions": true, "strategies": true, "windows": true}
 
+// parseWindow reads one of --windows: KEEP/EVERY, or KEEP/EVERY/STUB
+// with a stub size (swc serve's --stub-tokens; 0 without it: the
+// default).
+func parseWindow(w string) (keep, every, stub int, err error) {
+	n, _ := fmt.Sscanf(w, "%d/%d/%d", &keep, &every, &stub)
+	switch {
+	case n == 2 && fmt.Sprintf("%d/%d", keep, every) == w:
+		stub = 0
+	case n == 3 && fmt.Sprintf("%d/%d/%d", keep, every, stub) == w:
+		if stub < minStubTokens {
+			return 0, 0, 0, usagef("bench: --windows %q: a stub of at least %d tokens, please (got %d)", w, minStubTokens, stub)
+		}
+	default:
+		return 0, 0, 0, usagef("bench: --windows %q: want KEEP/EVERY or KEEP/EVERY/STUB_TOKENS, e.g. 2/3 or 2/3/80", w)
+	}
+	return keep, every, stub, nil
+}
+
 // trajectoryConditions returns the conditions of the trajectory bench:
 // the baselines and swc (memory.DefaultOptions, as compress and the proxy
 // run it), then one more per extra compressor strategy and per extra
@@ -49,21 +67,21 @@ func trajectoryConditions(conditions, strategies, windows string) ([]trajectory.
 		all = append(all, trajectory.NewSWC(name, c))
 	}
 	for _, w := range splitList(windows) {
-		var keep, every int
-		if n, err := fmt.Sscanf(w, "%d/%d", &keep, &every); n != 2 || err != nil || fmt.Sprintf("%d/%d", keep, every) != w {
-			return nil, usagef("bench: --windows %q: want KEEP/EVERY, e.g. 2/3", w)
+		keep, every, stub, err := parseWindow(w)
+		if err != nil {
+			return nil, err
 		}
 		k, e, err := loopWindow(keep, every)
 		if err != nil {
 			return nil, usagef("bench: --windows %q: %s", w, swc.ErrorMessage(err))
 		}
 		o := memory.DefaultOptions()
-		o.LoopKeep, o.LoopEvery = k, e
+		o.LoopKeep, o.LoopEvery, o.StubTokens = k, e, stub
 		c, err := memory.New(o)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, trajectory.NewSWC(fmt.Sprintf("swc-%d-%d", keep, every), c))
+		all = append(all, trajectory.NewSWC("swc-"+strings.ReplaceAll(w, "/", "-"), c))
 	}
 	want := splitList(conditions)
 	if len(want) == 0 {

@@ -62,7 +62,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&f.saveContexts, "save-contexts", false, "write DIR/contexts.jsonl: every context scored (condition, budget, conversation, question_id, tokens, text)")
 	fs.StringVar(&f.trajectories, "trajectories", "", "run the trajectory bench instead: every request of the coding-agent runs in DIR (trajectory files or request bodies) under truncation, mask-5, mask-10, trim-half and swc at --budgets (default "+defaultTrajectoryBudgets+"): forward-reference retention, tokens, refusals, breaches, prefix stability, time (docs/benchmark.md)")
 	fs.StringVar(&f.strategies, "strategies", "", "with --trajectories: more swc strategies to run as conditions (comma-separated compressor strategies, e.g. swc-anchored)")
-	fs.StringVar(&f.windows, "windows", "", "with --trajectories: more tool-loop windows to run swc with, KEEP/EVERY each (comma-separated, e.g. 0/3,3/5; KEEP 0: no window), each a condition named swc-KEEP-EVERY (see swc serve's --loop-keep, --loop-every)")
+	fs.StringVar(&f.windows, "windows", "", "with --trajectories: more tool-loop windows to run swc with, KEEP/EVERY or KEEP/EVERY/STUB_TOKENS each (comma-separated, e.g. 0/3,3/5,2/3/80; KEEP 0: no window), each a condition named swc-KEEP-EVERY[-STUB_TOKENS] (see swc serve's --loop-keep, --loop-every, --stub-tokens)")
 	fs.IntVar(&f.parallel, "parallel", 0, "conversations compressed and scored at once (default: 1 for LoCoMo, the number of CPUs for LongMemEval)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile (live objects at the end, and allocations) to this file")

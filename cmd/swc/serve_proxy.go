@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/swcmem/swc"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/memory"
+	"github.com/swcmem/swc/observe"
 	"github.com/swcmem/swc/strategy"
 )
 
@@ -23,6 +25,7 @@ type proxyFlags struct {
 	restartShare      float64
 	loopKeep          int
 	loopEvery         int
+	stubTokens        int
 	cacheBreakpoints  string
 	strategy          string
 	recall            bool
@@ -39,6 +42,7 @@ func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 	fs.Float64Var(&f.memoryShare, "memory-share", memory.DefaultMemoryShare, "epoch: share of the budget (after the instructions) the memory may use; the verbatim tail grows into the rest")
 	fs.Float64Var(&f.restartShare, "restart-share", memory.DefaultRestartShare, "epoch: most of the budget (after the instructions) the tail of a new epoch starts with")
 	addLoopFlags(fs, &f.loopKeep, &f.loopEvery)
+	fs.IntVar(&f.stubTokens, "stub-tokens", observe.DefaultStubTokens, fmt.Sprintf("tool loops: the least size of an old tool output's stub, in tokens (a stub holds up to a third of its output, at most 3 times this; at least %d; 0: the default): smaller stubs send fewer tokens and keep fewer of the identifiers the agent uses next", minStubTokens))
 	fs.StringVar(&f.strategy, "proxy-strategy", memory.DefaultStrategy, "strategy of the proxy's memory: "+strings.Join(strategy.Names(strategy.ForCompressor), ", "))
 	fs.BoolVar(&f.recall, "recall", true, "add the swc_recall tool to Chat Completions, Messages and Responses requests that declare tools, and answer its calls inside the proxy with the originals of the tool outputs compression shortened or left out (a request's X-SWC-Recall: off turns it off)")
 	fs.IntVar(&f.recallRounds, "recall-rounds", swchttp.DefaultRecallRounds, "most swc_recall rounds swc answers for one request; past them the client gets the upstream's last answer without swc's call")
@@ -81,8 +85,11 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 	if err != nil {
 		return swchttp.ProxyConfig{}, err
 	}
+	if f.stubTokens != 0 && f.stubTokens < minStubTokens {
+		return swchttp.ProxyConfig{}, usagef("--stub-tokens must be at least %d (got %d): a stub holds a handle, the call and its outcome", minStubTokens, f.stubTokens)
+	}
 	cfg := swchttp.ProxyConfig{
-		LoopKeep: keep, LoopEvery: every,
+		LoopKeep: keep, LoopEvery: every, StubTokens: f.stubTokens,
 		OpenAI:          swchttp.Upstream{URL: f.openai, Key: env.Vars["OPENAI_API_KEY"]},
 		Anthropic:       swchttp.Upstream{URL: f.anthropic, Key: env.Vars["ANTHROPIC_API_KEY"]},
 		Gemini:          swchttp.Upstream{URL: f.gemini, Key: env.Vars["GEMINI_API_KEY"]},
@@ -114,6 +121,10 @@ func addLoopFlags(fs *flag.FlagSet, keep, every *int) {
 	fs.IntVar(keep, "loop-keep", memory.DefaultLoopKeep, "tool loops: the last exchanges whose tool outputs stay verbatim whatever the budget; older outputs become stubs with a handle (0: no window, outputs are stubbed only to fit the budget)")
 	fs.IntVar(every, "loop-every", memory.DefaultLoopEvery, "tool loops: the window moves in jumps of this many exchanges, so the requests between two jumps extend each other byte for byte (prompt caching; 0: the default)")
 }
+
+// minStubTokens is the least --stub-tokens: a stub's handle, call and
+// outcome, with a line or two of its output.
+const minStubTokens = 48
 
 // loopWindow checks --loop-keep and --loop-every and returns them as
 // memory.Options takes them (LoopKeep -1: no window; LoopEvery 0: its

@@ -169,3 +169,26 @@ func TestProxyConfigGemini(t *testing.T) {
 		t.Errorf("bad URL: %v", err)
 	}
 }
+
+// TestProxyConfigStubTokens: --stub-tokens reaches the proxy's settings;
+// 0 is the default; a stub too small for its handle, call and outcome is
+// a usage error naming the flag.
+func TestProxyConfigStubTokens(t *testing.T) {
+	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard, nil)
+	for _, tc := range []struct {
+		flag, want int
+		err        bool
+	}{{0, 0, false}, {80, 80, false}, {minStubTokens, minStubTokens, false}, {minStubTokens - 1, 0, true}, {-5, 0, true}} {
+		pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, recallRounds: swchttp.DefaultRecallRounds, stubTokens: tc.flag}
+		cfg, err := proxyConfig(env, pf, &engineFlags{embedder: "lexical", budget: 4000}, &engines{})
+		if tc.err {
+			if err == nil || !strings.Contains(err.Error(), "--stub-tokens") {
+				t.Errorf("--stub-tokens %d: %v, want an error naming the flag", tc.flag, err)
+			}
+			continue
+		}
+		if err != nil || cfg.StubTokens != tc.want {
+			t.Errorf("--stub-tokens %d: StubTokens %d, %v; want %d", tc.flag, cfg.StubTokens, err, tc.want)
+		}
+	}
+}

@@ -104,82 +104,122 @@ func (r result) String() string {
 // for steps steps and returns what it measured.
 func runAgent(t *testing.T, a agent, budget, steps int) result {
 	t.Helper()
-	bin := npmBin(t, a.bin)
-	nodeDir := filepath.Dir(npmBin(t, ".bin/node"))
-	work, home := t.TempDir(), t.TempDir()
-	if err := WriteStepFiles(work, steps); err != nil {
+	rn := prepare(t, a, budget, steps, "")
+	base, key := rn.up.URL, "sk-direct"
+	var px *proxy
+	if budget > 0 {
+		px = startProxy(t, every(rn.up), budget)
+		base, key = px.URL, px.Key
+	}
+	r := rn.start(t, base, key)()
+	rn.measure(&r, px, nil)
+	return r
+}
+
+// run is one run of an agent, prepared: its program, its work directory
+// holding the step files, and its scripted upstream.
+type run struct {
+	a             agent
+	budget, steps int
+	bin, nodeDir  string
+	work, home    string
+	up            *Upstream
+}
+
+// prepare writes the step files of a run of a (each line starting with
+// tag, when set) and starts its upstream, closed when t ends.
+func prepare(t *testing.T, a agent, budget, steps int, tag string) *run {
+	t.Helper()
+	rn := &run{a: a, budget: budget, steps: steps, bin: npmBin(t, a.bin), nodeDir: filepath.Dir(npmBin(t, ".bin/node")),
+		work: t.TempDir(), home: t.TempDir()}
+	if err := WriteTaggedStepFiles(rn.work, steps, tag); err != nil {
 		t.Fatal(err)
 	}
-	up := StartUpstream(work, steps)
-	defer up.Close()
+	rn.up = StartUpstream(rn.work, steps)
+	t.Cleanup(rn.up.Close)
 	if d := os.Getenv("SWC_AGENTS_DUMP"); d != "" { // every upstream request, to read
-		up.Dump = filepath.Join(d, fmt.Sprintf("%s-%d", a.name, budget))
-		if err := os.MkdirAll(up.Dump, 0o755); err != nil {
+		rn.up.Dump = filepath.Join(d, fmt.Sprintf("%s-%d", a.name, budget))
+		if err := os.MkdirAll(rn.up.Dump, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	base, key := up.URL, "sk-direct"
-	var px *proxy
-	if budget > 0 {
-		px = startProxy(t, up, budget)
-		base, key = px.URL, px.Key
-	}
-	env, args := a.setup(t, home, base, key)
+	return rn
+}
+
+// start configures the agent for base (swc's or the upstream's URL
+// without /v1) and key, and returns the function that runs it, safe to
+// call from any goroutine, with what it measured of the program itself.
+func (rn *run) start(t *testing.T, base, key string) func() result {
+	t.Helper()
+	env, args := rn.a.setup(t, rn.home, base, key)
 	timeout := runTimeout
 	if d, ok := t.Deadline(); ok { // leave go test's own deadline room to report
 		timeout = min(timeout, time.Until(d)/2)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = work
-	cmd.Env = append([]string{
-		"HOME=" + home, "PATH=" + nodeDir + ":/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + os.TempDir(),
-		"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "CI=true",
-	}, env...)
-	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	err := cmd.Run()
-	r := result{Agent: a.name, Budget: budget, Wall: time.Since(start), ExitErr: err, Output: out.String()}
-	if ctx.Err() != nil {
-		r.ExitErr = fmt.Errorf("timed out after %v: %w", timeout, err)
+	ctx := t.Context()
+	return func() result {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, rn.bin, args...)
+		cmd.Dir = rn.work
+		cmd.Env = append([]string{
+			"HOME=" + rn.home, "PATH=" + rn.nodeDir + ":/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + os.TempDir(),
+			"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "CI=true",
+		}, env...)
+		cmd.WaitDelay = 5 * time.Second
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		start := time.Now()
+		err := cmd.Run()
+		r := result{Agent: rn.a.name, Budget: rn.budget, Wall: time.Since(start), ExitErr: err, Output: out.String()}
+		if ctx.Err() != nil {
+			r.ExitErr = fmt.Errorf("timed out after %v: %w", timeout, err)
+		}
+		return r
 	}
-	st := up.Stats()
+}
+
+// measure fills r with what the run's upstream saw and, through px (nil:
+// straight to the upstream), what swc answered to the agent's requests:
+// those mine says are the agent's (nil: all of them).
+func (rn *run) measure(r *result, px *proxy, mine func(s sent) bool) {
+	st := rn.up.Stats()
 	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
-	r.Recall, r.WantRecall = st.Recall, budget > 0
-	if px != nil {
-		reqs := px.requests()
-		for i, s := range reqs {
-			r.RecallRounds += s.recalls
-			if bytes.Contains(s.body, []byte(RecallToolName)) {
-				r.Leaks = append(r.Leaks, i+1)
-			}
-			if s.status >= 400 {
-				if up.Dump != "" { // what swc refused, to read
-					os.WriteFile(filepath.Join(up.Dump, fmt.Sprintf("refused-%03d.json", r.Rejected+1)), s.body, 0o644)
-				}
-				r.Rejected++
-				if s.path != "HEAD /" {
-					r.RejectedPost++
-				}
-				if len(r.FirstRejects) < 3 {
-					r.FirstRejects = append(r.FirstRejects, fmt.Sprintf("%s → %d %s", s.path, s.status, s.errBody))
-				}
-			}
+	r.Recall, r.WantRecall = st.Recall, rn.budget > 0
+	if px == nil {
+		return
+	}
+	reqs := px.requests()
+	for i, s := range reqs {
+		if mine != nil && !mine(s) {
+			continue
 		}
-		// The agent's side of the last request the upstream answered in
-		// the loop.
-		if n, err := strconv.Atoi(st.Seq); err == nil && n >= 1 && n <= len(reqs) {
-			s := reqs[n-1]
-			r.SentTokens, r.FwdTokens, r.SentBytes, r.Mode = s.before, s.after, len(s.body), s.mode
-			if s.over != "" {
-				r.Mode += ", over budget by " + s.over
+		r.RecallRounds += s.recalls
+		if bytes.Contains(s.body, []byte(RecallToolName)) {
+			r.Leaks = append(r.Leaks, i+1)
+		}
+		if s.status >= 400 {
+			if rn.up.Dump != "" { // what swc refused, to read
+				os.WriteFile(filepath.Join(rn.up.Dump, fmt.Sprintf("refused-%03d.json", r.Rejected+1)), s.body, 0o644)
+			}
+			r.Rejected++
+			if s.path != "HEAD /" {
+				r.RejectedPost++
+			}
+			if len(r.FirstRejects) < 3 {
+				r.FirstRejects = append(r.FirstRejects, fmt.Sprintf("%s → %d %s", s.path, s.status, s.errBody))
 			}
 		}
 	}
-	return r
+	// The agent's side of the last request the upstream answered in the
+	// loop.
+	if n, err := strconv.Atoi(st.Seq); err == nil && n >= 1 && n <= len(reqs) {
+		s := reqs[n-1]
+		r.SentTokens, r.FwdTokens, r.SentBytes, r.Mode = s.before, s.after, len(s.body), s.mode
+		if s.over != "" {
+			r.Mode += ", over budget by " + s.over
+		}
+	}
 }
 
 // check fails t for what r shows wrong.
@@ -258,22 +298,23 @@ func runAll(t *testing.T, a agent) {
 	}
 }
 
-func TestClaudeCode(t *testing.T) {
-	runAll(t, agent{name: "claude-code", bin: ".bin/claude", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
-		return []string{
-				"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + key,
-				"IS_SANDBOX=1", // --dangerously-skip-permissions as root (CI runs as root)
-				"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
-				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			}, []string{"-p", prompt, "--model", "claude-sonnet-4-5", "--dangerously-skip-permissions",
-				"--output-format", "text", "--max-turns", "200"}
-	}})
-}
+func TestClaudeCode(t *testing.T) { runAll(t, claudeCode) }
 
-func TestCodex(t *testing.T) {
-	runAll(t, agent{name: "codex", bin: ".bin/codex", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
-		dir := filepath.Join(home, ".codex")
-		config := `model = "gpt-5"
+var claudeCode = agent{name: "claude-code", bin: ".bin/claude", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	return []string{
+			"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + key,
+			"IS_SANDBOX=1", // --dangerously-skip-permissions as root (CI runs as root)
+			"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		}, []string{"-p", prompt, "--model", "claude-sonnet-4-5", "--dangerously-skip-permissions",
+			"--output-format", "text", "--max-turns", "200"}
+}}
+
+func TestCodex(t *testing.T) { runAll(t, codex) }
+
+var codex = agent{name: "codex", bin: ".bin/codex", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	dir := filepath.Join(home, ".codex")
+	config := `model = "gpt-5"
 model_provider = "swc"
 
 [model_providers.swc]
@@ -282,16 +323,15 @@ base_url = "` + base + `/v1"
 env_key = "SWC_API_KEY"
 wire_api = "responses"
 `
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return []string{"CODEX_HOME=" + dir, "SWC_API_KEY=" + key},
-			[]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt}
-	}})
-}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"CODEX_HOME=" + dir, "SWC_API_KEY=" + key},
+		[]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt}
+}}
 
 // script is an agent of a Node script of npmDir run by the pinned node.
 func script(name, file string, args ...string) agent {

@@ -32,7 +32,7 @@ func TestClaudeCodeMCP(t *testing.T) {
 	t.Parallel()
 	script := StartMCPScript()
 	defer script.Close()
-	px := startProxy(t, &Upstream{URL: script.URL}, 100_000) // the requests fit: this test is about MCP
+	px := startProxy(t, every(&Upstream{URL: script.URL}), 100_000) // the requests fit: this test is about MCP
 	work, home := t.TempDir(), t.TempDir()
 	config := filepath.Join(home, ".claude")
 	env := []string{

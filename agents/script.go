@@ -102,10 +102,19 @@ func StepFile(dir string, n int) string {
 // WriteStepFiles writes the files of steps 1..n into dir: each about
 // 1,500 tokens (cl100k_base) of log lines full of identifiers, every
 // step's its own.
-func WriteStepFiles(dir string, n int) error {
+func WriteStepFiles(dir string, n int) error { return WriteTaggedStepFiles(dir, n, "") }
+
+// WriteTaggedStepFiles writes the step files as WriteStepFiles does, each
+// line starting with tag and a space when tag is set: the outputs of two
+// runs sharing one swc then differ, line by line.
+func WriteTaggedStepFiles(dir string, n int, tag string) error {
+	if tag != "" {
+		tag += " "
+	}
 	for s := 1; s <= n; s++ {
 		var b strings.Builder
 		for l := 1; l <= 36; l++ {
+			b.WriteString(tag)
 			fmt.Fprintf(&b, "step %02d entry %02d: service orders%02d handler handleOrder%dx%d in pkg/orders%02d/handler_%02d.go:%d returned status %d after %d ms (trace t%02d-%02d-%x)\n",
 				s, l, s, s, l, s, l, 100*s+l, 500+l%4, 1000*s+37*l, s, l, (s*7919+l*104729)%0xfffff)
 		}

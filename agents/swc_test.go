@@ -42,9 +42,16 @@ type sent struct {
 	errBody       string // the start of a 4xx/5xx answer
 }
 
-// startProxy starts swc's service with its proxy pointed at up (both
-// providers) and budget as the default budget, and returns it with a key.
-func startProxy(t *testing.T, up *Upstream, budget int) *proxy {
+// upstreams says where swc's proxy sends each provider's requests; a nil
+// one leaves that route unset.
+type upstreams struct{ Anthropic, OpenAI, Gemini *Upstream }
+
+// every points every provider's route at up.
+func every(up *Upstream) upstreams { return upstreams{up, up, up} }
+
+// startProxy starts swc's service with its proxy pointed at ups and
+// budget as the default budget, and returns it with a key.
+func startProxy(t *testing.T, ups upstreams, budget int) *proxy {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "swc.db"))
@@ -72,13 +79,17 @@ func startProxy(t *testing.T, up *Upstream, budget int) *proxy {
 	})
 	srv := swchttp.New(db, mem, q)
 	srv.Schedule, srv.Logger, srv.Rate = sched, logger, -1
-	srv.Proxy.OpenAI = swchttp.Upstream{URL: up.URL + "/v1", Key: "sk-upstream-openai"}
-	srv.Proxy.Anthropic = swchttp.Upstream{URL: up.URL, Key: "sk-upstream-anthropic"}
+	if ups.OpenAI != nil {
+		srv.Proxy.OpenAI = swchttp.Upstream{URL: ups.OpenAI.URL + "/v1", Key: "sk-upstream-openai"}
+	}
+	if ups.Anthropic != nil {
+		srv.Proxy.Anthropic = swchttp.Upstream{URL: ups.Anthropic.URL, Key: "sk-upstream-anthropic"}
+	}
 	srv.Proxy.Budget = budget
 	// The Gemini route, in a build of swc that has it (Proxy.Gemini):
 	// without it the Gemini CLI's requests meet swc's 404.
-	if f, ok := geminiUpstream(&srv.Proxy); ok {
-		f.Set(reflect.ValueOf(swchttp.Upstream{URL: up.URL, Key: "upstream-gemini-key"}))
+	if f, ok := geminiUpstream(&srv.Proxy); ok && ups.Gemini != nil {
+		f.Set(reflect.ValueOf(swchttp.Upstream{URL: ups.Gemini.URL, Key: "upstream-gemini-key"}))
 	}
 	key, _, err := swchttp.CreateKey(ctx, db, "agents")
 	if err != nil {
@@ -101,10 +112,15 @@ func startProxy(t *testing.T, up *Upstream, budget int) *proxy {
 	}))
 	t.Cleanup(ts.Close)
 	p.URL = ts.URL
-	up.Original = p.original
-	up.RecallTools = map[string]string{}
-	for _, f := range []string{"anthropic", "openai", "responses", "gemini"} {
-		up.RecallTools[f] = swchttp.RecallTool(f)
+	for _, up := range []*Upstream{ups.Anthropic, ups.OpenAI, ups.Gemini} {
+		if up == nil {
+			continue
+		}
+		up.Original = p.original
+		up.RecallTools = map[string]string{}
+		for _, f := range []string{"anthropic", "openai", "responses", "gemini"} {
+			up.RecallTools[f] = swchttp.RecallTool(f)
+		}
 	}
 	return p
 }

@@ -49,6 +49,14 @@ type Upstream struct {
 	out map[string]call // call id → what was sent with it
 	rs  map[string]string
 	seq map[int]string // request number → HeaderSeq
+	got []Received     // every request, in order
+}
+
+// Received is one request the upstream got.
+type Received struct {
+	Seq  string // its HeaderSeq ("" when it came without one)
+	Path string // method and path
+	Body []byte
 }
 
 // call is what the upstream sent with one tool call.
@@ -101,6 +109,13 @@ func (u *Upstream) Stats() Stats {
 	return s
 }
 
+// Received returns every request the upstream got so far, in order.
+func (u *Upstream) Received() []Received {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]Received(nil), u.got...)
+}
+
 // turn is what a request asks of the script, in any protocol.
 type turn struct {
 	n      int    // the request's number
@@ -137,6 +152,7 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	u.st.Requests = n
 	u.st.Paths = append(u.st.Paths, r.Method+" "+r.URL.Path)
 	u.seq[n] = r.Header.Get(HeaderSeq)
+	u.got = append(u.got, Received{Seq: u.seq[n], Path: r.Method + " " + r.URL.Path, Body: body})
 	u.mu.Unlock()
 	var orig []byte
 	if seq := r.Header.Get(HeaderSeq); seq != "" && u.Original != nil {

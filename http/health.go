@@ -72,3 +72,18 @@ func (s *Server) noteReady(name string, err error) {
 		s.logger().Info("ready again", "check", name)
 	}
 }
+
+// connectivityProbe reports whether r is a client's check that its base
+// URL answers, not an API call: Claude Code sends HEAD / (and, in some
+// versions, GET or HEAD /api/hello) to ANTHROPIC_BASE_URL before its
+// first request, and reads anything but a 2xx as the endpoint being down.
+// swc answers them itself, 200 without asking an upstream or a key.
+func connectivityProbe(r *http.Request) bool {
+	switch r.URL.Path {
+	case "/":
+		return r.Method == http.MethodHead
+	case "/api/hello":
+		return r.Method == http.MethodHead || r.Method == http.MethodGet
+	}
+	return false
+}

@@ -59,3 +59,26 @@ func TestReadyz(t *testing.T) {
 		t.Fatalf("queue stopped: %d %s", code, body)
 	}
 }
+
+// TestConnectivityProbe: a client's check that its base URL answers (HEAD
+// /, GET and HEAD /api/hello, as Claude Code sends them) gets 200 without
+// a key; any other method or path swc has no route for stays 404.
+func TestConnectivityProbe(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct {
+		method, path string
+		want         int
+	}{
+		{"HEAD", "/", 200},
+		{"HEAD", "/api/hello", 200},
+		{"GET", "/api/hello", 200},
+		{"GET", "/", 404},
+		{"POST", "/", 404},
+		{"POST", "/api/hello", 404},
+		{"HEAD", "/nope", 404},
+	} {
+		if code, body := do(t, e, tc.method, tc.path, "", ""); code != tc.want {
+			t.Errorf("%s %s: %d %s, want %d", tc.method, tc.path, code, body, tc.want)
+		}
+	}
+}

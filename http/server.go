@@ -192,6 +192,10 @@ func (s *Server) routes() http.Handler {
 	s.mcpRoutes(mux)
 	mux.Handle("GET /openapi.json", s.observe(http.HandlerFunc(serveOpenAPI)))
 	mux.Handle("/", s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if connectivityProbe(r) {
+			writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+			return
+		}
 		writeError(w, http.StatusNotFound, "not_found", "no route "+r.Method+" "+r.URL.Path)
 	})))
 	s.patterns = mux.patterns

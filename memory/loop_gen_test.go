@@ -14,8 +14,30 @@ import (
 // prompt, a task, then assistant turns each calling one to three tools
 // (text: one command in a fenced block, its output coming back as a user
 // observation message), outputs of 5 to about maxLines lines; now and
-// then (every 40 steps or so) a person's user message.
+// then (every 40 steps or so) a person's user message. Every call has an
+// id of its own (call_0001, call_0002, …), its results follow in the
+// order of the calls.
 func genLoop(rng *rand.Rand, steps int, text bool, maxLines int) []swc.Message {
+	return genLoopIDs(rng, steps, text, maxLines, loopIDs{})
+}
+
+// loopIDs says how genLoopIDs names a tool loop's calls and orders their
+// results. The zero value is genLoop's.
+type loopIDs struct {
+	// reuse: every turn names its calls call_0, call_1, … again, as
+	// agents do whose SDK numbers the calls of each turn (or a local
+	// model's server, or a client that fills in Gemini's missing ids).
+	reuse bool
+	// calls: how many calls a turn makes (0: one to three at random).
+	calls int
+	// shuffle: a turn's results come in another order than its calls
+	// (as parallel tools finish).
+	shuffle bool
+}
+
+// genLoopIDs is genLoop with the calls named and their results ordered
+// as ids says.
+func genLoopIDs(rng *rand.Rand, steps int, text bool, maxLines int, ids loopIDs) []swc.Message {
 	msgs := []swc.Message{
 		{Role: swc.RoleSystem, Content: "You are a coding agent. Use the tools to inspect and edit the repository, then finish."},
 		{Role: swc.RoleUser, Content: "Fix the crash in src/app/parser.py when parse_header gets an empty line; tests in tests/test_parser.py."},
@@ -34,15 +56,25 @@ func genLoop(rng *rand.Rand, steps int, text bool, maxLines int) []swc.Message {
 				swc.Message{Role: swc.RoleUser, Content: "<returncode>" + fmt.Sprint(rng.IntN(2)) + "</returncode>\n<output>\n" + genOutput(rng, file, maxLines) + "</output>"})
 			continue
 		}
-		n := 1 + rng.IntN(3)
+		n := ids.calls
+		if n == 0 {
+			n = 1 + rng.IntN(3)
+		}
 		a := swc.Message{Role: swc.RoleAssistant, Content: think}
 		var results []swc.Message
-		for range n {
+		for k := range n {
 			call++
 			id := fmt.Sprintf("call_%04d", call)
+			if ids.reuse {
+				id = fmt.Sprintf("call_%d", k)
+			}
 			args, _ := json.Marshal(map[string]string{"command": "cat -n " + file})
 			a.ToolCalls = append(a.ToolCalls, swc.ToolCall{ID: id, Name: "execute_bash", Arguments: string(args)})
 			results = append(results, swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: genOutput(rng, file, maxLines)})
+		}
+		if ids.shuffle && n > 1 { // rotated: never the calls' order
+			r := 1 + rng.IntN(n-1)
+			results = append(results[r:], results[:r]...)
 		}
 		msgs = append(append(msgs, a), results...)
 	}

@@ -110,7 +110,7 @@ func loopBody(msgs []swc.Message, f chat.Format) []byte {
 		return b
 	}
 	if f == chat.Gemini {
-		return geminiLoopBody(msgs)
+		return geminiLoopBody(msgs, true)
 	}
 	if f == chat.Responses {
 		instructions, items := chat.ResponsesInput(msgs)
@@ -137,8 +137,9 @@ func requestPrefixes(msgs []swc.Message) []int {
 // in systemInstruction, the assistant's turns as model contents with
 // functionCall parts, tool results as functionResponse parts of the user
 // content after them (with any user text that follows), as Gemini
-// clients send them.
-func geminiLoopBody(msgs []swc.Message) []byte {
+// clients send them; the calls' and responses' ids when ids, else none
+// (chat pairs a response with the call of its name, and names the call).
+func geminiLoopBody(msgs []swc.Message, ids bool) []byte {
 	type content struct {
 		Role  string           `json:"role"`
 		Parts []map[string]any `json:"parts"`
@@ -164,11 +165,19 @@ func geminiLoopBody(msgs []swc.Message) []byte {
 			}
 			for _, tc := range m.ToolCalls {
 				names[tc.ID] = tc.Name
-				c.Parts = append(c.Parts, map[string]any{"functionCall": map[string]any{"id": tc.ID, "name": tc.Name, "args": json.RawMessage(tc.Arguments)}})
+				fc := map[string]any{"name": tc.Name, "args": json.RawMessage(tc.Arguments)}
+				if ids {
+					fc["id"] = tc.ID
+				}
+				c.Parts = append(c.Parts, map[string]any{"functionCall": fc})
 			}
 			contents = append(contents, c)
 		case swc.RoleTool:
-			add("user", map[string]any{"functionResponse": map[string]any{"id": m.ToolCallID, "name": names[m.ToolCallID], "response": map[string]any{"output": m.Content}}})
+			fr := map[string]any{"name": names[m.ToolCallID], "response": map[string]any{"output": m.Content}}
+			if ids {
+				fr["id"] = m.ToolCallID
+			}
+			add("user", map[string]any{"functionResponse": fr})
 		default:
 			add("user", map[string]any{"text": m.Content})
 		}

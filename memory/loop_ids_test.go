@@ -14,7 +14,8 @@ import (
 // TestLoopReusedIDs: tool loops whose turns reuse their calls' ids
 // (every turn's call "call_0", or "call_0".."call_2" for parallel calls),
 // with results in another order than the calls, in the OpenAI, Anthropic
-// and Responses forms at several budgets, replayed request by request:
+// and Responses forms and as Gemini contents without ids, at several
+// budgets, replayed request by request:
 // never an error, the providers' rules hold, every result sent right
 // after its own turn's call, the budget holds unless OverBudget says,
 // and every handle a stub or the memory shows resolves (as swc_recall
@@ -31,17 +32,28 @@ func TestLoopReusedIDs(t *testing.T) {
 		{"parallel calls, ids unique, results reordered", loopIDs{shuffle: true}},
 	}
 	budgets := []int{1500, 4000, 12000, 40000}
-	formats := []chat.Format{chat.OpenAI, chat.Anthropic, chat.Responses}
-	steps, every := 120, 5
+	forms := []struct {
+		name string
+		f    chat.Format
+		body func([]swc.Message) []byte
+	}{
+		{"openai", chat.OpenAI, nil},
+		{"anthropic", chat.Anthropic, nil},
+		{"responses", chat.Responses, nil},
+		// No ids at all: chat names each call by its place.
+		{"gemini without ids", chat.Gemini, func(msgs []swc.Message) []byte { return geminiLoopBody(msgs, false) }},
+	}
+	steps, every := 100, 7
 	if testing.Short() {
-		steps, every = 80, 11
+		steps, every = 60, 13
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
 	stubbed, dropped := 0, 0
 	for _, tc := range cases {
 		msgs := genLoopIDs(rng, steps, false, 60, tc.ids)
 		repeatOutputs(rng, msgs)
-		for _, f := range formats {
+		for _, fm := range forms {
+			f := fm.f
 			for _, budget := range budgets {
 				o := DefaultOptions()
 				o.Budget = budget
@@ -54,8 +66,12 @@ func TestLoopReusedIDs(t *testing.T) {
 					if k%every != 0 && k != len(points)-1 {
 						continue
 					}
-					name := fmt.Sprintf("%s, %s, budget %d [:%d]", tc.name, f, budget, n)
-					res, _, sent := sendLoopIn(t, c, msgs[:n], f)
+					name := fmt.Sprintf("%s, %s, budget %d [:%d]", tc.name, fm.name, budget, n)
+					body := loopBody(msgs[:n], f)
+					if fm.body != nil {
+						body = fm.body(msgs[:n])
+					}
+					res, _, sent := sendBodyIn(t, c, body, f)
 					if asLoop(sent) == nil {
 						checkResult(t, name, c, sent, res)
 						continue

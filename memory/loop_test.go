@@ -314,6 +314,12 @@ func sendLoop(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) (*
 // messages).
 func sendLoopIn(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) (*Result, []byte, []swc.Message) {
 	t.Helper()
+	return sendBodyIn(t, c, loopBody(msgs, f), f)
+}
+
+// sendBodyIn is sendLoopIn of a body of format f.
+func sendBodyIn(t *testing.T, c *Compressor, body []byte, f chat.Format) (*Result, []byte, []swc.Message) {
+	t.Helper()
 	var res *Result
 	report := func(r *Result, err error) {
 		if err != nil {
@@ -331,7 +337,6 @@ func sendLoopIn(t *testing.T, c *Compressor, msgs []swc.Message, f chat.Format) 
 		mw, url = GeminiMiddleware(c, report), "https://x.invalid/v1beta/models/m:generateContent"
 	}
 	var cp capture
-	body := loopBody(msgs, f)
 	in, err := chat.Parse(body, f)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/observe"
 )
 
@@ -56,7 +57,7 @@ var reuseIDs = map[string][2]string{"openai": {"call_0", "call_1"}, "anthropic":
 // own messages, and from the tenant's cache for a later request that
 // holds neither.
 func TestRecallReusedIDs(t *testing.T) {
-	for _, c := range []recallCase{{"openai", false}, {"anthropic", false}, {"responses", false}, {"anthropic", true}} {
+	for _, c := range recallCases {
 		t.Run(c.String(), func(t *testing.T) {
 			e := newProxyEnv(t)
 			ids := reuseIDs[c.proto]
@@ -166,4 +167,124 @@ func writeReusedReply(w http.ResponseWriter, c recallCase, r recallReply, round 
 	}
 	w.WriteHeader(rec.Code)
 	w.Write([]byte(strings.ReplaceAll(rec.Body.String(), `"`+own+`"`, `"`+id+`"`)))
+}
+
+// geminiNoIDsBody returns the generateContent body of msgs with no ids
+// on the calls and responses, as most Gemini clients send it (chat names
+// each call by its place and pairs a response with the first open call
+// of its name, so the results go in the calls' order).
+func geminiNoIDsBody(t *testing.T, msgs []swc.Message) string {
+	t.Helper()
+	var cs []string
+	mustJSON := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case swc.RoleUser:
+			cs = append(cs, `{"role":"user","parts":[{"text":`+mustJSON(m.Content)+`}]}`)
+		case swc.RoleAssistant:
+			parts := []string{`{"text":` + mustJSON(m.Content) + `}`}
+			for _, c := range m.ToolCalls {
+				parts = append(parts, `{"functionCall":{"name":"bash","args":`+c.Arguments+`}}`)
+			}
+			cs = append(cs, `{"role":"model","parts":[`+strings.Join(parts, ",")+`]}`)
+		case swc.RoleTool: // a turn's responses in one user content
+			part := `{"functionResponse":{"name":"bash","response":{"output":` + mustJSON(m.Content) + `}}}`
+			if n := len(cs) - 1; n >= 0 && strings.HasPrefix(cs[n], `{"role":"user","parts":[{"functionResponse"`) {
+				cs[n] = strings.TrimSuffix(cs[n], `]}`) + `,` + part + `]}`
+				continue
+			}
+			cs = append(cs, `{"role":"user","parts":[`+part+`]}`)
+		}
+	}
+	return `{"systemInstruction":{"parts":[{"text":"You are a coding agent."}]},"contents":[` + strings.Join(cs, ",") + `],"tools":` + recallClientToolsGemini + `}`
+}
+
+// TestGeminiRecallNoIDs: a Gemini loop whose calls carry no ids, two of
+// the same tool a turn, through the proxy; the upstream recalls two
+// stubs of one turn's calls of the same name, one round each: each
+// returns its own output.
+func TestGeminiRecallNoIDs(t *testing.T) {
+	e := newProxyEnv(t)
+	msgs, _ := reusedLoop("g", 16, [2]string{"call_0", "call_1"})
+	for i := 0; i+2 < len(msgs); i++ { // the results in the calls' order
+		if msgs[i].Role == swc.RoleAssistant && len(msgs[i].ToolCalls) == 2 {
+			msgs[i+1], msgs[i+2] = msgs[i+2], msgs[i+1]
+		}
+	}
+	body := geminiNoIDsBody(t, msgs)
+	in, err := chat.Parse([]byte(body), chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	originals := map[string]string{}
+	for i := range in.Messages {
+		if h, ok := memory.ObservationHandle(in.Messages, i); ok {
+			originals[h] = in.Messages[i].Content
+		}
+	}
+	var mu sync.Mutex
+	var picked []string
+	round := 0
+	e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
+		mu.Lock()
+		round++
+		n := round
+		if n == 1 {
+			picked = twoStubsOneTurn(t, body, originals)
+		}
+		rep := recallReply{}
+		if n <= 2 && len(picked) == 2 {
+			rep.args = `{"handle":"` + picked[n-1] + `"}`
+		}
+		mu.Unlock()
+		writeGeminiReply(w, geminiJSON, rep, n)
+	}
+	resp := e.post(t, geminiJSON.path(), body, "X-SWC-Budget: 6000")
+	if got := readAll(t, resp); resp.StatusCode != 200 || !strings.Contains(got, `"done"`) {
+		t.Fatalf("%d: %s", resp.StatusCode, got)
+	}
+	if len(picked) != 2 {
+		t.Fatal("no two stubs of one turn in the request sent")
+	}
+	e.up.mu.Lock()
+	bodies := e.up.bodies
+	e.up.mu.Unlock()
+	if len(bodies) != 3 {
+		t.Fatalf("%d upstream requests; want 3", len(bodies))
+	}
+	for k, h := range picked {
+		_, responses := geminiRoundOf(t, bodies[k+1])
+		if len(responses) != 1 || responseOutput(responses[0]) != originals[h] {
+			t.Errorf("swc_recall(%s) returned %v; want its own output %.80q", h, responses, originals[h])
+		}
+	}
+}
+
+// twoStubsOneTurn returns the handles of the two stubs of one turn's
+// calls in body (a Gemini request sent upstream).
+func twoStubsOneTurn(t *testing.T, body []byte, originals map[string]string) []string {
+	t.Helper()
+	in, err := chat.Parse(body, chat.Gemini)
+	if err != nil {
+		t.Errorf("the request sent does not parse: %v", err)
+		return nil
+	}
+	for i := 0; i+1 < len(in.Messages); i++ {
+		a, b := in.Messages[i], in.Messages[i+1]
+		if a.Role != swc.RoleTool || b.Role != swc.RoleTool || a.Name != b.Name {
+			continue
+		}
+		ha, hb := stubHandle.FindStringSubmatch(a.Content), stubHandle.FindStringSubmatch(b.Content)
+		if ha != nil && hb != nil && strings.HasPrefix(a.Content, "[swc:") && strings.HasPrefix(b.Content, "[swc:") &&
+			ha[1] != hb[1] && originals[ha[1]] != "" && originals[hb[1]] != "" {
+			return []string{ha[1], hb[1]}
+		}
+	}
+	return nil
 }

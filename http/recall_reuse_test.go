@@ -288,3 +288,42 @@ func twoStubsOneTurn(t *testing.T, body []byte, originals map[string]string) []s
 	}
 	return nil
 }
+
+// TestRecallStoredReusedIDs: in stored mode the proxy stores a loop whose
+// turns reuse their call ids; a request holding only its start (a retry
+// from earlier in the loop), compressed, recalls the handles of two later outputs of one call id,
+// which neither it nor the cache holds: the stored conversation returns
+// each its own.
+func TestRecallStoredReusedIDs(t *testing.T) {
+	e := newProxyEnv(t)
+	c := recallCase{"anthropic", false}
+	ids := reuseIDs[c.proto]
+	msgs, originals := reusedLoop("s", 16, ids)
+	conv := "X-SWC-Conversation: conv-reused"
+	if resp := e.post(t, c.path(), c.body(t, msgs), conv, "X-SWC-Budget: 1000000", "anthropic-version: 2023-06-01"); resp.StatusCode != 200 {
+		t.Fatalf("%d: %s", resp.StatusCode, readAll(t, resp))
+	} else {
+		readAll(t, resp)
+	}
+	// The last two turns' outputs of ids[0]: in the stored loop only.
+	var late []string
+	for i := len(msgs) - 1; i >= 0 && len(late) < 2; i-- {
+		if m := msgs[i]; m.Role == swc.RoleTool && m.ToolCallID == ids[0] {
+			late = append(late, observe.Handle(m.ToolCallID, m.Content))
+		}
+	}
+	earlier := msgs[:2+3*12] // the instructions, the task and the first 12 turns of 16: a retry
+	for _, h := range late {
+		script(e, c, []recallReply{{args: `{"handle":"` + h + `"}`}, {}}, nil)
+		n := e.up.count()
+		resp := e.post(t, c.path(), c.body(t, earlier), conv, "X-SWC-Budget: 1500", "anthropic-version: 2023-06-01")
+		got := readAll(t, resp)
+		if resp.StatusCode != 200 || e.up.count() != n+2 {
+			t.Fatalf("%d, %d upstream requests: %s", resp.StatusCode, e.up.count()-n, got)
+		}
+		body, _ := e.up.last(t)
+		if results, _ := toolResults(t, c.proto, body); len(results) != 1 || results[0] != originals[h] {
+			t.Errorf("swc_recall(%s) returned %.100q; want its own output %.100q", h, results, originals[h])
+		}
+	}
+}

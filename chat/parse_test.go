@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -216,6 +217,48 @@ func TestCallIDsPerTurn(t *testing.T) {
 	use := `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_0","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_0","content":"r"}]}`
 	if _, err := Parse([]byte(`{"messages":[{"role":"user","content":"q"},`+use+`,{"role":"assistant","content":"ok"},{"role":"user","content":"again"},`+use+`]}`), Anthropic); err != nil {
 		t.Fatalf("anthropic: %v", err)
+	}
+	// Parallel calls named alike every turn, their results in another
+	// order than the calls: each result pairs with its own turn's call.
+	call := func(id, arg string) string {
+		return `{"type":"function_call","call_id":"` + id + `","name":"f","arguments":"{\"n\":` + arg + `}"}`
+	}
+	out := func(id, text string) string {
+		return `{"type":"function_call_output","call_id":"` + id + `","output":"` + text + `"}`
+	}
+	body := `{"input":[{"role":"user","content":"q"},` +
+		call("call_0", "1") + `,` + call("call_1", "2") + `,` + out("call_1", "r2") + `,` + out("call_0", "r1") + `,` +
+		call("call_0", "3") + `,` + call("call_1", "4") + `,` + out("call_0", "r3") + `,` + out("call_1", "r4") + `]}`
+	in, err = Parse([]byte(body), Responses)
+	if err != nil {
+		t.Fatalf("responses: %v", err)
+	}
+	var got []string
+	for i, m := range in.Messages {
+		if m.Role == swc.RoleTool {
+			a := in.Messages[i-1]
+			for j := i - 1; a.Role == swc.RoleTool; j-- {
+				a = in.Messages[j]
+			}
+			for _, tc := range a.ToolCalls {
+				if tc.ID == m.ToolCallID {
+					got = append(got, tc.Arguments+"→"+m.Content)
+				}
+			}
+		}
+	}
+	if want := []string{`{"n":2}→r2`, `{"n":1}→r1`, `{"n":3}→r3`, `{"n":4}→r4`}; !slices.Equal(got, want) {
+		t.Errorf("responses: pairs %q, want %q", got, want)
+	}
+	// A call nothing answers is a message of its own (TestParseResponsesLenient),
+	// though an earlier turn's output has its id.
+	in, err = Parse([]byte(`{"input":[{"role":"user","content":"q"},`+call("call_0", "1")+`,`+out("call_0", "r1")+`,`+
+		call("call_0", "2")+`,{"role":"user","content":"stop"}]}`), Responses)
+	if err != nil {
+		t.Fatalf("responses, a call left unanswered: %v", err)
+	}
+	if n := len(in.Messages); n != 5 || len(in.Messages[3].ToolCalls) != 0 {
+		t.Errorf("responses, a call left unanswered: messages %+v", in.Messages)
 	}
 }
 

@@ -301,11 +301,23 @@ type responsesBuilder struct {
 }
 
 func (b *responsesBuilder) build() error {
-	// Which calls an output answers later in the input.
-	answered := map[string]bool{}
+	// Which call items an output answers later in the input: the latest
+	// call of its id not answered yet, so that agents whose every turn
+	// names its calls call_0, call_1, … pair each output with its own
+	// turn's call, and a call left unanswered stays so though an earlier
+	// turn's output has its id.
+	answered := map[int]bool{}
+	latest := map[string]int{} // call id → its latest call item not answered yet
 	for k := range b.items {
-		if kd, id := b.items[k].kind(); kd == kOutput && id != "" {
-			answered[id] = true
+		switch kd, id := b.items[k].kind(); {
+		case id == "":
+		case kd == kCall:
+			latest[id] = k
+		case kd == kOutput:
+			if j, ok := latest[id]; ok {
+				answered[j] = true
+				delete(latest, id)
+			}
 		}
 	}
 	open := map[string]int{} // calls made, not answered yet → item index
@@ -347,7 +359,7 @@ func (b *responsesBuilder) build() error {
 			m.Content, m.MediaTokens = outputText(it)
 			last = b.emit(m, where, first, k)
 		case kCall:
-			if id == "" || !answered[id] {
+			if id == "" || !answered[k] {
 				if len(open) > 0 {
 					return b.unanswered(open, k)
 				}

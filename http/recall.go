@@ -193,25 +193,11 @@ func showsHandle(body []byte, held map[string]bool) bool {
 }
 
 // observationHandle returns the handle of message i when it is an
-// observation: a tool message, or a user message (not the first) of a
-// text-acting agent's observation shape. The handle is the one memory's
-// stubs show.
+// observation: memory.ObservationHandle, the handle memory's stubs and
+// lists of dropped calls show. It hashes the call id with the output, so
+// agents that reuse call ids across turns get a handle per output.
 func observationHandle(msgs []swc.Message, i int) (string, bool) {
-	m := msgs[i]
-	switch m.Role {
-	case swc.RoleTool:
-		return observe.Handle(m.ToolCallID, m.Content), true
-	case swc.RoleUser:
-		for _, p := range msgs[:i] {
-			if p.Role == swc.RoleUser { // not the first user message
-				if observe.IsObservation(m.Content) {
-					return observe.Handle("", m.Content), true
-				}
-				return "", false
-			}
-		}
-	}
-	return "", false
+	return memory.ObservationHandle(msgs, i)
 }
 
 // compressionSummary is the value of HeaderCompression for res over in.

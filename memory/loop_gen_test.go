@@ -14,8 +14,30 @@ import (
 // prompt, a task, then assistant turns each calling one to three tools
 // (text: one command in a fenced block, its output coming back as a user
 // observation message), outputs of 5 to about maxLines lines; now and
-// then (every 40 steps or so) a person's user message.
+// then (every 40 steps or so) a person's user message. Every call has an
+// id of its own (call_0001, call_0002, …), its results follow in the
+// order of the calls.
 func genLoop(rng *rand.Rand, steps int, text bool, maxLines int) []swc.Message {
+	return genLoopIDs(rng, steps, text, maxLines, loopIDs{})
+}
+
+// loopIDs says how genLoopIDs names a tool loop's calls and orders their
+// results. The zero value is genLoop's.
+type loopIDs struct {
+	// reuse: every turn names its calls call_0, call_1, … again, as
+	// agents do whose SDK numbers the calls of each turn (or a local
+	// model's server, or a client that fills in Gemini's missing ids).
+	reuse bool
+	// calls: how many calls a turn makes (0: one to three at random).
+	calls int
+	// shuffle: a turn's results come in another order than its calls
+	// (as parallel tools finish).
+	shuffle bool
+}
+
+// genLoopIDs is genLoop with the calls named and their results ordered
+// as ids says.
+func genLoopIDs(rng *rand.Rand, steps int, text bool, maxLines int, ids loopIDs) []swc.Message {
 	msgs := []swc.Message{
 		{Role: swc.RoleSystem, Content: "You are a coding agent. Use the tools to inspect and edit the repository, then finish."},
 		{Role: swc.RoleUser, Content: "Fix the crash in src/app/parser.py when parse_header gets an empty line; tests in tests/test_parser.py."},
@@ -34,15 +56,25 @@ func genLoop(rng *rand.Rand, steps int, text bool, maxLines int) []swc.Message {
 				swc.Message{Role: swc.RoleUser, Content: "<returncode>" + fmt.Sprint(rng.IntN(2)) + "</returncode>\n<output>\n" + genOutput(rng, file, maxLines) + "</output>"})
 			continue
 		}
-		n := 1 + rng.IntN(3)
+		n := ids.calls
+		if n == 0 {
+			n = 1 + rng.IntN(3)
+		}
 		a := swc.Message{Role: swc.RoleAssistant, Content: think}
 		var results []swc.Message
-		for range n {
+		for k := range n {
 			call++
 			id := fmt.Sprintf("call_%04d", call)
+			if ids.reuse {
+				id = fmt.Sprintf("call_%d", k)
+			}
 			args, _ := json.Marshal(map[string]string{"command": "cat -n " + file})
 			a.ToolCalls = append(a.ToolCalls, swc.ToolCall{ID: id, Name: "execute_bash", Arguments: string(args)})
 			results = append(results, swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: genOutput(rng, file, maxLines)})
+		}
+		if ids.shuffle && n > 1 { // rotated: never the calls' order
+			r := 1 + rng.IntN(n-1)
+			results = append(results[r:], results[:r]...)
 		}
 		msgs = append(append(msgs, a), results...)
 	}
@@ -78,7 +110,7 @@ func loopBody(msgs []swc.Message, f chat.Format) []byte {
 		return b
 	}
 	if f == chat.Gemini {
-		return geminiLoopBody(msgs)
+		return geminiLoopBody(msgs, true)
 	}
 	if f == chat.Responses {
 		instructions, items := chat.ResponsesInput(msgs)
@@ -105,8 +137,9 @@ func requestPrefixes(msgs []swc.Message) []int {
 // in systemInstruction, the assistant's turns as model contents with
 // functionCall parts, tool results as functionResponse parts of the user
 // content after them (with any user text that follows), as Gemini
-// clients send them.
-func geminiLoopBody(msgs []swc.Message) []byte {
+// clients send them; the calls' and responses' ids when ids, else none
+// (chat pairs a response with the call of its name, and names the call).
+func geminiLoopBody(msgs []swc.Message, ids bool) []byte {
 	type content struct {
 		Role  string           `json:"role"`
 		Parts []map[string]any `json:"parts"`
@@ -132,11 +165,19 @@ func geminiLoopBody(msgs []swc.Message) []byte {
 			}
 			for _, tc := range m.ToolCalls {
 				names[tc.ID] = tc.Name
-				c.Parts = append(c.Parts, map[string]any{"functionCall": map[string]any{"id": tc.ID, "name": tc.Name, "args": json.RawMessage(tc.Arguments)}})
+				fc := map[string]any{"name": tc.Name, "args": json.RawMessage(tc.Arguments)}
+				if ids {
+					fc["id"] = tc.ID
+				}
+				c.Parts = append(c.Parts, map[string]any{"functionCall": fc})
 			}
 			contents = append(contents, c)
 		case swc.RoleTool:
-			add("user", map[string]any{"functionResponse": map[string]any{"id": m.ToolCallID, "name": names[m.ToolCallID], "response": map[string]any{"output": m.Content}}})
+			fr := map[string]any{"name": names[m.ToolCallID], "response": map[string]any{"output": m.Content}}
+			if ids {
+				fr["id"] = m.ToolCallID
+			}
+			add("user", map[string]any{"functionResponse": fr})
 		default:
 			add("user", map[string]any{"text": m.Content})
 		}

@@ -117,11 +117,13 @@ func responsesRewrite(raw json.RawMessage, texts map[string]string) (json.RawMes
 
 // validateResponses checks that every call item is answered by exactly
 // one output item after it (by call_id) and that every output answers a
-// call before it.
+// call before it. An output answers the latest call of its id: a call_id
+// may come again once its call is answered (agents whose every turn
+// names its call call_0), not while it waits for its output.
 func validateResponses(_ object, items []json.RawMessage) []string {
 	var out []string
-	calls := map[string]int{}   // call_id → its item
-	answers := map[string]int{} // call_id → outputs seen
+	open := map[string]int{}  // call_id → its call item, until answered
+	done := map[string]bool{} // call_ids whose latest call is answered
 	for i, raw := range items {
 		var it responsesItem
 		if err := json.Unmarshal(raw, &it); err != nil {
@@ -130,21 +132,25 @@ func validateResponses(_ object, items []json.RawMessage) []string {
 		}
 		switch {
 		case responsesCalls[it.Type]:
-			if _, dup := calls[it.CallID]; dup {
-				out = append(out, fmt.Sprintf("input[%d]: call_id %q used twice", i, it.CallID))
+			if j, dup := open[it.CallID]; dup {
+				out = append(out, fmt.Sprintf("input[%d]: call_id %q used again while input[%d]'s call of it is unanswered", i, it.CallID, j))
 			}
-			calls[it.CallID] = i
+			open[it.CallID], done[it.CallID] = i, false
 		case strings.HasSuffix(it.Type, "_output") && it.CallID != "":
-			if _, ok := calls[it.CallID]; !ok {
-				out = append(out, fmt.Sprintf("input[%d]: output %q answers no call before it", i, it.CallID))
+			if _, ok := open[it.CallID]; ok {
+				delete(open, it.CallID)
+				done[it.CallID] = true
+				break
 			}
-			answers[it.CallID]++
+			if done[it.CallID] {
+				out = append(out, fmt.Sprintf("input[%d]: output %q answers a call answered already (want once)", i, it.CallID))
+				break
+			}
+			out = append(out, fmt.Sprintf("input[%d]: output %q answers no call before it", i, it.CallID))
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(calls)) {
-		if i := calls[id]; answers[id] != 1 {
-			out = append(out, fmt.Sprintf("input[%d]: call %q answered %d times (want once)", i, id, answers[id]))
-		}
+	for _, id := range slices.Sorted(maps.Keys(open)) {
+		out = append(out, fmt.Sprintf("input[%d]: call %q answered 0 times (want once)", open[id], id))
 	}
 	return out
 }

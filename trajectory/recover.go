@@ -3,8 +3,7 @@ package trajectory
 import (
 	"strings"
 
-	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/observe"
+	"github.com/swcmem/swc/memory"
 )
 
 // Recoverable forward references. A target the sent body's text lacks is
@@ -50,25 +49,16 @@ type Miss struct {
 }
 
 // handles returns the handle of each message of the request ("" for a
-// message swc_recall cannot name), made once.
+// message swc_recall cannot name: memory.ObservationHandle, the handle
+// the proxy resolves), made once.
 func (q *Request) handles() []string {
 	if q.hs != nil {
 		return q.hs
 	}
 	msgs := q.Input.Messages
 	q.hs = make([]string, len(msgs))
-	firstUser := -1
-	for i, m := range msgs {
-		switch m.Role {
-		case swc.RoleTool:
-			q.hs[i] = observe.Handle(m.ToolCallID, m.Content)
-		case swc.RoleUser:
-			if firstUser < 0 {
-				firstUser = i
-			} else if observe.IsObservation(m.Content) {
-				q.hs[i] = observe.Handle("", m.Content)
-			}
-		}
+	for i := range msgs {
+		q.hs[i], _ = memory.ObservationHandle(msgs, i)
 	}
 	return q.hs
 }

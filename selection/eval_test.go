@@ -218,7 +218,7 @@ func evalVariant(t *testing.T, spec string) swc.Strategy {
 
 // selectOption sets the swc-select weight option o ("name=value") of w:
 // salient, dated, recency, idf, sentences (0 or 1), impersonal, question,
-// tokens (TokenPower).
+// tokens (TokenPower), long (LongTokens).
 func selectOption(t *testing.T, spec string, w *selection.Weights, o string) {
 	t.Helper()
 	k, v, _ := strings.Cut(o, "=")
@@ -243,6 +243,8 @@ func selectOption(t *testing.T, spec string, w *selection.Weights, o string) {
 		w.Question = f
 	case "tokens":
 		w.TokenPower = f
+	case "long":
+		w.LongTokens = int(f)
 	default:
 		t.Fatalf("variant %q: unknown option %q", spec, k)
 	}

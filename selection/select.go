@@ -37,12 +37,19 @@ type Weights struct {
 	// token: below 1 a long unit pays less than its tokens (0 counts as
 	// 1, the plain value per token).
 	TokenPower float64
+	// LongTokens is where TokenPower's discount stops: a unit longer than
+	// this many tokens pays LongTokens^TokenPower for its first
+	// LongTokens tokens and in proportion for the rest. A sentence that
+	// long is pasted material (a table, code, a log) whose many new terms
+	// and numbers would otherwise outbid every sentence a person said of
+	// themselves. 0: no limit.
+	LongTokens int
 }
 
 // DefaultWeights are the weights swc-select uses, chosen by measurement on
 // LoCoMo (see docs/benchmark.md).
 func DefaultWeights() Weights {
-	return Weights{Salient: 3, Dated: 10, Recency: 3, IDFPower: 1, Sentences: true, Impersonal: 0.4, Question: 0.3, TokenPower: 0.6}
+	return Weights{Salient: 3, Dated: 10, Recency: 3, IDFPower: 1, Sentences: true, Impersonal: 0.4, Question: 0.3, TokenPower: 0.6, LongTokens: 64}
 }
 
 // Select is the swc-select strategy. Build it with New.
@@ -326,6 +333,9 @@ func (s *Select) choose(x *Analysis, budget, room int, seed []int) *choice {
 		}
 		if pows[c] == 0 {
 			pows[c] = math.Pow(float64(c), p)
+			if k := s.Weights.LongTokens; k > 0 && c > k {
+				pows[c] = math.Pow(float64(k), p) * float64(c) / float64(k)
+			}
 		}
 		return pows[c]
 	}

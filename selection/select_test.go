@@ -2,6 +2,7 @@ package selection_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -353,6 +354,46 @@ func TestAssistantRole(t *testing.T) {
 		}
 		if len(kept) != 1 || kept[0] != tc.want {
 			t.Errorf("%s/%s: kept %v, want only %s\n%s", tc.user, tc.assistant, kept, tc.want, ctx.Text)
+		}
+	}
+}
+
+// TestLongTokens: a pasted log (one "sentence" of ~280 tokens, a new term
+// every line) outbids a person's short sentence about themselves while
+// long units pay only TokenPower of their tokens; past LongTokens they pay
+// in full, and with room for either the sentence is kept.
+func TestLongTokens(t *testing.T) {
+	day := time.Date(2023, 5, 1, 10, 0, 0, 0, time.UTC)
+	var table strings.Builder
+	table.WriteString("Here is the log")
+	for i := range 40 {
+		fmt.Fprintf(&table, " step %d passed with no warning,", 100+i)
+	}
+	c := &swc.Conversation{ID: "l", SpeakerA: "user", SpeakerB: "assistant", Sessions: []swc.Session{
+		{Index: 0, Start: day, DateText: "10:00 am on 1 May, 2023", Turns: []swc.Turn{
+			{ID: "S1:1", Speaker: "user", Text: table.String()},
+			{ID: "S1:2", Speaker: "user", Text: "I moved to Lisbon with my sister in 2021."},
+		}},
+	}}
+	for _, tc := range []struct {
+		long int
+		want string
+	}{{0, "S1:1"}, {selection.DefaultWeights().LongTokens, "S1:2"}} {
+		s := selection.New("swc-select", &selection.Analyzer{})
+		s.Weights.Recency, s.Weights.LongTokens = 0, tc.long
+		x := s.Analyzer.Analyze(c)
+		// Room for the header and the table, not for both turns.
+		room := tokens.Count(selection.SessionHeader(&c.Sessions[0])) + x.Turns[0].Tokens + 4
+		ctx, err := s.Compress(context.Background(), c, swc.CompressOptions{Budget: room})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, ch := range ctx.Chunks {
+			kept = append(kept, ch.KeptTurns...)
+		}
+		if len(kept) != 1 || kept[0] != tc.want {
+			t.Errorf("LongTokens %d: kept %v, want only %s\n%s", tc.long, kept, tc.want, ctx.Text)
 		}
 	}
 }

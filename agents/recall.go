@@ -337,17 +337,20 @@ func (u *Upstream) checkRecall(format, field string, body, orig []byte, answered
 	if !offered || u.st.Recall.Handle != "" || answered == "" {
 		return bs, false, nil
 	}
-	// The agent's outputs by call id and by handle: the upstream made the
-	// calls, the agent's request holds the outputs whole.
-	agent, byHandle := map[string]string{}, map[string]string{}
+	// The agent's outputs' handles by call id (an agent may use an id
+	// again in a later turn: every output of the id counts) and the
+	// outputs by handle: the upstream made the calls, the agent's request
+	// holds the outputs whole.
+	agent, byHandle := map[string][]string{}, map[string]string{}
 	for _, r := range toolResults(format, elements(orig, field)) {
-		agent[r.id] = r.text
-		byHandle[observe.Handle(r.id, r.text)] = r.text
+		h := observe.Handle(r.id, r.text)
+		agent[r.id] = append(agent[r.id], h)
+		byHandle[h] = r.text
 	}
 	for _, r := range toolResults(format, elems) { // stubs in place name their own output
 		m := stubHandle.FindStringSubmatch(r.text)
-		if text, known := agent[r.id]; m != nil && known && text != r.text && observe.Handle(r.id, text) != m[1] {
-			bs.add("recall-handle", "the stub of %s shows handle %s; its original's is %s", r.id, m[1], observe.Handle(r.id, text))
+		if hs, known := agent[r.id]; m != nil && known && !slices.Contains(hs, m[1]) {
+			bs.add("recall-handle", "the stub of %s shows handle %s; the originals of that call id have %v", r.id, m[1], hs)
 		}
 	}
 	// The first handle shown, in a stub or a memory's list of earlier

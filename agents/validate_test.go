@@ -233,6 +233,10 @@ func TestCheckRecall(t *testing.T) {
 		return []byte(`{"model":"m","tools":` + tools + `,"messages":` + msgs + `}`)
 	}
 	agent := body(tools, agentMsgs)
+	// An agent that uses the id again in its next turn: the stub of the
+	// first output shows the first output's handle.
+	reused := strings.TrimSuffix(agentMsgs, "]") + `,` + call01 + `,{"role":"tool","tool_call_id":"call_01","content":"other output"}]`
+	reusedStubbed := strings.TrimSuffix(stubbed, "]") + `,` + call01 + `,{"role":"tool","tool_call_id":"call_01","content":"other output"}]`
 	for _, c := range []struct {
 		name      string
 		fwd, orig []byte
@@ -245,6 +249,7 @@ func TestCheckRecall(t *testing.T) {
 		{"swc_recall with nothing to recall", body(withDef, agentMsgs), agent, []string{"recall-uncompressed"}, false},
 		{"tools otherwise changed", body(`[`+def+`]`, stubbed), agent, []string{"field-changed"}, false},
 		{"the agent's request holds swc_recall", body(tools, agentMsgs), body(withDef, agentMsgs), []string{"field-changed", "recall-leaked"}, false},
+		{"a call id used again: the earlier output's stub", body(withDef, reusedStubbed), body(tools, reused), nil, true},
 		{"a stub whose handle is not its original's", body(withDef, strings.Replace(stubbed, h, "h0123456789", 1)), agent, []string{"recall-handle"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -258,6 +263,9 @@ func TestCheckRecall(t *testing.T) {
 			}
 			if ask.handle != h || ask.want != out {
 				t.Fatalf("ask %s %q", ask.handle, ask.want)
+			}
+			if string(c.orig) != string(agent) { // the round below answers the one-turn request
+				return
 			}
 			u.out["call_recall_0001"] = call{step: 1, rec: ask}
 			recallCall := `{"role":"assistant","content":null,"tool_calls":[{"id":"call_recall_0001"}]}`

@@ -100,3 +100,134 @@ type memoryBlock struct {
 	Text         string        `json:"text"`
 	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
+
+// A tool loop's stubs (tool_result contents swc rewrote) stay as they are
+// from one jump of the masking boundary to the next, and a jump rewrites
+// only the outputs after the last stub. A mark on the last stub so keeps
+// the instructions, the memory and every stub cached across a jump, where
+// the client's own mark on its last message, whose prefix the jump
+// changed, keeps nothing. The memory's mark would cache less (it comes
+// before the stubs), so the stub's takes its place.
+
+// stubAt is where the last stub of a request is: its message's index in
+// the written messages and its tool_result block's index in the content.
+type stubAt struct{ msg, block int }
+
+// lastStub returns the content block index of the last tool_result of
+// source message o whose content out rewrote.
+func lastStub(in *Input, out Output, o int) (int, bool) {
+	k, found := 0, false
+	for i, oi := range in.Origin {
+		if oi != o {
+			continue
+		}
+		if _, ok := out.Rewritten[i]; !ok {
+			continue
+		}
+		if b, ok := blockIndex(in.Where[i]); ok && (!found || b > k) {
+			k, found = b, true
+		}
+	}
+	return k, found
+}
+
+// markBlock returns message at.msg of msgs with a cache_control mark on
+// its content block at.block, unless the block has one already, or a
+// mark can't go there: a later mark asks for the 1-hour TTL (so this one
+// would need it) while an earlier message's mark has the 5-minute one
+// (marks with a longer TTL must come first).
+func markBlock(body map[string]json.RawMessage, msgs []json.RawMessage, at stubAt) (json.RawMessage, bool) {
+	raw := msgs[at.msg]
+	start, end, err := valueSpan(raw, "content", at.block)
+	if err != nil || end-start < 2 || raw[start] != '{' {
+		return nil, false
+	}
+	var b struct {
+		CacheControl json.RawMessage `json:"cache_control"`
+	}
+	if json.Unmarshal(raw[start:end], &b) != nil || marked(b.CacheControl) {
+		return nil, false
+	}
+	// The TTLs of the marks before the block (the top level's, tools',
+	// system blocks', earlier messages') and after it.
+	var before, after ttls
+	before.of(body["cache_control"])
+	var tools []struct {
+		CacheControl json.RawMessage `json:"cache_control"`
+	}
+	if json.Unmarshal(body["tools"], &tools) == nil {
+		for _, t := range tools {
+			before.of(t.CacheControl)
+		}
+	}
+	before.blocks(body["system"])
+	for j, m := range msgs {
+		var msg struct {
+			Content json.RawMessage `json:"content"`
+		}
+		if j == at.msg || json.Unmarshal(m, &msg) != nil {
+			continue
+		}
+		if j < at.msg {
+			before.blocks(msg.Content)
+		} else {
+			after.blocks(msg.Content)
+		}
+	}
+	hourAfter := after.hour > 0
+	if hourAfter && before.five > 0 {
+		return nil, false
+	}
+	cc := `{"type":"ephemeral"}`
+	if hourAfter {
+		cc = `{"type":"ephemeral","ttl":"1h"}`
+	}
+	// The mark goes in as the block's last member, every other byte as it
+	// came.
+	close := end - 1
+	for close > start && raw[close] != '}' {
+		close--
+	}
+	sep := ","
+	if inner := bytes.TrimSpace(raw[start+1 : close]); len(inner) == 0 {
+		sep = ""
+	}
+	next := make([]byte, 0, len(raw)+len(cc)+20)
+	next = append(next, raw[:close]...)
+	next = append(next, sep+`"cache_control":`+cc...)
+	next = append(next, raw[close:]...)
+	return next, true
+}
+
+// ttls counts cache_control marks by TTL.
+type ttls struct{ five, hour int }
+
+func (t *ttls) of(cc json.RawMessage) {
+	switch {
+	case !marked(cc):
+	case ttl(cc) == "1h":
+		t.hour++
+	default:
+		t.five++
+	}
+}
+
+// blocks counts the marks of a content field (a list of blocks, a
+// tool_result's content a list of its own).
+func (t *ttls) blocks(content json.RawMessage) {
+	content = bytes.TrimSpace(content)
+	if len(content) == 0 || content[0] != '[' {
+		return
+	}
+	var blocks []struct {
+		CacheControl json.RawMessage `json:"cache_control"`
+		Content      json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return
+	}
+	for _, b := range blocks {
+		t.of(b.CacheControl)
+		t.blocks(b.Content)
+	}
+}

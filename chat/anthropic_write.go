@@ -36,11 +36,15 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 	for _, o := range in.Origin {
 		total[o]++
 	}
+	last := stubAt{msg: -1} // the last stub, by message and block
 	for _, o := range keptOrigins(in, out) {
 		if kept[o] == total[o] {
 			raw, err := rewriteRaw(in, out, o, anthropicPath, nil)
 			if err != nil {
 				return nil, err
+			}
+			if k, ok := lastStub(in, out, o); ok {
+				last = stubAt{msg: len(msgs), block: k}
 			}
 			msgs = append(msgs, raw)
 			continue
@@ -67,6 +71,16 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 		}
 	}
 	mark, hour := !out.NoCacheMark, false
+	if mark && last.msg >= 0 {
+		// A tool loop's stubs: the mark goes on the last one instead of
+		// the memory (before it, so the mark there caches the memory too).
+		n, _ := breakpoints(in.Body, msgs)
+		if n < MaxBreakpoints {
+			if raw, ok := markBlock(in.Body, msgs, last); ok {
+				msgs[last.msg], mark = raw, false
+			}
+		}
+	}
 	if mark && out.Memory != "" {
 		var n int
 		n, hour = breakpoints(in.Body, msgs)

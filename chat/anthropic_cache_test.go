@@ -1,0 +1,119 @@
+package chat
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestStubCacheMark: in a tool loop the cache mark swc adds goes on the
+// last stub (so a jump of the masking boundary keeps every stub before it
+// cached), not on the memory; it takes the 1-hour TTL when a later mark
+// has it, and is left out when the body has no room (four marks), when
+// the block is marked already, or when no TTL could go there.
+func TestStubCacheMark(t *testing.T) {
+	const stub = "[swc:h0 stub]"
+	turn := func(id string) string {
+		return `{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"sh","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"output of ` + id + `"}]}`
+	}
+	body := func(system, lastMark string) string {
+		last := `{"role":"assistant","content":[{"type":"tool_use","id":"t4","name":"sh","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t4","content":"output of t4"` + lastMark + `}]}`
+		return `{"model":"c","max_tokens":9,"system":` + system + `,"messages":[{"role":"user","content":"task"},` +
+			turn("t1") + `,` + turn("t2") + `,` + turn("t3") + `,` + last + `]}`
+	}
+	five, hour := `,"cache_control":{"type":"ephemeral"}`, `,"cache_control":{"type":"ephemeral","ttl":"1h"}`
+	sys := func(marks ...string) string {
+		var b []string
+		for _, m := range marks {
+			b = append(b, `{"type":"text","text":"s"`+m+`}`)
+		}
+		return "[" + strings.Join(b, ",") + "]"
+	}
+	for _, tc := range []struct {
+		name, body string
+		memory     string
+		want       string // the mark on t2's stub ("" none)
+		memMark    bool   // the memory block marked
+	}{
+		{"client marks its last message", body(sys(five), five), "", `{"type":"ephemeral"}`, false},
+		{"with a memory: the stub's mark, not the memory's", body(sys(five), five), "Earlier steps…", `{"type":"ephemeral"}`, false},
+		{"a later 1-hour mark", body(sys(hour), hour), "", `{"type":"ephemeral","ttl":"1h"}`, false},
+		{"a 5-minute mark before a 1-hour one: none fits", body(sys(five), hour), "", "", false},
+		{"four marks already", body(sys(five, five, five), five), "", "", false},
+		{"no room for the stub's, none for the memory's", body(sys(five, five, five), five), "Earlier steps…", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := Parse([]byte(tc.body), Anthropic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := Output{Rewritten: map[int]string{}, Memory: tc.memory}
+			for i, m := range in.Messages {
+				if m.Content == "output of t1" || m.Content == "output of t2" {
+					res.Rewritten[i], m.Content = stub, stub
+				}
+				res.Messages = append(res.Messages, m)
+				res.Source = append(res.Source, i)
+			}
+			got, err := Splice(in, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b struct {
+				System   []map[string]json.RawMessage `json:"system"`
+				Messages []struct {
+					Content json.RawMessage `json:"content"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(got, &b); err != nil {
+				t.Fatalf("%v: %s", err, got)
+			}
+			marks := func(i int) []string { // the marks of message i's blocks
+				var blocks []map[string]json.RawMessage
+				json.Unmarshal(b.Messages[i].Content, &blocks)
+				var out []string
+				for _, bl := range blocks {
+					out = append(out, string(bl["cache_control"]))
+				}
+				return out
+			}
+			if m := marks(2); len(m) != 1 || m[0] != "" { // t1's stub
+				t.Errorf("the first stub is marked: %v", m)
+			}
+			if m := marks(4); len(m) != 1 || m[0] != tc.want {
+				t.Errorf("the last stub's mark %v, want %q\n%s", m, tc.want, got)
+			}
+			memMarked := false
+			for _, bl := range b.System {
+				if strings.Contains(string(bl["text"]), "Earlier steps") && len(bl["cache_control"]) > 0 {
+					memMarked = true
+				}
+			}
+			if memMarked != tc.memMark {
+				t.Errorf("memory block marked %v, want %v", memMarked, tc.memMark)
+			}
+			n, _ := breakpoints(map[string]json.RawMessage{"system": mustRaw(t, b.System)}, nil)
+			for i := range b.Messages {
+				for _, m := range marks(i) {
+					if m != "" {
+						n++
+					}
+				}
+			}
+			if n > MaxBreakpoints {
+				t.Errorf("%d marks", n)
+			}
+		})
+	}
+}
+
+func mustRaw(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -37,7 +37,7 @@ type StubOptions struct {
 	Handle    string               // short stable handle written into the stub (Handle's result)
 	MaxTokens int                  // the stub's most tokens (cl100k_base); 0 = DefaultStubTokens
 	Known     func(id string) bool // identifiers already present in the kept request (instructions, task, assistant turns): not repeated; nil = none known
-	Focus     func(id string) bool // identifiers the loop marks as salient (named by the task, read/edited/grepped by calls, failing tests); ranked first; nil = none
+	Focus     func(id string) bool // identifiers the loop marks as salient (named by the task, read/edited/grepped by calls, failing tests); ranked first when not Known, a Known one weighs a little (context); nil = none
 	// MinValue is the least value per token (see Stub) a line needs to be
 	// chosen after the diagnostic and Focus rounds: 0 fills the stub up to
 	// MaxTokens with whatever line is worth most.

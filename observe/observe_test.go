@@ -288,6 +288,33 @@ func TestStub(t *testing.T) {
 	}
 }
 
+// TestStubKnownFocus: a Focus identifier the request lacks opens the
+// Focus round; one it already holds (Known) is worth a little, as context
+// for lines that hold nothing new, and no line is kept for it over lines
+// that bring identifiers the request lacks.
+func TestStubKnownFocus(t *testing.T) {
+	big := Observation{Tool: "view", Output: bigView(2000)}
+	const line = "\n1370\tdef handler_1370(self, request_1370):"
+	focus := func(id string) bool { return id == "handler_1370" }
+	tests := []struct {
+		name  string
+		known func(string) bool
+		kept  bool
+	}{
+		{"focus not known", func(string) bool { return false }, true},
+		{"focus known, others new", func(id string) bool { return id == "handler_1370" }, false},
+		{"focus known, nothing new", func(string) bool { return true }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Stub(big, StubOptions{Handle: "h", Known: tt.known, Focus: focus})
+			if strings.Contains(got, line) != tt.kept {
+				t.Errorf("line 1370 kept %t, want %t:\n%s", !tt.kept, tt.kept, got)
+			}
+		})
+	}
+}
+
 // TestStubLongLine: a line longer than maxLineBytes is cut around its most
 // valuable identifier, a view's line number kept; a very long one (a
 // one-line JSON document) is cut into pieces, of which the stub keeps

@@ -18,18 +18,26 @@ const maxLineBytes = 80
 
 // Value of what a line holds (see Stub). An identifier not Known weighs
 // its kind's weight times 1+ln(the number of lines holding it) (a name the
-// output repeats is central to it); a Focus identifier weighs focusWeight
-// times the same, Known or not. An identifier's weight counts in the
-// first chosen line that holds it; a line's bonuses count in full while
-// it brings an identifier not yet kept, a quarter of them after.
+// output repeats is central to it); a Focus identifier not Known weighs
+// focusWeight times the same, a Known one knownFocusWeight. An
+// identifier's weight counts in the first chosen line that holds it; a
+// line's bonuses count in full while it brings an identifier not yet
+// kept, a quarter of them after.
 var kindWeight = [...]float64{kindNumber: 0.5, kindName: 2, kindDotted: 1.5, kindPath: 1.5, kindRef: 0.5}
 
 const (
-	focusWeight = 3.0  // a Focus identifier
-	headBonus   = 8.0  // an error's headline: an exception raised, a failing test, "error:"
-	errorBonus  = 4.0  // another diagnostic line: a traceback's frame, pytest's "E" lines
-	defBonus    = 1.5  // a definition: def, class, func, …
-	lineBonus   = 0.05 // any non-blank line: fills what the budget leaves
+	focusWeight = 3.0 // a Focus identifier the request lacks
+	// knownFocusWeight is a Focus identifier the request already holds
+	// (the task's, a kept call's): a hint of what the loop works on, worth
+	// a little as context but nothing as a reference — the request has
+	// it. At focusWeight such lines filled a third of the stubs of the
+	// shared trajectories (see docs/benchmark.md, "Stubs of old
+	// observations").
+	knownFocusWeight = 0.25
+	headBonus        = 8.0  // an error's headline: an exception raised, a failing test, "error:"
+	errorBonus       = 4.0  // another diagnostic line: a traceback's frame, pytest's "E" lines
+	defBonus         = 1.5  // a definition: def, class, func, …
+	lineBonus        = 0.05 // any non-blank line: fills what the budget leaves
 )
 
 // line is a candidate for the stub: an output line, or a piece of a
@@ -51,10 +59,10 @@ type line struct {
 
 // ident is one distinct identifier of the output.
 type ident struct {
-	weight  float64 // kind weight; focusWeight when Focus holds it; else 0 when Known
+	weight  float64 // see weight
 	count   int32   // lines holding it
 	value   float64 // weight × (1 + ln count), once every line is read
-	focus   bool    // Focus holds it
+	focus   bool    // Focus holds it and Known does not
 	covered bool    // a chosen line holds it
 }
 
@@ -204,13 +212,8 @@ func (s *selector) add(text string, src int32, whole bool, diag int) {
 		if !ok {
 			i = int32(len(s.ids))
 			s.index[id] = i
-			d := ident{weight: kindWeight[k]}
-			if s.opt.Focus != nil && s.opt.Focus(id) {
-				d.weight, d.focus = focusWeight, true
-			} else if s.opt.Known != nil && s.opt.Known(id) {
-				d.weight = 0
-			}
-			s.ids = append(s.ids, d)
+			w, focus := s.weight(id, k)
+			s.ids = append(s.ids, ident{weight: w, focus: focus})
 		}
 		for _, j := range s.lineIDs[l.lo:] {
 			if j == i {
@@ -236,6 +239,23 @@ func (s *selector) add(text string, src int32, whole bool, diag int) {
 		}
 	}
 	s.lines = append(s.lines, l)
+}
+
+// weight is an identifier's weight before its count: its kind's;
+// focusWeight when Focus holds it and Known does not (focus then true);
+// knownFocusWeight when both hold it; 0 when Known alone does.
+func (s *selector) weight(id string, k kind) (w float64, focus bool) {
+	known := s.opt.Known != nil && s.opt.Known(id)
+	switch {
+	case s.opt.Focus == nil || !s.opt.Focus(id):
+		if known {
+			return 0, false
+		}
+		return kindWeight[k], false
+	case known:
+		return knownFocusWeight, false
+	}
+	return focusWeight, true
 }
 
 // softLineBytes is the length from which a diagnostic headline loses
@@ -274,13 +294,7 @@ func cutTail(t string) string {
 func (s *selector) cut(text string, head bool) string {
 	best, bestW := "", -1.0
 	scan(text, func(id string, k kind) {
-		w := kindWeight[k]
-		if s.opt.Focus != nil && s.opt.Focus(id) {
-			w = focusWeight
-		} else if s.opt.Known != nil && s.opt.Known(id) {
-			w = 0
-		}
-		if w > bestW {
+		if w, _ := s.weight(id, k); w > bestW {
 			best, bestW = id, w
 		}
 	})
@@ -400,8 +414,8 @@ func (s *selector) markerShare(i int) int {
 
 // choose picks lines within budget tokens: first diagnostic headlines
 // (within headShare of the budget), then lines holding a Focus identifier
-// not yet kept (within focusShare more), then any line; each phase
-// greedily by value per token (lazily re-valued).
+// not Known and not yet kept (within focusShare more), then any line;
+// each phase greedily by value per token (lazily re-valued).
 func (s *selector) choose(budget int) {
 	s.used = markerTokens // the whole output omitted: one marker
 	s.phase(budget*headShare/100, func(i int) bool { return s.lines[i].head })
@@ -417,20 +431,21 @@ func (s *selector) choose(budget int) {
 const maxMisses = 32
 
 // headShare and focusShare are the percentages of a stub's budget that
-// diagnostic headlines, then lines holding a Focus identifier not yet
-// kept, may fill before other lines are chosen. Focus lines are kept to
-// a share: a loop that marks every identifier its calls named as Focus
-// would otherwise fill the stub with lines around names the request
-// already holds: over the shared trajectories at 160 tokens, with Focus =
-// the task's and the calls' identifiers, stubs keep 51.8% of forward uses
-// at 40%, against 56.2% without Focus (TestTrajectories); a share of 70%
-// kept about 50%.
+// diagnostic headlines, then lines holding a Focus identifier not Known
+// and not yet kept, may fill before other lines are chosen. Focus lines
+// are kept to a share: a loop that marks every identifier its calls named
+// as Focus would otherwise fill the stub with lines around them (over the
+// shared trajectories at 160 tokens, with Focus = the task's and the
+// calls' identifiers and Known ones opening the round too, stubs kept
+// 51.8% of forward uses at 40%, about 50% at 70%, against 56.2% without
+// Focus; TestTrajectories).
 const (
 	headShare  = 60
 	focusShare = 40
 )
 
-// focused reports whether line i holds a Focus identifier not yet kept.
+// focused reports whether line i holds a Focus identifier not Known and
+// not yet kept.
 func (s *selector) focused(i int) bool {
 	l := &s.lines[i]
 	for _, j := range s.lineIDs[l.lo:l.hi] {

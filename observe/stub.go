@@ -19,12 +19,13 @@ import (
 // lose their alignment padding: "   41\t" is written "41\t"). Lines are
 // chosen greedily by value per token in
 // three rounds: diagnostic headlines (an exception raised, a failing
-// test, an error message), then lines holding a Focus identifier not yet
-// kept, then any line (see choose). A line's value is that of the
-// identifiers it holds that are not Known and not in a line already
-// chosen — names weigh most, then dotted names and paths, then numbers
-// and file:line references; a name the output repeats more — plus
-// bonuses for diagnostic lines and definitions (see kindWeight). A line
+// test, an error message), then lines holding a Focus identifier not
+// Known and not yet kept, then any line (see choose). A line's value is
+// that of the identifiers it holds that are not Known and not in a line
+// already chosen — names weigh most, then dotted names and paths, then
+// numbers and file:line references; a name the output repeats more; a
+// Focus identifier the request lacks most of all, a Known one a little —
+// plus bonuses for diagnostic lines and definitions (see kindWeight). A line
 // longer than maxLineBytes is cut around its most valuable identifier (a
 // file view's line number kept); a very long one into pieces. The call in
 // the first line is clipped to maxCallBytes (a path keeps its end): the

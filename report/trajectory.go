@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/trajectory"
 )
 
@@ -34,7 +35,7 @@ func trajectorySections(s *trajectory.Summary) []section {
 		"Recoverable FRR: the same share counting also the identifiers the sent request lacks but one swc_recall call on a handle it shows returns: the observation that held them was stubbed or dropped and its handle ([swc:h…], the proxy's) is in a stub or in the memory's list of earlier calls. A placeholder with no handle (masking, trimming, truncation) recovers nothing: for those conditions it is their FRR. Misses: the identifiers neither in the request nor behind a shown handle, by why — count line (dropped into the memory's \"[… N earlier calls left out]\" line, which names no handle), dropped without handle (no handle shown and no count line), no handle (held only in messages the proxy does not take for observations).",
 		"Sent/raw: tokens of the sent messages over the uncompressed ones, summed over the requests not refused (cl100k_base, 4 a message).",
 		"Refused: the compressor returned an error. Breaches: sent bodies breaking a provider rule (a tool call not answered by exactly one result right after it; Anthropic: first message a user's, roles alternating). Over: sent requests still over the budget.",
-		"Stable prefix: of consecutive requests of one run (both compressed), the share whose sent message list starts with the previous request's, byte for byte, every other field unchanged (a prompt cache hit on the whole previous request). Cached: of those later requests' message-list bytes, the share in leading items the earlier request sent byte for byte (what a provider's prompt cache serves).",
+		"Stable prefix: of consecutive requests of one run (both compressed), the share whose sent message list starts with the previous request's, byte for byte, every other field unchanged (a prompt cache hit on the whole previous request). Cached: of those later requests' message-list bytes, the share in leading items the earlier request sent byte for byte (what a provider's prompt cache serves). Cached (marks), Anthropic form: the same share under Anthropic's rules, where a prefix is served only up to a cache_control mark an earlier request of the run wrote, looked for from this request's marks at most 20 content blocks back; the client marks its last message (as Claude Code does), the condition adds its own.",
 		"Times: compression of one request, wall clock and process CPU, median and 99th percentile.",
 	}}}
 	for _, f := range s.Formats {
@@ -42,7 +43,7 @@ func trajectorySections(s *trajectory.Summary) []section {
 			Text: []string{"One table per budget. The chart after the tables plots each condition's mean FRR against its sent/raw token ratio, one point per budget."}}
 		for _, b := range st.Budgets {
 			t := table{Caption: fmt.Sprintf("%s, budget %d tokens.", f, b),
-				Header: []string{"Condition", "FRR (n)", "FRR over (n)", "Recoverable FRR", "Recoverable FRR over", "Misses", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Cached", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
+				Header: []string{"Condition", "FRR (n)", "FRR over (n)", "Recoverable FRR", "Recoverable FRR over", "Misses", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Cached", "Cached (marks)", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
 			for _, c := range s.Cells {
 				if c.Format != f || c.Budget != b {
 					continue
@@ -50,7 +51,7 @@ func trajectorySections(s *trajectory.Summary) []section {
 				t.Rows = append(t.Rows, []string{c.Condition, frrCell(c.FRR, c.FRRN), frrCell(c.FRROver, c.FRROverN),
 					ratioCell(c.RecFRR, c.FRRN > 0), ratioCell(c.RecFRROver, c.FRROverN > 0), missesCell(c), ratioCell(c.Ratio, c.RawTokens > 0),
 					fmt.Sprintf("%d/%d", c.Refusals, c.Requests), strconv.Itoa(c.Breaches), strconv.Itoa(c.OverBudget),
-					stableCell(c), cachedCell(c), num(c.WallP50, 1) + " / " + num(c.WallP99, 1), num(c.CPUP50, 1) + " / " + num(c.CPUP99, 1)})
+					stableCell(c), cachedCell(c), markedCell(c), num(c.WallP50, 1) + " / " + num(c.WallP99, 1), num(c.CPUP50, 1) + " / " + num(c.CPUP99, 1)})
 			}
 			if len(t.Rows) > 0 {
 				sec.Tables = append(sec.Tables, t)
@@ -98,6 +99,13 @@ func cachedCell(c trajectory.Cell) string {
 		return "—"
 	}
 	return pct(c.CachedShare)
+}
+
+func markedCell(c trajectory.Cell) string {
+	if c.Pairs == 0 || c.Format != string(chat.Anthropic) {
+		return "—"
+	}
+	return pct(c.MarkCachedShare)
 }
 
 func stableCell(c trajectory.Cell) string {
@@ -213,18 +221,18 @@ func TrajectoryHTML(w io.Writer, s *trajectory.Summary) error {
 // no_targets,frr_pooled,frr_over,frr_over_n,recoverable_frr,
 // recoverable_frr_pooled,recoverable_frr_over,miss_count_line,
 // miss_dropped_without_handle,miss_no_handle,raw_tokens,sent_tokens,tokens_ratio,stable,pairs,
-// stable_share,cached_share,wall_p50_ms,wall_p99_ms,cpu_p50_ms,cpu_p99_ms. It returns
+// stable_share,cached_share,mark_cached_share,wall_p50_ms,wall_p99_ms,cpu_p50_ms,cpu_p99_ms. It returns
 // the first write error.
 func TrajectoryCSV(w io.Writer, s *trajectory.Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"format", "budget", "condition", "requests", "refusals", "breaches", "over_budget", "frr", "frr_n", "no_targets", "frr_pooled", "frr_over", "frr_over_n",
 		"recoverable_frr", "recoverable_frr_pooled", "recoverable_frr_over", "miss_count_line", "miss_dropped_without_handle", "miss_no_handle",
-		"raw_tokens", "sent_tokens", "tokens_ratio", "stable", "pairs", "stable_share", "cached_share", "wall_p50_ms", "wall_p99_ms", "cpu_p50_ms", "cpu_p99_ms"})
+		"raw_tokens", "sent_tokens", "tokens_ratio", "stable", "pairs", "stable_share", "cached_share", "mark_cached_share", "wall_p50_ms", "wall_p99_ms", "cpu_p50_ms", "cpu_p99_ms"})
 	i, f4 := strconv.Itoa, func(x float64) string { return num(x, 4) }
 	for _, c := range s.Cells {
 		cw.Write([]string{c.Format, i(c.Budget), c.Condition, i(c.Requests), i(c.Refusals), i(c.Breaches), i(c.OverBudget), f4(c.FRR), i(c.FRRN), i(c.NoTargets), f4(c.Pooled), f4(c.FRROver), i(c.FRROverN),
 			f4(c.RecFRR), f4(c.RecPooled), f4(c.RecFRROver), i(c.Misses[trajectory.MissCountLine]), i(c.Misses[trajectory.MissNoHandleLine]), i(c.Misses[trajectory.MissNotObservation]),
-			strconv.FormatInt(c.RawTokens, 10), strconv.FormatInt(c.SentTokens, 10), f4(c.Ratio), i(c.Stable), i(c.Pairs), f4(c.StableShare), f4(c.CachedShare),
+			strconv.FormatInt(c.RawTokens, 10), strconv.FormatInt(c.SentTokens, 10), f4(c.Ratio), i(c.Stable), i(c.Pairs), f4(c.StableShare), f4(c.CachedShare), f4(c.MarkCachedShare),
 			f4(c.WallP50), f4(c.WallP99), f4(c.CPUP50), f4(c.CPUP99)})
 	}
 	cw.Flush()

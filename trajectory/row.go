@@ -41,6 +41,12 @@ type Row struct {
 	// provider's prompt cache can serve (0 for a run's first request).
 	CachedBytes int `json:"cached_bytes,omitempty"`
 	ListBytes   int `json:"list_bytes,omitempty"`
+	// MarkCachedBytes (Anthropic form only) are the list bytes Anthropic's
+	// cache serves by its rules: only up to a mark an earlier request
+	// wrote, found from this request's marks (the client's on its last
+	// message, and the condition's), at most markLookback blocks back
+	// (markCache).
+	MarkCachedBytes int `json:"mark_cached_bytes,omitempty"`
 	// WallMS and CPUMS are the compression's wall-clock and process CPU
 	// time.
 	WallMS float64 `json:"wall_ms"`

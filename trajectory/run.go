@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 )
 
 // A Runner replays trajectories under conditions at budgets, one request
@@ -75,6 +76,7 @@ type group struct {
 	budget   int
 	complete bool  // every row already written
 	prev     *sent // the previous request's sent body; nil after a refusal
+	marks    markCache
 }
 
 // replay runs every request of rp; progress is told of each row.
@@ -159,10 +161,15 @@ func (r *Runner) compress(ctx context.Context, q *Request, g *group, targets []s
 	}
 	out := q.decode(body)
 	row.Breaches = out.breaches
+	var marked int
+	if rp.Format == chat.Anthropic {
+		marked = g.marks.serve(out, rp.codec.list)
+	}
 	if g.prev != nil {
 		s := prefixStable(g.prev, out, rp.codec.list)
 		row.Stable = &s
 		row.CachedBytes, row.ListBytes = cachedPrefix(g.prev, out, rp.codec.list)
+		row.MarkCachedBytes = marked
 	}
 	g.prev = out
 	return row

@@ -50,13 +50,28 @@ func sameFields(prev, cur *sent, list string) bool {
 }
 
 // commonItems is how many leading list items the two bodies share, byte
-// for byte (whitespace around an item aside).
+// for byte (whitespace around an item aside, and Anthropic's cache_control
+// marks: a mark is not part of what a provider caches, and a client moves
+// its mark to its last message on every request).
 func commonItems(prev, cur *sent) int {
 	n := 0
-	for n < min(len(prev.items), len(cur.items)) && bytes.Equal(bytes.TrimSpace(prev.items[n]), bytes.TrimSpace(cur.items[n])) {
+	for n < min(len(prev.items), len(cur.items)) && sameItem(prev.items[n], cur.items[n]) {
 		n++
 	}
 	return n
+}
+
+// sameItem reports whether two list items are the same but for white
+// space around them and cache_control marks.
+func sameItem(a, b []byte) bool {
+	a, b = bytes.TrimSpace(a), bytes.TrimSpace(b)
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if !bytes.Contains(a, []byte(`"cache_control"`)) && !bytes.Contains(b, []byte(`"cache_control"`)) {
+		return false
+	}
+	return bytes.Equal(markRE.ReplaceAll(a, nil), markRE.ReplaceAll(b, nil))
 }
 
 // cachedPrefix returns the bytes of cur's list items that a provider's

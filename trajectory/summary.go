@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/swcmem/swc/chat"
 )
 
 // Settings are what a run was made with, recorded in summary.json.
@@ -70,6 +72,10 @@ type Cell struct {
 	// later requests that the earlier one sent byte for byte, in the same
 	// leading positions: what a provider's prompt cache serves.
 	CachedShare float64 `json:"cached_share"`
+	// MarkCachedShare (Anthropic form) is the same share under
+	// Anthropic's rules (Row.MarkCachedBytes): a prefix is served only up
+	// to a cache_control mark an earlier request wrote.
+	MarkCachedShare float64 `json:"mark_cached_share,omitempty"`
 	// Compression time per request, milliseconds.
 	WallP50 float64 `json:"wall_p50_ms"`
 	WallP99 float64 `json:"wall_p99_ms"`
@@ -93,6 +99,7 @@ func Summarize(s Settings, rows []Row) *Summary {
 		recN       int
 		wall, cpus []float64
 		cached     float64
+		marked     float64
 		listed     float64
 	}
 	accs := map[key]*acc{}
@@ -114,6 +121,7 @@ func Summarize(s Settings, rows []Row) *Summary {
 		if r.Stable != nil {
 			c.Pairs++
 			a.cached += float64(r.CachedBytes)
+			a.marked += float64(r.MarkCachedBytes)
 			a.listed += float64(r.ListBytes)
 			if *r.Stable {
 				c.Stable++
@@ -169,6 +177,9 @@ func Summarize(s Settings, rows []Row) *Summary {
 				c.Ratio = ratio(float64(c.SentTokens), float64(c.RawTokens))
 				c.StableShare = ratio(float64(c.Stable), float64(c.Pairs))
 				c.CachedShare = ratio(a.cached, a.listed)
+				if f == string(chat.Anthropic) {
+					c.MarkCachedShare = ratio(a.marked, a.listed)
+				}
 				c.WallP50, c.WallP99 = Percentile(a.wall, 50), Percentile(a.wall, 99)
 				c.CPUP50, c.CPUP99 = Percentile(a.cpus, 50), Percentile(a.cpus, 99)
 				out.Cells = append(out.Cells, c)

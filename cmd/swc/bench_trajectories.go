@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/bench"
 	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/report"
@@ -198,9 +199,9 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 
 // printTrajectoryTable prints the summary's main figures, a line per cell.
 func printTrajectoryTable(env *Env, s *trajectory.Summary) {
-	fmt.Fprintf(env.Stdout, "%-10s %6s  %-14s %6s %5s %8s %5s %7s %6s %9s %8s %8s %7s %7s %10s\n", "format", "budget", "condition", "FRR", "n", "FRR-over", "n", "recFRR", "missed", "sent/raw", "refused", "breaches", "stable", "cached", "p50/p99ms")
+	fmt.Fprintf(env.Stdout, "%-10s %6s  %-14s %6s %5s %8s %5s %7s %6s %9s %8s %8s %7s %7s %7s %10s\n", "format", "budget", "condition", "FRR", "n", "FRR-over", "n", "recFRR", "missed", "sent/raw", "refused", "breaches", "stable", "cached", "marks", "p50/p99ms")
 	for _, c := range s.Cells {
-		frr, over, stable, cached, rec, missed := "—", "—", "—", "—", "—", "—"
+		frr, over, stable, cached, marks, rec, missed := "—", "—", "—", "—", "—", "—", "—"
 		if c.FRRN > 0 {
 			frr, rec = fmt.Sprintf("%.3f", c.FRR), fmt.Sprintf("%.3f", c.RecFRR)
 			n := 0
@@ -215,8 +216,11 @@ func printTrajectoryTable(env *Env, s *trajectory.Summary) {
 		if c.Pairs > 0 {
 			stable = fmt.Sprintf("%.1f%%", 100*c.StableShare)
 			cached = fmt.Sprintf("%.1f%%", 100*c.CachedShare)
+			if c.Format == string(chat.Anthropic) {
+				marks = fmt.Sprintf("%.1f%%", 100*c.MarkCachedShare)
+			}
 		}
-		fmt.Fprintf(env.Stdout, "%-10s %6d  %-14s %6s %5d %8s %5d %7s %6s %9.3f %8s %8d %7s %7s %10s\n", c.Format, c.Budget, c.Condition, frr, c.FRRN, over, c.FRROverN, rec, missed, c.Ratio,
-			fmt.Sprintf("%d/%d", c.Refusals, c.Requests), c.Breaches, stable, cached, fmt.Sprintf("%.1f/%.1f", c.WallP50, c.WallP99))
+		fmt.Fprintf(env.Stdout, "%-10s %6d  %-14s %6s %5d %8s %5d %7s %6s %9.3f %8s %8d %7s %7s %7s %10s\n", c.Format, c.Budget, c.Condition, frr, c.FRRN, over, c.FRROverN, rec, missed, c.Ratio,
+			fmt.Sprintf("%d/%d", c.Refusals, c.Requests), c.Breaches, stable, cached, marks, fmt.Sprintf("%.1f/%.1f", c.WallP50, c.WallP99))
 	}
 }

@@ -39,7 +39,7 @@ func countText(s string) (int, error) {
 			if k < len(s) && j+1 >= k {
 				break
 			}
-			n += pieceCounts.Get(s[i:j], countPiece)
+			n += pieceCount(s[i:j])
 			i = j
 		}
 		if i == len(s) {
@@ -56,6 +56,18 @@ func countText(s string) (int, error) {
 		n, i = n+m, p
 	}
 	return n, nil
+}
+
+// pieceCount returns the count of a piece of a plain text: 1 for one
+// byte or a run of digits (at most three, see pieceEnd: cl100k_base has a
+// token for every one of them, TestShortPiecesOneToken), the remembered
+// count of another. Half the pieces of a tool's output are such, and a
+// lookup costs a hash and two loads from memory.
+func pieceCount(p string) int {
+	if len(p) == 1 || isDigit(p[0]) {
+		return 1
+	}
+	return pieceCounts.Get(p, countPiece)
 }
 
 // stretchCounts remembers the library's counts of recently seen

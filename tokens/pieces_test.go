@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -124,5 +125,28 @@ func BenchmarkCountText(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestShortPiecesOneToken: every piece pieceCount counts without asking
+// the library is one token — each byte of a plain text, each run of one
+// to three digits.
+func TestShortPiecesOneToken(t *testing.T) {
+	var ps []string
+	for c := range 128 {
+		if b := byte(c); b >= ' ' && b <= '~' || b == '\t' || b == '\n' || b == '\r' {
+			ps = append(ps, string(b))
+		}
+	}
+	for n := range 1000 {
+		ps = append(ps, fmt.Sprint(n), fmt.Sprintf("%02d", n%100), fmt.Sprintf("%03d", n))
+	}
+	for _, p := range ps {
+		if got := countPiece(p); got != 1 {
+			t.Errorf("piece %q: %d tokens, want 1", p, got)
+		}
+		if got := pieceCount(p); got != countPiece(p) {
+			t.Errorf("pieceCount(%q) = %d, the library %d", p, got, countPiece(p))
+		}
 	}
 }

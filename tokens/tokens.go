@@ -149,7 +149,7 @@ func truncatePlain(s string, max int) (string, bool) {
 	n := 0
 	for i := 0; i < len(s); {
 		j := pieceEnd(s, i)
-		if c := pieceCounts.Get(s[i:j], countPiece); n+c <= max {
+		if c := pieceCount(s[i:j]); n+c <= max {
 			n, i = n+c, j
 			continue
 		}

@@ -209,7 +209,7 @@ func (c *Compressor) dropLine(ob observe.Observation, handle string) string {
 		outcome = append(outcome, clip(strings.Join(strings.Fields(ob.Output[from:at+to]), " "), 56))
 	}
 	line := "[swc:" + handle + " " + call + " → " + strings.Join(outcome, ", ") + "]"
-	if c.counter.CountCached(line) > loopLineTokens {
+	if c.counter.Count(line) > loopLineTokens { // counted once: dropLineOf remembers the line
 		line = tokens.Truncate(line, loopLineTokens-2) + "…]"
 	}
 	return line

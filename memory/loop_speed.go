@@ -17,7 +17,7 @@ import (
 // loopMemos are the memos of this file, held by memos.
 type loopMemos struct {
 	drops *memo.Memo[dropKey, string]   // dropLine
-	looks *memo.Memo[string, bool]      // looksAt.MatchString
+	looks *memo.Memo[string, bool]      // looksAtMatch
 	cmds  *memo.Memo[string, string]    // command
 	hands *memo.Memo[handleKey, string] // observe.Handle
 }

@@ -186,8 +186,8 @@ func (c *Compressor) dropLine(ob observe.Observation, handle string) string {
 		call = ob.Tool + "(" + call + ")"
 	}
 	var outcome []string
-	if m := exitCode.FindStringSubmatch(ob.Output); m != nil {
-		outcome = append(outcome, "exit "+m[1])
+	if code, ok := exitCodeOf(ob.Output); ok {
+		outcome = append(outcome, "exit "+code)
 	}
 	if ob.IsError {
 		outcome = append(outcome, "error")
@@ -209,7 +209,7 @@ func (c *Compressor) dropLine(ob observe.Observation, handle string) string {
 		outcome = append(outcome, clip(strings.Join(strings.Fields(ob.Output[from:at+to]), " "), 56))
 	}
 	line := "[swc:" + handle + " " + call + " → " + strings.Join(outcome, ", ") + "]"
-	if c.counter.CountCached(line) > loopLineTokens {
+	if c.counter.Count(line) > loopLineTokens { // counted once: dropLineOf remembers the line
 		line = tokens.Truncate(line, loopLineTokens-2) + "…]"
 	}
 	return line
@@ -226,7 +226,31 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-var exitCode = regexp.MustCompile(`^\s*<returncode>(-?\d+)</returncode>`)
+// exitCodeOf returns the exit code a text-acting agent's output opens
+// with: what `^\s*<returncode>(-?\d+)</returncode>` captures
+// (TestExitCodeMatchesExpression), without the expression's set-up.
+func exitCodeOf(out string) (string, bool) {
+	i := 0
+	for i < len(out) && (out[i] == ' ' || out[i] == '\t' || out[i] == '\n' || out[i] == '\f' || out[i] == '\r') {
+		i++
+	}
+	rest, ok := strings.CutPrefix(out[i:], "<returncode>")
+	if !ok {
+		return "", false
+	}
+	j := 0
+	if j < len(rest) && rest[j] == '-' {
+		j++
+	}
+	d := j
+	for j < len(rest) && '0' <= rest[j] && rest[j] <= '9' {
+		j++
+	}
+	if j == d || !strings.HasPrefix(rest[j:], "</returncode>") {
+		return "", false
+	}
+	return rest[:j], true
+}
 
 // errorMarks start the lines firstError finds.
 var errorMarks = []string{"Error", "ERROR", "FAILED", "Traceback", "panic:", "fatal:"}
@@ -265,22 +289,91 @@ func observation(msgs []swc.Message, un *loopUnit, i int) (observe.Observation, 
 	return ob, m.ToolCallID
 }
 
-// fence is a fenced code block.
-var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\n(.*?)```")
-
 // command returns the command of a text-acting agent's turn: its last
-// fenced code block ("" when it has none).
+// fenced code block ("" when it has none), trimmed. A block is what the
+// expression (?s)```[a-zA-Z]*\n(.*?)``` matches, the blocks found left
+// to right without overlapping (TestCommandMatchesExpression); a scan
+// rather than the expression, whose backtracking cost a text agent's new
+// request about a millisecond.
 func command(text string) string {
-	m := fence.FindAllStringSubmatch(text, -1)
-	if len(m) == 0 {
+	body, found := "", false
+	for i := 0; ; {
+		k := strings.Index(text[i:], "```")
+		if k < 0 {
+			break
+		}
+		p := i + k // a block may open here
+		j := p + 3
+		for j < len(text) && isASCIILetter(text[j]) {
+			j++
+		}
+		if j < len(text) && text[j] == '\n' {
+			if e := strings.Index(text[j+1:], "```"); e >= 0 {
+				body, found = text[j+1:j+1+e], true
+				i = j + 1 + e + 3
+				continue
+			}
+		}
+		i = p + 1
+	}
+	if !found {
 		return ""
 	}
-	return strings.TrimSpace(m[len(m)-1][1])
+	return strings.TrimSpace(body)
 }
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // looksAt matches the calls that read, edit or search files: their
 // arguments name what the loop is working on.
 var looksAt = regexp.MustCompile(`(?i)\b(read|view|edit|str_replace|replace|write|create|grep|rg|search|find|open|cat|sed|head|tail|nl|patch|apply_patch)\b`)
+
+// looksAtWords are looksAt's words.
+var looksAtWords = map[string]bool{
+	"read": true, "view": true, "edit": true, "str_replace": true, "replace": true, "write": true,
+	"create": true, "grep": true, "rg": true, "search": true, "find": true, "open": true, "cat": true,
+	"sed": true, "head": true, "tail": true, "nl": true, "patch": true, "apply_patch": true,
+}
+
+// looksAtMatch returns looksAt.MatchString(s): of an ASCII text, whether
+// one of its words (runs of letters, digits and underscores) is one of
+// looksAtWords in any case; of another, the expression's answer (its case
+// folding takes "ſ" for "s" and "K" for "k"). TestLooksAtMatchesExpression.
+func looksAtMatch(s string) bool {
+	var buf [len("apply_patch")]byte
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return looksAt.MatchString(s)
+		}
+		if !isWordByte(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isWordByte(s[j]) {
+			j++
+		}
+		// A whole word matches whatever is around it: \b is a boundary
+		// of ASCII word characters.
+		if w := j - i; w >= 2 && w <= len(buf) {
+			for k := range w {
+				c := s[i+k]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				buf[k] = c
+			}
+			if looksAtWords[string(buf[:w])] {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+func isWordByte(c byte) bool { return isASCIILetter(c) || '0' <= c && c <= '9' || c == '_' }
 
 // loopSeeds seed loopKey's hashes: a memo's key needs to name its value
 // in this process only, so the seeds are random.

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"strings"
+
 	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/observe"
 )
@@ -15,7 +17,7 @@ import (
 // loopMemos are the memos of this file, held by memos.
 type loopMemos struct {
 	drops *memo.Memo[dropKey, string]   // dropLine
-	looks *memo.Memo[string, bool]      // looksAt.MatchString
+	looks *memo.Memo[string, bool]      // looksAtMatch
 	cmds  *memo.Memo[string, string]    // command
 	hands *memo.Memo[handleKey, string] // observe.Handle
 }
@@ -65,12 +67,12 @@ func (c *Compressor) handle(callID, output string) string {
 	return v
 }
 
-// looksAtCall returns looksAt.MatchString(s), remembered.
+// looksAtCall returns looksAtMatch(s), remembered.
 func (c *Compressor) looksAtCall(s string) bool {
 	if v, ok := c.memos.loop.looks.Get(s); ok {
 		return v
 	}
-	v := looksAt.MatchString(s)
+	v := looksAtMatch(s)
 	c.memos.loop.looks.Put(s, v)
 	return v
 }
@@ -91,8 +93,14 @@ func (c *Compressor) commandOf(text string) string {
 // one, 3 µs for a long line), a lookup costs a hash of the text.
 var observations = memo.NewShared(8<<20, func(text string, _ bool) int { return len(text) })
 
-// isObservation returns observe.IsObservation(text), remembered.
+// isObservation returns observe.IsObservation(text), remembered but for
+// a text that opens with a tag (<returncode>, <output>, …): the first
+// tags IsObservation tries find those at once, quicker than a lookup
+// hashes the text and stores it.
 func isObservation(text string) bool {
+	if t := strings.TrimLeft(text, " \t\r\n"); t != "" && t[0] == '<' && observe.IsObservation(text) {
+		return true
+	}
 	if v, ok := observations.Get(text); ok {
 		return v
 	}

@@ -133,16 +133,71 @@ func untag(s string) string {
 			s = s[:i] + s[i+j+len("</warning>"):]
 		}
 	}
-	return tagReplacer.Replace(s)
+	return replaceTags(s)
 }
 
-var tagReplacer = strings.NewReplacer(
-	"<output>\n", "", "\n</output>", "", "<output>", "", "</output>", "",
-	"<output_head>\n", "", "\n</output_head>", "", "<output_head>", "", "</output_head>", "",
-	"<output_tail>\n", "", "\n</output_tail>", "", "<output_tail>", "", "</output_tail>", "",
-	"<elided_chars>\n", "… ", "\n</elided_chars>", "", "<elided_chars>", "… ", "</elided_chars>", "",
-	"<stdout>", "", "</stdout>", "", "<stderr>", "", "</stderr>", "",
-)
+// tagPairs are mini-swe-agent's output tags and what each becomes, in
+// order: where two match at one place, the first is replaced (as
+// strings.NewReplacer of them would: TestReplaceTags).
+var tagPairs = [...][2]string{
+	{"<output>\n", ""}, {"\n</output>", ""}, {"<output>", ""}, {"</output>", ""},
+	{"<output_head>\n", ""}, {"\n</output_head>", ""}, {"<output_head>", ""}, {"</output_head>", ""},
+	{"<output_tail>\n", ""}, {"\n</output_tail>", ""}, {"<output_tail>", ""}, {"</output_tail>", ""},
+	{"<elided_chars>\n", "… "}, {"\n</elided_chars>", ""}, {"<elided_chars>", "… "}, {"</elided_chars>", ""},
+	{"<stdout>", ""}, {"</stdout>", ""}, {"<stderr>", ""}, {"</stderr>", ""},
+}
+
+// replaceTags replaces tagPairs in s from left to right, without
+// overlaps. Every tag opens with "<" or "\n<", so only the places of a
+// "<" are looked at (a replacer of the same pairs looks at every byte).
+func replaceTags(s string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is written to b
+	for i := 0; ; {
+		k := strings.IndexByte(s[i:], '<')
+		if k < 0 {
+			break
+		}
+		p := i + k
+		at, old, new := -1, "", ""
+		if p-1 >= done && s[p-1] == '\n' {
+			if o, n, ok := tagAt(s[p-1:]); ok {
+				at, old, new = p-1, o, n
+			}
+		}
+		if at < 0 {
+			if o, n, ok := tagAt(s[p:]); ok {
+				at, old, new = p, o, n
+			}
+		}
+		if at < 0 {
+			i = p + 1
+			continue
+		}
+		if done == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[done:at])
+		b.WriteString(new)
+		done = at + len(old)
+		i = done
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// tagAt returns the first of tagPairs that s starts with.
+func tagAt(s string) (old, new string, ok bool) {
+	for _, p := range tagPairs {
+		if strings.HasPrefix(s, p[0]) {
+			return p[0], p[1], true
+		}
+	}
+	return "", "", false
+}
 
 // exitValue reads the status of an exit line (see exitLine): its first
 // number, with a minus sign before it.

@@ -1,5 +1,7 @@
 package tokens
 
+import "strings"
+
 // splitMin is the length from which Count splits a text into lines.
 const splitMin = 256
 
@@ -17,11 +19,11 @@ const splitMin = 256
 func countLines(s string) (int, bool) {
 	n, start, split := 0, 0, false
 	for i := 0; i < len(s); {
-		if s[i] != '\n' {
-			i++
-			continue
+		k := strings.IndexByte(s[i:], '\n')
+		if k < 0 {
+			break
 		}
-		j := i
+		j := i + k
 		for j < len(s) && s[j] == '\n' {
 			j++
 		}

@@ -1,6 +1,10 @@
 package tokens
 
-import memopkg "github.com/swcmem/swc/internal/memo"
+import (
+	"sync/atomic"
+
+	memopkg "github.com/swcmem/swc/internal/memo"
+)
 
 // Byte-pair encoding merges only inside the pieces cl100k_base's
 // pre-tokenizer cuts a text into (the regular expression
@@ -39,7 +43,7 @@ func countText(s string) (int, error) {
 			if k < len(s) && j+1 >= k {
 				break
 			}
-			n += pieceCounts.Get(s[i:j], countPiece)
+			n += pieceCount(s[i:j])
 			i = j
 		}
 		if i == len(s) {
@@ -56,6 +60,54 @@ func countText(s string) (int, error) {
 		n, i = n+m, p
 	}
 	return n, nil
+}
+
+// pieceCount returns the count of a piece of a plain text: 1 for one
+// byte or a run of digits (at most three, see pieceEnd: cl100k_base has a
+// token for every one of them, TestShortPiecesOneToken), the remembered
+// count of another (shortCount for one of at most shortMax bytes). Half
+// the pieces of a tool's output are one byte or digits, and nearly all the
+// others short.
+func pieceCount(p string) int {
+	if len(p) == 1 || isDigit(p[0]) {
+		return 1
+	}
+	if len(p) <= shortMax {
+		if n, ok := shortCount(p); ok {
+			return n
+		}
+	}
+	return pieceCounts.Get(p, countPiece)
+}
+
+// shortMax is the length of the longest piece shortPieces holds.
+const shortMax = 7
+
+// shortPieces remembers the counts of recently seen pieces of 2 to
+// shortMax bytes, each slot one word: the piece's bytes (the first in the
+// low byte) above its count. A lookup is one load from a table the
+// processor's cache holds (pieceCounts' entries are pointers to a key
+// and a copy of its bytes); a new piece replaces the one in its slot.
+var shortPieces [1 << 14]atomic.Uint64
+
+// shortCount returns the count of p (at most shortMax bytes) from
+// shortPieces, counted and remembered when it is not there; false when p
+// holds a zero byte (it would pack as a shorter piece).
+func shortCount(p string) (int, bool) {
+	var key uint64
+	for k := 0; k < len(p); k++ {
+		if p[k] == 0 {
+			return 0, false
+		}
+		key |= uint64(p[k]) << (8 * k)
+	}
+	slot := &shortPieces[(key*0x9E3779B97F4A7C15)>>(64-14)]
+	if w := slot.Load(); w>>8 == key {
+		return int(w & 0xFF), true
+	}
+	n := countPiece(p) // at most len(p): a token is a byte at least
+	slot.Store(key<<8 | uint64(n))
+	return n, true
 }
 
 // stretchCounts remembers the library's counts of recently seen

@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -124,5 +125,57 @@ func BenchmarkCountText(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestShortPiecesOneToken: every piece pieceCount counts without asking
+// the library is one token — each byte of a plain text, each run of one
+// to three digits.
+func TestShortPiecesOneToken(t *testing.T) {
+	var ps []string
+	for c := range 128 {
+		if b := byte(c); b >= ' ' && b <= '~' || b == '\t' || b == '\n' || b == '\r' {
+			ps = append(ps, string(b))
+		}
+	}
+	for n := range 1000 {
+		ps = append(ps, fmt.Sprint(n), fmt.Sprintf("%02d", n%100), fmt.Sprintf("%03d", n))
+	}
+	for _, p := range ps {
+		if got := countPiece(p); got != 1 {
+			t.Errorf("piece %q: %d tokens, want 1", p, got)
+		}
+		if got := pieceCount(p); got != countPiece(p) {
+			t.Errorf("pieceCount(%q) = %d, the library %d", p, got, countPiece(p))
+		}
+	}
+}
+
+// TestShortCount: a piece's count from shortPieces is the library's,
+// when counted and when remembered, with 40,000 random short pieces
+// filling more than the table's slots (so slots are taken over); a piece
+// holding a zero byte is left to pieceCounts.
+func TestShortCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.,:;()[]{}<>=+-*/\\'\"`~!?@#$%^&|\t\n\r"
+	var ps []string
+	for range 40000 {
+		b := make([]byte, 2+rng.IntN(shortMax-1))
+		for k := range b {
+			b[k] = chars[rng.IntN(len(chars))]
+		}
+		ps = append(ps, string(b))
+	}
+	ps = append(ps, "ab", "ba", "→x", " →", "…]", "'s", "  ", "\n\n", "\t\t")
+	for round := range 2 {
+		for _, p := range ps {
+			n, ok := shortCount(p)
+			if want := countPiece(p); !ok || n != want {
+				t.Fatalf("round %d: shortCount(%q) = %d, %v; the library %d", round, p, n, ok, want)
+			}
+		}
+	}
+	if _, ok := shortCount("a\x00"); ok {
+		t.Error(`shortCount("a\x00") answered; want it left to pieceCounts`)
 	}
 }

@@ -112,13 +112,15 @@ const MemoBytes = 64 << 20
 // rendered from known turns is counted from memory. It is safe for
 // concurrent use.
 func CountCached(s string) int {
-	if v, ok := countMemo.Get(s); ok {
-		return v
-	}
+	// A text split into lines is never remembered whole (its lines are),
+	// so it is split before the memo is asked.
 	if len(s) >= splitMin {
 		if n, ok := countLines(s); ok {
 			return n
 		}
+	}
+	if v, ok := countMemo.Get(s); ok {
+		return v
 	}
 	n := countRaw(s)
 	countMemo.Put(s, n)
@@ -149,7 +151,7 @@ func truncatePlain(s string, max int) (string, bool) {
 	n := 0
 	for i := 0; i < len(s); {
 		j := pieceEnd(s, i)
-		if c := pieceCounts.Get(s[i:j], countPiece); n+c <= max {
+		if c := pieceCount(s[i:j]); n+c <= max {
 			n, i = n+c, j
 			continue
 		}

@@ -117,3 +117,46 @@ func mustRaw(t *testing.T, v any) json.RawMessage {
 	}
 	return b
 }
+
+// TestMemoryBlockShape: with swc's marks on, the memory is a text block
+// after the system's whether it carries the mark or the mark went to a
+// stub, so the system's content is the same either way; with them off it
+// is appended to a string system.
+func TestMemoryBlockShape(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		off   bool
+		stubs bool
+		want  string
+	}{
+		{"marked memory", false, false, `[{"type":"text","text":"sys"},{"type":"text","text":"mem","cache_control":{"type":"ephemeral"}}]`},
+		{"the mark on a stub", false, true, `[{"type":"text","text":"sys"},{"type":"text","text":"mem"}]`},
+		{"marks off", true, true, `"sys\n\nmem"`},
+	} {
+		body := `{"model":"c","system":"sys","messages":[{"role":"user","content":"task"},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"sh","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"out"}]}]}`
+		in, err := Parse([]byte(body), Anthropic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Output{Rewritten: map[int]string{}, Memory: "mem", NoCacheMark: tc.off}
+		for i, m := range in.Messages {
+			if tc.stubs && m.Content == "out" {
+				res.Rewritten[i], m.Content = "[swc:h0 stub]", "[swc:h0 stub]"
+			}
+			res.Messages = append(res.Messages, m)
+			res.Source = append(res.Source, i)
+		}
+		got, err := Splice(in, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b struct {
+			System json.RawMessage `json:"system"`
+		}
+		if err := json.Unmarshal(got, &b); err != nil || string(b.System) != tc.want {
+			t.Errorf("%s: system %s, want %s", tc.name, b.System, tc.want)
+		}
+	}
+}

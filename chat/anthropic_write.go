@@ -86,7 +86,7 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 		n, hour = breakpoints(in.Body, msgs)
 		mark = n < MaxBreakpoints
 	}
-	sys, err := appendSystem(in.Body["system"], out.Memory, mark, hour)
+	sys, err := appendSystem(in.Body["system"], out.Memory, !out.NoCacheMark, mark, hour)
 	if err != nil {
 		return nil, err
 	}
@@ -133,30 +133,35 @@ func keptWithoutResults(in *Input, o int, part []int) (json.RawMessage, bool) {
 }
 
 // appendSystem returns the system field with memory appended: to the
-// string, or as a text block. With mark the memory is a text block with a
-// cache_control mark (a string system becomes a text block before it),
-// with the 1-hour TTL when hour.
-func appendSystem(sys json.RawMessage, memory string, mark, hour bool) (json.RawMessage, error) {
+// string, or as a text block. With block (swc's marks on) the memory is a
+// text block whether or not it carries the mark (a string system becomes
+// a text block before it), so the system's shape stays the same when the
+// mark moves to a tool loop's last stub or the client's marks leave no
+// room: a provider's cache reads the content, and "sys\n\nmemory" is
+// not the same content as two blocks. With mark the block has a
+// cache_control mark, with the 1-hour TTL when hour.
+func appendSystem(sys json.RawMessage, memory string, block, mark, hour bool) (json.RawMessage, error) {
 	if memory == "" {
 		return sys, nil
 	}
 	sys = bytes.TrimSpace(sys)
-	block := memoryBlock{Type: "text", Text: memory}
+	mem := memoryBlock{Type: "text", Text: memory}
 	if mark {
-		block.CacheControl = &cacheControl{Type: "ephemeral"}
+		mem.CacheControl = &cacheControl{Type: "ephemeral"}
 		if hour {
-			block.CacheControl.TTL = "1h"
+			mem.CacheControl.TTL = "1h"
 		}
 	}
+	block = block || mark
 	var blocks []json.RawMessage
 	var s string
 	switch {
 	case len(sys) == 0 || string(sys) == "null":
-		if !mark {
+		if !block {
 			return json.Marshal(memory)
 		}
 	case json.Unmarshal(sys, &s) == nil:
-		if !mark {
+		if !block {
 			if s != "" {
 				s += "\n\n"
 			}
@@ -174,7 +179,7 @@ func appendSystem(sys json.RawMessage, memory string, mark, hour bool) (json.Raw
 			return nil, err
 		}
 	}
-	b, err := json.Marshal(block)
+	b, err := json.Marshal(mem)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,8 @@ func prefixStable(prev, cur *sent, list string) bool {
 }
 
 // sameFields reports whether every field of the two bodies but the
-// message list is byte for byte the same (whitespace around it aside).
+// message list is byte for byte the same (whitespace around it and
+// cache_control marks aside, as sameItem).
 func sameFields(prev, cur *sent, list string) bool {
 	p, c := prev.top, cur.top
 	if p == nil || c == nil || len(p) != len(c) {
@@ -42,7 +43,7 @@ func sameFields(prev, cur *sent, list string) bool {
 		if k == list {
 			continue
 		}
-		if w, ok := c[k]; !ok || !bytes.Equal(bytes.TrimSpace(v), bytes.TrimSpace(w)) {
+		if w, ok := c[k]; !ok || !sameItem(v, w) {
 			return false
 		}
 	}

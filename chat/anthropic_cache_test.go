@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,18 +50,7 @@ func TestStubCacheMark(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := Output{Rewritten: map[int]string{}, Memory: tc.memory}
-			for i, m := range in.Messages {
-				if m.Content == "output of t1" || m.Content == "output of t2" {
-					res.Rewritten[i], m.Content = stub, stub
-				}
-				res.Messages = append(res.Messages, m)
-				res.Source = append(res.Source, i)
-			}
-			got, err := Splice(in, res)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := spliceStubs(t, in, Output{Memory: tc.memory}, stub, "output of t1", "output of t2")
 			var b struct {
 				System   []map[string]json.RawMessage `json:"system"`
 				Messages []struct {
@@ -140,18 +130,11 @@ func TestMemoryBlockShape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := Output{Rewritten: map[int]string{}, Memory: "mem", NoCacheMark: tc.off}
-		for i, m := range in.Messages {
-			if tc.stubs && m.Content == "out" {
-				res.Rewritten[i], m.Content = "[swc:h0 stub]", "[swc:h0 stub]"
-			}
-			res.Messages = append(res.Messages, m)
-			res.Source = append(res.Source, i)
+		var outs []string
+		if tc.stubs {
+			outs = []string{"out"}
 		}
-		got, err := Splice(in, res)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := spliceStubs(t, in, Output{Memory: "mem", NoCacheMark: tc.off}, "[swc:h0 stub]", outs...)
 		var b struct {
 			System json.RawMessage `json:"system"`
 		}
@@ -159,4 +142,23 @@ func TestMemoryBlockShape(t *testing.T) {
 			t.Errorf("%s: system %s, want %s", tc.name, b.System, tc.want)
 		}
 	}
+}
+
+// spliceStubs splices in with every message kept, those whose content is
+// one of outputs rewritten to stub, and out's memory and marks setting.
+func spliceStubs(t *testing.T, in *Input, out Output, stub string, outputs ...string) []byte {
+	t.Helper()
+	out.Rewritten = map[int]string{}
+	for i, m := range in.Messages {
+		if slices.Contains(outputs, m.Content) {
+			out.Rewritten[i], m.Content = stub, stub
+		}
+		out.Messages = append(out.Messages, m)
+		out.Source = append(out.Source, i)
+	}
+	got, err := Splice(in, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

@@ -49,31 +49,24 @@ func geminiRecallBody(t *testing.T, msgs []swc.Message, tools string) string {
 	t.Helper()
 	var cs []string
 	sys := ""
-	mustJSON := func(v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
 	for _, m := range msgs {
 		switch m.Role {
 		case swc.RoleSystem:
-			sys = `,"systemInstruction":{"parts":[{"text":` + mustJSON(m.Content) + `}]}`
+			sys = `,"systemInstruction":{"parts":[{"text":` + mustJSON(t, m.Content) + `}]}`
 		case swc.RoleUser:
-			cs = append(cs, `{"role":"user","parts":[{"text":`+mustJSON(m.Content)+`}]}`)
+			cs = append(cs, `{"role":"user","parts":[{"text":`+mustJSON(t, m.Content)+`}]}`)
 		case swc.RoleAssistant:
-			parts := []string{`{"text":` + mustJSON(m.Content) + `}`}
+			parts := []string{`{"text":` + mustJSON(t, m.Content) + `}`}
 			for k, c := range m.ToolCalls {
 				sig := ""
 				if k == 0 {
 					sig = `,"thoughtSignature":"sig-` + c.ID + `"`
 				}
-				parts = append(parts, `{"functionCall":{"id":`+mustJSON(c.ID)+`,"name":"bash","args":`+c.Arguments+`}`+sig+`}`)
+				parts = append(parts, `{"functionCall":{"id":`+mustJSON(t, c.ID)+`,"name":"bash","args":`+c.Arguments+`}`+sig+`}`)
 			}
 			cs = append(cs, `{"role":"model","parts":[`+strings.Join(parts, ",")+`]}`)
 		case swc.RoleTool:
-			cs = append(cs, `{"role":"user","parts":[{"functionResponse":{"id":`+mustJSON(m.ToolCallID)+`,"name":"bash","response":{"output":`+mustJSON(m.Content)+`}}}]}`)
+			cs = append(cs, `{"role":"user","parts":[{"functionResponse":{"id":`+mustJSON(t, m.ToolCallID)+`,"name":"bash","response":{"output":`+mustJSON(t, m.Content)+`}}}]}`)
 		}
 	}
 	return `{"contents":[` + strings.Join(cs, ",") + `]` + sys + `,"tools":` + tools + `,"generationConfig":{"temperature":0}}`
@@ -485,4 +478,14 @@ func TestGeminiRecallStreamsClientCall(t *testing.T) {
 	if got := seen.String() + rest; strings.Contains(got, "swc_recall") || !strings.Contains(got, `"bash"`) {
 		t.Errorf("want the client's call alone: %s", got)
 	}
+}
+
+// mustJSON returns v as JSON text.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

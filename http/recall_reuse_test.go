@@ -176,25 +176,18 @@ func writeReusedReply(w http.ResponseWriter, c recallCase, r recallReply, round 
 func geminiNoIDsBody(t *testing.T, msgs []swc.Message) string {
 	t.Helper()
 	var cs []string
-	mustJSON := func(v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
 	for _, m := range msgs {
 		switch m.Role {
 		case swc.RoleUser:
-			cs = append(cs, `{"role":"user","parts":[{"text":`+mustJSON(m.Content)+`}]}`)
+			cs = append(cs, `{"role":"user","parts":[{"text":`+mustJSON(t, m.Content)+`}]}`)
 		case swc.RoleAssistant:
-			parts := []string{`{"text":` + mustJSON(m.Content) + `}`}
+			parts := []string{`{"text":` + mustJSON(t, m.Content) + `}`}
 			for _, c := range m.ToolCalls {
 				parts = append(parts, `{"functionCall":{"name":"bash","args":`+c.Arguments+`}}`)
 			}
 			cs = append(cs, `{"role":"model","parts":[`+strings.Join(parts, ",")+`]}`)
 		case swc.RoleTool: // a turn's responses in one user content
-			part := `{"functionResponse":{"name":"bash","response":{"output":` + mustJSON(m.Content) + `}}}`
+			part := `{"functionResponse":{"name":"bash","response":{"output":` + mustJSON(t, m.Content) + `}}}`
 			if n := len(cs) - 1; n >= 0 && strings.HasPrefix(cs[n], `{"role":"user","parts":[{"functionResponse"`) {
 				cs[n] = strings.TrimSuffix(cs[n], `]}`) + `,` + part + `]}`
 				continue

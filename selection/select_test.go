@@ -348,10 +348,7 @@ func TestAssistantRole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var kept []string
-		for _, ch := range ctx.Chunks {
-			kept = append(kept, ch.KeptTurns...)
-		}
+		kept := keptTurns(ctx)
 		if len(kept) != 1 || kept[0] != tc.want {
 			t.Errorf("%s/%s: kept %v, want only %s\n%s", tc.user, tc.assistant, kept, tc.want, ctx.Text)
 		}
@@ -388,12 +385,18 @@ func TestLongTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var kept []string
-		for _, ch := range ctx.Chunks {
-			kept = append(kept, ch.KeptTurns...)
-		}
+		kept := keptTurns(ctx)
 		if len(kept) != 1 || kept[0] != tc.want {
 			t.Errorf("LongTokens %d: kept %v, want only %s\n%s", tc.long, kept, tc.want, ctx.Text)
 		}
 	}
+}
+
+// keptTurns returns the ids of the turns a context keeps, in order.
+func keptTurns(ctx *swc.Context) []string {
+	var kept []string
+	for _, ch := range ctx.Chunks {
+		kept = append(kept, ch.KeptTurns...)
+	}
+	return kept
 }

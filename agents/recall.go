@@ -342,12 +342,17 @@ func (u *Upstream) checkRecall(format, field string, body, orig []byte, answered
 	// outputs by handle: the upstream made the calls, the agent's request
 	// holds the outputs whole.
 	agent, byHandle := map[string][]string{}, map[string]string{}
+	sent := map[string]bool{} // the outputs as the agent sent them, by id and text
 	for _, r := range toolResults(format, elements(orig, field)) {
 		h := observe.Handle(r.id, r.text)
 		agent[r.id] = append(agent[r.id], h)
 		byHandle[h] = r.text
+		sent[r.id+"\x00"+r.text] = true
 	}
 	for _, r := range toolResults(format, elems) { // stubs in place name their own output
+		if sent[r.id+"\x00"+r.text] {
+			continue // an output as it came, whatever it holds
+		}
 		m := stubHandle.FindStringSubmatch(r.text)
 		if hs, known := agent[r.id]; m != nil && known && !slices.Contains(hs, m[1]) {
 			bs.add("recall-handle", "the stub of %s shows handle %s; the originals of that call id have %v", r.id, m[1], hs)

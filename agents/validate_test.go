@@ -237,6 +237,11 @@ func TestCheckRecall(t *testing.T) {
 	// first output shows the first output's handle.
 	reused := strings.TrimSuffix(agentMsgs, "]") + `,` + call01 + `,{"role":"tool","tool_call_id":"call_01","content":"other output"}]`
 	reusedStubbed := strings.TrimSuffix(stubbed, "]") + `,` + call01 + `,{"role":"tool","tool_call_id":"call_01","content":"other output"}]`
+	// An output passed on as it came that happens to hold a stub's shape.
+	call02 := `{"role":"assistant","content":null,"tool_calls":[{"id":"call_02"}]}`
+	lookalike := `,` + call02 + `,{"role":"tool","tool_call_id":"call_02","content":"log: [swc:h0123456789 bash(ls) → ok]"}]`
+	withLookalike := strings.TrimSuffix(agentMsgs, "]") + lookalike
+	stubbedLookalike := strings.TrimSuffix(stubbed, "]") + lookalike
 	for _, c := range []struct {
 		name      string
 		fwd, orig []byte
@@ -250,6 +255,7 @@ func TestCheckRecall(t *testing.T) {
 		{"tools otherwise changed", body(`[`+def+`]`, stubbed), agent, []string{"field-changed"}, false},
 		{"the agent's request holds swc_recall", body(tools, agentMsgs), body(withDef, agentMsgs), []string{"field-changed", "recall-leaked"}, false},
 		{"a call id used again: the earlier output's stub", body(withDef, reusedStubbed), body(tools, reused), nil, true},
+		{"an output as it came holding a stub's shape", body(withDef, stubbedLookalike), body(tools, withLookalike), nil, true},
 		{"a stub whose handle is not its original's", body(withDef, strings.Replace(stubbed, h, "h0123456789", 1)), agent, []string{"recall-handle"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -150,22 +150,25 @@ func markBlock(body map[string]json.RawMessage, msgs []json.RawMessage, at stubA
 	}
 	// The TTLs of the marks before the block (the top level's, tools',
 	// system blocks', earlier messages') and after it.
-	var before, after ttls
-	before.of(body["cache_control"])
-	var tools []struct {
-		CacheControl json.RawMessage `json:"cache_control"`
-	}
-	if json.Unmarshal(body["tools"], &tools) == nil {
-		for _, t := range tools {
-			before.of(t.CacheControl)
-		}
-	}
-	before.blocks(body["system"])
+	before, after := headMarks(body), ttls{}
 	for j, m := range msgs {
 		var msg struct {
 			Content json.RawMessage `json:"content"`
 		}
-		if j == at.msg || json.Unmarshal(m, &msg) != nil {
+		if json.Unmarshal(m, &msg) != nil {
+			continue
+		}
+		if j == at.msg { // the stub's own message: its other blocks
+			var blocks []json.RawMessage
+			_ = json.Unmarshal(msg.Content, &blocks)
+			for k, b := range blocks {
+				switch {
+				case k < at.block:
+					before.block(b)
+				case k > at.block:
+					after.block(b)
+				}
+			}
 			continue
 		}
 		if j < at.msg {
@@ -210,6 +213,36 @@ func (t *ttls) of(cc json.RawMessage) {
 	default:
 		t.five++
 	}
+}
+
+// block counts the marks of one content block and of its own content.
+func (t *ttls) block(b json.RawMessage) {
+	var bl struct {
+		CacheControl json.RawMessage `json:"cache_control"`
+		Content      json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(b, &bl) != nil {
+		return
+	}
+	t.of(bl.CacheControl)
+	t.blocks(bl.Content)
+}
+
+// headMarks counts the marks of a Messages body before its messages: the
+// top level's, the tools' and the system blocks'.
+func headMarks(body map[string]json.RawMessage) ttls {
+	var t ttls
+	t.of(body["cache_control"])
+	var tools []struct {
+		CacheControl json.RawMessage `json:"cache_control"`
+	}
+	if json.Unmarshal(body["tools"], &tools) == nil {
+		for _, tl := range tools {
+			t.of(tl.CacheControl)
+		}
+	}
+	t.blocks(body["system"])
+	return t
 }
 
 // blocks counts the marks of a content field (a list of blocks, a

@@ -162,3 +162,56 @@ func spliceStubs(t *testing.T, in *Input, out Output, stub string, outputs ...st
 	}
 	return got
 }
+
+// TestStubCacheMarkTTLInMessage: the marks of the stub's own message
+// count too — a later block of it marked for an hour gives the stub's
+// mark the hour; a 5-minute block before the stub and an hour's mark
+// after it leave the stub unmarked; and a memory never takes an hour's
+// mark after a 5-minute system mark.
+func TestStubCacheMarkTTLInMessage(t *testing.T) {
+	body := func(system, first, second string) string {
+		return `{"model":"c","max_tokens":9,"system":` + system + `,"messages":[{"role":"user","content":"task"},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"sh","input":{}},{"type":"tool_use","id":"t2","name":"sh","input":{}},{"type":"tool_use","id":"t3","name":"sh","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"one"` + first + `},` +
+			`{"type":"tool_result","tool_use_id":"t2","content":"two"},` +
+			`{"type":"tool_result","tool_use_id":"t3","content":"three"` + second + `}]}]}`
+	}
+	five, hour := `,"cache_control":{"type":"ephemeral"}`, `,"cache_control":{"type":"ephemeral","ttl":"1h"}`
+	for _, tc := range []struct {
+		name, body, memory string
+		want               string // the stub's (t2's) mark
+		memMark            string // the memory block's mark
+	}{
+		{"an hour's mark later in the same message", body(`"s"`, "", hour), "", `{"type":"ephemeral","ttl":"1h"}`, ""},
+		{"5 minutes before in the message, an hour after", body(`"s"`, five, hour), "", "", ""},
+		{"5 minutes in the system, an hour after: no hour for the memory", body(`[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}]`, "", hour), "mem", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := Parse([]byte(tc.body), Anthropic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := spliceStubs(t, in, Output{Memory: tc.memory}, "[swc:h0 stub]", "two")
+			var b struct {
+				System   json.RawMessage `json:"system"`
+				Messages []struct {
+					Content json.RawMessage `json:"content"`
+				} `json:"messages"`
+			}
+			var results []map[string]json.RawMessage
+			if err := json.Unmarshal(got, &b); err != nil || len(b.Messages) != 3 || json.Unmarshal(b.Messages[2].Content, &results) != nil || len(results) != 3 {
+				t.Fatalf("%v: %s", err, got)
+			}
+			if m := string(results[1]["cache_control"]); m != tc.want {
+				t.Errorf("the stub's mark %q, want %q\n%s", m, tc.want, got)
+			}
+			if tc.memory != "" {
+				var sys []map[string]json.RawMessage
+				json.Unmarshal(b.System, &sys)
+				if m := string(sys[len(sys)-1]["cache_control"]); m != tc.memMark {
+					t.Errorf("the memory's mark %q, want %q\n%s", m, tc.memMark, got)
+				}
+			}
+		})
+	}
+}

@@ -84,7 +84,10 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 	if mark && out.Memory != "" {
 		var n int
 		n, hour = breakpoints(in.Body, msgs)
-		mark = n < MaxBreakpoints
+		// The memory comes after the tools' and system's marks: it may
+		// take the 1-hour TTL a later mark needs only if none of those
+		// is a 5-minute one.
+		mark = n < MaxBreakpoints && !(hour && headMarks(in.Body).five > 0)
 	}
 	sys, err := appendSystem(in.Body["system"], out.Memory, !out.NoCacheMark, mark, hour)
 	if err != nil {

@@ -45,7 +45,7 @@ func (mc *markCache) serve(cur *sent, list string) (cached int) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		h.Write([]byte(k))
-		h.Write(bytes.TrimSpace(cur.top[k]))
+		h.Write(markRE.ReplaceAll(bytes.TrimSpace(cur.top[k]), nil))
 	}
 	prefix := make([][32]byte, n) // prefix[i]: the fields and items 0..i
 	size := make([]int, n)        // size[i]: the bytes of items 0..i
@@ -60,7 +60,7 @@ func (mc *markCache) serve(cur *sent, list string) (cached int) {
 			size[i] += size[i-1]
 		}
 		blocks[i] = contentBlocks(it)
-		if i == n-1 || bytes.Contains(it, []byte(`"cache_control"`)) {
+		if i == n-1 || markRE.Match(it) {
 			marks = append(marks, i)
 		}
 	}
@@ -82,7 +82,11 @@ func (mc *markCache) serve(cur *sent, list string) (cached int) {
 
 // markRE matches a cache_control member: the provider's cache key is
 // the content, so a mark that moved does not change a prefix.
-var markRE = regexp.MustCompile(`,?\s*"cache_control"\s*:\s*\{[^{}]*\}`)
+// With the comma before it when it has one (the first alternative starts
+// there, earlier, so it wins), else with the comma after it: either way
+// the object is left as it would be without the member. A `"` inside a
+// JSON string is escaped, so only a key matches.
+var markRE = regexp.MustCompile(`,\s*"cache_control"\s*:\s*\{[^{}]*\}|"cache_control"\s*:\s*\{[^{}]*\}\s*,?`)
 
 // contentBlocks is how many content blocks a message holds: its content
 // list's length, or one.

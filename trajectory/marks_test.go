@@ -58,3 +58,36 @@ func TestMarkCache(t *testing.T) {
 		t.Errorf("after a jump, the last stub marked: %d cached, want at least %d (every stub before the jump)", got, want)
 	}
 }
+
+// TestMarkStrip: a cache_control member goes whether it is an object's
+// first, middle or last member, and "cache_control" as a string value (an
+// agent grepping for it) is no mark.
+func TestMarkStrip(t *testing.T) {
+	plain := `{"type":"text","text":"x"}`
+	for _, marked := range []string{
+		`{"cache_control":{"type":"ephemeral"},"type":"text","text":"x"}`,
+		`{"type":"text","cache_control":{"type":"ephemeral","ttl":"1h"},"text":"x"}`,
+		`{"type":"text","text":"x", "cache_control" : {"type":"ephemeral"}}`,
+	} {
+		if !sameItem([]byte(marked), []byte(plain)) {
+			t.Errorf("%s and %s differ but for the mark", marked, plain)
+		}
+	}
+	grep := `{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"grep","input":{"pattern":"\"cache_control\""}}]}`
+	if markRE.MatchString(grep) {
+		t.Errorf("a string value taken for a mark: %s", grep)
+	}
+	if sameItem([]byte(grep), []byte(strings.Replace(grep, "grep", "rg", 1))) {
+		t.Error("two different items compared the same")
+	}
+	// A mark that moved off the system (to a stub) is not a change of the
+	// prefix.
+	var mc markCache
+	msg := json.RawMessage(`{"role":"user","content":"task"}`)
+	first := &sent{top: object{"system": json.RawMessage(`[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}]`), "messages": nil}, items: []json.RawMessage{msg, msg}}
+	second := &sent{top: object{"system": json.RawMessage(`[{"type":"text","text":"s"}]`), "messages": nil}, items: []json.RawMessage{msg, msg, msg}}
+	mc.serve(first, "messages")
+	if got := mc.serve(second, "messages"); got == 0 {
+		t.Error("a mark that left the system emptied the cache")
+	}
+}

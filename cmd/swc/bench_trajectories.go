@@ -30,7 +30,7 @@ const defaultTrajectoryOut = "swc-bench-trajectories"
 var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budgets": true, "conditions": true, "strategies": true, "windows": true}
 
 // parseWindow reads one of --windows: KEEP/EVERY, or KEEP/EVERY/STUB
-// with a stub size (swc serve's --stub-tokens; 0 without it: the
+// with a stub size (swc serve's --stub-tokens; 0, or without it: the
 // default).
 func parseWindow(w string) (keep, every, stub int, err error) {
 	n, _ := fmt.Sscanf(w, "%d/%d/%d", &keep, &every, &stub)
@@ -38,7 +38,7 @@ func parseWindow(w string) (keep, every, stub int, err error) {
 	case n == 2 && fmt.Sprintf("%d/%d", keep, every) == w:
 		stub = 0
 	case n == 3 && fmt.Sprintf("%d/%d/%d", keep, every, stub) == w:
-		if stub < minStubTokens {
+		if stub != 0 && stub < minStubTokens {
 			return 0, 0, 0, usagef("bench: --windows %q: a stub of at least %d tokens, please (got %d)", w, minStubTokens, stub)
 		}
 	default:

@@ -80,6 +80,7 @@ func TestParseWindow(t *testing.T) {
 		{in: "2/3", keep: 2, every: 3},
 		{in: "0/3", keep: 0, every: 3},
 		{in: "2/3/80", keep: 2, every: 3, stub: 80},
+		{in: "2/3/0", keep: 2, every: 3},
 		{in: "2/3/10", err: true},
 		{in: "2", err: true},
 		{in: "2/3/80/1", err: true},

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
-	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/bench"
+	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/report"
 	"github.com/swcmem/swc/tokens"

@@ -15,6 +15,7 @@ package selection
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -78,6 +79,8 @@ type Analysis struct {
 	lines      *bm25.Index
 	wholeOnce  sync.Once
 	whole      int
+	medianOnce sync.Once
+	median     int
 	// wholeAtLeast is a lower bound of whole (the turns' lines less
 	// lastPieceBound each), which spares counting a long conversation
 	// whole against a small budget.
@@ -503,6 +506,24 @@ func (x *Analysis) fitsWhole(budget int) bool {
 func (x *Analysis) WholeTokens() int {
 	x.wholeOnce.Do(func() { x.whole = tokens.Count(x.all().render()) })
 	return x.whole
+}
+
+// MedianTokens returns the median of the turns' Tokens (their lines'
+// counts), computed on first use (safe for concurrent use); 0 without
+// turns.
+func (x *Analysis) MedianTokens() int {
+	x.medianOnce.Do(func() {
+		if len(x.Turns) == 0 {
+			return
+		}
+		n := make([]int, len(x.Turns))
+		for i := range x.Turns {
+			n[i] = x.Turns[i].Tokens
+		}
+		slices.Sort(n)
+		x.median = n[len(n)/2]
+	})
+	return x.median
 }
 
 // all returns the choice of every turn, whole.

@@ -240,3 +240,67 @@ func TestRecallKeepsLongTurnWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallLongTurnPart: with LongTurn set, a recalled turn longer than
+// LongTurn × the median turn is kept as its first sentence and those
+// holding a term of the question (with Around either side), a gap for
+// the rest, within the budget; the room freed keeps the other recalled
+// turn, which the long turn whole left no room for. LongTurn 0 keeps it
+// whole.
+func TestRecallLongTurnPart(t *testing.T) {
+	day := time.Date(2023, 5, 1, 13, 0, 0, 0, time.UTC)
+	const tip = "Keep a steady routine for feeding and walks."
+	long := "Congratulations on the new puppy! " + strings.Repeat(tip+" ", 5) +
+		"A crate helps a puppy settle at night. " + strings.TrimSpace(strings.Repeat(tip+" ", 5))
+	turns := []swc.Turn{
+		{ID: "S1:1", Speaker: "user", Text: "We got a puppy."},
+		{ID: "S1:2", Speaker: "assistant", Text: long},
+	}
+	// Other turns, more than the budget, with new terms each.
+	for i := range 60 {
+		w := fmt.Sprintf("K%c%c", 'a'+i%26, 'a'+i/26)
+		turns = append(turns, swc.Turn{ID: fmt.Sprintf("S1:%d", i+3), Speaker: []string{"user", "assistant"}[i%2],
+			Text: fmt.Sprintf("My cousin %sor moved to %sville and sells %sel bread.", w, w, w)})
+	}
+	c := &swc.Conversation{ID: "p", SpeakerA: "user", SpeakerB: "assistant", Sessions: []swc.Session{
+		{Index: 0, Start: day, DateText: "1 May, 2023", Turns: turns},
+	}}
+	const q = "What did you say about the crate for the puppy?"
+	a := newAnalyzer()
+	x := a.Analyze(c)
+	budget := x.Header[0] + x.Turns[1].Tokens + 3 // the long turn whole, not with S1:1
+	if m := x.MedianTokens(); x.Turns[1].Tokens <= 3*m {
+		t.Fatalf("the fixture's long turn is %d tokens, the median %d", x.Turns[1].Tokens, m)
+	}
+	for _, tc := range []struct {
+		longTurn float64
+		around   int
+		want     string // the long turn's line begins so; "": LongTurn 0
+	}{
+		{0, 0, ""},
+		{3, 0, "assistant: Congratulations on the new puppy! … A crate helps a puppy settle at night. "},
+		{3, 1, "assistant: Congratulations on the new puppy! " + tip + " … " + tip + " A crate helps a puppy settle at night. " + tip + " …"},
+	} {
+		r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+		r.LongTurn, r.Around = tc.longTurn, tc.around
+		ctx, err := r.Compress(context.Background(), c, swc.CompressOptions{Budget: budget, Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ctx.Tokens > budget || tokens.Count(ctx.Text) != ctx.Tokens {
+			t.Errorf("LongTurn %v: %d tokens (counted %d), budget %d", tc.longTurn, ctx.Tokens, tokens.Count(ctx.Text), budget)
+		}
+		if !slices.Contains(ctx.Verbatim, "S1:1") {
+			t.Errorf("LongTurn %v, Around %d: S1:1, the best turn, not kept whole (verbatim %v)\n%s", tc.longTurn, tc.around, ctx.Verbatim, ctx.Text)
+		}
+		if tc.want == "" {
+			if slices.Contains(ctx.Verbatim, "S1:2") {
+				t.Errorf("LongTurn 0: the long turn kept whole beside S1:1 over the budget's room\n%s", ctx.Text)
+			}
+			continue
+		}
+		if !strings.Contains(ctx.Text, "\n"+tc.want) {
+			t.Errorf("LongTurn %v, Around %d: the long turn is not kept as %q:\n%s", tc.longTurn, tc.around, tc.want, ctx.Text)
+		}
+	}
+}

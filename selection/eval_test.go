@@ -173,7 +173,8 @@ func mean(xs []float64) float64 {
 
 // evalVariant returns the strategy a TestEvalLoCoMo variant names:
 // rag-bm25, rag-bm25-anchored, swc-select or swc-recall, the last with
-// options ":standout=X" and ":reply=Y" (e.g. swc-recall:standout=0.5),
+// options ":standout=X", ":reply=Y", ":longturn=K", ":longmin=N" and
+// ":around=A" (Recall's fields; e.g. swc-recall:standout=0.5),
 // both with the weight options of selectOption (swc-select:tokens=1).
 func evalVariant(t *testing.T, spec string) swc.Strategy {
 	t.Helper()
@@ -206,6 +207,12 @@ func evalVariant(t *testing.T, spec string) swc.Strategy {
 				r.StandOut = f
 			case k == "reply":
 				r.Reply = f
+			case k == "longturn":
+				r.LongTurn = f
+			case k == "longmin":
+				r.LongMin = int(f)
+			case k == "around":
+				r.Around = int(f)
 			default:
 				selectOption(t, spec, &r.Select.Weights, o)
 			}

@@ -88,12 +88,12 @@ func (s *Select) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return s.compress(c, opts.Budget, nil, s.name)
+	return s.compress(c, opts.Budget, recalled{}, s.name)
 }
 
 // compress is Compress of a checked conversation with the turns of seed
 // kept first (see fit), reported under name.
-func (s *Select) compress(c *swc.Conversation, budget int, seed []int, name string) (*swc.Context, error) {
+func (s *Select) compress(c *swc.Conversation, budget int, seed recalled, name string) (*swc.Context, error) {
 	x := s.Analyzer.Analyze(c)
 	ch, text := s.fit(x, budget, seed)
 	n := tokens.Count(text)
@@ -117,7 +117,7 @@ func (s *Select) compress(c *swc.Conversation, budget int, seed []int, name stri
 // budget the whole conversation fits keeps every turn. It returns the
 // choice and its text, which is over the budget only when nothing is kept
 // (the omission marker alone is over it).
-func (s *Select) fit(x *Analysis, budget int, seed []int) (*choice, string) {
+func (s *Select) fit(x *Analysis, budget int, seed recalled) (*choice, string) {
 	if x.fitsWhole(budget) {
 		ch := x.all()
 		return ch, ch.render()
@@ -147,7 +147,7 @@ func (s *Select) fit(x *Analysis, budget int, seed []int) (*choice, string) {
 // a fuller choice within budget found by bisecting the allowance between
 // fits and over (one that overflowed; 0: none did, and the allowances
 // tried go above fits by up to twice the room left).
-func (s *Select) fuller(x *Analysis, budget int, seed []int, fits, over int, ch *choice, text string, n int) (*choice, string) {
+func (s *Select) fuller(x *Analysis, budget int, seed recalled, fits, over int, ch *choice, text string, n int) (*choice, string) {
 	if over == 0 { // nothing overflowed: try allowances above the budget
 		over = fits + 2*(budget-n) + 1
 	}
@@ -276,12 +276,12 @@ func (c *choice) sessionKept(i int) bool {
 // square root of its turn's sentence count: a long answer is one piece of
 // information spread over many sentences, and one the assistant can give
 // again.
-// The turns of seed are kept first, whole and in order, each while it
-// fits room (the budget itself: an allowance lowered because the greedy's
-// rough counts overflowed takes from the greedy's part, not from the
-// recalled turns'); the greedy then values the rest by what they add to
-// them.
-func (s *Select) choose(x *Analysis, budget, room int, seed []int) *choice {
+// The turns of seed are kept first, in order, whole or as the sentences
+// seed.part marks, each while it fits room (the budget itself: an
+// allowance lowered because the greedy's rough counts overflowed takes
+// from the greedy's part, not from the recalled turns'); the greedy then
+// values the rest by what they add to them.
+func (s *Select) choose(x *Analysis, budget, room int, seed recalled) *choice {
 	if !s.Weights.Sentences {
 		x.wholeUnits()
 	}
@@ -383,16 +383,20 @@ func (s *Select) choose(x *Analysis, budget, room int, seed []int) *choice {
 			}
 		}
 	}
-	for _, t := range seed {
+	for _, t := range seed.turns {
 		// A turn kept whole is shown as its line: its cost is the line's
 		// (addCost), which its sentences' counts, each tokenized apart,
 		// overstate.
+		part := seed.part[t]
 		c := ch.addCost(t)
+		if part != nil {
+			c = ch.partCost(t, part)
+		}
 		if ch.turnWhole(t) || c > left+max(0, room-budget) {
 			continue
 		}
 		for u := ch.first[t]; u < ch.first[t+1]; u++ {
-			if !ch.kept[u] {
+			if !ch.kept[u] && (part == nil || part[u-ch.first[t]]) {
 				take(u, 0)
 			}
 		}
@@ -425,6 +429,44 @@ func (s *Select) choose(x *Analysis, budget, room int, seed []int) *choice {
 		}
 	}
 	return ch
+}
+
+// recalled are the turns a question recalls, kept first, best first
+// (see choose). part[t], when set, says which sentences of turn t are
+// kept (the rest shown as Gap); a turn without one is kept whole.
+type recalled struct {
+	turns []int
+	part  map[int][]bool
+}
+
+// partCost estimates the tokens keeping the sentences of turn t that part
+// marks adds: those not yet kept, the turn's prefix and its session's
+// header when not yet shown, and a gap marker for every run left out and
+// beside the turn.
+func (c *choice) partCost(t int, part []bool) int {
+	ti := &c.x.Turns[t]
+	cost := gapCost
+	if !c.turnKept(t) {
+		cost += ti.Prefix
+		if ses := ti.Session; !c.sessionKept(ses) {
+			cost += c.x.Header[ses] + tokens.Separator
+		}
+	}
+	gap := false
+	for k, keep := range part {
+		u := c.first[t] + k
+		switch {
+		case keep || c.kept[u]:
+			if !c.kept[u] {
+				cost += c.unit(u).Tokens
+			}
+			gap = false
+		case !gap:
+			cost += gapCost
+			gap = true
+		}
+	}
+	return cost
 }
 
 // gapCost is the tokens a recalled turn is estimated to add for the "…"

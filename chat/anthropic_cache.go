@@ -185,8 +185,17 @@ func markBlock(body map[string]json.RawMessage, msgs []json.RawMessage, at stubA
 	if hourAfter {
 		cc = `{"type":"ephemeral","ttl":"1h"}`
 	}
-	// The mark goes in as the block's last member, every other byte as it
+	// A "cache_control": null member takes the mark as its value (a
+	// second member of the name would be a duplicate key); otherwise the
+	// mark goes in as the block's last member. Every other byte as it
 	// came.
+	if b.CacheControl != nil {
+		if vs, ve, err := valueSpan(raw, "content", at.block, "cache_control"); err == nil {
+			next := make([]byte, 0, len(raw)+len(cc))
+			next = append(append(append(next, raw[:vs]...), cc...), raw[ve:]...)
+			return next, true
+		}
+	}
 	close := end - 1
 	for close > start && raw[close] != '}' {
 		close--

@@ -215,3 +215,21 @@ func TestStubCacheMarkTTLInMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestStubCacheMarkNull: a stub's block that carries "cache_control": null
+// gets the mark as that member's value, not as a second member.
+func TestStubCacheMarkNull(t *testing.T) {
+	body := `{"model":"c","max_tokens":9,"messages":[{"role":"user","content":"task"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"sh","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"out","cache_control":null}]},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"sh","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"two"}]}]}`
+	in, err := Parse([]byte(body), Anthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(spliceStubs(t, in, Output{}, "[swc:h0 stub]", "out"))
+	if n := strings.Count(got, `"cache_control"`); n != 1 || !strings.Contains(got, `"content":"[swc:h0 stub]","cache_control":{"type":"ephemeral"}`) {
+		t.Errorf("%d cache_control members:\n%s", n, got)
+	}
+}

@@ -38,6 +38,9 @@ func breakpoints(body map[string]json.RawMessage, msgs []json.RawMessage) (n int
 	}
 	n += blockMarks(body["system"], nil)
 	for _, m := range msgs {
+		if !hasMark(m) {
+			continue
+		}
 		var msg struct {
 			Content json.RawMessage `json:"content"`
 		}
@@ -74,6 +77,10 @@ func blockMarks(content json.RawMessage, hour *bool) int {
 	}
 	return n
 }
+
+// hasMark reports whether a message may hold a mark: most hold none,
+// and a message without the member's name is not decoded to count them.
+func hasMark(m json.RawMessage) bool { return bytes.Contains(m, []byte(`"cache_control"`)) }
 
 func marked(cc json.RawMessage) bool {
 	cc = bytes.TrimSpace(cc)
@@ -152,6 +159,9 @@ func markBlock(body map[string]json.RawMessage, msgs []json.RawMessage, at stubA
 	// system blocks', earlier messages') and after it.
 	before, after := headMarks(body), ttls{}
 	for j, m := range msgs {
+		if !hasMark(m) {
+			continue
+		}
 		var msg struct {
 			Content json.RawMessage `json:"content"`
 		}

@@ -265,3 +265,24 @@ func placeholder(typ string) string {
 	}
 	return "[" + typ + "]"
 }
+
+// HasPlaceholder reports whether text, a message's Content, holds a line
+// that is a placeholder for a part that is not text ("[thinking]",
+// "[image]"): its text is then not all of the message, and a rewrite of
+// it (Output.Rewritten) cannot say where each part goes.
+func HasPlaceholder(text string) bool {
+	for line := range strings.SplitSeq(text, "\n") {
+		if len(line) < 3 || line[0] != '[' || line[len(line)-1] != ']' {
+			continue
+		}
+		inner, ok := line[1:len(line)-1], true
+		for i := 0; i < len(inner) && ok; i++ {
+			c := inner[i]
+			ok = 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '_' || c == ' ' || c == '-'
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}

@@ -23,6 +23,7 @@ type loopEpoch struct {
 	rewritten map[int]string
 	memory    string
 	stubbed   int // observations stubbed
+	clipped   int // assistant turns clipped (Options.TurnTokens)
 	dropped   int // messages dropped
 }
 
@@ -41,7 +42,7 @@ func (c *Compressor) loopEpochOf(msgs []swc.Message, l *loopShape, lc *loopCosts
 	for _, u := range l.units[:b] {
 		idx = append(idx, u.msgs...)
 	}
-	key := loopKey(msgs, idx, fmt.Sprintf("loop\x00%s\x00%d\x00%g\x00%g\x00%t\x00%d\x00%d\x00%d\x00%v\x00", c.opts.Tokenizer, lc.stubCap, lc.share, c.opts.StubValue, c.opts.AlignUser, b, d, maxLines, l.at[:b]))
+	key := loopKey(msgs, idx, fmt.Sprintf("loop\x00%s\x00%d\x00%g\x00%g\x00%t\x00%d\x00%d\x00%d\x00%v\x00%d\x00", c.opts.Tokenizer, lc.stubCap, lc.share, c.opts.StubValue, c.opts.AlignUser, b, d, maxLines, l.at[:b], c.opts.TurnTokens))
 	if e, ok := c.memos.loops.Get(key); ok {
 		return e
 	}
@@ -89,7 +90,11 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 			}
 			a := &msgs[un.msgs[0]]
 			if seen >= d || un.pinned {
-				add(known, a.Content)
+				text := a.Content
+				if t, ok := e.rewritten[un.msgs[0]]; ok {
+					text = t
+				}
+				add(known, text)
 				for _, tc := range a.ToolCalls {
 					add(known, tc.Arguments)
 				}
@@ -102,6 +107,16 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 			if cmd := c.commandOf(a.Content); len(a.ToolCalls) == 0 && c.looksAtCall(cmd) {
 				add(focus, cmd)
 			}
+		}
+	}
+	for u := range l.units[:c.clipTo(l, lc, b)] {
+		un := &l.units[u]
+		if un.user || u < d && !un.pinned {
+			continue
+		}
+		if t, ok := c.turnHead(msgs[un.msgs[0]].Content, c.opts.TurnTokens); ok {
+			e.rewritten[un.msgs[0]] = t
+			e.clipped++
 		}
 	}
 	for u := range l.units[:b] {

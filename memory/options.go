@@ -112,6 +112,11 @@ type Options struct {
 	StubTokens int
 	StubShare  float64
 	StubValue  float64
+	// TurnTokens clips the text of a tool loop's assistant turns older
+	// than the verbatim window: its prose keeps its first sentences up to
+	// this many tokens, its fenced code blocks stay whole (negative: never
+	// clipped).
+	TurnTokens int
 	// HistoryHandles makes the memory of a chat history show a handle
 	// in the place of each piece it does not hold whole (Result.Recall), so
 	// that a recall tool can get it back: the compressing proxy turns it on

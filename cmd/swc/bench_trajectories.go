@@ -32,19 +32,23 @@ var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budget
 // parseWindow reads one of --windows: KEEP/EVERY, or KEEP/EVERY/STUB
 // with a stub size (swc serve's --stub-tokens; 0, or without it: the
 // default).
-func parseWindow(w string) (keep, every, stub int, err error) {
-	n, _ := fmt.Sscanf(w, "%d/%d/%d", &keep, &every, &stub)
+func parseWindow(w string) (keep, every, stub, turn int, err error) {
+	n, _ := fmt.Sscanf(w, "%d/%d/%d/%d", &keep, &every, &stub, &turn)
 	switch {
+	case n == 4 && fmt.Sprintf("%d/%d/%d/%d", keep, every, stub, turn) == w:
+		if stub != 0 && stub < minStubTokens {
+			return 0, 0, 0, 0, usagef("bench: --windows %q: a stub of at least %d tokens, please (got %d)", w, minStubTokens, stub)
+		}
 	case n == 2 && fmt.Sprintf("%d/%d", keep, every) == w:
 		stub = 0
 	case n == 3 && fmt.Sprintf("%d/%d/%d", keep, every, stub) == w:
 		if stub != 0 && stub < minStubTokens {
-			return 0, 0, 0, usagef("bench: --windows %q: a stub of at least %d tokens, please (got %d)", w, minStubTokens, stub)
+			return 0, 0, 0, 0, usagef("bench: --windows %q: a stub of at least %d tokens, please (got %d)", w, minStubTokens, stub)
 		}
 	default:
-		return 0, 0, 0, usagef("bench: --windows %q: want KEEP/EVERY or KEEP/EVERY/STUB_TOKENS, e.g. 2/3 or 2/3/80", w)
+		return 0, 0, 0, 0, usagef("bench: --windows %q: want KEEP/EVERY or KEEP/EVERY/STUB_TOKENS, e.g. 2/3 or 2/3/80", w)
 	}
-	return keep, every, stub, nil
+	return keep, every, stub, turn, nil
 }
 
 // trajectoryConditions returns the conditions of the trajectory bench:
@@ -68,7 +72,7 @@ func trajectoryConditions(conditions, strategies, windows string) ([]trajectory.
 		all = append(all, trajectory.NewSWC(name, c))
 	}
 	for _, w := range splitList(windows) {
-		keep, every, stub, err := parseWindow(w)
+		keep, every, stub, turn, err := parseWindow(w)
 		if err != nil {
 			return nil, err
 		}
@@ -78,6 +82,9 @@ func trajectoryConditions(conditions, strategies, windows string) ([]trajectory.
 		}
 		o := memory.DefaultOptions()
 		o.LoopKeep, o.LoopEvery, o.StubTokens = k, e, stub
+		if turn != 0 {
+			o.TurnTokens = turn
+		}
 		c, err := memory.New(o)
 		if err != nil {
 			return nil, err

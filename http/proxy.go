@@ -108,6 +108,10 @@ type ProxyConfig struct {
 	// StubTokens is the least size of a tool output's stub, in tokens
 	// (memory.Options.StubTokens; 0: its default).
 	StubTokens int
+	// TurnTokens is how many tokens of prose an old assistant turn of a
+	// tool loop keeps (memory.Options.TurnTokens; 0: its default, -1:
+	// turns never clipped).
+	TurnTokens int
 	// CacheBreakpoints is memory.BreakpointsAuto (default: a cache_control
 	// mark on the memory block of Anthropic requests whose own marks leave
 	// room) or memory.BreakpointsOff.

@@ -114,6 +114,7 @@ func (s *Server) baseCompressor() (*memory.Compressor, error) {
 	if s.Proxy.StubTokens > 0 {
 		o.StubTokens = s.Proxy.StubTokens
 	}
+	o.TurnTokens = s.Proxy.TurnTokens
 	if s.Proxy.CacheBreakpoints != "" {
 		o.CacheBreakpoints = s.Proxy.CacheBreakpoints
 	}

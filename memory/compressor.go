@@ -100,6 +100,9 @@ func New(opts Options) (*Compressor, error) {
 	if opts.StubTokens == 0 {
 		opts.StubTokens = observe.DefaultStubTokens
 	}
+	if opts.TurnTokens == 0 {
+		opts.TurnTokens = DefaultTurnTokens
+	}
 	if opts.StubShare == 0 {
 		opts.StubShare = DefaultStubShare
 	}
@@ -171,13 +174,15 @@ type Result struct {
 	// Rewritten maps an input message index to the text that replaces its
 	// content in the request as sent: an old observation of a tool loop (a
 	// tool result, or a text-acting agent's observation message) kept in
-	// place as a stub. The message keeps its role, ids and every other
+	// place as a stub, or of an old assistant turn of a tool loop clipped
+	// (Options.TurnTokens: its text only, never its tool calls). The message keeps its role, ids and every other
 	// field; splicing writes only its content. Messages holds the new
 	// content already.
 	Rewritten map[int]string `json:"rewritten,omitempty"`
 	// Recall lists the pieces of the history the memory message shows by
 	// handle instead of whole (sessions gisted, partly kept or left out;
-	// see Recallable), in the order it shows them: Original of their
+	// see Recallable), in the order it shows them, and the assistant turns
+	// of a tool loop it clipped (Options.TurnTokens): Original of their
 	// messages is what each handle stands for.
 	Recall []Recallable `json:"recall,omitempty"`
 	// OverBudget is how many tokens the messages exceed the budget by

@@ -22,12 +22,13 @@ import (
 // Original of the messages (HistoryHandle).
 
 // Recallable is a piece of the history the memory message shows by its
-// handle in place of the messages themselves.
+// handle in place of the messages themselves, or a tool loop's assistant
+// turn clipped (Options.TurnTokens), whose clipped text shows it.
 type Recallable struct {
 	// Handle is HistoryHandle of the messages: "h" and 10 hex digits.
 	Handle string `json:"handle"`
 	// First and Last are the sessions the piece covers (0-based, as
-	// SessionSpan.Session).
+	// SessionSpan.Session); -1 for a clipped turn.
 	First int `json:"first"`
 	Last  int `json:"last"`
 	// Messages are the input indexes of the messages it stands for, in

@@ -64,6 +64,7 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 		res.Rewritten = maps.Clone(e.rewritten)
 	}
 	res.Memory = e.memory
+	res.Recall = append([]Recallable(nil), e.recall...)
 	res.Recent = len(msgs)
 	if b < len(l.units) {
 		res.Recent = l.units[b].msgs[0]

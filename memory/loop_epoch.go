@@ -22,13 +22,13 @@ import (
 type loopEpoch struct {
 	rewritten map[int]string
 	memory    string
-	stubbed   int // observations stubbed
-	clipped   int // assistant turns clipped (Options.TurnTokens)
-	dropped   int // messages dropped
+	stubbed   int          // observations stubbed
+	recall    []Recallable // the assistant turns clipped (Options.TurnTokens)
+	dropped   int          // messages dropped
 }
 
 func (e *loopEpoch) size() int {
-	n := len(e.memory) + 64
+	n := len(e.memory) + 64 + 64*len(e.recall)
 	for _, s := range e.rewritten {
 		n += len(s) + 16
 	}
@@ -114,9 +114,9 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 		if un.user || u < d && !un.pinned {
 			continue
 		}
-		if t, ok := c.turnHead(msgs[un.msgs[0]].Content, c.opts.TurnTokens); ok {
+		if t, h, ok := c.turnHead(msgs[un.msgs[0]], c.opts.TurnTokens); ok {
 			e.rewritten[un.msgs[0]] = t
-			e.clipped++
+			e.recall = append(e.recall, Recallable{Handle: h, First: -1, Last: -1, Messages: []int{un.msgs[0]}})
 		}
 	}
 	for u := range l.units[:b] {

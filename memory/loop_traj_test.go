@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/swcmem/swc"
@@ -143,6 +145,13 @@ func checkHandles(t *testing.T, name string, msgs []swc.Message, res *Result) {
 		}
 	}
 	for i, stub := range res.Rewritten {
+		if msgs[i].Role == swc.RoleAssistant { // a clipped turn: its history handle
+			want := HistoryHandle(msgs[i : i+1])
+			if !strings.Contains(stub, "[swc:"+want+" …]") || !slices.ContainsFunc(res.Recall, func(r Recallable) bool { return r.Handle == want && slices.Equal(r.Messages, []int{i}) }) {
+				t.Errorf("%s: clipped turn %d does not show its handle %s, or Recall lacks it: %.80q", name, i, want, stub)
+			}
+			continue
+		}
 		want := observe.Handle(msgs[i].ToolCallID, msgs[i].Content)
 		if m := handleRe.FindStringSubmatch(stub); m == nil || m[1] != want {
 			t.Errorf("%s: the stub of message %d is not headed by its handle %s: %.80q", name, i, want, stub)

@@ -2,20 +2,66 @@ package memory
 
 import (
 	"strings"
+	"unicode/utf8"
 
+	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 )
 
-// turnHead is how an old assistant turn's text is clipped (Options.TurnTokens):
-// its prose (the text outside fenced code blocks) keeps its first sentences, up
-// to max tokens, then "[…]"; its fenced blocks (a text-acting agent's
-// command) stay whole. ok is false when clipping would save little.
-func (c *Compressor) turnHead(text string, max int) (string, bool) {
-	if max <= 0 || len(text) < 4*max || chat.HasPlaceholder(text) {
-		return "", false
+// Old assistant turns of a tool loop (Options.TurnTokens). An agent's
+// turn is its reasoning in prose and its action: tool calls, or, for an
+// agent that acts in text, a command in a fenced code block. Once the
+// observations of its exchange are stubbed, what the loop goes on to use
+// of the turn is its action and the names it shares with later turns;
+// its paragraphs of reasoning cost tokens on every later request. A
+// clipped turn keeps its first sentences, a handle to the whole turn
+// (HistoryHandle: swc_recall gives it back) and its code blocks; its tool
+// calls are never touched.
+
+// turnHead returns the clipped text of assistant message m and its
+// handle, ok false when clipping would save little: the prose is at most
+// max+turnSlack tokens, or the text is not all of the message (a
+// placeholder of a part that is not text, chat.HasPlaceholder), or it
+// opens a fenced block it never closes.
+func (c *Compressor) turnHead(m swc.Message, max int) (text, handle string, ok bool) {
+	if max <= 0 || len(m.Content) < 4*max || chat.HasPlaceholder(m.Content) {
+		return "", "", false
 	}
-	var prose []string
-	var code []string
+	prose, code, ok := fences(m.Content)
+	if !ok {
+		return "", "", false
+	}
+	all := strings.TrimSpace(strings.Join(prose, "\n"))
+	if c.countText(all) <= max+turnSlack {
+		return "", "", false
+	}
+	head := strings.TrimSpace(prose[0])
+	if head == "" {
+		head = all
+	}
+	head = sentences(head, c.counter.CountCached, max)
+	handle = HistoryHandle([]swc.Message{m})
+	var b strings.Builder
+	if head != "" {
+		b.WriteString(head)
+		b.WriteByte(' ')
+	}
+	b.WriteString("[swc:" + handle + " …]")
+	for _, k := range code {
+		b.WriteString("\n\n")
+		b.WriteString(k)
+	}
+	return b.String(), handle, true
+}
+
+// turnSlack is how many tokens over TurnTokens a turn's prose may run
+// and stay whole: clipping it would save less than its handle costs.
+const turnSlack = 16
+
+// fences splits text into its prose (the runs outside fenced code
+// blocks, in order, the first possibly empty) and its fenced blocks
+// (with their fences). ok is false when a fence is left open.
+func fences(text string) (prose, code []string, ok bool) {
 	var cur strings.Builder
 	in := false
 	for line := range strings.SplitAfterSeq(text, "\n") {
@@ -35,55 +81,46 @@ func (c *Compressor) turnHead(text string, max int) (string, bool) {
 			cur.WriteString(line)
 		}
 	}
-	if in { // an unclosed fence: leave the turn whole
-		return "", false
+	if in {
+		return nil, nil, false
 	}
-	prose = append(prose, cur.String())
-	all := strings.TrimSpace(strings.Join(prose, "\n"))
-	if c.countText(all) <= max+16 {
-		return "", false
-	}
-	head := strings.TrimSpace(prose[0])
-	if head == "" {
-		head = all
-	}
-	head = sentences(head, func(s string) int { return c.counter.CountCached(s) }, max)
-	var b strings.Builder
-	b.WriteString(head)
-	b.WriteString(" […]")
-	for _, k := range code {
-		b.WriteString("\n\n")
-		b.WriteString(k)
-	}
-	return b.String(), true
+	return append(prose, cur.String()), code, true
 }
 
-// sentences returns the leading sentences of s that fit max tokens (the
-// first one cut at a word when it alone does not).
+// sentences returns the leading sentences of s that fit max tokens
+// (count), a sentence ending at ". ", ": ", "? ", "! " or a line's end;
+// when even the first does not fit, its leading words that do.
 func sentences(s string, count func(string) int, max int) string {
 	end := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == '\n' || (c == '.' || c == ':' || c == '?' || c == '!') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n') {
-			j := i + 1
-			if c == '\n' {
-				j = i
-			}
-			if count(s[:j]) > max {
-				break
-			}
-			end = j
+		stop := c == '\n' || (c == '.' || c == ':' || c == '?' || c == '!') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n')
+		if !stop {
+			continue
 		}
+		j := i + 1
+		if c == '\n' {
+			j = i
+		}
+		if count(s[:j]) > max {
+			break
+		}
+		end = j
 	}
-	if end == 0 {
-		end = len(s)
-		for count(s[:end]) > max && end > 0 {
-			end = strings.LastIndexByte(s[:end], ' ')
-			if end < 0 {
-				end = min(len(s), 4*max)
-				break
-			}
+	if end > 0 {
+		return strings.TrimSpace(s[:end])
+	}
+	// The first sentence alone is too long: its words, as many as fit.
+	end = min(len(s), 8*max) // no more bytes than max tokens could hold
+	for end > 0 && !utf8.RuneStart(s[end%len(s)]) && end < len(s) {
+		end--
+	}
+	for end > 0 && count(s[:end]) > max {
+		sp := strings.LastIndexByte(s[:end], ' ')
+		if sp <= 0 {
+			return ""
 		}
+		end = sp
 	}
 	return strings.TrimSpace(s[:end])
 }

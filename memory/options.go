@@ -26,6 +26,9 @@ const (
 	DefaultLoopEvery = 3
 	DefaultStubValue = 0.05
 	DefaultStubShare = 1.0 / 3
+	// DefaultTurnTokens is Options.TurnTokens' default: an old assistant
+	// turn keeps about its first sentence.
+	DefaultTurnTokens = 48
 )
 
 // Compaction values: how a history over the budget is compressed.
@@ -113,9 +116,12 @@ type Options struct {
 	StubShare  float64
 	StubValue  float64
 	// TurnTokens clips the text of a tool loop's assistant turns older
-	// than the verbatim window: its prose keeps its first sentences up to
-	// this many tokens, its fenced code blocks stay whole (negative: never
-	// clipped).
+	// than the verbatim window, at the jumps that stub their exchanges'
+	// observations: a turn's prose (its text outside fenced code blocks)
+	// keeps its first sentences up to this many tokens (default
+	// DefaultTurnTokens; negative: never clipped), then a handle to the
+	// whole turn; its fenced code blocks (a text-acting agent's command)
+	// and its tool calls stay as they were.
 	TurnTokens int
 	// HistoryHandles makes the memory of a chat history show a handle
 	// in the place of each piece it does not hold whole (Result.Recall), so

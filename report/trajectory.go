@@ -33,6 +33,7 @@ func trajectorySections(s *trajectory.Summary) []section {
 	}}, {ID: "metrics", Title: "Metrics", Items: []string{
 		"FRR (forward-reference retention): of the identifiers the next assistant turn uses (text and tool-call arguments: paths, dotted, snake_case and camelCase names, numbers of 3+ digits) that the request held only in tool outputs or observations, the share present in the sent request's text; mean over the requests with at least one (their number in brackets); refusals left out. FRR over: the same over the requests whose uncompressed messages exceed the budget, the ones a compressor had to change.",
 		"Recoverable FRR: the same share counting also the identifiers the sent request lacks but one swc_recall call on a handle it shows returns: the observation that held them was stubbed or dropped and its handle ([swc:h…], the proxy's) is in a stub or in the memory's list of earlier calls. A placeholder with no handle (masking, trimming, truncation) recovers nothing: for those conditions it is their FRR. Misses: the identifiers neither in the request nor behind a shown handle, by why — count line (dropped into the memory's \"[… N earlier calls left out]\" line, which names no handle), dropped without handle (no handle shown and no count line), no handle (held only in messages the proxy does not take for observations).",
+		"Own-reference retention: of the identifiers the next assistant turn uses that the request held in earlier assistant turns (their text or their calls' arguments) and not in the instructions or the task, the share present in the sent request's text; mean over the requests with at least one. FRR leaves these out; this measures what a condition that shortens the agent's own turns loses of them.",
 		"Sent/raw: tokens of the sent messages over the uncompressed ones, summed over the requests not refused (cl100k_base, 4 a message).",
 		"Refused: the compressor returned an error. Breaches: sent bodies breaking a provider rule (a tool call not answered by exactly one result right after it; Anthropic: first message a user's, roles alternating). Over: sent requests still over the budget.",
 		"Stable prefix: of consecutive requests of one run (both compressed), the share whose sent message list starts with the previous request's, byte for byte, every other field unchanged (a prompt cache hit on the whole previous request). Cached: of those later requests' message-list bytes, the share in leading items the earlier request sent byte for byte (what a provider's prompt cache serves). Cached (marks), Anthropic form: the same share under Anthropic's rules, where a prefix is served only up to a cache_control mark an earlier request of the run wrote, looked for from this request's marks at most 20 content blocks back; the client marks its last message (as Claude Code does), the condition adds its own.",
@@ -43,13 +44,13 @@ func trajectorySections(s *trajectory.Summary) []section {
 			Text: []string{"One table per budget. The chart after the tables plots each condition's mean FRR against its sent/raw token ratio, one point per budget."}}
 		for _, b := range st.Budgets {
 			t := table{Caption: fmt.Sprintf("%s, budget %d tokens.", f, b),
-				Header: []string{"Condition", "FRR (n)", "FRR over (n)", "Recoverable FRR", "Recoverable FRR over", "Misses", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Cached", "Cached (marks)", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
+				Header: []string{"Condition", "FRR (n)", "FRR over (n)", "Recoverable FRR", "Recoverable FRR over", "Misses", "Own-reference retention (n)", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Cached", "Cached (marks)", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
 			for _, c := range s.Cells {
 				if c.Format != f || c.Budget != b {
 					continue
 				}
 				t.Rows = append(t.Rows, []string{c.Condition, frrCell(c.FRR, c.FRRN), frrCell(c.FRROver, c.FRROverN),
-					ratioCell(c.RecFRR, c.FRRN > 0), ratioCell(c.RecFRROver, c.FRROverN > 0), missesCell(c), ratioCell(c.Ratio, c.RawTokens > 0),
+					ratioCell(c.RecFRR, c.FRRN > 0), ratioCell(c.RecFRROver, c.FRROverN > 0), missesCell(c), frrCell(c.ORR, c.ORRN), ratioCell(c.Ratio, c.RawTokens > 0),
 					fmt.Sprintf("%d/%d", c.Refusals, c.Requests), strconv.Itoa(c.Breaches), strconv.Itoa(c.OverBudget),
 					stableCell(c), cachedCell(c), markedCell(c), num(c.WallP50, 1) + " / " + num(c.WallP99, 1), num(c.CPUP50, 1) + " / " + num(c.CPUP99, 1)})
 			}
@@ -220,18 +221,18 @@ func TrajectoryHTML(w io.Writer, s *trajectory.Summary) error {
 // format,budget,condition,requests,refusals,breaches,over_budget,frr,frr_n,
 // no_targets,frr_pooled,frr_over,frr_over_n,recoverable_frr,
 // recoverable_frr_pooled,recoverable_frr_over,miss_count_line,
-// miss_dropped_without_handle,miss_no_handle,raw_tokens,sent_tokens,tokens_ratio,stable,pairs,
+// miss_dropped_without_handle,miss_no_handle,orr,orr_n,raw_tokens,sent_tokens,tokens_ratio,stable,pairs,
 // stable_share,cached_share,mark_cached_share,wall_p50_ms,wall_p99_ms,cpu_p50_ms,cpu_p99_ms. It returns
 // the first write error.
 func TrajectoryCSV(w io.Writer, s *trajectory.Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"format", "budget", "condition", "requests", "refusals", "breaches", "over_budget", "frr", "frr_n", "no_targets", "frr_pooled", "frr_over", "frr_over_n",
-		"recoverable_frr", "recoverable_frr_pooled", "recoverable_frr_over", "miss_count_line", "miss_dropped_without_handle", "miss_no_handle",
+		"recoverable_frr", "recoverable_frr_pooled", "recoverable_frr_over", "miss_count_line", "miss_dropped_without_handle", "miss_no_handle", "orr", "orr_n",
 		"raw_tokens", "sent_tokens", "tokens_ratio", "stable", "pairs", "stable_share", "cached_share", "mark_cached_share", "wall_p50_ms", "wall_p99_ms", "cpu_p50_ms", "cpu_p99_ms"})
 	i, f4 := strconv.Itoa, func(x float64) string { return num(x, 4) }
 	for _, c := range s.Cells {
 		cw.Write([]string{c.Format, i(c.Budget), c.Condition, i(c.Requests), i(c.Refusals), i(c.Breaches), i(c.OverBudget), f4(c.FRR), i(c.FRRN), i(c.NoTargets), f4(c.Pooled), f4(c.FRROver), i(c.FRROverN),
-			f4(c.RecFRR), f4(c.RecPooled), f4(c.RecFRROver), i(c.Misses[trajectory.MissCountLine]), i(c.Misses[trajectory.MissNoHandleLine]), i(c.Misses[trajectory.MissNotObservation]),
+			f4(c.RecFRR), f4(c.RecPooled), f4(c.RecFRROver), i(c.Misses[trajectory.MissCountLine]), i(c.Misses[trajectory.MissNoHandleLine]), i(c.Misses[trajectory.MissNotObservation]), f4(c.ORR), i(c.ORRN),
 			strconv.FormatInt(c.RawTokens, 10), strconv.FormatInt(c.SentTokens, 10), f4(c.Ratio), i(c.Stable), i(c.Pairs), f4(c.StableShare), f4(c.CachedShare), f4(c.MarkCachedShare),
 			f4(c.WallP50), f4(c.WallP99), f4(c.CPUP50), f4(c.CPUP99)})
 	}

@@ -24,8 +24,8 @@ func TestTrajectoryReport(t *testing.T) {
 	if err := TrajectoryMarkdown(&md, s); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"openai, budget 8000 tokens.", "| truncation | 0.800 (5) | — | 0.800 | — | dropped without handle 2 | 0.400 | 0/10 | 0 | 0 | 33.33% |", "| swc | — | — | — | — | — | — | 10/10 |",
-		"| swc-2 | 0.700 (5) | 0.600 (4) | 0.950 | 0.938 | count line 2, no handle 1 | 0.400 |", "| truncation | 0.900 (5) | — | 0.000 | — | 0 | 0.700 |"} {
+	for _, want := range []string{"openai, budget 8000 tokens.", "| truncation | 0.800 (5) | — | 0.800 | — | dropped without handle 2 | — | 0.400 | 0/10 | 0 | 0 | 33.33% |", "| swc | — | — | — | — | — | — | — | 10/10 |",
+		"| swc-2 | 0.700 (5) | 0.600 (4) | 0.950 | 0.938 | count line 2, no handle 1 | — | 0.400 |", "| truncation | 0.900 (5) | — | 0.000 | — | 0 | — | 0.700 |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md.String())
 		}

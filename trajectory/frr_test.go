@@ -44,6 +44,15 @@ var tinyTargets = [][]string{
 	nil,
 }
 
+// Own targets (identifiers of the next turn held by earlier assistant
+// turns, their text or their calls' arguments, and not by the
+// instructions or the task): req2 → a3: src/parser.py, parser.py (a2's
+// arguments); req4 → a5: parse_expr (a3's text); none elsewhere. Every
+// condition that keeps the assistant turns keeps them (ORR 1 over 2
+// requests); truncation at 1 token keeps req2's a2 (2/2) and not req4's
+// a3 (0/1): ORR 0.5.
+var tinyOwn = [][]string{nil, nil, {"src/parser.py", "parser.py"}, nil, {"parse_expr"}}
+
 // loadTiny returns the tiny run in its three forms: Chat Completions and
 // Messages (tiny.json), Responses (tiny_responses.json, a plain body).
 func loadTiny(t *testing.T) []Trajectory {
@@ -86,6 +95,9 @@ func TestTinyTargets(t *testing.T) {
 			if got := q.Targets(); !slices.Equal(got, want) {
 				t.Errorf("%s request %d: targets %q, want %q (next turn %q)", b.Format, i, got, want, q.Next)
 			}
+			if got := q.OwnTargets(); !slices.Equal(got, tinyOwn[i]) {
+				t.Errorf("%s request %d: own targets %q, want %q (next turn %q)", b.Format, i, got, tinyOwn[i], q.Next)
+			}
 		}
 	}
 }
@@ -96,10 +108,11 @@ func TestTinyFRR(t *testing.T) {
 		budget      int
 		frr, pooled float64
 		over        int
+		orr         float64
 	}{
-		{Mask{K: 1}, 100000, 2.0 / 3, 4.0 / 7, 0},
-		{Truncation{}, 1, 2.0 / 3, 4.0 / 7, 5},
-		{Truncation{}, 100000, 1, 1, 0},
+		{Mask{K: 1}, 100000, 2.0 / 3, 4.0 / 7, 0, 1},
+		{Truncation{}, 1, 2.0 / 3, 4.0 / 7, 5, 0.5},
+		{Truncation{}, 100000, 1, 1, 0, 1},
 	} {
 		var rows []Row
 		r := &Runner{Trajectories: loadTiny(t), Conditions: []Condition{tt.cond}, Budgets: []int{tt.budget},
@@ -115,6 +128,9 @@ func TestTinyFRR(t *testing.T) {
 			name := c.Format + " " + c.Condition
 			if c.Requests != 5 || c.FRRN != 3 || c.NoTargets != 2 {
 				t.Errorf("%s: %d requests, %d with targets, %d without; want 5, 3, 2", name, c.Requests, c.FRRN, c.NoTargets)
+			}
+			if c.ORRN != 2 || !near(c.ORR, tt.orr) {
+				t.Errorf("%s@%d: ORR %v over %d requests, want %v over 2", name, tt.budget, c.ORR, c.ORRN, tt.orr)
 			}
 			if !near(c.FRR, tt.frr) || !near(c.Pooled, tt.pooled) {
 				t.Errorf("%s@%d: FRR %v pooled %v, want %v and %v", name, tt.budget, c.FRR, c.Pooled, tt.frr, tt.pooled)

@@ -91,6 +91,32 @@ func (q *Request) Targets() []string {
 	return out
 }
 
+// OwnTargets returns the identifiers of the next turn (Identifiers) that
+// the request's earlier assistant turns hold (their text or their calls'
+// arguments) and its instructions and task do not: what the agent goes
+// on to use of its own words. They may sit in observations too. FRR
+// leaves them out (Targets); a condition that rewrites the agent's own
+// turns is measured on them.
+func (q *Request) OwnTargets() []string {
+	var own, ctx strings.Builder
+	for i, m := range q.Input.Messages {
+		switch q.kinds[i] {
+		case assistant:
+			writeMessage(&own, m)
+		case instruction, task:
+			writeMessage(&ctx, m)
+		}
+	}
+	o, c := own.String(), ctx.String()
+	var out []string
+	for _, id := range Identifiers(q.Next) {
+		if strings.Contains(o, id) && !strings.Contains(c, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // writeMessage writes a message's text and its tool calls' names and
 // arguments, each on a line of its own.
 func writeMessage(w *strings.Builder, m swc.Message) {

@@ -23,6 +23,11 @@ type Row struct {
 	Targets  int      `json:"targets"`
 	Retained int      `json:"retained"`
 	Lost     []string `json:"lost,omitempty"`
+	// OwnTargets are the next turn's identifiers the request's earlier
+	// assistant turns held (Request.OwnTargets); OwnRetained how many of
+	// them the sent body's text holds.
+	OwnTargets  int `json:"own_targets,omitempty"`
+	OwnRetained int `json:"own_retained,omitempty"`
 	// Recoverable counts the targets in the sent text or returned by one
 	// swc_recall call on a handle it shows (see recover.go); Unrecoverable
 	// are the others, each with why.
@@ -51,6 +56,8 @@ type Row struct {
 	// time.
 	WallMS float64 `json:"wall_ms"`
 	CPUMS  float64 `json:"cpu_ms"`
+
+	text string // the sent body's text, while the row is made
 }
 
 // Key identifies a row for resuming.
@@ -75,6 +82,15 @@ func (r Row) FRR() (float64, bool) {
 		return 0, false
 	}
 	return float64(r.Retained) / float64(r.Targets), true
+}
+
+// ORR is the row's own-reference retention (OwnRetained/OwnTargets),
+// ok=false when the request had no own target or was refused.
+func (r Row) ORR() (float64, bool) {
+	if r.OwnTargets == 0 || r.Refused != "" {
+		return 0, false
+	}
+	return float64(r.OwnRetained) / float64(r.OwnTargets), true
 }
 
 // RecoverableFRR is the row's recoverable forward-reference retention:

@@ -104,7 +104,7 @@ func (r *Runner) replay(ctx context.Context, rp *Replay, progress func(int)) err
 		if err != nil {
 			return err
 		}
-		targets := q.Targets()
+		targets, own := q.Targets(), q.OwnTargets()
 		for _, g := range groups {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -114,6 +114,11 @@ func (r *Runner) replay(ctx context.Context, rp *Replay, progress func(int)) err
 				continue
 			}
 			row := r.compress(ctx, q, g, targets)
+			row.OwnTargets = len(own)
+			if row.Refused == "" {
+				row.OwnRetained = retained(row.text, own)
+			}
+			row.text = ""
 			if r.Done == nil || !r.Done(row.Key()) {
 				if err := r.Write(row); err != nil {
 					return err
@@ -145,6 +150,7 @@ func (r *Runner) compress(ctx context.Context, q *Request, g *group, targets []s
 	}
 	var text string
 	row.SentTokens, text = rp.Measure(body)
+	row.text = text
 	row.OverBudget = row.SentTokens > g.budget
 	for _, id := range targets {
 		if strings.Contains(text, id) {
@@ -173,6 +179,17 @@ func (r *Runner) compress(ctx context.Context, q *Request, g *group, targets []s
 	}
 	g.prev = out
 	return row
+}
+
+// retained counts the ids text holds.
+func retained(text string, ids []string) int {
+	n := 0
+	for _, id := range ids {
+		if strings.Contains(text, id) {
+			n++
+		}
+	}
+	return n
 }
 
 // oneLine shortens an error message to one line of at most 300 bytes.

@@ -58,6 +58,11 @@ type Cell struct {
 	RecPooled  float64        `json:"recoverable_frr_pooled"`
 	RecFRROver float64        `json:"recoverable_frr_over"`
 	Misses     map[string]int `json:"unrecoverable,omitempty"`
+	// ORR is the mean own-reference retention (Row.ORR) over the ORRN
+	// requests with own targets: how much of what the next turn uses of
+	// the agent's own earlier turns the request still shows.
+	ORR  float64 `json:"orr"`
+	ORRN int     `json:"orr_n"`
 	// RawTokens and SentTokens are summed over the requests not refused;
 	// Ratio is SentTokens/RawTokens.
 	RawTokens  int64   `json:"raw_tokens"`
@@ -94,6 +99,7 @@ func Summarize(s Settings, rows []Row) *Summary {
 	type acc struct {
 		c          Cell
 		frr, over  float64
+		orr        float64
 		rec, recOv float64
 		ret, tgt   int
 		recN       int
@@ -139,6 +145,10 @@ func Summarize(s Settings, rows []Row) *Summary {
 		}
 		c.RawTokens += int64(r.RawTokens)
 		c.SentTokens += int64(r.SentTokens)
+		if o, ok := r.ORR(); ok {
+			a.orr += o
+			c.ORRN++
+		}
 		if f, ok := r.FRR(); ok {
 			a.frr += f
 			c.FRRN++
@@ -172,6 +182,7 @@ func Summarize(s Settings, rows []Row) *Summary {
 				c := a.c
 				c.FRR, c.Pooled = ratio(a.frr, float64(c.FRRN)), ratio(float64(a.ret), float64(a.tgt))
 				c.FRROver = ratio(a.over, float64(c.FRROverN))
+				c.ORR = ratio(a.orr, float64(c.ORRN))
 				c.RecFRR, c.RecPooled = ratio(a.rec, float64(c.FRRN)), ratio(float64(a.recN), float64(a.tgt))
 				c.RecFRROver = ratio(a.recOv, float64(c.FRROverN))
 				c.Ratio = ratio(float64(c.SentTokens), float64(c.RawTokens))

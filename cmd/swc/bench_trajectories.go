@@ -30,7 +30,8 @@ const defaultTrajectoryOut = "swc-bench-trajectories"
 var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budgets": true, "conditions": true, "strategies": true, "windows": true}
 
 // parseWindow reads one of --windows: KEEP/EVERY, or KEEP/EVERY/STUB
-// with a stub size (swc serve's --stub-tokens; 0, or without it: the
+// with a stub size, or KEEP/EVERY/STUB/TURN with an old assistant turn's
+// most tokens of prose too (swc serve's --stub-tokens and --turn-tokens; 0, or without it: the
 // default).
 func parseWindow(w string) (keep, every, stub, turn int, err error) {
 	n, _ := fmt.Sscanf(w, "%d/%d/%d/%d", &keep, &every, &stub, &turn)
@@ -39,6 +40,9 @@ func parseWindow(w string) (keep, every, stub, turn int, err error) {
 		if stub != 0 && stub < minStubTokens {
 			return 0, 0, 0, 0, usagef("bench: --windows %q: a stub of at least %d tokens, please (got %d)", w, minStubTokens, stub)
 		}
+		if turn != 0 && turn != -1 && turn < minTurnTokens {
+			return 0, 0, 0, 0, usagef("bench: --windows %q: a turn of at least %d tokens, or -1 for whole turns, please (got %d)", w, minTurnTokens, turn)
+		}
 	case n == 2 && fmt.Sprintf("%d/%d", keep, every) == w:
 		stub = 0
 	case n == 3 && fmt.Sprintf("%d/%d/%d", keep, every, stub) == w:
@@ -46,7 +50,7 @@ func parseWindow(w string) (keep, every, stub, turn int, err error) {
 			return 0, 0, 0, 0, usagef("bench: --windows %q: a stub of at least %d tokens, please (got %d)", w, minStubTokens, stub)
 		}
 	default:
-		return 0, 0, 0, 0, usagef("bench: --windows %q: want KEEP/EVERY or KEEP/EVERY/STUB_TOKENS, e.g. 2/3 or 2/3/80", w)
+		return 0, 0, 0, 0, usagef("bench: --windows %q: want KEEP/EVERY, KEEP/EVERY/STUB_TOKENS or KEEP/EVERY/STUB_TOKENS/TURN_TOKENS, e.g. 2/3, 2/3/80 or 2/3/0/-1", w)
 	}
 	return keep, every, stub, turn, nil
 }
@@ -206,9 +210,12 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 
 // printTrajectoryTable prints the summary's main figures, a line per cell.
 func printTrajectoryTable(env *Env, s *trajectory.Summary) {
-	fmt.Fprintf(env.Stdout, "%-10s %6s  %-14s %6s %5s %8s %5s %7s %6s %9s %8s %8s %7s %7s %7s %10s\n", "format", "budget", "condition", "FRR", "n", "FRR-over", "n", "recFRR", "missed", "sent/raw", "refused", "breaches", "stable", "cached", "marks", "p50/p99ms")
+	fmt.Fprintf(env.Stdout, "%-10s %6s  %-14s %6s %5s %8s %5s %7s %6s %6s %9s %8s %8s %7s %7s %7s %10s\n", "format", "budget", "condition", "FRR", "n", "FRR-over", "n", "recFRR", "missed", "own", "sent/raw", "refused", "breaches", "stable", "cached", "marks", "p50/p99ms")
 	for _, c := range s.Cells {
-		frr, over, stable, cached, marks, rec, missed := "—", "—", "—", "—", "—", "—", "—"
+		frr, over, stable, cached, marks, rec, missed, own := "—", "—", "—", "—", "—", "—", "—", "—"
+		if c.ORRN > 0 {
+			own = fmt.Sprintf("%.3f", c.ORR)
+		}
 		if c.FRRN > 0 {
 			frr, rec = fmt.Sprintf("%.3f", c.FRR), fmt.Sprintf("%.3f", c.RecFRR)
 			n := 0
@@ -227,7 +234,7 @@ func printTrajectoryTable(env *Env, s *trajectory.Summary) {
 				marks = fmt.Sprintf("%.1f%%", 100*c.MarkCachedShare)
 			}
 		}
-		fmt.Fprintf(env.Stdout, "%-10s %6d  %-14s %6s %5d %8s %5d %7s %6s %9.3f %8s %8d %7s %7s %7s %10s\n", c.Format, c.Budget, c.Condition, frr, c.FRRN, over, c.FRROverN, rec, missed, c.Ratio,
+		fmt.Fprintf(env.Stdout, "%-10s %6d  %-14s %6s %5d %8s %5d %7s %6s %6s %9.3f %8s %8d %7s %7s %7s %10s\n", c.Format, c.Budget, c.Condition, frr, c.FRRN, over, c.FRROverN, rec, missed, own, c.Ratio,
 			fmt.Sprintf("%d/%d", c.Refusals, c.Requests), c.Breaches, stable, cached, marks, fmt.Sprintf("%.1f/%.1f", c.WallP50, c.WallP99))
 	}
 }

@@ -69,13 +69,14 @@ func TestBenchTrajectories(t *testing.T) {
 	}
 }
 
-// TestParseWindow: --windows takes KEEP/EVERY and KEEP/EVERY/STUB_TOKENS;
-// anything else, or a stub too small, is a usage error quoting it.
+// TestParseWindow: --windows takes KEEP/EVERY, KEEP/EVERY/STUB_TOKENS
+// and KEEP/EVERY/STUB_TOKENS/TURN_TOKENS; anything else, or a stub or a
+// turn too small, is a usage error quoting it.
 func TestParseWindow(t *testing.T) {
 	for _, tc := range []struct {
-		in                string
-		keep, every, stub int
-		err               bool
+		in                      string
+		keep, every, stub, turn int
+		err                     bool
 	}{
 		{in: "2/3", keep: 2, every: 3},
 		{in: "0/3", keep: 0, every: 3},
@@ -84,17 +85,21 @@ func TestParseWindow(t *testing.T) {
 		{in: "2/3/10", err: true},
 		{in: "2", err: true},
 		{in: "2/3/80/1", err: true},
+		{in: "2/3/0/48", keep: 2, every: 3, turn: 48},
+		{in: "2/3/80/-1", keep: 2, every: 3, stub: 80, turn: -1},
+		{in: "2/3/0/-2", err: true},
+		{in: "2/3/0/48/1", err: true},
 		{in: "a/b", err: true},
 	} {
-		k, e, s, err := parseWindow(tc.in)
+		k, e, s, tu, err := parseWindow(tc.in)
 		if tc.err {
 			if err == nil || !strings.Contains(err.Error(), tc.in) {
 				t.Errorf("%q: %v, want an error quoting it", tc.in, err)
 			}
 			continue
 		}
-		if err != nil || k != tc.keep || e != tc.every || s != tc.stub {
-			t.Errorf("%q: %d/%d/%d %v, want %d/%d/%d", tc.in, k, e, s, err, tc.keep, tc.every, tc.stub)
+		if err != nil || k != tc.keep || e != tc.every || s != tc.stub || tu != tc.turn {
+			t.Errorf("%q: %d/%d/%d/%d %v, want %d/%d/%d/%d", tc.in, k, e, s, tu, err, tc.keep, tc.every, tc.stub, tc.turn)
 		}
 	}
 }

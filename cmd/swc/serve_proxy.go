@@ -28,6 +28,7 @@ type proxyFlags struct {
 	stubTokens        int
 	cacheBreakpoints  string
 	strategy          string
+	turnTokens        int
 	recall            bool
 	recallRounds      int
 }
@@ -43,6 +44,7 @@ func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 	fs.Float64Var(&f.restartShare, "restart-share", memory.DefaultRestartShare, "epoch: most of the budget (after the instructions) the tail of a new epoch starts with")
 	addLoopFlags(fs, &f.loopKeep, &f.loopEvery)
 	fs.IntVar(&f.stubTokens, "stub-tokens", observe.DefaultStubTokens, fmt.Sprintf("tool loops: the least size of an old tool output's stub, in tokens (a stub holds up to a third of its output, at most 3 times this; at least %d; 0: the default): smaller stubs send fewer tokens and keep fewer of the identifiers the agent uses next", minStubTokens))
+	fs.IntVar(&f.turnTokens, "turn-tokens", memory.DefaultTurnTokens, fmt.Sprintf("tool loops: the most tokens of prose an assistant turn keeps once its tool outputs are stubbed (its first sentences, then a handle swc_recall resolves to the whole turn; its tool calls and fenced code blocks always whole; at least %d; -1: never clipped)", minTurnTokens))
 	fs.StringVar(&f.strategy, "proxy-strategy", memory.DefaultStrategy, "strategy of the proxy's memory: "+strings.Join(strategy.Names(strategy.ForCompressor), ", "))
 	fs.BoolVar(&f.recall, "recall", true, "add the swc_recall tool to Chat Completions, Messages and Responses requests that declare tools, and answer its calls inside the proxy with the originals of the tool outputs compression shortened or left out (a request's X-SWC-Recall: off turns it off)")
 	fs.IntVar(&f.recallRounds, "recall-rounds", swchttp.DefaultRecallRounds, "most swc_recall rounds swc answers for one request; past them the client gets the upstream's last answer without swc's call")
@@ -88,8 +90,11 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 	if f.stubTokens != 0 && f.stubTokens < minStubTokens {
 		return swchttp.ProxyConfig{}, usagef("--stub-tokens must be at least %d (got %d): a stub holds a handle, the call and its outcome", minStubTokens, f.stubTokens)
 	}
+	if f.turnTokens != -1 && f.turnTokens != 0 && f.turnTokens < minTurnTokens {
+		return swchttp.ProxyConfig{}, usagef("--turn-tokens must be at least %d, or -1 to keep turns whole (got %d)", minTurnTokens, f.turnTokens)
+	}
 	cfg := swchttp.ProxyConfig{
-		LoopKeep: keep, LoopEvery: every, StubTokens: f.stubTokens,
+		LoopKeep: keep, LoopEvery: every, StubTokens: f.stubTokens, TurnTokens: f.turnTokens,
 		OpenAI:          swchttp.Upstream{URL: f.openai, Key: env.Vars["OPENAI_API_KEY"]},
 		Anthropic:       swchttp.Upstream{URL: f.anthropic, Key: env.Vars["ANTHROPIC_API_KEY"]},
 		Gemini:          swchttp.Upstream{URL: f.gemini, Key: env.Vars["GEMINI_API_KEY"]},
@@ -121,6 +126,9 @@ func addLoopFlags(fs *flag.FlagSet, keep, every *int) {
 	fs.IntVar(keep, "loop-keep", memory.DefaultLoopKeep, "tool loops: the last exchanges whose tool outputs stay verbatim whatever the budget; older outputs become stubs with a handle (0: no window, outputs are stubbed only to fit the budget)")
 	fs.IntVar(every, "loop-every", memory.DefaultLoopEvery, "tool loops: the window moves in jumps of this many exchanges, so the requests between two jumps extend each other byte for byte (prompt caching; 0: the default)")
 }
+
+// minTurnTokens is the least --turn-tokens: a sentence.
+const minTurnTokens = 16
 
 // minStubTokens is the least --stub-tokens: a stub's handle, call and
 // outcome, with a line or two of its output.

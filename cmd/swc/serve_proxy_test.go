@@ -192,3 +192,26 @@ func TestProxyConfigStubTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyConfigTurnTokens: --turn-tokens reaches the proxy's settings;
+// 0 is the default and -1 keeps turns whole; fewer tokens than a sentence
+// is a usage error naming the flag.
+func TestProxyConfigTurnTokens(t *testing.T) {
+	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard, nil)
+	for _, tc := range []struct {
+		flag, want int
+		err        bool
+	}{{0, 0, false}, {-1, -1, false}, {64, 64, false}, {minTurnTokens, minTurnTokens, false}, {minTurnTokens - 1, 0, true}, {-2, 0, true}} {
+		pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, recallRounds: swchttp.DefaultRecallRounds, turnTokens: tc.flag}
+		cfg, err := proxyConfig(env, pf, &engineFlags{embedder: "lexical", budget: 4000}, &engines{})
+		if tc.err {
+			if err == nil || !strings.Contains(err.Error(), "--turn-tokens") {
+				t.Errorf("--turn-tokens %d: %v, want an error naming the flag", tc.flag, err)
+			}
+			continue
+		}
+		if err != nil || cfg.TurnTokens != tc.want {
+			t.Errorf("--turn-tokens %d: TurnTokens %d, %v; want %d", tc.flag, cfg.TurnTokens, err, tc.want)
+		}
+	}
+}

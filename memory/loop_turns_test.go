@@ -1,0 +1,115 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc"
+)
+
+func TestTurnHead(t *testing.T) {
+	c := mustNew(t, DefaultOptions())
+	long := "THOUGHT: The bug is in `django/core/mail/message.py`. " + strings.Repeat("It encodes the header before the domain is converted, so a non-ASCII host name fails there. ", 6) + "Last, the tests must pass."
+	cmd := "```bash\nsed -n '250,270p' django/core/mail/message.py\n```"
+	cases := []struct {
+		name     string
+		content  string
+		clipped  bool
+		want     []string // substrings of the clipped text, in order
+		wantNone []string // substrings it must not hold
+	}{
+		{"text agent: first sentence, handle, command", long + "\n\n" + cmd, true,
+			[]string{"THOUGHT: The bug is in `django/core/mail/message.py`.", "[swc:h", " …]", cmd}, []string{"tests must pass"}},
+		{"prose only", long, true, []string{"THOUGHT: The bug is in", "fails there. [swc:h"}, []string{"tests must pass"}},
+		{"every fenced block kept", long + "\n```python\nx = 1\n```\nThen run it.\n" + cmd, true,
+			[]string{"```python\nx = 1\n```", cmd}, []string{"Then run it.", "tests must pass"}},
+		{"short turn whole", "THOUGHT: Run the tests.\n\n" + cmd, false, nil, nil},
+		{"prose just over the limit whole", strings.Repeat("word ", 60), false, nil, nil},
+		{"a placeholder: not all of the message", "[thinking]\n" + long, false, nil, nil},
+		{"an open fence", long + "\n```bash\nls\n", false, nil, nil},
+		{"a first sentence too long: its words", strings.Repeat("naïve ", 200) + "end.", true, []string{"naïve naïve", "[swc:h"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := swc.Message{Role: swc.RoleAssistant, Content: tc.content}
+			got, h, ok := c.turnHead(m, DefaultTurnTokens)
+			if ok != tc.clipped {
+				t.Fatalf("clipped %v, want %v: %q", ok, tc.clipped, got)
+			}
+			if !ok {
+				return
+			}
+			if h != HistoryHandle([]swc.Message{m}) || !strings.Contains(got, "[swc:"+h+" …]") {
+				t.Errorf("handle %s not the turn's or not shown: %q", h, got)
+			}
+			at := 0
+			for _, w := range tc.want {
+				i := strings.Index(got[at:], w)
+				if i < 0 {
+					t.Fatalf("%q lacks %q (in order): %q", tc.name, w, got)
+				}
+				at += i + len(w)
+			}
+			for _, w := range tc.wantNone {
+				if strings.Contains(got, w) {
+					t.Errorf("holds %q: %q", w, got)
+				}
+			}
+			prose, _, _ := fences(got)
+			if n := c.counter.Count(strings.Join(prose, "\n")); n > DefaultTurnTokens+16 {
+				t.Errorf("prose of %d tokens kept: %q", n, got)
+			}
+			if !strings.HasPrefix(got, strings.TrimSpace(got)) || !isValidUTF8(got) {
+				t.Errorf("not trimmed or not UTF-8: %q", got)
+			}
+		})
+	}
+}
+
+func isValidUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// TestLoopTurnsClipped: a text-acting agent's loop clips the turns of the
+// exchanges whose observations are stubbed — commands whole, tool calls
+// untouched — and leaves the turns of the verbatim window as they came;
+// TurnTokens -1 clips none.
+func TestLoopTurnsClipped(t *testing.T) {
+	think := " " + strings.Repeat("I think the parser drops the header because the encoding runs first. ", 5)
+	var msgs []swc.Message
+	msgs = append(msgs, swc.Message{Role: swc.RoleSystem, Content: "You are a coding agent."}, swc.Message{Role: swc.RoleUser, Content: "Fix the bug in parser.py."})
+	for k := range 12 {
+		msgs = append(msgs,
+			swc.Message{Role: swc.RoleAssistant, Content: "THOUGHT: Step " + string(rune('a'+k)) + "." + think + "\n\n```bash\ncat -n parser.py\n```"},
+			swc.Message{Role: swc.RoleUser, Content: "<returncode>0</returncode>\n<output>\n" + strings.Repeat("  1\tdef parse(header_value, encoding):\n", 80) + "</output>"})
+	}
+	for _, turn := range []int{0, -1} {
+		o := DefaultOptions()
+		o.Budget, o.TurnTokens = 100000, turn
+		c := mustNew(t, o)
+		res, err := c.Compress(t.Context(), msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stubs, clipped := 0, 0
+		for i, text := range res.Rewritten {
+			if msgs[i].Role != swc.RoleAssistant {
+				stubs++
+				continue
+			}
+			clipped++
+			if !strings.HasSuffix(text, "```bash\ncat -n parser.py\n```") || strings.Count(text, "encoding runs first") > 3 {
+				t.Errorf("turn %d clipped to %q", i, text)
+			}
+			if _, stubbed := res.Rewritten[i+1]; !stubbed {
+				t.Errorf("turn %d clipped while its observation is verbatim", i)
+			}
+		}
+		switch {
+		case stubs == 0:
+			t.Fatalf("TurnTokens %d: no stub", turn)
+		case turn < 0 && clipped > 0:
+			t.Errorf("TurnTokens -1 clipped %d turns", clipped)
+		case turn == 0 && clipped != stubs:
+			t.Errorf("%d turns clipped, %d observations stubbed", clipped, stubs)
+		}
+	}
+}

@@ -19,7 +19,8 @@ func (geminiCodec) parse(data []byte) (*Input, error) { return parseGemini(data)
 // responses went into the memory, or its text did) or holding a message
 // of rewritten, from its parts as they came, the kept ones only, a
 // rewritten function response's "response" written {"output": text} (its
-// name, id and other fields kept), a rewritten user text as one text part;
+// name, id and other fields kept), a rewritten user text as one text part,
+// a rewritten model turn's text in its first text part (geminiPartly);
 // the memory appended to systemInstruction as a text part (created when
 // the body has none), or, when the kept contents start with a model
 // content, the first content, of role user (the API wants a user turn

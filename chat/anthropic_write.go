@@ -19,7 +19,8 @@ func (anthropicCodec) parse(data []byte) (*Input, error) { return parseAnthropic
 
 // Splice writes the request body with the memory appended to system and
 // the kept messages as they came (a rewritten tool result with its
-// block's "content" replaced, every other byte as it came; a source
+// block's "content" replaced, every other byte as it came; a rewritten
+// assistant turn with its text written as anthropicTurn says; a source
 // message whose tool results went into the memory is kept without its
 // tool_result blocks, every other byte as it came; one otherwise partly
 // kept is written anew). Unless out.NoCacheMark, the memory block gets a
@@ -39,7 +40,7 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 	last := stubAt{msg: -1} // the last stub, by message and block
 	for _, o := range keptOrigins(in, out) {
 		if kept[o] == total[o] {
-			raw, err := rewriteRaw(in, out, o, anthropicPath, nil)
+			raw, err := rewriteRaw(in, out, o, anthropicPath, anthropicValue)
 			if err != nil {
 				return nil, err
 			}

@@ -19,7 +19,8 @@ func (geminiCodec) parse(data []byte) (*Input, error) { return parseGemini(data)
 // responses went into the memory, or its text did) or holding a message
 // of rewritten, from its parts as they came, the kept ones only, a
 // rewritten function response's "response" written {"output": text} (its
-// name, id and other fields kept), a rewritten user text as one text part;
+// name, id and other fields kept), a rewritten user text as one text part,
+// a rewritten model turn's text in its first text part (geminiPartly);
 // the memory appended to systemInstruction as a text part (created when
 // the body has none), or, when the kept contents start with a model
 // content, the first content, of role user (the API wants a user turn
@@ -110,7 +111,9 @@ func firstKept(in *Input, out Output) (origin int, model bool) {
 // geminiPartly rewrites content raw whose messages are msgs (its function
 // responses' tool messages, in part order, then the message of its other
 // parts): the parts of kept messages as they came, rewritten ones
-// replaced (a model content's function calls stay).
+// replaced: a rewritten user text as one text part; a rewritten model
+// turn's text in its first text part (geminiTurnText), its other text
+// parts removed, its function calls and every other part as they came.
 func geminiPartly(in *Input, msgs []int, raw json.RawMessage, kept map[int]bool, rewritten map[int]string) (json.RawMessage, error) {
 	var c map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &c); err != nil {
@@ -131,6 +134,7 @@ func geminiPartly(in *Input, msgs []int, raw json.RawMessage, kept map[int]bool,
 			main = i
 		}
 	}
+	model := main >= 0 && in.Messages[main].Role == swc.RoleAssistant
 	var out []json.RawMessage
 	mainDone := false
 	for _, rp := range parts {
@@ -171,13 +175,54 @@ func geminiPartly(in *Input, msgs []int, raw json.RawMessage, kept map[int]bool,
 			out = append(out, rp)
 			continue
 		}
+		if model {
+			// A model turn: its first text part holds the text, its
+			// other text parts go, every other part stays.
+			if !geminiText(p) {
+				out = append(out, rp)
+			} else if !mainDone && text != "" {
+				out = append(out, geminiTurnText(p, text))
+				mainDone = true
+			}
+			continue
+		}
 		if !mainDone {
 			b, _ := json.Marshal(map[string]string{"text": text})
 			out = append(out, b)
 		}
 		mainDone = true
 	}
+	if text, rw := rewritten[main]; model && rw && kept[main] && !mainDone && text != "" {
+		b, _ := json.Marshal(map[string]string{"text": text})
+		out = append([]json.RawMessage{b}, out...)
+	}
 	return writeObject(c, map[string]json.RawMessage{"parts": joinArray(out)}), nil
+}
+
+// geminiText reports whether part p is a text part of the reply (its
+// "text" not a thought).
+func geminiText(p map[string]json.RawMessage) bool {
+	if v, _ := GeminiField(p, "text"); v == nil {
+		return false
+	}
+	var thought bool
+	if v, _ := GeminiField(p, "thought"); v != nil {
+		_ = json.Unmarshal(v, &thought)
+	}
+	return !thought
+}
+
+// geminiTurnText returns text part p of a model turn holding text instead,
+// its other members kept but its thought signature. The Gemini API docs
+// (https://ai.google.dev/gemini-api/docs/thought-signatures) ask for a
+// signature to be sent back as it was received, but validate only those
+// of the current turn's functionCall parts ("we don't validate previous
+// turns"; a text part's signature is not required): the functionCall
+// parts, and their signatures, stay byte for byte, while a text part
+// whose text changed goes without the signature minted for the old text,
+// which the docs never say is accepted on a text it was not made for.
+func geminiTurnText(p map[string]json.RawMessage, text string) json.RawMessage {
+	return writeObject(p, map[string]json.RawMessage{"text": jsonString(text), "thoughtSignature": nil, "thought_signature": nil})
 }
 
 // appendInstruction returns systemInstruction with a text part of memory

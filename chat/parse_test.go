@@ -281,3 +281,37 @@ func TestParseBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestHasPlaceholder: the Content of an assistant message with a block
+// that is not text (a thinking block, a Gemini thought, an image) holds a
+// placeholder line, so that memory does not rewrite it; plain text, and
+// text with brackets that are not a whole placeholder line, do not.
+func TestHasPlaceholder(t *testing.T) {
+	cases := []struct {
+		name   string
+		format Format
+		body   string
+		want   bool
+	}{
+		{"anthropic thinking block", Anthropic, `{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"Done."}]}]}`, true},
+		{"anthropic redacted thinking", Anthropic, `{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"redacted_thinking","data":"x"},{"type":"text","text":"Done."}]}]}`, true},
+		{"anthropic text blocks", Anthropic, `{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"text","text":"Done."},{"type":"text","text":"See a[0] and [x](y)."}]}]}`, false},
+		{"anthropic text string", Anthropic, `{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":"Done.\n[1, 2]"}]}`, false},
+		{"gemini thought part", Gemini, `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"hm","thought":true},{"text":"Done."}]}]}`, true},
+		{"openai image part", OpenAI, `[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"text","text":"Done."},{"type":"image_url","image_url":{"url":"x"}}]}]`, true},
+		{"openai text", OpenAI, `[{"role":"user","content":"go"},{"role":"assistant","content":"Done."}]`, false},
+	}
+	for _, tc := range cases {
+		in, err := Parse([]byte(tc.body), tc.format)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		m := in.Messages[len(in.Messages)-1]
+		if m.Role != swc.RoleAssistant {
+			t.Fatalf("%s: the last message is a %s message", tc.name, m.Role)
+		}
+		if got := HasPlaceholder(m.Content); got != tc.want {
+			t.Errorf("%s: HasPlaceholder(%q) = %v, want %v", tc.name, m.Content, got, tc.want)
+		}
+	}
+}

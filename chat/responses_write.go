@@ -17,7 +17,8 @@ func (responsesCodec) parse(data []byte) (*Input, error) { return parseResponses
 // Splice writes the request body with out's items: the input array
 // replaced, kept items as they came (a reasoning item with the item it
 // belongs to; a rewritten function_call_output with its "output"
-// replaced, a message item's "content"), the memory as a developer
+// replaced, a message item's "content", as rewriteItems says), the memory
+// as a developer
 // message item where out puts it; every other byte of the body as it
 // came.
 func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
@@ -43,7 +44,7 @@ func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
 			continue
 		}
 		done[o] = true
-		raw, err := rewriteRaw(in, out, o, responsesPath, responsesValue)
+		raw, err := rewriteItems(in, out, o)
 		if err != nil {
 			return nil, err
 		}
@@ -62,22 +63,114 @@ func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
 	return append(b, in.Request[in.Span[1]:]...), nil
 }
 
-// responsesPath is where a rewritten item's text goes: a
-// function_call_output's "output", a message item's "content".
-func responsesPath(_ string, raw []byte) []any {
-	if _, _, err := valueSpan(raw, "output"); err == nil {
-		return []any{"output"}
+// rewriteItems returns the items of source message o (Raw[o]: its items,
+// comma-separated) with its rewritten messages' texts written into the
+// item each came from, every other byte as it came: a tool message's into
+// the output item answering its call ("output", as responsesOutput says),
+// any other message's into its message item's "content" (a string; an
+// assistant's list of parts as responsesTurn says). Reasoning items and
+// call items are never changed: the text of an assistant message made of
+// a call item (a hosted call, or one nobody answers here) has no place to
+// go, and the item is sent as it came.
+func rewriteItems(in *Input, out Output, o int) (json.RawMessage, error) {
+	raw := in.Raw[o]
+	if len(out.Rewritten) == 0 {
+		return raw, nil
 	}
-	return []any{"content"}
+	var spans []span // of the items in raw
+	var items []rItem
+	next := map[int][]byte{} // item → its new bytes
+	for i, oi := range in.Origin {
+		if oi != o {
+			continue
+		}
+		text, ok := out.Rewritten[i]
+		if !ok {
+			continue
+		}
+		if spans == nil {
+			var err error
+			if spans, err = arraySpans(append(append([]byte{'['}, raw...), ']')); err != nil {
+				return nil, swc.Errorf(swc.EINVALID, "%s: rewriting its content: %v", in.Where[i], err)
+			}
+			items = make([]rItem, len(spans))
+			for k := range spans {
+				spans[k].a-- // in raw, not in "[" + raw + "]"
+				spans[k].e--
+				_ = json.Unmarshal(raw[spans[k].a:spans[k].e], &items[k]) // an item swc does not read is no target
+			}
+		}
+		m := &in.Messages[i]
+		k := itemOf(m, items)
+		if k < 0 {
+			if m.Role == swc.RoleAssistant {
+				continue
+			}
+			return nil, swc.Errorf(swc.EINVALID, "%s: rewriting its content: no item holds it", in.Where[i])
+		}
+		item := []byte(raw[spans[k].a:spans[k].e])
+		if b, ok := next[k]; ok {
+			item = b
+		}
+		b, err := rewriteItem(m, item, text)
+		if err != nil {
+			return nil, swc.Errorf(swc.EINVALID, "%s: rewriting its content: %v", in.Where[i], err)
+		}
+		next[k] = b
+	}
+	if len(next) == 0 {
+		return raw, nil
+	}
+	b := make([]byte, 0, len(raw))
+	pos := 0
+	for k, sp := range spans {
+		if nb, ok := next[k]; ok {
+			b = append(append(b, raw[pos:sp.a]...), nb...)
+			pos = sp.e
+		}
+	}
+	return append(b, raw[pos:]...), nil
 }
 
-// responsesValue writes a rewritten item's text: where it goes in
-// "output", as responsesOutput says; in a message's "content", a string.
-func responsesValue(raw, v []byte, text string) ([]byte, error) {
-	if _, _, err := valueSpan(raw, "output"); err == nil {
-		return responsesOutput(raw, v, text)
+// itemOf returns the index of the item message m came from: a tool
+// message's output item (the first answering its call), any other's
+// message item; -1 for none.
+func itemOf(m *swc.Message, items []rItem) int {
+	for k := range items {
+		kd, id := items[k].kind()
+		if m.Role == swc.RoleTool && kd == kOutput && id == m.ToolCallID || m.Role != swc.RoleTool && kd == kMessage {
+			return k
+		}
 	}
-	return jsonString(text), nil
+	return -1
+}
+
+// rewriteItem returns item (a message item, or an output item of a tool
+// message m) holding text.
+func rewriteItem(m *swc.Message, item []byte, text string) ([]byte, error) {
+	field := "content"
+	if m.Role == swc.RoleTool {
+		field = "output"
+	}
+	start, end, err := valueSpan(item, field)
+	if err != nil {
+		return nil, err
+	}
+	v := bytes.TrimSpace(item[start:end])
+	var q []byte
+	switch {
+	case m.Role == swc.RoleTool:
+		q, err = responsesOutput(item, v, text)
+	case m.Role == swc.RoleAssistant && len(v) > 0 && v[0] == '[':
+		q, err = responsesTurn(v, text)
+	default:
+		q = jsonString(text)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(item)-(end-start)+len(q))
+	return append(append(append(out, item[:start]...), q...), item[end:]...), nil
 }
 
 // responsesOutput returns the "output" of Responses item raw (its value

@@ -17,10 +17,10 @@ import (
 // Input.Where; raw: the source as rewritten so far). It returns raw
 // itself when none of o's messages is rewritten.
 //
-// value, when not nil, writes the new value from the text (raw: the
-// source as rewritten so far; v: the value it replaces); nil writes the
-// text as a JSON string.
-func rewriteRaw(in *Input, out Output, o int, path func(where string, raw []byte) []any, value func(raw, v []byte, text string) ([]byte, error)) (json.RawMessage, error) {
+// value, when not nil, writes the new value from the text (m: the
+// message rewritten; raw: the source as rewritten so far; v: the value it
+// replaces); nil writes the text as a JSON string.
+func rewriteRaw(in *Input, out Output, o int, path func(where string, raw []byte) []any, value func(m *swc.Message, raw, v []byte, text string) ([]byte, error)) (json.RawMessage, error) {
 	raw := in.Raw[o]
 	if len(out.Rewritten) == 0 {
 		return raw, nil
@@ -40,7 +40,7 @@ func rewriteRaw(in *Input, out Output, o int, path func(where string, raw []byte
 		}
 		q := jsonString(text)
 		if value != nil {
-			if q, err = value(cur, cur[start:end], text); err != nil {
+			if q, err = value(&in.Messages[i], cur, cur[start:end], text); err != nil {
 				return nil, swc.Errorf(swc.EINVALID, "%s: rewriting its content: %v", in.Where[i], err)
 			}
 		}

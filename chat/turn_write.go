@@ -1,0 +1,153 @@
+package chat
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/swcmem/swc"
+)
+
+// Writing a rewritten assistant turn (memory's Options.TurnTokens clips the
+// text of old ones): its text changes, its tool calls and every block or
+// part that is not text go as they came. Memory rewrites only an assistant
+// message whose Content holds no placeholder (HasPlaceholder), so the new
+// text stands for the message's text parts alone.
+
+// arraySpans returns where each element of JSON array list is in it.
+func arraySpans(list []byte) ([]span, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(list), fastOptions)
+	if t, err := dec.ReadToken(); err != nil || t.Kind() != '[' {
+		return nil, errorf("want an array, got %s", kind(list))
+	}
+	var spans []span
+	for dec.PeekKind() != ']' {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		end := int(dec.InputOffset())
+		spans = append(spans, span{end - len(v), end})
+	}
+	return spans, nil
+}
+
+// arrayElems returns the elements of JSON array list, each a slice of it.
+func arrayElems(list []byte) ([][]byte, error) {
+	spans, err := arraySpans(list)
+	if err != nil {
+		return nil, err
+	}
+	elems := make([][]byte, len(spans))
+	for k, sp := range spans {
+		elems[k] = list[sp.a:sp.e:sp.e]
+	}
+	return elems, nil
+}
+
+// joinElems returns the JSON array of elems, written as they are.
+func joinElems(elems [][]byte) []byte {
+	return append(append([]byte{'['}, bytes.Join(elems, []byte{','})...), ']')
+}
+
+// replaceValue returns obj with the value of its member name replaced by
+// v, every other byte as it came.
+func replaceValue(obj []byte, name string, v []byte) ([]byte, error) {
+	start, end, err := valueSpan(obj, name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(obj)-(end-start)+len(v))
+	return append(append(append(out, obj[:start]...), v...), obj[end:]...), nil
+}
+
+// anthropicValue writes the new content of a rewritten Anthropic message,
+// or of a tool_result block (v: the value it replaces): an assistant's
+// list of blocks as anthropicTurn says, any other content as a string.
+func anthropicValue(m *swc.Message, _, v []byte, text string) ([]byte, error) {
+	v = bytes.TrimSpace(v)
+	if m.Role != swc.RoleAssistant || len(v) == 0 || v[0] != '[' {
+		return jsonString(text), nil
+	}
+	return anthropicTurn(v, text)
+}
+
+// anthropicTurn returns an assistant message's content blocks (list) with
+// text as its text: the first text block's "text" replaced (its other
+// members, such as cache_control, as they came), the other text blocks
+// removed, every other block (tool_use, thinking, …) byte for byte in its
+// place. A list without a text block gets one first.
+func anthropicTurn(list []byte, text string) ([]byte, error) {
+	elems, err := arrayElems(list)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, 0, len(elems)+1)
+	done := false
+	for _, e := range elems {
+		var b struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(e, &b) != nil || b.Type != "text" {
+			out = append(out, e)
+			continue
+		}
+		if done || text == "" { // the new text stands for every text block
+			continue
+		}
+		nb, err := replaceValue(e, "text", jsonString(text))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nb)
+		done = true
+	}
+	if !done && text != "" {
+		tb, _ := json.Marshal(memoryBlock{Type: "text", Text: text})
+		out = append([][]byte{tb}, out...)
+	}
+	if len(out) == 0 {
+		return jsonString(text), nil
+	}
+	return joinElems(out), nil
+}
+
+// responsesTurn returns an assistant message item's content parts (list)
+// with text as its text: one part, the first that holds a "text" (an
+// output_text part) with its text replaced and its "annotations" emptied
+// (they index into the old text), its other members as they came; an
+// output_text part of its own when none holds a text.
+func responsesTurn(list []byte, text string) ([]byte, error) {
+	elems, err := arrayElems(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range elems {
+		var p map[string]json.RawMessage
+		if json.Unmarshal(e, &p) != nil || p["text"] == nil {
+			continue
+		}
+		var typ string
+		_ = json.Unmarshal(p["type"], &typ)
+		np, err := replaceValue(e, "text", jsonString(text))
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case p["annotations"] != nil:
+			if np, err = replaceValue(np, "annotations", []byte("[]")); err != nil {
+				return nil, err
+			}
+		case typ == "output_text": // the API wants the member on an output_text part
+			np = append([]byte(`{"annotations":[],`), bytes.TrimSpace(np)[1:]...)
+		}
+		return joinElems([][]byte{np}), nil
+	}
+	part, _ := json.Marshal(struct {
+		Type        string   `json:"type"`
+		Text        string   `json:"text"`
+		Annotations []string `json:"annotations"`
+	}{"output_text", text, []string{}})
+	return joinElems([][]byte{part}), nil
+}

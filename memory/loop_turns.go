@@ -21,10 +21,12 @@ import (
 // turnHead returns the clipped text of assistant message m and its
 // handle, ok false when clipping would save little: the prose is at most
 // max+turnSlack tokens, or the text is not all of the message (a
-// placeholder of a part that is not text, chat.HasPlaceholder), or it
-// opens a fenced block it never closes.
+// placeholder of a part that is not text, chat.HasPlaceholder; or it
+// opens with a bracket, as the text chat makes of a call with no place
+// for text, "[web_search_call] {…}"), or it opens a fenced block it never
+// closes.
 func (c *Compressor) turnHead(m swc.Message, max int) (text, handle string, ok bool) {
-	if max <= 0 || len(m.Content) < 4*max || chat.HasPlaceholder(m.Content) {
+	if max <= 0 || len(m.Content) < 4*max || strings.HasPrefix(m.Content, "[") || chat.HasPlaceholder(m.Content) {
 		return "", "", false
 	}
 	prose, code, ok := fences(m.Content)

@@ -27,6 +27,7 @@ func TestTurnHead(t *testing.T) {
 		{"prose just over the limit whole", strings.Repeat("word ", 60), false, nil, nil},
 		{"a placeholder: not all of the message", "[thinking]\n" + long, false, nil, nil},
 		{"an open fence", long + "\n```bash\nls\n", false, nil, nil},
+		{"a call's text (Responses' hosted call)", "[web_search_call] " + long, false, nil, nil},
 		{"a first sentence too long: its words", strings.Repeat("naïve ", 200) + "end.", true, []string{"naïve naïve", "[swc:h"}, nil},
 	}
 	for _, tc := range cases {

@@ -236,8 +236,9 @@ func (c *Compressor) CountMessages(msgs []swc.Message) int {
 // the last KeepRecent messages leave.
 //
 // A tool loop (see asLoop) keeps its instructions, task, user texts and
-// assistant turns verbatim and stubs or drops its old observations
-// instead (compressLoop).
+// assistant turns' calls verbatim, clips the prose of old turns
+// (Options.TurnTokens) and stubs or drops its old observations instead
+// (compressLoop).
 //
 // It returns an EINVALID error when msgs fail chat.Validate (the message
 // names the index and field), and never fails for the budget: when the

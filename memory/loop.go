@@ -12,9 +12,10 @@ import (
 // that carry a text-acting agent's command output) outnumber the user
 // messages a person wrote, and number loopMinObservations at least. Such a history is not consolidated into
 // sessions: the instructions, the task, every later user text and every
-// assistant turn go verbatim; the latest observations go verbatim, older
+// assistant turn's calls go verbatim; the latest observations go verbatim, older
 // ones are replaced in place by a stub (observe.Stub: handle, call,
-// outcome and the output's most useful lines), and past that the oldest
+// outcome and the output's most useful lines), their turns' prose clipped
+// (loop_turns.go), and past that the oldest
 // whole exchanges are dropped and listed in the memory message. The
 // masking boundary moves in jumps, as a function of the history alone (see
 // loopWalk), so the requests of one epoch share their prefix byte for

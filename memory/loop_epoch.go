@@ -111,7 +111,9 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 	}
 	for u := range l.units[:c.clipTo(l, lc, b)] {
 		un := &l.units[u]
-		if un.user || u < d && !un.pinned {
+		// Only a turn that acted: an answer with no call or command
+		// observed (a report to the person) is what was said, kept whole.
+		if un.user || len(un.obs) == 0 || u < d && !un.pinned {
 			continue
 		}
 		if t, h, ok := c.turnHead(msgs[un.msgs[0]], c.opts.TurnTokens); ok {

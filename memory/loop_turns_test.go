@@ -81,7 +81,12 @@ func TestLoopTurnsClipped(t *testing.T) {
 		msgs = append(msgs,
 			swc.Message{Role: swc.RoleAssistant, Content: "THOUGHT: Step " + string(rune('a'+k)) + "." + think + "\n\n```bash\ncat -n parser.py\n```"},
 			swc.Message{Role: swc.RoleUser, Content: "<returncode>0</returncode>\n<output>\n" + strings.Repeat("  1\tdef parse(header_value, encoding):\n", 80) + "</output>"})
+		if k == 2 { // an answer to the person, then their next request
+			msgs = append(msgs, swc.Message{Role: swc.RoleAssistant, Content: "Here is what I found so far." + think},
+				swc.Message{Role: swc.RoleUser, Content: "Thanks, go on."})
+		}
 	}
+	answer := 8 // the index of the answer to the person
 	for _, turn := range []int{0, -1} {
 		o := DefaultOptions()
 		o.Budget, o.TurnTokens = 100000, turn
@@ -89,6 +94,12 @@ func TestLoopTurnsClipped(t *testing.T) {
 		res, err := c.Compress(t.Context(), msgs)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if msgs[answer].Content != "Here is what I found so far."+think {
+			t.Fatalf("message %d is not the answer: %.40q", answer, msgs[answer].Content)
+		}
+		if _, ok := res.Rewritten[answer]; ok {
+			t.Errorf("the answer to the person was clipped")
 		}
 		stubs, clipped := 0, 0
 		for i, text := range res.Rewritten {

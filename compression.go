@@ -18,6 +18,10 @@ const (
 	// ItemMasked: sent in its place as a stub (a tool loop's old
 	// observation); the stub's first line shows its handle.
 	ItemMasked ItemKind = "masked"
+	// ItemClipped: a tool loop's old assistant turn sent with its prose
+	// clipped to its first sentences, its calls as they came; its text
+	// shows the handle of the whole turn.
+	ItemClipped ItemKind = "clipped"
 	// ItemGisted: left out; the memory message holds a gist of its session.
 	ItemGisted ItemKind = "gisted"
 	// ItemPartial: left out; the memory message holds some turns of its

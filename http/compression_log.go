@@ -77,6 +77,10 @@ func compressionRecord(c *memory.Compressor, in *chat.Input, res *memory.Result)
 		}
 		stub, masked := res.Rewritten[i]
 		switch {
+		case sent[i] && masked && m.Role == swc.RoleAssistant:
+			st := m
+			st.Content = stub
+			it.Kind, it.Sent, it.Handle = swc.ItemClipped, c.Cost(st), memory.HistoryHandle([]swc.Message{m})
 		case sent[i] && masked:
 			st := m
 			st.Content, st.MediaTokens = stub, 0

@@ -23,20 +23,22 @@ func TestCompressionRecordKinds(t *testing.T) {
 	}
 	long := strings.Repeat("output line\n", 200)
 	msgs := []swc.Message{
-		{Role: swc.RoleSystem, Content: "be brief"},                                                                   // 0 instruction
-		{Role: swc.RoleUser, Content: "\n  first session, gisted  \nmore"},                                            // 1 gisted
-		{Role: swc.RoleAssistant, Content: "ok"},                                                                      // 2 gisted
-		{Role: swc.RoleUser, Content: "second session, kept in the memory"},                                           // 3 in memory
-		{Role: swc.RoleUser, Content: "third, partly kept"},                                                           // 4 partial
-		{Role: swc.RoleUser, Content: "not in a session"},                                                             // 5 dropped
-		{Role: swc.RoleSystem, Content: "mid-conversation", InPlace: true},                                            // 6 kept, not chained
-		{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}}}, // 7 kept
-		{Role: swc.RoleTool, ToolCallID: "c1", Content: long},                                                         // 8 masked
-		{Role: swc.RoleUser, Content: strings.Repeat("é", 150)},                                                       // 9 kept, preview cut
+		{Role: swc.RoleSystem, Content: "be brief"},                                                                                                 // 0 instruction
+		{Role: swc.RoleUser, Content: "\n  first session, gisted  \nmore"},                                                                          // 1 gisted
+		{Role: swc.RoleAssistant, Content: "ok"},                                                                                                    // 2 gisted
+		{Role: swc.RoleUser, Content: "second session, kept in the memory"},                                                                         // 3 in memory
+		{Role: swc.RoleUser, Content: "third, partly kept"},                                                                                         // 4 partial
+		{Role: swc.RoleUser, Content: "not in a session"},                                                                                           // 5 dropped
+		{Role: swc.RoleSystem, Content: "mid-conversation", InPlace: true},                                                                          // 6 kept, not chained
+		{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}}},                               // 7 kept
+		{Role: swc.RoleTool, ToolCallID: "c1", Content: long},                                                                                       // 8 masked
+		{Role: swc.RoleUser, Content: strings.Repeat("é", 150)},                                                                                     // 9 kept, preview cut
+		{Role: swc.RoleAssistant, Content: "Step one. " + long, ToolCalls: []swc.ToolCall{{ID: "c2", Name: "bash", Arguments: `{"command":"ls"}`}}}, // 10 clipped
+		{Role: swc.RoleTool, ToolCallID: "c2", Content: "ok"},                                                                                       // 11 kept
 	}
 	res := &memory.Result{
-		Source:    []int{0, -1, 6, 7, 8, 9},
-		Rewritten: map[int]string{8: "[swc:h0 bash(ls) → 200 lines]"},
+		Source:    []int{0, -1, 6, 7, 8, 9, 10, 11},
+		Rewritten: map[int]string{8: "[swc:h0 bash(ls) → 200 lines]", 10: "Step one. [swc:h1 …]"},
 		Context: &swc.Context{Chunks: []swc.ChunkReport{
 			{Session: 0, Action: swc.ActionGist}, {Session: 1, Action: swc.ActionVerbatim}, {Session: 2, Action: swc.ActionPartial}}},
 		Sessions: []memory.SessionSpan{{Session: 0, First: 1, Last: 2}, {Session: 1, First: 3, Last: 3}, {Session: 2, First: 4, Last: 4}},
@@ -57,6 +59,8 @@ func TestCompressionRecordKinds(t *testing.T) {
 		{7, swc.ItemKept, false, `bash({"command":"ls"})`},
 		{8, swc.ItemMasked, false, "output line"},
 		{9, swc.ItemKept, false, strings.Repeat("é", previewRunes) + "…"},
+		{10, swc.ItemClipped, false, "Step one. output line"},
+		{11, swc.ItemKept, false, "ok"},
 	}
 	if len(rec.Items) != len(want) {
 		t.Fatalf("%d items: %+v", len(rec.Items), rec.Items)
@@ -81,11 +85,11 @@ func TestCompressionRecordKinds(t *testing.T) {
 			}
 		}
 		switch {
-		case w.kind == swc.ItemMasked:
-			stub := msgs[8]
-			stub.Content = res.Rewritten[8]
+		case w.kind == swc.ItemMasked, w.kind == swc.ItemClipped:
+			stub := msgs[w.index]
+			stub.Content = res.Rewritten[w.index]
 			if it.Sent != c.Cost(stub) || it.Sent >= it.Tokens {
-				t.Errorf("masked: sent %d; want the stub's %d", it.Sent, c.Cost(stub))
+				t.Errorf("%s: sent %d; want the rewritten text's %d", w.kind, it.Sent, c.Cost(stub))
 			}
 		case w.kind == swc.ItemKept && !w.inMemory:
 			if it.Sent != it.Tokens {
@@ -97,6 +101,9 @@ func TestCompressionRecordKinds(t *testing.T) {
 	}
 	if h := rec.Items[7].Handle; h != observe.Handle("c1", long) {
 		t.Errorf("the tool output's handle %q", h)
+	}
+	if h := rec.Items[9].Handle; h != memory.HistoryHandle(msgs[10:11]) {
+		t.Errorf("the clipped turn's handle %q; want its history handle", h)
 	}
 	for _, k := range []int{0, 1, 2, 3, 4, 5, 6, 8} {
 		if rec.Items[k].Handle != "" {

@@ -207,7 +207,7 @@ func observationHandle(msgs []swc.Message, i int) (string, bool) {
 // cost nothing here.
 func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result) string {
 	sent := sentMessages(len(in.Messages), res)
-	var kept, keptT, masked, maskedT, stubT, dropped, instrT int
+	var kept, keptT, masked, maskedT, stubT, clipped, clippedT, clipT, dropped, instrT int
 	for i, m := range in.Messages {
 		if chat.IsInstruction(m) {
 			instrT += c.Cost(m)
@@ -216,6 +216,10 @@ func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result
 		switch stub, ok := res.Rewritten[i]; {
 		case !sent[i]:
 			dropped++
+		case ok && m.Role == swc.RoleAssistant:
+			s := m
+			s.Content = stub
+			clipped, clippedT, clipT = clipped+1, clippedT+c.Cost(m), clipT+c.Cost(s)
 		case ok:
 			s := m
 			s.Content, s.MediaTokens = stub, 0
@@ -224,10 +228,11 @@ func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result
 			kept, keptT = kept+1, keptT+c.Cost(m)
 		}
 	}
-	droppedT := res.TokensBefore - instrT - keptT - maskedT
+	droppedT := res.TokensBefore - instrT - keptT - maskedT - clippedT
 	return "kept=" + strconv.Itoa(kept) + "; kept_tokens=" + strconv.Itoa(keptT) +
 		"; masked=" + strconv.Itoa(masked) + "; masked_tokens=" + strconv.Itoa(maskedT) + "; stub_tokens=" + strconv.Itoa(stubT) +
-		"; dropped=" + strconv.Itoa(dropped) + "; dropped_tokens=" + strconv.Itoa(droppedT)
+		"; dropped=" + strconv.Itoa(dropped) + "; dropped_tokens=" + strconv.Itoa(droppedT) +
+		"; clipped=" + strconv.Itoa(clipped) + "; clipped_tokens=" + strconv.Itoa(clippedT) + "; clip_tokens=" + strconv.Itoa(clipT)
 }
 
 // mayRecall reports, without reading the tools, whether the request may

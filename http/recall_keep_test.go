@@ -142,7 +142,7 @@ func TestKeepOriginalsAgain(t *testing.T) {
 // fullSummary is compressionSummary counting every message.
 func fullSummary(c *memory.Compressor, in *chat.Input, res *memory.Result) string {
 	sent := sentMessages(len(in.Messages), res)
-	var kept, keptT, masked, maskedT, stubT, dropped, droppedT int
+	var kept, keptT, masked, maskedT, stubT, clipped, clippedT, clipT, dropped, droppedT int
 	for i, m := range in.Messages {
 		if chat.IsInstruction(m) {
 			continue
@@ -151,6 +151,10 @@ func fullSummary(c *memory.Compressor, in *chat.Input, res *memory.Result) strin
 		switch stub, ok := res.Rewritten[i]; {
 		case !sent[i]:
 			dropped, droppedT = dropped+1, droppedT+cost
+		case ok && m.Role == swc.RoleAssistant:
+			s := m
+			s.Content = stub
+			clipped, clippedT, clipT = clipped+1, clippedT+cost, clipT+c.Cost(s)
 		case ok:
 			s := m
 			s.Content, s.MediaTokens = stub, 0
@@ -159,5 +163,5 @@ func fullSummary(c *memory.Compressor, in *chat.Input, res *memory.Result) strin
 			kept, keptT = kept+1, keptT+cost
 		}
 	}
-	return fmt.Sprintf("kept=%d; kept_tokens=%d; masked=%d; masked_tokens=%d; stub_tokens=%d; dropped=%d; dropped_tokens=%d", kept, keptT, masked, maskedT, stubT, dropped, droppedT)
+	return fmt.Sprintf("kept=%d; kept_tokens=%d; masked=%d; masked_tokens=%d; stub_tokens=%d; dropped=%d; dropped_tokens=%d; clipped=%d; clipped_tokens=%d; clip_tokens=%d", kept, keptT, masked, maskedT, stubT, dropped, droppedT, clipped, clippedT, clipT)
 }

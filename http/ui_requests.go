@@ -119,7 +119,7 @@ func itemCounts(items []swc.CompressedItem) string {
 		n[it.Kind]++
 	}
 	out := ""
-	for _, k := range []swc.ItemKind{swc.ItemKept, swc.ItemMasked, swc.ItemGisted, swc.ItemPartial, swc.ItemDropped} {
+	for _, k := range []swc.ItemKind{swc.ItemKept, swc.ItemMasked, swc.ItemClipped, swc.ItemGisted, swc.ItemPartial, swc.ItemDropped} {
 		if n[k] == 0 {
 			continue
 		}

@@ -41,7 +41,7 @@ func requestsHref(id string) templ.SafeURL {
 // differs.
 func tokensText(it itemView) string {
 	switch {
-	case it.Kind == swc.ItemMasked:
+	case it.Kind == swc.ItemMasked, it.Kind == swc.ItemClipped:
 		return strconv.Itoa(it.Tokens) + " → " + strconv.Itoa(it.Sent)
 	case it.Sent == 0:
 		return strconv.Itoa(it.Tokens) + " → 0"

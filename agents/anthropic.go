@@ -68,7 +68,7 @@ func (u *Upstream) anthropic(w http.ResponseWriter, r *http.Request, n int, body
 	rbs, ask := u.checkForwarded("anthropic", "messages", body, orig, t.answered)
 	bs = append(bs, rbs...)
 	u.breach(n, bs)
-	t.n, t.ask = n, ask
+	t.format, t.n, t.ask = "anthropic", n, ask
 	rep := u.next(t, len(body))
 	var content []map[string]any
 	var th []thinking
@@ -80,7 +80,11 @@ func (u *Upstream) anthropic(w http.ResponseWriter, r *http.Request, n int, body
 	if rep.text != "" {
 		content = append(content, map[string]any{"type": "text", "text": rep.text})
 	} else {
-		content = append(content, map[string]any{"type": "text", "text": fmt.Sprintf("Reading step %d.", rep.step)})
+		text := rep.prose
+		if text == "" { // a call of swc_recall
+			text = fmt.Sprintf("Reading step %d.", rep.step)
+		}
+		content = append(content, map[string]any{"type": "text", "text": text})
 		content = append(content, map[string]any{"type": "tool_use", "id": rep.id, "name": rep.tool.Name, "input": json.RawMessage(rep.args)})
 		u.remember(rep.id, call{step: rep.step, thinking: th, rec: rep.rec})
 	}

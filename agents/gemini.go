@@ -68,7 +68,7 @@ func (u *Upstream) gemini(w http.ResponseWriter, r *http.Request, n int, body, o
 		b, _ := json.Marshal(fillSchema(schema))
 		parts = append(parts, map[string]any{"text": string(b)})
 	} else {
-		t := turn{n: n, stream: stream, answered: answered, ask: ask}
+		t := turn{format: "gemini", n: n, stream: stream, answered: answered, ask: ask}
 		for _, tl := range req.Tools {
 			for _, f := range tl.FunctionDeclarations {
 				s := f.ParametersJSONSchema
@@ -83,6 +83,9 @@ func (u *Upstream) gemini(w http.ResponseWriter, r *http.Request, n int, body, o
 			parts = append(parts, map[string]any{"text": rep.text})
 		} else {
 			parts = append(parts, map[string]any{"text": fmt.Sprintf("Step %d: print the next step file.", rep.step), "thought": true})
+			if rep.prose != "" {
+				parts = append(parts, map[string]any{"text": rep.prose})
+			}
 			parts = append(parts, map[string]any{"functionCall": map[string]any{"id": rep.id, "name": rep.tool.Name, "args": json.RawMessage(rep.args)},
 				"thoughtSignature": sign(rep.id)})
 			u.remember(rep.id, call{step: rep.step, rec: rep.rec})

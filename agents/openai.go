@@ -49,7 +49,7 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 	rbs, ask := u.checkForwarded("responses", "input", body, orig, answered)
 	bs = append(bs, rbs...)
 	u.breach(n, bs)
-	t := turn{n: n, stream: req.Stream, answered: answered, ask: ask}
+	t := turn{format: "responses", n: n, stream: req.Stream, answered: answered, ask: ask}
 	for _, tl := range req.Tools {
 		if tl.Type == "function" {
 			t.tools = append(t.tools, Tool{Name: tl.Name, Schema: tl.Parameters})
@@ -74,6 +74,10 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 		c := call{step: rep.step, item: fmt.Sprintf("fc_%04d", n), rec: rep.rec}
 		if reasoning {
 			c.reasoning = output[0]["id"].(string)
+		}
+		if rep.prose != "" {
+			output = append(output, map[string]any{"id": fmt.Sprintf("msg_%04d", n), "type": "message", "status": "completed", "role": "assistant",
+				"content": []any{map[string]any{"type": "output_text", "text": rep.prose, "annotations": []any{}}}})
 		}
 		output = append(output, map[string]any{"id": c.item, "type": "function_call", "status": "completed",
 			"call_id": rep.id, "name": rep.tool.Name, "arguments": rep.args})
@@ -215,13 +219,14 @@ func checkResponses(items []item, sent func(string) (call, bool), rsSent func(st
 }
 
 // precededBy reports whether reasoning item id stands before item i, with
-// only calls between them (the other calls of the same response).
+// only calls and assistant messages between them (the other items of the
+// same response).
 func precededBy(items []item, i int, id string) bool {
 	for j := i - 1; j >= 0; j-- {
 		if items[j].Type == "reasoning" {
 			return items[j].ID == id
 		}
-		if !isCall(items[j].Type) {
+		if !isCall(items[j].Type) && !(items[j].Role == "assistant" && (items[j].Type == "message" || items[j].Type == "")) {
 			return false
 		}
 	}
@@ -265,7 +270,7 @@ func (u *Upstream) chat(w http.ResponseWriter, n int, body, orig []byte) {
 	rbs, ask := u.checkForwarded("openai", "messages", body, orig, answered)
 	bs = append(bs, rbs...)
 	u.breach(n, bs)
-	t := turn{n: n, stream: req.Stream, answered: answered, ask: ask}
+	t := turn{format: "openai", n: n, stream: req.Stream, answered: answered, ask: ask}
 	for _, tl := range req.Tools {
 		if tl.Type == "function" {
 			t.tools = append(t.tools, Tool{Name: tl.Function.Name, Schema: tl.Function.Parameters})
@@ -280,6 +285,9 @@ func (u *Upstream) chat(w http.ResponseWriter, n int, body, orig []byte) {
 		msg["content"] = rep.text
 	} else {
 		finish = "tool_calls"
+		if rep.prose != "" {
+			msg["content"] = rep.prose
+		}
 		msg["tool_calls"] = []any{map[string]any{"id": rep.id, "type": "function", "function": map[string]any{"name": rep.tool.Name, "arguments": rep.args}}}
 		u.remember(rep.id, call{step: rep.step, rec: rep.rec})
 	}
@@ -300,8 +308,17 @@ func (u *Upstream) chat(w http.ResponseWriter, n int, body, orig []byte) {
 			chunk(map[string]any{"content": part}, nil)
 		}
 	} else {
-		chunk(map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"index": 0, "id": rep.id, "type": "function",
-			"function": map[string]any{"name": rep.tool.Name, "arguments": ""}}}}, nil)
+		first := map[string]any{"role": "assistant", "content": nil}
+		if rep.prose != "" { // the reasoning's deltas, then the call's
+			chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+			for _, part := range split(rep.prose, 3) {
+				chunk(map[string]any{"content": part}, nil)
+			}
+			first = map[string]any{}
+		}
+		first["tool_calls"] = []any{map[string]any{"index": 0, "id": rep.id, "type": "function",
+			"function": map[string]any{"name": rep.tool.Name, "arguments": ""}}}
+		chunk(first, nil)
 		for _, part := range split(rep.args, 3) {
 			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": part}}}}, nil)
 		}

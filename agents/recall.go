@@ -252,7 +252,17 @@ func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answe
 	bs, round, ask := u.checkRecall(format, field, body, orig, answered)
 	if !round {
 		bs = append(bs, sameLast(body, orig, field)...)
-		bs = append(bs, sameTurns(body, orig, field)...)
+		tbs, clipped := sameTurns(format, body, orig, field)
+		bs = append(bs, tbs...)
+		u.mu.Lock()
+		if u.clipped == nil {
+			u.clipped = map[string]bool{}
+		}
+		for _, h := range clipped {
+			u.clipped[h] = true
+		}
+		u.st.Clipped = len(u.clipped)
+		u.mu.Unlock()
 	}
 	return bs, ask
 }

@@ -94,6 +94,20 @@ func callArguments(t Tool, file string, step int) (string, error) {
 	return string(b), err
 }
 
+// Prose is the reasoning the script's answer carries beside its call of
+// step's file with tool, in every protocol (a text block, the message's
+// content, a message item, a text part): a paragraph of about a hundred
+// tokens, each step's its own, that the agent sends back in its history,
+// so that swc clips it once the step's output is stubbed.
+func Prose(step int, tool, file string) string {
+	name := filepath.Base(file)
+	return fmt.Sprintf("Reading step %d. The file %s should hold thirty-six log lines of service orders%02d, each naming its handler "+
+		"handleOrder%dxN in pkg/orders%02d and ending with a trace id. I will print it whole with %s, note every entry that "+
+		"returned a 5xx status and how many milliseconds it took, and check that the entry numbers run from 01 to 36 without a gap. "+
+		"Then comes step-%02d.txt, unless this file says the run should stop, in which case I will say what the %d files held so far.",
+		step, name, step, step, step, tool, step+1, step)
+}
+
 // StepFile returns the path of step n's file in dir.
 func StepFile(dir string, n int) string {
 	return filepath.Join(dir, fmt.Sprintf("step-%02d.txt", n))

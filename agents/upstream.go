@@ -31,6 +31,10 @@ type Upstream struct {
 	// Dump, when set, is a directory that receives every request body
 	// (NNN.json, by request number) and the agent's own (NNN.agent.json).
 	Dump string
+	// ProseUpTo is, by protocol ("anthropic", "openai", "responses",
+	// "gemini"), the last step whose call carries the script's reasoning
+	// (Prose; 0: none); a protocol it does not list: every step's.
+	ProseUpTo map[string]int
 	// Original returns the body the agent sent for a request swc
 	// forwarded (by its HeaderSeq value), or nil when unknown (the
 	// agent called the upstream directly).
@@ -48,8 +52,10 @@ type Upstream struct {
 	st  Stats           // guarded by mu
 	out map[string]call // call id → what was sent with it
 	rs  map[string]string
-	seq map[int]string // request number → HeaderSeq
-	got []Received     // every request, in order
+	// clipped holds the handles of the clipped turns seen (Stats.Clipped).
+	clipped map[string]bool
+	seq     map[int]string // request number → HeaderSeq
+	got     []Received     // every request, in order
 }
 
 // Received is one request the upstream got.
@@ -81,6 +87,9 @@ type Stats struct {
 	Paths    []string // each request's method and path, in order
 	Breaches []Breach
 	Recall   RecallStats
+	// Clipped counts the agent's turns the upstream received clipped
+	// (their prose cut to a head and a handle, sameTurns), each once.
+	Clipped int
 }
 
 // Done is what the final answer says; the tests look for it in the
@@ -90,7 +99,7 @@ const Done = "SWC-AGENTS-DONE"
 // StartUpstream starts an upstream on 127.0.0.1 that runs steps steps over
 // the step files of dir. Close it when done.
 func StartUpstream(dir string, steps int) *Upstream {
-	u := &Upstream{Steps: steps, Dir: dir, out: map[string]call{}, rs: map[string]string{}, seq: map[int]string{}}
+	u := &Upstream{Steps: steps, Dir: dir, out: map[string]call{}, rs: map[string]string{}, clipped: map[string]bool{}, seq: map[int]string{}}
 	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
 	u.URL = u.srv.URL
 	return u
@@ -118,6 +127,7 @@ func (u *Upstream) Received() []Received {
 
 // turn is what a request asks of the script, in any protocol.
 type turn struct {
+	format string // the protocol, as ProseUpTo names it
 	n      int    // the request's number
 	tools  []Tool // declared
 	stream bool
@@ -132,12 +142,13 @@ type turn struct {
 
 // reply is the script's answer to a turn.
 type reply struct {
-	text string // set for a text answer
-	tool Tool   // else the call: tool, id, JSON arguments, step
-	id   string
-	args string
-	step int
-	rec  *recallAsk // a call of swc_recall
+	text  string // set for a text answer
+	tool  Tool   // else the call: tool, id, JSON arguments, step
+	id    string
+	args  string
+	step  int
+	prose string     // the reasoning sent beside a step's call (Prose)
+	rec   *recallAsk // a call of swc_recall
 }
 
 func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
@@ -221,7 +232,11 @@ func (u *Upstream) next(t turn, size int) reply {
 		u.st.Breaches = append(u.st.Breaches, Breach{Request: t.n, Rule: "tool", Detail: err.Error()})
 		return reply{text: "error"}
 	}
-	return reply{tool: tool, id: fmt.Sprintf("call_%02d_%04d", step, t.n), args: args, step: step}
+	rep := reply{tool: tool, id: fmt.Sprintf("call_%02d_%04d", step, t.n), args: args, step: step, prose: Prose(step, tool.Name, StepFile(u.Dir, step))}
+	if last, ok := u.ProseUpTo[t.format]; ok && step > last {
+		rep.prose = ""
+	}
+	return rep
 }
 
 // remember notes what went out with call id.
@@ -354,37 +369,4 @@ func sameLast(fwd, orig []byte, field string) breaches {
 		return bs
 	}
 	return nil
-}
-
-// sameTurns reports the model's own turns (assistant messages, model
-// contents, reasoning and call items) of the forwarded array field that
-// are not byte for byte one of the agent's: swc may drop a turn, never
-// rewrite one (its thinking, signatures and unknown blocks go out as the
-// agent sent them).
-func sameTurns(fwd, orig []byte, field string) breaches {
-	if orig == nil {
-		return nil
-	}
-	elems := func(body []byte) []json.RawMessage {
-		var m map[string]json.RawMessage
-		var arr []json.RawMessage
-		if json.Unmarshal(body, &m) == nil {
-			json.Unmarshal(m[field], &arr)
-		}
-		return arr
-	}
-	sent := map[string]bool{}
-	for _, e := range elems(orig) {
-		sent[string(e)] = true
-	}
-	var bs breaches
-	for i, e := range elems(fwd) {
-		var head struct{ Role, Type string }
-		json.Unmarshal(e, &head)
-		own := head.Role == "assistant" || head.Role == "model" || head.Type == "reasoning" || isCall(head.Type)
-		if own && !sent[string(e)] {
-			bs.add("turn-changed", "%s[%d] (%s%s) is not one of the agent's, byte for byte", field, i, head.Role, head.Type)
-		}
-	}
-	return bs
 }

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -163,27 +164,102 @@ func TestCheckGemini(t *testing.T) {
 	}
 }
 
-// TestKept: the fields swc does not own go out byte for byte, and the
-// newest message as it came.
+// TestKept: the fields swc does not own go out byte for byte, the newest
+// message as it came, and the model's own turns as the agent sent them or
+// clipped (their text's head and a handle, all else as the agent's).
 func TestKept(t *testing.T) {
-	orig := []byte(`{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"x_block","v":1}]},{"role":"user","content":"b"}]}`)
+	orig := `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"x_block","v":1}]},{"role":"user","content":"b"}]}`
+	// An old turn of each protocol: its prose, its call and its other
+	// blocks, and that turn clipped.
+	const (
+		prose = "Reading step 1. The file step-01.txt holds the log of orders01. I will print it whole with Bash and note every entry that failed."
+		head  = "Reading step 1."
+		mark  = " [swc:h0123456789 …]"
+	)
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	th := "Step 1 of 40: print the next step file with Bash."
+	thinking := `{"type":"thinking","thinking":"` + th + `","signature":"` + sign(th) + `"}`
+	use := `{"type":"tool_use","id":"c1","name":"Bash","input":{"command":"cat x"}}`
+	antTurn := func(text, blocks string) string {
+		return `{"role":"assistant","content":[` + blocks + `{"type":"text","text":` + q(text) + `},` + use + `]}`
+	}
+	antBody := func(turn string) string {
+		return `{"model":"m","messages":[{"role":"user","content":"a"},` + turn + `,{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"out"}]},{"role":"user","content":"b"}]}`
+	}
+	chatTurn := func(text, args string) string {
+		return `{"role":"assistant","content":` + q(text) + `,"tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":` + q(args) + `}}]}`
+	}
+	chatBody := func(turn string) string {
+		return `{"model":"m","messages":[{"role":"user","content":"a"},` + turn + `,{"role":"tool","tool_call_id":"c1","content":"out"},{"role":"user","content":"b"}]}`
+	}
+	respItems := func(text, args string) string {
+		return `{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"enc_1"},` +
+			`{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":` + q(text) + `,"annotations":[]}]},` +
+			`{"type":"function_call","id":"fc_1","call_id":"c1","name":"shell","arguments":` + q(args) + `}`
+	}
+	respBody := func(items string) string {
+		return `{"model":"m","input":[{"type":"message","role":"user","content":"a"},` + items + `,{"type":"function_call_output","call_id":"c1","output":"out"}]}`
+	}
+	gemTurn := func(text, sig string) string {
+		return `{"role":"model","parts":[{"text":"t","thought":true},{"text":` + q(text) + `},{"functionCall":{"id":"c1","name":"run_shell_command","args":{"command":"cat x"}},"thoughtSignature":"` + sig + `"}]}`
+	}
+	gemBody := func(turn string) string {
+		return `{"contents":[{"role":"user","parts":[{"text":"a"}]},` + turn + `,{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"run_shell_command","response":{"output":"out"}}}]}]}`
+	}
+	args := `{"command":"cat x"}`
 	for _, c := range []struct {
-		name, fwd string
-		want      []string
+		name          string
+		format, field string // "": anthropic, messages
+		orig, fwd     string // orig "": the one above
+		want          []string
+		clipped       int // turns sameTurns says came clipped
 	}{
-		{"kept", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b"}]}`, nil},
-		{"unknown field dropped", `{"model":"m","tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"b"}]}`, []string{"field-dropped"}},
-		{"tools re-encoded", `{"model":"m","tools":[{"name": "Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b"}]}`, []string{"field-changed"}},
-		{"field added", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"temperature":0,"messages":[{"role":"user","content":"b"}]}`, []string{"field-added"}},
-		{"last message changed", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b "}]}`, []string{"last-changed"}},
-		{"assistant turn kept", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"assistant","content":[{"type":"x_block","v":1}]},{"role":"user","content":"b"}]}`, nil},
-		{"assistant turn re-encoded", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"assistant","content":[{"v":1,"type":"x_block"}]},{"role":"user","content":"b"}]}`, []string{"turn-changed"}},
+		{"kept", "", "", "", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b"}]}`, nil, 0},
+		{"unknown field dropped", "", "", "", `{"model":"m","tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"b"}]}`, []string{"field-dropped"}, 0},
+		{"tools re-encoded", "", "", "", `{"model":"m","tools":[{"name": "Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b"}]}`, []string{"field-changed"}, 0},
+		{"field added", "", "", "", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"temperature":0,"messages":[{"role":"user","content":"b"}]}`, []string{"field-added"}, 0},
+		{"last message changed", "", "", "", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"user","content":"b "}]}`, []string{"last-changed"}, 0},
+		{"assistant turn kept", "", "", "", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"assistant","content":[{"type":"x_block","v":1}]},{"role":"user","content":"b"}]}`, nil, 0},
+		{"assistant turn re-encoded", "", "", "", `{"model":"m","tools":[{"name":"Bash"}],"x_unknown":{"a":1},"messages":[{"role":"assistant","content":[{"v":1,"type":"x_block"}]},{"role":"user","content":"b"}]}`, []string{"turn-changed"}, 0},
+
+		{"anthropic: clipped", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head+mark, thinking+",")), nil, 1},
+		{"anthropic: clipped, a fenced block kept", "", "", antBody(antTurn(prose+"\n```sh\nls\n```", thinking+",")), antBody(antTurn(head+mark+"\n\n```sh\nls\n```", thinking+",")), nil, 1},
+		{"anthropic: clipped, two text blocks one", "", "", antBody(antTurn(prose, thinking+`,{"type":"text","text":"First."},`)), antBody(antTurn("First."+mark, thinking+",")), nil, 1},
+		{"anthropic: clipped, the call's input changed", "", "", antBody(antTurn(prose, thinking+",")), antBody(strings.Replace(antTurn(head+mark, thinking+","), "cat x", "cat y", 1)), []string{"turn-changed"}, 0},
+		{"anthropic: clipped without its thinking", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head+mark, "")), []string{"turn-changed"}, 0},
+		{"anthropic: clipped, the signature changed", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head+mark, strings.Replace(thinking, sign(th), sign("x"), 1)+",")), []string{"turn-changed"}, 0},
+		{"anthropic: clipped text not a prefix", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn("Reading step 2."+mark, thinking+",")), []string{"turn-changed"}, 0},
+		{"anthropic: shortened without a handle", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head, thinking+",")), []string{"turn-changed"}, 0},
+		{"anthropic: a handle of the wrong shape", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head+" [swc:h0123 …]", thinking+",")), []string{"turn-changed"}, 0},
+
+		{"chat: clipped", "openai", "messages", chatBody(chatTurn(prose, args)), chatBody(chatTurn(head+mark, args)), nil, 1},
+		{"chat: clipped, the call's arguments changed", "openai", "messages", chatBody(chatTurn(prose, args)), chatBody(chatTurn(head+mark, `{"command":"cat y"}`)), []string{"turn-changed"}, 0},
+		{"chat: clipped text not a prefix", "openai", "messages", chatBody(chatTurn(prose, args)), chatBody(chatTurn("I will print it."+mark, args)), []string{"turn-changed"}, 0},
+
+		{"responses: clipped", "responses", "input", respBody(respItems(prose, args)), respBody(respItems(head+mark, args)), nil, 1},
+		{"responses: clipped, the call's arguments changed", "responses", "input", respBody(respItems(prose, args)), respBody(respItems(head+mark, `{"command":"cat y"}`)), []string{"turn-changed"}, 1},
+		{"responses: clipped, the message's id changed", "responses", "input", respBody(respItems(prose, args)), respBody(strings.Replace(respItems(head+mark, args), "msg_1", "msg_2", 1)), []string{"turn-changed"}, 0},
+
+		{"gemini: clipped", "gemini", "contents", gemBody(gemTurn(prose, "sig")), gemBody(gemTurn(head+mark, "sig")), nil, 1},
+		{"gemini: clipped, the call's signature changed", "gemini", "contents", gemBody(gemTurn(prose, "sig")), gemBody(gemTurn(head+mark, "sig2")), []string{"turn-changed"}, 0},
+		{"gemini: clipped without its thought", "gemini", "contents", gemBody(gemTurn(prose, "sig")), gemBody(strings.Replace(gemTurn(head+mark, "sig"), `{"text":"t","thought":true},`, "", 1)), []string{"turn-changed"}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			bs := append(sameFields([]byte(c.fwd), orig, "messages"), sameLast([]byte(c.fwd), orig, "messages")...)
-			bs = append(bs, sameTurns([]byte(c.fwd), orig, "messages")...)
-			if got := rules(bs); !slices.Equal(got, c.want) {
-				t.Errorf("rules %v, want %v: %v", got, c.want, bs)
+			format, field, o := cmp.Or(c.format, "anthropic"), cmp.Or(c.field, "messages"), []byte(cmp.Or(c.orig, orig))
+			fwd := []byte(c.fwd)
+			if !json.Valid(fwd) || !json.Valid(o) {
+				t.Fatalf("not JSON: %s / %s", fwd, o)
+			}
+			bs := append(sameFields(fwd, o, field), sameLast(fwd, o, field)...)
+			tbs, clipped := sameTurns(format, fwd, o, field)
+			bs = append(bs, tbs...)
+			if got := rules(bs); !slices.Equal(got, c.want) || len(clipped) != c.clipped {
+				t.Errorf("rules %v, clipped %v; want %v, %d clipped: %v", got, clipped, c.want, c.clipped, bs)
+			}
+			for _, h := range clipped {
+				if h != "h0123456789" {
+					t.Errorf("clipped turn's handle %q", h)
+				}
 			}
 		})
 	}

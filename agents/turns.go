@@ -1,0 +1,196 @@
+package agents
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// The model's own turns: swc forwards each of them as the agent sent it,
+// byte for byte, or, once the observations of its exchange are stubbed,
+// clipped: its text cut to its first sentences followed by a handle
+// ("[swc:hXXXXXXXXXX …]", what swc_recall gives the whole turn back for),
+// fenced code blocks kept; its calls and every block or part that is not
+// text (thinking and its signature, reasoning items, functionCall and its
+// thoughtSignature) exactly the agent's.
+
+// clipMark is the handle a clipped turn's text shows.
+var clipMark = regexp.MustCompile(`\[swc:(h[0-9a-f]{10}) …\]`)
+
+// ownTurn reports whether a conversation element is the model's own: an
+// assistant message, a model content, a reasoning or call item.
+func ownTurn(e json.RawMessage) (own bool, role, typ string) {
+	var head struct{ Role, Type string }
+	json.Unmarshal(e, &head)
+	return head.Role == "assistant" || head.Role == "model" || head.Type == "reasoning" || isCall(head.Type), head.Role, head.Type
+}
+
+// turnText splits an element of format into its text (the text blocks,
+// content or non-thought text parts, joined by newlines) and the
+// canonical JSON of what remains with the text removed: the element's
+// other fields and its other blocks or parts, in order. ok is false when
+// the element is not JSON.
+func turnText(format string, e json.RawMessage) (text, rest string, ok bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(e, &m) != nil {
+		return "", "", false
+	}
+	var texts []string
+	var kept []json.RawMessage
+	// split sorts the blocks or parts of raw into texts and kept: isText
+	// says which are text and returns their text.
+	split := func(raw json.RawMessage, isText func(map[string]json.RawMessage) (string, bool)) {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			texts = append(texts, s)
+			return
+		}
+		var arr []json.RawMessage
+		json.Unmarshal(raw, &arr)
+		for _, b := range arr {
+			var bm map[string]json.RawMessage
+			json.Unmarshal(b, &bm)
+			if t, yes := isText(bm); yes {
+				texts = append(texts, t)
+				continue
+			}
+			kept = append(kept, b)
+		}
+	}
+	str := func(raw json.RawMessage) string {
+		var s string
+		json.Unmarshal(raw, &s)
+		return s
+	}
+	textBlock := func(types ...string) func(map[string]json.RawMessage) (string, bool) {
+		return func(b map[string]json.RawMessage) (string, bool) {
+			for _, t := range types {
+				if str(b["type"]) == t {
+					return str(b["text"]), true
+				}
+			}
+			return "", false
+		}
+	}
+	field := ""
+	switch format {
+	case "anthropic", "openai":
+		field = "content"
+		split(m[field], textBlock("text"))
+	case "responses":
+		if t := str(m["type"]); (t == "message" || t == "") && str(m["role"]) == "assistant" {
+			field = "content"
+			split(m[field], textBlock("output_text", "text", "input_text"))
+		}
+	case "gemini":
+		field = "parts"
+		split(m[field], func(p map[string]json.RawMessage) (string, bool) {
+			var thought bool
+			json.Unmarshal(p["thought"], &thought)
+			if t, has := p["text"]; has && !thought {
+				return str(t), true
+			}
+			return "", false
+		})
+	}
+	if field != "" {
+		delete(m, field)
+	}
+	b, err := json.Marshal(struct {
+		Fields map[string]any
+		Kept   []any
+	}{canonical(m), canonicalAll(kept)})
+	if err != nil {
+		return "", "", false
+	}
+	return strings.Join(texts, "\n"), string(b), true
+}
+
+// canonical decodes JSON values for a comparison by value: numbers as
+// written, keys sorted when marshalled again.
+func canonical(m map[string]json.RawMessage) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = decodeValue(v)
+	}
+	return out
+}
+
+func canonicalAll(raws []json.RawMessage) []any {
+	out := []any{}
+	for _, r := range raws {
+		out = append(out, decodeValue(r))
+	}
+	return out
+}
+
+func decodeValue(raw json.RawMessage) any {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return string(raw)
+	}
+	return v
+}
+
+// clippedFrom reports whether fwd is a clipped form of one of the
+// agent's turns, given by their text-less remainder (turnText): its text
+// shows a handle, the text before the handle begins the original's text
+// (spaces trimmed), and all but the text is the original's. It returns
+// the handle.
+func clippedFrom(format string, fwd json.RawMessage, agent map[string][]string) (string, bool) {
+	text, rest, ok := turnText(format, fwd)
+	if !ok {
+		return "", false
+	}
+	loc := clipMark.FindStringSubmatchIndex(text)
+	if loc == nil {
+		return "", false
+	}
+	head := strings.TrimSpace(text[:loc[0]])
+	for _, orig := range agent[rest] {
+		if strings.HasPrefix(strings.TrimSpace(orig), head) {
+			return text[loc[2]:loc[3]], true
+		}
+	}
+	return "", false
+}
+
+// sameTurns reports the model's own turns (assistant messages, model
+// contents, reasoning and call items) of the forwarded array field of
+// format that are neither byte for byte one of the agent's nor a clipped
+// form of one (clippedFrom): swc may drop a turn or clip an old turn's
+// prose, never otherwise rewrite it (its calls, thinking, signatures and
+// unknown blocks go out as the agent sent them). It returns the handles of
+// the clipped turns too.
+func sameTurns(format string, fwd, orig []byte, field string) (breaches, []string) {
+	if orig == nil {
+		return nil, nil
+	}
+	sent := map[string]bool{}
+	agent := map[string][]string{} // the agent's own turns' texts, by what remains without them
+	for _, e := range elements(orig, field) {
+		sent[string(e)] = true
+		if own, _, _ := ownTurn(e); own {
+			if text, rest, ok := turnText(format, e); ok {
+				agent[rest] = append(agent[rest], text)
+			}
+		}
+	}
+	var bs breaches
+	var clipped []string
+	for i, e := range elements(fwd, field) {
+		own, role, typ := ownTurn(e)
+		if !own || sent[string(e)] {
+			continue
+		}
+		if h, ok := clippedFrom(format, e, agent); ok {
+			clipped = append(clipped, h)
+			continue
+		}
+		bs.add("turn-changed", "%s[%d] (%s%s) is neither one of the agent's, byte for byte, nor a clipped form of one (its text's head and a handle, all else as the agent's)", field, i, role, typ)
+	}
+	return bs, clipped
+}

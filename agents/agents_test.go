@@ -332,16 +332,7 @@ var claudeCode = agent{name: "claude-code", bin: ".bin/claude", noClip: "Claude 
 
 func TestCodex(t *testing.T) { runAll(t, codex) }
 
-// responsesSplit is why the Responses runs of agents that send item ids
-// back (Codex, the Agents SDK) get no message item beside their calls:
-// swc's Responses parse makes an assistant message item and the call
-// items after it two messages, the reasoning item going with the message
-// alone, so compression may drop the reasoning and the message and keep
-// the call, which then comes without its reasoning item (a 400 from the
-// real API: "reasoning-dropped" here). Until chat keeps them one turn.
-const responsesSplit = "swc splits an assistant message item from the calls after it (its reasoning item goes with the message alone), so the upstream sends no message item: nothing to clip"
-
-var codex = agent{name: "codex", bin: ".bin/codex", proseUpTo: map[string]int{"responses": 0}, noClip: responsesSplit, setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+var codex = agent{name: "codex", bin: ".bin/codex", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
 	dir := filepath.Join(home, ".codex")
 	config := `model = "gpt-5"
 model_provider = "swc"
@@ -376,9 +367,7 @@ func script(name, file string, args ...string) agent {
 }
 
 func TestAgentsSDKResponses(t *testing.T) {
-	a := script("openai-agents-responses", "agents-sdk.mjs", "responses")
-	a.proseUpTo, a.noClip = map[string]int{"responses": 0}, responsesSplit
-	runAll(t, a)
+	runAll(t, script("openai-agents-responses", "agents-sdk.mjs", "responses"))
 }
 
 func TestAgentsSDKChat(t *testing.T) {

@@ -377,6 +377,16 @@ func (b *responsesBuilder) build() error {
 				}
 				return b.unanswered(open, k)
 			}
+			if j := b.textTurn(last); j >= 0 && b.unitEnd(j) == first {
+				// The calls right after an assistant's message item (its
+				// preamble): one turn, text and calls, as chat completions
+				// writes them, so that the reasoning item before the
+				// message is kept or dropped with the calls too.
+				b.in.Messages[j].ToolCalls = append(b.in.Messages[j].ToolCalls, toolCall(it, id))
+				b.extend(j, k)
+				open[id] = k
+				break
+			}
 			open[id] = k
 			last = b.emit(swc.Message{Role: swc.RoleAssistant, ID: it.ID, ToolCalls: []swc.ToolCall{toolCall(it, id)}}, where, first, k)
 		default:
@@ -450,6 +460,18 @@ func (b *responsesBuilder) openCallMessage(i int) int {
 		return i
 	}
 	return -1
+}
+
+// textTurn returns i when message i is an assistant's message item
+// without calls yet (the last item of its unit), else -1.
+func (b *responsesBuilder) textTurn(i int) int {
+	if i < 0 || b.in.Messages[i].Role != swc.RoleAssistant || len(b.in.Messages[i].ToolCalls) > 0 {
+		return -1
+	}
+	if kd, _ := b.items[b.unitEnd(i)-1].kind(); kd != kMessage {
+		return -1
+	}
+	return i
 }
 
 // unanswered is the error for item k coming while calls wait for their

@@ -240,13 +240,14 @@ func TestResponsesInputRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The assistant text and its calls are two items, so two messages.
-	want := []string{"system:Be brief.", "user:Weather?", "assistant:Checking.", "assistant:c1,c2", "tool:sun", "tool:rain", "assistant:Sun and rain."}
+	// The assistant text and its calls are two items, read back as one
+	// turn: the calls right after a message item join it.
+	want := []string{"system:Be brief.", "user:Weather?", "assistant:Checking.+c1,c2", "tool:sun", "tool:rain", "assistant:Sun and rain."}
 	var got []string
 	for _, m := range in.Messages {
 		s := string(m.Role) + ":" + m.Content
 		if len(m.ToolCalls) > 0 {
-			s = string(m.Role) + ":" + m.ToolCalls[0].ID + "," + m.ToolCalls[1].ID
+			s += "+" + m.ToolCalls[0].ID + "," + m.ToolCalls[1].ID
 		}
 		got = append(got, s)
 	}

@@ -91,7 +91,8 @@ func TestSpliceRewrittenTurn(t *testing.T) {
 				`{"type":"function_call_output","call_id":"c1","output":"a b"},{"type":"function_call_output","call_id":"c2","output":"c"}],"store":false}`,
 			at: 1,
 			want: `{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"enc=="},` +
-				`{"type":"message","role":"assistant","id":"msg_1","status":"completed","content":[{"type":"output_text","text":"short","annotations":[],"logprobs":[]}]}`,
+				`{"type":"message","role":"assistant","id":"msg_1","status":"completed","content":[{"type":"output_text","text":"short","annotations":[],"logprobs":[]}]},` +
+				`{"type":"function_call","call_id":"c1","name":"sh","arguments":"{\"cmd\": \"ls\"}"},{"type":"function_call","call_id":"c2","name":"sh","arguments":"{}"}`,
 		},
 		{
 			name:   "responses output_text part without annotations",

@@ -3,6 +3,8 @@ package memory
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/swcmem/swc/chat"
@@ -71,3 +73,55 @@ func TestResponsesMiddleware(t *testing.T) {
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestResponsesPreambleKeepsReasoning: a reasoning model's turn in the
+// Responses API is a reasoning item, a message item (its preamble) and a
+// function_call; the API refuses a call sent without its reasoning item.
+// Over replayed requests of such a loop at budgets that stub, clip and
+// drop, every call sent keeps the reasoning item and the message item
+// that came before it, and old turns are clipped in the message item.
+func TestResponsesPreambleKeepsReasoning(t *testing.T) {
+	var items []string
+	items = append(items, `{"role":"user","content":"Fix the failing parser test."}`)
+	var cuts []int
+	for k := range 30 {
+		cuts = append(cuts, len(items))
+		prose := fmt.Sprintf("Step %d: I print part %d of the parser next. ", k, k) + strings.Repeat(fmt.Sprintf("The header value of part %d is read before its encoding is known, so names drift. ", k), 4)
+		items = append(items,
+			fmt.Sprintf(`{"type":"reasoning","id":"rs_%d","summary":[],"encrypted_content":"enc%d"}`, k, k),
+			fmt.Sprintf(`{"type":"message","role":"assistant","id":"msg_%d","status":"completed","content":[{"type":"output_text","text":%s,"annotations":[]}]}`, k, quote(prose)),
+			fmt.Sprintf(`{"type":"function_call","id":"fc_%d","call_id":"call_%d","name":"shell","arguments":"{\"cmd\":\"sed -n %d,%dp parser.py\"}"}`, k, k, 10*k, 10*k+120),
+			fmt.Sprintf(`{"type":"function_call_output","call_id":"call_%d","output":%s}`, k, quote(strings.Repeat(fmt.Sprintf("%d\tdef parse_part_%d(value, encoding):\n", 100+k, k), 60))))
+	}
+	for _, budget := range []int{3000, 8000, 16000} {
+		o := DefaultOptions()
+		o.Budget = budget
+		c := mustNew(t, o)
+		clipped := 0
+		for _, cut := range cuts[2:] {
+			body := []byte(`{"model":"gpt-5","input":[` + strings.Join(items[:cut], ",") + `],"store":false}`)
+			res, sent, _ := sendBodyIn(t, c, body, chat.Responses)
+			var req struct{ Input []map[string]any }
+			if err := json.Unmarshal(sent, &req); err != nil {
+				t.Fatal(err)
+			}
+			for i, it := range req.Input {
+				if it["type"] != "function_call" {
+					continue
+				}
+				k := strings.TrimPrefix(it["id"].(string), "fc_")
+				if i < 2 || req.Input[i-1]["id"] != "msg_"+k || req.Input[i-2]["id"] != "rs_"+k {
+					t.Fatalf("budget %d, cut %d: call fc_%s sent without its reasoning and message items before it", budget, cut, k)
+				}
+			}
+			for _, r := range res.Recall {
+				if r.First == -1 {
+					clipped++
+				}
+			}
+		}
+		if clipped == 0 {
+			t.Errorf("budget %d: no turn clipped", budget)
+		}
+	}
+}

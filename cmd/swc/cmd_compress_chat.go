@@ -141,7 +141,16 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 		what = "already within the budget, unchanged"
 	}
 	if len(res.Rewritten) > 0 || strings.HasPrefix(res.Memory, memory.LoopPreamble) {
-		what = fmt.Sprintf("a tool loop: %d old observations stubbed in place", len(res.Rewritten))
+		clipped := 0
+		for i := range res.Rewritten {
+			if msgs[i].Role == swc.RoleAssistant {
+				clipped++
+			}
+		}
+		what = fmt.Sprintf("a tool loop: %d old observations stubbed in place", len(res.Rewritten)-clipped)
+		if clipped > 0 {
+			what += fmt.Sprintf(", %d old turns' prose clipped", clipped)
+		}
 	}
 	fmt.Fprintf(env.Stderr, "swc: %s: %d messages, %d → %d tokens (budget %d, %s); %s; %d messages kept as they were\n",
 		res.Strategy, len(msgs), res.TokensBefore, res.Tokens, res.Budget, res.Tokenizer, what, kept)

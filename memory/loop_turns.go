@@ -33,6 +33,11 @@ func (c *Compressor) turnHead(m swc.Message, max int) (text, handle string, ok b
 	if !ok {
 		return "", "", false
 	}
+	for _, p := range prose {
+		if markup(p) { // an action written in tags, not in a fence
+			return "", "", false
+		}
+	}
 	all := strings.TrimSpace(strings.Join(prose, "\n"))
 	if c.countText(all) <= max+turnSlack {
 		return "", "", false
@@ -54,6 +59,14 @@ func (c *Compressor) turnHead(m swc.Message, max int) (text, handle string, ok b
 		b.WriteString(k)
 	}
 	return b.String(), handle, true
+}
+
+// markup reports whether prose holds a closing tag or a tag that opens
+// a call ("</execute_bash>", "<function=bash>"): agents that act in text
+// write their action so too (OpenHands' CodeAct, function calls written
+// as text), and a turn is never clipped without its action.
+func markup(prose string) bool {
+	return strings.Contains(prose, "</") || strings.Contains(prose, "<function=") || strings.Contains(prose, "<invoke")
 }
 
 // turnSlack is how many tokens over TurnTokens a turn's prose may run

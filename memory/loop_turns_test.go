@@ -28,6 +28,9 @@ func TestTurnHead(t *testing.T) {
 		{"a placeholder: not all of the message", "[thinking]\n" + long, false, nil, nil},
 		{"an open fence", long + "\n```bash\nls\n", false, nil, nil},
 		{"a call's text (Responses' hosted call)", "[web_search_call] " + long, false, nil, nil},
+		{"an action in tags (CodeAct)", long + "\n<execute_bash>\nls -la\n</execute_bash>", false, nil, nil},
+		{"a call written as text", long + "\n<function=execute_bash>\n<parameter=command>ls</parameter>\n", false, nil, nil},
+		{"tags inside a fence do not count", long + "\n```bash\necho '</div>' > t.html\n```", true, []string{"THOUGHT: The bug is in", "echo '</div>'"}, []string{"tests must pass"}},
 		{"a first sentence too long: its words", strings.Repeat("naïve ", 200) + "end.", true, []string{"naïve naïve", "[swc:h"}, nil},
 	}
 	for _, tc := range cases {

@@ -81,10 +81,15 @@ func (q *Request) Targets() []string {
 		}
 		writeMessage(w, m)
 	}
-	o, c := obs.String(), ctx.String()
+	return q.heldIn(obs.String(), ctx.String())
+}
+
+// heldIn returns the identifiers of the next turn that in holds and
+// without does not.
+func (q *Request) heldIn(in, without string) []string {
 	var out []string
 	for _, id := range Identifiers(q.Next) {
-		if strings.Contains(o, id) && !strings.Contains(c, id) {
+		if strings.Contains(in, id) && !strings.Contains(without, id) {
 			out = append(out, id)
 		}
 	}
@@ -107,14 +112,7 @@ func (q *Request) OwnTargets() []string {
 			writeMessage(&ctx, m)
 		}
 	}
-	o, c := own.String(), ctx.String()
-	var out []string
-	for _, id := range Identifiers(q.Next) {
-		if strings.Contains(o, id) && !strings.Contains(c, id) {
-			out = append(out, id)
-		}
-	}
-	return out
+	return q.heldIn(own.String(), ctx.String())
 }
 
 // writeMessage writes a message's text and its tool calls' names and

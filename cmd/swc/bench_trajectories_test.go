@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/swcmem/swc/trajectory"
 )
 
 // TestBenchTrajectories runs the trajectory bench on the hand-written
@@ -25,14 +23,7 @@ func TestBenchTrajectories(t *testing.T) {
 			t.Errorf("missing %s: %v", f, err)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum trajectory.Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readTrajectorySummary(t, dir)
 	// tiny (openai, anthropic), tiny-text (openai), tiny_responses:
 	// 3 formats × 2 budgets × 6 conditions
 	if len(sum.Cells) != 36 {

@@ -32,14 +32,7 @@ func TestREADMETrajectories(t *testing.T) {
 	if _, _, err := run(t, nil, "bench", "--trajectories", trajectoryDir, "--windows", "0/3", "--out", dir); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum trajectory.Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readTrajectorySummary(t, dir)
 	cells := map[string]trajectory.Cell{}
 	for _, c := range sum.Cells {
 		cells[fmt.Sprintf("%s %d %s", c.Format, c.Budget, c.Condition)] = c
@@ -78,4 +71,19 @@ func TestREADMETrajectories(t *testing.T) {
 	if n != 36 {
 		t.Errorf("%d cells of the README's tool-loop table checked, want 36", n)
 	}
+}
+
+// readTrajectorySummary reads the summary.json a trajectory bench wrote
+// into dir.
+func readTrajectorySummary(t *testing.T, dir string) trajectory.Summary {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum trajectory.Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	return sum
 }

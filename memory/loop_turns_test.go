@@ -28,6 +28,9 @@ func TestTurnHead(t *testing.T) {
 		{"a placeholder: not all of the message", "[thinking]\n" + long, false, nil, nil},
 		{"an open fence", long + "\n```bash\nls\n", false, nil, nil},
 		{"a call's text (Responses' hosted call)", "[web_search_call] " + long, false, nil, nil},
+		{"a block of four backticks holds a fenced block whole", long + "\n````markdown\n```python\nprint(1)\n```\n````", true,
+			[]string{"````markdown\n```python\nprint(1)\n```\n````"}, []string{"tests must pass"}},
+		{"a fence line with an info string does not close a block", long + "\n```bash\ncat > notes.md <<'EOF'\n```python\nprint(1)\n```\nEOF\n```", false, nil, nil},
 		{"a first sentence too long: its words", strings.Repeat("naïve ", 200) + "end.", true, []string{"naïve naïve", "[swc:h"}, nil},
 	}
 	for _, tc := range cases {

@@ -26,6 +26,7 @@ func TestTurnHead(t *testing.T) {
 		{"short turn whole", "THOUGHT: Run the tests.\n\n" + cmd, false, nil, nil},
 		{"prose just over the limit whole", strings.Repeat("word ", 60), false, nil, nil},
 		{"a placeholder: not all of the message", "[thinking]\n" + long, false, nil, nil},
+		{"a Gemini media part: not all of the message", long + "\n[inlineData image/png]", false, nil, nil},
 		{"an open fence", long + "\n```bash\nls\n", false, nil, nil},
 		{"a call's text (Responses' hosted call)", "[web_search_call] " + long, false, nil, nil},
 		{"a block of four backticks holds a fenced block whole", long + "\n````markdown\n```python\nprint(1)\n```\n````", true,

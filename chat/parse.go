@@ -275,6 +275,9 @@ func HasPlaceholder(text string) bool {
 		if len(line) < 3 || line[0] != '[' || line[len(line)-1] != ']' {
 			continue
 		}
+		if strings.HasPrefix(line, "[inlineData ") || strings.HasPrefix(line, "[fileData ") {
+			return true // a Gemini media part with its MIME type (geminiPartText)
+		}
 		inner, ok := line[1:len(line)-1], true
 		for i := 0; i < len(inner) && ok; i++ {
 			c := inner[i]

@@ -298,6 +298,8 @@ func TestHasPlaceholder(t *testing.T) {
 		{"anthropic text blocks", Anthropic, `{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"text","text":"Done."},{"type":"text","text":"See a[0] and [x](y)."}]}]}`, false},
 		{"anthropic text string", Anthropic, `{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":"Done.\n[1, 2]"}]}`, false},
 		{"gemini thought part", Gemini, `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"hm","thought":true},{"text":"Done."}]}]}`, true},
+		{"gemini image part of a model turn", Gemini, `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"Here it is."},{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}}]}]}`, true},
+		{"gemini file part of a model turn", Gemini, `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"Here it is."},{"fileData":{"mimeType":"application/vnd.ms-excel","fileUri":"gs://b/x"}}]}]}`, true},
 		{"openai image part", OpenAI, `[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"text","text":"Done."},{"type":"image_url","image_url":{"url":"x"}}]}]`, true},
 		{"openai text", OpenAI, `[{"role":"user","content":"go"},{"role":"assistant","content":"Done."}]`, false},
 	}

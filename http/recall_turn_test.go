@@ -66,10 +66,8 @@ func TestRecallClippedTurn(t *testing.T) {
 			second := e.up.bodies[1]
 			e.up.mu.Unlock()
 			results, _ := toolResults(t, c.proto, second)
-			// Responses sends a turn's text and its call as items of their
-			// own: the text item is the turn clipped.
 			if len(results) != 1 || !strings.Contains(results[0], reasons[step]) ||
-				c.proto != "responses" && !strings.Contains(results[0], fmt.Sprintf("cat pkg/a/file%d.go", step)) {
+				!strings.Contains(results[0], fmt.Sprintf("cat pkg/a/file%d.go", step)) {
 				t.Errorf("swc_recall returned %.300q; want turn %d whole: %.100q and its call", results, step, reasons[step])
 			}
 		})

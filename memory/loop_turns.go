@@ -75,19 +75,24 @@ const turnSlack = 16
 
 // fences splits text into its prose (the runs outside fenced code
 // blocks, in order, the first possibly empty) and its fenced blocks
-// (with their fences). ok is false when a fence is left open.
+// (with their fences). A block opens at a line starting with three
+// backticks or more and closes at a line of as many backticks at least
+// and nothing else, so a fence with an info string ("```python") inside
+// it, or a shorter one, is its text. ok is false when a fence is left
+// open.
 func fences(text string) (prose, code []string, ok bool) {
 	var cur strings.Builder
-	in := false
+	in, open := false, 0 // open: the backticks of the fence that opened the block
 	for line := range strings.SplitAfterSeq(text, "\n") {
-		fence := strings.HasPrefix(strings.TrimSpace(line), "```")
+		t := strings.TrimSpace(line)
+		n := len(t) - len(strings.TrimLeft(t, "`"))
 		switch {
-		case !in && fence:
+		case !in && n >= 3:
 			prose = append(prose, cur.String())
 			cur.Reset()
 			cur.WriteString(line)
-			in = true
-		case in && fence:
+			in, open = true, n
+		case in && n >= open && n == len(t):
 			cur.WriteString(line)
 			code = append(code, strings.TrimRight(cur.String(), "\n"))
 			cur.Reset()

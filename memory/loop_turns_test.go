@@ -26,11 +26,15 @@ func TestTurnHead(t *testing.T) {
 		{"short turn whole", "THOUGHT: Run the tests.\n\n" + cmd, false, nil, nil},
 		{"prose just over the limit whole", strings.Repeat("word ", 60), false, nil, nil},
 		{"a placeholder: not all of the message", "[thinking]\n" + long, false, nil, nil},
+		{"a Gemini media part: not all of the message", long + "\n[inlineData image/png]", false, nil, nil},
 		{"an open fence", long + "\n```bash\nls\n", false, nil, nil},
 		{"a call's text (Responses' hosted call)", "[web_search_call] " + long, false, nil, nil},
 		{"an action in tags (CodeAct)", long + "\n<execute_bash>\nls -la\n</execute_bash>", false, nil, nil},
 		{"a call written as text", long + "\n<function=execute_bash>\n<parameter=command>ls</parameter>\n", false, nil, nil},
 		{"tags inside a fence do not count", long + "\n```bash\necho '</div>' > t.html\n```", true, []string{"THOUGHT: The bug is in", "echo '</div>'"}, []string{"tests must pass"}},
+		{"a block of four backticks holds a fenced block whole", long + "\n````markdown\n```python\nprint(1)\n```\n````", true,
+			[]string{"````markdown\n```python\nprint(1)\n```\n````"}, []string{"tests must pass"}},
+		{"a fence line with an info string does not close a block", long + "\n```bash\ncat > notes.md <<'EOF'\n```python\nprint(1)\n```\nEOF\n```", false, nil, nil},
 		{"a first sentence too long: its words", strings.Repeat("naïve ", 200) + "end.", true, []string{"naïve naïve", "[swc:h"}, nil},
 	}
 	for _, tc := range cases {

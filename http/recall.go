@@ -29,8 +29,10 @@ const HeaderRecall = "X-SWC-Recall"
 
 // HeaderCompression says what compression did to the request's
 // conversation messages: "kept=N; kept_tokens=T; masked=N;
-// masked_tokens=T; stub_tokens=T; dropped=N; dropped_tokens=T" (masked:
-// stubbed in place, their tokens before and as stubs).
+// masked_tokens=T; stub_tokens=T; dropped=N; dropped_tokens=T;
+// clipped=N; clipped_tokens=T; clip_tokens=T" (masked: stubbed in place,
+// their tokens before and as stubs; clipped: a tool loop's old turns
+// sent with their prose clipped, their tokens before and as sent).
 const HeaderCompression = "X-SWC-Compression"
 
 // Recall defaults (ProxyConfig's Recall… fields).

@@ -108,19 +108,25 @@ func fences(text string) (prose, code []string, ok bool) {
 }
 
 // sentences returns the leading sentences of s that fit max tokens
-// (count), a sentence ending at ". ", ": ", "? ", "! " or a line's end;
-// when even the first does not fit, its leading words that do.
+// (count), a sentence ending at ". ", ": ", "? ", "! ", a full stop of
+// Chinese or Japanese ("。", "！", "？") or a line's end; when even the
+// first does not fit, its leading words that do, or, in a script written
+// without spaces, its leading characters.
 func sentences(s string, count func(string) int, max int) string {
 	end := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		stop := c == '\n' || (c == '.' || c == ':' || c == '?' || c == '!') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n')
+		j := i + 1
+		switch {
+		case c == '\n':
+			j = i
+		case !stop && c == 0xE3 && strings.HasPrefix(s[i:], "。"),
+			!stop && c == 0xEF && (strings.HasPrefix(s[i:], "！") || strings.HasPrefix(s[i:], "？")):
+			stop, j = true, i+3
+		}
 		if !stop {
 			continue
-		}
-		j := i + 1
-		if c == '\n' {
-			j = i
 		}
 		if count(s[:j]) > max {
 			break
@@ -137,8 +143,9 @@ func sentences(s string, count func(string) int, max int) string {
 	}
 	for end > 0 && count(s[:end]) > max {
 		sp := strings.LastIndexByte(s[:end], ' ')
-		if sp <= 0 {
-			return ""
+		if sp <= 0 { // no spaces: characters, a rune at a time
+			_, n := utf8.DecodeLastRuneInString(s[:end])
+			sp = end - n
 		}
 		end = sp
 	}

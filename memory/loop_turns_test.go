@@ -36,6 +36,8 @@ func TestTurnHead(t *testing.T) {
 			[]string{"````markdown\n```python\nprint(1)\n```\n````"}, []string{"tests must pass"}},
 		{"a fence line with an info string does not close a block", long + "\n```bash\ncat > notes.md <<'EOF'\n```python\nprint(1)\n```\nEOF\n```", false, nil, nil},
 		{"a first sentence too long: its words", strings.Repeat("naïve ", 200) + "end.", true, []string{"naïve naïve", "[swc:h"}, nil},
+		{"Chinese: its first sentences", "我需要先看解析器的代码。" + strings.Repeat("头部在编码确定之前就被读取了，所以名字会漂移。", 12), true, []string{"我需要先看解析器的代码。", "[swc:h"}, nil},
+		{"no spaces and no full stop: its leading characters", strings.Repeat("解析器读取头部", 60), true, []string{"解析器读取", "[swc:h"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

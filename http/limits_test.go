@@ -100,7 +100,12 @@ func TestRateBySize(t *testing.T) {
 // past it the truncation plan compresses the history, the answer says so
 // (X-SWC-Fallback) and /metrics counts it.
 func TestCompressTimeoutOffline(t *testing.T) {
-	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy.CompressTimeout = time.Microsecond })
+	// A clock an hour behind puts the deadline in the past whatever the
+	// load (a 1 µs timer raced the compression on a busy machine).
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) {
+		s.Proxy.CompressTimeout = time.Microsecond
+		s.Now = func() time.Time { return time.Now().Add(-time.Hour) }
+	})
 	msgs := sessions(30, 20)
 	start := time.Now()
 	resp := e.post(t, "/v1/chat/completions", openAIBody(t, msgs, ""), swchttp.HeaderBudget+": 1500")

@@ -159,7 +159,9 @@ func (s *Server) compressRequest(ctx context.Context, p protocol, in *chat.Input
 // timeout; past it, or when an engine fails, the offline engines do
 // (memory.Compressor's fallback), and out.fallback says why.
 func (s *Server) stateless(ctx context.Context, c *memory.Compressor, in *chat.Input, mode string) (*proxyOut, error) {
-	cctx, cancel := context.WithTimeout(ctx, s.compressTimeout())
+	// The deadline from the server's clock (Server.Now), so a test can
+	// put it in the past rather than race a timer.
+	cctx, cancel := context.WithDeadline(ctx, s.now().Add(s.compressTimeout()))
 	defer cancel()
 	res, err := c.Compress(cctx, in.Messages)
 	if err != nil {

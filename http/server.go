@@ -72,7 +72,8 @@ type Server struct {
 	Rate      float64
 	Burst     int
 	RateBytes int64
-	// Now is the clock (time.Now); Logger gets one line per request
+	// Now is the clock (time.Now); the stateless compression's deadline
+	// (ProxyConfig.CompressTimeout) counts from it too. Logger gets one line per request
 	// (never a key or a tenant id).
 	Now    func() time.Time
 	Logger *slog.Logger

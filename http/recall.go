@@ -127,7 +127,18 @@ func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result
 		}
 		held[h] = true
 	}
-	for h, text := range historyOriginals(in.Messages, res) {
+	var fresh []memory.Recallable // pieces the cache does not hold yet
+	for _, r := range res.Recall {
+		// A history handle names its text (a hash of it): one the cache
+		// holds is only marked seen now, so a loop's clipped turns cost
+		// what is new, not an Original of each on every request.
+		if s.proxy.originals.Touch(recallKey{tenant, r.Handle}, func(o *original) bool { o.at = now; return true }) {
+			held[r.Handle] = true
+			continue
+		}
+		fresh = append(fresh, r)
+	}
+	for h, text := range historyOriginals(in.Messages, &memory.Result{Recall: fresh}) {
 		s.proxy.originals.Put(tenant, recallKey{tenant, h}, original{text, now, obsKey{}}, int64(len(text)+len(tenant)+96))
 		held[h] = true
 	}

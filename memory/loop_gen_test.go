@@ -33,6 +33,9 @@ type loopIDs struct {
 	// shuffle: a turn's results come in another order than its calls
 	// (as parallel tools finish).
 	shuffle bool
+	// prose: every third turn reasons at length before it acts, so old
+	// turns are clipped (Options.TurnTokens).
+	prose bool
 }
 
 // genLoopIDs is genLoop with the calls named and their results ordered
@@ -49,6 +52,9 @@ func genLoopIDs(rng *rand.Rand, steps int, text bool, maxLines int, ids loopIDs)
 		}
 		file := fmt.Sprintf("src/app/mod_%d.py", rng.IntN(50))
 		think := fmt.Sprintf("Step %d: I will look at %s and the function handle_%d next.", s, file, rng.IntN(100))
+		if ids.prose && s%3 == 0 {
+			think += strings.Repeat(fmt.Sprintf(" The value of handle_%d drifts because the header is read before its encoding.", rng.IntN(100)), 2+rng.IntN(6))
+		}
 		if text {
 			cmd := fmt.Sprintf("grep -n handle_%d %s && sed -n 1,80p %s", rng.IntN(100), file, file)
 			msgs = append(msgs,

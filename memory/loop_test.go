@@ -134,10 +134,21 @@ func checkLoop(t *testing.T, name string, c *Compressor, msgs []swc.Message, res
 		kept[src] = true
 		m := msgs[src]
 		if text, ok := res.Rewritten[src]; ok {
-			if m.Role != swc.RoleTool && !observe.IsObservation(m.Content) {
+			switch {
+			case m.Role == swc.RoleAssistant: // a clipped turn: its handle, its command
+				h := HistoryHandle(msgs[src : src+1])
+				if !strings.Contains(text, "[swc:"+h+" …]") || len(text) >= len(m.Content) || c.Cost(swc.Message{Role: m.Role, Content: text, ToolCalls: m.ToolCalls}) > c.Cost(m) {
+					t.Errorf("%s: turn %d clipped to %q", name, src, text)
+				}
+				if cmd := c.commandOf(m.Content); cmd != "" && !strings.Contains(text, cmd) {
+					t.Errorf("%s: turn %d clipped without its command %q", name, src, cmd)
+				}
+				if !slices.ContainsFunc(res.Recall, func(r Recallable) bool { return r.Handle == h }) {
+					t.Errorf("%s: clipped turn %d is not in Recall", name, src)
+				}
+			case m.Role != swc.RoleTool && !observe.IsObservation(m.Content):
 				t.Errorf("%s: message %d (%s) rewritten but is no observation", name, src, m.Role)
-			}
-			if res.Messages[k].Content != text || !strings.Contains(text, "swc:h") {
+			case res.Messages[k].Content != text || !strings.Contains(text, "swc:h"):
 				t.Errorf("%s: message %d: stub %q", name, src, text)
 			}
 			m.Content = text
@@ -368,7 +379,7 @@ func TestLoopProperty(t *testing.T) {
 	for trial := range trials {
 		steps := 1 + rng.IntN(500)
 		text := rng.IntN(2) == 0
-		ids := loopIDs{reuse: rng.IntN(2) == 0, shuffle: rng.IntN(2) == 0}
+		ids := loopIDs{reuse: rng.IntN(2) == 0, shuffle: rng.IntN(2) == 0, prose: rng.IntN(2) == 0}
 		msgs := genLoopIDs(rng, steps, text, 5+rng.IntN(120), ids)
 		f := []chat.Format{chat.OpenAI, chat.Anthropic, chat.Responses, chat.Gemini}[rng.IntN(4)]
 		o := DefaultOptions()

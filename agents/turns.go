@@ -149,13 +149,43 @@ func clippedFrom(format string, fwd json.RawMessage, agent map[string][]string) 
 	if loc == nil {
 		return "", false
 	}
-	head := strings.TrimSpace(text[:loc[0]])
+	head, tail := strings.TrimSpace(text[:loc[0]]), text[loc[1]:]
 	for _, orig := range agent[rest] {
-		if strings.HasPrefix(strings.TrimSpace(orig), head) {
+		prose, blocks := fenced(orig)
+		if strings.HasPrefix(strings.TrimSpace(prose), head) && tail == blocks {
 			return text[loc[2]:loc[3]], true
 		}
 	}
 	return "", false
+}
+
+// fenced splits a turn's text into its prose (the text outside fenced
+// code blocks, joined by newlines) and its blocks as a clipped turn
+// shows them after its handle: each block, fences included, after a
+// blank line. A block opens at a line starting with ``` and closes at a
+// line of nothing but at least as many backticks.
+func fenced(text string) (prose, blocks string) {
+	var p, b, cur strings.Builder
+	open := 0
+	for line := range strings.SplitAfterSeq(text, "\n") {
+		t := strings.TrimSpace(line)
+		n := len(t) - len(strings.TrimLeft(t, "`"))
+		switch {
+		case open == 0 && n >= 3:
+			open = n
+			cur.Reset()
+			cur.WriteString(line)
+		case open > 0 && n >= open && n == len(t):
+			cur.WriteString(line)
+			b.WriteString("\n\n" + strings.TrimRight(cur.String(), "\n"))
+			open = 0
+		case open > 0:
+			cur.WriteString(line)
+		default:
+			p.WriteString(line)
+		}
+	}
+	return p.String(), b.String()
 }
 
 // sameTurns reports the model's own turns (assistant messages, model

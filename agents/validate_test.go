@@ -224,6 +224,9 @@ func TestKept(t *testing.T) {
 
 		{"anthropic: clipped", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head+mark, thinking+",")), nil, 1},
 		{"anthropic: clipped, a fenced block kept", "", "", antBody(antTurn(prose+"\n```sh\nls\n```", thinking+",")), antBody(antTurn(head+mark+"\n\n```sh\nls\n```", thinking+",")), nil, 1},
+		{"anthropic: clipped, a fenced block changed", "", "", antBody(antTurn(prose+"\n```sh\nls\n```", thinking+",")), antBody(antTurn(head+mark+"\n\n```sh\nls -la\n```", thinking+",")), []string{"turn-changed"}, 0},
+		{"anthropic: clipped, a fenced block dropped", "", "", antBody(antTurn(prose+"\n```sh\nls\n```", thinking+",")), antBody(antTurn(head+mark, thinking+",")), []string{"turn-changed"}, 0},
+		{"anthropic: clipped, the turn opens with its block", "", "", antBody(antTurn("```sh\nls\n```\n"+prose, thinking+",")), antBody(antTurn(head+mark+"\n\n```sh\nls\n```", thinking+",")), nil, 1},
 		{"anthropic: clipped, two text blocks one", "", "", antBody(antTurn(prose, thinking+`,{"type":"text","text":"First."},`)), antBody(antTurn("First."+mark, thinking+",")), nil, 1},
 		{"anthropic: clipped, the call's input changed", "", "", antBody(antTurn(prose, thinking+",")), antBody(strings.Replace(antTurn(head+mark, thinking+","), "cat x", "cat y", 1)), []string{"turn-changed"}, 0},
 		{"anthropic: clipped without its thinking", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head+mark, "")), []string{"turn-changed"}, 0},

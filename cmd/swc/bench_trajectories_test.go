@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // TestBenchTrajectories runs the trajectory bench on the hand-written

@@ -232,6 +232,14 @@ func (q *Queue) follow(a Args, at time.Time) {
 			if err == nil && res.UniqueSkippedAsDuplicate && res.Job.State == rivertype.JobStateRunning {
 				continue
 			}
+			if err == nil && res.UniqueSkippedAsDuplicate && waiting(res.Job.State) && res.Job.ScheduledAt.After(at) {
+				// The running job snoozed (or failed) while this request
+				// waited: it stands for the request now, and must not
+				// wait past it (it checks the schedule again when it runs).
+				if _, err := q.client.JobRetry(q.followCtx, res.Job.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
+					continue // tried again on the next tick
+				}
+			}
 			q.followMu.Lock()
 			delete(q.following, a)
 			q.followMu.Unlock()
@@ -254,12 +262,18 @@ func (q *Queue) ConsolidateNow(ctx context.Context, tenant, conv string) (int64,
 	if res.UniqueSkippedAsDuplicate && j.State == rivertype.JobStateRunning {
 		q.follow(Args{Tenant: tenant, Conversation: conv}, time.Now())
 	}
-	if res.UniqueSkippedAsDuplicate && (j.State == rivertype.JobStateScheduled || j.State == rivertype.JobStateRetryable) {
+	if res.UniqueSkippedAsDuplicate && waiting(j.State) {
 		if _, err := q.client.JobRetry(ctx, j.ID); err != nil && !errors.Is(err, river.ErrNotFound) {
 			return 0, fmt.Errorf("jobs: run waiting job now: %w", err)
 		}
 	}
 	return j.ID, nil
+}
+
+// waiting reports whether a job in state s waits for its time: scheduled
+// (snoozed or due later) or retryable.
+func waiting(s rivertype.JobState) bool {
+	return s == rivertype.JobStateScheduled || s == rivertype.JobStateRetryable
 }
 
 // Pending lists the conversation's jobs that are waiting, retrying or running.

@@ -178,15 +178,24 @@ func TestServeKill9WhileAppending(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		var state string // what the last look saw, for the failure message
 		waitUntil(t, 120*time.Second, "consolidations", func() bool {
+			state = ""
+			done := true
 			for c := range clients {
-				conv, err := cl.Conversation(ctx, fmt.Sprintf("conv-%d", c))
-				if err != nil || conv.ConsolidationRequested.After(conv.ConsolidatedAt) || conv.ConsolidatedMessages != conv.Messages {
-					return false
+				conv, err := cl.Conversation(context.Background(), fmt.Sprintf("conv-%d", c))
+				switch {
+				case err != nil:
+					state += fmt.Sprintf("\nconv-%d: %v", c, err)
+					done = false
+				case conv.ConsolidationRequested.After(conv.ConsolidatedAt) || conv.ConsolidatedMessages != conv.Messages:
+					state += fmt.Sprintf("\nconv-%d: requested %s, consolidated %s, %d of %d messages, jobs %+v", c,
+						conv.ConsolidationRequested.Format(time.RFC3339Nano), conv.ConsolidatedAt.Format(time.RFC3339Nano), conv.ConsolidatedMessages, conv.Messages, conv.PendingJobs)
+					done = false
 				}
 			}
-			return true
-		})
+			return done
+		}, func() string { return state + "\n" + srv2.log() })
 	}
 	checkNoDuplicateGists(t, cl, clients)
 }
@@ -217,7 +226,7 @@ func checkNoDuplicateGists(t *testing.T, cl *client.Client, n int) {
 	}
 }
 
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
+func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool, why ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
@@ -226,7 +235,11 @@ func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("timed out after %v waiting for %s", d, what)
+	msg := ""
+	for _, w := range why {
+		msg += w()
+	}
+	t.Fatalf("timed out after %v waiting for %s%s", d, what, msg)
 }
 
 // writeResult records a reliability figure for the notes when

@@ -129,8 +129,9 @@ func join(parts []string) string {
 	return b.String()
 }
 
-// TestDevSetGemini replays the OpenHands dev-set run in its OpenAI form
-// and converted to the Gemini form (geminiOf: with the calls' ids, and
+// TestDevSetGemini replays two dev-set runs (the OpenHands run with tool
+// calls, and a text-acting mini-swe-agent run, its observations user
+// messages) in their OpenAI form and converted to the Gemini form (geminiOf: with the calls' ids, and
 // without any, as the Gemini API sends calls, chat then pairing responses
 // by name and position) under truncation, mask-5, trim-half and swc at
 // 2,000 and 8,000 tokens: every request replays in every form, every
@@ -147,11 +148,23 @@ func join(parts []string) string {
 // ("gemini:<content>:<part>" there), and another hash tokenizes to
 // another count, so the budget falls a little differently.
 func TestDevSetGemini(t *testing.T) {
-	const f = "openhands_llama-4-maverick_ponylang__ponyc-4595.json"
+	for _, run := range []struct {
+		file     string
+		requests int
+	}{
+		{"openhands_llama-4-maverick_ponylang__ponyc-4595.json", 23}, // tool calls
+		{"mini_django__django-16255.json", 17},                       // text acting: observations in user contents
+	} {
+		t.Run(run.file, func(t *testing.T) { checkGeminiForm(t, run.file, run.requests) })
+	}
+}
+
+// checkGeminiForm is TestDevSetGemini on dev-set run f of n requests.
+func checkGeminiForm(t *testing.T, f string, n int) {
 	data, err := os.ReadFile(filepath.Join(devDir, f))
 	if err != nil {
 		abs, _ := filepath.Abs(devDir)
-		skipnote.Skip(t, "trajectories", "the developer set is not at "+abs+", so the Gemini form of its OpenHands run is not replayed")
+		skipnote.Skip(t, "trajectories", "the developer set is not at "+abs+", so the Gemini form of its runs is not replayed")
 	}
 	tr, err := parseFile(f, data)
 	if err != nil {
@@ -185,9 +198,8 @@ func TestDevSetGemini(t *testing.T) {
 		return rows
 	}
 	want := run(chat.OpenAI, openai)
-	// 23 requests (TestDevSet)
-	if len(want) != 23*len(budgets)*len(conds) {
-		t.Fatalf("openai: %d rows, want %d", len(want), 23*len(budgets)*len(conds))
+	if len(want) != n*len(budgets)*len(conds) {
+		t.Fatalf("openai: %d rows, want %d", len(want), n*len(budgets)*len(conds))
 	}
 	cells := func(rows []Row) map[string]Cell {
 		out := map[string]Cell{}

@@ -11,7 +11,10 @@ import (
 )
 
 // The hand count of testdata/tiny.json (both forms: the same run as Chat
-// Completions and as Messages). The run: system, task "Fix the crash in
+// Completions and as Messages), which tiny_responses.json and
+// tiny_gemini.json hold too, as Responses input items and as Gemini
+// contents: every form has the same requests, targets and FRR (the Gemini
+// form's thought part in a2 is no part of its next turn). The run: system, task "Fix the crash in
 // the parser.", then
 //
 //	a1 "Let me look around." bash(ls -R src tests)  → t1 "src/parser.py\nsrc/lexer.py\ntests/test_parser.py"

@@ -37,6 +37,7 @@ func trajectorySections(s *trajectory.Summary) []section {
 		"Sent/raw: tokens of the sent messages over the uncompressed ones, summed over the requests not refused (cl100k_base, 4 a message).",
 		"Refused: the compressor returned an error. Breaches: sent bodies breaking a provider rule (a tool call not answered by exactly one result right after it; Anthropic: first message a user's, roles alternating). Over: sent requests still over the budget.",
 		"Stable prefix: of consecutive requests of one run (both compressed), the share whose sent message list starts with the previous request's, byte for byte, every other field unchanged (a prompt cache hit on the whole previous request). Cached: of those later requests' message-list bytes, the share in leading items the earlier request sent byte for byte (what a provider's prompt cache serves). Cached (marks), Anthropic form: the same share under Anthropic's rules, where a prefix is served only up to a cache_control mark an earlier request of the run wrote, looked for from this request's marks at most 20 content blocks back; the client marks its last message (as Claude Code does), the condition adds its own.",
+		"Cost with caching: what the sent requests cost with the provider's prompt cache over what the requests as the agent sent them (uncompressed, each a cache hit on the one before) would have, summed over a run's requests not refused. A request's cached part is its Cached share (Anthropic form: Cached (marks)) of its tokens, billed at 0.1 of the input price; the rest at 1.25 in Anthropic form (written to the cache: the client marks its last message) and at 1 in the others (OpenAI's rule for its current models). Below 1, the condition costs less than sending the whole history; above 1, its rewrites cost more in cache misses than its tokens save.",
 		"Times: compression of one request, wall clock and process CPU, median and 99th percentile.",
 	}}}
 	for _, f := range s.Formats {
@@ -44,7 +45,7 @@ func trajectorySections(s *trajectory.Summary) []section {
 			Text: []string{"One table per budget. The chart after the tables plots each condition's mean FRR against its sent/raw token ratio, one point per budget."}}
 		for _, b := range st.Budgets {
 			t := table{Caption: fmt.Sprintf("%s, budget %d tokens.", f, b),
-				Header: []string{"Condition", "FRR (n)", "FRR over (n)", "Recoverable FRR", "Recoverable FRR over", "Misses", "Own-reference retention (n)", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Cached", "Cached (marks)", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
+				Header: []string{"Condition", "FRR (n)", "FRR over (n)", "Recoverable FRR", "Recoverable FRR over", "Misses", "Own-reference retention (n)", "Sent/raw", "Refused", "Breaches", "Over", "Stable prefix", "Cached", "Cached (marks)", "Cost with caching", "Wall p50/p99 ms", "CPU p50/p99 ms"}}
 			for _, c := range s.Cells {
 				if c.Format != f || c.Budget != b {
 					continue
@@ -52,7 +53,7 @@ func trajectorySections(s *trajectory.Summary) []section {
 				t.Rows = append(t.Rows, []string{c.Condition, frrCell(c.FRR, c.FRRN), frrCell(c.FRROver, c.FRROverN),
 					ratioCell(c.RecFRR, c.FRRN > 0), ratioCell(c.RecFRROver, c.FRROverN > 0), missesCell(c), frrCell(c.ORR, c.ORRN), ratioCell(c.Ratio, c.RawTokens > 0),
 					fmt.Sprintf("%d/%d", c.Refusals, c.Requests), strconv.Itoa(c.Breaches), strconv.Itoa(c.OverBudget),
-					stableCell(c), cachedCell(c), markedCell(c), num(c.WallP50, 1) + " / " + num(c.WallP99, 1), num(c.CPUP50, 1) + " / " + num(c.CPUP99, 1)})
+					stableCell(c), cachedCell(c), markedCell(c), ratioCell(c.CostRatio, c.CostRatio > 0), num(c.WallP50, 1) + " / " + num(c.WallP99, 1), num(c.CPUP50, 1) + " / " + num(c.CPUP99, 1)})
 			}
 			if len(t.Rows) > 0 {
 				sec.Tables = append(sec.Tables, t)
@@ -222,18 +223,18 @@ func TrajectoryHTML(w io.Writer, s *trajectory.Summary) error {
 // no_targets,frr_pooled,frr_over,frr_over_n,recoverable_frr,
 // recoverable_frr_pooled,recoverable_frr_over,miss_count_line,
 // miss_dropped_without_handle,miss_no_handle,orr,orr_n,raw_tokens,sent_tokens,tokens_ratio,stable,pairs,
-// stable_share,cached_share,mark_cached_share,wall_p50_ms,wall_p99_ms,cpu_p50_ms,cpu_p99_ms. It returns
+// stable_share,cached_share,mark_cached_share,cost_ratio,wall_p50_ms,wall_p99_ms,cpu_p50_ms,cpu_p99_ms. It returns
 // the first write error.
 func TrajectoryCSV(w io.Writer, s *trajectory.Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"format", "budget", "condition", "requests", "refusals", "breaches", "over_budget", "frr", "frr_n", "no_targets", "frr_pooled", "frr_over", "frr_over_n",
 		"recoverable_frr", "recoverable_frr_pooled", "recoverable_frr_over", "miss_count_line", "miss_dropped_without_handle", "miss_no_handle", "orr", "orr_n",
-		"raw_tokens", "sent_tokens", "tokens_ratio", "stable", "pairs", "stable_share", "cached_share", "mark_cached_share", "wall_p50_ms", "wall_p99_ms", "cpu_p50_ms", "cpu_p99_ms"})
+		"raw_tokens", "sent_tokens", "tokens_ratio", "stable", "pairs", "stable_share", "cached_share", "mark_cached_share", "cost_ratio", "wall_p50_ms", "wall_p99_ms", "cpu_p50_ms", "cpu_p99_ms"})
 	i, f4 := strconv.Itoa, func(x float64) string { return num(x, 4) }
 	for _, c := range s.Cells {
 		cw.Write([]string{c.Format, i(c.Budget), c.Condition, i(c.Requests), i(c.Refusals), i(c.Breaches), i(c.OverBudget), f4(c.FRR), i(c.FRRN), i(c.NoTargets), f4(c.Pooled), f4(c.FRROver), i(c.FRROverN),
 			f4(c.RecFRR), f4(c.RecPooled), f4(c.RecFRROver), i(c.Misses[trajectory.MissCountLine]), i(c.Misses[trajectory.MissNoHandleLine]), i(c.Misses[trajectory.MissNotObservation]), f4(c.ORR), i(c.ORRN),
-			strconv.FormatInt(c.RawTokens, 10), strconv.FormatInt(c.SentTokens, 10), f4(c.Ratio), i(c.Stable), i(c.Pairs), f4(c.StableShare), f4(c.CachedShare), f4(c.MarkCachedShare),
+			strconv.FormatInt(c.RawTokens, 10), strconv.FormatInt(c.SentTokens, 10), f4(c.Ratio), i(c.Stable), i(c.Pairs), f4(c.StableShare), f4(c.CachedShare), f4(c.MarkCachedShare), f4(c.CostRatio),
 			f4(c.WallP50), f4(c.WallP99), f4(c.CPUP50), f4(c.CPUP99)})
 	}
 	cw.Flush()

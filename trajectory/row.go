@@ -52,6 +52,13 @@ type Row struct {
 	// message, and the condition's), at most markLookback blocks back
 	// (markCache).
 	MarkCachedBytes int `json:"mark_cached_bytes,omitempty"`
+	// Cost is what the sent request costs with prompt caching, in
+	// uncached input tokens (cost.go: its format's price rule, the cached
+	// share of CachedBytes, or MarkCachedBytes in Anthropic form, of
+	// ListBytes); RawCost the same for the request as the agent sent it,
+	// after the agent's previous request. 0 for a refusal.
+	Cost    float64 `json:"cost,omitempty"`
+	RawCost float64 `json:"raw_cost,omitempty"`
 	// WallMS and CPUMS are the compression's wall-clock and process CPU
 	// time.
 	WallMS float64 `json:"wall_ms"`

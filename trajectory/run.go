@@ -99,12 +99,14 @@ func (r *Runner) replay(ctx context.Context, rp *Replay, progress func(int)) err
 		progress(len(groups) * rp.Len())
 		return nil
 	}
+	raw := newRawCosts(rp)
 	for i := 0; i < rp.Len(); i++ {
 		q, err := rp.Request(i)
 		if err != nil {
 			return err
 		}
 		targets, own := q.Targets(), q.OwnTargets()
+		rawCost := raw.next(q)
 		for _, g := range groups {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -117,6 +119,7 @@ func (r *Runner) replay(ctx context.Context, rp *Replay, progress func(int)) err
 			row.OwnTargets = len(own)
 			if row.Refused == "" {
 				row.OwnRetained = retained(row.text, own)
+				row.RawCost = rawCost
 			}
 			row.text = ""
 			if r.Done == nil || !r.Done(row.Key()) {
@@ -177,6 +180,11 @@ func (r *Runner) compress(ctx context.Context, q *Request, g *group, targets []s
 		row.CachedBytes, row.ListBytes = cachedPrefix(g.prev, out, rp.codec.list)
 		row.MarkCachedBytes = marked
 	}
+	served := row.CachedBytes
+	if rp.Format == chat.Anthropic {
+		served = row.MarkCachedBytes
+	}
+	row.Cost = priceRuleOf(rp.Format).cost(row.SentTokens, served, row.ListBytes)
 	g.prev = out
 	return row
 }

@@ -81,6 +81,11 @@ type Cell struct {
 	// Anthropic's rules (Row.MarkCachedBytes): a prefix is served only up
 	// to a cache_control mark an earlier request wrote.
 	MarkCachedShare float64 `json:"mark_cached_share,omitempty"`
+	// CostRatio is what the sent requests cost with prompt caching over
+	// what the same requests as the agent sent them would have (Row.Cost
+	// and Row.RawCost, summed over the requests not refused; 0 when the
+	// rows do not say, as rows written before the field did not).
+	CostRatio float64 `json:"cost_ratio"`
 	// Compression time per request, milliseconds.
 	WallP50 float64 `json:"wall_p50_ms"`
 	WallP99 float64 `json:"wall_p99_ms"`
@@ -107,6 +112,7 @@ func Summarize(s Settings, rows []Row) *Summary {
 		cached     float64
 		marked     float64
 		listed     float64
+		cost, raw  float64
 	}
 	accs := map[key]*acc{}
 	out := &Summary{Settings: s}
@@ -145,6 +151,8 @@ func Summarize(s Settings, rows []Row) *Summary {
 		}
 		c.RawTokens += int64(r.RawTokens)
 		c.SentTokens += int64(r.SentTokens)
+		a.cost += r.Cost
+		a.raw += r.RawCost
 		if o, ok := r.ORR(); ok {
 			a.orr += o
 			c.ORRN++
@@ -186,6 +194,7 @@ func Summarize(s Settings, rows []Row) *Summary {
 				c.RecFRR, c.RecPooled = ratio(a.rec, float64(c.FRRN)), ratio(float64(a.recN), float64(a.tgt))
 				c.RecFRROver = ratio(a.recOv, float64(c.FRROverN))
 				c.Ratio = ratio(float64(c.SentTokens), float64(c.RawTokens))
+				c.CostRatio = ratio(a.cost, a.raw)
 				c.StableShare = ratio(float64(c.Stable), float64(c.Pairs))
 				c.CachedShare = ratio(a.cached, a.listed)
 				if f == string(chat.Anthropic) {

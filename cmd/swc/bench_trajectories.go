@@ -210,9 +210,12 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 
 // printTrajectoryTable prints the summary's main figures, a line per cell.
 func printTrajectoryTable(env *Env, s *trajectory.Summary) {
-	fmt.Fprintf(env.Stdout, "%-10s %6s  %-14s %6s %5s %8s %5s %7s %6s %6s %9s %8s %8s %7s %7s %7s %10s\n", "format", "budget", "condition", "FRR", "n", "FRR-over", "n", "recFRR", "missed", "own", "sent/raw", "refused", "breaches", "stable", "cached", "marks", "p50/p99ms")
+	fmt.Fprintf(env.Stdout, "%-10s %6s  %-14s %6s %5s %8s %5s %7s %6s %6s %9s %8s %8s %7s %7s %7s %6s %10s\n", "format", "budget", "condition", "FRR", "n", "FRR-over", "n", "recFRR", "missed", "own", "sent/raw", "refused", "breaches", "stable", "cached", "marks", "cost", "p50/p99ms")
 	for _, c := range s.Cells {
-		frr, over, stable, cached, marks, rec, missed, own := "—", "—", "—", "—", "—", "—", "—", "—"
+		frr, over, stable, cached, marks, rec, missed, own, cost := "—", "—", "—", "—", "—", "—", "—", "—", "—"
+		if c.CostRatio > 0 {
+			cost = fmt.Sprintf("%.3f", c.CostRatio)
+		}
 		if c.ORRN > 0 {
 			own = fmt.Sprintf("%.3f", c.ORR)
 		}
@@ -234,7 +237,7 @@ func printTrajectoryTable(env *Env, s *trajectory.Summary) {
 				marks = fmt.Sprintf("%.1f%%", 100*c.MarkCachedShare)
 			}
 		}
-		fmt.Fprintf(env.Stdout, "%-10s %6d  %-14s %6s %5d %8s %5d %7s %6s %6s %9.3f %8s %8d %7s %7s %7s %10s\n", c.Format, c.Budget, c.Condition, frr, c.FRRN, over, c.FRROverN, rec, missed, own, c.Ratio,
-			fmt.Sprintf("%d/%d", c.Refusals, c.Requests), c.Breaches, stable, cached, marks, fmt.Sprintf("%.1f/%.1f", c.WallP50, c.WallP99))
+		fmt.Fprintf(env.Stdout, "%-10s %6d  %-14s %6s %5d %8s %5d %7s %6s %6s %9.3f %8s %8d %7s %7s %7s %6s %10s\n", c.Format, c.Budget, c.Condition, frr, c.FRRN, over, c.FRROverN, rec, missed, own, c.Ratio,
+			fmt.Sprintf("%d/%d", c.Refusals, c.Requests), c.Breaches, stable, cached, marks, cost, fmt.Sprintf("%.1f/%.1f", c.WallP50, c.WallP99))
 	}
 }

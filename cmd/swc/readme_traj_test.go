@@ -71,6 +71,26 @@ func TestREADMETrajectories(t *testing.T) {
 	if n != 36 {
 		t.Errorf("%d cells of the README's tool-loop table checked, want 36", n)
 	}
+	costRow := regexp.MustCompile(`(?m)^\| (OpenAI|Anthropic), ([\d,]+) \(cost\) \|(.*)\|$`)
+	n = 0
+	for _, m := range costRow.FindAllStringSubmatch(raw[at:], 6) {
+		format, budget := strings.ToLower(m[1]), strings.ReplaceAll(m[2], ",", "")
+		parts := strings.Split(m[3], "|")
+		if len(parts) != len(conds) {
+			t.Fatalf("cost row %s %s: %d cells, want %d", m[1], m[2], len(parts), len(conds))
+		}
+		for i, p := range parts {
+			c, ok := cells[format+" "+budget+" "+conds[i]]
+			if !ok || c.CostRatio == 0 {
+				t.Fatalf("cost row %s %s, %s: not measured", m[1], m[2], conds[i])
+			}
+			readmeNear(t, fmt.Sprintf("%s %s %s cost", format, budget, conds[i]), strings.TrimSpace(p), c.CostRatio)
+			n++
+		}
+	}
+	if n != 36 {
+		t.Errorf("%d cells of the README's cost table checked, want 36", n)
+	}
 }
 
 // readTrajectorySummary reads the summary.json a trajectory bench wrote

@@ -35,16 +35,26 @@ func turnText(format string, e json.RawMessage) (text, rest string, ok bool) {
 	return turnTextOf(format, e, false)
 }
 
-// reasoningBlock reports whether an Anthropic block is a thinking or
-// redacted_thinking block: an old turn may go without them.
-func reasoningBlock(b map[string]json.RawMessage) bool {
-	var t string
-	json.Unmarshal(b["type"], &t)
-	return t == "thinking" || t == "redacted_thinking"
+// reasoningPart reports whether a block or part of format is reasoning
+// an old turn may go without: an Anthropic thinking or redacted_thinking
+// block, a Gemini thought part that carries no signature.
+func reasoningPart(format string, b map[string]json.RawMessage) bool {
+	switch format {
+	case "anthropic":
+		var t string
+		json.Unmarshal(b["type"], &t)
+		return t == "thinking" || t == "redacted_thinking"
+	case "gemini":
+		var thought bool
+		json.Unmarshal(b["thought"], &thought)
+		_, signed := b["thoughtSignature"]
+		return thought && !signed
+	}
+	return false
 }
 
-// turnTextOf is turnText; with noReasoning, an Anthropic element's
-// reasoning blocks are left out of what remains.
+// turnTextOf is turnText; with noReasoning, an element's reasoning
+// parts (reasoningPart) are left out of what remains.
 func turnTextOf(format string, e json.RawMessage, noReasoning bool) (text, rest string, ok bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(e, &m) != nil {
@@ -69,7 +79,7 @@ func turnTextOf(format string, e json.RawMessage, noReasoning bool) (text, rest 
 				texts = append(texts, t)
 				continue
 			}
-			if noReasoning && format == "anthropic" && reasoningBlock(bm) {
+			if noReasoning && reasoningPart(format, bm) {
 				continue
 			}
 			kept = append(kept, b)
@@ -209,8 +219,8 @@ func fenced(text string) (prose, blocks string) {
 // contents, reasoning and call items) of the forwarded array field of
 // format that are neither byte for byte one of the agent's nor a clipped
 // form of one (clippedFrom): swc may drop a turn or clip an old turn's
-// prose, and an old Anthropic turn may go without its thinking and
-// redacted_thinking blocks (its text then whole or clipped), never
+// prose, and an old turn may go without its reasoning (reasoningPart;
+// its text then whole or clipped), never
 // otherwise rewrite it (its calls, signatures and unknown blocks go out
 // as the agent sent them; the turn being answered keeps its thinking:
 // checkThinkingKept). It returns the handles of the clipped turns and
@@ -252,7 +262,7 @@ func sameTurns(format string, fwd, orig []byte, field string) (breaches, []strin
 			dropped++
 			continue
 		}
-		bs.add("turn-changed", "%s[%d] (%s%s) is neither one of the agent's, byte for byte, nor a clipped form of one (its text's head and a handle, all else as the agent's, but reasoning blocks an old Anthropic turn may go without)", field, i, role, typ)
+		bs.add("turn-changed", "%s[%d] (%s%s) is neither one of the agent's, byte for byte, nor a clipped form of one (its text's head and a handle, all else as the agent's, but reasoning an old turn may go without)", field, i, role, typ)
 	}
 	return bs, clipped, dropped
 }

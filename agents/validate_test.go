@@ -251,7 +251,8 @@ func TestKept(t *testing.T) {
 
 		{"gemini: clipped", "gemini", "contents", gemBody(gemTurn(prose, "sig")), gemBody(gemTurn(head+mark, "sig")), nil, 1},
 		{"gemini: clipped, the call's signature changed", "gemini", "contents", gemBody(gemTurn(prose, "sig")), gemBody(gemTurn(head+mark, "sig2")), []string{"turn-changed"}, 0},
-		{"gemini: clipped without its thought", "gemini", "contents", gemBody(gemTurn(prose, "sig")), gemBody(strings.Replace(gemTurn(head+mark, "sig"), `{"text":"t","thought":true},`, "", 1)), []string{"turn-changed"}, 0},
+		{"gemini: clipped without its unsigned thought", "gemini", "contents", gemBody(gemTurn(prose, "sig")), gemBody(strings.Replace(gemTurn(head+mark, "sig"), `{"text":"t","thought":true},`, "", 1)), nil, 1},
+		{"gemini: without a signed thought", "gemini", "contents", gemBody(strings.Replace(gemTurn(prose, "sig"), `"thought":true}`, `"thought":true,"thoughtSignature":"ts"}`, 1)), gemBody(strings.Replace(gemTurn(head+mark, "sig"), `{"text":"t","thought":true},`, "", 1)), []string{"turn-changed"}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			format, field, o := cmp.Or(c.format, "anthropic"), cmp.Or(c.field, "messages"), []byte(cmp.Or(c.orig, orig))

@@ -177,9 +177,13 @@ func geminiPartly(in *Input, msgs []int, raw json.RawMessage, kept map[int]bool,
 		}
 		if model {
 			// A model turn: its first text part holds the text, its
-			// other text parts go, every other part stays.
+			// other text parts go, its thought parts too unless the text
+			// still holds their placeholder or they carry a signature,
+			// every other part stays.
 			if !geminiText(p) {
-				out = append(out, rp)
+				if !geminiDroppedThought(p, text) {
+					out = append(out, rp)
+				}
 			} else if !mainDone && text != "" {
 				out = append(out, geminiTurnText(p, text))
 				mainDone = true
@@ -197,6 +201,20 @@ func geminiPartly(in *Input, msgs []int, raw json.RawMessage, kept map[int]bool,
 		out = append([]json.RawMessage{b}, out...)
 	}
 	return writeObject(c, map[string]json.RawMessage{"parts": joinArray(out)}), nil
+}
+
+// geminiDroppedThought reports whether part p of an old model turn
+// rewritten to text goes: a thought part (StripReasoning) without a
+// thoughtSignature, when text holds no "[thought]" line.
+func geminiDroppedThought(p map[string]json.RawMessage, text string) bool {
+	var thought bool
+	if v, _ := GeminiField(p, "thought"); v == nil || json.Unmarshal(v, &thought) != nil || !thought {
+		return false
+	}
+	if sig, _ := GeminiField(p, "thoughtSignature"); sig != nil {
+		return false
+	}
+	return !holdsReasoning(text)
 }
 
 // geminiText reports whether part p is a text part of the reply (its

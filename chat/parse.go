@@ -266,19 +266,20 @@ func placeholder(typ string) string {
 	return "[" + typ + "]"
 }
 
-// reasoningPlaceholders are the placeholders of an Anthropic turn's
-// reasoning blocks, which an old turn of a tool loop may go without
-// (StripReasoning).
-var reasoningPlaceholders = [...]string{"[thinking]", "[redacted_thinking]"}
+// reasoningPlaceholders are the placeholders of a turn's reasoning
+// parts, which an old turn of a tool loop may go without
+// (StripReasoning): Anthropic's thinking blocks, Gemini's thought parts.
+var reasoningPlaceholders = [...]string{"[thinking]", "[redacted_thinking]", "[thought]"}
 
 // StripReasoning returns text, a message's Content, without the lines
-// that are placeholders of Anthropic reasoning blocks ("[thinking]",
-// "[redacted_thinking]"), and whether it held any. The provider wants
-// those blocks only in the assistant turn whose tool calls the request
-// answers; a rewrite of an older turn whose new text holds no such line
-// goes without them (the Anthropic writer drops them).
+// that are placeholders of reasoning parts (Anthropic's "[thinking]",
+// "[redacted_thinking]", Gemini's "[thought]"), and whether it held any.
+// The providers want reasoning back only in the turn whose tool calls
+// the request answers; a rewrite of an older turn whose new text holds no
+// such line goes without it: the Anthropic writer drops its thinking
+// blocks, the Gemini writer its thought parts that carry no signature.
 func StripReasoning(text string) (rest string, had bool) {
-	if !strings.Contains(text, "_thinking]") && !strings.Contains(text, "[thinking]") {
+	if !strings.Contains(text, "thinking]") && !strings.Contains(text, "[thought]") {
 		return text, false
 	}
 	var kept []string

@@ -121,6 +121,15 @@ func TestSpliceRewrittenTurn(t *testing.T) {
 				`"role":"model"}`,
 		},
 		{
+			name:   "gemini thought part without a signature goes",
+			format: Gemini,
+			body: `{"contents":[{"role":"user","parts":[{"text":"task"}]},` +
+				`{"role":"model","parts":[{"text":"hm","thought":true},{"text":"First I look."},{"functionCall":{"name":"sh","args":{},"id":"f1"},"thoughtSignature":"c2ln"}]},` +
+				`{"role":"user","parts":[{"functionResponse":{"name":"sh","id":"f1","response":{"output":"a b"}}}]}]}`,
+			at:   1,
+			want: `{"parts":[{"text":"short"},{"functionCall":{"name":"sh","args":{},"id":"f1"},"thoughtSignature":"c2ln"}],"role":"model"}`,
+		},
+		{
 			name:   "gemini thought part stays",
 			format: Gemini,
 			body: `{"contents":[{"role":"user","parts":[{"text":"task"}]},` +

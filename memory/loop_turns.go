@@ -20,9 +20,10 @@ import (
 
 // turnHead returns the new text of old assistant message m: its text
 // clipped, with the handle of the whole turn, or, for a turn holding
-// Anthropic reasoning blocks (chat.StripReasoning), its text as it came
-// without their placeholders (handle ""; the writer then drops those
-// blocks, which the provider wants only in the turn being answered). ok
+// reasoning (Anthropic's thinking blocks, Gemini's thought parts:
+// chat.StripReasoning), its text as it came without their placeholders
+// (handle ""; the writers then drop those parts, which the providers
+// want only in the turn being answered). ok
 // is false when neither applies: reasoning aside, the text is not all of
 // the message (a placeholder of a part that is not text,
 // chat.HasPlaceholder), and clipping would save little or cannot be done

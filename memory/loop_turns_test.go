@@ -154,6 +154,7 @@ func TestTurnHeadReasoning(t *testing.T) {
 		{"thinking and a short text", "[thinking]\nLet me read the file.", "Let me read the file.", true},
 		{"thinking alone (a turn of calls)", "[thinking]", "", true},
 		{"two thinking blocks around the text", "[thinking]\nFirst.\n[redacted_thinking]", "First.", true},
+		{"a Gemini thought", "[thought]\nFirst.", "First.", true},
 		{"no reasoning, short", "Let me read the file.", "", false},
 		{"reasoning beside an image", "[thinking]\n[image]\nSee.", "", false},
 		{"a line that only mentions thinking", "I was [thinking] about it.", "", false},

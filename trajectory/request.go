@@ -59,7 +59,11 @@ func (q *Request) classify() {
 			case taskOrigin == -2 || q.Input.Origin[i] == taskOrigin:
 				taskOrigin = q.Input.Origin[i]
 				q.kinds[i] = task
-			case IsObservation(m.Content):
+			case i > 0 && (q.kinds[i-1] == assistant || q.kinds[i-1] == observation) && IsObservation(m.Content):
+				// what answers the agent's turn, not a second task or
+				// instructions after the first user message (SWE-agent
+				// sends a demonstration, then the task ending with its
+				// prompt)
 				q.kinds[i] = observation
 			default:
 				q.kinds[i] = user

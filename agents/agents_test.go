@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -45,6 +46,9 @@ type agent struct {
 	// noClip, when set, says why the agent's runs at clipBudget see no
 	// clipped turn: check does not ask for one.
 	noClip string
+	// clipAt is the budget whose run must see a clipped turn (0:
+	// clipBudget).
+	clipAt int
 }
 
 // clipBudget is the budget at which every run must see at least one of
@@ -86,7 +90,9 @@ type result struct {
 	FwdBytes     int    // what the upstream got of it
 	Breaches     []Breach
 	Clipped      int         // the agent's turns the upstream got clipped (Stats.Clipped)
+	Unreasoned   int         // old turns sent whole without their thinking (Stats.Unreasoned)
 	NoClip       string      // why none are to be clipped (agent.noClip)
+	ClipAt       int         // the budget whose run must see one (agent.clipAt, or clipBudget)
 	WantRecall   bool        // swc offers swc_recall in this run's protocol
 	Recall       RecallStats // what the upstream saw of it
 	RecallRounds int         // swc_recall calls swc answered (X-SWC-Recall, summed)
@@ -106,9 +112,9 @@ func (r result) String() string {
 	if r.Recall.Handle != "" {
 		recall = fmt.Sprintf("%s at request %d, answered %v", r.Recall.Handle, r.Recall.Request, r.Recall.Answered)
 	}
-	return fmt.Sprintf("%s %s: steps %d, finished %v, loop requests %d, swc errors %d, last request %d→%d tokens, %d→%d bytes (mode %s), breaches %d, clipped turns %d, recall rounds %d (offered on %d requests; called %s), %.1fs",
+	return fmt.Sprintf("%s %s: steps %d, finished %v, loop requests %d, swc errors %d, last request %d→%d tokens, %d→%d bytes (mode %s), breaches %d, clipped turns %d (whole without thinking %d), recall rounds %d (offered on %d requests; called %s), %.1fs",
 		r.Agent, route, r.Steps, r.Finished, r.Loop, r.Rejected, r.SentTokens, r.FwdTokens, r.SentBytes, r.FwdBytes, r.Mode, len(r.Breaches),
-		r.Clipped, r.RecallRounds, r.Recall.Offered, recall, r.Wall.Seconds())
+		r.Clipped, r.Unreasoned, r.RecallRounds, r.Recall.Offered, recall, r.Wall.Seconds())
 }
 
 // runAgent runs a through swc at budget (0: straight to the upstream)
@@ -198,6 +204,7 @@ func (rn *run) measure(r *result, px *proxy, mine func(s sent) bool) {
 	st := rn.up.Stats()
 	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
 	r.Recall, r.WantRecall, r.Clipped, r.NoClip = st.Recall, rn.budget > 0, st.Clipped, rn.a.noClip
+	r.Unreasoned, r.ClipAt = st.Unreasoned, cmp.Or(rn.a.clipAt, clipBudget)
 	if px == nil {
 		return
 	}
@@ -273,9 +280,9 @@ func check(t *testing.T, r result, steps int) {
 	switch {
 	case r.Budget == 0 && r.Clipped > 0:
 		t.Errorf("%d clipped turns on a run straight to the upstream", r.Clipped)
-	case r.Budget == clipBudget && r.NoClip == "" && r.Clipped == 0:
-		t.Errorf("no turn of the agent's came clipped at budget %d: its old turns' prose went out whole", clipBudget)
-	case r.Budget == clipBudget && r.NoClip != "":
+	case r.Budget == r.ClipAt && r.NoClip == "" && r.Clipped == 0:
+		t.Errorf("no turn of the agent's came clipped at budget %d: its old turns' prose went out whole", r.ClipAt)
+	case r.Budget == r.ClipAt && r.NoClip != "":
 		t.Logf("no clipped turn asked of this agent: %s", r.NoClip)
 	}
 	if r.Budget > 0 && r.Loop > 0 {
@@ -318,9 +325,13 @@ func runAll(t *testing.T, a agent) {
 func TestClaudeCode(t *testing.T) { runAll(t, claudeCode) }
 
 // Claude Code asks for thinking: each of its turns holds a thinking
-// block beside its text, and swc clips no turn whose text is not all of
-// the message (memory's turnHead): its prose goes out whole.
-var claudeCode = agent{name: "claude-code", bin: ".bin/claude", noClip: "Claude Code asks for thinking, and swc never clips a turn holding a thinking block", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+// block beside its text; an old turn swc clips goes without it (the
+// provider wants thinking only in the turn being answered), which the
+// upstream checks (sameTurns, checkThinkingKept). At 8,000 tokens its
+// system prompt and newest exchange alone are over the budget, so every
+// older exchange is dropped and none is left to clip: its runs at 16,000
+// must show clipped turns.
+var claudeCode = agent{name: "claude-code", bin: ".bin/claude", clipAt: 16000, setup: func(t *testing.T, home, base, key string) ([]string, []string) {
 	return []string{
 			"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + key,
 			"IS_SANDBOX=1", // --dangerously-skip-permissions as root (CI runs as root)

@@ -252,9 +252,10 @@ func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answe
 	bs, round, ask := u.checkRecall(format, field, body, orig, answered)
 	if !round {
 		bs = append(bs, sameLast(body, orig, field)...)
-		tbs, clipped := sameTurns(format, body, orig, field)
+		tbs, clipped, bare := sameTurns(format, body, orig, field)
 		bs = append(bs, tbs...)
 		u.mu.Lock()
+		u.st.Unreasoned = max(u.st.Unreasoned, bare)
 		if u.clipped == nil {
 			u.clipped = map[string]bool{}
 		}

@@ -32,6 +32,20 @@ func ownTurn(e json.RawMessage) (own bool, role, typ string) {
 // other fields and its other blocks or parts, in order. ok is false when
 // the element is not JSON.
 func turnText(format string, e json.RawMessage) (text, rest string, ok bool) {
+	return turnTextOf(format, e, false)
+}
+
+// reasoningBlock reports whether an Anthropic block is a thinking or
+// redacted_thinking block: an old turn may go without them.
+func reasoningBlock(b map[string]json.RawMessage) bool {
+	var t string
+	json.Unmarshal(b["type"], &t)
+	return t == "thinking" || t == "redacted_thinking"
+}
+
+// turnTextOf is turnText; with noReasoning, an Anthropic element's
+// reasoning blocks are left out of what remains.
+func turnTextOf(format string, e json.RawMessage, noReasoning bool) (text, rest string, ok bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(e, &m) != nil {
 		return "", "", false
@@ -53,6 +67,9 @@ func turnText(format string, e json.RawMessage) (text, rest string, ok bool) {
 			json.Unmarshal(b, &bm)
 			if t, yes := isText(bm); yes {
 				texts = append(texts, t)
+				continue
+			}
+			if noReasoning && format == "anthropic" && reasoningBlock(bm) {
 				continue
 			}
 			kept = append(kept, b)
@@ -192,25 +209,36 @@ func fenced(text string) (prose, blocks string) {
 // contents, reasoning and call items) of the forwarded array field of
 // format that are neither byte for byte one of the agent's nor a clipped
 // form of one (clippedFrom): swc may drop a turn or clip an old turn's
-// prose, never otherwise rewrite it (its calls, thinking, signatures and
-// unknown blocks go out as the agent sent them). It returns the handles of
-// the clipped turns too.
-func sameTurns(format string, fwd, orig []byte, field string) (breaches, []string) {
+// prose, and an old Anthropic turn may go without its thinking and
+// redacted_thinking blocks (its text then whole or clipped), never
+// otherwise rewrite it (its calls, signatures and unknown blocks go out
+// as the agent sent them; the turn being answered keeps its thinking:
+// checkThinkingKept). It returns the handles of the clipped turns and
+// how many turns went without their reasoning blocks.
+func sameTurns(format string, fwd, orig []byte, field string) (breaches, []string, int) {
 	if orig == nil {
-		return nil, nil
+		return nil, nil, 0
 	}
 	sent := map[string]bool{}
 	agent := map[string][]string{} // the agent's own turns' texts, by what remains without them
+	bare := map[string]bool{}      // an agent's turn without its reasoning blocks: what remains, then its text
 	for _, e := range elements(orig, field) {
 		sent[string(e)] = true
 		if own, _, _ := ownTurn(e); own {
-			if text, rest, ok := turnText(format, e); ok {
-				agent[rest] = append(agent[rest], text)
+			text, rest, ok := turnText(format, e)
+			if !ok {
+				continue
+			}
+			agent[rest] = append(agent[rest], text)
+			if _, r, _ := turnTextOf(format, e, true); r != rest {
+				agent[r] = append(agent[r], text)
+				bare[r+"\x00"+text] = true
 			}
 		}
 	}
 	var bs breaches
 	var clipped []string
+	dropped := 0
 	for i, e := range elements(fwd, field) {
 		own, role, typ := ownTurn(e)
 		if !own || sent[string(e)] {
@@ -220,7 +248,11 @@ func sameTurns(format string, fwd, orig []byte, field string) (breaches, []strin
 			clipped = append(clipped, h)
 			continue
 		}
-		bs.add("turn-changed", "%s[%d] (%s%s) is neither one of the agent's, byte for byte, nor a clipped form of one (its text's head and a handle, all else as the agent's)", field, i, role, typ)
+		if text, rest, ok := turnText(format, e); ok && bare[rest+"\x00"+text] {
+			dropped++
+			continue
+		}
+		bs.add("turn-changed", "%s[%d] (%s%s) is neither one of the agent's, byte for byte, nor a clipped form of one (its text's head and a handle, all else as the agent's, but reasoning blocks an old Anthropic turn may go without)", field, i, role, typ)
 	}
-	return bs, clipped
+	return bs, clipped, dropped
 }

@@ -90,6 +90,10 @@ type Stats struct {
 	// Clipped counts the agent's turns the upstream received clipped
 	// (their prose cut to a head and a handle, sameTurns), each once.
 	Clipped int
+	// Unreasoned is the most old Anthropic turns one request held whole
+	// but without their thinking blocks (sameTurns); a clipped turn that
+	// went without them counts in Clipped alone.
+	Unreasoned int
 }
 
 // Done is what the final answer says; the tests look for it in the

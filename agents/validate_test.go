@@ -229,7 +229,13 @@ func TestKept(t *testing.T) {
 		{"anthropic: clipped, the turn opens with its block", "", "", antBody(antTurn("```sh\nls\n```\n"+prose, thinking+",")), antBody(antTurn(head+mark+"\n\n```sh\nls\n```", thinking+",")), nil, 1},
 		{"anthropic: clipped, two text blocks one", "", "", antBody(antTurn(prose, thinking+`,{"type":"text","text":"First."},`)), antBody(antTurn("First."+mark, thinking+",")), nil, 1},
 		{"anthropic: clipped, the call's input changed", "", "", antBody(antTurn(prose, thinking+",")), antBody(strings.Replace(antTurn(head+mark, thinking+","), "cat x", "cat y", 1)), []string{"turn-changed"}, 0},
-		{"anthropic: clipped without its thinking", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head+mark, "")), []string{"turn-changed"}, 0},
+		{"anthropic: clipped without its thinking", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head+mark, "")), nil, 1},
+		{"anthropic: clipped without its thinking, the call's input changed", "", "", antBody(antTurn(prose, thinking+",")), antBody(strings.Replace(antTurn(head+mark, ""), "cat x", "cat y", 1)), []string{"turn-changed"}, 0},
+		{"anthropic: whole without its thinking", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(prose, "")), nil, 0},
+		{"anthropic: without its thinking and its text changed", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(prose+" ", "")), []string{"turn-changed"}, 0},
+		{"anthropic: without a thinking block it never had", "", "", antBody(antTurn(prose, "")), antBody(antTurn(prose, "")), nil, 0},
+		{"anthropic: without its redacted_thinking", "", "", antBody(antTurn(prose, `{"type":"redacted_thinking","data":"abc"},`)), antBody(antTurn(prose, "")), nil, 0},
+		{"anthropic: a tool_use dropped, not a reasoning block", "", "", antBody(antTurn(prose, thinking+",")), antBody(strings.Replace(antTurn(prose, thinking+","), ","+use, "", 1)), []string{"turn-changed"}, 0},
 		{"anthropic: clipped, the signature changed", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head+mark, strings.Replace(thinking, sign(th), sign("x"), 1)+",")), []string{"turn-changed"}, 0},
 		{"anthropic: clipped text not a prefix", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn("Reading step 2."+mark, thinking+",")), []string{"turn-changed"}, 0},
 		{"anthropic: shortened without a handle", "", "", antBody(antTurn(prose, thinking+",")), antBody(antTurn(head, thinking+",")), []string{"turn-changed"}, 0},
@@ -254,7 +260,7 @@ func TestKept(t *testing.T) {
 				t.Fatalf("not JSON: %s / %s", fwd, o)
 			}
 			bs := append(sameFields(fwd, o, field), sameLast(fwd, o, field)...)
-			tbs, clipped := sameTurns(format, fwd, o, field)
+			tbs, clipped, _ := sameTurns(format, fwd, o, field)
 			bs = append(bs, tbs...)
 			if got := rules(bs); !slices.Equal(got, c.want) || len(clipped) != c.clipped {
 				t.Errorf("rules %v, clipped %v; want %v, %d clipped: %v", got, clipped, c.want, c.clipped, bs)

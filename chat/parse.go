@@ -266,6 +266,54 @@ func placeholder(typ string) string {
 	return "[" + typ + "]"
 }
 
+// reasoningPlaceholders are the placeholders of an Anthropic turn's
+// reasoning blocks, which an old turn of a tool loop may go without
+// (StripReasoning).
+var reasoningPlaceholders = [...]string{"[thinking]", "[redacted_thinking]"}
+
+// StripReasoning returns text, a message's Content, without the lines
+// that are placeholders of Anthropic reasoning blocks ("[thinking]",
+// "[redacted_thinking]"), and whether it held any. The provider wants
+// those blocks only in the assistant turn whose tool calls the request
+// answers; a rewrite of an older turn whose new text holds no such line
+// goes without them (the Anthropic writer drops them).
+func StripReasoning(text string) (rest string, had bool) {
+	if !strings.Contains(text, "_thinking]") && !strings.Contains(text, "[thinking]") {
+		return text, false
+	}
+	var kept []string
+	for line := range strings.SplitSeq(text, "\n") {
+		if isReasoningLine(line) {
+			had = true
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if !had {
+		return text, false
+	}
+	return strings.Join(kept, "\n"), true
+}
+
+func isReasoningLine(line string) bool {
+	for _, p := range reasoningPlaceholders {
+		if line == p {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsReasoning reports whether text holds a reasoning placeholder line.
+func holdsReasoning(text string) bool {
+	for line := range strings.SplitSeq(text, "\n") {
+		if isReasoningLine(line) {
+			return true
+		}
+	}
+	return false
+}
+
 // HasPlaceholder reports whether text, a message's Content, holds a line
 // that is a placeholder for a part that is not text ("[thinking]",
 // "[image]"): its text is then not all of the message, and a rewrite of

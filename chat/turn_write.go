@@ -11,9 +11,12 @@ import (
 
 // Writing a rewritten assistant turn (memory's Options.TurnTokens clips the
 // text of old ones): its text changes, its tool calls and every block or
-// part that is not text go as they came. Memory rewrites only an assistant
-// message whose Content holds no placeholder (HasPlaceholder), so the new
-// text stands for the message's text parts alone.
+// part that is not text go as they came, but for an Anthropic turn's
+// reasoning blocks when the new text holds no placeholder of them
+// (StripReasoning: the provider wants them only in the turn whose calls
+// the request answers). Memory rewrites only an assistant message whose
+// Content holds no other placeholder (HasPlaceholder), so the new text
+// stands for the message's text parts alone.
 
 // arraySpans returns where each element of JSON array list is in it.
 func arraySpans(list []byte) ([]span, error) {
@@ -76,13 +79,16 @@ func anthropicValue(m *swc.Message, _, v []byte, text string) ([]byte, error) {
 // anthropicTurn returns an assistant message's content blocks (list) with
 // text as its text: the first text block's "text" replaced (its other
 // members, such as cache_control, as they came), the other text blocks
-// removed, every other block (tool_use, thinking, …) byte for byte in its
-// place. A list without a text block gets one first.
+// removed, its thinking and redacted_thinking blocks removed unless text
+// holds their placeholder, every other block (tool_use, …) byte for byte
+// in its place. A list without a text block gets one first when text is
+// not empty.
 func anthropicTurn(list []byte, text string) ([]byte, error) {
 	elems, err := arrayElems(list)
 	if err != nil {
 		return nil, err
 	}
+	reasoning := holdsReasoning(text)
 	out := make([][]byte, 0, len(elems)+1)
 	done := false
 	for _, e := range elems {
@@ -90,6 +96,9 @@ func anthropicTurn(list []byte, text string) ([]byte, error) {
 			Type string `json:"type"`
 		}
 		if json.Unmarshal(e, &b) != nil || b.Type != "text" {
+			if !reasoning && (b.Type == "thinking" || b.Type == "redacted_thinking") {
+				continue
+			}
 			out = append(out, e)
 			continue
 		}

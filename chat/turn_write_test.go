@@ -72,14 +72,13 @@ func TestSpliceRewrittenTurn(t *testing.T) {
 		{
 			// Memory never rewrites a turn whose text holds a placeholder;
 			// were it to, the thinking block would stay, with its signature.
-			name:   "anthropic thinking block stays",
+			name:   "anthropic thinking block goes with its placeholder",
 			format: Anthropic,
 			body: `{"model":"c","max_tokens":9,"messages":[{"role":"user","content":"task"},` +
 				`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig=="},{"type":"text","text":"First I look."},{"type":"tool_use","id":"t1","name":"sh","input":{}}]},` +
 				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a b"}]}]}`,
 			at:   1,
-			want: `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig=="},{"type":"text","text":"short"},{"type":"tool_use","id":"t1","name":"sh","input":{}}]}`,
-			text: "[thinking]\nshort",
+			want: `{"role":"assistant","content":[{"type":"text","text":"short"},{"type":"tool_use","id":"t1","name":"sh","input":{}}]}`,
 		},
 		{
 			name:   "responses output_text parts after reasoning",
@@ -207,5 +206,27 @@ func TestRewriteItemsCallText(t *testing.T) {
 	}
 	if string(got) != body {
 		t.Errorf("got  %s\nwant %s", got, body)
+	}
+}
+
+// TestAnthropicTurnReasoning: a rewritten Anthropic turn keeps its
+// thinking and redacted_thinking blocks, in place, only when its new text
+// still holds their placeholder; without it they go, and a turn of
+// reasoning and calls alone keeps its calls.
+func TestAnthropicTurnReasoning(t *testing.T) {
+	list := `[{"type":"thinking","thinking":"hm","signature":"sig=="},{"type":"redacted_thinking","data":"xx"},{"type":"text","text":"First."},{"type":"tool_use","id":"t1","name":"sh","input":{}}]`
+	cases := []struct{ name, text, want string }{
+		{"placeholder kept: blocks kept", "[thinking]\nshort", `[{"type":"thinking","thinking":"hm","signature":"sig=="},{"type":"redacted_thinking","data":"xx"},{"type":"text","text":"[thinking]\nshort"},{"type":"tool_use","id":"t1","name":"sh","input":{}}]`},
+		{"no placeholder: blocks dropped", "short", `[{"type":"text","text":"short"},{"type":"tool_use","id":"t1","name":"sh","input":{}}]`},
+		{"no text: the calls alone", "", `[{"type":"tool_use","id":"t1","name":"sh","input":{}}]`},
+	}
+	for _, tc := range cases {
+		got, err := anthropicTurn([]byte(list), tc.text)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
 	}
 }

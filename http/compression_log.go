@@ -80,7 +80,10 @@ func compressionRecord(c *memory.Compressor, in *chat.Input, res *memory.Result)
 		case sent[i] && masked && m.Role == swc.RoleAssistant:
 			st := m
 			st.Content = stub
-			it.Kind, it.Sent, it.Handle = swc.ItemClipped, c.Cost(st), memory.HistoryHandle([]swc.Message{m})
+			it.Kind, it.Sent = swc.ItemClipped, c.Cost(st)
+			if h := memory.HistoryHandle([]swc.Message{m}); strings.Contains(stub, "[swc:"+h) {
+				it.Handle = h // not an old turn sent whole without its thinking blocks
+			}
 		case sent[i] && masked:
 			st := m
 			st.Content, st.MediaTokens = stub, 0

@@ -38,7 +38,7 @@ func TestCompressionRecordKinds(t *testing.T) {
 	}
 	res := &memory.Result{
 		Source:    []int{0, -1, 6, 7, 8, 9, 10, 11},
-		Rewritten: map[int]string{8: "[swc:h0 bash(ls) → 200 lines]", 10: "Step one. [swc:h1 …]"},
+		Rewritten: map[int]string{8: "[swc:h0 bash(ls) → 200 lines]", 10: "Step one. [swc:" + memory.HistoryHandle(msgs[10:11]) + " …]"},
 		Context: &swc.Context{Chunks: []swc.ChunkReport{
 			{Session: 0, Action: swc.ActionGist}, {Session: 1, Action: swc.ActionVerbatim}, {Session: 2, Action: swc.ActionPartial}}},
 		Sessions: []memory.SessionSpan{{Session: 0, First: 1, Last: 2}, {Session: 1, First: 3, Last: 3}, {Session: 2, First: 4, Last: 4}},
@@ -104,6 +104,12 @@ func TestCompressionRecordKinds(t *testing.T) {
 	}
 	if h := rec.Items[9].Handle; h != memory.HistoryHandle(msgs[10:11]) {
 		t.Errorf("the clipped turn's handle %q; want its history handle", h)
+	}
+	// An old turn sent whole but without its thinking blocks shows no
+	// handle: none is in its text.
+	res.Rewritten[10] = "Step one. " + long
+	if it := compressionRecord(c, &chat.Input{Messages: msgs}, res).Items[9]; it.Kind != swc.ItemClipped || it.Handle != "" {
+		t.Errorf("a turn rewritten without a handle: %s, handle %q", it.Kind, it.Handle)
 	}
 	for _, k := range []int{0, 1, 2, 3, 4, 5, 6, 8} {
 		if rec.Items[k].Handle != "" {

@@ -118,7 +118,9 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 		}
 		if t, h, ok := c.turnHead(msgs[un.msgs[0]], c.opts.TurnTokens); ok {
 			e.rewritten[un.msgs[0]] = t
-			e.recall = append(e.recall, Recallable{Handle: h, First: -1, Last: -1, Messages: []int{un.msgs[0]}})
+			if h != "" {
+				e.recall = append(e.recall, Recallable{Handle: h, First: -1, Last: -1, Messages: []int{un.msgs[0]}})
+			}
 		}
 	}
 	for u := range l.units[:b] {

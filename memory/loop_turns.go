@@ -18,18 +18,40 @@ import (
 // (HistoryHandle: swc_recall gives it back) and its code blocks; its tool
 // calls are never touched.
 
-// turnHead returns the clipped text of assistant message m and its
-// handle, ok false when clipping would save little: the prose is at most
-// max+turnSlack tokens, or the text is not all of the message (a
-// placeholder of a part that is not text, chat.HasPlaceholder; or it
-// opens with a bracket, as the text chat makes of a call with no place
-// for text, "[web_search_call] {…}"), or it opens a fenced block it never
-// closes.
+// turnHead returns the new text of old assistant message m: its text
+// clipped, with the handle of the whole turn, or, for a turn holding
+// Anthropic reasoning blocks (chat.StripReasoning), its text as it came
+// without their placeholders (handle ""; the writer then drops those
+// blocks, which the provider wants only in the turn being answered). ok
+// is false when neither applies: reasoning aside, the text is not all of
+// the message (a placeholder of a part that is not text,
+// chat.HasPlaceholder), and clipping would save little or cannot be done
+// (clipHead).
 func (c *Compressor) turnHead(m swc.Message, max int) (text, handle string, ok bool) {
-	if max <= 0 || len(m.Content) < 4*max || strings.HasPrefix(m.Content, "[") || chat.HasPlaceholder(m.Content) {
+	if max <= 0 {
 		return "", "", false
 	}
-	prose, code, ok := fences(m.Content)
+	content, reasoning := chat.StripReasoning(m.Content)
+	if chat.HasPlaceholder(content) {
+		return "", "", false
+	}
+	if text, handle, ok := c.clipHead(m, content, max); ok {
+		return text, handle, true
+	}
+	return content, "", reasoning
+}
+
+// clipHead returns content, the text of assistant message m, clipped,
+// and the handle of m; ok false when clipping would save little: the
+// prose is at most max+turnSlack tokens, or the text opens with a
+// bracket (the text chat makes of a call with no place for text,
+// "[web_search_call] {…}"), or it opens a fenced block it never closes,
+// or its prose holds markup an agent acts by.
+func (c *Compressor) clipHead(m swc.Message, content string, max int) (text, handle string, ok bool) {
+	if len(content) < 4*max || strings.HasPrefix(content, "[") {
+		return "", "", false
+	}
+	prose, code, ok := fences(content)
 	if !ok {
 		return "", "", false
 	}

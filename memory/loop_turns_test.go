@@ -25,7 +25,10 @@ func TestTurnHead(t *testing.T) {
 			[]string{"```python\nx = 1\n```", cmd}, []string{"Then run it.", "tests must pass"}},
 		{"short turn whole", "THOUGHT: Run the tests.\n\n" + cmd, false, nil, nil},
 		{"prose just over the limit whole", strings.Repeat("word ", 60), false, nil, nil},
-		{"a placeholder: not all of the message", "[thinking]\n" + long, false, nil, nil},
+		{"a placeholder: not all of the message", "[image]\n" + long, false, nil, nil},
+		{"Anthropic reasoning: clipped, its placeholder gone", "[thinking]\n" + long + "\n[redacted_thinking]", true,
+			[]string{"THOUGHT: The bug is in", "[swc:h"}, []string{"[thinking]", "[redacted_thinking]", "tests must pass"}},
+		{"reasoning beside another placeholder: whole", "[thinking]\n" + long + "\n[image]", false, nil, nil},
 		{"a Gemini media part: not all of the message", long + "\n[inlineData image/png]", false, nil, nil},
 		{"an open fence", long + "\n```bash\nls\n", false, nil, nil},
 		{"a call's text (Responses' hosted call)", "[web_search_call] " + long, false, nil, nil},
@@ -48,6 +51,9 @@ func TestTurnHead(t *testing.T) {
 			}
 			if !ok {
 				return
+			}
+			if h == "" {
+				t.Fatalf("no handle: %q", got)
 			}
 			if h != HistoryHandle([]swc.Message{m}) || !strings.Contains(got, "[swc:"+h+" …]") {
 				t.Errorf("handle %s not the turn's or not shown: %q", h, got)
@@ -132,5 +138,35 @@ func TestLoopTurnsClipped(t *testing.T) {
 		case turn == 0 && clipped != stubs:
 			t.Errorf("%d turns clipped, %d observations stubbed", clipped, stubs)
 		}
+	}
+}
+
+// TestTurnHeadReasoning: an old Anthropic turn whose prose is too short
+// to clip still goes without its reasoning blocks: its text as it came,
+// their placeholders taken out, no handle (nothing of the text is left
+// out); a turn without reasoning is left alone.
+func TestTurnHeadReasoning(t *testing.T) {
+	c := mustNew(t, DefaultOptions())
+	cases := []struct {
+		name, content, want string
+		ok                  bool
+	}{
+		{"thinking and a short text", "[thinking]\nLet me read the file.", "Let me read the file.", true},
+		{"thinking alone (a turn of calls)", "[thinking]", "", true},
+		{"two thinking blocks around the text", "[thinking]\nFirst.\n[redacted_thinking]", "First.", true},
+		{"no reasoning, short", "Let me read the file.", "", false},
+		{"reasoning beside an image", "[thinking]\n[image]\nSee.", "", false},
+		{"a line that only mentions thinking", "I was [thinking] about it.", "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, h, ok := c.turnHead(swc.Message{Role: swc.RoleAssistant, Content: tc.content}, DefaultTurnTokens)
+			if ok != tc.ok || ok && (got != tc.want || h != "") {
+				t.Fatalf("turnHead = %q, %q, %v; want %q, \"\", %v", got, h, ok, tc.want, tc.ok)
+			}
+		})
+	}
+	if _, _, ok := c.turnHead(swc.Message{Role: swc.RoleAssistant, Content: "[thinking]\nx"}, -1); ok {
+		t.Error("TurnTokens off: a turn was rewritten")
 	}
 }

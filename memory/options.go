@@ -121,7 +121,9 @@ type Options struct {
 	// keeps its first sentences up to this many tokens (default
 	// DefaultTurnTokens; negative: never clipped), then a handle to the
 	// whole turn; its fenced code blocks (a text-acting agent's command)
-	// and its tool calls stay as they were.
+	// and its tool calls stay as they were. At the same jumps an old
+	// Anthropic turn goes without its thinking blocks, clipped or not
+	// (chat.StripReasoning).
 	TurnTokens int
 	// HistoryHandles makes the memory of a chat history show a handle
 	// in the place of each piece it does not hold whole (Result.Recall), so

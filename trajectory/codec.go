@@ -21,8 +21,11 @@ type codec struct {
 	turn func(items []json.RawMessage) string
 	// rewrite returns item with contents replaced: texts maps a tool call
 	// id to the new text of its result, "" to the new text of the item's
-	// own content.
-	rewrite func(item json.RawMessage, texts map[string]string) (json.RawMessage, error)
+	// own content. calls are the ids of the calls the item's tool results
+	// answer, in the order chat.Parse read them (what Gemini needs: its
+	// function responses may carry no id, and chat gives a call without
+	// one an id of its position).
+	rewrite func(item json.RawMessage, calls []string, texts map[string]string) (json.RawMessage, error)
 	// validate returns the provider-rule breaches of a body's list.
 	validate func(o object, items []json.RawMessage) []string
 }
@@ -31,6 +34,7 @@ var codecs = map[chat.Format]*codec{
 	chat.OpenAI:    {format: chat.OpenAI, list: "messages", assistant: roleIs("assistant"), turn: openAITurn, rewrite: openAIRewrite, validate: validateOpenAI},
 	chat.Anthropic: {format: chat.Anthropic, list: "messages", assistant: roleIs("assistant"), turn: anthropicTurn, rewrite: anthropicRewrite, validate: validateAnthropic},
 	chat.Responses: {format: chat.Responses, list: "input", assistant: responsesAssistant, turn: responsesTurn, rewrite: responsesRewrite, validate: validateResponses},
+	chat.Gemini:    {format: chat.Gemini, list: "contents", assistant: roleIs("model"), turn: geminiTurn, rewrite: geminiRewrite, validate: validateGemini},
 }
 
 // codecOf returns the codec of format f, or an error naming the formats
@@ -39,7 +43,7 @@ func codecOf(f chat.Format) (*codec, error) {
 	if c := codecs[f]; c != nil {
 		return c, nil
 	}
-	return nil, fmt.Errorf("format %s: the trajectory bench replays openai, anthropic and responses request bodies", f)
+	return nil, fmt.Errorf("format %s: the trajectory bench replays openai, anthropic, responses and gemini request bodies", f)
 }
 
 type roleOnly struct {

@@ -53,7 +53,7 @@ func anthropicTurn(items []json.RawMessage) string {
 	return b.String()
 }
 
-func anthropicRewrite(item json.RawMessage, texts map[string]string) (json.RawMessage, error) {
+func anthropicRewrite(item json.RawMessage, _ []string, texts map[string]string) (json.RawMessage, error) {
 	o, err := decodeObject(item)
 	if err != nil {
 		return nil, err

@@ -35,7 +35,7 @@ func openAITurn(items []json.RawMessage) string {
 	return b.String()
 }
 
-func openAIRewrite(item json.RawMessage, texts map[string]string) (json.RawMessage, error) {
+func openAIRewrite(item json.RawMessage, _ []string, texts map[string]string) (json.RawMessage, error) {
 	o, err := decodeObject(item)
 	if err != nil {
 		return nil, err

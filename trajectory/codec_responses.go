@@ -76,7 +76,7 @@ func responsesTurn(items []json.RawMessage) string {
 // message's items with commas: "{…},{…}"): an output item answering a
 // call named in texts gets the new "output", a user message item the new
 // content ("").
-func responsesRewrite(raw json.RawMessage, texts map[string]string) (json.RawMessage, error) {
+func responsesRewrite(raw json.RawMessage, _ []string, texts map[string]string) (json.RawMessage, error) {
 	var items []json.RawMessage
 	if err := json.Unmarshal(append(append([]byte{'['}, raw...), ']'), &items); err != nil {
 		return nil, err

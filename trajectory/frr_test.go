@@ -11,7 +11,10 @@ import (
 )
 
 // The hand count of testdata/tiny.json (both forms: the same run as Chat
-// Completions and as Messages). The run: system, task "Fix the crash in
+// Completions and as Messages), which tiny_responses.json and
+// tiny_gemini.json hold too, as Responses input items and as Gemini
+// contents: every form has the same requests, targets and FRR (the Gemini
+// form's thought part in a2 is no part of its next turn). The run: system, task "Fix the crash in
 // the parser.", then
 //
 //	a1 "Let me look around." bash(ls -R src tests)  → t1 "src/parser.py\nsrc/lexer.py\ntests/test_parser.py"
@@ -53,12 +56,16 @@ var tinyTargets = [][]string{
 // a3 (0/1): ORR 0.5.
 var tinyOwn = [][]string{nil, nil, {"src/parser.py", "parser.py"}, nil, {"parse_expr"}}
 
-// loadTiny returns the tiny run in its three forms: Chat Completions and
-// Messages (tiny.json), Responses (tiny_responses.json, a plain body).
+// loadTiny returns the tiny run in its four forms: Chat Completions and
+// Messages (tiny.json), Responses (tiny_responses.json, a plain body) and
+// Gemini (tiny_gemini.json, a trajectory file with a "gemini" body: the
+// first two calls without ids, answered by name, the last two with ids;
+// every call signed; a2 opens with a thought naming src/lexer.py, held
+// in t1 only, which must not make it a target of request 1).
 func loadTiny(t *testing.T) []Trajectory {
 	t.Helper()
 	var out []Trajectory
-	for _, f := range []string{"tiny.json", "tiny_responses.json"} {
+	for _, f := range []string{"tiny.json", "tiny_responses.json", "tiny_gemini.json"} {
 		data, err := os.ReadFile("testdata/" + f)
 		if err != nil {
 			t.Fatal(err)
@@ -74,9 +81,9 @@ func loadTiny(t *testing.T) []Trajectory {
 
 func TestTinyTargets(t *testing.T) {
 	trajs := loadTiny(t)
-	bodies := append(trajs[0].Bodies, trajs[1].Bodies...)
-	if len(bodies) != 3 || bodies[2].Format != chat.Responses {
-		t.Fatalf("bodies: %+v, want openai, anthropic and responses", bodies)
+	bodies := append(append(trajs[0].Bodies, trajs[1].Bodies...), trajs[2].Bodies...)
+	if len(bodies) != 4 || bodies[2].Format != chat.Responses || bodies[3].Format != chat.Gemini {
+		t.Fatalf("bodies: %+v, want openai, anthropic, responses and gemini", bodies)
 	}
 	for _, b := range bodies {
 		tr := trajs[0]
@@ -121,8 +128,8 @@ func TestTinyFRR(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := Summarize(Settings{Budgets: []int{tt.budget}, Conditions: []string{tt.cond.Name()}}, rows)
-		if len(s.Cells) != 3 {
-			t.Fatalf("%d cells, want openai, anthropic and responses", len(s.Cells))
+		if len(s.Cells) != 4 {
+			t.Fatalf("%d cells, want openai, anthropic, responses and gemini", len(s.Cells))
 		}
 		for _, c := range s.Cells {
 			name := c.Format + " " + c.Condition

@@ -30,8 +30,9 @@ type Body struct {
 }
 
 // wrapperFormats are the fields of a trajectory file ({"name", "agent",
-// "source", "license", "openai", "anthropic"}) that hold a request body,
-// and their formats, in the order the bench runs them.
+// "source", "license", "openai", "anthropic", "responses", "gemini"}) that
+// hold a request body, and their formats, in the order the bench runs
+// them.
 var wrapperFormats = []struct {
 	key    string
 	format chat.Format
@@ -39,13 +40,14 @@ var wrapperFormats = []struct {
 	{"openai", chat.OpenAI},
 	{"anthropic", chat.Anthropic},
 	{"responses", chat.Responses},
+	{"gemini", chat.Gemini},
 }
 
 // Load reads every *.json file of dir, in name order: a trajectory file
-// (an object with "openai", "anthropic" and/or "responses" request
-// bodies; a null one is absent) or a plain request body (Chat Completions, Messages or
-// Responses, told apart by their fields; the trajectory is named after
-// the file). It also returns the SHA-256 of
+// (an object with "openai", "anthropic", "responses" and/or "gemini"
+// request bodies; a null one is absent) or a plain request body (Chat
+// Completions, Messages, Responses or Gemini's generateContent, told apart
+// by their fields; the trajectory is named after the file). It also returns the SHA-256 of
 // the files' names and bytes, so that a resumed run can tell whether the
 // data changed. It returns an EINVALID error naming the file for one that
 // is neither, or for a body in a format the bench does not replay.
@@ -115,7 +117,8 @@ func parseFile(name string, data []byte) (Trajectory, error) {
 
 // detect returns a request body's format: responses for a body with
 // "input" and no "messages" (chat.Detect knows the formats a message list
-// alone can be in), else chat.Detect's answer.
+// alone can be in), else chat.Detect's answer (gemini for a body with
+// "contents").
 func detect(o object, data []byte) (chat.Format, error) {
 	_, input := o["input"]
 	_, messages := o["messages"]
@@ -132,6 +135,9 @@ func isWrapper(o object) bool {
 		return false
 	}
 	if _, ok := o["input"]; ok {
+		return false
+	}
+	if _, ok := o["contents"]; ok {
 		return false
 	}
 	for _, w := range wrapperFormats {

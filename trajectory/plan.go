@@ -96,20 +96,20 @@ func (p *plan) body() ([]byte, error) {
 			continue
 		}
 		texts := map[string]string{}
+		var calls []string
 		for _, i := range ms {
-			t, ok := p.text[i]
-			if !ok {
-				continue
-			}
 			key := ""
 			if in.Messages[i].Role == swc.RoleTool {
 				key = in.Messages[i].ToolCallID
+				calls = append(calls, key)
 			}
-			texts[key] = t
+			if t, ok := p.text[i]; ok {
+				texts[key] = t
+			}
 		}
 		if len(texts) > 0 {
 			var err error
-			if raw, err = c.rewrite(raw, texts); err != nil {
+			if raw, err = c.rewrite(raw, calls, texts); err != nil {
 				return nil, err
 			}
 		}

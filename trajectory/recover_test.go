@@ -56,8 +56,8 @@ func TestTinyRecoverable(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := Summarize(Settings{Budgets: []int{100000}, Conditions: []string{tt.cond.Name()}}, rows)
-		if len(s.Cells) != 3 {
-			t.Fatalf("%d cells, want openai, anthropic and responses", len(s.Cells))
+		if len(s.Cells) != 4 {
+			t.Fatalf("%d cells, want openai, anthropic, responses and gemini", len(s.Cells))
 		}
 		for _, c := range s.Cells {
 			name := c.Format + " " + c.Condition

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 )
 
 func TestResultsResume(t *testing.T) {
@@ -29,8 +30,8 @@ func TestResultsResume(t *testing.T) {
 		}
 		return written, res.Rows()
 	}
-	if n, rows := run(Truncation{}); n != 30 || len(rows) != 30 {
-		t.Fatalf("first run wrote %d rows, holds %d; want 30", n, len(rows))
+	if n, rows := run(Truncation{}); n != 40 || len(rows) != 40 {
+		t.Fatalf("first run wrote %d rows, holds %d; want 40", n, len(rows))
 	}
 	// a run killed while writing: the last row torn
 	path := filepath.Join(dir, ResultsFile)
@@ -41,8 +42,8 @@ func TestResultsResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, rows := run(Truncation{}, Mask{K: 1})
-	if n != 31 || len(rows) != 60 {
-		t.Fatalf("resumed run wrote %d rows, holds %d; want 31 (the torn one and mask-1's 30) and 60", n, len(rows))
+	if n != 41 || len(rows) != 80 {
+		t.Fatalf("resumed run wrote %d rows, holds %d; want 41 (the torn one and mask-1's 40) and 80", n, len(rows))
 	}
 	var stable int
 	for _, r := range rows {
@@ -50,15 +51,15 @@ func TestResultsResume(t *testing.T) {
 			stable++
 		}
 	}
-	if stable != 12 { // 4 pairs in each format, all within the budget: unchanged
-		t.Errorf("%d stable truncation rows at 100000, want 12", stable)
+	if stable != 16 { // 4 pairs in each of the 4 formats, all within the budget: unchanged
+		t.Errorf("%d stable truncation rows at 100000, want 16", stable)
 	}
 	if n, _ := run(Truncation{}, Mask{K: 1}); n != 0 {
 		t.Errorf("a finished run wrote %d rows again", n)
 	}
 	data, _ = os.ReadFile(path)
-	if got := strings.Count(string(data), "\n"); got != 60 {
-		t.Errorf("results.jsonl has %d lines, want 60", got)
+	if got := strings.Count(string(data), "\n"); got != 80 {
+		t.Errorf("results.jsonl has %d lines, want 80", got)
 	}
 	key.Version = "other"
 	if err := CheckResume(dir, key); swc.ErrorCode(err) != swc.EINVALID {
@@ -91,9 +92,28 @@ func TestLoad(t *testing.T) {
 	if len(trajs) != 2 || trajs[0].Name != "tiny" || len(trajs[0].Bodies) != 2 || trajs[1].Name != "b" || trajs[1].Bodies[0].Format != "anthropic" || len(hash) != 64 {
 		t.Fatalf("Load = %+v, %q", trajs, hash)
 	}
+	write("b2.json", `{"systemInstruction":{"parts":[{"text":"s"}]},"contents":[{"role":"user","parts":[{"text":"u"}]},{"role":"model","parts":[{"text":"a"}]}]}`)
+	write("b3.json", `{"name":"g","gemini":{"contents":[{"role":"user","parts":[{"text":"u"}]},{"role":"model","parts":[{"text":"a"}]}]}}`)
+	trajs, _, err = Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trajs) != 4 || trajs[2].Name != "b2" || trajs[2].Bodies[0].Format != chat.Gemini || trajs[3].Name != "g" || len(trajs[3].Bodies) != 1 || trajs[3].Bodies[0].Format != chat.Gemini {
+		t.Fatalf("Load = %+v, want b2 a plain Gemini body, g a trajectory file with one", trajs)
+	}
+	if _, err := NewReplay("b2", trajs[2].Bodies[0]); err != nil {
+		t.Errorf("the plain Gemini body: %v", err)
+	}
 	write("c.json", `{"name":"x","openai":null,"anthropic":null}`)
 	if _, _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "c.json") {
 		t.Errorf("a trajectory without bodies: %v, want an error naming c.json", err)
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "l.jsonl.json"), []byte(`{"time":"2024-01-01T00:00:00Z","speaker":"a","text":"hi"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(other); err == nil || !strings.Contains(err.Error(), "replays openai, anthropic, responses and gemini request bodies") {
+		t.Errorf("a body of another format: %v, want an error naming the formats replayed", err)
 	}
 	if _, _, err := Load(t.TempDir()); swc.ErrorCode(err) != swc.ENOTFOUND {
 		t.Errorf("an empty directory: %v, want ENOTFOUND", err)

@@ -68,8 +68,8 @@ func TestTinyReusedIDs(t *testing.T) {
 			return cells
 		}
 		own, reused := run(loadTiny(t)), run(loadTinyReused(t))
-		if len(reused) != 3 {
-			t.Fatalf("%d cells, want openai, anthropic and responses", len(reused))
+		if len(reused) != 4 {
+			t.Fatalf("%d cells, want openai, anthropic, responses and gemini", len(reused))
 		}
 		for f, c := range reused {
 			o := own[f]

@@ -23,24 +23,26 @@ func TestBenchTrajectories(t *testing.T) {
 		}
 	}
 	sum := readTrajectorySummary(t, dir)
-	// tiny (openai, anthropic), tiny-text (openai), tiny_responses:
-	// 3 formats × 2 budgets × 6 conditions
-	if len(sum.Cells) != 36 {
-		t.Errorf("%d cells, want 36", len(sum.Cells))
+	// tiny (openai, anthropic), tiny-text (openai), tiny_responses,
+	// tiny_gemini: 4 formats × 2 budgets × 6 conditions
+	if len(sum.Cells) != 48 {
+		t.Errorf("%d cells, want 48", len(sum.Cells))
 	}
 	for _, c := range sum.Cells {
 		if c.Breaches > 0 || c.Requests == 0 {
 			t.Errorf("%s %s@%d: %d breaches in %d requests", c.Format, c.Condition, c.Budget, c.Breaches, c.Requests)
 		}
 	}
-	for _, want := range []string{"mask-10", "swc-anchored", "anthropic", "responses"} {
+	for _, want := range []string{"mask-10", "swc-anchored", "anthropic", "responses", "gemini"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the table does not show %q:\n%s", want, stdout)
 		}
 	}
 	html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
-	if !strings.Contains(string(html), `id="chart-frr-openai"`) {
-		t.Error("report.html has no FRR chart for openai")
+	for _, f := range []string{"openai", "gemini"} {
+		if !strings.Contains(string(html), `id="chart-frr-`+f+`"`) {
+			t.Errorf("report.html has no FRR chart for %s", f)
+		}
 	}
 	rows, _ := os.ReadFile(filepath.Join(dir, "results.jsonl"))
 	_, stderr, err = run(t, nil, args...)

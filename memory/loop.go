@@ -8,18 +8,19 @@ import (
 )
 
 // Tool loops. An agent's request is a tool loop when, after its task (the
-// first user message), observations (tool results, and the user messages
-// that carry a text-acting agent's command output) outnumber the user
-// messages a person wrote, and number loopMinObservations at least. Such a history is not consolidated into
+// user messages before the agent's first turn: the last of them is the
+// task, an earlier one a demonstration, as SWE-agent sends), observations
+// (tool results, and the user messages that carry a text-acting agent's
+// command output) outnumber the user messages a person wrote, and number
+// loopMinObservations at least. Such a history is not consolidated into
 // sessions: the instructions, the task, every later user text and every
-// assistant turn's calls go verbatim; the latest observations go verbatim, older
-// ones are replaced in place by a stub (observe.Stub: handle, call,
+// assistant turn's calls go verbatim; the latest observations go verbatim,
+// older ones are replaced in place by a stub (observe.Stub: handle, call,
 // outcome and the output's most useful lines), their turns' prose clipped
-// (loop_turns.go), and past that the oldest
-// whole exchanges are dropped and listed in the memory message. The
-// masking boundary moves in jumps, as a function of the history alone (see
-// loopWalk), so the requests of one epoch share their prefix byte for
-// byte.
+// (loop_turns.go), and past that the oldest whole exchanges are dropped
+// and listed in the memory message. The masking boundary moves in jumps,
+// as a function of the history alone (see loopWalk), so the requests of
+// one epoch share their prefix byte for byte.
 
 // loopMinObservations is how many observations a history holds at least
 // to be a tool loop: a chat whose assistant checks a date or two is not
@@ -44,7 +45,8 @@ type loopUnit struct {
 func (u *loopUnit) kept() bool { return u.user || u.pinned }
 
 // loopShape is a tool loop's messages: instructions, the head (the
-// conversation up to and including the task), then the units.
+// conversation up to the agent's first turn, the task its last user
+// message), then the units.
 type loopShape struct {
 	instr []int
 	head  []int
@@ -66,7 +68,10 @@ func asLoop(msgs []swc.Message) *loopShape {
 			l.instr = append(l.instr, i)
 			continue
 		}
-		if task < 0 {
+		if task < 0 || len(l.units) == 0 && m.Role == swc.RoleUser {
+			// The head runs up to the agent's first turn: a user message
+			// before it is the task, or part of it (SWE-agent sends a
+			// demonstration, then the task), never a person's later text.
 			l.head = append(l.head, i)
 			if m.Role == swc.RoleUser {
 				task = i

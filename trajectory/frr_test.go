@@ -205,3 +205,61 @@ func TestTinyTextActing(t *testing.T) {
 		}
 	}
 }
+
+// testdata/tiny_sweagent.json is shaped like an SWE-agent run (hand-written):
+// a demonstration as the first user message, then the task, both ending
+// with the "(Current directory: …)\nbash-$" prompt SWE-agent appends to
+// every observation. The task is not an observation (it comes before the
+// agent's first turn, so both it and the demonstration are the task, kept
+// by every baseline); the outputs are, so the path and checkNotNaN, which
+// only they hold, are the targets.
+func TestTinySWEAgent(t *testing.T) {
+	data, err := os.ReadFile("testdata/tiny_sweagent.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := parseFile("tiny-sweagent", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := NewReplay(tr.Name, tr.Bodies[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "gson/src/main/java/com/google/gson/stream/JsonWriter.java"
+	want := [][]string{nil, {path}, {"checkNotNaN"}}
+	if rp.Len() != len(want) {
+		t.Fatalf("%d requests, want %d", rp.Len(), len(want))
+	}
+	for i, w := range want {
+		q, err := rp.Request(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.Targets(); !slices.Equal(got, w) {
+			t.Errorf("request %d: targets %q, want %q", i, got, w)
+		}
+		if q.kinds[1] != task || q.kinds[2] != task {
+			t.Errorf("request %d: kinds %v, want the demonstration and the task both the task", i, q.kinds)
+		}
+		if i == 2 {
+			if q.kinds[4] != observation || q.kinds[6] != observation {
+				t.Errorf("request 2: kinds %v, want messages[4] and [6] observations", q.kinds)
+			}
+			body, err := Mask{K: 0}.Compress(context.Background(), q, 100000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, text := rp.Measure(body); strings.Contains(text, "checkNotNaN") || !strings.Contains(text, "cannot write NaN") {
+				t.Errorf("mask-0 kept an output or dropped the task: %q", text)
+			}
+			body, err = Truncation{}.Compress(context.Background(), q, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, text := rp.Measure(body); !strings.Contains(text, "cannot write NaN") || !strings.Contains(text, "DEMONSTRATION") {
+				t.Errorf("truncation dropped the task or the demonstration: %q", text)
+			}
+		}
+	}
+}

@@ -12,10 +12,19 @@ import (
 // puts before a long output.
 var observationRE = regexp.MustCompile(`(?i)^\s*(?:<returncode>-?\d+</returncode>|<output>|<warning>|<output_head>|observation:|exit code:\s*-?\d+|\[command finished with exit code -?\d+\]|\[the command (?:has no new output|timed out|completed)|the last command <command>)`)
 
+// promptRE matches the end of SWE-agent's observation message (before its
+// tool calls): the state it appends to every output, "(Open file: …)",
+// "(Current directory: …)" and the prompt "bash-$", whatever the output
+// above them (empty, a file viewer's window, a compiler's errors).
+var promptRE = regexp.MustCompile(`\(Current directory: [^\n]*\)\s*\n\s*bash-\$\s*$`)
+
 // IsObservation reports whether the text of a user message other than the
 // first has the shape of output returned to an agent that acts in text
-// rather than something a person wrote: by its shape (see observationRE),
-// never by an agent's name.
+// rather than something a person wrote: by its shape (see observationRE
+// and promptRE), never by an agent's name. SWE-agent ends its task message
+// with the same prompt, so the bench takes a message of that shape for an
+// observation only after an assistant turn (classify).
 func IsObservation(text string) bool {
-	return observationRE.MatchString(text) || strings.Contains(text, "</returncode>") && strings.HasPrefix(strings.TrimSpace(text), "<")
+	return observationRE.MatchString(text) || strings.Contains(text, "</returncode>") && strings.HasPrefix(strings.TrimSpace(text), "<") ||
+		promptRE.MatchString(text)
 }

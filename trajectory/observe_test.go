@@ -15,6 +15,10 @@ func TestIsObservation(t *testing.T) {
 		{"Please fix the bug in foo.py", false},
 		{"The output was <returncode>0</returncode>", false},
 		{"", false},
+		{"[File: /r/A.java (9 lines total)]\n1:class A {}\n(Open file: /r/A.java)\n(Current directory: /r)\nbash-$", true},
+		{"/bin/bash: line 9: javac: command not found\n(Open file: n/a)\n(Current directory: /r)\nbash-$", true},
+		{"(Open file: n/a)\n(Current directory: /r)\nbash-$\n", true},
+		{"I ran it in (Current directory: /r) and saw bash-$ prompts", false},
 	}
 	for _, tt := range tests {
 		if got := IsObservation(tt.text); got != tt.want {

@@ -32,7 +32,7 @@ type kind uint8
 
 const (
 	instruction kind = iota // system or developer
-	task                    // the first user message
+	task                    // the user messages before the first assistant message
 	assistant
 	observation // a tool result, or a user message shaped like command output
 	user        // any other user message
@@ -44,6 +44,7 @@ func (q *Request) classify() {
 	q.kinds = make([]kind, len(msgs))
 	q.costs = make([]int, len(msgs))
 	taskOrigin := -2
+	acted := false // an assistant message came before
 	for i, m := range msgs {
 		q.costs[i] = q.Replay.cost(m)
 		q.Tokens += q.costs[i]
@@ -52,14 +53,22 @@ func (q *Request) classify() {
 			q.kinds[i] = instruction
 		case swc.RoleAssistant:
 			q.kinds[i] = assistant
+			acted = true
 		case swc.RoleTool:
 			q.kinds[i] = observation
 		default:
 			switch {
-			case taskOrigin == -2 || q.Input.Origin[i] == taskOrigin:
+			case taskOrigin == -2 || q.Input.Origin[i] == taskOrigin || !acted:
+				// the task: the first user message, and any other
+				// before the agent's first turn (SWE-agent sends a
+				// demonstration, then the task)
 				taskOrigin = q.Input.Origin[i]
 				q.kinds[i] = task
-			case IsObservation(m.Content):
+			case i > 0 && (q.kinds[i-1] == assistant || q.kinds[i-1] == observation) && IsObservation(m.Content):
+				// what answers the agent's turn, not a second task or
+				// instructions after the first user message (SWE-agent
+				// sends a demonstration, then the task ending with its
+				// prompt)
 				q.kinds[i] = observation
 			default:
 				q.kinds[i] = user

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/swcmem/swc/internal/geminitest"
 	"io"
 	"net/http"
 	"os"
@@ -240,7 +241,7 @@ func checkGeminiTurns(t *testing.T, body []byte, raws map[string]bool) {
 			t.Fatalf("contents[%d] is %s, want %s", i, v.Role, want)
 		}
 		memFirst := i == 0 && (strings.Contains(string(c), "Earlier conversation") || strings.Contains(string(c), "Earlier steps of this tool loop"))
-		if !raws[string(c)] && !memFirst && !geminiStub(raws, c) && !geminiUnthought(raws, c) {
+		if !raws[string(c)] && !memFirst && !geminiStub(raws, c) && !geminitest.Unthought(raws, c) {
 			t.Errorf("contents[%d] is not as the client sent it: %.200s", i, c)
 		}
 		responses, next := 0, 0
@@ -257,40 +258,6 @@ func checkGeminiTurns(t *testing.T, body []byte, raws map[string]bool) {
 		}
 		calls = next
 	}
-}
-
-// geminiUnthought reports whether model content c is one of raws
-// without its thought parts that carry no signature (an old turn of a
-// tool loop goes without them), compared by value.
-func geminiUnthought(raws map[string]bool, c json.RawMessage) bool {
-	canon := func(raw []byte, drop bool) (string, bool) {
-		var v map[string]any
-		if json.Unmarshal(raw, &v) != nil || v["role"] != "model" {
-			return "", false
-		}
-		parts, _ := v["parts"].([]any)
-		var kept []any
-		for _, p := range parts {
-			m, _ := p.(map[string]any)
-			if _, signed := m["thoughtSignature"]; drop && m["thought"] == true && !signed {
-				continue
-			}
-			kept = append(kept, p)
-		}
-		v["parts"] = kept
-		b, _ := json.Marshal(v)
-		return string(b), len(kept) < len(parts)
-	}
-	got, ok := canon(c, false)
-	if !ok && got == "" {
-		return false
-	}
-	for r := range raws {
-		if want, dropped := canon([]byte(r), true); dropped && want == got {
-			return true
-		}
-	}
-	return false
 }
 
 // geminiStub reports whether content c is one of raws with the response

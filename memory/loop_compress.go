@@ -40,16 +40,31 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 		res.Messages = append(res.Messages, m)
 		res.Source = append(res.Source, i)
 	}
+	putMemory := func() {
+		if e.memory != "" {
+			res.Messages = append(res.Messages, swc.Message{Role: swc.RoleSystem, Content: e.memory})
+			res.Source = append(res.Source, -1)
+			res.Tokens += c.Cost(res.Messages[len(res.Messages)-1])
+		}
+	}
 	for _, i := range l.instr {
 		put(i)
 	}
-	if e.memory != "" {
-		res.Messages = append(res.Messages, swc.Message{Role: swc.RoleSystem, Content: e.memory})
-		res.Source = append(res.Source, -1)
-		res.Tokens += c.Cost(res.Messages[len(res.Messages)-1])
+	// The memory goes after the head, where the list of dropped calls it
+	// holds changes at each drop without touching the instructions and
+	// the task before it (a prompt cache keeps them: a text-acting agent's
+	// demonstration and task can be most of a small budget). Where the
+	// provider wants roles to alternate (AlignUser), its memory goes into
+	// the request's system field wherever it stands, and stays before the
+	// head, so the messages alternate as they are.
+	if c.opts.AlignUser {
+		putMemory()
 	}
 	for _, i := range l.head {
 		put(i)
+	}
+	if !c.opts.AlignUser {
+		putMemory()
 	}
 	for u := range l.units {
 		un := &l.units[u]

@@ -75,3 +75,38 @@ func TestLoopDemonstrationThenTask(t *testing.T) {
 	}
 	checkLoop(t, "demonstration then task", c, msgs, res)
 }
+
+// TestLoopMemoryAfterTask: when a loop's oldest exchanges are dropped,
+// the memory message listing them comes right after the task (the
+// demonstration and the task before it stay a cached prefix as the list
+// grows), or, where roles alternate (AlignUser: its memory goes to the
+// system field), before the head.
+func TestLoopMemoryAfterTask(t *testing.T) {
+	msgs := sweAgentShaped(40)
+	for _, align := range []bool{false, true} {
+		o := DefaultOptions()
+		o.Budget = 4000
+		c := mustNew(t, o)
+		if align {
+			c = c.WithAlignUser()
+		}
+		res, err := c.Compress(context.Background(), msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := slices.Index(res.Source, -1)
+		if m < 0 || res.Memory == "" {
+			t.Fatalf("align %v: no memory message: sources %v", align, res.Source)
+		}
+		want := []int{0, 1, 2, -1}
+		if align {
+			want = []int{0, -1, 1, 2}
+		}
+		if got := res.Source[:4]; !slices.Equal(got, want) {
+			t.Errorf("align %v: the request opens with sources %v, want %v", align, got, want)
+		}
+		if res.Messages[m].Role != swc.RoleSystem || !strings.HasPrefix(res.Messages[m].Content, LoopPreamble) {
+			t.Errorf("align %v: message %d is %s %.60q, want the loop's memory", align, m, res.Messages[m].Role, res.Messages[m].Content)
+		}
+	}
+}

@@ -69,9 +69,12 @@ func TestLoopAnsweredTurnKeepsThinkingBlock(t *testing.T) {
 	}
 	o := DefaultOptions()
 	o.Budget = 2500
-	res, err := mustNew(t, o).Compress(t.Context(), in.Messages)
+	res, err := mustNew(t, o).WithAlignUser().Compress(t.Context(), in.Messages)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(res.Rewritten) == 0 {
+		t.Fatal("nothing stubbed: the budget does not test the walk")
 	}
 	sent, err := SpliceRequest(in, res)
 	if err != nil {

@@ -20,7 +20,9 @@ const (
 	ItemMasked ItemKind = "masked"
 	// ItemClipped: a tool loop's old assistant turn sent with its prose
 	// clipped to its first sentences, its calls as they came; its text
-	// shows the handle of the whole turn.
+	// shows the handle of the whole turn. An old turn sent whole but
+	// without its reasoning blocks (Anthropic's thinking, Gemini's
+	// unsigned thoughts) is clipped too, with no handle.
 	ItemClipped ItemKind = "clipped"
 	// ItemGisted: left out; the memory message holds a gist of its session.
 	ItemGisted ItemKind = "gisted"

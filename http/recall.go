@@ -32,7 +32,8 @@ const HeaderRecall = "X-SWC-Recall"
 // masked_tokens=T; stub_tokens=T; dropped=N; dropped_tokens=T;
 // clipped=N; clipped_tokens=T; clip_tokens=T" (masked: stubbed in place,
 // their tokens before and as stubs; clipped: a tool loop's old turns
-// sent with their prose clipped, their tokens before and as sent).
+// sent with their prose clipped or without their reasoning blocks, their
+// tokens before and as sent).
 const HeaderCompression = "X-SWC-Compression"
 
 // Recall defaults (ProxyConfig's Recall… fields).

@@ -2,8 +2,10 @@ package memory
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 )
 
 // compressLoop fills res for a tool loop (see asLoop): the instructions,
@@ -22,6 +24,7 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 	}
 	b, d, _ := c.loopWalk(l, lc, instrCost)
 	e := c.loopEpochOf(msgs, l, lc, b, d, c.loopMaxLines(instrCost))
+	answered := answeredTurn(msgs, l, e)
 
 	n := len(l.instr) + len(l.head) + 1
 	for _, u := range l.units {
@@ -31,7 +34,7 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 	res.Tokens = 0
 	put := func(i int) {
 		m := msgs[i]
-		if s, ok := e.rewritten[i]; ok {
+		if s, ok := e.rewritten[i]; ok && i != answered {
 			m.Content, m.MediaTokens = s, 0
 			res.Tokens += c.Cost(m)
 		} else {
@@ -77,9 +80,14 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 	}
 	if len(e.rewritten) > 0 {
 		res.Rewritten = maps.Clone(e.rewritten)
+		delete(res.Rewritten, answered)
 	}
 	res.Memory = e.memory
-	res.Recall = append([]Recallable(nil), e.recall...)
+	for _, r := range e.recall {
+		if !slices.Equal(r.Messages, []int{answered}) {
+			res.Recall = append(res.Recall, r)
+		}
+	}
 	res.Recent = len(msgs)
 	if b < len(l.units) {
 		res.Recent = l.units[b].msgs[0]
@@ -98,4 +106,28 @@ func (c *Compressor) pin(l *loopShape) {
 	for u := range len(l.units) - 1 {
 		l.units[u].pinned = !l.units[u].user && l.units[u+1].user
 	}
+}
+
+// answeredTurn returns the index of the loop's last assistant turn when
+// epoch e rewrote it without the reasoning it holds (-1 otherwise): it is
+// the turn whose calls the request's last results answer, and the
+// providers want its reasoning back (Anthropic rejects a final assistant
+// message of a tool loop without its thinking blocks). The walk stubs its
+// outputs when a user text follows them (Claude Code adds one beside its
+// tool_result blocks) and the request is over budget; the turn then goes
+// whole.
+func answeredTurn(msgs []swc.Message, l *loopShape, e *loopEpoch) int {
+	for u := len(l.units) - 1; u >= 0; u-- {
+		if l.units[u].user {
+			continue
+		}
+		i := l.units[u].msgs[0]
+		if _, ok := e.rewritten[i]; ok {
+			if _, had := chat.StripReasoning(msgs[i].Content); had { // turnHead's rewrite goes without it
+				return i
+			}
+		}
+		return -1
+	}
+	return -1
 }

@@ -87,3 +87,28 @@ func TestCostRatio(t *testing.T) {
 		}
 	}
 }
+
+// TestCostRatioResumed: a cell whose rows do not all say what they cost
+// (a run resumed over rows an older swc wrote, without cost fields) has no
+// cost ratio: one over the newer rows alone would stand for the whole run
+// while it covers its later requests only.
+func TestCostRatioResumed(t *testing.T) {
+	row := func(i int, cost, raw float64) Row {
+		return Row{Trajectory: "t", Format: "openai", Condition: "swc", Budget: 1000, Request: i, RawTokens: 100, SentTokens: 80, Cost: cost, RawCost: raw}
+	}
+	s := Settings{Budgets: []int{1000}, Conditions: []string{"swc"}}
+	for _, tc := range []struct {
+		name string
+		rows []Row
+		want float64
+	}{
+		{"every row", []Row{row(0, 80, 100), row(1, 30, 60)}, 110.0 / 160},
+		{"resumed over older rows", []Row{row(0, 0, 0), row(1, 30, 60)}, 0},
+		{"no row says", []Row{row(0, 0, 0), row(1, 0, 0)}, 0},
+		{"a refusal says nothing", []Row{row(0, 80, 100), {Trajectory: "t", Format: "openai", Condition: "swc", Budget: 1000, Request: 1, RawTokens: 100, Refused: "no"}}, 0.8},
+	} {
+		if got := Summarize(s, tc.rows).Cells[0].CostRatio; math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: cost ratio %.4f, want %.4f", tc.name, got, tc.want)
+		}
+	}
+}

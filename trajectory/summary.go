@@ -83,8 +83,10 @@ type Cell struct {
 	MarkCachedShare float64 `json:"mark_cached_share,omitempty"`
 	// CostRatio is what the sent requests cost with prompt caching over
 	// what the same requests as the agent sent them would have (Row.Cost
-	// and Row.RawCost, summed over the requests not refused; 0 when the
-	// rows do not say, as rows written before the field did not).
+	// and Row.RawCost, summed over the requests not refused; 0 when a
+	// row does not say, as rows written before the fields did not: a run
+	// resumed over them has no ratio rather than one of its later
+	// requests alone).
 	CostRatio float64 `json:"cost_ratio"`
 	// Compression time per request, milliseconds.
 	WallP50 float64 `json:"wall_p50_ms"`
@@ -113,6 +115,7 @@ func Summarize(s Settings, rows []Row) *Summary {
 		marked     float64
 		listed     float64
 		cost, raw  float64
+		unpriced   int // rows not refused that say no cost (written before the fields)
 	}
 	accs := map[key]*acc{}
 	out := &Summary{Settings: s}
@@ -153,6 +156,9 @@ func Summarize(s Settings, rows []Row) *Summary {
 		c.SentTokens += int64(r.SentTokens)
 		a.cost += r.Cost
 		a.raw += r.RawCost
+		if r.RawCost == 0 {
+			a.unpriced++
+		}
 		if o, ok := r.ORR(); ok {
 			a.orr += o
 			c.ORRN++
@@ -194,7 +200,9 @@ func Summarize(s Settings, rows []Row) *Summary {
 				c.RecFRR, c.RecPooled = ratio(a.rec, float64(c.FRRN)), ratio(float64(a.recN), float64(a.tgt))
 				c.RecFRROver = ratio(a.recOv, float64(c.FRROverN))
 				c.Ratio = ratio(float64(c.SentTokens), float64(c.RawTokens))
-				c.CostRatio = ratio(a.cost, a.raw)
+				if a.unpriced == 0 {
+					c.CostRatio = ratio(a.cost, a.raw)
+				}
 				c.StableShare = ratio(float64(c.Stable), float64(c.Pairs))
 				c.CachedShare = ratio(a.cached, a.listed)
 				if f == string(chat.Anthropic) {

@@ -3,6 +3,7 @@ package agents
 import (
 	"cmp"
 	"encoding/json"
+	"github.com/swcmem/swc/internal/wiretest"
 	"slices"
 	"strings"
 	"testing"
@@ -412,5 +413,33 @@ func TestCheckRecallGemini(t *testing.T) {
 		if got := rules(bs); !slices.Equal(got, r.want) || !round || u.st.Recall.Answered != (r.want == nil) {
 			t.Errorf("swc's round answering %s: rules %v, round %v, answered %v; want %v", r.result, got, round, u.st.Recall.Answered, r.want)
 		}
+	}
+}
+
+// TestDropBlockAdded: the one change of the agent's thinking field swc
+// may make is adding block_binding's "drop_block" where the agent set no
+// block_binding.
+func TestDropBlockAdded(t *testing.T) {
+	for _, c := range []struct {
+		name, fwd, orig string
+		want            bool
+	}{
+		{"added", `{"block_binding":{"prefix_mismatch_behavior":"drop_block"},"type":"adaptive"}`, `{"type":"adaptive"}`, true},
+		{"added, members reordered", `{"budget_tokens":10,"type":"enabled","block_binding":{"prefix_mismatch_behavior":"drop_block"}}`, `{"type":"enabled","budget_tokens":10}`, true},
+		{"another behaviour", `{"block_binding":{"prefix_mismatch_behavior":"error"},"type":"adaptive"}`, `{"type":"adaptive"}`, false},
+		{"the agent's binding replaced", `{"block_binding":{"prefix_mismatch_behavior":"drop_block"},"type":"adaptive"}`, `{"type":"adaptive","block_binding":{"prefix_mismatch_behavior":"error"}}`, false},
+		{"the type changed too", `{"block_binding":{"prefix_mismatch_behavior":"drop_block"},"type":"enabled"}`, `{"type":"adaptive"}`, false},
+	} {
+		if got := wiretest.DropBlockAdded([]byte(c.fwd), []byte(c.orig)); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	orig := `{"model":"m","thinking":{"type":"adaptive"},"messages":[]}`
+	fwd := `{"model":"m","thinking":{"block_binding":{"prefix_mismatch_behavior":"drop_block"},"type":"adaptive"},"messages":[]}`
+	if bs := sameFields([]byte(fwd), []byte(orig), "messages"); len(bs) != 0 {
+		t.Errorf("drop_block added: %v", bs)
+	}
+	if bs := sameFields([]byte(strings.Replace(fwd, "adaptive", "enabled", 1)), []byte(orig), "messages"); len(bs) != 1 {
+		t.Errorf("thinking changed otherwise: %v", bs)
 	}
 }

@@ -94,6 +94,16 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if th, ok := thinkingBinding(in.Body, msgs); ok && !out.KeepThinkingBinding {
+		body := make(map[string]json.RawMessage, len(in.Body))
+		for k, v := range in.Body {
+			body[k] = v
+		}
+		body["thinking"] = th
+		bound := *in
+		bound.Body = body
+		return withMessages(&bound, msgs, sys)
+	}
 	return withMessages(in, msgs, sys)
 }
 

@@ -38,6 +38,11 @@ type Output struct {
 	// NoCacheMark leaves a provider's prompt-cache marks as the client
 	// set them: no mark is added on the memory (Anthropic cache_control).
 	NoCacheMark bool
+	// KeepThinkingBinding leaves an Anthropic request's "thinking" field
+	// as the client sent it; by default a compressed request that keeps a
+	// thinking block gets thinking.block_binding.prefix_mismatch_behavior
+	// "drop_block" (anthropic_binding.go), unless the client set one.
+	KeepThinkingBinding bool
 }
 
 // codecs are the registered codecs by format.

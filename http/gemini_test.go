@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/swcmem/swc/internal/geminitest"
+	"github.com/swcmem/swc/internal/wiretest"
 	"io"
 	"net/http"
 	"os"
@@ -241,7 +241,7 @@ func checkGeminiTurns(t *testing.T, body []byte, raws map[string]bool) {
 			t.Fatalf("contents[%d] is %s, want %s", i, v.Role, want)
 		}
 		memFirst := i == 0 && (strings.Contains(string(c), "Earlier conversation") || strings.Contains(string(c), "Earlier steps of this tool loop"))
-		if !raws[string(c)] && !memFirst && !geminiStub(raws, c) && !geminitest.Unthought(raws, c) {
+		if !raws[string(c)] && !memFirst && !geminiStub(raws, c) && !wiretest.Unthought(raws, c) {
 			t.Errorf("contents[%d] is not as the client sent it: %.200s", i, c)
 		}
 		responses, next := 0, 0

@@ -70,6 +70,9 @@ func TestProxyClaudeCode(t *testing.T) {
 			continue
 		}
 		sameFields(t, []byte(body), sent, "messages", "system")
+		if keeps := bytes.Contains(sent, []byte(`"type":"thinking"`)); keeps != bytes.Contains(sent, []byte(`"prefix_mismatch_behavior":"drop_block"`)) {
+			t.Errorf("budget %s: a thinking block kept %v, but drop_block asked %v", tc.budget, keeps, !keeps)
+		}
 		withinBudget(t, sent, chat.Anthropic, 2500)
 		var out struct{ Messages []json.RawMessage }
 		json.Unmarshal(sent, &out)

@@ -3,6 +3,7 @@ package http_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/swcmem/swc/internal/wiretest"
 	"io"
 	"net/http"
 	"strconv"
@@ -45,7 +46,7 @@ func sameFields(t *testing.T, sent, got []byte, replaced ...string) {
 		var x, y bytes.Buffer
 		json.Compact(&x, v)
 		json.Compact(&y, b[k])
-		if x.String() != y.String() {
+		if x.String() != y.String() && !(k == "thinking" && wiretest.DropBlockAdded(y.Bytes(), x.Bytes())) {
 			t.Errorf("field %q changed on the way: sent %.120s, upstream got %.120s", k, x.String(), y.String())
 		}
 	}

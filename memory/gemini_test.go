@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/swcmem/swc/internal/geminitest"
+	"github.com/swcmem/swc/internal/wiretest"
 	"os"
 	"reflect"
 	"strings"
@@ -124,7 +124,7 @@ func testGeminiLoop(t *testing.T, body []byte) {
 				t.Fatalf("keep %d: contents[%d] is %s, want %s", keep, i, v.Role, want)
 			}
 			memFirst := i == 0 && (bytes.Contains(c, []byte(Preamble[:20])) || bytes.Contains(c, []byte(LoopPreamble[:20])))
-			if !raws[string(c)] && !memFirst && !stubbed(c) && !geminitest.Unthought(raws, c) {
+			if !raws[string(c)] && !memFirst && !stubbed(c) && !wiretest.Unthought(raws, c) {
 				t.Errorf("keep %d: contents[%d] is not the client's bytes: %s", keep, i, c)
 			}
 			calls, responses := 0, 0

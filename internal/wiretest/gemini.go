@@ -1,6 +1,6 @@
-// Package geminitest holds checks the tests of Gemini request bodies
-// share.
-package geminitest
+// Package wiretest holds checks of request bodies as swc forwards them
+// that the tests of several packages share.
+package wiretest
 
 import "encoding/json"
 

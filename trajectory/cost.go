@@ -18,7 +18,9 @@ type priceRule struct{ read, write float64 }
 
 // priceRuleOf returns format f's rule: Anthropic's (read 0.1×, write
 // 1.25×); for the others OpenAI's for its current models (cached input
-// 0.1×, no write premium), which Gemini's implicit caching matches.
+// 0.1×, no write premium), applied to Responses and Gemini bodies too
+// (Gemini's implicit caching discount depends on the model: the figure
+// is the rule's, not a Gemini bill).
 func priceRuleOf(f chat.Format) priceRule {
 	if f == chat.Anthropic {
 		return priceRule{read: 0.1, write: 1.25}

@@ -168,18 +168,7 @@ func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
 // harness's "Please always provide…" is a user message, not an
 // observation).
 func TestTinyTextActing(t *testing.T) {
-	data, err := os.ReadFile("testdata/tiny_text.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := parseFile("tiny-text", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp, err := NewReplay(tr.Name, tr.Bodies[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	rp := replayOf(t, "testdata/tiny_text.json", "tiny-text")
 	want := [][]string{nil, {"django/contrib/sitemaps/__init__.py", "__init__.py", "__init__"}, nil}
 	if rp.Len() != len(want) {
 		t.Fatalf("%d requests, want %d", rp.Len(), len(want))
@@ -214,18 +203,7 @@ func TestTinyTextActing(t *testing.T) {
 // by every baseline); the outputs are, so the path and checkNotNaN, which
 // only they hold, are the targets.
 func TestTinySWEAgent(t *testing.T) {
-	data, err := os.ReadFile("testdata/tiny_sweagent.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := parseFile("tiny-sweagent", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp, err := NewReplay(tr.Name, tr.Bodies[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	rp := replayOf(t, "testdata/tiny_sweagent.json", "tiny-sweagent")
 	path := "gson/src/main/java/com/google/gson/stream/JsonWriter.java"
 	want := [][]string{nil, {path}, {"checkNotNaN"}}
 	if rp.Len() != len(want) {
@@ -262,4 +240,23 @@ func TestTinySWEAgent(t *testing.T) {
 			}
 		}
 	}
+}
+
+// replayOf returns the replay of the first body of trajectory file path,
+// named name.
+func replayOf(t *testing.T, path, name string) *Replay {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := parseFile(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := NewReplay(tr.Name, tr.Bodies[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rp
 }

@@ -19,7 +19,7 @@ func TestSpliceThinkingBinding(t *testing.T) {
 	turn := `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig=="},{"type":"tool_use","id":"t1","name":"sh","input":{}}]}`
 	plain := `{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"sh","input":{}}]}`
 	body := func(thinking, assistant string) string {
-		b := `{"model":"c","max_tokens":9,`
+		b := `{"model":"claude-sonnet-5-5","max_tokens":9,`
 		if thinking != "" {
 			b += `"thinking":` + thinking + `,`
 		}
@@ -37,8 +37,13 @@ func TestSpliceThinkingBinding(t *testing.T) {
 		{"no thinking block kept", `{"type":"adaptive"}`, plain, false, ""},
 		{"the client's own binding", `{"type":"adaptive","block_binding":{"prefix_mismatch_behavior":"error"}}`, turn, false, ""},
 		{"KeepThinkingBinding", `{"type":"adaptive"}`, turn, true, ""},
+		{"an older model", `{"type":"adaptive"}`, turn, false, ""},
 	} {
-		in, err := Parse([]byte(body(tc.thinking, tc.assistant)), Anthropic)
+		b := body(tc.thinking, tc.assistant)
+		if tc.name == "an older model" {
+			b = strings.Replace(b, "claude-sonnet-5-5", "claude-sonnet-4-5", 1)
+		}
+		in, err := Parse([]byte(b), Anthropic)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -64,6 +69,36 @@ func TestSpliceThinkingBinding(t *testing.T) {
 		}
 		if !strings.Contains(string(sent), "[swc:h0") {
 			t.Errorf("%s: the stub is not in the body sent: %s", tc.name, sent)
+		}
+	}
+}
+
+// TestChecksPrefix: the models that run the preserved-thinking prefix
+// check, by name as the API and the cloud platforms spell them.
+func TestChecksPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		want  bool
+	}{
+		{"claude-fable-5-1", true},
+		{"claude-mythos-5-2", true},
+		{"claude-opus-5-5", true},
+		{"claude-sonnet-5-5-20261015", true},
+		{"claude-haiku-5-5", true},
+		{"anthropic.claude-opus-5-5-v1:0", true},
+		{"claude-sonnet-5-5@20261015", true},
+		{"claude-opus-6", true},
+		{"claude-opus-5", false},
+		{"claude-opus-5-20260601", false},
+		{"claude-sonnet-4-5", false},
+		{"claude-sonnet-4-20250514", false},
+		{"claude-opus-4-8", false},
+		{"claude-3-7-sonnet-20250219", false},
+		{"gpt-5", false},
+		{"", false},
+	} {
+		if got := checksPrefix(tc.model); got != tc.want {
+			t.Errorf("%q: %v, want %v", tc.model, got, tc.want)
 		}
 	}
 }

@@ -274,7 +274,14 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, instrCost int) (b, d 
 				moveB(u)
 			}
 			if total > budget { // (b) drop the oldest exchanges
-				for ; d < u && total > budget-limit; d++ {
+				// Never the newest: a user text walked after it (a
+				// reminder, a "continue") leaves its observations the
+				// latest of the request, as the current unit's are.
+				stop := u // the units before it may go
+				for stop > d && l.units[stop].user {
+					stop--
+				}
+				for ; d < stop && total > budget-limit; d++ {
 					un := &l.units[d]
 					if un.kept() {
 						continue

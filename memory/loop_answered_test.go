@@ -3,6 +3,7 @@ package memory
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,5 +96,39 @@ func TestLoopAnsweredTurnKeepsThinkingBlock(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(req.Messages[n-2].Content), `[{"type":"thinking","thinking":"Next part 7.","signature":"c2ln7"}`) {
 		t.Errorf("the final assistant message does not open with its thinking block: %s", req.Messages[n-2].Content)
+	}
+}
+
+// TestLoopKeepsNewestExchange: a request that ends with a user text after
+// its last tool results (a reminder, a "continue") keeps the exchange
+// those results belong to, whatever it must drop to fit the budget: the
+// newest observation is what the next step reads. Without AlignUser no
+// pin keeps it (an Anthropic loop pins an exchange a user text follows).
+func TestLoopKeepsNewestExchange(t *testing.T) {
+	out := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 120)
+	msgs := []swc.Message{
+		{Role: swc.RoleSystem, Content: "You are a coding agent."},
+		{Role: swc.RoleUser, Content: "Fix the decoder in codec.go."},
+	}
+	for k := range 8 {
+		id := fmt.Sprintf("t%d", k)
+		msgs = append(msgs,
+			swc.Message{Role: swc.RoleAssistant, Content: "I read the next part of codec.go.", ToolCalls: []swc.ToolCall{{ID: id, Name: "Read", Arguments: fmt.Sprintf(`{"file_path":"codec.go","offset":%d}`, 100*k)}}},
+			swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: out})
+	}
+	msgs = append(msgs, swc.Message{Role: swc.RoleUser, Content: "Continue."})
+	last := len(msgs) - 3 // the newest exchange's assistant turn
+	for _, keep := range []int{DefaultLoopKeep, -1} {
+		for _, budget := range []int{600, 1500, 2500} {
+			o := DefaultOptions()
+			o.Budget, o.LoopKeep = budget, keep
+			res, err := mustNew(t, o).Compress(t.Context(), msgs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(res.Source, last) || !slices.Contains(res.Source, last+1) {
+				t.Errorf("keep %d, budget %d: the newest exchange (messages %d, %d) was dropped: sources %v", keep, budget, last, last+1, res.Source)
+			}
+		}
 	}
 }

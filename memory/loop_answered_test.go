@@ -18,18 +18,7 @@ import (
 // system-reminder beside its tool_result blocks) and the walk stubs the
 // answered exchange's output to fit the budget.
 func TestLoopAnsweredTurnKeepsReasoning(t *testing.T) {
-	out := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 120)
-	msgs := []swc.Message{
-		{Role: swc.RoleSystem, Content: "You are a coding agent."},
-		{Role: swc.RoleUser, Content: "Fix the decoder in codec.go."},
-	}
-	for k := range 8 {
-		id := fmt.Sprintf("t%d", k)
-		msgs = append(msgs,
-			swc.Message{Role: swc.RoleAssistant, Content: "[thinking]\nI read the next part of codec.go.", ToolCalls: []swc.ToolCall{{ID: id, Name: "Read", Arguments: fmt.Sprintf(`{"file_path":"codec.go","offset":%d}`, 100*k)}}},
-			swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: out})
-	}
-	msgs = append(msgs, swc.Message{Role: swc.RoleUser, Content: "<system-reminder>The task list is empty.</system-reminder>"})
+	msgs := readLoop("[thinking]\n", "<system-reminder>The task list is empty.</system-reminder>")
 	last := len(msgs) - 3 // the turn the last tool result answers
 	for _, keep := range []int{DefaultLoopKeep, -1} {
 		for _, budget := range []int{1500, 2500, 4000} {
@@ -105,18 +94,7 @@ func TestLoopAnsweredTurnKeepsThinkingBlock(t *testing.T) {
 // newest observation is what the next step reads. Without AlignUser no
 // pin keeps it (an Anthropic loop pins an exchange a user text follows).
 func TestLoopKeepsNewestExchange(t *testing.T) {
-	out := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 120)
-	msgs := []swc.Message{
-		{Role: swc.RoleSystem, Content: "You are a coding agent."},
-		{Role: swc.RoleUser, Content: "Fix the decoder in codec.go."},
-	}
-	for k := range 8 {
-		id := fmt.Sprintf("t%d", k)
-		msgs = append(msgs,
-			swc.Message{Role: swc.RoleAssistant, Content: "I read the next part of codec.go.", ToolCalls: []swc.ToolCall{{ID: id, Name: "Read", Arguments: fmt.Sprintf(`{"file_path":"codec.go","offset":%d}`, 100*k)}}},
-			swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: out})
-	}
-	msgs = append(msgs, swc.Message{Role: swc.RoleUser, Content: "Continue."})
+	msgs := readLoop("", "Continue.")
 	last := len(msgs) - 3 // the newest exchange's assistant turn
 	for _, keep := range []int{DefaultLoopKeep, -1} {
 		for _, budget := range []int{600, 1500, 2500} {
@@ -131,4 +109,21 @@ func TestLoopKeepsNewestExchange(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readLoop is an agent reading codec.go in 8 calls, each turn's text
+// opening with head, then a user text after the last result.
+func readLoop(head, trailer string) []swc.Message {
+	out := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 120)
+	msgs := []swc.Message{
+		{Role: swc.RoleSystem, Content: "You are a coding agent."},
+		{Role: swc.RoleUser, Content: "Fix the decoder in codec.go."},
+	}
+	for k := range 8 {
+		id := fmt.Sprintf("t%d", k)
+		msgs = append(msgs,
+			swc.Message{Role: swc.RoleAssistant, Content: head + "I read the next part of codec.go.", ToolCalls: []swc.ToolCall{{ID: id, Name: "Read", Arguments: fmt.Sprintf(`{"file_path":"codec.go","offset":%d}`, 100*k)}}},
+			swc.Message{Role: swc.RoleTool, ToolCallID: id, Content: out})
+	}
+	return append(msgs, swc.Message{Role: swc.RoleUser, Content: trailer})
 }

@@ -193,13 +193,13 @@ func convert(raw *rawQuestion) (*swc.Conversation, error) {
 		ID: id, Question: *raw.Question, Answer: answer, Type: raw.QuestionType,
 		Abstention: strings.HasSuffix(id, AbstentionSuffix), Date: asked,
 	}
-	bySessionID := map[string]int{} // haystack session id → Session.Index
+	// haystack session id → its Session.Index values: LongMemEval_S lists
+	// a few sessions twice, at two dates (13 of its 500 questions), and
+	// each is a session the history holds.
+	bySessionID := map[string][]int{}
 	for idx, i := range order {
 		sid := raw.HaystackSessionIDs[i]
-		if _, dup := bySessionID[sid]; dup {
-			return nil, bad("haystack_session_ids[%d] %q repeats", i, sid)
-		}
-		bySessionID[sid] = idx
+		bySessionID[sid] = append(bySessionID[sid], idx)
 		s := swc.Session{Index: idx, Start: starts[i], DateText: raw.HaystackDates[i], Turns: make([]swc.Turn, 0, len(raw.HaystackSessions[i]))}
 		for j, t := range raw.HaystackSessions[i] {
 			field := fmt.Sprintf("haystack_sessions[%d][%d]", i, j)
@@ -223,11 +223,11 @@ func convert(raw *rawQuestion) (*swc.Conversation, error) {
 	if len(q.Evidence) == 0 { // no turn marked: every turn of the answer sessions
 		var idxs []int
 		for _, sid := range raw.AnswerSessionIDs {
-			idx, ok := bySessionID[sid]
+			at, ok := bySessionID[sid]
 			if !ok {
 				return nil, bad("answer_session_ids: %q is not a haystack session", sid)
 			}
-			idxs = append(idxs, idx)
+			idxs = append(idxs, at...)
 		}
 		slices.Sort(idxs)
 		for _, idx := range slices.Compact(idxs) {

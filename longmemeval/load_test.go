@@ -206,3 +206,25 @@ func TestSharedSample(t *testing.T) {
 		t.Error("no abstention question")
 	}
 }
+
+// TestSessionListedTwice: LongMemEval_S lists a few sessions twice under
+// one id at two dates (13 of its 500 questions); both are sessions of the
+// history, and an answer session listed twice is evidence at both.
+func TestSessionListedTwice(t *testing.T) {
+	const data = `[{"question_id":"a","question_type":"multi-session","question":"q?","answer":"x","question_date":"2023/06/30 (Fri) 23:40",
+"haystack_dates":["2023/05/20 (Sat) 02:21","2023/06/01 (Thu) 10:00","2023/06/20 (Tue) 08:00"],
+"haystack_session_ids":["s1","s2","s1"],
+"haystack_sessions":[[{"role":"user","content":"hi"}],[{"role":"user","content":"other"}],[{"role":"user","content":"hi"}]],
+"answer_session_ids":["s1"]}]`
+	var c *swc.Conversation
+	err := Scan(strings.NewReader(data), "twice.json", func(got *swc.Conversation) error { c = got; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Sessions) != 3 {
+		t.Fatalf("%d sessions, want 3", len(c.Sessions))
+	}
+	if got, want := c.Questions[0].Evidence, []string{"S1:1", "S3:1"}; !slices.Equal(got, want) {
+		t.Errorf("evidence = %v, want %v", got, want)
+	}
+}

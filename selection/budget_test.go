@@ -304,3 +304,52 @@ func TestRecallLongTurnPart(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallPerCost: among the turns standing out, a long assistant
+// answer that scores a little higher than the user's short turn naming
+// what was asked comes after it (a turn past LongTokens pays for its
+// length), so at a budget with room for one of them the user's turn is
+// kept; with LongTokens 0 the order is by score alone and the answer
+// takes the room.
+func TestRecallPerCost(t *testing.T) {
+	day := time.Date(2023, 5, 1, 13, 0, 0, 0, time.UTC)
+	var steps []string
+	for i := range 40 {
+		steps = append(steps, fmt.Sprintf("Water the basil plant in step %d, then check its leaves.", i+1))
+	}
+	answer := "Basil plant care, basil plant watering and basil plant light: " + strings.Join(steps, " ")
+	user := "I repotted my basil plant into a terracotta pot on my balcony."
+	c := &swc.Conversation{ID: "p", SpeakerA: "user", SpeakerB: "assistant", Sessions: []swc.Session{
+		{Index: 0, Start: day, DateText: "1 May, 2023", Turns: []swc.Turn{
+			{ID: "S1:1", Speaker: "user", Text: user},
+			{ID: "S1:2", Speaker: "assistant", Text: "Nice! Terracotta breathes well."},
+			{ID: "S1:3", Speaker: "user", Text: "How should I look after it?"},
+			{ID: "S1:4", Speaker: "assistant", Text: answer},
+		}},
+	}}
+	const query = "Where did I put my basil plant?"
+	a := newAnalyzer()
+	x := a.Analyze(c)
+	r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+	if s := r.Scores(x, query); s[3] <= s[0] || s[0] < selection.DefaultStandOut*s[3] {
+		t.Fatalf("fixture: the answer must score above the user's turn and both stand out: %v", s)
+	}
+	if x.Turns[3].Tokens <= 4*r.Select.Weights.LongTokens {
+		t.Fatalf("fixture: the answer has %d tokens", x.Turns[3].Tokens)
+	}
+	budget := x.Turns[3].Tokens + 20 // room for the answer or the user's turn, not both
+	for _, long := range []int{selection.DefaultWeights().LongTokens, 0} {
+		r.Select.Weights.LongTokens = long
+		ctx, err := r.Compress(context.Background(), c, swc.CompressOptions{Budget: budget, Query: query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := strings.Contains(ctx.Text, "terracotta pot on my balcony")
+		if kept != (long > 0) {
+			t.Errorf("LongTokens %d: user's turn kept %v\n%s", long, kept, ctx.Text)
+		}
+		if ctx.Tokens > budget {
+			t.Errorf("LongTokens %d: %d tokens over %d", long, ctx.Tokens, budget)
+		}
+	}
+}

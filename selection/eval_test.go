@@ -261,7 +261,8 @@ func selectOption(t *testing.T, spec string, w *selection.Weights, o string) {
 // variants (see evalVariant) on all of LoCoMo's questions of categories
 // 1–4 at 1,000–8,000 tokens (SWC_EVAL_BUDGETS=… for others) and prints
 // their means and their paired differences against the first, with 95%
-// bootstrap CIs.
+// bootstrap CIs (SWC_EVAL_PERQ=FILE: and every question's recall, see
+// writePerQuestion).
 func TestEvalLoCoMo(t *testing.T) {
 	list := os.Getenv("SWC_EVAL")
 	if list == "" {
@@ -278,8 +279,29 @@ func TestEvalLoCoMo(t *testing.T) {
 		}
 	}
 	t.Log(evalTable(t, names, res, len(qs)))
+	if f := os.Getenv("SWC_EVAL_PERQ"); f != "" {
+		writePerQuestion(t, f, names, res, qs)
+	}
 	if os.Getenv("SWC_EVAL_TYPES") != "" {
 		t.Log(evalTypes(names, res, qs))
+	}
+}
+
+// writePerQuestion writes every question's answer-token recall under
+// every variant and budget to file f, a line each: question id, type,
+// variant, budget, recall (tab-separated), to compare variants question
+// by question.
+func writePerQuestion(t *testing.T, f string, names []string, res map[string]map[int]evalScores, qs []evalQ) {
+	var sb strings.Builder
+	for i, q := range qs {
+		for _, n := range names {
+			for _, b := range evalBudgets {
+				fmt.Fprintf(&sb, "%s\t%s\t%s\t%d\t%.4f\n", q.q.ID, q.q.Type, n, b, res[n][b].atr[i])
+			}
+		}
+	}
+	if err := os.WriteFile(f, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

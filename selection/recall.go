@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -31,9 +32,13 @@ import (
 // its score; an assistant's question is mostly an offer closing a long
 // answer ("Would you like more tips?"), whose words are the answer's, and
 // the user's next turn a new request, not its answer. The turns scoring
-// at least StandOut × the best are recalled, best first, each while it
-// fits; then the greedy of Select values every other turn by what it adds
-// to them.
+// at least StandOut × the best are recalled, best per cost first, each
+// while it fits; then the greedy of Select values every other turn by what
+// it adds to them. A turn's cost is 1 up to Select's LongTokens and grows
+// with its length past them (see recallCost): among the turns standing out,
+// a user's 50-token line naming what was asked comes before a 600-token
+// answer that scored a little higher, which at 1,000 tokens would have
+// left room for nothing else.
 type Recall struct {
 	name string
 	// Select makes the consolidated part.
@@ -153,7 +158,7 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, error) {
 	scores := r.Scores(x, query)
 	if r.Embedder == nil {
-		return standOut(bm25.TopOf(above(scores, r.StandOut), 0), r.StandOut), nil
+		return r.perCost(x, standOut(bm25.TopOf(above(scores, r.StandOut), 0), r.StandOut), scores), nil
 	}
 	hits := bm25.TopOf(scores, 0)
 	out := standOut(hits, r.StandOut)
@@ -179,8 +184,28 @@ func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, 
 			out = append(out, h.Doc)
 		}
 	}
-	return out, nil
+	return r.perCost(x, out, fused), nil
 }
+
+// perCost orders turns (best first by score) by score over recallCost,
+// keeping the order of equals.
+func (r *Recall) perCost(x *Analysis, turns []int, score []float64) []int {
+	k := r.Select.Weights.LongTokens
+	if k <= 0 {
+		return turns
+	}
+	slices.SortStableFunc(turns, func(a, b int) int {
+		return cmp.Compare(score[b]/recallCost(x.Turns[b].Tokens, k), score[a]/recallCost(x.Turns[a].Tokens, k))
+	})
+	return turns
+}
+
+// recallCost is what a recalled turn of n tokens costs against its score:
+// 1 up to long tokens, n / long past them. A turn of what people say
+// (LoCoMo's are nearly all under 64 tokens) costs 1 whatever its length,
+// so its score alone ranks it; a pasted list, recipe or long answer pays
+// for its length.
+func recallCost(n, long int) float64 { return max(1, float64(n)/float64(long)) }
 
 // above returns scores with every score below share × the best set to 0
 // (a copy).

@@ -61,6 +61,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"stats", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"stats", "extra"}, `unexpected argument "extra"`},
 		{[]string{"render", "--conversation"}, "flag needs an argument"},
+		{[]string{"bench", "--memory-limit", "lots"}, `want a positive size such as 1GiB, 512MiB or 268435456 (got "lots")`},
+		{[]string{"bench", "--memory-limit", "0"}, `(got "0")`},
 	}
 	for _, tt := range tests {
 		_, _, err := run(t, nil, tt.args...)

@@ -194,8 +194,8 @@ func convert(raw *rawQuestion) (*swc.Conversation, error) {
 		Abstention: strings.HasSuffix(id, AbstentionSuffix), Date: asked,
 	}
 	// haystack session id → its Session.Index values: LongMemEval_S lists
-	// a few sessions twice, at two dates (13 of its 500 questions), and
-	// each is a session the history holds.
+	// a few sessions twice, at two dates (13 of the 498 questions read
+	// here), and each is a session the history holds.
 	bySessionID := map[string][]int{}
 	for idx, i := range order {
 		sid := raw.HaystackSessionIDs[i]

@@ -208,8 +208,9 @@ func TestSharedSample(t *testing.T) {
 }
 
 // TestSessionListedTwice: LongMemEval_S lists a few sessions twice under
-// one id at two dates (13 of its 500 questions); both are sessions of the
-// history, and an answer session listed twice is evidence at both.
+// one id at two dates (13 of the 498 questions read here); both are
+// sessions of the history, and an answer session listed twice is
+// evidence at both.
 func TestSessionListedTwice(t *testing.T) {
 	const data = `[{"question_id":"a","question_type":"multi-session","question":"q?","answer":"x","question_date":"2023/06/30 (Fri) 23:40",
 "haystack_dates":["2023/05/20 (Sat) 02:21","2023/06/01 (Thu) 10:00","2023/06/20 (Tue) 08:00"],

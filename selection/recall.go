@@ -51,7 +51,8 @@ type Recall struct {
 	Reply float64
 	// Embedder, when set, ranks the turns by cosine similarity to the
 	// query too: the turns standing out in either ranking are recalled,
-	// ordered by reciprocal-rank fusion of the two (k = RRFK). It embeds
+	// ordered by their reciprocal-rank fusion of the two (k = RRFK) over
+	// their cost (see recallCost). It embeds
 	// every turn of a conversation once (one call) and the query per call;
 	// nil ranks by BM25 alone. The CLI sets
 	// it only for a model embedder: the lexical one fits its weights on
@@ -150,11 +151,12 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 	return out
 }
 
-// recall returns the turns to recall for query, best first: those scoring
-// at least StandOut × the best. With an embedder, the turns whose cosine
-// similarity to the query, less the mean over the turns, is at least
-// StandOut × the best's stand out too, and both are ordered by the
-// reciprocal-rank fusion of the two rankings.
+// recall returns the turns to recall for query, best per cost first (see
+// perCost): those scoring at least StandOut × the best. With an embedder,
+// the turns whose cosine similarity to the query, less the mean over the
+// turns, is at least StandOut × the best's stand out too, and both are
+// ordered by the reciprocal-rank fusion of the two rankings over their
+// cost.
 func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, error) {
 	scores := r.Scores(x, query)
 	if r.Embedder == nil {

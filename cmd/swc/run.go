@@ -47,6 +47,7 @@ var envVars = []struct{ name, use string }{
 	{"SWC_CACHE", "REM/response cache file (default: swc/cache.db in the user cache directory)"},
 	{"NO_COLOR", "disable colour even on a terminal"},
 	{"GOGC", "Go's garbage-collector target; swc serve and its load tests use 400 when it is unset (the Go default is 100)"},
+	{"GOMEMLIMIT", "Go's soft memory limit; swc bench uses 1536MiB when it is unset and --memory-limit is not given"},
 }
 
 // NewEnv reads the environment variables swc uses out of environ.

@@ -61,8 +61,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"stats", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"stats", "extra"}, `unexpected argument "extra"`},
 		{[]string{"render", "--conversation"}, "flag needs an argument"},
-		{[]string{"bench", "--memory-limit", "lots"}, `want a positive size such as 1GiB, 512MiB or 268435456 (got "lots")`},
-		{[]string{"bench", "--memory-limit", "0"}, `(got "0")`},
+		{[]string{"bench", "--memory-limit", "lots"}, `want a positive size such as 1GiB, 512MiB or 268435456 (got "lots"), or off`},
+		{[]string{"bench", "--memory-limit", "-5"}, `(got "-5"), or off`},
 	}
 	for _, tt := range tests {
 		_, _, err := run(t, nil, tt.args...)
@@ -151,5 +151,39 @@ func TestRender(t *testing.T) {
 	_, _, err = run(t, nil, "render", "--conversation", "no-such")
 	if err == nil || !strings.Contains(err.Error(), `no conversation "no-such"`) {
 		t.Errorf("unknown conversation: %v", err)
+	}
+}
+
+// TestBenchMemoryLimit: bench's soft memory limit is --memory-limit when
+// given (off: none), else none when GOMEMLIMIT is set (the runtime's),
+// else 1536MiB.
+func TestBenchMemoryLimit(t *testing.T) {
+	tests := []struct {
+		flag, env string
+		want      int64
+		ok        bool
+	}{
+		{"", "", benchMemoryLimit, true},
+		{"", "4GiB", 0, false},
+		{"2GiB", "", 2 << 30, true},
+		{"2GiB", "4GiB", 2 << 30, true},
+		{"off", "", 0, false},
+		{"0", "4GiB", 0, false},
+	}
+	for _, tt := range tests {
+		var m memLimitFlag
+		if tt.flag != "" {
+			if err := m.Set(tt.flag); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var environ []string
+		if tt.env != "" {
+			environ = []string{"GOMEMLIMIT=" + tt.env}
+		}
+		env := NewEnv(nil, nil, nil, environ)
+		if got, ok := m.limit(env); got != tt.want || ok != tt.ok {
+			t.Errorf("--memory-limit %q, GOMEMLIMIT %q: %d %v, want %d %v", tt.flag, tt.env, got, ok, tt.want, tt.ok)
+		}
 	}
 }

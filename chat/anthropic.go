@@ -137,16 +137,17 @@ func parseAnthropic(data []byte) (*Input, error) {
 				if hasMain {
 					return nil, swc.Errorf(swc.EINVALID, "%s: tool_result blocks must come before other content in a user message", bw)
 				}
-				text, err := toolResultText(b.Content, bw)
+				text, media, err := toolResultText(b.Content, bw)
 				if err != nil {
 					return nil, err
 				}
 				if b.IsError {
 					text = "[error] " + text
 				}
-				add(swc.Message{Role: swc.RoleTool, Content: text, ToolCallID: b.ToolUseID}, bw)
+				add(swc.Message{Role: swc.RoleTool, Content: text, ToolCallID: b.ToolUseID, MediaTokens: media}, bw)
 			default:
 				texts = append(texts, placeholder(b.Type))
+				main.MediaTokens += anthropicBlockTokens(b.Type, rb)
 				hasMain = true
 			}
 		}
@@ -208,32 +209,34 @@ func decodeBlock(raw json.RawMessage, where string) (anBlock, error) {
 
 // toolResultText reads a tool_result's content: a string or blocks (text,
 // image, document, search_result, …: those not text stand as
-// placeholders).
-func toolResultText(raw json.RawMessage, where string) (string, error) {
+// placeholders), and what its images count (anthropicBlockTokens).
+func toolResultText(raw json.RawMessage, where string) (string, int, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+		return "", 0, nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
+		return s, 0, nil
 	}
 	var blocks []json.RawMessage
 	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return "", swc.Errorf(swc.EINVALID, "%s.content: want a string or a list of blocks, got %s", where, kind(raw))
+		return "", 0, swc.Errorf(swc.EINVALID, "%s.content: want a string or a list of blocks, got %s", where, kind(raw))
 	}
 	var texts []string
+	media := 0
 	for j, rb := range blocks {
 		b, err := decodeBlock(rb, fmt.Sprintf("%s.content[%d]", where, j))
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		if b.Type == "text" && b.Text != nil {
 			texts = append(texts, *b.Text)
 		} else {
 			texts = append(texts, placeholder(b.Type))
+			media += anthropicBlockTokens(b.Type, rb)
 		}
 	}
-	return strings.Join(texts, "\n"), nil
+	return strings.Join(texts, "\n"), media, nil
 }
 
 // AnthropicRequest is the part of a Messages request body that holds the

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // fastBlock is an anBlock as read.
@@ -17,12 +18,17 @@ type fastBlock struct {
 	// blocks); badResult says it has another shape.
 	result    string
 	badResult bool
+	// media is what the block or, for a tool_result, its blocks count
+	// beyond their placeholders (anthropicBlockTokens).
+	media int
 }
 
 // anBlock reads the content block t opens. With inner set (blocks within
 // a block) content is only checked to be JSON.
 func (p *fast) anBlock(t tok, inner bool) (fastBlock, bool) {
 	var b fastBlock
+	var thinking string // a thinking block's text (hasThinking: it has one)
+	hasThinking := false
 	seen := 0
 	if t.k != '{' {
 		return b, false
@@ -59,6 +65,14 @@ func (p *fast) anBlock(t tok, inner bool) (fastBlock, bool) {
 				}
 			case bToolUseID:
 				ok = p.strOrNull(&b.toolUseID)
+			case bThinking:
+				v := p.next()
+				hasThinking = v.k == '"'
+				if hasThinking {
+					ok = p.stringAt(v, &thinking)
+				} else {
+					_, ok = p.rest(v)
+				}
 			case bIsError:
 				v := p.next()
 				b.isError = v.k == 't'
@@ -74,6 +88,15 @@ func (p *fast) anBlock(t tok, inner bool) (fastBlock, bool) {
 		if !ok {
 			return b, false
 		}
+	}
+	switch b.typ {
+	case "text", "tool_use", "tool_result": // read for what they hold
+	case "thinking": // its text already read
+		if hasThinking {
+			b.media = tokens.CountCached(thinking)
+		}
+	default:
+		b.media = anthropicBlockTokens(b.typ, p.b[t.a:p.offset()])
 	}
 	return b, true
 }
@@ -102,6 +125,7 @@ func (p *fast) toolResult(b *fastBlock) bool {
 			texts = append(texts, ib.text)
 		} else {
 			texts = append(texts, placeholder(ib.typ))
+			b.media += ib.media
 		}
 		return true
 	})
@@ -242,9 +266,10 @@ func (p *fast) anMessage(t tok, k int) bool {
 				text = "[error] " + text
 			}
 			where := "messages[" + strconv.Itoa(k) + "].content[" + strconv.Itoa(j) + "]"
-			add(swc.Message{Role: swc.RoleTool, Content: text, ToolCallID: b.toolUseID}, where)
+			add(swc.Message{Role: swc.RoleTool, Content: text, ToolCallID: b.toolUseID, MediaTokens: b.media}, where)
 		default:
 			texts = append(texts, placeholder(b.typ))
+			main.MediaTokens += b.media
 			hasMain = true
 		}
 	}

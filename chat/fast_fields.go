@@ -28,6 +28,7 @@ const (
 	bIsError
 	bFunction
 	bArguments
+	bThinking
 )
 
 // nameBit returns the bit of a known name, or 0.
@@ -69,6 +70,8 @@ func nameBit(name string) int {
 		return bFunction
 	case "arguments":
 		return bArguments
+	case "thinking":
+		return bThinking
 	}
 	return 0
 }
@@ -95,7 +98,7 @@ var (
 	partFields  = fields("type", "text", "refusal")
 	callFields  = fields("id", "type", "function")
 	funcFields  = fields("name", "arguments")
-	blockFields = fields("type", "text", "id", "name", "input", "tool_use_id", "content", "is_error")
+	blockFields = fields("type", "text", "id", "name", "input", "tool_use_id", "content", "is_error", "thinking")
 )
 
 // field returns the bit of the name n among fs, or 0 for a name

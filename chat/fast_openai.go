@@ -29,7 +29,7 @@ func (p *fast) oaMessage(t tok, k int) bool {
 			case bRole:
 				ok = p.role(&m.Role)
 			case bContent:
-				ok = p.oaContent(&m.Content)
+				ok = p.oaContent(&m.Content, &m.MediaTokens)
 			case bName:
 				ok = p.name(&m.Name)
 			case bToolCalls:
@@ -109,8 +109,9 @@ func (p *fast) oaToolCall(t tok) (swc.ToolCall, bool) {
 	return swc.ToolCall{ID: id, Name: name, Arguments: args}, true
 }
 
-// oaContent reads a content field as openAIContent does.
-func (p *fast) oaContent(dst *string) bool {
+// oaContent reads a content field as openAIContent does, adding what its
+// parts count beyond their placeholders to *media.
+func (p *fast) oaContent(dst *string, media *int) bool {
 	t := p.next()
 	switch t.k {
 	case '"':
@@ -155,6 +156,7 @@ func (p *fast) oaContent(dst *string) bool {
 			texts = append(texts, refusal)
 		default:
 			texts = append(texts, placeholder(typ))
+			*media += openAIPartTokens(typ, p.b[part.a:p.offset()])
 		}
 		return true
 	})

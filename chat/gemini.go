@@ -2,13 +2,12 @@ package chat
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"image"
 	"strings"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // Gemini is a Gemini API request body: generateContent's and
@@ -256,7 +255,7 @@ func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, ope
 			continue
 		}
 		texts = append(texts, geminiPartText(p))
-		main.MediaTokens += geminiImageTokens(p)
+		main.MediaTokens += geminiImageTokens(p) + geminiThoughtTokens(p)
 		hasMain = true
 	}
 	main.Content = strings.Join(texts, "\n")
@@ -379,12 +378,27 @@ func geminiImageTokens(p map[string]json.RawMessage) int {
 		if !strings.HasPrefix(mt, "image/") {
 			return 0
 		}
-		if cfg, _, err := image.DecodeConfig(base64.NewDecoder(base64.StdEncoding, strings.NewReader(d.Data))); err == nil {
-			return tileTokens(cfg.Width, cfg.Height)
+		if w, h, ok := imageSize(d.Data); ok {
+			return tileTokens(w, h)
 		}
 		return ImageTokens("", "high")
 	}
 	return 0
+}
+
+// geminiThoughtTokens returns the tokens (cl100k_base) of a thought
+// part's text, which its message holds as "[thought]"; 0 for other parts.
+func geminiThoughtTokens(p map[string]json.RawMessage) int {
+	var thought bool
+	if v, _ := GeminiField(p, "thought"); v == nil || json.Unmarshal(v, &thought) != nil || !thought {
+		return 0
+	}
+	v, _ := GeminiField(p, "text")
+	var s string
+	if v == nil || json.Unmarshal(v, &s) != nil {
+		return 0
+	}
+	return tokens.CountCached(s)
 }
 
 // geminiMeta are the fields a part may carry besides its data.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/tokens"
 )
 
 // geminiBody is a generateContent body with every part type: a system
@@ -36,7 +37,7 @@ func TestParseGemini(t *testing.T) {
 	want := []swc.Message{
 		{Role: swc.RoleSystem, Content: "You are terse."},
 		{Role: swc.RoleUser, Content: "List the files\n[inlineData image/png]", MediaTokens: ImageTokens("", "high")},
-		{Role: swc.RoleAssistant, Content: "[thought]", ToolCalls: []swc.ToolCall{
+		{Role: swc.RoleAssistant, Content: "[thought]", MediaTokens: tokens.Count("planning"), ToolCalls: []swc.ToolCall{
 			{ID: "c1", Name: "ls", Arguments: `{"dir":"."}`},
 			{ID: "gemini:1:2", Name: "cat", Arguments: `{"f":"a"}`}}},
 		{Role: swc.RoleTool, Content: "hello", ToolCallID: "gemini:1:2", Name: "cat"},
@@ -132,7 +133,7 @@ func TestDetectGemini(t *testing.T) {
 func TestParseGeminiSDKBody(t *testing.T) {
 	want := []swc.Message{
 		{Role: swc.RoleUser, Content: "List the files in the repo."},
-		{Role: swc.RoleAssistant, Content: "[thought]", ToolCalls: []swc.ToolCall{
+		{Role: swc.RoleAssistant, Content: "[thought]", MediaTokens: tokens.Count("I should list them."), ToolCalls: []swc.ToolCall{
 			{ID: "call-1", Name: "list_directory", Arguments: `{"path":"."}`},
 			{ID: "gemini:1:2", Name: "read_file", Arguments: `{"path":"go.mod"}`}}},
 		{Role: swc.RoleTool, Content: "go.mod\nmain.go", ToolCallID: "call-1", Name: "list_directory"},

@@ -1,13 +1,6 @@
 package chat
 
-import (
-	"encoding/base64"
-	"image"
-	_ "image/gif" // DecodeConfig of data: URLs
-	_ "image/jpeg"
-	_ "image/png"
-	"strings"
-)
+import "strings"
 
 // Image token rule (OpenAI's published rule for its GPT-4o-class models):
 // an image at detail "low" is 85 tokens; otherwise it is scaled to fit
@@ -72,9 +65,5 @@ func dataURLSize(url string) (w, h int, ok bool) {
 	if !found || !strings.HasSuffix(meta, ";base64") {
 		return 0, 0, false
 	}
-	cfg, _, err := image.DecodeConfig(base64.NewDecoder(base64.StdEncoding, strings.NewReader(data)))
-	if err != nil {
-		return 0, 0, false
-	}
-	return cfg.Width, cfg.Height, true
+	return imageSize(data)
 }

@@ -68,7 +68,7 @@ func parseOpenAI(data []byte) (*Input, error) {
 			return nil, swc.Errorf(swc.EINVALID, "%s.role: missing", where[i])
 		}
 		m := swc.Message{Role: swc.Role(*om.Role), Name: om.Name, ToolCallID: om.ToolCallID}
-		if m.Content, err = openAIContent(om.Content, where[i]); err != nil {
+		if m.Content, m.MediaTokens, err = openAIContent(om.Content, where[i]); err != nil {
 			return nil, err
 		}
 		if m.Content == "" && om.Refusal != "" {
@@ -94,20 +94,23 @@ func parseOpenAI(data []byte) (*Input, error) {
 	return in, nil
 }
 
-// openAIContent reads a content field: a string, null, or a list of parts.
-func openAIContent(raw json.RawMessage, where string) (string, error) {
+// openAIContent reads a content field: a string, null, or a list of
+// parts; and what its parts count beyond their placeholders
+// (openAIPartTokens).
+func openAIContent(raw json.RawMessage, where string) (string, int, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+		return "", 0, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
+		return s, 0, nil
 	}
 	var parts []json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", swc.Errorf(swc.EINVALID, "%s.content: want a string or a list of parts, got %s", where, kind(raw))
+		return "", 0, swc.Errorf(swc.EINVALID, "%s.content: want a string or a list of parts, got %s", where, kind(raw))
 	}
 	var texts []string
+	media := 0
 	for j, p := range parts {
 		// The type first: a part of a type swc does not read (input_audio,
 		// file, image_url, types not yet invented) is a placeholder,
@@ -116,11 +119,11 @@ func openAIContent(raw json.RawMessage, where string) (string, error) {
 			Type json.RawMessage `json:"type"`
 		}
 		if err := json.Unmarshal(p, &head); err != nil {
-			return "", swc.Errorf(swc.EINVALID, "%s.content[%d]: want a part object, got %s", where, j, kind(p))
+			return "", 0, swc.Errorf(swc.EINVALID, "%s.content[%d]: want a part object, got %s", where, j, kind(p))
 		}
 		var typ string
 		if len(head.Type) > 0 && string(head.Type) != "null" && json.Unmarshal(head.Type, &typ) != nil {
-			return "", swc.Errorf(swc.EINVALID, "%s.content[%d].type: want a string, got %s", where, j, kind(head.Type))
+			return "", 0, swc.Errorf(swc.EINVALID, "%s.content[%d].type: want a string, got %s", where, j, kind(head.Type))
 		}
 		var part struct {
 			Text    *string `json:"text"`
@@ -128,21 +131,22 @@ func openAIContent(raw json.RawMessage, where string) (string, error) {
 		}
 		if typ == "text" || typ == "refusal" {
 			if err := json.Unmarshal(p, &part); err != nil {
-				return "", swc.Errorf(swc.EINVALID, "%s.content[%d]: %s", where, j, jsonErr(err))
+				return "", 0, swc.Errorf(swc.EINVALID, "%s.content[%d]: %s", where, j, jsonErr(err))
 			}
 		}
 		switch {
 		case typ == "text" && part.Text != nil:
 			texts = append(texts, *part.Text)
 		case typ == "text":
-			return "", swc.Errorf(swc.EINVALID, "%s.content[%d].text: missing", where, j)
+			return "", 0, swc.Errorf(swc.EINVALID, "%s.content[%d].text: missing", where, j)
 		case typ == "refusal":
 			texts = append(texts, part.Refusal)
 		default:
 			texts = append(texts, placeholder(typ))
+			media += openAIPartTokens(typ, p)
 		}
 	}
-	return strings.Join(texts, "\n"), nil
+	return strings.Join(texts, "\n"), media, nil
 }
 
 // OpenAIMessage is one Chat Completions message in its wire form.

@@ -113,6 +113,31 @@ func TestCompressNeverRefuses(t *testing.T) {
 	}
 }
 
+// TestCompressNeverRefusesSmallRoom: whatever room the kept messages
+// leave the memory, however little (below what the strategy's emptiest
+// context, its omission marker, costs), the history is compressed, never
+// refused: the memory goes as a marker or not at all.
+func TestCompressNeverRefusesSmallRoom(t *testing.T) {
+	msgs := sampleMessages(t)[:12]
+	for _, strat := range []string{"swc-select", "swc-anchored", "truncation"} {
+		for _, compaction := range []string{Epoch, Replan} {
+			o := DefaultOptions()
+			o.Strategy, o.Compaction, o.KeepRecent = strat, compaction, 2
+			for budget := 40; budget <= 200; budget++ {
+				o.Budget = budget
+				c := mustNew(t, o)
+				res, err := c.Compress(context.Background(), msgs)
+				if err != nil {
+					t.Fatalf("%s, %s, budget %d: %v", strat, compaction, budget, err)
+				}
+				if res.OverBudget == 0 && res.Tokens > budget {
+					t.Errorf("%s, %s, budget %d: %d tokens", strat, compaction, budget, res.Tokens)
+				}
+			}
+		}
+	}
+}
+
 func TestCompressTruncatesHugeHistoryMessage(t *testing.T) {
 	msgs := sampleMessages(t)
 	huge := len(msgs) - 9 // the newest history message

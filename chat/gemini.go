@@ -358,10 +358,11 @@ func geminiPartText(p map[string]json.RawMessage) string {
 	return placeholder(geminiPartType(p))
 }
 
-// geminiImageTokens returns what an image part (inlineData or fileData
-// of an image/* type) counts by ImageTokens' rule: its size read from
-// inline PNG, JPEG or GIF data, else DefaultImageSide square; 0 for other
-// parts.
+// geminiImageTokens returns what a media part (inlineData or fileData)
+// counts: an image/* one by ImageTokens' rule, its size read from inline
+// PNG, JPEG or GIF data, else DefaultImageSide square; an
+// application/pdf one geminiPDFPageTokens a page (one page when swc
+// cannot read it); 0 for other parts.
 func geminiImageTokens(p map[string]json.RawMessage) int {
 	for _, media := range []string{"inlineData", "fileData"} {
 		v, _ := GeminiField(p, media)
@@ -374,8 +375,10 @@ func geminiImageTokens(p map[string]json.RawMessage) int {
 			Data      string `json:"data"`
 		}
 		json.Unmarshal(v, &d)
-		mt := d.MIMEType + d.MIMEType2
-		if !strings.HasPrefix(mt, "image/") {
+		switch mt := d.MIMEType + d.MIMEType2; {
+		case mt == "application/pdf":
+			return pdfTokens(d.Data, geminiPDFPageTokens)
+		case !strings.HasPrefix(mt, "image/"):
 			return 0
 		}
 		if w, h, ok := imageSize(d.Data); ok {

@@ -81,7 +81,7 @@ func TestParseGeminiShapes(t *testing.T) {
 				{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "a", Name: "f", Arguments: "{}"}}},
 				{Role: swc.RoleTool, Content: `{"lines":3}`, ToolCallID: "a", Name: "f"}, {Role: swc.RoleUser, Content: "go on"}}},
 		{"a 512×512 PNG inline, a PDF file", `{"contents":[{"role":"user","parts":[{"inline_data":{"mime_type":"image/png","data":"iVBORw0KGgoAAAANSUhEUgAAAgAAAAIACAIAAAB7GkOt"}},{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/x.pdf"}}]}]}`,
-			[]swc.Message{{Role: swc.RoleUser, Content: "[inlineData image/png]\n[fileData application/pdf]", MediaTokens: tileTokens(512, 512)}}},
+			[]swc.Message{{Role: swc.RoleUser, Content: "[inlineData image/png]\n[fileData application/pdf]", MediaTokens: tileTokens(512, 512) + geminiPDFPageTokens}}}, // the PDF swc cannot read: one page
 		{"thought without text, empty parts", `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"thought":true,"thoughtSignature":"eA=="},{"text":"a"}]},{"role":"user","parts":[]}]}`,
 			[]swc.Message{{Role: swc.RoleUser, Content: "q"}, {Role: swc.RoleAssistant, Content: "[thought]\na"}, {Role: swc.RoleUser}}},
 	} {

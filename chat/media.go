@@ -54,7 +54,8 @@ func anthropicImageTokens(w, h int) int {
 // typ (raw, its JSON) counts beyond its placeholder: an image by
 // anthropicImageTokens (its size read from base64 PNG, JPEG or GIF data),
 // a thinking block its thinking's tokens (cl100k_base), a redacted one a
-// token per 4 bytes of its data; 0 for any other type.
+// token per 4 bytes of its data, a document anthropicDocumentTokens; 0
+// for any other type.
 func anthropicBlockTokens(typ string, raw []byte) int {
 	switch typ {
 	case "image":
@@ -69,15 +70,21 @@ func anthropicBlockTokens(typ string, raw []byte) int {
 		return tokens.CountCached(unquoted(member(raw, "thinking")))
 	case "redacted_thinking":
 		return (len(stringMember(raw, "data")) + 3) / 4
+	case "document":
+		return anthropicDocumentTokens(raw)
 	}
 	return 0
 }
 
 // openAIPartTokens returns what a Chat Completions content part of type
 // typ (raw, its JSON) counts beyond its placeholder: an image_url part by
-// ImageTokens' rule; 0 for any other type.
+// ImageTokens' rule, a file part by fileTokens; 0 for any other type.
 func openAIPartTokens(typ string, raw []byte) int {
-	if typ != "image_url" {
+	switch typ {
+	case "image_url":
+	case "file":
+		return fileTokens(stringMember(member(raw, "file"), "file_data"))
+	default:
 		return 0
 	}
 	iu := member(raw, "image_url")

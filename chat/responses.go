@@ -575,12 +575,13 @@ type part struct {
 	Detail   string          `json:"detail"`
 	ImageURL json.RawMessage `json:"image_url"`
 	Filename string          `json:"filename"`
+	FileData string          `json:"file_data"`
 	Stdout   string          `json:"stdout"`
 	Stderr   string          `json:"stderr"`
 }
 
 // partText is a content part's text, or its placeholder, and the tokens
-// it counts as an image.
+// it counts as an image or a file (fileTokens).
 func partText(raw json.RawMessage) (string, int) {
 	var p part
 	if json.Unmarshal(raw, &p) != nil {
@@ -598,7 +599,9 @@ func partText(raw json.RawMessage) (string, int) {
 		json.Unmarshal(p.ImageURL, &url)
 		return placeholder(p.Type), ImageTokens(url, p.Detail)
 	case p.Type == "input_file" && p.Filename != "":
-		return "[input_file: " + p.Filename + "]", 0
+		return "[input_file: " + p.Filename + "]", fileTokens([]byte(p.FileData))
+	case p.Type == "input_file":
+		return placeholder(p.Type), fileTokens([]byte(p.FileData))
 	}
 	return placeholder(p.Type), 0
 }

@@ -143,20 +143,23 @@ func (lc *loopCosts) limit(i int) int {
 const loopStubRange = 3
 
 // stubbable reports whether observation i is replaced by a stub before
-// the boundary: it costs more than a stub, and it is not media alone (a
-// screenshot, an image: a stub of it would say nothing, and a provider
-// may want the media there, as the Responses API wants a
-// computer_call_output's screenshot).
+// the boundary: it costs more than a stub, and it is not a screenshot the
+// provider wants there (keepsMedia).
 func (lc *loopCosts) stubbable(i int) bool {
-	return lc.cost[i] > lc.stubCap && !mediaOnly(lc.msgs[i])
+	return lc.cost[i] > lc.stubCap && !keepsMedia(lc.msgs[i])
 }
 
-// mediaOnly reports whether m holds media and no text: its content is
-// nothing but chat's placeholders ("[computer_screenshot]"), one a line.
-func mediaOnly(m swc.Message) bool {
+// keepsMedia reports whether observation m must keep its media: it holds
+// media and no text (its content nothing but chat's placeholders, one a
+// line), one of them a "[computer_screenshot]", the output of a Responses
+// computer_call_output, which the API wants a screenshot. Any other
+// media alone (an image or a PDF a tool read) is stubbed like text: the
+// stub keeps the call, which the agent can make again.
+func keepsMedia(m swc.Message) bool {
 	if m.MediaTokens == 0 {
 		return false
 	}
+	screenshot := false
 	for line := range strings.SplitSeq(m.Content, "\n") {
 		if line = strings.TrimSpace(line); line == "" {
 			continue
@@ -164,8 +167,9 @@ func mediaOnly(m swc.Message) bool {
 		if len(line) < 3 || line[0] != '[' || line[len(line)-1] != ']' || strings.ContainsAny(line[1:len(line)-1], "[] ") {
 			return false
 		}
+		screenshot = screenshot || line == "[computer_screenshot]"
 	}
-	return true
+	return screenshot
 }
 
 // loopLineCap bounds the tokens of one line of the memory message's list

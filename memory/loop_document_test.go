@@ -4,30 +4,95 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"image"
+	"image/png"
 	"strings"
 	"testing"
 
 	"github.com/swcmem/swc/chat"
 )
 
-// TestLoopCountsDocuments: a PDF a tool read early in a loop counts its
-// pages (chat's document rule), so a budget below them holds by letting
-// that exchange go, and one above them keeps it and counts it. Counted
-// as its placeholder, it was kept at 16,000 and sent 12,000 tokens over.
+// TestLoopCountsDocuments: a PDF a tool read counts its pages (chat's
+// document rule). Read early, it is an old observation like any other:
+// stubbed, its call kept, at every budget. Read last, it is sent as it
+// came and counted: a request over the budget only by it compresses the
+// rest. Counted as its placeholder, the 4-page PDF read early was kept at
+// 16,000 and sent 12,000 tokens over.
 func TestLoopCountsDocuments(t *testing.T) {
 	var pdf strings.Builder
 	pdf.WriteString("%PDF-1.7\n")
 	for i := range 4 {
 		fmt.Fprintf(&pdf, "%d 0 obj\n<< /Type /Page /Parent 2 0 R >>\nendobj\n", 3+i)
 	}
-	out := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 60)
-	ms := []string{`{"role":"user","content":"Implement the spec in spec.pdf."}`,
-		`{"role":"assistant","content":[{"type":"tool_use","id":"p0","name":"Read","input":{"file_path":"/w/spec.pdf"}}]}`,
+	read := []string{`{"role":"assistant","content":[{"type":"tool_use","id":"p0","name":"Read","input":{"file_path":"/w/spec.pdf"}}]}`,
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"p0","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` +
 			base64.StdEncoding.EncodeToString([]byte(pdf.String())) + `"}}]}]}`}
+	out := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 60)
+	var steps []string
+	for k := range 20 {
+		steps = append(steps,
+			fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"I read part %d."},{"type":"tool_use","id":"t%d","name":"Read","input":{"offset":%d}}]}`, k, k, 100*k),
+			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":%q}]}`, k, out))
+	}
+	task := `{"role":"user","content":"Implement the spec in spec.pdf."}`
+	for _, tc := range []struct {
+		name    string
+		msgs    []string
+		budgets []int
+		kept    bool
+	}{
+		{"read early", append(append([]string{task}, read...), steps...), []int{8000, 16000, 32000}, false},
+		{"read last", append(append([]string{task}, steps...), read...), []int{32000}, true},
+	} {
+		body := []byte(`{"model":"m","max_tokens":64,"system":"You are a coding agent.","messages":[` + strings.Join(tc.msgs, ",") + `]}`)
+		in, err := chat.Parse(body, chat.Anthropic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := 0
+		for _, m := range in.Messages {
+			doc += m.MediaTokens
+		}
+		if doc < 4*1000 {
+			t.Fatalf("%s: the 4-page PDF counts %d tokens", tc.name, doc)
+		}
+		for _, budget := range tc.budgets {
+			o := DefaultOptions()
+			o.Budget = budget
+			res, err := mustNew(t, o).WithAlignUser().Compress(t.Context(), in.Messages)
+			if err != nil {
+				t.Fatalf("%s, budget %d: %v", tc.name, budget, err)
+			}
+			sent, err := SpliceRequest(in, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := bytes.Contains(sent, []byte(`"type":"document"`))
+			if kept != tc.kept || res.Tokens > budget || kept && res.Tokens < doc || !bytes.Contains(sent, []byte("spec.pdf")) {
+				t.Errorf("%s, budget %d: document kept %v (want %v), %d tokens counted (the document %d), its call named %v",
+					tc.name, budget, kept, tc.kept, res.Tokens, doc, bytes.Contains(sent, []byte("spec.pdf")))
+			}
+		}
+	}
+}
+
+// TestLoopStubsOldImages: a screenshot a tool read is an observation like
+// any other: old ones are stubbed (their calls kept), the newest sent as
+// it came, and the request holds its budget. Kept whole, the 20
+// screenshots of this loop (1,049 tokens each) filled every budget.
+func TestLoopStubsOldImages(t *testing.T) {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1024, 768))); err != nil {
+		t.Fatal(err)
+	}
+	shot := base64.StdEncoding.EncodeToString(buf.Bytes())
+	out := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
+	ms := []string{`{"role":"user","content":"Make the login page match the mock-up."}`}
 	for k := range 20 {
 		ms = append(ms,
-			fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"I read part %d."},{"type":"tool_use","id":"t%d","name":"Read","input":{"offset":%d}}]}`, k, k, 100*k),
+			fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"s%d","name":"Read","input":{"file_path":"/w/shot%d.png"}}]}`, k, k),
+			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"s%d","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"%s"}}]}]}`, k, shot),
+			fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Read","input":{"offset":%d}}]}`, k, 100*k),
 			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":%q}]}`, k, out))
 	}
 	body := []byte(`{"model":"m","max_tokens":64,"system":"You are a coding agent.","messages":[` + strings.Join(ms, ",") + `]}`)
@@ -35,27 +100,26 @@ func TestLoopCountsDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := in.Messages[3].MediaTokens
-	if doc < 4*1000 {
-		t.Fatalf("the 4-page PDF counts %d tokens", doc)
-	}
-	for _, tc := range []struct {
-		budget int
-		kept   bool
-	}{{8000, false}, {16000, false}, {32000, true}} {
+	for _, budget := range []int{8000, 16000} {
 		o := DefaultOptions()
-		o.Budget = tc.budget
-		res, err := mustNew(t, o).WithAlignUser().Compress(t.Context(), in.Messages)
+		o.Budget = budget
+		c := mustNew(t, o).WithAlignUser()
+		res, err := c.Compress(t.Context(), in.Messages)
 		if err != nil {
-			t.Fatalf("budget %d: %v", tc.budget, err)
+			t.Fatalf("budget %d: %v", budget, err)
 		}
 		sent, err := SpliceRequest(in, res)
 		if err != nil {
 			t.Fatal(err)
 		}
-		kept := bytes.Contains(sent, []byte(`"type":"document"`))
-		if kept != tc.kept || res.Tokens > tc.budget || kept && res.Tokens < doc {
-			t.Errorf("budget %d: document kept %v (want %v), %d tokens counted (the document %d)", tc.budget, kept, tc.kept, res.Tokens, doc)
+		back, err := chat.Parse(sent, chat.Anthropic)
+		if err != nil {
+			t.Fatalf("budget %d: the body sent does not parse: %v", budget, err)
+		}
+		images := bytes.Count(sent, []byte(`"type":"image"`))
+		newest := bytes.Contains(sent, []byte(`"tool_use_id":"s19","content":[{"type":"image"`))
+		if n := c.CountMessages(back.Messages); n > budget || images > 2 || !newest {
+			t.Errorf("budget %d: %d tokens sent, %d screenshots, the newest sent as it came %v", budget, n, images, newest)
 		}
 	}
 }

@@ -341,6 +341,53 @@ var claudeCode = agent{name: "claude-code", bin: ".bin/claude", clipAt: 16000, s
 			"--output-format", "text", "--max-turns", "200"}
 }}
 
+// TestClaudeCodeReadsImages: Claude Code reads a 1024×768 PNG with its
+// Read tool every fourth step and sends it back as an image block in its
+// tool result, which swc counts by Anthropic's image rule (1,049 tokens
+// each) and stubs once old, as any observation. Through swc at 16,000
+// tokens the run keeps the provider's rules (check) and the upstream gets
+// the newest picture and fewer pictures than Claude Code sent.
+func TestClaudeCodeReadsImages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real Claude Code (seconds); not with -short")
+	}
+	npmBin(t, claudeCode.bin)
+	t.Parallel()
+	const budget, each = 16000, 4
+	rn := prepare(t, claudeCode, budget, Steps, "")
+	rn.up.Images = each
+	if err := WriteImageFiles(rn.work, Steps, each); err != nil {
+		t.Fatal(err)
+	}
+	px := startProxy(t, every(rn.up), budget)
+	r := rn.start(t, px.URL, px.Key)()
+	rn.measure(&r, px, nil)
+	check(t, r, Steps)
+	image := []byte(`"type":"image"`)
+	sent := 0
+	for _, s := range px.requests() {
+		sent = max(sent, bytes.Count(s.body, image))
+	}
+	got := rn.up.Received()
+	last := -1
+	for i, g := range got {
+		if strings.HasSuffix(g.Path, "/messages") {
+			last = i
+		}
+	}
+	if last < 0 {
+		t.Fatal("the upstream got no Messages request")
+	}
+	fwd := bytes.Count(got[last].Body, image)
+	t.Logf("Claude Code sent up to %d pictures in a request; the upstream's last request held %d", sent, fwd)
+	if sent < Steps/each-1 {
+		t.Errorf("Claude Code sent at most %d pictures in a request, not its %d reads of them: the test does not test them", sent, Steps/each)
+	}
+	if fwd < 1 || fwd >= sent {
+		t.Errorf("the upstream's last request held %d of the %d pictures: want the newest and fewer than all", fwd, sent)
+	}
+}
+
 func TestCodex(t *testing.T) { runAll(t, codex) }
 
 var codex = agent{name: "codex", bin: ".bin/codex", setup: func(t *testing.T, home, base, key string) ([]string, []string) {

@@ -1,8 +1,11 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +34,16 @@ func pickTool(tools []Tool) (Tool, bool) {
 			if i := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == n }); i >= 0 {
 				return tools[i], true
 			}
+		}
+	}
+	return Tool{}, false
+}
+
+// pickReader returns the file reader of tools (readTools), or false.
+func pickReader(tools []Tool) (Tool, bool) {
+	for _, n := range readTools {
+		if i := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == n }); i >= 0 {
+			return tools[i], true
 		}
 	}
 	return Tool{}, false
@@ -134,6 +147,33 @@ func WriteTaggedStepFiles(dir string, n int, tag string) error {
 		}
 		if err := os.WriteFile(StepFile(dir, s), []byte(b.String()), 0o644); err != nil {
 			return fmt.Errorf("agents: step files: %w", err)
+		}
+	}
+	return nil
+}
+
+// ImageFile returns the path of step n's picture in dir.
+func ImageFile(dir string, n int) string {
+	return filepath.Join(dir, fmt.Sprintf("step-%02d.png", n))
+}
+
+// WriteImageFiles writes the pictures of every every-th step of 1..n
+// into dir: 1024×768 PNGs (a screenshot's size; 1,049 tokens by
+// Anthropic's rule), each with its own pattern.
+func WriteImageFiles(dir string, n, every int) error {
+	for s := every; s <= n; s += every {
+		img := image.NewGray(image.Rect(0, 0, 1024, 768))
+		for y := range 768 {
+			for x := range 1024 {
+				img.Pix[y*img.Stride+x] = uint8((x/(8+s) + y/16) * 37 % 256)
+			}
+		}
+		var b bytes.Buffer
+		if err := png.Encode(&b, img); err != nil {
+			return fmt.Errorf("agents: image files: %w", err)
+		}
+		if err := os.WriteFile(ImageFile(dir, s), b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("agents: image files: %w", err)
 		}
 	}
 	return nil

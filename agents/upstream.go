@@ -29,6 +29,11 @@ type Upstream struct {
 	URL   string // http://127.0.0.1:PORT, without /v1
 	Steps int    // tool-call steps before the final answer
 	Dir   string // where the step files are (WriteStepFiles)
+	// Images, when set, makes every Images-th step read step-NN.png
+	// (ImageFile, WriteImageFiles) with the agent's file reader (readTools)
+	// where the request declares one: the agent sends the picture back as
+	// its own tool result holds one.
+	Images int
 	// Dump, when set, is a directory that receives every request body
 	// (NNN.json, by request number) and the agent's own (NNN.agent.json).
 	Dump string
@@ -232,12 +237,18 @@ func (u *Upstream) next(t turn, size int) reply {
 		u.st.Finished = true
 		return reply{text: fmt.Sprintf("All %d step files are read. %s", u.Steps, Done)}
 	}
-	args, err := callArguments(tool, StepFile(u.Dir, step), step)
+	file := StepFile(u.Dir, step)
+	if u.Images > 0 && step%u.Images == 0 {
+		if reader, ok := pickReader(t.tools); ok {
+			tool, file = reader, ImageFile(u.Dir, step)
+		}
+	}
+	args, err := callArguments(tool, file, step)
 	if err != nil {
 		u.st.Breaches = append(u.st.Breaches, Breach{Request: t.n, Rule: "tool", Detail: err.Error()})
 		return reply{text: "error"}
 	}
-	rep := reply{tool: tool, id: fmt.Sprintf("call_%02d_%04d", step, t.n), args: args, step: step, prose: Prose(step, tool.Name, StepFile(u.Dir, step))}
+	rep := reply{tool: tool, id: fmt.Sprintf("call_%02d_%04d", step, t.n), args: args, step: step, prose: Prose(step, tool.Name, file)}
 	if last, ok := u.ProseUpTo[t.format]; ok && step > last {
 		rep.prose = ""
 	}

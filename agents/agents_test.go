@@ -341,20 +341,40 @@ var claudeCode = agent{name: "claude-code", bin: ".bin/claude", clipAt: 16000, s
 			"--output-format", "text", "--max-turns", "200"}
 }}
 
-// TestClaudeCodeReadsImages: Claude Code reads a 1024×768 PNG with its
-// Read tool every fourth step and sends it back as an image block in its
-// tool result, which swc counts by Anthropic's image rule (1,049 tokens
-// each) and stubs once old, as any observation. Through swc at 16,000
-// tokens the run keeps the provider's rules (check) and the upstream gets
-// the newest picture and fewer pictures than Claude Code sent.
+// TestClaudeCodeReadsImages, TestOpencodeReadsImages,
+// TestGeminiCLIReadsImages: the real agent reads a 1024×768 PNG with its
+// file reader every fourth step and sends it back in its tool result
+// (Claude Code and opencode: an image block in the tool_result; Gemini
+// CLI: an inlineData part beside the functionResponse), which swc counts
+// (1,049 tokens by Anthropic's rule, 765 by the one Gemini is counted by)
+// and stubs once old, as any observation. Through swc at 16,000 tokens
+// the run keeps the provider's rules (check) and the upstream gets the
+// newest picture and fewer pictures than the agent sent.
 func TestClaudeCodeReadsImages(t *testing.T) {
+	readsImages(t, claudeCode, `"type":"image"`)
+}
+
+func TestOpencodeReadsImages(t *testing.T) { readsImages(t, opencode, `"type":"image"`) }
+
+func TestGeminiCLIReadsImages(t *testing.T) {
+	a := geminiCLI()
+	a.noClip = "this run is about pictures; TestGeminiCLI checks clipping"
+	readsImages(t, a, `"mimeType":"image/png"`)
+}
+
+// readsImages runs a with a picture every fourth step through swc at
+// 16,000 tokens; marker is how a picture shows in a's requests.
+func readsImages(t *testing.T, a agent, marker string) {
 	if testing.Short() {
-		t.Skip("runs the real Claude Code (seconds); not with -short")
+		t.Skip("runs a real agent program (seconds); not with -short")
 	}
-	npmBin(t, claudeCode.bin)
+	npmBin(t, a.bin)
+	if a.needs != "" {
+		t.Skip(a.needs)
+	}
 	t.Parallel()
 	const budget, each = 16000, 4
-	rn := prepare(t, claudeCode, budget, Steps, "")
+	rn := prepare(t, a, budget, Steps, "")
 	rn.up.Images = each
 	if err := WriteImageFiles(rn.work, Steps, each); err != nil {
 		t.Fatal(err)
@@ -363,7 +383,7 @@ func TestClaudeCodeReadsImages(t *testing.T) {
 	r := rn.start(t, px.URL, px.Key)()
 	rn.measure(&r, px, nil)
 	check(t, r, Steps)
-	image := []byte(`"type":"image"`)
+	image := []byte(marker)
 	sent := 0
 	for _, s := range px.requests() {
 		sent = max(sent, bytes.Count(s.body, image))
@@ -371,17 +391,17 @@ func TestClaudeCodeReadsImages(t *testing.T) {
 	got := rn.up.Received()
 	last := -1
 	for i, g := range got {
-		if strings.HasSuffix(g.Path, "/messages") {
+		if bytes.Contains(g.Body, []byte(Done)) || len(g.Body) > 0 && strings.Contains(g.Path, "/messages") || strings.Contains(g.Path, "enerateContent") {
 			last = i
 		}
 	}
 	if last < 0 {
-		t.Fatal("the upstream got no Messages request")
+		t.Fatal("the upstream got no request of the loop")
 	}
 	fwd := bytes.Count(got[last].Body, image)
-	t.Logf("Claude Code sent up to %d pictures in a request; the upstream's last request held %d", sent, fwd)
+	t.Logf("%s sent up to %d pictures in a request; the upstream's last request held %d", a.name, sent, fwd)
 	if sent < Steps/each-1 {
-		t.Errorf("Claude Code sent at most %d pictures in a request, not its %d reads of them: the test does not test them", sent, Steps/each)
+		t.Errorf("%s sent at most %d pictures in a request, not its %d reads of them: the test does not test them", a.name, sent, Steps/each)
 	}
 	if fwd < 1 || fwd >= sent {
 		t.Errorf("the upstream's last request held %d of the %d pictures: want the newest and fewer than all", fwd, sent)
@@ -442,9 +462,10 @@ func TestAISDKResponses(t *testing.T) {
 	runAll(t, script("ai-sdk-responses", "ai-sdk.mjs", "responses"))
 }
 
-func TestOpencode(t *testing.T) {
-	runAll(t, agent{name: "opencode", bin: "opencode-linux-x64/bin/opencode", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
-		config := `{
+func TestOpencode(t *testing.T) { runAll(t, opencode) }
+
+var opencode = agent{name: "opencode", bin: "opencode-linux-x64/bin/opencode", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	config := `{
   "$schema": "https://opencode.ai/config.json",
   "model": "anthropic/claude-sonnet-4-5",
   "autoupdate": false,
@@ -458,20 +479,22 @@ func TestOpencode(t *testing.T) {
   "permission": {"bash": "allow", "edit": "allow", "webfetch": "deny"}
 }
 `
-		path := filepath.Join(home, "opencode.json")
-		if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return []string{"OPENCODE_CONFIG=" + path, "SWC_API_KEY=" + key, "OPENCODE_DISABLE_MODELS_FETCH=1",
-				"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"},
-			[]string{"run", prompt}
-	}})
-}
+	path := filepath.Join(home, "opencode.json")
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"OPENCODE_CONFIG=" + path, "SWC_API_KEY=" + key, "OPENCODE_DISABLE_MODELS_FETCH=1",
+			"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"},
+		[]string{"run", prompt}
+}}
 
 // TestGeminiCLI needs swc's Gemini route (generateContent and
 // streamGenerateContent, Proxy.Gemini): in a build without one the runs
 // through swc skip (swc would answer 404), the direct control runs.
-func TestGeminiCLI(t *testing.T) {
+func TestGeminiCLI(t *testing.T) { runAll(t, geminiCLI()) }
+
+// geminiCLI is how to run Gemini CLI.
+func geminiCLI() agent {
 	// The CLI's loop check (after 30 turns, over the last 20 contents)
 	// takes a model content with text beside its call for no call: it
 	// keeps the trailing unanswered call and puts the first content, a
@@ -496,5 +519,5 @@ func TestGeminiCLI(t *testing.T) {
 	if _, ok := geminiUpstream(&swchttp.ProxyConfig{}); !ok {
 		a.needs = "this build of swc has no Gemini route (http.ProxyConfig.Gemini): swc would answer 404"
 	}
-	runAll(t, a)
+	return a
 }

@@ -321,20 +321,30 @@ func holdsReasoning(text string) bool {
 // it (Output.Rewritten) cannot say where each part goes.
 func HasPlaceholder(text string) bool {
 	for line := range strings.SplitSeq(text, "\n") {
-		if len(line) < 3 || line[0] != '[' || line[len(line)-1] != ']' {
-			continue
-		}
-		if strings.HasPrefix(line, "[inlineData ") || strings.HasPrefix(line, "[fileData ") {
-			return true // a Gemini media part with its MIME type (geminiPartText)
-		}
-		inner, ok := line[1:len(line)-1], true
-		for i := 0; i < len(inner) && ok; i++ {
-			c := inner[i]
-			ok = 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '_' || c == ' ' || c == '-'
-		}
-		if ok {
+		if IsPlaceholder(line) {
 			return true
 		}
 	}
 	return false
+}
+
+// IsPlaceholder reports whether line is a placeholder of a part that is
+// not text, as the readers write one: a type in brackets ("[image]",
+// "[untyped part]"), or a Gemini media part with its MIME type
+// ("[inlineData image/png]").
+func IsPlaceholder(line string) bool {
+	if len(line) < 3 || line[0] != '[' || line[len(line)-1] != ']' {
+		return false
+	}
+	if strings.HasPrefix(line, "[inlineData ") || strings.HasPrefix(line, "[fileData ") {
+		return true // a Gemini media part with its MIME type (geminiPartText)
+	}
+	inner := line[1 : len(line)-1]
+	for i := 0; i < len(inner); i++ {
+		c := inner[i]
+		if !('a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '_' || c == ' ' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

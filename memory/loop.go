@@ -87,7 +87,10 @@ func asLoop(msgs []swc.Message) *loopShape {
 			l.units[last].msgs = append(l.units[last].msgs, i)
 			l.units[last].obs = append(l.units[last].obs, i)
 			nObs++
-		case m.Role == swc.RoleUser && inExchange && isObservation(m.Content):
+		case m.Role == swc.RoleUser && inExchange && (isObservation(m.Content) || mediaOnly(m) && msgs[i-1].Role == swc.RoleTool):
+			// A text-acting agent's output, or media a tool returned
+			// beside its result (Gemini CLI's read_file of a picture: an
+			// inlineData part after the functionResponse).
 			l.units[last].msgs = append(l.units[last].msgs, i)
 			l.units[last].obs = append(l.units[last].obs, i)
 			nObs++
@@ -156,20 +159,24 @@ func (lc *loopCosts) stubbable(i int) bool {
 // media alone (an image or a PDF a tool read) is stubbed like text: the
 // stub keeps the call, which the agent can make again.
 func keepsMedia(m swc.Message) bool {
+	return mediaOnly(m) && strings.Contains(m.Content, "[computer_screenshot]")
+}
+
+// mediaOnly reports whether m holds media and no text: its content is
+// nothing but chat's placeholders, one a line.
+func mediaOnly(m swc.Message) bool {
 	if m.MediaTokens == 0 {
 		return false
 	}
-	screenshot := false
 	for line := range strings.SplitSeq(m.Content, "\n") {
 		if line = strings.TrimSpace(line); line == "" {
 			continue
 		}
-		if len(line) < 3 || line[0] != '[' || line[len(line)-1] != ']' || strings.ContainsAny(line[1:len(line)-1], "[] ") {
+		if !chat.IsPlaceholder(line) {
 			return false
 		}
-		screenshot = screenshot || line == "[computer_screenshot]"
 	}
-	return screenshot
+	return true
 }
 
 // loopLineCap bounds the tokens of one line of the memory message's list

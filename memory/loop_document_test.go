@@ -123,3 +123,49 @@ func TestLoopStubsOldImages(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopStubsGeminiMedia: Gemini CLI's read_file of a picture answers
+// with a functionResponse and, beside it in the same user content, the
+// picture as an inlineData part: the picture is part of the observation
+// (not a person's message, which would be kept whatever the budget), so
+// old ones are stubbed and the newest is sent as it came.
+func TestLoopStubsGeminiMedia(t *testing.T) {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1024, 768))); err != nil {
+		t.Fatal(err)
+	}
+	shot := base64.StdEncoding.EncodeToString(buf.Bytes())
+	out := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
+	cs := []string{`{"role":"user","parts":[{"text":"Make the login page match the mock-up."}]}`}
+	for k := range 20 {
+		cs = append(cs,
+			fmt.Sprintf(`{"role":"model","parts":[{"functionCall":{"id":"s%d","name":"read_file","args":{"file_path":"/w/shot%d.png"}}}]}`, k, k),
+			fmt.Sprintf(`{"role":"user","parts":[{"functionResponse":{"id":"s%d","name":"read_file","response":{"output":"Binary content provided (1 item(s))."}}},{"inlineData":{"mimeType":"image/png","data":"%s"}}]}`, k, shot),
+			fmt.Sprintf(`{"role":"model","parts":[{"functionCall":{"id":"t%d","name":"read_file","args":{"file_path":"/w/decode.go","offset":%d}}}]}`, k, 100*k),
+			fmt.Sprintf(`{"role":"user","parts":[{"functionResponse":{"id":"t%d","name":"read_file","response":{"output":%q}}}]}`, k, out))
+	}
+	body := []byte(`{"systemInstruction":{"parts":[{"text":"You are a coding agent."}]},"contents":[` + strings.Join(cs, ",") + `]}`)
+	in, err := chat.Parse(body, chat.Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Budget = 8000
+	c := mustNew(t, o)
+	res, err := c.Compress(t.Context(), in.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := SpliceRequest(in, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := chat.Parse(sent, chat.Gemini)
+	if err != nil {
+		t.Fatalf("the body sent does not parse: %v", err)
+	}
+	images := bytes.Count(sent, []byte(`"inlineData"`))
+	if n := c.CountMessages(back.Messages); n > o.Budget || images < 1 || images > 2 {
+		t.Errorf("%d tokens sent (budget %d), %d of the 20 pictures", n, o.Budget, images)
+	}
+}

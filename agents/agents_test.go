@@ -351,20 +351,31 @@ var claudeCode = agent{name: "claude-code", bin: ".bin/claude", clipAt: 16000, s
 // the run keeps the provider's rules (check) and the upstream gets the
 // newest picture and fewer pictures than the agent sent.
 func TestClaudeCodeReadsImages(t *testing.T) {
-	readsImages(t, claudeCode, `"type":"image"`)
+	readsFiles(t, claudeCode, ".png", `"type":"image"`)
 }
 
-func TestOpencodeReadsImages(t *testing.T) { readsImages(t, opencode, `"type":"image"`) }
+func TestOpencodeReadsImages(t *testing.T) { readsFiles(t, opencode, ".png", `"type":"image"`) }
 
 func TestGeminiCLIReadsImages(t *testing.T) {
 	a := geminiCLI()
 	a.noClip = "this run is about pictures; TestGeminiCLI checks clipping"
-	readsImages(t, a, `"mimeType":"image/png"`)
+	readsFiles(t, a, ".png", `"mimeType":"image/png"`)
 }
 
-// readsImages runs a with a picture every fourth step through swc at
-// 16,000 tokens; marker is how a picture shows in a's requests.
-func readsImages(t *testing.T, a agent, marker string) {
+// TestClaudeCodeReadsPDFs: Claude Code's Read of a PDF (3 pages, 9,000
+// tokens by swc's count) answers with a tool_result naming the file and,
+// beside it in the same user message, a document block. An old one is
+// stubbed: the document block and any other non-result block become one
+// text block after the tool_result, which stays (the API wants every call
+// answered; TestSpliceRewritten).
+func TestClaudeCodeReadsPDFs(t *testing.T) {
+	readsFiles(t, claudeCode, ".pdf", `"type":"document"`)
+}
+
+// readsFiles runs a with a picture (ext ".png") or a 3-page PDF (".pdf")
+// every fourth step through swc at 16,000 tokens; marker is how one shows
+// in a's requests.
+func readsFiles(t *testing.T, a agent, ext, marker string) {
 	if testing.Short() {
 		t.Skip("runs a real agent program (seconds); not with -short")
 	}
@@ -375,8 +386,12 @@ func readsImages(t *testing.T, a agent, marker string) {
 	t.Parallel()
 	const budget, each = 16000, 4
 	rn := prepare(t, a, budget, Steps, "")
-	rn.up.Images = each
-	if err := WriteImageFiles(rn.work, Steps, each); err != nil {
+	rn.up.Images, rn.up.Ext = each, ext
+	write := WriteImageFiles
+	if ext == ".pdf" {
+		write = func(dir string, n, every int) error { return WritePDFFiles(dir, n, every, 3) }
+	}
+	if err := write(rn.work, Steps, each); err != nil {
 		t.Fatal(err)
 	}
 	px := startProxy(t, every(rn.up), budget)
@@ -399,12 +414,12 @@ func readsImages(t *testing.T, a agent, marker string) {
 		t.Fatal("the upstream got no request of the loop")
 	}
 	fwd := bytes.Count(got[last].Body, image)
-	t.Logf("%s sent up to %d pictures in a request; the upstream's last request held %d", a.name, sent, fwd)
+	t.Logf("%s sent up to %d %s files in a request; the upstream's last request held %d", a.name, sent, ext, fwd)
 	if sent < Steps/each-1 {
-		t.Errorf("%s sent at most %d pictures in a request, not its %d reads of them: the test does not test them", a.name, sent, Steps/each)
+		t.Errorf("%s sent at most %d %s files in a request, not its %d reads of them: the test does not test them", a.name, sent, ext, Steps/each)
 	}
 	if fwd < 1 || fwd >= sent {
-		t.Errorf("the upstream's last request held %d of the %d pictures: want the newest and fewer than all", fwd, sent)
+		t.Errorf("the upstream's last request held %d of the %d %s files: want the newest and fewer than all", fwd, sent, ext)
 	}
 }
 

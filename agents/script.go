@@ -178,3 +178,41 @@ func WriteImageFiles(dir string, n, every int) error {
 	}
 	return nil
 }
+
+// WritePDFFiles writes a PDF of pages pages for every every-th step of
+// 1..n into dir (step-NN.pdf): a page of text each, a well-formed file
+// (cross-reference table and all), as a PDF reader wants one.
+func WritePDFFiles(dir string, n, every, pages int) error {
+	for s := every; s <= n; s += every {
+		var b bytes.Buffer
+		var offs []int
+		obj := func(body string) {
+			offs = append(offs, b.Len())
+			fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offs), body)
+		}
+		b.WriteString("%PDF-1.4\n")
+		kids := make([]string, pages)
+		for p := range pages {
+			kids[p] = fmt.Sprintf("%d 0 R", 4+2*p)
+		}
+		obj("<< /Type /Catalog /Pages 2 0 R >>")
+		obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), pages))
+		obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+		for p := range pages {
+			obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*p))
+			text := fmt.Sprintf("BT /F1 12 Tf 72 720 Td (Step %02d, page %d: orders%02d handler handleOrder%dx%d) Tj ET", s, p+1, s, s, p+1)
+			obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(text), text))
+		}
+		xref := b.Len()
+		fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
+		for _, o := range offs {
+			fmt.Fprintf(&b, "%010d 00000 n \n", o)
+		}
+		fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
+		path := strings.TrimSuffix(ImageFile(dir, s), ".png") + ".pdf"
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("agents: PDF files: %w", err)
+		}
+	}
+	return nil
+}

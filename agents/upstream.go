@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -30,10 +31,12 @@ type Upstream struct {
 	Steps int    // tool-call steps before the final answer
 	Dir   string // where the step files are (WriteStepFiles)
 	// Images, when set, makes every Images-th step read step-NN.png
-	// (ImageFile, WriteImageFiles) with the agent's file reader (readTools)
-	// where the request declares one: the agent sends the picture back as
-	// its own tool result holds one.
+	// (ImageFile, WriteImageFiles), or with Ext ".pdf" step-NN.pdf
+	// (WritePDFFiles), with the agent's file reader (readTools) where the
+	// request declares one: the agent sends the file back as its own tool
+	// result holds one.
 	Images int
+	Ext    string // ".png" (""), ".pdf"
 	// Dump, when set, is a directory that receives every request body
 	// (NNN.json, by request number) and the agent's own (NNN.agent.json).
 	Dump string
@@ -240,7 +243,7 @@ func (u *Upstream) next(t turn, size int) reply {
 	file := StepFile(u.Dir, step)
 	if u.Images > 0 && step%u.Images == 0 {
 		if reader, ok := pickReader(t.tools); ok {
-			tool, file = reader, ImageFile(u.Dir, step)
+			tool, file = reader, strings.TrimSuffix(ImageFile(u.Dir, step), ".png")+cmp.Or(u.Ext, ".png")
 		}
 	}
 	args, err := callArguments(tool, file, step)

@@ -50,6 +50,21 @@ func TestSpliceRewritten(t *testing.T) {
 				`{"type":"tool_result", "tool_use_id":"t2","is_error":true,"content":"[swc:h0 stub <b>]","cache_control":{"type":"ephemeral"}}]}]}`,
 		},
 		{
+			// Claude Code's Read of a PDF: the result names the file, the
+			// document is a block beside it; the stub of what is beside
+			// the result leaves the result where it was (TestClaudeCodeReadsPDFs).
+			name:   "anthropic blocks beside a tool_result",
+			format: Anthropic,
+			body: `{"max_tokens":9,"model":"c","messages":[{"role":"user","content":"task"},` +
+				`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.pdf"}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"PDF file read: a.pdf (1.2KB)"},` +
+				`{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}]}]}`,
+			target: "[document]",
+			want: `{"max_tokens":9,"model":"c","messages":[{"role":"user","content":"task"},` +
+				`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.pdf"}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"PDF file read: a.pdf (1.2KB)"},{"type":"text","text":"[swc:h0 stub <b>]"}]}]}`,
+		},
+		{
 			name:   "responses function_call_output",
 			format: Responses,
 			body: `{"model":"m","input":[{"type":"message","role":"user","content":"task"},` +

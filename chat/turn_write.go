@@ -70,10 +70,42 @@ func replaceValue(obj []byte, name string, v []byte) ([]byte, error) {
 // list of blocks as anthropicTurn says, any other content as a string.
 func anthropicValue(m *swc.Message, _, v []byte, text string) ([]byte, error) {
 	v = bytes.TrimSpace(v)
-	if m.Role != swc.RoleAssistant || len(v) == 0 || v[0] != '[' {
+	if len(v) == 0 || v[0] != '[' {
 		return jsonString(text), nil
 	}
+	if m.Role != swc.RoleAssistant {
+		return besideResults(v, text)
+	}
 	return anthropicTurn(v, text)
+}
+
+// besideResults returns a user message's content blocks (list) with text
+// as what is not a tool result: its tool_result blocks byte for byte, in
+// their places at the start (the API wants them first), then text as one
+// text block, which stands for every other block (Claude Code's document
+// block beside a PDF's result, a reminder). A list without tool_result
+// blocks becomes text as a string.
+func besideResults(list []byte, text string) ([]byte, error) {
+	elems, err := arrayElems(list)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, 0, len(elems)+1)
+	for _, e := range elems {
+		var b struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(e, &b) == nil && b.Type == "tool_result" {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return jsonString(text), nil
+	}
+	if text != "" {
+		out = append(out, append(append([]byte(`{"type":"text","text":`), jsonString(text)...), '}'))
+	}
+	return append(append([]byte{'['}, bytes.Join(out, []byte{','})...), ']'), nil
 }
 
 // anthropicTurn returns an assistant message's content blocks (list) with

@@ -34,6 +34,10 @@ func TestLoopCountsDocuments(t *testing.T) {
 			fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"I read part %d."},{"type":"tool_use","id":"t%d","name":"Read","input":{"offset":%d}}]}`, k, k, 100*k),
 			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":%q}]}`, k, out))
 	}
+	// Claude Code's form: the result names the file, the document is a
+	// block beside it in the same user message.
+	beside := []string{read[0], `{"role":"user","content":[{"type":"tool_result","tool_use_id":"p0","content":"PDF file read: /w/spec.pdf (1.2KB)"},{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` +
+		base64.StdEncoding.EncodeToString([]byte(pdf.String())) + `"}}]}`}
 	task := `{"role":"user","content":"Implement the spec in spec.pdf."}`
 	for _, tc := range []struct {
 		name    string
@@ -43,6 +47,7 @@ func TestLoopCountsDocuments(t *testing.T) {
 	}{
 		{"read early", append(append([]string{task}, read...), steps...), []int{8000, 16000, 32000}, false},
 		{"read last", append(append([]string{task}, steps...), read...), []int{32000}, true},
+		{"read early, beside its result", append(append([]string{task}, beside...), steps...), []int{8000, 16000, 32000}, false},
 	} {
 		body := []byte(`{"model":"m","max_tokens":64,"system":"You are a coding agent.","messages":[` + strings.Join(tc.msgs, ",") + `]}`)
 		in, err := chat.Parse(body, chat.Anthropic)
@@ -66,6 +71,9 @@ func TestLoopCountsDocuments(t *testing.T) {
 			sent, err := SpliceRequest(in, res)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if bytes.Contains(sent, []byte(`"id":"p0"`)) != bytes.Contains(sent, []byte(`"tool_use_id":"p0"`)) {
+				t.Errorf("%s, budget %d: the call of the PDF and its result went apart", tc.name, budget)
 			}
 			kept := bytes.Contains(sent, []byte(`"type":"document"`))
 			if kept != tc.kept || res.Tokens > budget || kept && res.Tokens < doc || !bytes.Contains(sent, []byte("spec.pdf")) {

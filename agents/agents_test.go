@@ -342,11 +342,12 @@ var claudeCode = agent{name: "claude-code", bin: ".bin/claude", clipAt: 16000, s
 }}
 
 // TestClaudeCodeReadsImages, TestOpencodeReadsImages,
-// TestGeminiCLIReadsImages: the real agent reads a 1024×768 PNG with its
-// file reader every fourth step and sends it back in its tool result
-// (Claude Code and opencode: an image block in the tool_result; Gemini
+// TestCodexReadsImages, TestGeminiCLIReadsImages: the real agent reads a
+// 1024×768 PNG with its file reader every fourth step and sends it back
+// in its tool result (Claude Code and opencode: an image block in the
+// tool_result; Codex: an input_image in the function_call_output; Gemini
 // CLI: an inlineData part beside the functionResponse), which swc counts
-// (1,049 tokens by Anthropic's rule, 765 by the one Gemini is counted by)
+// (1,049 tokens by Anthropic's rule, 765 by OpenAI's, which Gemini's is)
 // and stubs once old, as any observation. Through swc at 16,000 tokens
 // the run keeps the provider's rules (check) and the upstream gets the
 // newest picture and fewer pictures than the agent sent.
@@ -355,6 +356,10 @@ func TestClaudeCodeReadsImages(t *testing.T) {
 }
 
 func TestOpencodeReadsImages(t *testing.T) { readsFiles(t, opencode, ".png", `"type":"image"`) }
+
+// Codex's view_image answers with a function_call_output whose output is
+// a list holding an input_image.
+func TestCodexReadsImages(t *testing.T) { readsFiles(t, codex, ".png", `"type":"input_image"`) }
 
 func TestGeminiCLIReadsImages(t *testing.T) {
 	a := geminiCLI()
@@ -406,7 +411,7 @@ func readsFiles(t *testing.T, a agent, ext, marker string) {
 	got := rn.up.Received()
 	last := -1
 	for i, g := range got {
-		if bytes.Contains(g.Body, []byte(Done)) || len(g.Body) > 0 && strings.Contains(g.Path, "/messages") || strings.Contains(g.Path, "enerateContent") {
+		if strings.HasSuffix(g.Path, "/messages") || strings.HasSuffix(g.Path, "/responses") || strings.HasSuffix(g.Path, "/chat/completions") || strings.Contains(g.Path, "enerateContent") {
 			last = i
 		}
 	}

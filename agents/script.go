@@ -39,9 +39,10 @@ func pickTool(tools []Tool) (Tool, bool) {
 	return Tool{}, false
 }
 
-// pickReader returns the file reader of tools (readTools), or false.
+// pickReader returns the file reader of tools (readTools, or Codex's
+// view_image, which reads pictures alone), or false.
 func pickReader(tools []Tool) (Tool, bool) {
-	for _, n := range readTools {
+	for _, n := range append(readTools[:len(readTools):len(readTools)], "view_image") {
 		if i := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == n }); i >= 0 {
 			return tools[i], true
 		}

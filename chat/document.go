@@ -150,10 +150,14 @@ func pdfPages[T string | []byte](data T) int {
 	return n
 }
 
-// pdfMaxBytes bounds what pdfPages decodes of one PDF, and what it
-// inflates of its object streams: Anthropic takes at most 32 MB a
-// request.
-const pdfMaxBytes = 64 << 20
+// pdfMaxBytes bounds what pdfPages decodes of one PDF (Anthropic takes at
+// most 32 MB a request), pdfInflateMax what it inflates of its object
+// streams, all of them together (a stream that inflates to more, a zip
+// bomb, is read no further).
+const (
+	pdfMaxBytes   = 64 << 20
+	pdfInflateMax = 16 << 20
+)
 
 const pdfCacheSize = 256
 
@@ -170,7 +174,7 @@ func countPages(pdf []byte) int {
 	if n := len(typed(pdf, "Page")); n > 0 {
 		return n
 	}
-	n, budget := 0, int64(pdfMaxBytes)
+	n, budget := 0, int64(pdfInflateMax)
 	for _, at := range typed(pdf, "ObjStm") {
 		rest := pdf[at:]
 		s := bytes.Index(rest, []byte("stream"))

@@ -173,3 +173,21 @@ func BenchmarkPDFPages(b *testing.B) {
 		}
 	})
 }
+
+// TestPDFPagesBomb: an object stream that inflates to far more than
+// pdfInflateMax is read no further, and the count falls back to the page
+// tree's.
+func TestPDFPagesBomb(t *testing.T) {
+	var z bytes.Buffer
+	w, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	zeros := make([]byte, 1<<20)
+	for range 64 { // 64 MiB of zeros, about 64 KB compressed
+		w.Write(zeros)
+	}
+	w.Close()
+	pdf := "%PDF-1.7\n1 0 obj\n<< /Type /Pages /Kids [] /Count 7 >>\nendobj\n" +
+		"2 0 obj\n<< /Type /ObjStm /N 1 /First 0 /Filter /FlateDecode >>\nstream\n" + z.String() + "\nendstream\nendobj\n%%EOF\n"
+	if got := pdfPages(base64.StdEncoding.EncodeToString([]byte(pdf))); got != 7 {
+		t.Errorf("pdfPages = %d, want the page tree's 7", got)
+	}
+}

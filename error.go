@@ -29,6 +29,24 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// ErrBudgetTooSmall is in the chain of the error a strategy returns for a
+// budget below what its emptiest context (its omission marker) costs
+// (BudgetErrorf): a caller with other messages to send may send them
+// without the memory rather than fail.
+var ErrBudgetTooSmall = errors.New("budget below an empty context")
+
+// BudgetErrorf returns an EINVALID error whose chain holds
+// ErrBudgetTooSmall, its message formatted.
+func BudgetErrorf(format string, args ...any) error {
+	return budgetError{Errorf(EINVALID, format, args...)}
+}
+
+// budgetError is an *Error that is also ErrBudgetTooSmall.
+type budgetError struct{ e *Error }
+
+func (b budgetError) Error() string   { return b.e.Message }
+func (b budgetError) Unwrap() []error { return []error{b.e, ErrBudgetTooSmall} }
+
 // ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
 // for any other non-nil error, and "" for nil.
 func ErrorCode(err error) string {

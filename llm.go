@@ -39,8 +39,9 @@ type Message struct {
 	Time time.Time `json:"timestamp,omitzero"`
 	// Session is an explicit session id; empty lets sessionisation decide.
 	Session string `json:"session,omitempty"`
-	// MediaTokens are the tokens of the images Content holds placeholders
-	// for ("[input_image]"), counted in the message's cost; 0 when none.
+	// MediaTokens are the tokens of the parts Content holds placeholders
+	// for ("[input_image]", "[thinking]", "[document]": images, PDFs,
+	// reasoning), counted in the message's cost; 0 when none.
 	MediaTokens int `json:"media_tokens,omitempty"`
 	// InPlace marks a system message that belongs where it stands in the
 	// conversation (an Anthropic mid-conversation system message, in

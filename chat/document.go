@@ -8,9 +8,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/swcmem/swc/tokens"
 )
@@ -79,11 +76,9 @@ func elements(raw []byte) [][]byte {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
-	md := memberDecoders.Get().(*memberDecoder)
-	defer memberDecoders.Put(md)
-	md.r.Reset(raw)
+	md := decoderOf(raw)
+	defer md.release()
 	dec := &md.dec
-	dec.Reset(&md.r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if _, err := dec.ReadToken(); err != nil {
 		return nil
 	}
@@ -103,7 +98,7 @@ func elements(raw []byte) [][]byte {
 // when it is none): its page objects, counted where they are written or,
 // in a PDF that packs its objects in compressed object streams, where
 // those inflate to; failing both, the largest page count of its page
-// tree. The counts of the last pdfCacheSize PDFs are kept: a proxy reads
+// tree. The counts of up to 256 PDFs are kept (pdfCache): a proxy reads
 // the same document on every request of a conversation.
 func pdfPages[T string | []byte](data T) int {
 	if len(data) == 0 {
@@ -117,16 +112,14 @@ func pdfPages[T string | []byte](data T) int {
 	case []byte:
 		key, src = maphash.Bytes(pdfSeed, d), bytes.NewReader(d)
 	}
-	pdfCache.Lock()
-	n, ok := pdfCache.pages[key]
-	pdfCache.Unlock()
-	if ok {
+	if n, ok := pdfCache.get(key); ok {
 		return n
 	}
 	// One decode into a buffer of the decoded size; base64 with line
 	// breaks, which that refuses, as a stream.
 	var pdf []byte
 	var err error
+	n := 0
 	if base64.StdEncoding.DecodedLen(len(data)) <= pdfMaxBytes {
 		switch d := any(data).(type) {
 		case string:
@@ -141,12 +134,7 @@ func pdfPages[T string | []byte](data T) int {
 	if err == nil && bytes.Contains(pdf[:min(len(pdf), 1024)], []byte("%PDF-")) { // its header, within its first 1,024 bytes
 		n = countPages(pdf)
 	}
-	pdfCache.Lock()
-	if len(pdfCache.pages) >= pdfCacheSize {
-		clear(pdfCache.pages)
-	}
-	pdfCache.pages[key] = n
-	pdfCache.Unlock()
+	pdfCache.put(key, n)
 	return n
 }
 
@@ -159,58 +147,77 @@ const (
 	pdfInflateMax = 16 << 20
 )
 
-const pdfCacheSize = 256
-
 var (
 	pdfSeed  = maphash.MakeSeed()
-	pdfCache = struct {
-		sync.Mutex
-		pages map[uint64]int
-	}{pages: map[uint64]int{}}
+	pdfCache = newCounts(256)
 )
 
-// countPages counts the pages of the PDF pdf as pdfPages says.
+// countPages counts the pages of the PDF pdf as pdfPages says: the
+// largest /Count of a page tree node (the root's), in the file or in its
+// object streams; failing that, the page objects there. Every search is
+// bounded (pdfDictSpan, one pass over the streams), so a crafted file
+// costs time linear in its size.
 func countPages(pdf []byte) int {
-	if n := len(typed(pdf, "Page")); n > 0 {
-		return n
-	}
-	n, budget := 0, int64(pdfInflateMax)
-	for _, at := range typed(pdf, "ObjStm") {
-		rest := pdf[at:]
-		s := bytes.Index(rest, []byte("stream"))
-		if s < 0 {
+	objects, count := len(typed(pdf, "Page")), treeCount(pdf)
+	budget := int64(pdfInflateMax)
+	for next, streams := 0, 0; budget > 0 && streams < pdfMaxDicts; streams++ {
+		at := indexTyped(pdf[next:], "ObjStm")
+		if at < 0 {
 			break
 		}
-		body := bytes.TrimLeft(rest[s+len("stream"):], "\r\n")
-		if e := bytes.Index(body, []byte("endstream")); e >= 0 {
-			body = body[:e]
+		at += next
+		window := pdf[at:min(len(pdf), at+pdfDictSpan)]
+		s := bytes.Index(window, []byte("stream"))
+		if s < 0 {
+			next = at
+			continue
 		}
-		zr, err := zlib.NewReader(bytes.NewReader(body))
+		body := bytes.TrimLeft(pdf[at+s+len("stream"):], "\r\n")
+		e := bytes.Index(body, []byte("endstream"))
+		if e < 0 {
+			e = len(body)
+		}
+		next = len(pdf) - len(body) + e // past this stream: its bytes are no dictionary
+		zr, err := zlib.NewReader(bytes.NewReader(body[:e]))
 		if err != nil {
 			continue
 		}
 		inflated, _ := io.ReadAll(io.LimitReader(zr, budget))
 		budget -= int64(len(inflated))
-		n += len(typed(inflated, "Page"))
-		if budget <= 0 {
-			break
-		}
+		objects += len(typed(inflated, "Page"))
+		count = max(count, treeCount(inflated))
 	}
-	if n > 0 {
-		return n
+	if count > 0 {
+		return count
 	}
-	// The page tree's /Count: the largest in a dictionary of /Type /Pages.
-	for _, at := range typed(pdf, "Pages") {
-		open := bytes.LastIndex(pdf[:at], []byte("<<"))
-		end := bytes.Index(pdf[at:], []byte(">>"))
+	return objects
+}
+
+// pdfDictSpan bounds how far countPages looks around a /Type for the rest
+// of its dictionary: the "<<" before it, the ">>" or "stream" after it;
+// pdfMaxDicts how many object streams, and how many page tree nodes in
+// each part, it reads (a real PDF has tens or hundreds).
+const (
+	pdfDictSpan = 4096
+	pdfMaxDicts = 4096
+)
+
+// treeCount returns the largest /Count of a /Type /Pages dictionary of
+// pdf (0 when none).
+func treeCount(pdf []byte) int {
+	n := 0
+	nodes := typed(pdf, "Pages")
+	for _, at := range nodes[:min(len(nodes), pdfMaxDicts)] {
+		open := bytes.LastIndex(pdf[max(0, at-pdfDictSpan):at], []byte("<<"))
+		end := bytes.Index(pdf[at:min(len(pdf), at+pdfDictSpan)], []byte(">>"))
 		if open < 0 || end < 0 {
 			continue
 		}
-		dict := pdf[open : at+end]
+		dict := pdf[max(0, at-pdfDictSpan)+open : at+end]
 		if i := bytes.Index(dict, []byte("/Count")); i >= 0 {
 			digits := bytes.TrimLeft(dict[i+len("/Count"):], " \t\r\n")
 			k := 0
-			for k < len(digits) && digits[k] >= '0' && digits[k] <= '9' {
+			for k < len(digits) && k < 9 && digits[k] >= '0' && digits[k] <= '9' {
 				k++
 			}
 			v, _ := strconv.Atoi(string(digits[:k]))
@@ -218,6 +225,20 @@ func countPages(pdf []byte) int {
 		}
 	}
 	return n
+}
+
+// indexTyped returns where the first "/Type /NAME" of pdf ends, or -1.
+func indexTyped(pdf []byte, name string) int {
+	for i := 0; ; {
+		j := bytes.Index(pdf[i:], []byte("/Type"))
+		if j < 0 {
+			return -1
+		}
+		i += j + len("/Type")
+		if k, ok := typedAt(pdf, i, name); ok {
+			return k
+		}
+	}
 }
 
 // typed returns where each "/Type /NAME" of pdf ends (any white space
@@ -230,20 +251,28 @@ func typed(pdf []byte, name string) []int {
 			return out
 		}
 		i += j + len("/Type")
-		k := i
-		for k < len(pdf) && isPDFSpace(pdf[k]) {
-			k++
+		if k, ok := typedAt(pdf, i, name); ok {
+			out = append(out, k)
+			i = k
 		}
-		if k >= len(pdf) || pdf[k] != '/' || !bytes.HasPrefix(pdf[k+1:], []byte(name)) {
-			continue
-		}
-		k += 1 + len(name)
-		if k < len(pdf) && !isPDFSpace(pdf[k]) && strings.IndexByte("()<>[]{}/%", pdf[k]) < 0 {
-			continue // a longer name: /Pages for /Page
-		}
-		out = append(out, k)
-		i = k
 	}
+}
+
+// typedAt reports whether " /NAME" (any white space, NAME whole) follows
+// at i of pdf, and where it ends.
+func typedAt(pdf []byte, i int, name string) (int, bool) {
+	k := i
+	for k < len(pdf) && isPDFSpace(pdf[k]) {
+		k++
+	}
+	if k >= len(pdf) || pdf[k] != '/' || !bytes.HasPrefix(pdf[k+1:], []byte(name)) {
+		return 0, false
+	}
+	k += 1 + len(name)
+	if k < len(pdf) && !isPDFSpace(pdf[k]) && strings.IndexByte("()<>[]{}/%", pdf[k]) < 0 {
+		return 0, false // a longer name: /Pages for /Page
+	}
+	return k, true
 }
 
 // isPDFSpace reports whether c is white space in PDF syntax.

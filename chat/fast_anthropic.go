@@ -90,8 +90,11 @@ func (p *fast) anBlock(t tok, inner bool) (fastBlock, bool) {
 		}
 	}
 	switch b.typ {
-	case "text", "tool_use", "tool_result": // read for what they hold
+	case "text", "tool_use": // read for what they hold
+		b.media = 0
+	case "tool_result": // its blocks' media, read with them
 	case "thinking": // its text already read
+		b.media = 0
 		if hasThinking {
 			b.media = tokens.CountCached(thinking)
 		}

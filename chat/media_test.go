@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -63,6 +64,8 @@ func TestMediaTokens(t *testing.T) {
 			`{"role":"assistant","content":[{"type":"thinking","thinking":"` + thinking + `","signature":"c2ln"},{"type":"redacted_thinking","data":"` + fmt.Sprintf("%040d", 0) + `"},{"type":"tool_use","id":"t1","name":"shot","input":{}}]},` +
 			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"ok"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + small + `"}}]}]}]}`,
 			Anthropic, []int{0, tokens.Count(thinking) + 10, 27}},
+		{"anthropic blocks with a content list they do not hold (a thinking, a text)", `{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"thinking","signature":"c2ln","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + small + `"}}]},{"type":"text","text":"ok","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + small + `"}}]}]}]}`,
+			Anthropic, []int{0, 0}},
 		{"openai image_url", `{"messages":[{"role":"user","content":[{"type":"text","text":"look"},{"type":"image_url","image_url":{"url":"data:image/png;base64,` + wide + `"}}]},` +
 			`{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://example.com/a.png","detail":"low"}}]},` +
 			`{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`,
@@ -127,6 +130,40 @@ func BenchmarkParseMedia(b *testing.B) {
 			for b.Loop() {
 				if _, err := Parse(body, Anthropic); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkImageBlock counts an Anthropic image block of a 1024×768
+// screenshot of noise (a PNG of about 1 MB of base64) the first time (its
+// size read from its header, the block read in place, not copied) and
+// again (from the cache, by a hash of the block).
+func BenchmarkImageBlock(b *testing.B) {
+	img := image.NewGray(image.Rect(0, 0, 1024, 768))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(rng.Uint32())
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		b.Fatal(err)
+	}
+	raw := []byte(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + base64.StdEncoding.EncodeToString(buf.Bytes()) + `"}}`)
+	for _, again := range []bool{false, true} {
+		name := map[bool]string{false: "first", true: "again"}[again]
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if !again {
+					mediaCache.mu.Lock()
+					clear(mediaCache.byID)
+					mediaCache.mu.Unlock()
+				}
+				if anthropicBlockTokens("image", raw) != 1049 {
+					b.Fatal("not 1,049 tokens")
 				}
 			}
 		})

@@ -58,11 +58,11 @@ func TestSpliceRewritten(t *testing.T) {
 			body: `{"max_tokens":9,"model":"c","messages":[{"role":"user","content":"task"},` +
 				`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.pdf"}}]},` +
 				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"PDF file read: a.pdf (1.2KB)"},` +
-				`{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}]}]}`,
+				`{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="},"cache_control":{"type":"ephemeral"}}]}]}`,
 			target: "[document]",
 			want: `{"max_tokens":9,"model":"c","messages":[{"role":"user","content":"task"},` +
 				`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.pdf"}}]},` +
-				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"PDF file read: a.pdf (1.2KB)"},{"type":"text","text":"[swc:h0 stub <b>]"}]}]}`,
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"PDF file read: a.pdf (1.2KB)"},{"type":"text","text":"[swc:h0 stub <b>]","cache_control":{"type":"ephemeral"}}]}]}`,
 		},
 		{
 			name:   "responses function_call_output",

@@ -67,7 +67,9 @@ func replaceValue(obj []byte, name string, v []byte) ([]byte, error) {
 
 // anthropicValue writes the new content of a rewritten Anthropic message,
 // or of a tool_result block (v: the value it replaces): an assistant's
-// list of blocks as anthropicTurn says, any other content as a string.
+// list of blocks as anthropicTurn says, a user message's list that holds
+// tool_result blocks as besideResults says, any other content as a
+// string.
 func anthropicValue(m *swc.Message, _, v []byte, text string) ([]byte, error) {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 || v[0] != '[' {
@@ -83,7 +85,8 @@ func anthropicValue(m *swc.Message, _, v []byte, text string) ([]byte, error) {
 // as what is not a tool result: its tool_result blocks byte for byte, in
 // their places at the start (the API wants them first), then text as one
 // text block, which stands for every other block (Claude Code's document
-// block beside a PDF's result, a reminder). A list without tool_result
+// block beside a PDF's result, a reminder) and carries the cache_control
+// mark of the last of them that had one. A list without tool_result
 // blocks becomes text as a string.
 func besideResults(list []byte, text string) ([]byte, error) {
 	elems, err := arrayElems(list)
@@ -91,19 +94,31 @@ func besideResults(list []byte, text string) ([]byte, error) {
 		return nil, err
 	}
 	out := make([][]byte, 0, len(elems)+1)
+	var mark json.RawMessage
 	for _, e := range elems {
 		var b struct {
-			Type string `json:"type"`
+			Type         string          `json:"type"`
+			CacheControl json.RawMessage `json:"cache_control"`
 		}
-		if json.Unmarshal(e, &b) == nil && b.Type == "tool_result" {
+		if json.Unmarshal(e, &b) != nil {
+			continue
+		}
+		switch {
+		case b.Type == "tool_result":
 			out = append(out, e)
+		case len(b.CacheControl) > 0 && string(b.CacheControl) != "null":
+			mark = b.CacheControl
 		}
 	}
 	if len(out) == 0 {
 		return jsonString(text), nil
 	}
 	if text != "" {
-		out = append(out, append(append([]byte(`{"type":"text","text":`), jsonString(text)...), '}'))
+		block := append([]byte(`{"type":"text","text":`), jsonString(text)...)
+		if mark != nil {
+			block = append(append(block, `,"cache_control":`...), mark...)
+		}
+		out = append(out, append(block, '}'))
 	}
 	return append(append([]byte{'['}, bytes.Join(out, []byte{','})...), ']'), nil
 }

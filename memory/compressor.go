@@ -511,10 +511,11 @@ func (c *Compressor) consolidate(ctx context.Context, msgs []swc.Message, histor
 	cost := func(memory string) int { return c.Cost(swc.Message{Role: swc.RoleSystem, Content: memory}) }
 	for attempt := 0; histBudget > 0 && attempt < 8; attempt++ {
 		hc, err := c.runWithFallback(ctx, engines, &blk.fallback, func(ctx context.Context, e engineSet) (*swc.Context, error) { return run(ctx, e, histBudget) })
-		if swc.ErrorCode(err) == swc.EINVALID && ctx.Err() == nil {
+		if errors.Is(err, swc.ErrBudgetTooSmall) {
 			// A budget below what the strategy's emptiest context costs
 			// (its omission marker): nothing of the history fits, and
-			// the request goes without it rather than refused.
+			// the request goes without it rather than refused. Any other
+			// error (an engine's) is returned.
 			break
 		}
 		if err != nil {

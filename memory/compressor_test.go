@@ -138,6 +138,22 @@ func TestCompressNeverRefusesSmallRoom(t *testing.T) {
 	}
 }
 
+// TestCompressReturnsEngineInvalid: only a budget below the strategy's
+// emptiest context (swc.ErrBudgetTooSmall) sends the request without the
+// memory; an engine's EINVALID (a provider's 400 to the gister) is the
+// caller's to see, not a history silently left out.
+func TestCompressReturnsEngineInvalid(t *testing.T) {
+	o := DefaultOptions()
+	o.Budget, o.Strategy = 1500, "swc-anchored" // a strategy that gists
+	o.Gister = &mock.Gister{GistFn: func(context.Context, swc.GistRequest) (string, error) {
+		return "", swc.Errorf(swc.EINVALID, "provider: 400 invalid request")
+	}}
+	_, err := mustNew(t, o).Compress(context.Background(), sampleMessages(t))
+	if swc.ErrorCode(err) != swc.EINVALID || !strings.Contains(swc.ErrorMessage(err), "400") {
+		t.Errorf("a gister's EINVALID: err %v, want it returned", err)
+	}
+}
+
 func TestCompressTruncatesHugeHistoryMessage(t *testing.T) {
 	msgs := sampleMessages(t)
 	huge := len(msgs) - 9 // the newest history message

@@ -67,7 +67,7 @@ func (r *BM25) Compress(ctx context.Context, c *swc.Conversation, opts swc.Compr
 	set := x.NewTurnSet()
 	text, n := set.Fill(Rank(x, opts.Query), tokens.Count(set.Render()), opts.Budget)
 	if n > opts.Budget {
-		return nil, swc.Errorf(swc.EINVALID, "%s: a budget of %d tokens is below the %d of a context that keeps nothing of %s", r.name, opts.Budget, n, c.ID)
+		return nil, swc.BudgetErrorf("%s: a budget of %d tokens is below the %d of a context that keeps nothing of %s", r.name, opts.Budget, n, c.ID)
 	}
 	return set.Context(r.name, text, n, opts.Budget), nil
 }

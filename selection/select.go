@@ -98,7 +98,7 @@ func (s *Select) compress(c *swc.Conversation, budget int, seed recalled, name s
 	ch, text := s.fit(x, budget, seed)
 	n := tokens.Count(text)
 	if n > budget {
-		return nil, swc.Errorf(swc.EINVALID, "%s: a budget of %d tokens is below the %d of a context that keeps nothing of %s", name, budget, n, c.ID)
+		return nil, swc.BudgetErrorf("%s: a budget of %d tokens is below the %d of a context that keeps nothing of %s", name, budget, n, c.ID)
 	}
 	out := report(ch, text, n, budget)
 	out.Strategy = name

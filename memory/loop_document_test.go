@@ -89,12 +89,7 @@ func TestLoopCountsDocuments(t *testing.T) {
 // it came, and the request holds its budget. Kept whole, the 20
 // screenshots of this loop (1,049 tokens each) filled every budget.
 func TestLoopStubsOldImages(t *testing.T) {
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1024, 768))); err != nil {
-		t.Fatal(err)
-	}
-	shot := base64.StdEncoding.EncodeToString(buf.Bytes())
-	out := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
+	shot, out := screenshot(t), strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
 	ms := []string{`{"role":"user","content":"Make the login page match the mock-up."}`}
 	for k := range 20 {
 		ms = append(ms,
@@ -138,12 +133,7 @@ func TestLoopStubsOldImages(t *testing.T) {
 // (not a person's message, which would be kept whatever the budget), so
 // old ones are stubbed and the newest is sent as it came.
 func TestLoopStubsGeminiMedia(t *testing.T) {
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1024, 768))); err != nil {
-		t.Fatal(err)
-	}
-	shot := base64.StdEncoding.EncodeToString(buf.Bytes())
-	out := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
+	shot, out := screenshot(t), strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
 	cs := []string{`{"role":"user","parts":[{"text":"Make the login page match the mock-up."}]}`}
 	for k := range 20 {
 		cs = append(cs,
@@ -176,4 +166,14 @@ func TestLoopStubsGeminiMedia(t *testing.T) {
 	if n := c.CountMessages(back.Messages); n > o.Budget || images < 1 || images > 2 {
 		t.Errorf("%d tokens sent (budget %d), %d of the 20 pictures", n, o.Budget, images)
 	}
+}
+
+// screenshot returns the base64 of a 1024×768 PNG.
+func screenshot(t *testing.T) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1024, 768))); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes())
 }

@@ -3,6 +3,8 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/swcmem/swc"
 )
 
 // Anthropic prompt caching. A Messages request may carry at most
@@ -120,20 +122,33 @@ type memoryBlock struct {
 // the written messages and its tool_result block's index in the content.
 type stubAt struct{ msg, block int }
 
-// lastStub returns the content block index of the last tool_result of
-// source message o whose content out rewrote.
+// lastStub returns the content block index of the last stub of source
+// message o: of the last tool_result whose content out rewrote, or of the
+// text block a rewrite of what is beside its tool_result blocks became
+// (besideResults: it comes after them, so its index is their number).
 func lastStub(in *Input, out Output, o int) (int, bool) {
 	k, found := 0, false
+	results, beside := 0, false
 	for i, oi := range in.Origin {
 		if oi != o {
 			continue
 		}
+		if in.Messages[i].Role == swc.RoleTool {
+			results++
+		}
 		if _, ok := out.Rewritten[i]; !ok {
 			continue
 		}
-		if b, ok := blockIndex(in.Where[i]); ok && (!found || b > k) {
-			k, found = b, true
+		if b, ok := blockIndex(in.Where[i]); ok {
+			if !found || b > k {
+				k, found = b, true
+			}
+		} else if in.Messages[i].Role == swc.RoleUser {
+			beside = true
 		}
+	}
+	if beside && results > 0 {
+		return results, true // after every tool_result block
 	}
 	return k, found
 }

@@ -163,6 +163,44 @@ func spliceStubs(t *testing.T, in *Input, out Output, stub string, outputs ...st
 	return got
 }
 
+// TestStubCacheMarkBesideResults: when the last stub is the text block a
+// rewrite of what sat beside a tool_result became (Claude Code's document
+// block after a PDF's result), the mark goes on that block, after the
+// results.
+func TestStubCacheMarkBesideResults(t *testing.T) {
+	body := `{"model":"c","max_tokens":9,"system":"s","messages":[{"role":"user","content":"task"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"sh","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"output of t1"}]},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"a.pdf"}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"PDF file read: a.pdf"},{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}]},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t3","name":"sh","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","content":"output of t3","cache_control":{"type":"ephemeral"}}]}]}`
+	in, err := Parse([]byte(body), Anthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := spliceStubs(t, in, Output{}, "[swc:h0 stub]", "output of t1", "[document]")
+	var b struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(got, &b); err != nil {
+		t.Fatalf("%v: %s", err, got)
+	}
+	blocks := func(i int) []map[string]json.RawMessage {
+		var c []map[string]json.RawMessage
+		json.Unmarshal(b.Messages[i].Content, &c)
+		return c
+	}
+	if c := blocks(4); len(c) != 2 || string(c[0]["type"]) != `"tool_result"` || string(c[1]["cache_control"]) != `{"type":"ephemeral"}` {
+		t.Errorf("the stub beside the result is not the marked block after it: %s", got)
+	}
+	if c := blocks(2); len(c) != 1 || len(c[0]["cache_control"]) > 0 {
+		t.Errorf("the earlier stub is marked: %s", got)
+	}
+}
+
 // TestStubCacheMarkTTLInMessage: the marks of the stub's own message
 // count too — a later block of it marked for an hour gives the stub's
 // mark the hour; a 5-minute block before the stub and an hour's mark

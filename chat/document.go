@@ -98,7 +98,7 @@ func elements(raw []byte) [][]byte {
 // when it is none): its page objects, counted where they are written or,
 // in a PDF that packs its objects in compressed object streams, where
 // those inflate to; failing both, the largest page count of its page
-// tree. The counts of up to 256 PDFs are kept (pdfCache): a proxy reads
+// tree. The counts of about 256 PDFs are kept (pdfCache): a proxy reads
 // the same document on every request of a conversation.
 func pdfPages[T string | []byte](data T) int {
 	if len(data) == 0 {
@@ -112,7 +112,7 @@ func pdfPages[T string | []byte](data T) int {
 	case []byte:
 		key, src = maphash.Bytes(pdfSeed, d), bytes.NewReader(d)
 	}
-	if n, ok := pdfCache.get(key); ok {
+	if n, ok := pdfCache.Get(key); ok {
 		return n
 	}
 	// One decode into a buffer of the decoded size; base64 with line
@@ -134,7 +134,7 @@ func pdfPages[T string | []byte](data T) int {
 	if err == nil && bytes.Contains(pdf[:min(len(pdf), 1024)], []byte("%PDF-")) { // its header, within its first 1,024 bytes
 		n = countPages(pdf)
 	}
-	pdfCache.put(key, n)
+	pdfCache.Put(key, n)
 	return n
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/tokens"
 )
 
@@ -290,11 +291,11 @@ func cachedCount(raw []byte, count func() int) int {
 		return count()
 	}
 	key := maphash.Bytes(mediaSeed, raw)
-	if n, ok := mediaCache.get(key); ok {
+	if n, ok := mediaCache.Get(key); ok {
 		return n
 	}
 	n := count()
-	mediaCache.put(key, n)
+	mediaCache.Put(key, n)
 	return n
 }
 
@@ -305,28 +306,11 @@ var (
 	mediaCache = newCounts(4096)
 )
 
-// counts is a bounded map of counts by hash, safe for concurrent use;
-// emptied when full.
-type counts struct {
-	mu   sync.Mutex
-	max  int
-	byID map[uint64]int
+// newCounts returns a memo of counts by hash holding about n of them (two
+// generations of n/2, memo.Memo).
+func newCounts(n int) *memo.Memo[uint64, int] {
+	return memo.New(n/2*(memoEntry+8), func(uint64, int) int { return 8 })
 }
 
-func newCounts(max int) *counts { return &counts{max: max, byID: map[uint64]int{}} }
-
-func (c *counts) get(key uint64) (int, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n, ok := c.byID[key]
-	return n, ok
-}
-
-func (c *counts) put(key uint64, n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.byID) >= c.max {
-		clear(c.byID)
-	}
-	c.byID[key] = n
-}
+// memoEntry is what memo.Memo adds to each entry's size.
+const memoEntry = 64

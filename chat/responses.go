@@ -540,6 +540,11 @@ func outputText(it *rItem) (string, int) {
 		return it.Result, 0
 	}
 	out := bytes.TrimSpace(it.Output)
+	if it.Type == "tool_search_output" && (len(out) == 0 || string(out) == "null") {
+		// The tools a search loaded (its "tools", no "output"): a
+		// placeholder line, which tells a tool loop never to drop it.
+		return placeholder(it.Type), 0
+	}
 	if len(out) == 0 || string(out) == "null" {
 		return "", 0
 	}

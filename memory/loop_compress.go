@@ -17,7 +17,7 @@ import (
 // Result.OverBudget saying by how much.
 func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape, res *Result) *Result {
 	lc := &loopCosts{msgs: msgs, cost: costs, stubCap: c.opts.StubTokens + MessageOverhead, share: max(c.opts.StubShare, 0)}
-	c.pin(l)
+	c.pin(msgs, l)
 	instrCost := 0
 	for _, i := range l.instr {
 		instrCost += lc.cost[i]
@@ -97,14 +97,19 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 	return res
 }
 
-// pin marks the exchanges a user unit follows as never dropped when the
-// provider wants roles to alternate (Options.AlignUser).
-func (c *Compressor) pin(l *loopShape) {
-	if !c.opts.AlignUser {
-		return
-	}
-	for u := range len(l.units) - 1 {
-		l.units[u].pinned = !l.units[u].user && l.units[u+1].user
+// pin marks as never dropped the exchanges a user unit follows when the
+// provider wants roles to alternate (Options.AlignUser), and those whose
+// observations load deferred tools (loadsTools).
+func (c *Compressor) pin(msgs []swc.Message, l *loopShape) {
+	for u := range l.units {
+		un := &l.units[u]
+		if un.user {
+			continue
+		}
+		un.pinned = c.opts.AlignUser && u+1 < len(l.units) && l.units[u+1].user
+		for _, i := range un.obs {
+			un.pinned = un.pinned || loadsTools(msgs[i])
+		}
 	}
 }
 

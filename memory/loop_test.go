@@ -68,7 +68,7 @@ func TestAsLoop(t *testing.T) {
 // loopState returns the boundaries the walk puts msgs at.
 func loopState(c *Compressor, msgs []swc.Message) (b, d int) {
 	l := asLoop(msgs)
-	c.pin(l)
+	c.pin(msgs, l)
 	o := c.Options()
 	lc := &loopCosts{msgs: msgs, cost: make([]int, len(msgs)), stubCap: o.StubTokens + MessageOverhead, share: max(o.StubShare, 0)}
 	instr := 0

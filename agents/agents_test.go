@@ -337,7 +337,7 @@ var claudeCode = agent{name: "claude-code", bin: ".bin/claude", clipAt: 16000, s
 			"IS_SANDBOX=1", // --dangerously-skip-permissions as root (CI runs as root)
 			"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		}, []string{"-p", prompt, "--model", "claude-sonnet-4-5", "--dangerously-skip-permissions",
+		}, []string{"-p", prompt, "--model", "claude-sonnet-4-6", "--dangerously-skip-permissions",
 			"--output-format", "text", "--max-turns", "200"}
 }}
 
@@ -487,7 +487,7 @@ func TestOpencode(t *testing.T) { runAll(t, opencode) }
 var opencode = agent{name: "opencode", bin: "opencode-linux-x64/bin/opencode", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
 	config := `{
   "$schema": "https://opencode.ai/config.json",
-  "model": "anthropic/claude-sonnet-4-5",
+  "model": "anthropic/claude-sonnet-4-6",
   "autoupdate": false,
   "share": "disabled",
   "snapshot": false,

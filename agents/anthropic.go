@@ -94,7 +94,7 @@ func (u *Upstream) anthropic(w http.ResponseWriter, r *http.Request, n int, body
 	}
 	model := req.Model
 	if model == "" {
-		model = "claude-sonnet-4-5"
+		model = "claude-sonnet-4-6"
 	}
 	id := fmt.Sprintf("msg_%04d", n)
 	usage := map[string]any{"input_tokens": len(body) / 4, "output_tokens": 40, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}

@@ -81,7 +81,7 @@ func (s *MCPScript) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodHead:
 		w.WriteHeader(http.StatusOK)
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/models"):
-		writeJSON(w, `{"data":[{"type":"model","id":"claude-sonnet-4-5","display_name":"Claude Sonnet 4.5","created_at":"2025-09-29T00:00:00Z"}],"has_more":false,"first_id":"claude-sonnet-4-5","last_id":"claude-sonnet-4-5"}`)
+		writeJSON(w, `{"data":[{"type":"model","id":"claude-sonnet-4-6","display_name":"Claude Sonnet 4.6","created_at":"2026-02-17T00:00:00Z"}],"has_more":false,"first_id":"claude-sonnet-4-6","last_id":"claude-sonnet-4-6"}`)
 	case strings.HasSuffix(p, "/messages/count_tokens"):
 		writeJSON(w, fmt.Sprintf(`{"input_tokens":%d}`, len(body)/4))
 	case strings.HasSuffix(p, "/messages"):
@@ -105,12 +105,17 @@ func (s *MCPScript) messages(w http.ResponseWriter, body []byte) {
 		names = append(names, t.Name)
 	}
 	text, tool, id, input := "ok", "", "", ""
+	if !hasAll(names, mcpRemember, mcpSearch) && hasAll(names, toolSearch) && strings.Contains(string(body), "mcp__swc__") && !strings.Contains(string(body), toolSearchID) {
+		// Claude Code defers MCP tools: the model fetches them with
+		// ToolSearch first, and the next request declares them.
+		tool, id, input = toolSearch, toolSearchID, `{"query":"select:`+mcpRemember+`,`+mcpSearch+`"}`
+	}
 	if hasAll(names, mcpRemember, mcpSearch) {
 		results := map[string]string{}
 		if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "user" {
 			bs, _ := blocks(req.Messages[n-1].Content)
 			for _, b := range bs {
-				if b.Type == "tool_result" {
+				if b.Type == "tool_result" && b.ToolUseID != toolSearchID {
 					results[b.ToolUseID] = partsText(b.Content)
 				}
 			}
@@ -146,14 +151,14 @@ func (s *MCPScript) messages(w http.ResponseWriter, body []byte) {
 	}
 	usage := map[string]any{"input_tokens": len(body) / 4, "output_tokens": 20}
 	if !req.Stream {
-		b, _ := json.Marshal(map[string]any{"id": "msg_mcp", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+		b, _ := json.Marshal(map[string]any{"id": "msg_mcp", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
 			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
 		writeJSON(w, string(b))
 		return
 	}
 	e := newSSE(w)
 	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_mcp", "type": "message", "role": "assistant",
-		"model": "claude-sonnet-4-5", "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
+		"model": "claude-sonnet-4-6", "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
 	c := content[0]
 	if tool != "" {
 		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "tool_use", "id": id, "name": tool, "input": map[string]any{}}})
@@ -166,6 +171,10 @@ func (s *MCPScript) messages(w http.ResponseWriter, body []byte) {
 	e.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 20}})
 	e.event("message_stop", map[string]any{"type": "message_stop"})
 }
+
+// toolSearch is Claude Code's tool that fetches deferred tools' schemas
+// (MCP tools among them), and toolSearchID the script's call of it.
+const toolSearch, toolSearchID = "ToolSearch", "toolu_mcp_toolsearch"
 
 // hasAll reports whether names holds every one of want.
 func hasAll(names []string, want ...string) bool {

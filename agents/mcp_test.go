@@ -64,7 +64,7 @@ func TestClaudeCodeMCP(t *testing.T) {
 		t.Errorf("claude mcp list does not show swc connected:\n%s", out)
 	}
 	out := run("-p", "Store the note about the Lisbon flight in swc's memory, then search for it.",
-		"--model", "claude-sonnet-4-5", "--allowedTools", mcpRemember+","+mcpSearch, "--output-format", "text", "--max-turns", "10")
+		"--model", "claude-sonnet-4-6", "--allowedTools", mcpRemember+","+mcpSearch, "--output-format", "text", "--max-turns", "10")
 	res := script.Results()
 	t.Logf("Claude Code with swc's MCP tools: %d model calls declaring them; remember → %.200s; search → %.300s", res.Requests, res.Remembered, res.Found)
 	for _, e := range res.Errors {

@@ -59,8 +59,9 @@ func elements(body []byte, field string) []json.RawMessage {
 	return arr
 }
 
-// partsText returns the text of a tool result's content: a string, or
-// the text of its parts joined by newlines.
+// partsText returns the text of a tool result's content as swc reads it
+// (and a handle names it): a string, or its parts joined by newlines, a
+// part without text as its type in brackets ("[image]").
 func partsText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -73,8 +74,13 @@ func partsText(raw json.RawMessage) string {
 	json.Unmarshal(raw, &parts)
 	var texts []string
 	for _, p := range parts {
-		if p.Text != nil {
+		switch {
+		case p.Text != nil:
 			texts = append(texts, *p.Text)
+		case p.Type != "":
+			texts = append(texts, "["+p.Type+"]") // an image, a tool_reference: its placeholder line
+		default:
+			texts = append(texts, "[untyped part]")
 		}
 	}
 	return strings.Join(texts, "\n")

@@ -57,7 +57,7 @@ func TestUpstreamAnthropicSDK(t *testing.T) {
 	up := startSDKUpstream(t)
 	client := anthropic.NewClient(anthropicoption.WithoutEnvironmentDefaults(), anthropicoption.WithBaseURL(up.URL),
 		anthropicoption.WithAPIKey("sk-test"), anthropicoption.WithMaxRetries(0))
-	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024, Thinking: anthropic.ThinkingConfigParamOfEnabled(1024),
+	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-6", MaxTokens: 1024, Thinking: anthropic.ThinkingConfigParamOfEnabled(1024),
 		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{Name: "Bash",
 			InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"command": map[string]any{"type": "string"}}, Required: []string{"command"}}}}},
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Print the step files."))}}

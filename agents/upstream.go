@@ -193,7 +193,7 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodHead && p == "/": // a connectivity check
 		w.WriteHeader(http.StatusOK)
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/models"):
-		writeJSON(w, `{"object":"list","data":[{"type":"model","id":"claude-sonnet-4-5","display_name":"Claude Sonnet 4.5","created_at":"2025-09-29T00:00:00Z","object":"model","created":1759104000,"owned_by":"swc-agents"},{"type":"model","id":"gpt-5","display_name":"GPT-5","created_at":"2025-08-07T00:00:00Z","object":"model","created":1754524800,"owned_by":"swc-agents"}],"has_more":false,"first_id":"claude-sonnet-4-5","last_id":"gpt-5"}`)
+		writeJSON(w, `{"object":"list","data":[{"type":"model","id":"claude-sonnet-4-6","display_name":"Claude Sonnet 4.6","created_at":"2026-02-17T00:00:00Z","object":"model","created":1771286400,"owned_by":"swc-agents"},{"type":"model","id":"gpt-5","display_name":"GPT-5","created_at":"2025-08-07T00:00:00Z","object":"model","created":1754524800,"owned_by":"swc-agents"}],"has_more":false,"first_id":"claude-sonnet-4-6","last_id":"gpt-5"}`)
 	case strings.HasSuffix(p, "/messages/count_tokens"):
 		writeJSON(w, `{"input_tokens":`+strconv.Itoa(len(body)/4)+`}`)
 	case strings.HasSuffix(p, "/messages"):

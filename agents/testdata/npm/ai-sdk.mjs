@@ -9,7 +9,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 const [provider, prompt] = process.argv.slice(2);
 let model;
 if (provider === 'anthropic') {
-  model = createAnthropic({ baseURL: process.env.ANTHROPIC_BASE_URL + '/v1', apiKey: process.env.ANTHROPIC_API_KEY })('claude-sonnet-4-5');
+  model = createAnthropic({ baseURL: process.env.ANTHROPIC_BASE_URL + '/v1', apiKey: process.env.ANTHROPIC_API_KEY })('claude-sonnet-4-6');
 } else {
   const openai = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY });
   model = provider === 'chat' ? openai.chat('gpt-5') : openai.responses('gpt-5');

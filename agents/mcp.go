@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -105,6 +106,11 @@ func (s *MCPScript) messages(w http.ResponseWriter, body []byte) {
 		names = append(names, t.Name)
 	}
 	text, tool, id, input := "ok", "", "", ""
+	if called, loaded := toolsLoaded(req.Messages); called && !loaded {
+		s.mu.Lock()
+		s.res.Errors = append(s.res.Errors, "a request calls swc's MCP tools without the tool_reference result of ToolSearch that loaded them (the API would not know their definitions)")
+		s.mu.Unlock()
+	}
 	if !hasAll(names, mcpRemember, mcpSearch) && hasAll(names, toolSearch) && strings.Contains(string(body), "mcp__swc__") && !strings.Contains(string(body), toolSearchID) {
 		// Claude Code defers MCP tools: the model fetches them with
 		// ToolSearch first, and the next request declares them.
@@ -175,6 +181,24 @@ func (s *MCPScript) messages(w http.ResponseWriter, body []byte) {
 // toolSearch is Claude Code's tool that fetches deferred tools' schemas
 // (MCP tools among them), and toolSearchID the script's call of it.
 const toolSearch, toolSearchID = "ToolSearch", "toolu_mcp_toolsearch"
+
+// toolsLoaded reports whether msgs call an MCP tool of swc's, and
+// whether they hold the tool_result of the script's ToolSearch call with
+// its tool_reference blocks.
+func toolsLoaded(msgs []antMessage) (called, loaded bool) {
+	for _, m := range msgs {
+		bs, _ := blocks(m.Content)
+		for _, b := range bs {
+			switch {
+			case b.Type == "tool_use" && strings.HasPrefix(b.Name, "mcp__swc__"):
+				called = true
+			case b.Type == "tool_result" && b.ToolUseID == toolSearchID:
+				loaded = bytes.Contains(b.Content, []byte(`"tool_reference"`))
+			}
+		}
+	}
+	return called, loaded
+}
 
 // hasAll reports whether names holds every one of want.
 func hasAll(names []string, want ...string) bool {

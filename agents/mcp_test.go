@@ -97,3 +97,32 @@ func TestClaudeCodeMCP(t *testing.T) {
 		t.Errorf("the note is not in swc's store (GET /v1/conversations/%s: %d): %.300s", MCPConversation, resp.StatusCode, stored)
 	}
 }
+
+// TestToolsLoaded: the MCP script's check that a request calling swc's
+// MCP tools still holds the ToolSearch result that loaded them.
+func TestToolsLoaded(t *testing.T) {
+	const (
+		search = `{"role":"assistant","content":[{"type":"tool_use","id":"` + toolSearchID + `","name":"ToolSearch","input":{}}]}`
+		loaded = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + toolSearchID + `","content":[{"type":"tool_reference","tool_name":"` + mcpRemember + `"}]}]}`
+		stub   = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + toolSearchID + `","content":"[swc:h0123456789 ToolSearch() → ok]"}]}`
+		call   = `{"role":"assistant","content":[{"type":"tool_use","id":"r","name":"` + mcpRemember + `","input":{}}]}`
+	)
+	for _, tc := range []struct {
+		name           string
+		msgs           string
+		called, loaded bool
+	}{
+		{"loaded, then called", search + `,` + loaded + `,` + call, true, true},
+		{"loaded, not called yet", search + `,` + loaded, false, true},
+		{"called, the loading dropped", call, true, false},
+		{"called, the loading stubbed", search + `,` + stub + `,` + call, true, false},
+	} {
+		var msgs []antMessage
+		if err := json.Unmarshal([]byte(`[`+tc.msgs+`]`), &msgs); err != nil {
+			t.Fatal(err)
+		}
+		if called, loaded := toolsLoaded(msgs); called != tc.called || loaded != tc.loaded {
+			t.Errorf("%s: called %v, loaded %v; want %v, %v", tc.name, called, loaded, tc.called, tc.loaded)
+		}
+	}
+}

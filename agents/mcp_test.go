@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,9 +31,18 @@ func TestClaudeCodeMCP(t *testing.T) {
 	bin := npmBin(t, ".bin/claude")
 	nodeDir := filepath.Dir(npmBin(t, ".bin/node"))
 	t.Parallel()
+	// At 100,000 tokens the requests fit; at 2,000 swc compresses every
+	// one of them (Claude Code's instructions alone are over), and must
+	// keep ToolSearch's result, which loaded the MCP tools.
+	for _, budget := range []int{100_000, 2_000} {
+		t.Run(strconv.Itoa(budget), func(t *testing.T) { claudeCodeMCP(t, bin, nodeDir, budget) })
+	}
+}
+
+func claudeCodeMCP(t *testing.T, bin, nodeDir string, budget int) {
 	script := StartMCPScript()
 	defer script.Close()
-	px := startProxy(t, every(&Upstream{URL: script.URL}), 100_000) // the requests fit: this test is about MCP
+	px := startProxy(t, every(&Upstream{URL: script.URL}), budget)
 	work, home := t.TempDir(), t.TempDir()
 	config := filepath.Join(home, ".claude")
 	env := []string{

@@ -60,6 +60,10 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 			msgs = append(msgs, b)
 			continue
 		}
+		if b, ok := keptResultsOnly(in, out, o, part); ok {
+			msgs = append(msgs, b)
+			continue
+		}
 		sub := make([]int, len(part))
 		copy(sub, part)
 		ms := ToAnthropic(pick(in, out, sub)).Messages
@@ -144,6 +148,27 @@ func keptWithoutResults(in *Input, o int, part []int) (json.RawMessage, bool) {
 		}
 	}
 	return WithoutToolResults(in.Raw[o])
+}
+
+// keptResultsOnly returns the Anthropic source message o with its
+// tool_result blocks alone, each byte for byte, when the parts of it kept
+// (part) are exactly its tool results, none of them rewritten: what came
+// beside them went into the memory (a tool loop's turn that loaded
+// deferred tools, kept out of a conversation's history: loaderPins).
+func keptResultsOnly(in *Input, out Output, o int, part []int) (json.RawMessage, bool) {
+	kept := make(map[int]bool, len(part))
+	for _, k := range part {
+		if _, ok := out.Rewritten[k]; ok {
+			return nil, false
+		}
+		kept[k] = true
+	}
+	for k, origin := range in.Origin {
+		if origin == o && (in.Messages[k].Role == swc.RoleTool) != kept[k] {
+			return nil, false
+		}
+	}
+	return OnlyToolResults(in.Raw[o])
 }
 
 // appendSystem returns the system field with memory appended: to the

@@ -15,6 +15,22 @@ import (
 // message has no content list, no tool_result block, or nothing but
 // tool_result blocks (nothing to keep).
 func WithoutToolResults(raw json.RawMessage) (out json.RawMessage, ok bool) {
+	return keepBlocks(raw, false)
+}
+
+// OnlyToolResults returns an Anthropic message (a Raw element) with its
+// content's tool_result blocks alone, each byte for byte: the results
+// kept, what came beside them (a text the client added) gone into the
+// memory. ok is false when the message has no content list, no
+// tool_result block, or nothing else.
+func OnlyToolResults(raw json.RawMessage) (out json.RawMessage, ok bool) {
+	return keepBlocks(raw, true)
+}
+
+// keepBlocks returns raw with the blocks of its content list that are
+// tool_result blocks (results) or the others (!results) alone, every
+// other byte as it came; ok is false when either side is empty.
+func keepBlocks(raw json.RawMessage, results bool) (out json.RawMessage, ok bool) {
 	dec := jsontext.NewDecoder(bytes.NewReader(raw), fastOptions)
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return nil, false
@@ -37,8 +53,11 @@ func WithoutToolResults(raw json.RawMessage) (out json.RawMessage, ok bool) {
 		end := int(dec.InputOffset())
 		start := end - len(v)
 		kept, dropped, ok := splitBlocks(raw[start:end])
-		if !ok || dropped == 0 || len(kept) == 0 {
+		if !ok || len(dropped) == 0 || len(kept) == 0 {
 			return nil, false
+		}
+		if results {
+			kept = dropped
 		}
 		out = make([]byte, 0, len(raw))
 		out = append(out, raw[:start]...)
@@ -51,16 +70,16 @@ func WithoutToolResults(raw json.RawMessage) (out json.RawMessage, ok bool) {
 }
 
 // splitBlocks returns the elements of a content list that are not
-// tool_result blocks (slices of list), and how many are.
-func splitBlocks(list []byte) (kept [][]byte, dropped int, ok bool) {
+// tool_result blocks and those that are (slices of list).
+func splitBlocks(list []byte) (kept, results [][]byte, ok bool) {
 	dec := jsontext.NewDecoder(bytes.NewReader(list), fastOptions)
 	if _, err := dec.ReadToken(); err != nil {
-		return nil, 0, false
+		return nil, nil, false
 	}
 	for dec.PeekKind() != ']' {
 		v, err := dec.ReadValue()
 		if err != nil {
-			return nil, 0, false
+			return nil, nil, false
 		}
 		end := int(dec.InputOffset())
 		elem := list[end-len(v) : end]
@@ -68,10 +87,10 @@ func splitBlocks(list []byte) (kept [][]byte, dropped int, ok bool) {
 			Type string `json:"type"`
 		}
 		if elem[0] == '{' && json.Unmarshal(elem, &head) == nil && head.Type == "tool_result" {
-			dropped++
+			results = append(results, elem)
 			continue
 		}
 		kept = append(kept, elem)
 	}
-	return kept, dropped, true
+	return kept, results, true
 }

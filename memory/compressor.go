@@ -342,8 +342,21 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 	recent := conv[start:]
 	history := conv[:start]
 	pin := c.pinnedTask(msgs, conv, start)
-	if pin >= 0 {
-		history = append(append([]int(nil), conv[:pin]...), conv[pin+1:start]...)
+	loaders, loaderTask := c.loaderPins(msgs, conv, start)
+	if pin < 0 {
+		pin = loaderTask
+	}
+	if pin >= 0 || len(loaders) > 0 {
+		kept := map[int]bool{pin: true}
+		for _, k := range loaders {
+			kept[k] = true
+		}
+		history = nil
+		for k := range start {
+			if !kept[k] {
+				history = append(history, conv[k])
+			}
+		}
 	}
 	res.Recent = len(msgs)
 	if len(recent) > 0 {
@@ -355,6 +368,9 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 	}
 	if pin >= 0 {
 		protected += c.Cost(msgs[conv[pin]])
+	}
+	for _, k := range loaders {
+		protected += c.Cost(msgs[conv[k]])
 	}
 	if o.Compaction == Replan || protected+room > o.Budget {
 		// Replan, or a tail that outgrew its room with no boundary to
@@ -377,6 +393,10 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 		if pin >= 0 {
 			res.Messages = append(res.Messages, msgs[conv[pin]])
 			res.Source = append(res.Source, conv[pin])
+		}
+		for _, k := range loaders {
+			res.Messages = append(res.Messages, msgs[conv[k]])
+			res.Source = append(res.Source, conv[k])
 		}
 		for _, i := range recent {
 			res.Messages = append(res.Messages, msgs[i])

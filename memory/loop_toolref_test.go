@@ -106,3 +106,77 @@ func TestLoopKeepsToolSearchOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryKeepsToolLoaders: in a conversation (more of a person's
+// texts than tool results: not a tool loop) the turn that loaded deferred
+// tools and its result are kept verbatim, after the task and before the
+// kept tail, when the rest of the history goes into the memory: in
+// Anthropic form (the task kept first, as the API wants a user message
+// first) and in Responses form.
+func TestHistoryKeepsToolLoaders(t *testing.T) {
+	say := strings.Repeat("We talked about the trip to Lisbon, the hotel near the river and the flights. ", 8)
+	conversation := func(head []string, tail ...string) string {
+		items := append([]string(nil), head...)
+		for k := range 40 {
+			items = append(items, fmt.Sprintf(`{"role":"user","content":"Question %d: %s"}`, k, say), fmt.Sprintf(`{"role":"assistant","content":"Answer %d."}`, k))
+		}
+		return strings.Join(append(items, tail...), ",")
+	}
+	const task = `{"role":"user","content":"Plan my trip; remember what I tell you."}`
+	for _, tc := range []struct {
+		name   string
+		format chat.Format
+		body   string
+		want   []string
+	}{
+		{"anthropic", chat.Anthropic, `{"model":"m","max_tokens":64,"system":"You are an assistant.","messages":[` + conversation([]string{task,
+			`{"role":"assistant","content":[{"type":"text","text":"Loading the notes tool."},{"type":"tool_use","id":"ts","name":"ToolSearch","input":{"query":"select:notes_add"}}]}`,
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"ts","content":[{"type":"tool_reference","tool_name":"notes_add"}]},{"type":"text","text":"Tool loaded."}]}`},
+			`{"role":"user","content":"Add a note: gate 12."}`,
+			`{"role":"assistant","content":[{"type":"tool_use","id":"n1","name":"notes_add","input":{"text":"gate 12"}}]}`,
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"n1","content":"added"}]}`) + `]}`,
+			[]string{`{"type":"tool_result","tool_use_id":"ts","content":[{"type":"tool_reference","tool_name":"notes_add"}]}`, `"id":"ts"`, `Plan my trip`}},
+		{"responses", chat.Responses, `{"model":"m","instructions":"You are an assistant.","input":[` + conversation([]string{task,
+			`{"type":"tool_search_call","call_id":"ts1","arguments":{"query":"notes"},"execution":"client","status":"completed"}`,
+			`{"type":"tool_search_output","call_id":"ts1","execution":"client","status":"completed","tools":[{"type":"function","name":"notes_add","parameters":{"type":"object"},"defer_loading":true}]}`},
+			`{"role":"user","content":"Add a note: gate 12."}`,
+			`{"type":"function_call","call_id":"n1","name":"notes_add","arguments":"{}"}`,
+			`{"type":"function_call_output","call_id":"n1","output":"added"}`) + `]}`,
+			[]string{`{"type":"tool_search_output","call_id":"ts1"`, `{"type":"tool_search_call","call_id":"ts1"`}},
+	} {
+		in, err := chat.Parse([]byte(tc.body), tc.format)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if asLoop(in.Messages) != nil {
+			t.Fatalf("%s: read as a tool loop", tc.name)
+		}
+		for _, budget := range []int{1000, 4000} {
+			o := DefaultOptions()
+			o.Budget = budget
+			c := mustNew(t, o)
+			if tc.format == chat.Anthropic {
+				c = c.WithAlignUser()
+			}
+			r, err := c.Compress(t.Context(), in.Messages)
+			if err != nil {
+				t.Fatalf("%s, budget %d: %v", tc.name, budget, err)
+			}
+			if r.Compacted == 0 {
+				t.Fatalf("%s, budget %d: nothing compressed", tc.name, budget)
+			}
+			sent, err := SpliceRequest(in, r)
+			if err != nil {
+				t.Fatalf("%s, budget %d: %v", tc.name, budget, err)
+			}
+			for _, w := range tc.want {
+				if !bytes.Contains(sent, []byte(w)) {
+					t.Errorf("%s, budget %d: %s is not sent:\n%.900s", tc.name, budget, w, sent[bytes.Index(sent, []byte(`"messages"`))+0:])
+				}
+			}
+			if _, err := chat.Parse(sent, tc.format); err != nil {
+				t.Errorf("%s, budget %d: what swc sends does not parse: %v", tc.name, budget, err)
+			}
+		}
+	}
+}

@@ -71,3 +71,21 @@ func TestWithoutToolResults(t *testing.T) {
 		}
 	}
 }
+
+func TestOnlyToolResults(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"ts","content":[{"type":"tool_reference","tool_name":"x"}]},{"type":"tool_result","tool_use_id":"u","content":"r","cache_control":{"type":"ephemeral"}},{"type":"text","text":"Tool loaded."}],"x":1}`,
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"ts","content":[{"type":"tool_reference","tool_name":"x"}]},{"type":"tool_result","tool_use_id":"u","content":"r","cache_control":{"type":"ephemeral"}}],"x":1}`},
+		{`{"content" : [ {"type":"tool_result","tool_use_id":"t"} , {"type":"text","text":"b"} ] ,"role":"user"}`,
+			`{"content" : [{"type":"tool_result","tool_use_id":"t"}] ,"role":"user"}`},
+		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}`, ""},
+		{`{"role":"user","content":[{"type":"text","text":"a"}]}`, ""},
+		{`{"role":"user","content":"a"}`, ""},
+		{`[1]`, ""},
+	} {
+		got, ok := OnlyToolResults([]byte(tc.in))
+		if ok != (tc.want != "") || string(got) != tc.want {
+			t.Errorf("OnlyToolResults(%s) = %s, %v; want %s", tc.in, got, ok, tc.want)
+		}
+	}
+}

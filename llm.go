@@ -49,6 +49,12 @@ type Message struct {
 	// (IsInstruction), so compression keeps it in its place or
 	// consolidates it with the messages around it, never moves it first.
 	InPlace bool `json:"in_place,omitempty"`
+	// LoadsTools marks a tool result that loads deferred tools: an
+	// Anthropic tool_result holding tool_reference blocks, or a Responses
+	// tool_search_output. The provider takes the definitions of the tools
+	// it names from it, so compression keeps it and its call whatever the
+	// budget (chat's readers set it).
+	LoadsTools bool `json:"loads_tools,omitempty"`
 }
 
 // ToolCall is one call of a tool by an assistant message. Arguments is the

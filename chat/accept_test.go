@@ -89,3 +89,45 @@ func TestOnlyToolResults(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadsTools: a tool result that loads deferred tools is marked
+// (swc.Message.LoadsTools) by the fast and the general reader alike: an
+// Anthropic tool_result holding tool_reference blocks, beside text or
+// alone, and a Responses tool_search_output; another result is not.
+func TestLoadsTools(t *testing.T) {
+	const anthropic = `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"task"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"ts","name":"ToolSearch","input":{}},{"type":"tool_use","id":"x","name":"Read","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"ts","content":[{"type":"text","text":"found"},{"type":"tool_reference","tool_name":"notes_add"}]},` +
+		`{"type":"tool_result","tool_use_id":"x","content":[{"type":"text","text":"[tool_reference]"}]},{"type":"text","text":"Tool loaded."}]}]}`
+	if !sameParse(t, "tool_reference", []byte(anthropic), Anthropic) {
+		t.Error("the fast path did not take the body")
+	}
+	in, err := Parse([]byte(anthropic), Anthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := map[string]bool{}
+	for _, m := range in.Messages {
+		if m.Role == "tool" {
+			loads[m.ToolCallID] = m.LoadsTools
+		}
+	}
+	if !loads["ts"] || loads["x"] {
+		t.Errorf("Anthropic: loads %v; want ts only (x's text only looks like a placeholder)", loads)
+	}
+	const responses = `{"model":"m","input":[{"role":"user","content":"task"},{"type":"tool_search_call","call_id":"ts","arguments":{}},` +
+		`{"type":"tool_search_output","call_id":"ts","tools":[{"type":"function","name":"notes_add"}]},{"type":"function_call","call_id":"x","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"x","output":"[tool_search_output]"}]}`
+	in, err = Parse([]byte(responses), Responses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads = map[string]bool{}
+	for _, m := range in.Messages {
+		if m.Role == "tool" {
+			loads[m.ToolCallID] = m.LoadsTools
+		}
+	}
+	if !loads["ts"] || loads["x"] {
+		t.Errorf("Responses: loads %v; want ts only", loads)
+	}
+}

@@ -137,14 +137,14 @@ func parseAnthropic(data []byte) (*Input, error) {
 				if hasMain {
 					return nil, swc.Errorf(swc.EINVALID, "%s: tool_result blocks must come before other content in a user message", bw)
 				}
-				text, media, err := toolResultText(b.Content, bw)
+				text, media, loads, err := toolResultText(b.Content, bw)
 				if err != nil {
 					return nil, err
 				}
 				if b.IsError {
 					text = "[error] " + text
 				}
-				add(swc.Message{Role: swc.RoleTool, Content: text, ToolCallID: b.ToolUseID, MediaTokens: media}, bw)
+				add(swc.Message{Role: swc.RoleTool, Content: text, ToolCallID: b.ToolUseID, MediaTokens: media, LoadsTools: loads}, bw)
 			default:
 				texts = append(texts, placeholder(b.Type))
 				main.MediaTokens += anthropicBlockTokens(b.Type, rb)
@@ -209,35 +209,41 @@ func decodeBlock(raw json.RawMessage, where string) (anBlock, error) {
 
 // toolResultText reads a tool_result's content: a string or blocks (text,
 // image, document, search_result, …: those not text stand as
-// placeholders), and what its images count (anthropicBlockTokens).
-func toolResultText(raw json.RawMessage, where string) (string, int, error) {
+// placeholders), what its images count (anthropicBlockTokens), and
+// whether it loads deferred tools (a tool_reference block).
+func toolResultText(raw json.RawMessage, where string) (string, int, bool, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", 0, nil
+		return "", 0, false, nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, 0, nil
+		return s, 0, false, nil
 	}
 	var blocks []json.RawMessage
 	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return "", 0, swc.Errorf(swc.EINVALID, "%s.content: want a string or a list of blocks, got %s", where, kind(raw))
+		return "", 0, false, swc.Errorf(swc.EINVALID, "%s.content: want a string or a list of blocks, got %s", where, kind(raw))
 	}
 	var texts []string
-	media := 0
+	media, loads := 0, false
 	for j, rb := range blocks {
 		b, err := decodeBlock(rb, fmt.Sprintf("%s.content[%d]", where, j))
 		if err != nil {
-			return "", 0, err
+			return "", 0, false, err
 		}
 		if b.Type == "text" && b.Text != nil {
 			texts = append(texts, *b.Text)
 		} else {
 			texts = append(texts, placeholder(b.Type))
 			media += anthropicBlockTokens(b.Type, rb)
+			loads = loads || b.Type == toolReference
 		}
 	}
-	return strings.Join(texts, "\n"), media, nil
+	return strings.Join(texts, "\n"), media, loads, nil
 }
+
+// toolReference is the type of an Anthropic block that loads a deferred
+// tool (in a tool_result: Claude Code's ToolSearch returns them).
+const toolReference = "tool_reference"
 
 // AnthropicRequest is the part of a Messages request body that holds the
 // conversation.

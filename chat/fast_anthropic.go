@@ -21,6 +21,8 @@ type fastBlock struct {
 	// media is what the block or, for a tool_result, its blocks count
 	// beyond their placeholders (anthropicBlockTokens).
 	media int
+	// loads: a tool_result holding a tool_reference block.
+	loads bool
 }
 
 // anBlock reads the content block t opens. With inner set (blocks within
@@ -129,6 +131,7 @@ func (p *fast) toolResult(b *fastBlock) bool {
 		} else {
 			texts = append(texts, placeholder(ib.typ))
 			b.media += ib.media
+			b.loads = b.loads || ib.typ == toolReference
 		}
 		return true
 	})
@@ -269,7 +272,7 @@ func (p *fast) anMessage(t tok, k int) bool {
 				text = "[error] " + text
 			}
 			where := "messages[" + strconv.Itoa(k) + "].content[" + strconv.Itoa(j) + "]"
-			add(swc.Message{Role: swc.RoleTool, Content: text, ToolCallID: b.toolUseID, MediaTokens: b.media}, where)
+			add(swc.Message{Role: swc.RoleTool, Content: text, ToolCallID: b.toolUseID, MediaTokens: b.media, LoadsTools: b.loads}, where)
 		default:
 			texts = append(texts, placeholder(b.typ))
 			main.MediaTokens += b.media

@@ -357,6 +357,7 @@ func (b *responsesBuilder) build() error {
 			delete(open, id)
 			m := swc.Message{Role: swc.RoleTool, ToolCallID: id, ID: it.ID}
 			m.Content, m.MediaTokens = outputText(it)
+			m.LoadsTools = it.Type == "tool_search_output"
 			last = b.emit(m, where, first, k)
 		case kCall:
 			if id == "" || !answered[k] {

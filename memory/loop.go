@@ -152,33 +152,14 @@ func (lc *loopCosts) stubbable(i int) bool {
 	return lc.cost[i] > lc.stubCap && !keepsMedia(lc.msgs[i]) && !loadsTools(lc.msgs[i])
 }
 
-// loadsTools reports whether observation m loads deferred tools: it
-// holds a tool_reference block (a line "[tool_reference]"), which
-// Anthropic's API expands into the definition of a tool the request
-// declares with defer_loading (Claude Code's ToolSearch returns them for
-// its MCP tools), or it is a Responses tool_search_output, which carries
-// the definitions of the tools a tool search loaded. Such an observation goes as it came and its exchange is
-// never dropped (Compressor.pin): without it the model would lose the
-// schemas of tools it goes on calling.
-func loadsTools(m swc.Message) bool {
-	if !strings.Contains(m.Content, toolReference) && !strings.Contains(m.Content, toolSearchOutput) {
-		return false
-	}
-	for line := range strings.SplitSeq(m.Content, "\n") {
-		if line = strings.TrimSpace(line); line == toolReference || line == toolSearchOutput {
-			return true
-		}
-	}
-	return false
-}
-
-// toolReference and toolSearchOutput are chat's placeholders of an
-// Anthropic tool_reference block and of a Responses tool_search_output
-// (the tools a tool search loaded).
-const (
-	toolReference    = "[tool_reference]"
-	toolSearchOutput = "[tool_search_output]"
-)
+// loadsTools reports whether observation m loads deferred tools
+// (swc.Message.LoadsTools: an Anthropic tool_result with tool_reference
+// blocks, which the API expands into the definitions of tools the request
+// declares with defer_loading, as Claude Code's ToolSearch returns for its
+// MCP tools; a Responses tool_search_output). Such an observation goes as
+// it came and its exchange is never dropped (Compressor.pin): without it
+// the model would lose the schemas of tools it goes on calling.
+func loadsTools(m swc.Message) bool { return m.LoadsTools }
 
 // keepsMedia reports whether observation m must keep its media: it holds
 // media and no text (its content nothing but chat's placeholders, one a

@@ -76,7 +76,10 @@ func newToolMemo() *memo.Memo[toolKey, int] {
 
 // toolTokens returns the tokens of a request's tool definitions (the raw
 // value of its "tools" field; 0 for none) with c's tokenizer: their JSON
-// text, compacted, counted as text. The budget does not cover them.
+// text, compacted, counted as text, without the definitions marked
+// "defer_loading": true, which the provider keeps out of the context
+// until a tool search loads them (upfrontTools). The budget does not
+// cover them.
 func (s *Server) toolTokens(c *memory.Compressor, raw json.RawMessage) int {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" || string(raw) == "[]" {
@@ -91,14 +94,45 @@ func (s *Server) toolTokens(c *memory.Compressor, raw json.RawMessage) int {
 	if err != nil {
 		return 0 // the compressor was built with this tokenizer: cannot happen
 	}
-	text := raw
+	text := upfrontTools(raw)
 	var buf bytes.Buffer
-	if json.Compact(&buf, raw) == nil {
+	if json.Compact(&buf, text) == nil {
 		text = buf.Bytes()
 	}
 	n := counter.Count(string(text))
 	s.proxy.tools.Put(k, n)
 	return n
+}
+
+// upfrontTools returns the tools of raw (a "tools" array) without those
+// marked "defer_loading": true, as an array; raw itself when none is (or
+// it is not an array of objects).
+func upfrontTools(raw json.RawMessage) json.RawMessage {
+	if !bytes.Contains(raw, []byte(`"defer_loading"`)) {
+		return raw
+	}
+	var tools []json.RawMessage
+	if json.Unmarshal(raw, &tools) != nil {
+		return raw
+	}
+	kept := tools[:0:0]
+	for _, t := range tools {
+		var d struct {
+			DeferLoading bool `json:"defer_loading"`
+		}
+		if json.Unmarshal(t, &d) == nil && d.DeferLoading {
+			continue
+		}
+		kept = append(kept, t)
+	}
+	if len(kept) == len(tools) {
+		return raw
+	}
+	out, err := json.Marshal(kept)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // setProxyHeaders writes X-SWC-Tool-Tokens when the count is known and

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/swcmem/swc"
@@ -54,38 +55,34 @@ func TestAcceptClaudeCode(t *testing.T) {
 	}
 }
 
-func TestWithoutToolResults(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}, {"type":"image","source":{}}],"x":1}`,
+// TestToolResultBlocks: WithoutToolResults keeps what is beside a
+// message's tool_result blocks, OnlyToolResults the blocks alone, each
+// byte for byte; neither when one side would be empty.
+func TestToolResultBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		f        func(json.RawMessage) (json.RawMessage, bool)
+		in, want string
+	}{
+		{"without", WithoutToolResults, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}, {"type":"image","source":{}}],"x":1}`,
 			`{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"image","source":{}}],"x":1}`},
-		{`{"content" : [ {"type":"tool_result","tool_use_id":"t"} , {"Type":"text","text":"b"} ] ,"role":"user"}`,
+		{"without", WithoutToolResults, `{"content" : [ {"type":"tool_result","tool_use_id":"t"} , {"Type":"text","text":"b"} ] ,"role":"user"}`,
 			`{"content" : [{"Type":"text","text":"b"}] ,"role":"user"}`},
-		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}`, ""},
-		{`{"role":"user","content":[{"type":"text","text":"a"}]}`, ""},
-		{`{"role":"user","content":"a"}`, ""},
-		{`[1]`, ""},
+		{"only", OnlyToolResults, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"ts","content":[{"type":"tool_reference","tool_name":"x"}]},{"type":"tool_result","tool_use_id":"u","content":"r","cache_control":{"type":"ephemeral"}},{"type":"text","text":"Tool loaded."}],"x":1}`,
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"ts","content":[{"type":"tool_reference","tool_name":"x"}]},{"type":"tool_result","tool_use_id":"u","content":"r","cache_control":{"type":"ephemeral"}}],"x":1}`},
+		{"only", OnlyToolResults, `{"content" : [ {"type":"tool_result","tool_use_id":"t"} , {"type":"text","text":"b"} ] ,"role":"user"}`,
+			`{"content" : [{"type":"tool_result","tool_use_id":"t"}] ,"role":"user"}`},
 	} {
-		got, ok := WithoutToolResults([]byte(tc.in))
-		if ok != (tc.want != "") || string(got) != tc.want {
-			t.Errorf("WithoutToolResults(%s) = %s, %v; want %s", tc.in, got, ok, tc.want)
+		got, ok := tc.f([]byte(tc.in))
+		if !ok || string(got) != tc.want {
+			t.Errorf("%s(%s) = %s, %v; want %s", tc.name, tc.in, got, ok, tc.want)
 		}
 	}
-}
-
-func TestOnlyToolResults(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"ts","content":[{"type":"tool_reference","tool_name":"x"}]},{"type":"tool_result","tool_use_id":"u","content":"r","cache_control":{"type":"ephemeral"}},{"type":"text","text":"Tool loaded."}],"x":1}`,
-			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"ts","content":[{"type":"tool_reference","tool_name":"x"}]},{"type":"tool_result","tool_use_id":"u","content":"r","cache_control":{"type":"ephemeral"}}],"x":1}`},
-		{`{"content" : [ {"type":"tool_result","tool_use_id":"t"} , {"type":"text","text":"b"} ] ,"role":"user"}`,
-			`{"content" : [{"type":"tool_result","tool_use_id":"t"}] ,"role":"user"}`},
-		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}`, ""},
-		{`{"role":"user","content":[{"type":"text","text":"a"}]}`, ""},
-		{`{"role":"user","content":"a"}`, ""},
-		{`[1]`, ""},
-	} {
-		got, ok := OnlyToolResults([]byte(tc.in))
-		if ok != (tc.want != "") || string(got) != tc.want {
-			t.Errorf("OnlyToolResults(%s) = %s, %v; want %s", tc.in, got, ok, tc.want)
+	for _, in := range []string{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}`, `{"role":"user","content":[{"type":"text","text":"a"}]}`, `{"role":"user","content":"a"}`, `[1]`} {
+		a, okA := WithoutToolResults([]byte(in))
+		b, okB := OnlyToolResults([]byte(in))
+		if okA || okB {
+			t.Errorf("%s: without %s %v, only %s %v; want neither", in, a, okA, b, okB)
 		}
 	}
 }

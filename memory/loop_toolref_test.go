@@ -44,19 +44,7 @@ func TestLoopKeepsToolReferences(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, budget := range []int{2000, 8000, 16000} {
-			o := DefaultOptions()
-			o.Budget = budget
-			r, err := mustNew(t, o).WithAlignUser().Compress(t.Context(), in.Messages)
-			if err != nil {
-				t.Fatalf("%s, budget %d: %v", tc.name, budget, err)
-			}
-			sent, err := SpliceRequest(in, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Compacted == 0 {
-				t.Fatalf("%s, budget %d: nothing compressed (%d tokens)", tc.name, budget, r.Tokens)
-			}
+			sent := compressSplice(t, tc.name, in, budget)
 			if !bytes.Contains(sent, []byte(res)) || !bytes.Contains(sent, []byte(`"id":"ts"`)) {
 				t.Errorf("%s, budget %d: ToolSearch's call or its tool_reference result is not sent as it came:\n%.600s", tc.name, budget, sent)
 			}
@@ -88,19 +76,7 @@ func TestLoopKeepsToolSearchOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, budget := range []int{2000, 8000, 16000} {
-		o := DefaultOptions()
-		o.Budget = budget
-		r, err := mustNew(t, o).Compress(t.Context(), in.Messages)
-		if err != nil {
-			t.Fatalf("budget %d: %v", budget, err)
-		}
-		sent, err := SpliceRequest(in, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Compacted == 0 {
-			t.Fatalf("budget %d: nothing compressed (%d tokens)", budget, r.Tokens)
-		}
+		sent := compressSplice(t, "responses", in, budget)
 		if !bytes.Contains(sent, []byte(output)) || !bytes.Contains(sent, []byte(call)) {
 			t.Errorf("budget %d: the tool search's call or output is not sent as it came:\n%.600s", budget, sent)
 		}
@@ -152,26 +128,10 @@ func TestHistoryKeepsToolLoaders(t *testing.T) {
 			t.Fatalf("%s: read as a tool loop", tc.name)
 		}
 		for _, budget := range []int{1000, 4000} {
-			o := DefaultOptions()
-			o.Budget = budget
-			c := mustNew(t, o)
-			if tc.format == chat.Anthropic {
-				c = c.WithAlignUser()
-			}
-			r, err := c.Compress(t.Context(), in.Messages)
-			if err != nil {
-				t.Fatalf("%s, budget %d: %v", tc.name, budget, err)
-			}
-			if r.Compacted == 0 {
-				t.Fatalf("%s, budget %d: nothing compressed", tc.name, budget)
-			}
-			sent, err := SpliceRequest(in, r)
-			if err != nil {
-				t.Fatalf("%s, budget %d: %v", tc.name, budget, err)
-			}
+			sent := compressSplice(t, tc.name, in, budget)
 			for _, w := range tc.want {
 				if !bytes.Contains(sent, []byte(w)) {
-					t.Errorf("%s, budget %d: %s is not sent:\n%.900s", tc.name, budget, w, sent[bytes.Index(sent, []byte(`"messages"`))+0:])
+					t.Errorf("%s, budget %d: %s is not sent:\n%.900s", tc.name, budget, w, sent)
 				}
 			}
 			if _, err := chat.Parse(sent, tc.format); err != nil {
@@ -179,4 +139,29 @@ func TestHistoryKeepsToolLoaders(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compressSplice compresses in at budget with the default options (roles
+// aligned in Anthropic form, as the proxy does) and returns the request
+// body swc sends; it fails the test unless something was compressed.
+func compressSplice(t *testing.T, name string, in *chat.Input, budget int) []byte {
+	t.Helper()
+	o := DefaultOptions()
+	o.Budget = budget
+	c := mustNew(t, o)
+	if in.Format == chat.Anthropic {
+		c = c.WithAlignUser()
+	}
+	r, err := c.Compress(t.Context(), in.Messages)
+	if err != nil {
+		t.Fatalf("%s, budget %d: %v", name, budget, err)
+	}
+	if r.Compacted == 0 {
+		t.Fatalf("%s, budget %d: nothing compressed (%d tokens)", name, budget, r.Tokens)
+	}
+	sent, err := SpliceRequest(in, r)
+	if err != nil {
+		t.Fatalf("%s, budget %d: %v", name, budget, err)
+	}
+	return sent
 }

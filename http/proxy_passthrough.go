@@ -128,11 +128,16 @@ func upfrontTools(raw json.RawMessage) json.RawMessage {
 	if len(kept) == len(tools) {
 		return raw
 	}
-	out, err := json.Marshal(kept)
-	if err != nil {
-		return raw
+	// The kept definitions' own bytes, joined (json.Marshal would escape
+	// their '<', '>' and '&' and count more tokens than they hold).
+	out := []byte{'['}
+	for i, t := range kept {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, t...)
 	}
-	return out
+	return append(out, ']')
 }
 
 // setProxyHeaders writes X-SWC-Tool-Tokens when the count is known and

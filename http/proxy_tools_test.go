@@ -11,10 +11,11 @@ import (
 // TestToolTokensDeferred: X-SWC-Tool-Tokens counts the tool definitions
 // the provider puts in the context up front: a definition marked
 // "defer_loading": true (Claude Code's MCP tools, loaded by a tool
-// search when needed) counts nothing, however large.
+// search when needed) counts nothing, however large, and the others count
+// as they are (their '<', '>' and '&' not escaped).
 func TestToolTokensDeferred(t *testing.T) {
 	e := newProxyEnv(t, noRecall)
-	read := `{"name":"Read","description":"Read a file.","input_schema":{"type":"object","properties":{"file_path":{"type":"string"}}}}`
+	read := `{"name":"Read","description":"Read a file. <example>cat a && cat b > c</example>","input_schema":{"type":"object","properties":{"file_path":{"type":"string"}}}}`
 	big := `{"name":"mcp__big__tool","description":"` + strings.Repeat("A tool with a long description. ", 200) + `","input_schema":{"type":"object"}`
 	count := func(tools string) int {
 		t.Helper()

@@ -324,20 +324,30 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 			conv = append(conv, i)
 		}
 	}
+	// The turns that loaded deferred tools are sent wherever the
+	// boundary falls (loaderPins): the boundary and the tail count them
+	// as they count the instructions (twice when in the tail: an upper
+	// bound, which moves only when a search is made).
+	fixed := instrCost
+	if lp, _ := c.loaderPins(msgs, conv, len(conv)); len(lp) > 0 {
+		for _, k := range lp {
+			fixed += costs[conv[k]]
+		}
+	}
 	var start, room int
 	if o.Compaction == Epoch {
-		start, room = c.boundary(msgs, conv, instrCost)
+		start, room = c.boundary(msgs, conv, fixed)
 	} else {
 		start = c.recentStart(msgs, conv)
 	}
-	protected := instrCost
+	protected := fixed
 	for _, i := range conv[start:] {
 		protected += costs[i]
 	}
 	if protected > o.Budget {
 		// Never refuse: the shortest tail the provider's rules allow
 		// that fits, else the shortest one (over budget).
-		start = c.shrinkTail(msgs, conv, start, instrCost)
+		start = c.shrinkTail(msgs, conv, start, fixed)
 	}
 	recent := conv[start:]
 	history := conv[:start]
@@ -409,7 +419,7 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 		emit("")
 		return res, nil
 	}
-	blk, err := c.memoryOf(ctx, msgs, history, room, handles)
+	blk, err := c.memoryOf(ctx, msgs, history, start, room, handles)
 	if err != nil {
 		return nil, err
 	}
@@ -449,13 +459,15 @@ type memBlock struct {
 }
 
 // memoryOf returns the memory message of the history messages (input
-// indexes) whose whole cost (content and MessageOverhead) fits room:
+// indexes; before is how many conversation messages precede the kept
+// tail, the pinned ones among them, which is what a MemorySource's
+// memory covers) whose whole cost (content and MessageOverhead) fits room:
 // consolidated by the strategy, or an omission marker alone, or nothing.
 // Under Epoch it is remembered by content (a fallback's is not), so every
 // request of an epoch gets it without consolidating again.
-func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history []int, room int, handles bool) (*memBlock, error) {
+func (c *Compressor) memoryOf(ctx context.Context, msgs []swc.Message, history []int, before, room int, handles bool) (*memBlock, error) {
 	if c.source != nil && (c.opts.Compaction == Epoch || c.after) {
-		if text, ok := c.source(ctx, len(history), room); ok && c.Cost(swc.Message{Role: swc.RoleSystem, Content: text}) <= room {
+		if text, ok := c.source(ctx, before, room); ok && c.Cost(swc.Message{Role: swc.RoleSystem, Content: text}) <= room {
 			return &memBlock{text: text, context: &swc.Context{Strategy: c.opts.Strategy, Budget: room, Text: text}}, nil
 		}
 	}

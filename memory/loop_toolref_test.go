@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -164,4 +165,118 @@ func compressSplice(t *testing.T, name string, in *chat.Input, budget int) []byt
 		t.Fatalf("%s, budget %d: %v", name, budget, err)
 	}
 	return sent
+}
+
+// TestHistoryLoaderMemorySource: with a store's memory (WithMemory), the
+// memory asked for covers every conversation message before the kept
+// tail, the kept search turn and task among them: no message is left out
+// of both the memory and what is sent.
+func TestHistoryLoaderMemorySource(t *testing.T) {
+	say := strings.Repeat("We talked about the trip to Lisbon, the hotel near the river and the flights. ", 4)
+	for _, loads := range []bool{false, true} {
+		ref := `[{"type":"tool_reference","tool_name":"notes_add"}]`
+		if !loads {
+			ref = `"notes_add loaded"`
+		}
+		items := []string{`{"role":"user","content":"Plan my trip; remember what I tell you."}`,
+			`{"role":"assistant","content":[{"type":"tool_use","id":"ts","name":"ToolSearch","input":{"query":"select:notes_add"}}]}`,
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"ts","content":` + ref + `}]}`,
+			`{"role":"assistant","content":"ok"}`}
+		for k := range 40 {
+			items = append(items, fmt.Sprintf(`{"role":"user","content":"Question %d: %s"}`, k, say), fmt.Sprintf(`{"role":"assistant","content":"Answer %d."}`, k))
+		}
+		items = append(items, `{"role":"user","content":"last"}`)
+		body := `{"model":"m","max_tokens":64,"system":"You are an assistant.","messages":[` + strings.Join(items, ",") + `]}`
+		in, err := chat.Parse([]byte(body), chat.Anthropic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asked := -1
+		o := DefaultOptions()
+		o.Budget = 2000
+		c := mustNew(t, o).WithAlignUser().WithMemory(func(_ context.Context, n, room int) (string, bool) {
+			asked = n
+			return "Summary of the conversation.", true
+		})
+		r, err := c.Compress(t.Context(), in.Messages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := map[int]bool{}
+		for _, s := range r.Source {
+			sent[s] = true
+		}
+		// conversation positions (instructions are msgs[0])
+		var lost []int
+		for i := 1; i < len(in.Messages); i++ {
+			covered := i-1 < asked
+			if !covered && !sent[i] {
+				lost = append(lost, i)
+			}
+		}
+		t.Logf("loads=%v: recent starts at msg %d, source asked for the first %d conversation messages; neither in memory nor sent: %v", loads, r.Recent, asked, lost)
+		if len(lost) > 0 {
+			t.Errorf("loads=%v: messages %v are lost", loads, lost)
+		}
+	}
+}
+
+// TestHistoryLoaderBudget: a search turn kept whatever the boundary (here
+// with a 1,500-token result of a parallel call) counts in the boundary
+// and the tail like the instructions: requests stay within the budget,
+// with a memory, and the memory does not change at every request.
+func TestHistoryLoaderBudget(t *testing.T) {
+	say := strings.Repeat("We talked about the trip to Lisbon, the hotel near the river and the flights. ", 4)
+	big := strings.Repeat("line of a file that was read in parallel with the tool search\n", 120)
+	head := []string{`{"role":"user","content":"Plan my trip; remember what I tell you."}`,
+		`{"role":"assistant","content":[{"type":"tool_use","id":"ts","name":"ToolSearch","input":{"query":"select:notes_add"}},{"type":"tool_use","id":"rd","name":"Read","input":{}}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"ts","content":[{"type":"tool_reference","tool_name":"notes_add"}]},{"type":"tool_result","tool_use_id":"rd","content":` + fmt.Sprintf("%q", big) + `}]}`,
+		`{"role":"assistant","content":"ok"}`}
+	var conv []string
+	for k := range 60 {
+		conv = append(conv, fmt.Sprintf(`{"role":"user","content":"Question %d: %s"}`, k, say), fmt.Sprintf(`{"role":"assistant","content":"Answer %d."}`, k))
+	}
+	changed := map[bool]int{}
+	for _, loads := range []bool{false, true} {
+		h := append([]string(nil), head...)
+		if !loads {
+			h[2] = strings.Replace(h[2], `[{"type":"tool_reference","tool_name":"notes_add"}]`, `"notes_add loaded"`, 1)
+		}
+		o := DefaultOptions()
+		o.Budget = 3000
+		o.Compaction = Epoch // the proxy's
+		c := mustNew(t, o).WithAlignUser()
+		prevMem, changes, over, empty := "", 0, 0, 0
+		for n := 20; n < len(conv); n += 2 {
+			body := `{"model":"m","max_tokens":64,"system":"You are an assistant.","messages":[` + strings.Join(append(append([]string(nil), h...), conv[:n+1]...), ",") + `]}`
+			in, err := chat.Parse([]byte(body), chat.Anthropic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := c.Compress(t.Context(), in.Messages)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Memory != prevMem {
+				changes++
+			}
+			if r.Memory == "" && r.Compacted > 0 {
+				empty++
+			}
+			if r.OverBudget > 0 {
+				over++
+			}
+			prevMem = r.Memory
+		}
+		changed[loads] = changes
+		if over > 0 || empty > 0 {
+			t.Errorf("loads=%v: over budget %d times, history compacted without a memory %d times", loads, over, empty)
+		}
+	}
+	// Kept, the 1,500-token turn leaves the memory and the tail half the
+	// room, so epochs are shorter; but the memory must not change at
+	// every request (it did when the boundary did not count the turn).
+	if requests := (len(conv) - 20) / 2; changed[true] >= requests/2 {
+		t.Errorf("the memory changed at %d of %d requests with the search's turn kept (%d without it)", changed[true], requests, changed[false])
+	}
 }

@@ -153,8 +153,8 @@ func keptWithoutResults(in *Input, o int, part []int) (json.RawMessage, bool) {
 // keptResultsOnly returns the Anthropic source message o with its
 // tool_result blocks alone, each byte for byte, when the parts of it kept
 // (part) are exactly its tool results, none of them rewritten: what came
-// beside them went into the memory (a tool loop's turn that loaded
-// deferred tools, kept out of a conversation's history: loaderPins).
+// beside them went into the memory (the results of a turn that loaded
+// deferred tools, kept out of a conversation's memory).
 func keptResultsOnly(in *Input, out Output, o int, part []int) (json.RawMessage, bool) {
 	kept := make(map[int]bool, len(part))
 	for _, k := range part {

@@ -543,7 +543,7 @@ func outputText(it *rItem) (string, int) {
 	out := bytes.TrimSpace(it.Output)
 	if it.Type == "tool_search_output" && (len(out) == 0 || string(out) == "null") {
 		// The tools a search loaded (its "tools", no "output"): a
-		// placeholder line, which tells a tool loop never to drop it.
+		// placeholder line (the reader marks it LoadsTools).
 		return placeholder(it.Type), 0
 	}
 	if len(out) == 0 || string(out) == "null" {

@@ -329,10 +329,9 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 	// as they count the instructions (twice when in the tail: an upper
 	// bound, which moves only when a search is made).
 	fixed := instrCost
-	if lp, _ := c.loaderPins(msgs, conv, len(conv)); len(lp) > 0 {
-		for _, k := range lp {
-			fixed += costs[conv[k]]
-		}
+	allLoaders, loaderTask := c.loaderPins(msgs, conv, len(conv))
+	for _, k := range allLoaders {
+		fixed += costs[conv[k]]
 	}
 	var start, room int
 	if o.Compaction == Epoch {
@@ -352,7 +351,17 @@ func (c *Compressor) compressHistory(ctx context.Context, msgs []swc.Message, co
 	recent := conv[start:]
 	history := conv[:start]
 	pin := c.pinnedTask(msgs, conv, start)
-	loaders, loaderTask := c.loaderPins(msgs, conv, start)
+	// Those before the tail (a tail never starts at a tool result, so a
+	// turn and its results are on one side of it).
+	var loaders []int
+	for _, k := range allLoaders {
+		if k < start {
+			loaders = append(loaders, k)
+		}
+	}
+	if len(loaders) == 0 {
+		loaderTask = -1
+	}
 	if pin < 0 {
 		pin = loaderTask
 	}

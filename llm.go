@@ -49,11 +49,14 @@ type Message struct {
 	// (IsInstruction), so compression keeps it in its place or
 	// consolidates it with the messages around it, never moves it first.
 	InPlace bool `json:"in_place,omitempty"`
-	// LoadsTools marks a tool result that loads deferred tools: an
-	// Anthropic tool_result holding tool_reference blocks, or a Responses
-	// tool_search_output. The provider takes the definitions of the tools
-	// it names from it, so compression keeps it and its call whatever the
-	// budget (chat's readers set it).
+	// LoadsTools marks a message that loads deferred tools: a tool
+	// result (an Anthropic tool_result holding tool_reference blocks, a
+	// Responses tool_search_output) or an assistant message holding the
+	// result of a tool search the provider ran (an Anthropic
+	// tool_search_tool_result block; a Responses tool_search_output
+	// without a call id, which goes with its call). The provider takes the
+	// definitions of the tools it names from it, so compression keeps it
+	// and its call whatever the budget (chat's readers set it).
 	LoadsTools bool `json:"loads_tools,omitempty"`
 }
 

@@ -2,6 +2,8 @@ package chat
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/swcmem/swc"
@@ -90,7 +92,8 @@ func TestToolResultBlocks(t *testing.T) {
 // TestLoadsTools: a tool result that loads deferred tools is marked
 // (swc.Message.LoadsTools) by the fast and the general reader alike: an
 // Anthropic tool_result holding tool_reference blocks, beside text or
-// alone, and a Responses tool_search_output; another result is not.
+// alone, and a Responses tool_search_output; another result is not. A
+// tool search the API ran marks the assistant message that holds it.
 func TestLoadsTools(t *testing.T) {
 	const anthropic = `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"task"},` +
 		`{"role":"assistant","content":[{"type":"tool_use","id":"ts","name":"ToolSearch","input":{}},{"type":"tool_use","id":"x","name":"Read","input":{}}]},` +
@@ -126,5 +129,44 @@ func TestLoadsTools(t *testing.T) {
 	}
 	if !loads["ts"] || loads["x"] {
 		t.Errorf("Responses: loads %v; want ts only", loads)
+	}
+
+	// A search the API ran: Anthropic's server_tool_use and
+	// tool_search_tool_result blocks in the assistant's turn, a Responses
+	// tool_search_call and tool_search_output without a call id. The
+	// assistant message holding it loads tools, and nothing else does.
+	for _, tc := range []struct {
+		name   string
+		format Format
+		body   string
+	}{
+		{"anthropic, server-run", Anthropic, `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"task"},` +
+			`{"role":"assistant","content":[{"type":"text","text":"Searching."},{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_regex","input":{"query":"crm"}},` +
+			`{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"crm_lookup"}]}},` +
+			`{"type":"tool_use","id":"c0","name":"crm_lookup","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"c0","content":"customer 7"}]},` +
+			`{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_2","name":"web_search","input":{"query":"x"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_2","content":[]},{"type":"text","text":"Done."}]}]}`},
+		{"responses, server-run", Responses, `{"model":"m","input":[{"role":"user","content":"task"},` +
+			`{"type":"tool_search_call","call_id":null,"arguments":{"query":"crm"},"execution":"server","status":"completed"},` +
+			`{"type":"tool_search_output","call_id":null,"execution":"server","status":"completed","tools":[{"type":"function","name":"crm_lookup","parameters":{"type":"object"}}]},` +
+			`{"type":"function_call","call_id":"c0","name":"crm_lookup","arguments":"{}"},{"type":"function_call_output","call_id":"c0","output":"customer 7"},` +
+			`{"type":"web_search_call","id":"ws","status":"completed","action":{"type":"search","query":"x"}},{"role":"assistant","content":"Done."}]}`},
+	} {
+		if tc.format == Anthropic && !sameParse(t, tc.name, []byte(tc.body), tc.format) {
+			t.Errorf("%s: the fast path did not take the body", tc.name)
+		}
+		in, err := Parse([]byte(tc.body), tc.format)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got []string
+		for i, m := range in.Messages {
+			if m.LoadsTools {
+				got = append(got, fmt.Sprintf("%d %s %q", i, m.Role, m.Content))
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0], "assistant") || !strings.Contains(got[0], "[tool_search") {
+			t.Errorf("%s: LoadsTools on %q; want the assistant message of the tool search alone", tc.name, got)
+		}
 	}
 }

@@ -148,6 +148,7 @@ func parseAnthropic(data []byte) (*Input, error) {
 			default:
 				texts = append(texts, placeholder(b.Type))
 				main.MediaTokens += anthropicBlockTokens(b.Type, rb)
+				main.LoadsTools = main.LoadsTools || b.Type == toolSearchResult
 				hasMain = true
 			}
 		}
@@ -244,6 +245,11 @@ func toolResultText(raw json.RawMessage, where string) (string, int, bool, error
 // toolReference is the type of an Anthropic block that loads a deferred
 // tool (in a tool_result: Claude Code's ToolSearch returns them).
 const toolReference = "tool_reference"
+
+// toolSearchResult is the type of the block of an assistant message that
+// holds the result of the API's own tool search (its tool_references,
+// after the server_tool_use block that ran it).
+const toolSearchResult = "tool_search_tool_result"
 
 // AnthropicRequest is the part of a Messages request body that holds the
 // conversation.

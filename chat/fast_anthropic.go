@@ -276,6 +276,7 @@ func (p *fast) anMessage(t tok, k int) bool {
 		default:
 			texts = append(texts, placeholder(b.typ))
 			main.MediaTokens += b.media
+			main.LoadsTools = main.LoadsTools || b.typ == toolSearchResult
 			hasMain = true
 		}
 	}

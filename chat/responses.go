@@ -357,7 +357,6 @@ func (b *responsesBuilder) build() error {
 			delete(open, id)
 			m := swc.Message{Role: swc.RoleTool, ToolCallID: id, ID: it.ID}
 			m.Content, m.MediaTokens = outputText(it)
-			m.LoadsTools = it.Type == "tool_search_output"
 			last = b.emit(m, where, first, k)
 		case kCall:
 			if id == "" || !answered[k] {
@@ -429,7 +428,27 @@ func (b *responsesBuilder) build() error {
 	for _, u := range b.units {
 		b.in.Raw = append(b.in.Raw, json.RawMessage(b.input[b.spans[u.a].a:b.spans[u.e-1].e:b.spans[u.e-1].e]))
 	}
+	b.markLoaders()
 	return nil
+}
+
+// markLoaders marks LoadsTools the messages whose items hold a
+// tool_search_output: the output of a tool search the client ran (its
+// own message), or of one the API ran (no call id: it goes with the item
+// before, the tool_search_call).
+func (b *responsesBuilder) markLoaders() {
+	for i, o := range b.in.Origin {
+		if o < 0 { // the instructions
+			continue
+		}
+		u := b.units[o]
+		for k := u.a; k < u.e; k++ {
+			if b.items[k].Type == "tool_search_output" {
+				b.in.Messages[i].LoadsTools = true
+				break
+			}
+		}
+	}
 }
 
 // addMessage appends m, from source Raw[origin], named by where.

@@ -152,11 +152,12 @@ func (lc *loopCosts) stubbable(i int) bool {
 	return lc.cost[i] > lc.stubCap && !keepsMedia(lc.msgs[i]) && !loadsTools(lc.msgs[i])
 }
 
-// loadsTools reports whether observation m loads deferred tools
+// loadsTools reports whether message m loads deferred tools
 // (swc.Message.LoadsTools: an Anthropic tool_result with tool_reference
 // blocks, which the API expands into the definitions of tools the request
 // declares with defer_loading, as Claude Code's ToolSearch returns for its
-// MCP tools; a Responses tool_search_output). Such an observation goes as
+// MCP tools; a Responses tool_search_output; an assistant turn holding
+// the result of a tool search the provider ran). Such a message goes as
 // it came and its exchange is never dropped (Compressor.pin): without it
 // the model would lose the schemas of tools it goes on calling.
 func loadsTools(m swc.Message) bool { return m.LoadsTools }

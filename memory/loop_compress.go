@@ -99,7 +99,8 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 
 // pin marks as never dropped the exchanges a user unit follows when the
 // provider wants roles to alternate (Options.AlignUser), and those whose
-// observations load deferred tools (loadsTools).
+// messages load deferred tools (loadsTools: an observation, or an
+// assistant turn holding a provider-run tool search).
 func (c *Compressor) pin(msgs []swc.Message, l *loopShape) {
 	for u := range l.units {
 		un := &l.units[u]
@@ -107,7 +108,7 @@ func (c *Compressor) pin(msgs []swc.Message, l *loopShape) {
 			continue
 		}
 		un.pinned = c.opts.AlignUser && u+1 < len(l.units) && l.units[u+1].user
-		for _, i := range un.obs {
+		for _, i := range un.msgs {
 			un.pinned = un.pinned || loadsTools(msgs[i])
 		}
 	}

@@ -120,6 +120,18 @@ func TestHistoryKeepsToolLoaders(t *testing.T) {
 			`{"type":"function_call","call_id":"n1","name":"notes_add","arguments":"{}"}`,
 			`{"type":"function_call_output","call_id":"n1","output":"added"}`) + `]}`,
 			[]string{`{"type":"tool_search_output","call_id":"ts1"`, `{"type":"tool_search_call","call_id":"ts1"`}},
+		{"anthropic, server-run", chat.Anthropic, `{"model":"m","max_tokens":64,"system":"You are an assistant.","messages":[` + conversation([]string{task,
+			`{"role":"assistant","content":[` + serverSearch + `,{"type":"text","text":"Loaded."}]}`},
+			`{"role":"user","content":"Add a note: gate 12."}`,
+			`{"role":"assistant","content":[{"type":"tool_use","id":"n1","name":"notes_add","input":{"text":"gate 12"}}]}`,
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"n1","content":"added"}]}`) + `]}`,
+			[]string{serverSearch, `Plan my trip`}},
+		{"responses, server-run", chat.Responses, `{"model":"m","instructions":"You are an assistant.","input":[` + conversation([]string{task,
+			serverCall, serverOutput},
+			`{"role":"user","content":"Add a note: gate 12."}`,
+			`{"type":"function_call","call_id":"n1","name":"notes_add","arguments":"{}"}`,
+			`{"type":"function_call_output","call_id":"n1","output":"added"}`) + `]}`,
+			[]string{serverCall + "," + serverOutput}},
 	} {
 		in, err := chat.Parse([]byte(tc.body), tc.format)
 		if err != nil {
@@ -134,6 +146,67 @@ func TestHistoryKeepsToolLoaders(t *testing.T) {
 				if !bytes.Contains(sent, []byte(w)) {
 					t.Errorf("%s, budget %d: %s is not sent:\n%.900s", tc.name, budget, w, sent)
 				}
+			}
+			if _, err := chat.Parse(sent, tc.format); err != nil {
+				t.Errorf("%s, budget %d: what swc sends does not parse: %v", tc.name, budget, err)
+			}
+		}
+	}
+}
+
+// A tool search the provider ran, as its API sends it back: Anthropic's
+// server_tool_use and tool_search_tool_result blocks in the assistant's
+// turn; a Responses tool_search_call and tool_search_output without a
+// call id.
+const (
+	serverSearch = `{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_regex","input":{"query":"notes"}},` +
+		`{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"notes_add"}]}}`
+	serverCall   = `{"type":"tool_search_call","call_id":null,"arguments":{"query":"notes"},"execution":"server","status":"completed"}`
+	serverOutput = `{"type":"tool_search_output","call_id":null,"execution":"server","status":"completed","tools":[{"type":"function","name":"notes_add","parameters":{"type":"object"},"defer_loading":true}]}`
+)
+
+// TestLoopKeepsServerToolSearch: a tool search the provider ran (the
+// assistant's turn holds it and its result) is never dropped from a tool
+// loop either, at any budget, in Anthropic and in Responses form.
+func TestLoopKeepsServerToolSearch(t *testing.T) {
+	long := strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 60)
+	msgs := []string{`{"role":"user","content":"Add a note, then keep working on the parser."}`,
+		`{"role":"assistant","content":[{"type":"text","text":"Searching."},` + serverSearch + `,{"type":"tool_use","id":"n0","name":"notes_add","input":{"text":"x"}}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"n0","content":"added"}]}`}
+	items := []string{`{"role":"user","content":"Add a note, then keep working on the parser."}`, serverCall, serverOutput,
+		`{"type":"function_call","call_id":"n0","name":"notes_add","arguments":"{}"}`,
+		`{"type":"function_call_output","call_id":"n0","output":"added"}`}
+	for k := range 30 {
+		msgs = append(msgs,
+			fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"I read part %d."},{"type":"tool_use","id":"t%d","name":"Read","input":{"offset":%d}}]}`, k, k, 100*k),
+			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":%q}]}`, k, long))
+		items = append(items,
+			fmt.Sprintf(`{"type":"function_call","call_id":"t%d","name":"read","arguments":"{\"offset\":%d}"}`, k, 100*k),
+			fmt.Sprintf(`{"type":"function_call_output","call_id":"t%d","output":%q}`, k, long))
+	}
+	for _, tc := range []struct {
+		name   string
+		format chat.Format
+		body   string
+		want   string
+	}{
+		{"anthropic", chat.Anthropic, `{"model":"m","max_tokens":64,"system":"You are a coding agent.","tools":[{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"},` +
+			`{"name":"Read","input_schema":{"type":"object"}},{"name":"notes_add","input_schema":{"type":"object"},"defer_loading":true}],"messages":[` + strings.Join(msgs, ",") + `]}`,
+			serverSearch},
+		{"responses", chat.Responses, `{"model":"m","instructions":"You are a coding agent.","tools":[{"type":"tool_search"},{"type":"function","name":"read","parameters":{"type":"object"}}],"input":[` + strings.Join(items, ",") + `]}`,
+			serverCall + "," + serverOutput},
+	} {
+		in, err := chat.Parse([]byte(tc.body), tc.format)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if asLoop(in.Messages) == nil {
+			t.Fatalf("%s: not read as a tool loop", tc.name)
+		}
+		for _, budget := range []int{2000, 8000, 16000} {
+			sent := compressSplice(t, tc.name, in, budget)
+			if !bytes.Contains(sent, []byte(tc.want)) {
+				t.Errorf("%s, budget %d: the tool search the provider ran is not sent as it came:\n%.600s", tc.name, budget, sent)
 			}
 			if _, err := chat.Parse(sent, tc.format); err != nil {
 				t.Errorf("%s, budget %d: what swc sends does not parse: %v", tc.name, budget, err)

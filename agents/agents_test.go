@@ -49,6 +49,9 @@ type agent struct {
 	// clipAt is the budget whose run must see a clipped turn (0:
 	// clipBudget).
 	clipAt int
+	// search, when set, says the agent's tool is deferred behind the
+	// API's own tool search: every run must see the script search.
+	search bool
 }
 
 // clipBudget is the budget at which every run must see at least one of
@@ -97,6 +100,8 @@ type result struct {
 	Recall       RecallStats // what the upstream saw of it
 	RecallRounds int         // swc_recall calls swc answered (X-SWC-Recall, summed)
 	Leaks        []int       // the agent's requests (by number) that hold swc_recall
+	WantSearch   bool        // the agent's tool is deferred (agent.search)
+	Searches     int         // replies of the upstream that ran its tool search
 	Wall         time.Duration
 	ExitErr      error
 	Output       string
@@ -205,6 +210,7 @@ func (rn *run) measure(r *result, px *proxy, mine func(s sent) bool) {
 	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
 	r.Recall, r.WantRecall, r.Clipped, r.NoClip = st.Recall, rn.budget > 0, st.Clipped, rn.a.noClip
 	r.Unreasoned, r.ClipAt = st.Unreasoned, cmp.Or(rn.a.clipAt, clipBudget)
+	r.Searches, r.WantSearch = st.Searches, rn.a.search
 	if px == nil {
 		return
 	}
@@ -265,6 +271,9 @@ func check(t *testing.T, r result, steps int) {
 		t.Logf("its output (end):\n%s", tail(r.Output, 1500))
 	} else if !strings.Contains(r.Output, Done) {
 		t.Errorf("the agent's output does not hold the final answer (%s):\n%s", Done, tail(r.Output, 2000))
+	}
+	if r.WantSearch && r.Searches == 0 {
+		t.Errorf("the upstream never ran its tool search: the agent's requests declare no deferred tool behind one")
 	}
 	if len(r.Leaks) > 0 {
 		t.Errorf("the agent's requests %v hold %s: swc let its call, result or tool reach the client", r.Leaks, RecallToolName)
@@ -474,6 +483,18 @@ func TestAgentsSDKChat(t *testing.T) {
 
 func TestAISDKAnthropic(t *testing.T) {
 	runAll(t, script("ai-sdk-anthropic", "ai-sdk.mjs", "anthropic"))
+}
+
+// The AI SDK with read_file deferred behind Anthropic's own tool search
+// (toolSearchBm25_20251119): the script searches before its first call,
+// and the SDK sends the search back in the assistant's turn
+// (server_tool_use, tool_search_tool_result). swc must never drop that
+// turn, however old: a request calling read_file without the search that
+// loaded it is a breach (deferred-tool-not-loaded).
+func TestAISDKAnthropicToolSearch(t *testing.T) {
+	a := script("ai-sdk-anthropic-tool-search", "ai-sdk.mjs", "anthropic-tool-search")
+	a.search = true
+	runAll(t, a)
 }
 
 func TestAISDKChat(t *testing.T) { runAll(t, script("ai-sdk-chat", "ai-sdk.mjs", "chat")) }

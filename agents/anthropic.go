@@ -19,6 +19,7 @@ type antRequest struct {
 		Type         string          `json:"type"`
 		InputSchema  json.RawMessage `json:"input_schema"`
 		CacheControl json.RawMessage `json:"cache_control"`
+		DeferLoading bool            `json:"defer_loading"`
 	} `json:"tools"`
 	Thinking *struct {
 		Type string `json:"type"`
@@ -40,6 +41,7 @@ type antBlock struct {
 	Signature    string          `json:"signature"`
 	CacheControl json.RawMessage `json:"cache_control"`
 	Content      json.RawMessage `json:"content"`
+	ToolName     string          `json:"tool_name"` // a tool_reference's
 }
 
 // blocks returns a content's blocks (a string is one text block), or
@@ -76,6 +78,10 @@ func (u *Upstream) anthropic(w http.ResponseWriter, r *http.Request, n int, body
 		text := fmt.Sprintf("Step %d of %d: print the next step file with %s.", rep.step, u.Steps, rep.tool.Name)
 		th = append(th, thinking{text, sign(text)})
 		content = append(content, map[string]any{"type": "thinking", "thinking": text, "signature": sign(text)})
+	}
+	if search, deferred := deferredTools(req); rep.text == "" && search != "" && deferred[rep.tool.Name] && !t.loaded[rep.tool.Name] {
+		content = append(content, searchBlocks(search, rep.tool.Name, n)...)
+		u.searched()
 	}
 	if rep.text != "" {
 		content = append(content, map[string]any{"type": "text", "text": rep.text})
@@ -122,8 +128,10 @@ func (u *Upstream) anthropic(w http.ResponseWriter, r *http.Request, n int, body
 			for _, part := range split(c["text"].(string), 2) {
 				s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": part}})
 			}
-		case "tool_use":
-			s.event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": c["id"], "name": c["name"], "input": map[string]any{}}})
+		case "tool_search_tool_result":
+			s.event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": c})
+		case "tool_use", "server_tool_use":
+			s.event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": c["type"], "id": c["id"], "name": c["name"], "input": map[string]any{}}})
 			for _, part := range split(string(c["input"].(json.RawMessage)), 3) {
 				s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
 			}
@@ -236,6 +244,8 @@ func checkAnthropic(req antRequest, beta string, sent func(string) (call, bool))
 	if breakpoints > 4 {
 		bs.add("cache-breakpoints", "%d cache_control breakpoints (at most 4)", breakpoints)
 	}
+	checkLoaded(&bs, req, msgs)
+	t.loaded = loadedTools(msgs)
 	// Tool calls and results.
 	for i, b := range msgs {
 		role := req.Messages[i].Role

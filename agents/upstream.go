@@ -103,6 +103,9 @@ type Stats struct {
 	// but without their thinking blocks (sameTurns); a clipped turn that
 	// went without them counts in Clipped alone.
 	Unreasoned int
+	// Searches counts the replies that ran the API's own tool search
+	// before calling a deferred tool (searchBlocks).
+	Searches int
 }
 
 // Done is what the final answer says; the tests look for it in the
@@ -147,7 +150,8 @@ type turn struct {
 	// answered is the call id of the last tool result when the request
 	// ends with tool results, "" when it ends with the user's words.
 	answered string
-	thinking bool // Anthropic: thinking enabled
+	thinking bool            // Anthropic: thinking enabled
+	loaded   map[string]bool // Anthropic: the deferred tools the request loads (loadedTools)
 	// ask, when set, is a call of swc_recall to make instead of the
 	// script's next step (once a run).
 	ask *recallAsk
@@ -256,6 +260,13 @@ func (u *Upstream) next(t turn, size int) reply {
 		rep.prose = ""
 	}
 	return rep
+}
+
+// searched counts a reply that ran the API's tool search.
+func (u *Upstream) searched() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.st.Searches++
 }
 
 // remember notes what went out with call id.

@@ -503,6 +503,15 @@ func TestAISDKResponses(t *testing.T) {
 	runAll(t, script("ai-sdk-responses", "ai-sdk.mjs", "responses"))
 }
 
+// The AI SDK over Responses with a model without reasoning (gpt-4.1) and
+// store on, the API's default: it sends each earlier answer back as
+// item_reference items naming the answer's message and call. swc reads
+// them as the items it relayed, so the loop is compressed like any other
+// (before, every request went out whole: "provider history").
+func TestAISDKResponsesItemReferences(t *testing.T) {
+	runAll(t, script("ai-sdk-responses-stored", "ai-sdk.mjs", "responses-stored"))
+}
+
 func TestOpencode(t *testing.T) { runAll(t, opencode) }
 
 var opencode = agent{name: "opencode", bin: "opencode-linux-x64/bin/opencode", setup: func(t *testing.T, home, base, key string) ([]string, []string) {

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -38,6 +39,7 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 		http.Error(w, `{"error":{"message":"invalid JSON","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return
 	}
+	orig = u.resolveRefs(orig)
 	var items []item
 	if len(req.Input) > 0 && req.Input[0] == '[' {
 		if err := json.Unmarshal(req.Input, &items); err != nil {
@@ -83,6 +85,7 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 			"call_id": rep.id, "name": rep.tool.Name, "arguments": rep.args})
 		u.remember(rep.id, c)
 	}
+	u.keepItems(output)
 	model := req.Model
 	resp := map[string]any{"id": fmt.Sprintf("resp_%04d", n), "object": "response", "created_at": 1767225600, "status": "completed",
 		"model": model, "output": output, "parallel_tool_calls": true, "tool_choice": "auto", "tools": []any{},
@@ -383,4 +386,57 @@ func checkChat(msgs []chatMessage) (breaches, string) {
 		answered = last.ToolCallID
 	}
 	return bs, answered
+}
+
+// keepItems notes the output items sent, by id, as the API stores them.
+func (u *Upstream) keepItems(output []map[string]any) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.items == nil {
+		u.items = map[string]json.RawMessage{}
+	}
+	for _, it := range output {
+		if b, err := json.Marshal(it); err == nil {
+			u.items[it["id"].(string)] = b
+		}
+	}
+}
+
+// resolveRefs returns the agent's request body orig with each
+// item_reference of its input replaced by the item the upstream sent
+// under that id, as the API reads it, so that what swc forwarded is
+// checked against the items the references name; orig as it came when it
+// names none, or an item the upstream did not send.
+func (u *Upstream) resolveRefs(orig []byte) []byte {
+	if !bytes.Contains(orig, []byte(`"item_reference"`)) {
+		return orig
+	}
+	var m map[string]json.RawMessage
+	var input []json.RawMessage
+	if json.Unmarshal(orig, &m) != nil || json.Unmarshal(m["input"], &input) != nil {
+		return orig
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for i, raw := range input {
+		var ref struct{ Type, ID string }
+		if json.Unmarshal(raw, &ref) != nil || ref.Type != "item_reference" {
+			continue
+		}
+		it, ok := u.items[ref.ID]
+		if !ok {
+			return orig
+		}
+		input[i] = it
+	}
+	b, err := json.Marshal(input)
+	if err != nil {
+		return orig
+	}
+	m["input"] = b
+	out, err := json.Marshal(m)
+	if err != nil {
+		return orig
+	}
+	return out
 }

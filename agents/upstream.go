@@ -61,6 +61,9 @@ type Upstream struct {
 	st  Stats           // guarded by mu
 	out map[string]call // call id → what was sent with it
 	rs  map[string]string
+	// items holds the Responses output items sent, by id: an agent may
+	// send them back as item_reference (resolveRefs).
+	items map[string]json.RawMessage
 	// clipped holds the handles of the clipped turns seen (Stats.Clipped).
 	clipped map[string]bool
 	seq     map[int]string // request number → HeaderSeq

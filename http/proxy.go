@@ -138,6 +138,11 @@ type ProxyConfig struct {
 	RecallRounds int
 	RecallBytes  int64
 	RecallTTL    time.Duration
+	// ItemBytes bounds the output items of the Responses answers the
+	// proxy relays, kept so that a request naming them by item_reference
+	// can be read and compressed (items.go; DefaultItemBytes; one tenant
+	// holds at most TenantShare of them).
+	ItemBytes int64
 }
 
 // DefaultPrefixBytes is the default of ProxyConfig.PrefixBytes.
@@ -152,6 +157,7 @@ type proxyState struct {
 	tools       *memo.Memo[toolKey, int]         // tool definitions' tokens
 	originals   *memo.Cache[recallKey, original] // the originals of stubbed and dropped observations (recall.go)
 	handles     *memo.Memo[obsKey, string]       // observations' handles, by content (recall_keep.go)
+	items       *memo.Cache[itemKey, []byte]     // Responses output items, by id (items.go)
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -233,6 +239,11 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 		rb = DefaultRecallBytes
 	}
 	s.proxy.originals = memo.NewCache[recallKey, original](rb, s.Proxy.TenantShare)
+	ib := s.Proxy.ItemBytes
+	if ib <= 0 {
+		ib = DefaultItemBytes
+	}
+	s.proxy.items = memo.NewCache[itemKey, []byte](ib, s.Proxy.TenantShare)
 	s.proxy.handles = newHandleMemo()
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))
@@ -340,8 +351,13 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		malformed()
 		return
 	}
-	if p == protoResponses && s.providerHistory(w, r, up, trimmed) {
-		return
+	original := body
+	if p == protoResponses {
+		var done bool
+		if trimmed, done = s.responsesHistory(w, r, up, trimmed, tenant); done {
+			return
+		}
+		body = trimmed
 	}
 	in, err := chat.ParseOwned(trimmed, p.format) // body is this request's, never written
 	if err != nil {
@@ -350,7 +366,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 			return
 		}
 		// The provider may accept what swc cannot read: it answers.
-		s.passthrough(w, r, p, up, body, "parse: "+swc.ErrorMessage(err), -1)
+		s.passthrough(w, r, p, up, original, "parse: "+swc.ErrorMessage(err), -1)
 		return
 	}
 	// History handles in a chat memory serve swc_recall alone: asked for
@@ -364,7 +380,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	}
 	tools := s.toolTokens(c, in.Body["tools"])
 	if n := s.maxMessages(); len(in.Messages) > n {
-		s.passthrough(w, r, p, up, body, "max-messages: "+strconv.Itoa(len(in.Messages))+" messages; swc compresses at most "+strconv.Itoa(n)+" (swc serve --max-messages)", tools)
+		s.passthrough(w, r, p, up, original, "max-messages: "+strconv.Itoa(len(in.Messages))+" messages; swc compresses at most "+strconv.Itoa(n)+" (swc serve --max-messages)", tools)
 		return
 	}
 	start := time.Now()
@@ -372,7 +388,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	s.proxy.metrics.compress.Observe(time.Since(start).Seconds())
 	if err != nil {
 		if swc.ErrorCode(err) == swc.EINVALID {
-			s.passthrough(w, r, p, up, body, "compress: "+swc.ErrorMessage(err), tools)
+			s.passthrough(w, r, p, up, original, "compress: "+swc.ErrorMessage(err), tools)
 			return
 		}
 		if r.Context().Err() != nil {
@@ -398,7 +414,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	// Recorded once the answer is written: the client does not wait for
 	// it (a streamed answer's last event is flushed before).
 	defer s.recordCompression(context.WithoutCancel(r.Context()), c, p, in, out, budget, tenant, conv)
-	send := body
+	send := original // a request that fits goes as it came, its item references too
 	if out.body != nil {
 		send = out.body
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/swcmem/swc"
 )
 
 var errTooLarge = errors.New("request body too large")
@@ -165,6 +167,11 @@ func (s *Server) sendUpstream(w http.ResponseWriter, r *http.Request, p protocol
 		return nil
 	}
 	s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
+	if p == protoResponses {
+		if k, ok := r.Context().Value(authKey{}).(swc.APIKey); ok {
+			s.tapItems(k.TenantID, resp)
+		}
+	}
 	return resp
 }
 

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/swcmem/swc/chat"
@@ -43,13 +44,33 @@ func (s *Server) responsesRoutes(mux *routeMux) {
 	mux.Handle("GET /v1/models/{model}", s.observe(http.HandlerFunc(models)))
 }
 
+// responsesHistory returns body with its item references replaced by the
+// items they name when swc holds them all (resolveItems), or relays it as
+// it came when its history is stored at the provider (providerHistory)
+// and reports that it did.
+func (s *Server) responsesHistory(w http.ResponseWriter, r *http.Request, up Upstream, body []byte, tenant string) ([]byte, bool) {
+	why := chat.ProviderHistory(body)
+	if why == "item_reference" {
+		resolved, unknown, refs, ok := s.resolveItems(tenant, body)
+		switch {
+		case !ok && refs > 0:
+			why = fmt.Sprintf("item_reference (%d of %d items not seen by swc)", unknown, refs)
+		case !ok:
+		case chat.ProviderHistory(resolved) == "":
+			return resolved, false
+		default: // previous_response_id or conversation too
+			why = chat.ProviderHistory(resolved)
+		}
+	}
+	return body, s.providerHistory(w, r, up, body, why)
+}
+
 // providerHistory relays a Responses request whose history is stored at
 // the provider (previous_response_id, conversation, item_reference, or no
 // input at all) as it came, since compressing what it carries cannot
 // shorten the history the model reads (X-SWC-Passthrough: "provider
 // history: " and why); it reports whether it did.
-func (s *Server) providerHistory(w http.ResponseWriter, r *http.Request, up Upstream, body []byte) bool {
-	why := chat.ProviderHistory(body)
+func (s *Server) providerHistory(w http.ResponseWriter, r *http.Request, up Upstream, body []byte, why string) bool {
 	if why == "" {
 		return false
 	}

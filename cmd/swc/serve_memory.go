@@ -15,16 +15,18 @@ import (
 const defaultMemoryLimit = 1 << 30
 
 // memoryPlan is how swc serve divides its memory budget (--memory-limit)
-// among its caches and memos, in bytes each holds at most. A quarter of
-// the limit goes to them; the rest is left to the requests in flight and
+// among its caches and memos, in bytes each holds at most. 17/64 of the
+// limit goes to them (the rendered memories are two caches); the rest is left to the requests in flight and
 // to the garbage collector's headroom (GOMEMLIMIT is the limit).
 type memoryPlan struct {
 	limit int64
 	// contexts: sleep.Service's cached contexts; prefixes: the proxy's
 	// rendered memories of stored conversations; originals: the originals
-	// of the tool outputs the proxy stubbed or dropped (swc_recall's). All
-	// per tenant: one tenant holds at most memo.DefaultTenantShare of each.
-	contexts, prefixes, originals int64
+	// of the tool outputs the proxy stubbed or dropped (swc_recall's);
+	// items: the output items of the Responses answers it relayed (read
+	// for item_reference). All per tenant: one tenant holds at most
+	// memo.DefaultTenantShare of each.
+	contexts, prefixes, originals, items int64
 	// compressors: the proxy's memos (anchors, entity counts, gists,
 	// plans), all budgets together; shared: the process's memos keyed by
 	// text (token counts, index terms, mention tokens, sentence scores);
@@ -36,13 +38,14 @@ type memoryPlan struct {
 	states int64
 }
 
-// planMemory divides limit: 3/64 to the contexts, 1/64 to the append
+// planMemory divides limit: 2/64 to the contexts, 1/64 to the append
 // states (two generations of 1/128), 1/64 to the rendered memories, 1/64
-// to the originals swc_recall answers with, 1/16
+// to the originals swc_recall answers with, 1/64 to the Responses output
+// items, 1/16
 // to the proxy's compressors, 1/16 to the shared memos and 1/32 to the
 // engines.
 func planMemory(limit int64) memoryPlan {
-	return memoryPlan{limit: limit, contexts: limit / 16 * 3 / 4, prefixes: limit / 64, originals: limit / 64,
+	return memoryPlan{limit: limit, contexts: limit / 32, prefixes: limit / 64, originals: limit / 64, items: limit / 64,
 		compressors: limit / 16, shared: limit / 16, engines: limit / 32, states: limit / 128}
 }
 
@@ -63,7 +66,7 @@ func (p memoryPlan) engineMemoBytes() int { return max(int(p.engines/14), 1) }
 func (p memoryPlan) service(m *sleep.Service) { m.CacheBytes = p.contexts }
 
 func (p memoryPlan) proxy(c *swchttp.ProxyConfig) {
-	c.MemoBytes, c.PrefixBytes, c.RecallBytes = int(p.compressors), p.prefixes, p.originals
+	c.MemoBytes, c.PrefixBytes, c.RecallBytes, c.ItemBytes = int(p.compressors), p.prefixes, p.originals, p.items
 }
 
 // parseBytes reads a size: a number of bytes with an optional unit (KiB,

@@ -56,11 +56,11 @@ func TestServeMemoryLimit(t *testing.T) {
 	}
 	defer svc.close()
 	p := planMemory(64 << 20)
-	if svc.mem.CacheBytes != p.contexts || svc.srv.Proxy.MemoBytes != int(p.compressors) || svc.srv.Proxy.PrefixBytes != p.prefixes || svc.srv.Proxy.RecallBytes != p.originals || ef.memoBytes != p.engineMemoBytes() {
+	if svc.mem.CacheBytes != p.contexts || svc.srv.Proxy.MemoBytes != int(p.compressors) || svc.srv.Proxy.PrefixBytes != p.prefixes || svc.srv.Proxy.RecallBytes != p.originals || svc.srv.Proxy.ItemBytes != p.items || ef.memoBytes != p.engineMemoBytes() {
 		t.Errorf("contexts %d, proxy memos %d, memories %d, engines %d; want %+v (engines %d)",
 			svc.mem.CacheBytes, svc.srv.Proxy.MemoBytes, svc.srv.Proxy.PrefixBytes, ef.memoBytes, p, p.engineMemoBytes())
 	}
-	if p.contexts != 3<<20 || p.compressors != 4<<20 {
+	if p.contexts != 2<<20 || p.compressors != 4<<20 || p.items != 1<<20 {
 		t.Errorf("the plan of 64 MiB: %+v", p)
 	}
 }

@@ -1,8 +1,10 @@
 // The Vercel AI SDK's tool loop against a provider's base URL: a
 // read_file tool, streamText until the model answers in text. Usage:
-// node ai-sdk.mjs anthropic|anthropic-tool-search|chat|responses PROMPT
+// node ai-sdk.mjs anthropic|anthropic-tool-search|chat|responses|responses-stored PROMPT
 // (anthropic-tool-search: read_file deferred, behind Anthropic's own
-// tool search, which the API runs).
+// tool search, which the API runs; responses-stored: a model without
+// reasoning, whose earlier answers the SDK sends back as item_reference
+// items, as it does with store on, the API's default).
 import { readFileSync } from 'node:fs';
 import { streamText, tool, jsonSchema, stepCountIs } from 'ai';
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -16,7 +18,7 @@ if (provider.startsWith('anthropic')) {
   model = anthropic('claude-sonnet-4-6');
 } else {
   const openai = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY });
-  model = provider === 'chat' ? openai.chat('gpt-5') : openai.responses('gpt-5');
+  model = provider === 'chat' ? openai.chat('gpt-5') : openai.responses(provider === 'responses-stored' ? 'gpt-4.1' : 'gpt-5');
 }
 const search = provider === 'anthropic-tool-search';
 const tools = {

@@ -1,0 +1,190 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+)
+
+// Stored items of the Responses API. With "store" (the API's default) an
+// agent may send back the items of earlier answers as references,
+// {"type":"item_reference","id":"msg_…"}, rather than as the items: the
+// Vercel AI SDK does so for an assistant's message of a model without
+// reasoning, a hosted tool's call (web search, tool search) and the like.
+// swc cannot read what a reference names, so such a request would go out
+// as it came, uncompressed, however long the loop. The proxy keeps the
+// output items of the Responses answers it relays (the "output" of a
+// JSON answer, each "response.output_item.done" of a stream), by tenant
+// and id, byte-bounded (ProxyConfig.ItemBytes); a request whose
+// references all name items it holds is read and compressed with the
+// items in their place (resolveItems). One it cannot resolve whole (the
+// item came through another replica, before a restart, or was evicted)
+// goes out as it came, saying how many references swc did not know.
+
+// DefaultItemBytes is the default of ProxyConfig.ItemBytes.
+const DefaultItemBytes = 16 << 20
+
+// itemKey names a stored output item: its tenant's and its id.
+type itemKey struct{ tenant, id string }
+
+// itemLineMax bounds one line of an answer's event stream that the tap
+// reads (an item's event): a longer one is relayed but not kept.
+const itemLineMax = 8 << 20
+
+// tapItems wraps the body of resp, an upstream answer to a Responses
+// request of tenant, so that the output items it holds are kept as the
+// body is read (by whoever relays it).
+func (s *Server) tapItems(tenant string, resp *http.Response) {
+	if s.proxy.items == nil || resp.StatusCode != http.StatusOK {
+		return
+	}
+	t := &itemTap{rc: resp.Body, keep: func(id string, item []byte) {
+		s.proxy.items.Put(tenant, itemKey{tenant, id}, item, int64(len(item)+len(id)+len(tenant)+64))
+	}}
+	if bytes.HasPrefix([]byte(resp.Header.Get("Content-Type")), []byte("text/event-stream")) {
+		t.stream = true
+	}
+	resp.Body = t
+}
+
+// itemTap is a response body that passes its bytes on and keeps the
+// output items they carry: for an event stream, each line as it ends; for
+// a JSON answer, the whole body at its end (up to itemLineMax).
+type itemTap struct {
+	rc     io.ReadCloser
+	stream bool
+	line   []byte
+	over   bool // the line or body is past itemLineMax: not read
+	done   bool
+	keep   func(id string, item []byte)
+}
+
+func (t *itemTap) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	t.feed(p[:n])
+	if err == io.EOF && !t.stream {
+		t.finish()
+	}
+	return n, err
+}
+
+func (t *itemTap) Close() error { return t.rc.Close() }
+
+func (t *itemTap) feed(b []byte) {
+	for len(b) > 0 {
+		if !t.stream {
+			t.add(b)
+			return
+		}
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			t.add(b)
+			return
+		}
+		t.add(b[:i])
+		t.event(t.line)
+		t.line, t.over = t.line[:0], false
+		b = b[i+1:]
+	}
+}
+
+func (t *itemTap) add(b []byte) {
+	if t.over || len(t.line)+len(b) > itemLineMax {
+		t.over, t.line = true, t.line[:0]
+		return
+	}
+	t.line = append(t.line, b...)
+}
+
+// event keeps the item of a stream's data line of type
+// response.output_item.done.
+func (t *itemTap) event(line []byte) {
+	data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:"))
+	if !ok || !bytes.Contains(data, []byte(`"response.output_item.done"`)) {
+		return
+	}
+	var ev struct {
+		Type string          `json:"type"`
+		Item json.RawMessage `json:"item"`
+	}
+	if json.Unmarshal(data, &ev) == nil && ev.Type == "response.output_item.done" {
+		t.keepItem(ev.Item)
+	}
+}
+
+// finish keeps the items of a JSON answer's output.
+func (t *itemTap) finish() {
+	if t.done || t.over {
+		return
+	}
+	t.done = true
+	var resp struct {
+		Output []json.RawMessage `json:"output"`
+	}
+	if json.Unmarshal(t.line, &resp) == nil {
+		for _, it := range resp.Output {
+			t.keepItem(it)
+		}
+	}
+	t.line = nil
+}
+
+func (t *itemTap) keepItem(raw json.RawMessage) {
+	var head struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(raw, &head) == nil && head.ID != "" {
+		t.keep(head.ID, bytes.Clone(bytes.TrimSpace(raw)))
+	}
+}
+
+// resolveItems returns body, a Responses request of tenant, with each
+// item_reference of its input replaced by the item it names; ok is false,
+// with how many references name an item swc does not hold, when it cannot
+// replace them all (the body is then as it came).
+func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, unknown, refs int, ok bool) {
+	if s.proxy.items == nil {
+		return body, 0, 0, false
+	}
+	var req map[string]json.RawMessage
+	if json.Unmarshal(body, &req) != nil {
+		return body, 0, 0, false
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(req["input"], &items) != nil {
+		return body, 0, 0, false
+	}
+	for i, raw := range items {
+		var head struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+		}
+		if json.Unmarshal(raw, &head) != nil || head.Type != "item_reference" {
+			continue
+		}
+		refs++
+		if it, held := s.proxy.items.Get(itemKey{tenant, head.ID}); held {
+			items[i] = it
+		} else {
+			unknown++
+		}
+	}
+	if refs == 0 || unknown > 0 {
+		return body, unknown, refs, false
+	}
+	var input bytes.Buffer
+	input.WriteByte('[')
+	for i, it := range items {
+		if i > 0 {
+			input.WriteByte(',')
+		}
+		input.Write(it)
+	}
+	input.WriteByte(']')
+	out, err := spliceMember(body, "input", func([]byte) ([]byte, error) { return input.Bytes(), nil })
+	if err != nil {
+		return body, 0, refs, false
+	}
+	return out, 0, refs, true
+}

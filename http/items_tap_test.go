@@ -1,0 +1,49 @@
+package http
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// TestItemTap: the tap keeps the output items of an answer whatever the
+// reads that carry it (a byte at a time here): each
+// response.output_item.done of a stream (LF or CRLF lines), the output of
+// a JSON answer; nothing of an error or a line past its bound, and it
+// passes every byte on.
+func TestItemTap(t *testing.T) {
+	const msg = `{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"hi"}]}`
+	const call = `{"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"{}"}`
+	for _, tc := range []struct {
+		name   string
+		stream bool
+		body   string
+		want   []string
+	}{
+		{"stream", true, "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"item\":" + msg + "}\n\n" +
+			"event: response.output_item.done\r\ndata: {\"type\":\"response.output_item.done\",\"item\":" + call + "}\r\n\r\n" +
+			"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"output\":[" + msg + "]}}\n\n", []string{"msg_1", "fc_1"}},
+		{"json", false, `{"id":"resp_1","output":[` + msg + `,` + call + `]}`, []string{"msg_1", "fc_1"}},
+		{"an item without an id", false, `{"output":[{"type":"message"}]}`, nil},
+		{"not JSON", false, `<html>`, nil},
+		{"an added item, not done", true, "data: {\"type\":\"response.output_item.added\",\"item\":" + msg + "}\n\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var kept []string
+			tap := &itemTap{rc: io.NopCloser(strings.NewReader(tc.body)), stream: tc.stream, keep: func(id string, item []byte) {
+				kept = append(kept, id)
+				if !strings.HasPrefix(string(item), `{"type":`) {
+					t.Errorf("item %s kept as %q", id, item)
+				}
+			}}
+			got, err := io.ReadAll(iotest.OneByteReader(tap))
+			if err != nil || string(got) != tc.body {
+				t.Fatalf("passed on %q, %v", got, err)
+			}
+			if strings.Join(kept, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("kept %v, want %v", kept, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,81 @@
+package http_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc/chat"
+	swchttp "github.com/swcmem/swc/http"
+)
+
+// TestProxyResponsesItemReferences: an agent that sends the items of
+// earlier answers back as item_reference (the Vercel AI SDK does, with
+// store on) gets its request compressed once swc relayed those answers,
+// streamed or not: the references are read as the items they name, and
+// the kept ones go upstream as the items. A reference to an item another
+// tenant's request got, or one swc never relayed, leaves the request as
+// it came.
+func TestProxyResponsesItemReferences(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			e := newProxyEnv(t)
+			n := 0
+			e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
+				n++
+				msg := fmt.Sprintf(`{"type":"message","id":"msg_%d","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Reading part %d of the log.","annotations":[],"logprobs":[]}]}`, n, n)
+				call := fmt.Sprintf(`{"type":"function_call","id":"fc_%d","status":"completed","call_id":"call_%d","name":"read_file","arguments":"{\"part\":%d}"}`, n, n, n)
+				if !stream {
+					w.Header().Set("Content-Type", "application/json")
+					fmt.Fprintf(w, `{"id":"resp_%d","object":"response","status":"completed","model":"gpt-4.1","output":[%s,%s],"usage":{"input_tokens":10,"output_tokens":3,"total_tokens":13}}`, n, msg, call)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprintf(w, "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_%d\",\"status\":\"in_progress\",\"output\":[]}}\n\n", n)
+				fmt.Fprintf(w, "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":%s}\n\n", msg)
+				fmt.Fprintf(w, "event: response.output_item.done\r\ndata: {\"type\":\"response.output_item.done\",\"output_index\":1,\"item\":%s}\r\n\r\n", call)
+				fmt.Fprintf(w, "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_%d\",\"status\":\"completed\",\"output\":[%s,%s]}}\n\n", n, msg, call)
+			}
+			log := strings.Repeat("2026-12-04 INFO worker-7 processed batch 4411 in 38 ms; queue depth 12\n", 60)
+			input := []string{`{"role":"user","content":"Read the log, part by part."}`}
+			var body string
+			for k := 1; k <= 12; k++ {
+				body = fmt.Sprintf(`{"model":"gpt-4.1","stream":%v,"tools":[{"type":"function","name":"read_file","parameters":{"type":"object"}}],"input":[%s]}`, stream, strings.Join(input, ","))
+				resp := e.post(t, "/v1/responses", body, swchttp.HeaderBudget+": 4000")
+				readAll(t, resp)
+				if resp.StatusCode != 200 {
+					t.Fatalf("request %d: status %d", k, resp.StatusCode)
+				}
+				mode := resp.Header.Get(swchttp.HeaderMode)
+				if k > 1 && mode == "passthrough" {
+					t.Fatalf("request %d went as it came: %s", k, resp.Header.Get(swchttp.HeaderPassthrough))
+				}
+				// As the AI SDK sends an answer back with store on: the
+				// message and the call as references, then the output.
+				input = append(input, fmt.Sprintf(`{"type":"item_reference","id":"msg_%d"}`, k), fmt.Sprintf(`{"type":"item_reference","id":"fc_%d"}`, k),
+					fmt.Sprintf(`{"type":"function_call_output","call_id":"call_%d","output":%q}`, k, log))
+			}
+			got, _ := e.up.last(t)
+			if bytes.Contains(got, []byte("item_reference")) {
+				t.Errorf("a compressed request went upstream with item references:\n%.300s", got)
+			}
+			if !bytes.Contains(got, []byte(`"id":"fc_11","status":"completed","call_id":"call_11"`)) {
+				t.Errorf("the kept call went upstream without its item:\n%.2000s", got)
+			}
+			withinBudget(t, got, chat.Responses, 4000)
+
+			// Another tenant naming the same items: as it came.
+			other := e.newKey("other")
+			resp := e.post(t, "/v1/responses", body, "Authorization: Bearer "+other, swchttp.HeaderBudget+": 4000")
+			readAll(t, resp)
+			if resp.Header.Get(swchttp.HeaderMode) != "passthrough" || !strings.Contains(resp.Header.Get(swchttp.HeaderPassthrough), "22 of 22 items not seen by swc") {
+				t.Errorf("another tenant's request: mode %q, %q", resp.Header.Get(swchttp.HeaderMode), resp.Header.Get(swchttp.HeaderPassthrough))
+			}
+			if got, _ := e.up.last(t); string(got) != body {
+				t.Errorf("another tenant's request was not sent as it came")
+			}
+		})
+	}
+}

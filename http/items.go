@@ -82,8 +82,12 @@ func (t *itemTap) feed(b []byte) {
 			t.add(b)
 			return
 		}
-		t.add(b[:i])
-		t.event(t.line)
+		if len(t.line) == 0 && !t.over { // the whole line in this read: read in place
+			t.event(b[:i])
+		} else {
+			t.add(b[:i])
+			t.event(t.line)
+		}
 		t.line, t.over = t.line[:0], false
 		b = b[i+1:]
 	}

@@ -151,6 +151,11 @@ func TestLoadsTools(t *testing.T) {
 			`{"type":"tool_search_output","call_id":null,"execution":"server","status":"completed","tools":[{"type":"function","name":"crm_lookup","parameters":{"type":"object"}}]},` +
 			`{"type":"function_call","call_id":"c0","name":"crm_lookup","arguments":"{}"},{"type":"function_call_output","call_id":"c0","output":"customer 7"},` +
 			`{"type":"web_search_call","id":"ws","status":"completed","action":{"type":"search","query":"x"}},{"role":"assistant","content":"Done."}]}`},
+		{"responses, an output no call goes before", Responses, `{"model":"m","input":[{"role":"user","content":"task"},` +
+			`{"type":"tool_search_call","call_id":null,"arguments":{"query":"crm"},"execution":"server","status":"completed"},` +
+			`{"type":"tool_search_output","call_id":null,"execution":"server","status":"completed","tools":[]},` +
+			`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"big"},` +
+			`{"type":"tool_search_output","call_id":null,"execution":"server","status":"completed","tools":[]}]}`},
 	} {
 		if tc.format == Anthropic && !sameParse(t, tc.name, []byte(tc.body), tc.format) {
 			t.Errorf("%s: the fast path did not take the body", tc.name)

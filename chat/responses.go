@@ -357,6 +357,7 @@ func (b *responsesBuilder) build() error {
 			delete(open, id)
 			m := swc.Message{Role: swc.RoleTool, ToolCallID: id, ID: it.ID}
 			m.Content, m.MediaTokens = outputText(it)
+			m.LoadsTools = it.Type == "tool_search_output"
 			last = b.emit(m, where, first, k)
 		case kCall:
 			if id == "" || !answered[k] {
@@ -432,22 +433,23 @@ func (b *responsesBuilder) build() error {
 	return nil
 }
 
-// markLoaders marks LoadsTools the messages whose items hold a
-// tool_search_output: the output of a tool search the client ran (its
-// own message), or of one the API ran (no call id: it goes with the item
-// before, the tool_search_call).
+// markLoaders marks LoadsTools the assistant messages whose items hold a
+// tool search the API ran: a tool_search_call and its tool_search_output
+// (no call id: the output goes with the item before, the call). The
+// output of a search the client ran is its own message, marked as it is
+// read; an output no call goes before marks nothing.
 func (b *responsesBuilder) markLoaders() {
 	for i, o := range b.in.Origin {
-		if o < 0 { // the instructions
+		if o < 0 || b.in.Messages[i].Role != swc.RoleAssistant { // the instructions; results
 			continue
 		}
 		u := b.units[o]
+		call, output := false, false
 		for k := u.a; k < u.e; k++ {
-			if b.items[k].Type == "tool_search_output" {
-				b.in.Messages[i].LoadsTools = true
-				break
-			}
+			call = call || b.items[k].Type == "tool_search_call"
+			output = output || call && b.items[k].Type == "tool_search_output"
 		}
+		b.in.Messages[i].LoadsTools = output
 	}
 }
 

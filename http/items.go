@@ -146,7 +146,8 @@ func (t *itemTap) keepItem(raw json.RawMessage) {
 // resolveItems returns body, a Responses request of tenant, with each
 // item_reference of its input replaced by the item it names; ok is false,
 // with how many references name an item swc does not hold, when it cannot
-// replace them all (the body is then as it came).
+// replace them all, when one item is named twice, or when the items would
+// make the request larger than --max-body (the body is then as it came).
 func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, unknown, refs int, ok bool) {
 	if s.proxy.items == nil {
 		return body, 0, 0, false
@@ -159,6 +160,7 @@ func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, unkn
 	if json.Unmarshal(req["input"], &items) != nil {
 		return body, 0, 0, false
 	}
+	size, seen, twice := len(body), map[string]bool{}, false
 	for i, raw := range items {
 		var head struct {
 			Type string `json:"type"`
@@ -168,13 +170,19 @@ func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, unkn
 			continue
 		}
 		refs++
+		twice = twice || seen[head.ID]
+		seen[head.ID] = true
 		if it, held := s.proxy.items.Get(itemKey{tenant, head.ID}); held {
 			items[i] = it
+			size += len(it) - len(raw)
 		} else {
 			unknown++
 		}
 	}
-	if refs == 0 || unknown > 0 {
+	// An item named twice, or items that make the request larger than
+	// --max-body: as it came (the provider answers; one item named again
+	// and again must not make a small request a huge one here).
+	if refs == 0 || unknown > 0 || twice || s.MaxBody > 0 && int64(size) > s.MaxBody {
 		return body, unknown, refs, false
 	}
 	var input bytes.Buffer

@@ -9,6 +9,7 @@ import (
 
 	"github.com/swcmem/swc/chat"
 	swchttp "github.com/swcmem/swc/http"
+	"github.com/swcmem/swc/sleep"
 )
 
 // TestProxyResponsesItemReferences: an agent that sends the items of
@@ -75,6 +76,44 @@ func TestProxyResponsesItemReferences(t *testing.T) {
 			}
 			if got, _ := e.up.last(t); string(got) != body {
 				t.Errorf("another tenant's request was not sent as it came")
+			}
+		})
+	}
+}
+
+// TestProxyResponsesItemReferencesBounded: references cannot make a small
+// request a huge one: an item named twice, or items that would take the
+// request past --max-body, leave it as it came.
+func TestProxyResponsesItemReferencesBounded(t *testing.T) {
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.MaxBody = 64 << 10 })
+	big := strings.Repeat("a long answer line, ", 2000) // 40 KB
+	e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"resp_1","object":"response","status":"completed","output":[{"type":"message","id":"msg_big","status":"completed","role":"assistant","content":[{"type":"output_text","text":%q,"annotations":[]}]}]}`, big)
+	}
+	readAll(t, e.post(t, "/v1/responses", `{"model":"gpt-4.1","input":"write"}`))
+	ref := `{"type":"item_reference","id":"msg_big"}`
+	for name, input := range map[string]string{
+		"named twice":    `{"role":"user","content":"write"},` + ref + `,{"role":"user","content":"again"},` + ref,
+		"over max-body":  `{"role":"user","content":"` + strings.Repeat("x", 30<<10) + `"},` + ref,
+		"one, in bounds": `{"role":"user","content":"write"},` + ref + `,{"role":"user","content":"again"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			body := `{"model":"gpt-4.1","input":[` + input + `]}`
+			resp := e.post(t, "/v1/responses", body, swchttp.HeaderBudget+": 100000")
+			readAll(t, resp)
+			mode, why := resp.Header.Get(swchttp.HeaderMode), resp.Header.Get(swchttp.HeaderPassthrough)
+			if name == "one, in bounds" {
+				if mode == "passthrough" {
+					t.Errorf("passed through: %s", why)
+				}
+				return
+			}
+			if mode != "passthrough" || why != "provider history: item_reference (an item named twice, or the items over --max-body)" {
+				t.Errorf("mode %q, %q", mode, why)
+			}
+			if got, _ := e.up.last(t); string(got) != body {
+				t.Errorf("not sent as it came")
 			}
 		})
 	}

@@ -53,8 +53,10 @@ func (s *Server) responsesHistory(w http.ResponseWriter, r *http.Request, up Ups
 	if why == "item_reference" {
 		resolved, unknown, refs, ok := s.resolveItems(tenant, body)
 		switch {
-		case !ok && refs > 0:
+		case !ok && unknown > 0:
 			why = fmt.Sprintf("item_reference (%d of %d items not seen by swc)", unknown, refs)
+		case !ok && refs > 0:
+			why = "item_reference (an item named twice, or the items over --max-body)"
 		case !ok:
 		case chat.ProviderHistory(resolved) == "":
 			return resolved, false

@@ -127,7 +127,9 @@ func recallConv() *swc.Conversation {
 // turn before it; a turn that follows no question does not, nor does an
 // assistant's reply (a user/assistant conversation: the same turns with
 // Bob as the user and Ann as the assistant), nor a user's reply to an
-// assistant's question (Ann the user, Bob the assistant).
+// assistant's question (Ann the user, Bob the assistant). In a
+// user/assistant conversation a user's turn takes Prompt × the score of
+// the assistant's answer after it instead.
 func TestRecallScores(t *testing.T) {
 	for _, tc := range []struct {
 		ann, bob string
@@ -149,14 +151,24 @@ func TestRecallScores(t *testing.T) {
 		r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
 		own := x.LineIndex().Scores([]string{"breed", "puppi"})
 		got := r.Scores(x, "What breed is the puppy?")
-		reply := own[2]
+		want := slices.Clone(own)
 		if tc.inherits {
-			reply += own[1]
+			want[2] += own[1]
 		}
-		for i, want := range []float64{own[0], own[1], reply, own[3], own[4]} {
-			if got[i] != want {
-				t.Errorf("%s/%s turn %d: score %v, want %v (own %v)", tc.ann, tc.bob, i, got[i], want, own)
+		// A user's turn before the assistant's answer to it takes
+		// DefaultPrompt of the answer's score.
+		for i := range len(own) - 1 {
+			if sp, next := c.Sessions[0].Turns[i].Speaker, c.Sessions[0].Turns[i+1].Speaker; !selection.Assistant(sp) && selection.Assistant(next) {
+				want[i] += selection.DefaultPrompt * own[i+1]
 			}
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s/%s turn %d: score %v, want %v (own %v)", tc.ann, tc.bob, i, got[i], want[i], own)
+			}
+		}
+		if tc.bob == "User" && got[3] <= own[3] { // D1:5, the assistant's answer, names the puppy
+			t.Errorf("%s/%s: the user's turn D1:4 scores %v, no more than its own %v though the answer after it matches", tc.ann, tc.bob, got[3], own[3])
 		}
 	}
 	a := newAnalyzer()
@@ -167,6 +179,14 @@ func TestRecallScores(t *testing.T) {
 	r.Reply = 0
 	if got := r.Scores(x, "What breed is the puppy?"); got[2] != own[2] {
 		t.Errorf("Reply 0: the reply scores %v, want its own %v", got[2], own[2])
+	}
+	for i := range c.Sessions[0].Turns { // a user and an assistant
+		c.Sessions[0].Turns[i].Speaker = map[string]string{"Ann": "assistant", "Bob": "user"}[c.Sessions[0].Turns[i].Speaker]
+	}
+	x = a.Analyze(c)
+	r.Prompt = 0
+	if got := r.Scores(x, "What breed is the puppy?"); !slices.Equal(got, x.LineIndex().Scores([]string{"breed", "puppi"})) {
+		t.Errorf("Prompt 0: scores %v, want every turn's own", got)
 	}
 }
 

@@ -207,6 +207,8 @@ func evalVariant(t *testing.T, spec string) swc.Strategy {
 				r.StandOut = f
 			case k == "reply":
 				r.Reply = f
+			case k == "prompt":
+				r.Prompt = f
 			case k == "longturn":
 				r.LongTurn = f
 			case k == "longmin":

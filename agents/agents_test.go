@@ -508,6 +508,17 @@ func TestAISDKResponses(t *testing.T) {
 // item_reference items naming the answer's message and call. swc reads
 // them as the items it relayed, so the loop is compressed like any other
 // (before, every request went out whole: "provider history").
+// The AI SDK over Responses with read_file deferred behind the API's own
+// tool search (openai.tools.toolSearch(), store off): the script searches
+// before its first call; the SDK sends the search back as a
+// tool_search_call and a tool_search_output without call ids, which swc
+// must never drop (deferred-tool-not-loaded).
+func TestAISDKResponsesToolSearch(t *testing.T) {
+	a := script("ai-sdk-responses-tool-search", "ai-sdk.mjs", "responses-tool-search")
+	a.search = true
+	runAll(t, a)
+}
+
 func TestAISDKResponsesItemReferences(t *testing.T) {
 	runAll(t, script("ai-sdk-responses-stored", "ai-sdk.mjs", "responses-stored"))
 }

@@ -17,19 +17,27 @@ type item struct {
 	Name             string          `json:"name"`
 	EncryptedContent *string         `json:"encrypted_content"`
 	Content          json.RawMessage `json:"content"`
+	Execution        string          `json:"execution"`
+	Tools            []struct {
+		Name string `json:"name"`
+	} `json:"tools"` // a tool_search_output's
 }
 
 type responsesRequest struct {
-	Model     string          `json:"model"`
-	Stream    bool            `json:"stream"`
-	Input     json.RawMessage `json:"input"`
-	Reasoning json.RawMessage `json:"reasoning"`
-	Include   []string        `json:"include"`
-	Tools     []struct {
-		Type       string          `json:"type"`
-		Name       string          `json:"name"`
-		Parameters json.RawMessage `json:"parameters"`
-	} `json:"tools"`
+	Model     string            `json:"model"`
+	Stream    bool              `json:"stream"`
+	Input     json.RawMessage   `json:"input"`
+	Reasoning json.RawMessage   `json:"reasoning"`
+	Include   []string          `json:"include"`
+	Tools     []json.RawMessage `json:"tools"`
+}
+
+// rTool is the part of a Responses tool definition the script reads.
+type rTool struct {
+	Type         string          `json:"type"`
+	Name         string          `json:"name"`
+	Parameters   json.RawMessage `json:"parameters"`
+	DeferLoading bool            `json:"defer_loading"`
 }
 
 func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
@@ -50,13 +58,21 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 	bs = append(bs, sameFields(body, orig, "input", "instructions", "tools")...)
 	rbs, ask := u.checkForwarded("responses", "input", body, orig, answered)
 	bs = append(bs, rbs...)
-	u.breach(n, bs)
 	t := turn{format: "responses", n: n, stream: req.Stream, answered: answered, ask: ask}
-	for _, tl := range req.Tools {
+	search, deferred := false, map[string]json.RawMessage{}
+	for _, raw := range req.Tools {
+		var tl rTool
+		json.Unmarshal(raw, &tl)
 		if tl.Type == "function" {
 			t.tools = append(t.tools, Tool{Name: tl.Name, Schema: tl.Parameters})
 		}
+		if tl.DeferLoading {
+			deferred[tl.Name] = raw
+		}
+		search = search || tl.Type == "tool_search"
 	}
+	loaded := checkLoadedResponses(&bs, items, deferred)
+	u.breach(n, bs)
 	rep := u.next(t, len(body))
 	reasoning := len(req.Reasoning) > 0 && string(req.Reasoning) != "null" || strings.Contains(strings.Join(req.Include, ","), "reasoning.encrypted_content")
 	var output []map[string]any
@@ -76,6 +92,10 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 		c := call{step: rep.step, item: fmt.Sprintf("fc_%04d", n), rec: rep.rec}
 		if reasoning {
 			c.reasoning = output[0]["id"].(string)
+		}
+		if def, ok := deferred[rep.tool.Name]; ok && search && !loaded[rep.tool.Name] {
+			output = append(output, serverSearch(n, def)...)
+			u.searched()
 		}
 		if rep.prose != "" {
 			output = append(output, map[string]any{"id": fmt.Sprintf("msg_%04d", n), "type": "message", "status": "completed", "role": "assistant",
@@ -127,6 +147,8 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 				ev("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": i, "delta": part})
 			}
 			ev("response.function_call_arguments.done", map[string]any{"item_id": id, "output_index": i, "arguments": it["arguments"]})
+		case "tool_search_call", "tool_search_output":
+			ev("response.output_item.added", map[string]any{"output_index": i, "item": it})
 		case "message":
 			text := it["content"].([]any)[0].(map[string]any)["text"].(string)
 			ev("response.output_item.added", map[string]any{"output_index": i, "item": map[string]any{"id": id, "type": "message", "status": "in_progress", "role": "assistant", "content": []any{}}})
@@ -183,6 +205,7 @@ func checkResponses(items []item, sent func(string) (call, bool), rsSent func(st
 			if outputs[it.CallID] == 2 {
 				bs.add("tool-result-duplicate", "item %d is a second output of %s", i, it.CallID)
 			}
+		case isCall(typ) && it.CallID == "" && it.Execution == "server": // the API ran it; its output has no call id either
 		case isCall(typ):
 			if _, ok := calls[it.CallID]; ok {
 				bs.add("tool-call-duplicate", "item %d calls %s again", i, it.CallID)
@@ -197,7 +220,7 @@ func checkResponses(items []item, sent func(string) (call, bool), rsSent func(st
 				bs.add("reasoning-changed", "item %d: reasoning %s does not carry the encrypted content sent", i, it.ID)
 			}
 			if _, ok := rsSent(it.ID); ok {
-				if i+1 >= len(items) || !(isCall(items[i+1].Type) || items[i+1].Type == "message" && items[i+1].Role == "assistant" || items[i+1].Type == "reasoning") {
+				if i+1 >= len(items) || !(isCall(items[i+1].Type) || (items[i+1].Type == "message" || items[i+1].Type == "") && items[i+1].Role == "assistant" || items[i+1].Type == "reasoning") {
 					bs.add("reasoning-alone", "item %d: reasoning %s is not followed by the item it came with", i, it.ID)
 				}
 			}
@@ -221,15 +244,20 @@ func checkResponses(items []item, sent func(string) (call, bool), rsSent func(st
 	return bs, answered
 }
 
+// serverRun reports whether it is the output of a tool the API ran (a
+// tool_search_output without a call id): an item of the response that
+// ran it.
+func serverRun(it item) bool { return it.Type == "tool_search_output" && it.CallID == "" }
+
 // precededBy reports whether reasoning item id stands before item i, with
-// only calls and assistant messages between them (the other items of the
-// same response).
+// only calls, the outputs of tools the API ran and assistant messages
+// between them (the other items of the same response).
 func precededBy(items []item, i int, id string) bool {
 	for j := i - 1; j >= 0; j-- {
 		if items[j].Type == "reasoning" {
 			return items[j].ID == id
 		}
-		if !isCall(items[j].Type) && !(items[j].Role == "assistant" && (items[j].Type == "message" || items[j].Type == "")) {
+		if !isCall(items[j].Type) && !(items[j].Role == "assistant" && (items[j].Type == "message" || items[j].Type == "")) && !serverRun(items[j]) {
 			return false
 		}
 	}

@@ -89,3 +89,34 @@ func searchBlocks(search, tool string, n int) []map[string]any {
 			"type": "tool_search_tool_search_result", "tool_references": []map[string]any{{"type": "tool_reference", "tool_name": tool}}}},
 	}
 }
+
+// serverSearch returns the output items of a tool search the Responses
+// API runs (no call id) that loads the tool def declares, for request n.
+func serverSearch(n int, def json.RawMessage) []map[string]any {
+	return []map[string]any{
+		{"id": fmt.Sprintf("tsc_%04d", n), "type": "tool_search_call", "execution": "server", "call_id": nil, "status": "completed",
+			"arguments": map[string]any{"query": "read a text file"}},
+		{"id": fmt.Sprintf("tso_%04d", n), "type": "tool_search_output", "execution": "server", "call_id": nil, "status": "completed",
+			"tools": []json.RawMessage{def}},
+	}
+}
+
+// checkLoadedResponses adds a breach for each function_call of a deferred
+// tool (by name, in deferred) that no tool_search_output of items loads,
+// and returns the tools they load.
+func checkLoadedResponses(bs *breaches, items []item, deferred map[string]json.RawMessage) map[string]bool {
+	loaded := map[string]bool{}
+	for _, it := range items {
+		if it.Type == "tool_search_output" {
+			for _, tl := range it.Tools {
+				loaded[tl.Name] = true
+			}
+		}
+	}
+	for i, it := range items {
+		if _, ok := deferred[it.Name]; ok && it.Type == "function_call" && !loaded[it.Name] {
+			bs.add("deferred-tool-not-loaded", "item %d calls %s (%s), a deferred tool that no tool search in the request loads", i, it.Name, it.CallID)
+		}
+	}
+	return loaded
+}

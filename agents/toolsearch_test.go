@@ -49,3 +49,41 @@ func TestCheckLoaded(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckLoadedResponses: in Responses form a function_call of a
+// deferred tool must follow a tool_search_output that lists it; the
+// search the API ran (no call ids) answers no call and is answered by
+// none, and a reasoning item before it still belongs to the call after.
+func TestCheckLoadedResponses(t *testing.T) {
+	def := json.RawMessage(`{"type":"function","name":"read_file","defer_loading":true}`)
+	search := `{"type":"tool_search_call","id":"tsc_1","execution":"server","call_id":null,"status":"completed","arguments":{}},` +
+		`{"type":"tool_search_output","id":"tso_1","execution":"server","call_id":null,"status":"completed","tools":[` + string(def) + `]}`
+	call := `{"type":"function_call","call_id":"c1","name":"read_file","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"x"}`
+	for _, c := range []struct {
+		name, input string
+		want        []string
+	}{
+		{"loaded", `[{"role":"user","content":"go"},` + search + `,{"role":"assistant","content":"Reading."},` + call + `]`, nil},
+		{"the search dropped", `[{"role":"user","content":"go"},` + call + `]`, []string{"deferred-tool-not-loaded"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var items []item
+			if err := json.Unmarshal([]byte(c.input), &items); err != nil {
+				t.Fatal(err)
+			}
+			bs, _ := checkResponses(items, sentOf(nil), func(string) (string, bool) { return "", false })
+			loaded := checkLoadedResponses(&bs, items, map[string]json.RawMessage{"read_file": def})
+			if got := rules(bs); !slices.Equal(got, c.want) {
+				t.Errorf("rules %v, want %v (%v)", got, c.want, bs)
+			}
+			if loaded["read_file"] != (c.want == nil) {
+				t.Errorf("loaded %v", loaded)
+			}
+		})
+	}
+	rs := []item{{Type: "reasoning", ID: "rs_1"}, {Type: "tool_search_call", Execution: "server"}, {Type: "tool_search_output", Execution: "server"},
+		{Role: "assistant"}, {Type: "function_call", CallID: "c1"}}
+	if !precededBy(rs, 4, "rs_1") {
+		t.Error("the reasoning before a search the API ran does not count as the call's")
+	}
+}

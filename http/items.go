@@ -32,11 +32,18 @@ type itemKey struct{ tenant, id string }
 // reads (an item's event): a longer one is relayed but not kept.
 const itemLineMax = 8 << 20
 
-// tapItems wraps the body of resp, an upstream answer to a Responses
-// request of tenant, so that the output items it holds are kept as the
-// body is read (by whoever relays it).
-func (s *Server) tapItems(tenant string, resp *http.Response) {
-	if s.proxy.items == nil || resp.StatusCode != http.StatusOK {
+// unstoredKey marks the context of a Responses request with "store":
+// false: the provider keeps nothing of its answer, so no later request can
+// name its items, and swc keeps none of them either (they would push out
+// the items of clients that do).
+type unstoredKey struct{}
+
+// tapItems wraps the body of resp, the upstream's answer to r, a
+// Responses request of tenant, so that the output items it holds are kept
+// as the body is read (by whoever relays it); not for a request with
+// "store": false (unstoredKey).
+func (s *Server) tapItems(r *http.Request, tenant string, resp *http.Response) {
+	if s.proxy.items == nil || resp.StatusCode != http.StatusOK || r.Context().Value(unstoredKey{}) != nil {
 		return
 	}
 	t := &itemTap{rc: resp.Body, keep: func(id string, item []byte) {

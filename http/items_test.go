@@ -3,6 +3,7 @@ package http_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -116,5 +117,25 @@ func TestProxyResponsesItemReferencesBounded(t *testing.T) {
 				t.Errorf("not sent as it came")
 			}
 		})
+	}
+}
+
+// TestProxyResponsesUnstoredItems: the answer to a request with "store":
+// false is not kept (the provider keeps nothing of it either), so it
+// pushes out no one's items; the same answer to a stored request is.
+func TestProxyResponsesUnstoredItems(t *testing.T) {
+	for _, store := range []string{`"store":false,`, ``} {
+		e := newProxyEnv(t)
+		e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"id":"resp_1","object":"response","status":"completed","output":[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hello.","annotations":[]}]}]}`)
+		}
+		readAll(t, e.post(t, "/v1/responses", `{"model":"gpt-4.1",`+store+`"input":[{"role":"user","content":"hi"}]}`))
+		resp := e.post(t, "/v1/responses", `{"model":"gpt-4.1","input":[{"role":"user","content":"hi"},{"type":"item_reference","id":"msg_1"},{"role":"user","content":"and?"}]}`)
+		readAll(t, resp)
+		kept := resp.Header.Get(swchttp.HeaderMode) != "passthrough"
+		if kept != (store == "") {
+			t.Errorf("first request %q: the next one's reference resolved %v (mode %q, %q)", store, kept, resp.Header.Get(swchttp.HeaderMode), resp.Header.Get(swchttp.HeaderPassthrough))
+		}
 	}
 }

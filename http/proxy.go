@@ -369,6 +369,9 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		s.passthrough(w, r, p, up, original, "parse: "+swc.ErrorMessage(err), -1)
 		return
 	}
+	if p == protoResponses && string(bytes.TrimSpace(in.Body["store"])) == "false" {
+		r = r.WithContext(context.WithValue(r.Context(), unstoredKey{}, true)) // nothing to keep of its answer
+	}
 	// History handles in a chat memory serve swc_recall alone: asked for
 	// when the request may get it (a cheap look; recallOn decides below).
 	handles := s.mayRecall(r, in)

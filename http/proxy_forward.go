@@ -169,7 +169,7 @@ func (s *Server) sendUpstream(w http.ResponseWriter, r *http.Request, p protocol
 	s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
 	if p == protoResponses {
 		if k, ok := r.Context().Value(authKey{}).(swc.APIKey); ok {
-			s.tapItems(k.TenantID, resp)
+			s.tapItems(r, k.TenantID, resp)
 		}
 	}
 	return resp

@@ -1,6 +1,8 @@
 package http
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -50,6 +52,9 @@ func (s *Server) responsesRoutes(mux *routeMux) {
 // and reports that it did.
 func (s *Server) responsesHistory(w http.ResponseWriter, r *http.Request, up Upstream, body []byte, tenant string) ([]byte, bool) {
 	why := chat.ProviderHistory(body)
+	if why == "item_reference" {
+		why = storedState(body) // previous_response_id or conversation after the input
+	}
 	if why == "item_reference" {
 		resolved, unknown, refs, ok := s.resolveItems(tenant, body)
 		switch {
@@ -107,4 +112,19 @@ func (s *Server) proxyCount(w http.ResponseWriter, r *http.Request, p protocol, 
 		r.Header.Del(HeaderConversation)
 	}
 	s.proxyHandle(w, r, p, tenant)
+}
+
+// storedState returns "previous_response_id" or "conversation" when body
+// has one, else "item_reference": what makes a request whose input holds
+// references the provider's history, whatever the order of its fields.
+func storedState(body []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) == nil {
+		for _, k := range []string{"previous_response_id", "conversation"} {
+			if v := string(bytes.TrimSpace(m[k])); v != "" && v != "null" && v != `""` {
+				return k
+			}
+		}
+	}
+	return "item_reference"
 }

@@ -174,4 +174,14 @@ func TestLoadsTools(t *testing.T) {
 			t.Errorf("%s: LoadsTools on %q; want the assistant message of the tool search alone", tc.name, got)
 		}
 	}
+	// A search that failed loads nothing.
+	failed := `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"task"},` +
+		`{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_regex","input":{"query":"("}},` +
+		`{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_result_error","error_code":"invalid_pattern"}},{"type":"text","text":"No tool."}]}]}`
+	if !sameParse(t, "failed search", []byte(failed), Anthropic) {
+		t.Error("failed search: the fast path did not take the body")
+	}
+	if in, err := Parse([]byte(failed), Anthropic); err != nil || in.Messages[len(in.Messages)-1].LoadsTools {
+		t.Errorf("a failed tool search loads tools (%v)", err)
+	}
 }

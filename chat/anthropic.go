@@ -148,7 +148,7 @@ func parseAnthropic(data []byte) (*Input, error) {
 			default:
 				texts = append(texts, placeholder(b.Type))
 				main.MediaTokens += anthropicBlockTokens(b.Type, rb)
-				main.LoadsTools = main.LoadsTools || b.Type == toolSearchResult
+				main.LoadsTools = main.LoadsTools || loadsBlock(b.Type, rb)
 				hasMain = true
 			}
 		}
@@ -250,6 +250,14 @@ const toolReference = "tool_reference"
 // holds the result of the API's own tool search (its tool_references,
 // after the server_tool_use block that ran it).
 const toolSearchResult = "tool_search_tool_result"
+
+// loadsBlock reports whether an assistant message's block of type typ
+// (raw, its bytes) loads deferred tools: the result of the API's own tool
+// search, unless the search failed (a tool_search_tool_result_error
+// loads nothing).
+func loadsBlock(typ string, raw []byte) bool {
+	return typ == toolSearchResult && !bytes.Contains(raw, []byte(`"tool_search_tool_result_error"`))
+}
 
 // AnthropicRequest is the part of a Messages request body that holds the
 // conversation.

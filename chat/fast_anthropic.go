@@ -102,6 +102,7 @@ func (p *fast) anBlock(t tok, inner bool) (fastBlock, bool) {
 		}
 	default:
 		b.media = anthropicBlockTokens(b.typ, p.b[t.a:p.offset()])
+		b.loads = loadsBlock(b.typ, p.b[t.a:p.offset()])
 	}
 	return b, true
 }
@@ -276,7 +277,7 @@ func (p *fast) anMessage(t tok, k int) bool {
 		default:
 			texts = append(texts, placeholder(b.typ))
 			main.MediaTokens += b.media
-			main.LoadsTools = main.LoadsTools || b.typ == toolSearchResult
+			main.LoadsTools = main.LoadsTools || b.loads
 			hasMain = true
 		}
 	}

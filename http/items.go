@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 )
 
 // Stored items of the Responses API. With "store" (the API's default) an
@@ -46,13 +47,10 @@ func (s *Server) tapItems(r *http.Request, tenant string, resp *http.Response) {
 	if s.proxy.items == nil || resp.StatusCode != http.StatusOK || r.Context().Value(unstoredKey{}) != nil {
 		return
 	}
-	t := &itemTap{rc: resp.Body, keep: func(id string, item []byte) {
-		s.proxy.items.Put(tenant, itemKey{tenant, id}, item, int64(len(item)+len(id)+len(tenant)+64))
-	}}
-	if bytes.HasPrefix([]byte(resp.Header.Get("Content-Type")), []byte("text/event-stream")) {
-		t.stream = true
-	}
-	resp.Body = t
+	resp.Body = &itemTap{rc: resp.Body, stream: strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"),
+		keep: func(id string, item []byte) {
+			s.proxy.items.Put(tenant, itemKey{tenant, id}, item, int64(len(item)+len(id)+len(tenant)+64))
+		}}
 }
 
 // itemTap is a response body that passes its bytes on and keeps the

@@ -3,6 +3,7 @@ package http
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -148,23 +149,29 @@ func (t *itemTap) keepItem(raw json.RawMessage) {
 	}
 }
 
-// resolveItems returns body, a Responses request of tenant, with each
-// item_reference of its input replaced by the item it names; ok is false,
-// with how many references name an item swc does not hold, when it cannot
-// replace them all, when one item is named twice, or when the items would
-// make the request larger than --max-body (the body is then as it came).
-func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, unknown, refs int, ok bool) {
-	if s.proxy.items == nil {
-		return body, 0, 0, false
-	}
+// resolveItems returns body, a Responses request of tenant whose input
+// holds item references, with each replaced by the item it names, and
+// why "" — or body as it came and why it stays so (X-SWC-Passthrough's
+// "provider history: " reason): the request also names a stored response
+// or conversation (whatever the order of its fields), some references
+// name items swc does not hold, one item is named twice, or the items
+// would make the request larger than --max-body. The body is decoded
+// once.
+func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, why string) {
 	var req map[string]json.RawMessage
 	if json.Unmarshal(body, &req) != nil {
-		return body, 0, 0, false
+		return body, "item_reference"
+	}
+	for _, k := range []string{"previous_response_id", "conversation"} {
+		if v := string(bytes.TrimSpace(req[k])); v != "" && v != "null" && v != `""` {
+			return body, k
+		}
 	}
 	var items []json.RawMessage
-	if json.Unmarshal(req["input"], &items) != nil {
-		return body, 0, 0, false
+	if s.proxy.items == nil || json.Unmarshal(req["input"], &items) != nil {
+		return body, "item_reference"
 	}
+	refs, unknown := 0, 0
 	size, seen, twice := len(body), map[string]bool{}, false
 	for i, raw := range items {
 		var head struct {
@@ -184,11 +191,15 @@ func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, unkn
 			unknown++
 		}
 	}
-	// An item named twice, or items that make the request larger than
-	// --max-body: as it came (the provider answers; one item named again
-	// and again must not make a small request a huge one here).
-	if refs == 0 || unknown > 0 || twice || s.MaxBody > 0 && int64(size) > s.MaxBody {
-		return body, unknown, refs, false
+	switch {
+	case refs == 0:
+		return body, "item_reference"
+	case unknown > 0:
+		return body, fmt.Sprintf("item_reference (%d of %d items not seen by swc)", unknown, refs)
+	case twice || s.MaxBody > 0 && int64(size) > s.MaxBody:
+		// The provider answers; one item named again and again must not
+		// make a small request a huge one here.
+		return body, "item_reference (an item named twice, or the items over --max-body)"
 	}
 	var input bytes.Buffer
 	input.WriteByte('[')
@@ -201,7 +212,7 @@ func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, unkn
 	input.WriteByte(']')
 	out, err := spliceMember(body, "input", func([]byte) ([]byte, error) { return input.Bytes(), nil })
 	if err != nil {
-		return body, 0, refs, false
+		return body, "item_reference"
 	}
-	return out, 0, refs, true
+	return out, ""
 }

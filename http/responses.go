@@ -1,9 +1,6 @@
 package http
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/swcmem/swc/chat"
@@ -53,20 +50,9 @@ func (s *Server) responsesRoutes(mux *routeMux) {
 func (s *Server) responsesHistory(w http.ResponseWriter, r *http.Request, up Upstream, body []byte, tenant string) ([]byte, bool) {
 	why := chat.ProviderHistory(body)
 	if why == "item_reference" {
-		why = storedState(body) // previous_response_id or conversation after the input
-	}
-	if why == "item_reference" {
-		resolved, unknown, refs, ok := s.resolveItems(tenant, body)
-		switch {
-		case !ok && unknown > 0:
-			why = fmt.Sprintf("item_reference (%d of %d items not seen by swc)", unknown, refs)
-		case !ok && refs > 0:
-			why = "item_reference (an item named twice, or the items over --max-body)"
-		case !ok:
-		case chat.ProviderHistory(resolved) == "":
+		var resolved []byte
+		if resolved, why = s.resolveItems(tenant, body); why == "" {
 			return resolved, false
-		default: // previous_response_id or conversation too
-			why = chat.ProviderHistory(resolved)
 		}
 	}
 	return body, s.providerHistory(w, r, up, body, why)
@@ -112,19 +98,4 @@ func (s *Server) proxyCount(w http.ResponseWriter, r *http.Request, p protocol, 
 		r.Header.Del(HeaderConversation)
 	}
 	s.proxyHandle(w, r, p, tenant)
-}
-
-// storedState returns "previous_response_id" or "conversation" when body
-// has one, else "item_reference": what makes a request whose input holds
-// references the provider's history, whatever the order of its fields.
-func storedState(body []byte) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) == nil {
-		for _, k := range []string{"previous_response_id", "conversation"} {
-			if v := string(bytes.TrimSpace(m[k])); v != "" && v != "null" && v != `""` {
-				return k
-			}
-		}
-	}
-	return "item_reference"
 }

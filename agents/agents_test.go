@@ -159,6 +159,7 @@ func prepare(t *testing.T, a agent, budget, steps int, tag string) *run {
 	}
 	rn.up = StartUpstream(rn.work, steps)
 	rn.up.ProseUpTo = a.proseUpTo
+	rn.up.Task = prompt
 	t.Cleanup(rn.up.Close)
 	if d := os.Getenv("SWC_AGENTS_DUMP"); d != "" { // every upstream request, to read
 		rn.up.Dump = filepath.Join(d, fmt.Sprintf("%s-%d", a.name, budget))
@@ -547,6 +548,33 @@ var opencode = agent{name: "opencode", bin: "opencode-linux-x64/bin/opencode", s
 	return []string{"OPENCODE_CONFIG=" + path, "SWC_API_KEY=" + key, "OPENCODE_DISABLE_MODELS_FETCH=1",
 			"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"},
 		[]string{"run", prompt}
+}}
+
+// TestQwenCode runs Qwen Code (a fork of the Gemini CLI) over Chat
+// Completions, its "openai" auth: a coding agent of the command line that
+// speaks OpenAI's chat protocol, as one run against any OpenAI-compatible
+// endpoint does. Its system prompt and first user message (the skills it
+// offers, then the task) are over 9,000 tokens: at 8,000 only the newest
+// exchange goes with them and none is left to clip, so its runs at 16,000
+// must show clipped turns.
+func TestQwenCode(t *testing.T) { runAll(t, qwenCode) }
+
+func TestQwenCodeReadsImages(t *testing.T) { readsFiles(t, qwenCode, ".png", `"type":"image_url"`) }
+
+var qwenCode = agent{name: "qwen-code", bin: ".bin/qwen", clipAt: 16000, setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	dir := filepath.Join(home, ".qwen")
+	settings := `{"security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": false}},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
+ "general": {"disableAutoUpdate": true, "disableUpdateNag": true}}
+`
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"OPENAI_BASE_URL=" + base + "/v1", "OPENAI_API_KEY=" + key, "OPENAI_MODEL=qwen3.6-plus"},
+		[]string{"--auth-type", "openai", "--yolo", "--model", "qwen3.6-plus", prompt}
 }}
 
 // TestGeminiCLI needs swc's Gemini route (generateContent and

@@ -1,5 +1,6 @@
 // Package agents runs real coding-agent programs (Claude Code, Codex, the
-// Gemini CLI, opencode, the OpenAI Agents SDK, the Vercel AI SDK) through
+// Gemini CLI, Qwen Code, opencode, the OpenAI Agents SDK, the Vercel AI
+// SDK) through
 // swc's compressing proxy against a scripted upstream on loopback.
 //
 // The upstream (Upstream) speaks the provider's protocol as the provider
@@ -12,7 +13,8 @@
 // provider's rules (each tool call answered once and where the provider
 // wants it, roles, the signed thinking of the turn being answered kept,
 // reasoning items kept with their calls, at most four cache breakpoints,
-// the fields swc does not own kept byte for byte) and records each breach.
+// the fields swc does not own kept byte for byte, the agent's task sent as
+// its own message) and records each breach.
 // It checks swc's recall too: the tools go out as the agent's with
 // swc_recall's fixed definition appended exactly when the request shows
 // a handle, the agent never sees swc_recall, and once a run the upstream

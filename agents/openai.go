@@ -410,10 +410,33 @@ func checkChat(msgs []chatMessage) (breaches, string) {
 		i = j - 1
 	}
 	answered := ""
-	if last := msgs[len(msgs)-1]; last.Role == "tool" {
-		answered = last.ToolCallID
+	last := len(msgs) - 1
+	for last > 0 && msgs[last].Role == "user" && attachedMedia(msgs[last].Content) {
+		last-- // Qwen Code sends a picture a tool read as a user message after the result
+	}
+	if msgs[last].Role == "tool" {
+		answered = msgs[last].ToolCallID
 	}
 	return bs, answered
+}
+
+// attachedMedia reports whether a user message's content is a list of
+// parts holding a picture, a sound or a file: media a client attaches
+// after a tool result, since a tool message holds text alone.
+func attachedMedia(content json.RawMessage) bool {
+	var parts []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(content, &parts) != nil {
+		return false
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "image_url", "input_audio", "file":
+			return true
+		}
+	}
+	return false
 }
 
 // keepItems notes the output items sent, by id, as the API stores them.

@@ -256,6 +256,9 @@ func holdsHandle(body []byte) bool {
 // breaches and the call of swc_recall to make, when it is time for one.
 func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answered string) (breaches, *recallAsk) {
 	bs, round, ask := u.checkRecall(format, field, body, orig, answered)
+	if m := taskMessage(orig, field, u.Task); m != nil && !bytes.Contains(body, m) {
+		bs.add("task-kept", "the agent's message holding its task goes out changed, folded into a memory or left out")
+	}
 	if !round {
 		bs = append(bs, sameLast(body, orig, field)...)
 		tbs, clipped, bare := sameTurns(format, body, orig, field)
@@ -272,6 +275,26 @@ func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answe
 		u.mu.Unlock()
 	}
 	return bs, ask
+}
+
+// taskMessage returns the first element of orig's field (its messages,
+// input items or contents) that holds task, as the agent sent it; nil
+// when none does or task is "".
+func taskMessage(orig []byte, field, task string) []byte {
+	if task == "" || !bytes.Contains(orig, []byte(task)) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	var elems []json.RawMessage
+	if json.Unmarshal(orig, &m) != nil || json.Unmarshal(m[field], &elems) != nil {
+		return nil
+	}
+	for _, e := range elems {
+		if bytes.Contains(e, []byte(task)) {
+			return e
+		}
+	}
+	return nil
 }
 
 // checkRecall checks what swc did for recall with one forwarded request

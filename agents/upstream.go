@@ -54,6 +54,11 @@ type Upstream struct {
 	// tools entry that has them); a format without one gets no
 	// swc_recall.
 	RecallTools map[string]string
+	// Task, when set, is the agent's task as the person wrote it: a
+	// forwarded request whose agent's own holds it must hold it too
+	// (rule "task-kept": a tool loop sends its task verbatim, never
+	// folded into a memory).
+	Task string
 
 	srv *httptest.Server
 	mu  sync.Mutex

@@ -135,6 +135,61 @@ func TestCheckChat(t *testing.T) {
 	}
 }
 
+// TestChatAnswered: the call a Chat Completions request answers is its
+// last tool message's, also when media a client attached to that result
+// (a user message with a picture, as Qwen Code sends one) comes after it;
+// a user message of text answers nothing.
+func TestChatAnswered(t *testing.T) {
+	call := `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{}"}}]}`
+	res := `{"role":"tool","tool_call_id":"c1","content":"Image overview: 1024x768."}`
+	media := `{"role":"user","content":[{"type":"text","text":"(attached media from previous tool call)"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]}`
+	for _, c := range []struct{ name, msgs, want string }{
+		{"result last", `[{"role":"user","content":"go"},` + call + `,` + res + `]`, "c1"},
+		{"media after it", `[{"role":"user","content":"go"},` + call + `,` + res + `,` + media + `]`, "c1"},
+		{"text after it", `[{"role":"user","content":"go"},` + call + `,` + res + `,{"role":"user","content":[{"type":"text","text":"stop"}]}]`, ""},
+		{"media alone", `[` + media + `]`, ""},
+	} {
+		var msgs []chatMessage
+		if err := json.Unmarshal([]byte(c.msgs), &msgs); err != nil {
+			t.Fatal(err)
+		}
+		if _, got := checkChat(msgs); got != c.want {
+			t.Errorf("%s: answers %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestTaskKept: a forwarded request must hold the agent's message that
+// holds the task byte for byte; folded into a memory (its text still in
+// the body), it breaks rule task-kept.
+func TestTaskKept(t *testing.T) {
+	const task = "Print the step files."
+	agentBody := `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"Context. ` + task + `"},{"role":"assistant","content":"ok"},{"role":"user","content":"more"}]}`
+	u := &Upstream{Task: task}
+	for _, c := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"kept", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"Context. ` + task + `"},{"role":"user","content":"more"}]}`, nil},
+		{"folded", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"system","content":"Earlier: User: … ` + task + `"},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
+		{"dropped", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
+	} {
+		bs, _ := u.checkForwarded("openai", "messages", []byte(c.body), []byte(agentBody), "")
+		var got []string
+		for _, r := range rules(bs) {
+			if r == "task-kept" {
+				got = append(got, r)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: rules %v, want %v", c.name, got, c.want)
+		}
+	}
+	if m := taskMessage([]byte(agentBody), "messages", ""); m != nil {
+		t.Errorf("no task set: the task message is %s", m)
+	}
+}
+
 func TestCheckGemini(t *testing.T) {
 	sent := sentOf(map[string]call{"call_01": {step: 1}})
 	fc := `{"role":"model","parts":[{"text":"t","thought":true},{"functionCall":{"id":"call_01","name":"run_shell_command","args":{}},"thoughtSignature":"` + sign("call_01") + `"}]}`

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/swcmem/swc"
@@ -12,7 +13,9 @@ import (
 // task, an earlier one a demonstration, as SWE-agent sends), observations
 // (tool results, and the user messages that carry a text-acting agent's
 // command output) outnumber the user messages a person wrote, and number
-// loopMinObservations at least. Such a history is not consolidated into
+// loopMinObservations at least, or one at least where no person wrote
+// after the task (an agent's first steps: its task must not be folded
+// into a memory because its instructions are long). Such a history is not consolidated into
 // sessions: the instructions, the task, every later user text and every
 // assistant turn's calls go verbatim; the latest observations go verbatim,
 // older ones are replaced in place by a stub (observe.Stub: handle, call,
@@ -22,9 +25,9 @@ import (
 // as a function of the history alone (see loopWalk), so the requests of
 // one epoch share their prefix byte for byte.
 
-// loopMinObservations is how many observations a history holds at least
-// to be a tool loop: a chat whose assistant checks a date or two is not
-// one.
+// loopMinObservations is how many observations a history where a person
+// wrote after the task holds at least to be a tool loop: a chat whose
+// assistant checks a date or two is not one.
 const loopMinObservations = 3
 
 // loopUnit is one step of a loop after its task: an exchange (an
@@ -87,10 +90,13 @@ func asLoop(msgs []swc.Message) *loopShape {
 			l.units[last].msgs = append(l.units[last].msgs, i)
 			l.units[last].obs = append(l.units[last].obs, i)
 			nObs++
-		case m.Role == swc.RoleUser && inExchange && (isObservation(m.Content) || mediaOnly(m) && msgs[i-1].Role == swc.RoleTool):
+		case m.Role == swc.RoleUser && inExchange && (isObservation(m.Content) || attachedMedia(m) && slices.Contains(l.units[last].obs, i-1)):
 			// A text-acting agent's output, or media a tool returned
-			// beside its result (Gemini CLI's read_file of a picture: an
-			// inlineData part after the functionResponse).
+			// after its result (Gemini CLI's read_file of a picture: an
+			// inlineData part after the functionResponse; Qwen Code's, in
+			// Chat Completions, where a tool message holds text alone: a
+			// user message "(attached media from previous tool call)"
+			// with the picture).
 			l.units[last].msgs = append(l.units[last].msgs, i)
 			l.units[last].obs = append(l.units[last].obs, i)
 			nObs++
@@ -101,7 +107,7 @@ func asLoop(msgs []swc.Message) *loopShape {
 			}
 		}
 	}
-	if task < 0 || nObs < loopMinObservations || nObs <= nUser {
+	if task < 0 || nObs == 0 || nObs <= nUser || nObs < loopMinObservations && nUser > 0 {
 		return nil
 	}
 	l.users = nUser
@@ -171,6 +177,31 @@ func loadsTools(m swc.Message) bool { return m.LoadsTools }
 func keepsMedia(m swc.Message) bool {
 	return mediaOnly(m) && strings.Contains(m.Content, "[computer_screenshot]")
 }
+
+// attachedMedia reports whether m has the shape of media a client
+// attached to a tool's result: it holds media, and beside chat's
+// placeholders at most one line of text, a label in parentheses or
+// brackets of at most attachedCaption bytes ("(attached media from
+// previous tool call)"), not a sentence a person wrote beside a picture.
+func attachedMedia(m swc.Message) bool {
+	if m.MediaTokens == 0 {
+		return false
+	}
+	text := 0
+	for line := range strings.SplitSeq(m.Content, "\n") {
+		if line = strings.TrimSpace(line); line == "" || chat.IsPlaceholder(line) {
+			continue
+		}
+		label := len(line) <= attachedCaption && (line[0] == '(' && line[len(line)-1] == ')' || line[0] == '[' && line[len(line)-1] == ']')
+		if text++; text > 1 || !label {
+			return false
+		}
+	}
+	return true
+}
+
+// attachedCaption is the longest label of attached media.
+const attachedCaption = 80
 
 // mediaOnly reports whether m holds media and no text: its content is
 // nothing but chat's placeholders, one a line.

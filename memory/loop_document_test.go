@@ -168,6 +168,81 @@ func TestLoopStubsGeminiMedia(t *testing.T) {
 	}
 }
 
+// TestLoopStubsAttachedMedia: in Chat Completions a tool message holds
+// text alone, so Qwen Code sends the picture its read_file returned as a
+// user message after the result: "(attached media from previous tool
+// call)" and the picture. That message is part of the observation, not a
+// person's text: the history stays a tool loop (the task verbatim, not
+// folded into a consolidated memory), old pictures are stubbed and the
+// newest is sent as it came. Taken for a person's, the 20 pictures were
+// kept whatever the budget, and the history, over it, was consolidated as
+// a conversation, the task folded into its memory. Text beside a picture
+// other than one such label in parentheses or brackets is a person's.
+func TestLoopStubsAttachedMedia(t *testing.T) {
+	shot, out := screenshot(t), strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
+	for _, tc := range []struct {
+		caption  string
+		attached bool
+	}{
+		{"(attached media from previous tool call)", true},
+		{"[image output of read_file]", true},
+		{"", true},
+		{"go on", false},
+		{"Here is what the page looks like on my phone; the button is cut off on the right, please fix that first.", false},
+	} {
+		ms := []string{`{"role":"system","content":"You are a coding agent."}`, `{"role":"user","content":"Make the login page match the mock-up."}`}
+		for k := range 20 {
+			parts := `{"type":"image_url","image_url":{"url":"data:image/png;base64,` + shot + `"}}`
+			if tc.caption != "" {
+				parts = fmt.Sprintf(`{"type":"text","text":%q},`, tc.caption) + parts
+			}
+			ms = append(ms,
+				fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"id":"s%d","type":"function","function":{"name":"read_file","arguments":"{\"file_path\":\"/w/shot%d.png\"}"}}]}`, k, k),
+				fmt.Sprintf(`{"role":"tool","tool_call_id":"s%d","content":[{"type":"text","text":"Image overview: 1024x768."}]}`, k),
+				`{"role":"user","content":[`+parts+`]}`,
+				fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"id":"t%d","type":"function","function":{"name":"read_file","arguments":"{\"offset\":%d}"}}]}`, k, 100*k),
+				fmt.Sprintf(`{"role":"tool","tool_call_id":"t%d","content":%q}`, k, out))
+		}
+		body := []byte(`{"model":"m","messages":[` + strings.Join(ms, ",") + `]}`)
+		in, err := chat.Parse(body, chat.OpenAI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		users := -1
+		if l := asLoop(in.Messages); l != nil {
+			users = l.users
+		}
+		if want := map[bool]int{true: 0, false: 20}[tc.attached]; users != want {
+			t.Errorf("caption %.20q: %d messages a person wrote, want %d", tc.caption, users, want)
+		}
+		if !tc.attached {
+			continue
+		}
+		for _, budget := range []int{8000, 16000} {
+			o := DefaultOptions()
+			o.Budget = budget
+			c := mustNew(t, o)
+			res, err := c.Compress(t.Context(), in.Messages)
+			if err != nil {
+				t.Fatalf("budget %d: %v", budget, err)
+			}
+			sent, err := SpliceRequest(in, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := chat.Parse(sent, chat.OpenAI)
+			if err != nil {
+				t.Fatalf("budget %d: the body sent does not parse: %v", budget, err)
+			}
+			images := bytes.Count(sent, []byte(`"type":"image_url"`))
+			task := bytes.Contains(sent, []byte(`{"role":"user","content":"Make the login page match the mock-up."}`))
+			if n := c.CountMessages(back.Messages); n > budget || images < 1 || images > 2 || !task {
+				t.Errorf("caption %.20q, budget %d: %d tokens sent, %d of the 20 pictures, the task verbatim %v", tc.caption, budget, n, images, task)
+			}
+		}
+	}
+}
+
 // screenshot returns the base64 of a 1024×768 PNG.
 func screenshot(t *testing.T) string {
 	t.Helper()

@@ -34,9 +34,19 @@ func TestAsLoop(t *testing.T) {
 		{"tool calls", genLoop(rng, 12, false, 20), true, 12},
 		{"text-acting agent", genLoop(rng, 12, true, 20), true, 12},
 		{"task only", []swc.Message{{Role: swc.RoleUser, Content: "hi"}}, false, 0},
-		{"too few observations", []swc.Message{
+		{"two observations, no person's text after the task", []swc.Message{
 			{Role: swc.RoleSystem, Content: "You are a coding agent."},
 			{Role: swc.RoleUser, Content: "Fix src/app.py."},
+			{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}}},
+			{Role: swc.RoleTool, ToolCallID: "c1", Content: "src"},
+			{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "c2", Name: "bash", Arguments: `{"command":"ls src"}`}}},
+			{Role: swc.RoleTool, ToolCallID: "c2", Content: "app.py"},
+		}, true, 2},
+		{"two observations after a person's text", []swc.Message{
+			{Role: swc.RoleSystem, Content: "You are a coding agent."},
+			{Role: swc.RoleUser, Content: "Fix src/app.py."},
+			{Role: swc.RoleAssistant, Content: "Which bug?"},
+			{Role: swc.RoleUser, Content: "The crash on start."},
 			{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}}},
 			{Role: swc.RoleTool, ToolCallID: "c1", Content: "src"},
 			{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "c2", Name: "bash", Arguments: `{"command":"ls src"}`}}},

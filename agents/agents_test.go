@@ -520,6 +520,15 @@ func TestAISDKResponsesToolSearch(t *testing.T) {
 	runAll(t, a)
 }
 
+// The same with store on: the SDK sends the search, the reasoning and
+// the calls back as item_reference items, which swc resolves to the
+// items it relayed before it can see the search it must keep.
+func TestAISDKResponsesToolSearchStored(t *testing.T) {
+	a := script("ai-sdk-responses-tool-search-stored", "ai-sdk.mjs", "responses-tool-search-stored")
+	a.search = true
+	runAll(t, a)
+}
+
 func TestAISDKResponsesItemReferences(t *testing.T) {
 	runAll(t, script("ai-sdk-responses-stored", "ai-sdk.mjs", "responses-stored"))
 }

@@ -41,6 +41,11 @@ type rTool struct {
 }
 
 func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
+	// The API reads an item_reference as the item it names: so are both
+	// bodies checked (what swc forwarded may hold references, as the
+	// agent sent them, when it forwards a request as it came).
+	size := len(body)
+	body = u.resolveRefs(body)
 	var req responsesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		u.breach(n, breaches{{Rule: "json", Detail: err.Error()}})
@@ -73,7 +78,7 @@ func (u *Upstream) responses(w http.ResponseWriter, n int, body, orig []byte) {
 	}
 	loaded := checkLoadedResponses(&bs, items, deferred)
 	u.breach(n, bs)
-	rep := u.next(t, len(body))
+	rep := u.next(t, size)
 	reasoning := len(req.Reasoning) > 0 && string(req.Reasoning) != "null" || strings.Contains(strings.Join(req.Include, ","), "reasoning.encrypted_content")
 	var output []map[string]any
 	if reasoning {
@@ -453,11 +458,11 @@ func (u *Upstream) keepItems(output []map[string]any) {
 	}
 }
 
-// resolveRefs returns the agent's request body orig with each
-// item_reference of its input replaced by the item the upstream sent
-// under that id, as the API reads it, so that what swc forwarded is
-// checked against the items the references name; orig as it came when it
-// names none, or an item the upstream did not send.
+// resolveRefs returns a request body orig with each item_reference of its
+// input replaced by the item the upstream sent under that id, as the API
+// reads it, so that what swc forwarded is checked against the items the
+// references name; orig as it came when it names none, or an item the
+// upstream did not send.
 func (u *Upstream) resolveRefs(orig []byte) []byte {
 	if !bytes.Contains(orig, []byte(`"item_reference"`)) {
 		return orig

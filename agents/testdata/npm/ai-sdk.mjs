@@ -1,11 +1,12 @@
 // The Vercel AI SDK's tool loop against a provider's base URL: a
 // read_file tool, streamText until the model answers in text. Usage:
-// node ai-sdk.mjs anthropic|anthropic-tool-search|chat|responses|responses-stored|responses-tool-search PROMPT
-// (anthropic-tool-search, responses-tool-search: read_file deferred,
-// behind the provider's own tool search, which the API runs; the
-// Responses one with store off; responses-stored: a model without
-// reasoning, whose earlier answers the SDK sends back as item_reference
-// items, as it does with store on, the API's default).
+// node ai-sdk.mjs anthropic|anthropic-tool-search|chat|responses|responses-stored|responses-tool-search|responses-tool-search-stored PROMPT
+// (anthropic-tool-search, responses-tool-search, responses-tool-search-stored:
+// read_file deferred, behind the provider's own tool search, which the API
+// runs; responses-tool-search with store off; responses-stored: a model
+// without reasoning, whose earlier answers the SDK sends back as
+// item_reference items, as it does with store on, the API's default;
+// responses-tool-search-stored: store on, the search sent back so too).
 import { readFileSync } from 'node:fs';
 import { streamText, tool, jsonSchema, stepCountIs } from 'ai';
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -20,10 +21,10 @@ if (provider.startsWith('anthropic')) {
   model = anthropic('claude-sonnet-4-6');
 } else {
   const openai = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY });
-  model = provider === 'chat' ? openai.chat('gpt-5') : openai.responses({ 'responses-stored': 'gpt-4.1', 'responses-tool-search': 'gpt-5.4' }[provider] ?? 'gpt-5');
-  if (provider === 'responses-tool-search') openaiTools = openai.tools;
+  model = provider === 'chat' ? openai.chat('gpt-5') : openai.responses({ 'responses-stored': 'gpt-4.1', 'responses-tool-search': 'gpt-5.4', 'responses-tool-search-stored': 'gpt-5.4' }[provider] ?? 'gpt-5');
+  if (provider.startsWith('responses-tool-search')) openaiTools = openai.tools;
 }
-const search = provider.endsWith('-tool-search');
+const search = provider.includes('-tool-search');
 const tools = {
   read_file: tool({
     description: 'Read a text file and return its contents.',
@@ -33,7 +34,7 @@ const tools = {
   }),
 };
 if (provider === 'anthropic-tool-search') tools.tool_search = anthropic.tools.toolSearchBm25_20251119();
-if (provider === 'responses-tool-search') tools.tool_search = openaiTools.toolSearch();
+if (provider.startsWith('responses-tool-search')) tools.tool_search = openaiTools.toolSearch();
 const result = streamText({
   model,
   system: 'You read files with read_file when asked.',

@@ -586,6 +586,41 @@ var qwenCode = agent{name: "qwen-code", bin: ".bin/qwen", clipAt: 16000, setup: 
 		[]string{"--auth-type", "openai", "--yolo", "--model", "qwen3.6-plus", prompt}
 }}
 
+// TestCopilotCLI runs GitHub's Copilot CLI with a custom provider (its
+// "bring your own key" mode, which needs no GitHub sign-in) over
+// Anthropic Messages; TestCopilotCLIResponses over OpenAI Responses.
+func TestCopilotCLI(t *testing.T) { runAll(t, copilotCLI("anthropic", "", "claude-sonnet-4-6")) }
+
+// Over Responses its instructions for gpt-5.4 are about 6,500 tokens: at
+// 8,000 only the newest exchange goes with them and none is left to clip,
+// so its runs at 16,000 must show clipped turns.
+func TestCopilotCLIResponses(t *testing.T) {
+	a := copilotCLI("openai", "responses", "gpt-5.4")
+	a.clipAt = 16000
+	runAll(t, a)
+}
+
+// copilotCLI is how to run the Copilot CLI against a provider of type typ
+// (COPILOT_PROVIDER_TYPE) with wire API wire ("" for the type's own).
+func copilotCLI(typ, wire, model string) agent {
+	name := "copilot-cli"
+	if wire != "" {
+		name += "-" + wire
+	}
+	return agent{name: name, bin: "@github/copilot-linux-x64/copilot", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		url := base
+		if typ == "openai" {
+			url += "/v1"
+		}
+		env := []string{"COPILOT_PROVIDER_BASE_URL=" + url, "COPILOT_PROVIDER_TYPE=" + typ, "COPILOT_PROVIDER_API_KEY=" + key,
+			"COPILOT_MODEL=" + model, "COPILOT_ALLOW_ALL=true"}
+		if wire != "" {
+			env = append(env, "COPILOT_PROVIDER_WIRE_API="+wire)
+		}
+		return env, []string{"-p", prompt, "--allow-all", "--no-ask-user", "--no-auto-update", "--disable-client-telemetry", "-s"}
+	}}
+}
+
 // TestGeminiCLI needs swc's Gemini route (generateContent and
 // streamGenerateContent, Proxy.Gemini): in a build without one the runs
 // through swc skip (swc would answer 404), the direct control runs.

@@ -1,6 +1,6 @@
 // Package agents runs real coding-agent programs (Claude Code, Codex, the
-// Gemini CLI, Qwen Code, opencode, the OpenAI Agents SDK, the Vercel AI
-// SDK) through
+// Gemini CLI, GitHub Copilot CLI, Qwen Code, opencode, the OpenAI Agents
+// SDK, the Vercel AI SDK) through
 // swc's compressing proxy against a scripted upstream on loopback.
 //
 // The upstream (Upstream) speaks the provider's protocol as the provider

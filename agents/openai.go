@@ -485,14 +485,27 @@ func (u *Upstream) resolveRefs(orig []byte) []byte {
 		}
 		input[i] = it
 	}
-	b, err := json.Marshal(input)
+	b, err := marshalRaw(input)
 	if err != nil {
 		return orig
 	}
 	m["input"] = b
-	out, err := json.Marshal(m)
+	out, err := marshalRaw(m)
 	if err != nil {
 		return orig
 	}
 	return out
+}
+
+// marshalRaw is json.Marshal without escaping <, > and &: an agent's
+// items (JSON.stringify's, compact) come out as they went in, so the
+// byte-for-byte checks compare what the agent sent.
+func marshalRaw(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

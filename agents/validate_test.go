@@ -498,3 +498,24 @@ func TestDropBlockAdded(t *testing.T) {
 		t.Errorf("thinking changed otherwise: %v", bs)
 	}
 }
+
+// TestResolveRefs: a reference becomes the item the upstream sent under
+// its id, and the rest of the body keeps its bytes (no <, >, & escaped),
+// so the byte-for-byte checks compare what the agent sent.
+func TestResolveRefs(t *testing.T) {
+	u := &Upstream{items: map[string]json.RawMessage{"fc_1": json.RawMessage(`{"type":"function_call","id":"fc_1","call_id":"c1","name":"read_file","arguments":"{}"}`)}}
+	orig := `{"model":"m","input":[{"role":"user","content":"<task> a & b </task>"},{"type":"item_reference","id":"fc_1"},{"type":"function_call_output","call_id":"c1","output":"x"}]}`
+	got := string(u.resolveRefs([]byte(orig)))
+	for _, want := range []string{`{"role":"user","content":"<task> a & b </task>"}`, `"call_id":"c1","name":"read_file"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("resolved body %s lacks %s", got, want)
+		}
+	}
+	if strings.Contains(got, "item_reference") {
+		t.Errorf("resolved body still holds a reference: %s", got)
+	}
+	unknown := `{"input":[{"type":"item_reference","id":"fc_9"}]}`
+	if got := string(u.resolveRefs([]byte(unknown))); got != unknown {
+		t.Errorf("a reference the upstream never sent: %s, want the body as it came", got)
+	}
+}

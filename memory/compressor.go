@@ -281,13 +281,15 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 	if !c.after {
 		if l := asLoop(msgs); l != nil {
 			lr := c.compressLoop(msgs, costs, l, res)
-			if lr.OverBudget == 0 || !l.userTexts() {
+			if lr.OverBudget == 0 || !l.userTexts() && !l.early(costs, o.Budget) {
 				return lr, nil
 			}
-			// The loop keeps every user text a person wrote verbatim;
-			// when that leaves it over budget, the history is
+			// The loop keeps every user text a person wrote verbatim, and
+			// its head; when that leaves it over budget, the history is
 			// consolidated as a conversation instead if that fits (a
-			// loop whose last exchange alone is over stays a loop).
+			// loop whose last exchange alone is over stays a loop), as
+			// is one of a tool call or two after a head over the budget
+			// (loopShape.early).
 			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before), o.HistoryHandles)
 			if err != nil || hr.OverBudget > 0 {
 				return lr, nil

@@ -13,9 +13,10 @@ import (
 // task, an earlier one a demonstration, as SWE-agent sends), observations
 // (tool results, and the user messages that carry a text-acting agent's
 // command output) outnumber the user messages a person wrote, and number
-// loopMinObservations at least, or one at least where no person wrote
-// after the task (an agent's first steps: its task must not be folded
-// into a memory because its instructions are long). Such a history is not consolidated into
+// loopMinObservations at least, or, where tool calls were answered and no
+// person wrote after the task, one at least (an agent's first steps: its
+// task must not be folded into a memory because its instructions are
+// long; see early). Such a history is not consolidated into
 // sessions: the instructions, the task, every later user text and every
 // assistant turn's calls go verbatim; the latest observations go verbatim,
 // older ones are replaced in place by a stub (observe.Stub: handle, call,
@@ -55,6 +56,7 @@ type loopShape struct {
 	head  []int
 	units []loopUnit
 	users int // the user units of role user: texts a person wrote after the task
+	obs   int // the observations
 	// at[u] is the masking boundary the walk (loopWalk) moved to when it
 	// passed unit u: the stubs of u know the assistant turns before it.
 	at []int
@@ -65,7 +67,7 @@ type loopShape struct {
 func asLoop(msgs []swc.Message) *loopShape {
 	l := &loopShape{}
 	task := -1
-	nObs, nUser := 0, 0
+	nObs, nUser, nTool := 0, 0, 0
 	for i, m := range msgs {
 		if chat.IsInstruction(m) {
 			l.instr = append(l.instr, i)
@@ -90,6 +92,7 @@ func asLoop(msgs []swc.Message) *loopShape {
 			l.units[last].msgs = append(l.units[last].msgs, i)
 			l.units[last].obs = append(l.units[last].obs, i)
 			nObs++
+			nTool++
 		case m.Role == swc.RoleUser && inExchange && (isObservation(m.Content) || attachedMedia(m) && slices.Contains(l.units[last].obs, i-1)):
 			// A text-acting agent's output, or media a tool returned
 			// after its result (Gemini CLI's read_file of a picture: an
@@ -107,16 +110,32 @@ func asLoop(msgs []swc.Message) *loopShape {
 			}
 		}
 	}
-	if task < 0 || nObs == 0 || nObs <= nUser || nObs < loopMinObservations && nUser > 0 {
+	if task < 0 || nObs <= nUser || nObs < loopMinObservations && (nUser > 0 || nTool == 0) {
 		return nil
 	}
-	l.users = nUser
+	l.users, l.obs = nUser, nObs
 	return l
 }
 
 // userTexts reports whether the loop holds user texts a person wrote
 // after its task (kept verbatim, never dropped).
 func (l *loopShape) userTexts() bool { return l.users > 0 }
+
+// early reports whether the loop is one only for having no person's text
+// after its task (fewer than loopMinObservations observations) and its
+// head alone costs more than budget: a document pasted with a question
+// and a tool call or two, not an agent's task, which the conversation's
+// path may cut to fit.
+func (l *loopShape) early(costs []int, budget int) bool {
+	if l.obs >= loopMinObservations {
+		return false
+	}
+	head := 0
+	for _, i := range l.head {
+		head += costs[i]
+	}
+	return head > budget
+}
 
 // loopCosts are the budget costs of a loop's messages (by input index)
 // and what a stub costs at most.
@@ -181,8 +200,9 @@ func keepsMedia(m swc.Message) bool {
 // attachedMedia reports whether m has the shape of media a client
 // attached to a tool's result: it holds media, and beside chat's
 // placeholders at most one line of text, a label in parentheses or
-// brackets of at most attachedCaption bytes ("(attached media from
-// previous tool call)"), not a sentence a person wrote beside a picture.
+// brackets of at most attachedCaption bytes that names a tool ("(attached
+// media from previous tool call)"), not what a person wrote beside a
+// picture (Claude Code labels a pasted one "[Image #1]").
 func attachedMedia(m swc.Message) bool {
 	if m.MediaTokens == 0 {
 		return false
@@ -192,7 +212,8 @@ func attachedMedia(m swc.Message) bool {
 		if line = strings.TrimSpace(line); line == "" || chat.IsPlaceholder(line) {
 			continue
 		}
-		label := len(line) <= attachedCaption && (line[0] == '(' && line[len(line)-1] == ')' || line[0] == '[' && line[len(line)-1] == ']')
+		label := len(line) <= attachedCaption && (line[0] == '(' && line[len(line)-1] == ')' || line[0] == '[' && line[len(line)-1] == ']') &&
+			strings.Contains(strings.ToLower(line), "tool")
 		if text++; text > 1 || !label {
 			return false
 		}

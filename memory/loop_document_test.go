@@ -188,6 +188,7 @@ func TestLoopStubsAttachedMedia(t *testing.T) {
 		{"[image output of read_file]", true},
 		{"", true},
 		{"go on", false},
+		{"[Image #1]", false}, // Claude Code's label of a picture a person pasted
 		{"Here is what the page looks like on my phone; the button is cut off on the right, please fix that first.", false},
 	} {
 		ms := []string{`{"role":"system","content":"You are a coding agent."}`, `{"role":"user","content":"Make the login page match the mock-up."}`}

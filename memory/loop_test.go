@@ -42,6 +42,12 @@ func TestAsLoop(t *testing.T) {
 			{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "c2", Name: "bash", Arguments: `{"command":"ls src"}`}}},
 			{Role: swc.RoleTool, ToolCallID: "c2", Content: "app.py"},
 		}, true, 2},
+		{"a chat whose person pasted a command's output once", []swc.Message{
+			{Role: swc.RoleSystem, Content: "You are a helpful assistant."},
+			{Role: swc.RoleUser, Content: "My Go program crashes on start. Why?"},
+			{Role: swc.RoleAssistant, Content: "Please run it with go run . and paste the whole output."},
+			{Role: swc.RoleUser, Content: "panic: runtime error: index out of range [3] with length 3\n\nmain.main()\n\t/home/me/app/main.go:12 +0x1d\nexit status 2"},
+		}, false, 0},
 		{"two observations after a person's text", []swc.Message{
 			{Role: swc.RoleSystem, Content: "You are a coding agent."},
 			{Role: swc.RoleUser, Content: "Fix src/app.py."},
@@ -71,6 +77,42 @@ func TestAsLoop(t *testing.T) {
 		}
 		if exchanges != tc.units || len(l.instr) != 1 || len(l.head) != 1 {
 			t.Errorf("%s: %d exchanges, %d instructions, head %v", tc.name, exchanges, len(l.instr), l.head)
+		}
+	}
+}
+
+// TestLoopEarlyLongHead: a history that is a tool loop only for having
+// no person's text after its head (a tool call or two) whose head alone
+// is over the budget — a document pasted with a question — is
+// consolidated as a conversation, which cuts it to fit, not sent over the
+// budget with its head verbatim. A head within the budget stays a loop's
+// task, verbatim, whatever its instructions cost.
+func TestLoopEarlyLongHead(t *testing.T) {
+	doc := strings.Repeat("The committee reviewed the quarterly figures and noted that revenue grew in every region. ", 1200)
+	call := swc.Message{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "c1", Name: "fx", Arguments: "{}"}}}
+	result := swc.Message{Role: swc.RoleTool, ToolCallID: "c1", Content: "1 EUR = 1.08 USD"}
+	task := "Summarize the report and check today's exchange rate."
+	for _, tc := range []struct {
+		name         string
+		system, head string
+		taskVerbatim bool
+	}{
+		{"a pasted report", "You are a helpful assistant.", task + "\n" + doc, false},
+		{"long instructions", "You are a coding agent.\n" + doc, task, true},
+	} {
+		msgs := []swc.Message{{Role: swc.RoleSystem, Content: tc.system}, {Role: swc.RoleUser, Content: tc.head}, call, result}
+		o := DefaultOptions()
+		o.Budget = 8000
+		res, err := mustNew(t, o).Compress(t.Context(), msgs)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		verbatim := slices.ContainsFunc(res.Messages, func(m swc.Message) bool { return m.Role == swc.RoleUser && m.Content == tc.head })
+		switch {
+		case tc.taskVerbatim && !verbatim:
+			t.Errorf("%s: the task is not sent verbatim", tc.name)
+		case !tc.taskVerbatim && res.OverBudget > 0:
+			t.Errorf("%s: sent %d tokens over the budget of %d (head verbatim %v)", tc.name, res.OverBudget, o.Budget, verbatim)
 		}
 	}
 }

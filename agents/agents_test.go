@@ -571,17 +571,7 @@ func TestQwenCode(t *testing.T) { runAll(t, qwenCode) }
 func TestQwenCodeReadsImages(t *testing.T) { readsFiles(t, qwenCode, ".png", `"type":"image_url"`) }
 
 var qwenCode = agent{name: "qwen-code", bin: ".bin/qwen", clipAt: 16000, setup: func(t *testing.T, home, base, key string) ([]string, []string) {
-	dir := filepath.Join(home, ".qwen")
-	settings := `{"security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": false}},
- "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
- "general": {"disableAutoUpdate": true, "disableUpdateNag": true}}
-`
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSettings(t, filepath.Join(home, ".qwen"), "openai")
 	return []string{"OPENAI_BASE_URL=" + base + "/v1", "OPENAI_API_KEY=" + key, "OPENAI_MODEL=qwen3.6-plus"},
 		[]string{"--auth-type", "openai", "--yolo", "--model", "qwen3.6-plus", prompt}
 }}
@@ -635,17 +625,7 @@ func geminiCLI() agent {
 	// ten steps' calls alone stays out of its window and is clipped at
 	// budget 8,000 all the same.
 	a := agent{name: "gemini-cli", bin: ".bin/gemini", proseUpTo: map[string]int{"gemini": 10}, setup: func(t *testing.T, home, base, key string) ([]string, []string) {
-		dir := filepath.Join(home, ".gemini")
-		settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
- "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
- "general": {"disableAutoUpdate": true, "disableUpdateNag": true}}
-`
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeSettings(t, filepath.Join(home, ".gemini"), "gemini-api-key")
 		return []string{"GOOGLE_GEMINI_BASE_URL=" + base, "GEMINI_API_KEY=" + key},
 			[]string{"-p", prompt, "--yolo", "--model", "gemini-2.5-pro"}
 	}}
@@ -653,4 +633,21 @@ func geminiCLI() agent {
 		a.needs = "this build of swc has no Gemini route (http.ProxyConfig.Gemini): swc would answer 404"
 	}
 	return a
+}
+
+// writeSettings writes the settings.json of the Gemini CLI or of Qwen
+// Code, its fork, into dir: auth by auth, the folder trusted, no
+// telemetry, no update checks.
+func writeSettings(t *testing.T, dir, auth string) {
+	t.Helper()
+	settings := `{"security": {"auth": {"selectedType": "` + auth + `"}, "folderTrust": {"enabled": false}},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
+ "general": {"disableAutoUpdate": true, "disableUpdateNag": true}}
+`
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -107,18 +107,7 @@ func TestLoopStubsOldImages(t *testing.T) {
 		o := DefaultOptions()
 		o.Budget = budget
 		c := mustNew(t, o).WithAlignUser()
-		res, err := c.Compress(t.Context(), in.Messages)
-		if err != nil {
-			t.Fatalf("budget %d: %v", budget, err)
-		}
-		sent, err := SpliceRequest(in, res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := chat.Parse(sent, chat.Anthropic)
-		if err != nil {
-			t.Fatalf("budget %d: the body sent does not parse: %v", budget, err)
-		}
+		sent, back := compressSent(t, c, in, chat.Anthropic)
 		images := bytes.Count(sent, []byte(`"type":"image"`))
 		newest := bytes.Contains(sent, []byte(`"tool_use_id":"s19","content":[{"type":"image"`))
 		if n := c.CountMessages(back.Messages); n > budget || images > 2 || !newest {
@@ -223,18 +212,7 @@ func TestLoopStubsAttachedMedia(t *testing.T) {
 			o := DefaultOptions()
 			o.Budget = budget
 			c := mustNew(t, o)
-			res, err := c.Compress(t.Context(), in.Messages)
-			if err != nil {
-				t.Fatalf("budget %d: %v", budget, err)
-			}
-			sent, err := SpliceRequest(in, res)
-			if err != nil {
-				t.Fatal(err)
-			}
-			back, err := chat.Parse(sent, chat.OpenAI)
-			if err != nil {
-				t.Fatalf("budget %d: the body sent does not parse: %v", budget, err)
-			}
+			sent, back := compressSent(t, c, in, chat.OpenAI)
 			images := bytes.Count(sent, []byte(`"type":"image_url"`))
 			task := bytes.Contains(sent, []byte(`{"role":"user","content":"Make the login page match the mock-up."}`))
 			if n := c.CountMessages(back.Messages); n > budget || images < 1 || images > 2 || !task {
@@ -242,6 +220,25 @@ func TestLoopStubsAttachedMedia(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compressSent compresses in with c and returns the body sent and its
+// parse in format f.
+func compressSent(t *testing.T, c *Compressor, in *chat.Input, f chat.Format) ([]byte, *chat.Input) {
+	t.Helper()
+	res, err := c.Compress(t.Context(), in.Messages)
+	if err != nil {
+		t.Fatalf("budget %d: %v", c.Options().Budget, err)
+	}
+	sent, err := SpliceRequest(in, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := chat.Parse(sent, f)
+	if err != nil {
+		t.Fatalf("budget %d: the body sent does not parse: %v", c.Options().Budget, err)
+	}
+	return sent, back
 }
 
 // screenshot returns the base64 of a 1024×768 PNG.

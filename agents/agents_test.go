@@ -651,3 +651,70 @@ func writeSettings(t *testing.T, dir, auth string) {
 		t.Fatal(err)
 	}
 }
+
+// TestPi runs pi (@mariozechner/pi-coding-agent), a small coding agent
+// whose own provider library (pi-ai) speaks each API itself, with a
+// provider of models.json pointed at swc: over Anthropic Messages here;
+// TestPiGemini over the Gemini API, TestPiResponses over OpenAI
+// Responses, TestPiChat over Chat Completions.
+func TestPi(t *testing.T) { runAll(t, pi("pi", "anthropic-messages", "claude-sonnet-4-6")) }
+
+// TestPiGemini: pi's Gemini calls and responses carry no id (the API
+// needs none); swc names them by place (chat.Gemini) and the upstream
+// knows its calls by their thought signatures.
+func TestPiGemini(t *testing.T) {
+	a := pi("pi-gemini", "google-generative-ai", "gemini-2.5-pro")
+	if _, ok := geminiUpstream(&swchttp.ProxyConfig{}); !ok {
+		a.needs = "this build of swc has no Gemini route (http.ProxyConfig.Gemini): swc would answer 404"
+	}
+	runAll(t, a)
+}
+
+// TestPiReadsImages, TestPiGeminiReadsImages, TestPiChatReadsImages:
+// pi's read tool answers a picture with an image beside its text
+// (Anthropic: an image block in the tool_result; Gemini: a user content
+// of its own after the functionResponse, "Tool result image:" and the
+// inlineData; Chat Completions: likewise a user message after the tool
+// message).
+func TestPiReadsImages(t *testing.T) {
+	readsFiles(t, pi("pi", "anthropic-messages", "claude-sonnet-4-6"), ".png", `"type":"image"`)
+}
+
+func TestPiGeminiReadsImages(t *testing.T) {
+	readsFiles(t, pi("pi-gemini", "google-generative-ai", "gemini-2.5-pro"), ".png", `"inlineData"`)
+}
+
+func TestPiChatReadsImages(t *testing.T) {
+	readsFiles(t, pi("pi-chat", "openai-completions", "gpt-5.4"), ".png", `"type":"image_url"`)
+}
+
+func TestPiResponses(t *testing.T) { runAll(t, pi("pi-responses", "openai-responses", "gpt-5.4")) }
+
+func TestPiChat(t *testing.T) { runAll(t, pi("pi-chat", "openai-completions", "gpt-5.4")) }
+
+// pi returns the agent name: pi with a provider of API api (its
+// models.json name) and model. PI_CODING_AGENT_DIR holds the models.json;
+// PI_OFFLINE keeps it from checking for updates.
+func pi(name, api, model string) agent {
+	return agent{name: name, bin: ".bin/pi", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		url := base
+		switch api {
+		case "google-generative-ai":
+			url += "/v1beta"
+		case "openai-responses", "openai-completions":
+			url += "/v1"
+		}
+		dir := filepath.Join(home, ".pi", "agent")
+		models := fmt.Sprintf(`{"providers": {"swc": {"baseUrl": %q, "api": %q, "apiKey": %q,
+  "models": [{"id": %q, "reasoning": true, "input": ["text", "image"], "contextWindow": 200000, "maxTokens": 16000}]}}}
+`, url, api, key, model)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "models.json"), []byte(models), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"PI_CODING_AGENT_DIR=" + dir, "PI_OFFLINE=1", "PI_TELEMETRY=0"},
+			[]string{"-p", "--offline", "--no-session", "--provider", "swc", "--model", model, prompt}
+	}}
+}

@@ -1,5 +1,5 @@
 // Package agents runs real coding-agent programs (Claude Code, Codex, the
-// Gemini CLI, GitHub Copilot CLI, Qwen Code, opencode, the OpenAI Agents
+// Gemini CLI, GitHub Copilot CLI, Qwen Code, opencode, pi, the OpenAI Agents
 // SDK, the Vercel AI SDK) through
 // swc's compressing proxy against a scripted upstream on loopback.
 //

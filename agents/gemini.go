@@ -51,7 +51,7 @@ func (u *Upstream) gemini(w http.ResponseWriter, r *http.Request, n int, body, o
 		http.Error(w, `{"error":{"code":400,"message":"invalid JSON","status":"INVALID_ARGUMENT"}}`, http.StatusBadRequest)
 		return
 	}
-	bs, answered := checkGemini(req.Contents, u.sent)
+	bs, answered := checkGemini(req.Contents, u.sent, u.signed)
 	bs = append(bs, sameFields(body, orig, "contents", "systemInstruction", "tools")...)
 	rbs, ask := u.checkForwarded("gemini", "contents", body, orig, answered)
 	bs = append(bs, rbs...)
@@ -144,8 +144,12 @@ func fillSchema(raw json.RawMessage) any {
 }
 
 // checkGemini checks Gemini contents against the API's rules and returns
-// the breaches and the call id the last function response answers.
-func checkGemini(contents []geminiContent, sent func(string) (call, bool)) (breaches, string) {
+// the breaches and the call id the last function response answers. A
+// function call and its response need no id in the Gemini API (pi sends
+// none): a response without one answers the call of the content before
+// it, known by its id or else by the thought signature the upstream sent
+// with it (signed: the call id a signature was sent with, "" for none).
+func checkGemini(contents []geminiContent, sent func(string) (call, bool), signed func(string) string) (breaches, string) {
 	var bs breaches
 	if len(contents) == 0 {
 		bs.add("contents", "no contents")
@@ -187,11 +191,29 @@ func checkGemini(contents []geminiContent, sent func(string) (call, bool)) (brea
 			bs.add("tool-result-orphan", "content %d holds function responses (%s) and the content before it makes no call", i, strings.Join(responses, ", "))
 		}
 	}
+	// The responses come in the user contents after the last model
+	// content: pi sends a picture its read returned in a content of its
+	// own after the functionResponse.
+	k := len(contents) - 1
+	for k > 0 && countResponses(contents[k]) == 0 && contents[k].Role != "model" {
+		k--
+	}
 	answered := ""
-	last := contents[len(contents)-1]
+	last := contents[k]
 	for _, p := range last.Parts {
 		if p.FunctionResponse != nil {
 			answered = p.FunctionResponse.ID
+		}
+	}
+	if answered == "" && countResponses(last) > 0 && k > 0 {
+		for _, p := range contents[k-1].Parts {
+			switch {
+			case p.FunctionCall == nil:
+			case p.FunctionCall.ID != "":
+				answered = p.FunctionCall.ID
+			case p.Signature != "":
+				answered = signed(p.Signature)
+			}
 		}
 	}
 	return bs, answered

@@ -30,7 +30,12 @@ var stubHandle = regexp.MustCompile(`\[swc:(h[0-9a-f]{10})`)
 
 // toolResult is a tool result of a request: the call it answers and its
 // text (text parts joined by newlines, as swc reads them).
-type toolResult struct{ id, text string }
+// toolResult is one tool result: id is its call's id (for a Gemini
+// response without one, "call:" and the call's name and arguments, which
+// the upstream makes unique per step), hid the id swc names its output by
+// in a handle (observe.Handle): the call's id, or for a Gemini call
+// without one swc's "gemini:i:j" (content i, part j of the request).
+type toolResult struct{ id, text, hid string }
 
 // recallAsk is the call of swc_recall the upstream makes: the handle,
 // the original it must get back, and the conversation elements of the
@@ -90,7 +95,7 @@ func partsText(raw json.RawMessage) string {
 // format ("anthropic", "openai", "responses", "gemini"), in order.
 func toolResults(format string, elems []json.RawMessage) []toolResult {
 	var out []toolResult
-	for _, e := range elems {
+	for k, e := range elems {
 		switch format {
 		case "anthropic":
 			var m antMessage
@@ -100,13 +105,13 @@ func toolResults(format string, elems []json.RawMessage) []toolResult {
 			bs, _ := blocks(m.Content)
 			for _, b := range bs {
 				if b.Type == "tool_result" {
-					out = append(out, toolResult{b.ToolUseID, partsText(b.Content)})
+					out = append(out, toolResult{b.ToolUseID, partsText(b.Content), b.ToolUseID})
 				}
 			}
 		case "openai":
 			var m chatMessage
 			if json.Unmarshal(e, &m) == nil && m.Role == "tool" {
-				out = append(out, toolResult{m.ToolCallID, partsText(m.Content)})
+				out = append(out, toolResult{m.ToolCallID, partsText(m.Content), m.ToolCallID})
 			}
 		case "responses":
 			var it struct {
@@ -115,23 +120,70 @@ func toolResults(format string, elems []json.RawMessage) []toolResult {
 				Output json.RawMessage `json:"output"`
 			}
 			if json.Unmarshal(e, &it) == nil && isOutput(it.Type) {
-				out = append(out, toolResult{it.CallID, partsText(it.Output)})
+				out = append(out, toolResult{it.CallID, partsText(it.Output), it.CallID})
 			}
 		case "gemini":
 			var c struct {
 				Parts []struct {
 					FunctionResponse *struct {
 						ID       string          `json:"id"`
+						Name     string          `json:"name"`
 						Response json.RawMessage `json:"response"`
 					} `json:"functionResponse"`
 				} `json:"parts"`
 			}
 			json.Unmarshal(e, &c)
-			for _, p := range c.Parts {
-				if fr := p.FunctionResponse; fr != nil {
-					out = append(out, toolResult{fr.ID, responseText(fr.Response)})
-				}
+			var calls []geminiCall
+			if k > 0 {
+				calls = geminiCalls(elems[k-1])
 			}
+			for _, p := range c.Parts {
+				fr := p.FunctionResponse
+				if fr == nil {
+					continue
+				}
+				r := toolResult{fr.ID, responseText(fr.Response), fr.ID}
+				if fr.ID == "" {
+					// The first call of the content before it of that name
+					// and no id not answered yet.
+					if i := slices.IndexFunc(calls, func(c geminiCall) bool { return c.ID == "" && c.Name == fr.Name }); i >= 0 {
+						var args any // canonical: a clipped turn's call may be encoded anew
+						json.Unmarshal(calls[i].Args, &args)
+						b, _ := json.Marshal(args)
+						r.id = "call:" + calls[i].Name + ":" + string(b)
+						r.hid = fmt.Sprintf("gemini:%d:%d", k-1, calls[i].part)
+						calls[i].Name = "" // answered
+					}
+				}
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// geminiCall is a functionCall part of a Gemini content, at part.
+type geminiCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+	part int
+}
+
+// geminiCalls returns the function calls of a Gemini content.
+func geminiCalls(e json.RawMessage) []geminiCall {
+	var c struct {
+		Parts []struct {
+			FunctionCall *geminiCall `json:"functionCall"`
+		} `json:"parts"`
+	}
+	json.Unmarshal(e, &c)
+	var out []geminiCall
+	for j, p := range c.Parts {
+		if p.FunctionCall != nil {
+			fc := *p.FunctionCall
+			fc.part = j
+			out = append(out, fc)
 		}
 	}
 	return out
@@ -384,7 +436,7 @@ func (u *Upstream) checkRecall(format, field string, body, orig []byte, answered
 	agent, byHandle := map[string][]string{}, map[string]string{}
 	sent := map[string]bool{} // the outputs as the agent sent them, by id and text
 	for _, r := range toolResults(format, elements(orig, field)) {
-		h := observe.Handle(r.id, r.text)
+		h := observe.Handle(r.hid, r.text)
 		agent[r.id] = append(agent[r.id], h)
 		byHandle[h] = r.text
 		sent[r.id+"\x00"+r.text] = true

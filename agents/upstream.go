@@ -62,9 +62,10 @@ type Upstream struct {
 
 	srv *httptest.Server
 	mu  sync.Mutex
-	n   int             // requests received
-	st  Stats           // guarded by mu
-	out map[string]call // call id → what was sent with it
+	n   int               // requests received
+	st  Stats             // guarded by mu
+	out map[string]call   // call id → what was sent with it
+	sig map[string]string // thought signature → the call id it was sent with
 	rs  map[string]string
 	// items holds the Responses output items sent, by id: an agent may
 	// send them back as item_reference (resolveRefs).
@@ -123,7 +124,7 @@ const Done = "SWC-AGENTS-DONE"
 // StartUpstream starts an upstream on 127.0.0.1 that runs steps steps over
 // the step files of dir. Close it when done.
 func StartUpstream(dir string, steps int) *Upstream {
-	u := &Upstream{Steps: steps, Dir: dir, out: map[string]call{}, rs: map[string]string{}, clipped: map[string]bool{}, seq: map[int]string{}}
+	u := &Upstream{Steps: steps, Dir: dir, out: map[string]call{}, sig: map[string]string{}, rs: map[string]string{}, clipped: map[string]bool{}, seq: map[int]string{}}
 	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
 	u.URL = u.srv.URL
 	return u
@@ -282,6 +283,15 @@ func (u *Upstream) remember(id string, c call) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.out[id] = c
+	u.sig[sign(id)] = id
+}
+
+// signed returns the call id the upstream sent thought signature s with,
+// or "" for one it did not send.
+func (u *Upstream) signed(s string) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.sig[s]
 }
 
 // sent returns what went out with call id, if the upstream made it.

@@ -102,7 +102,7 @@ func TestCheckResponses(t *testing.T) {
 			if got := rules(bs); !slices.Equal(got, c.want) {
 				t.Errorf("rules %v, want %v: %v", got, c.want, bs)
 			}
-			if c.name == "valid" && answered != "call_01" {
+			if (c.name == "valid" || c.name == "no ids (pi)") && answered != "call_01" {
 				t.Errorf("answered %q", answered)
 			}
 		})
@@ -202,6 +202,7 @@ func TestCheckGemini(t *testing.T) {
 		{"signature dropped", `[{"role":"user","parts":[{"text":"go"}]},` + strings.Replace(fc, `"thoughtSignature"`, `"x"`, 1) + `,` + fr + `]`, []string{"thought-signature"}},
 		{"response missing", `[{"role":"user","parts":[{"text":"go"}]},` + fc + `,{"role":"user","parts":[{"text":"next"}]}]`, []string{"tool-result-missing"}},
 		{"orphan response", `[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"ok"}]},` + fr + `]`, []string{"tool-result-orphan"}},
+		{"no ids (pi)", `[{"role":"user","parts":[{"text":"go"}]},` + strings.Replace(fc, `"id":"call_01",`, "", 1) + `,` + strings.Replace(fr, `"id":"call_01",`, "", 1) + `]`, nil},
 		{"call after a model turn", `[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"text":"ok"}]},` + fc + `,` + fr + `]`, []string{"call-turn"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -209,11 +210,16 @@ func TestCheckGemini(t *testing.T) {
 			if err := json.Unmarshal([]byte(c.contents), &cs); err != nil {
 				t.Fatal(err)
 			}
-			bs, answered := checkGemini(cs, sent)
+			bs, answered := checkGemini(cs, sent, func(s string) string {
+				if s == sign("call_01") {
+					return "call_01"
+				}
+				return ""
+			})
 			if got := rules(bs); !slices.Equal(got, c.want) {
 				t.Errorf("rules %v, want %v: %v", got, c.want, bs)
 			}
-			if c.name == "valid" && answered != "call_01" {
+			if (c.name == "valid" || c.name == "no ids (pi)") && answered != "call_01" {
 				t.Errorf("answered %q", answered)
 			}
 		})

@@ -12,7 +12,8 @@ import (
 // user messages before the agent's first turn: the last of them is the
 // task, an earlier one a demonstration, as SWE-agent sends), observations
 // (tool results, and the user messages that carry a text-acting agent's
-// command output) outnumber the user messages a person wrote, and number
+// command output) outnumber the user messages a person wrote (see
+// remindersOnly), and number
 // loopMinObservations at least, or, where tool calls were answered and no
 // person wrote after the task, one at least (an agent's first steps: its
 // task must not be folded into a memory because its instructions are
@@ -105,7 +106,7 @@ func asLoop(msgs []swc.Message) *loopShape {
 			nObs++
 		default:
 			l.units = append(l.units, loopUnit{msgs: []int{i}, user: true})
-			if m.Role == swc.RoleUser {
+			if m.Role == swc.RoleUser && !remindersOnly(m.Content) {
 				nUser++
 			}
 		}
@@ -115,6 +116,32 @@ func asLoop(msgs []swc.Message) *loopShape {
 	}
 	l.users, l.obs = nUser, nObs
 	return l
+}
+
+// remindersOnly reports whether s is nothing but <system-reminder> blocks
+// (Claude Code writes them beside tool results: "the file was modified",
+// "the task list is empty"). Such a user text is the agent's, not a
+// person's: it is kept verbatim like one but does not count as one when
+// telling a loop from a chat, or a loop with a reminder beside each
+// result would be a chat.
+func remindersOnly(s string) bool {
+	const open, end = "<system-reminder>", "</system-reminder>"
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return false
+	}
+	for s != "" {
+		rest, ok := strings.CutPrefix(s, open)
+		if !ok {
+			return false
+		}
+		i := strings.Index(rest, end)
+		if i < 0 {
+			return false
+		}
+		s = strings.TrimSpace(rest[i+len(end):])
+	}
+	return true
 }
 
 // userTexts reports whether the loop holds user texts a person wrote
@@ -199,9 +226,10 @@ func keepsMedia(m swc.Message) bool {
 
 // attachedMedia reports whether m has the shape of media a client
 // attached to a tool's result: it holds media, and beside chat's
-// placeholders at most one line of text, a label in parentheses or
-// brackets of at most attachedCaption bytes that names a tool ("(attached
-// media from previous tool call)"), not what a person wrote beside a
+// placeholders at most one line of text, a label of at most
+// attachedCaption bytes that names a tool, in parentheses or brackets
+// (Qwen Code's "(attached media from previous tool call)") or ending in a
+// colon (pi's "Tool result image:"), not what a person wrote beside a
 // picture (Claude Code labels a pasted one "[Image #1]").
 func attachedMedia(m swc.Message) bool {
 	if m.MediaTokens == 0 {
@@ -212,7 +240,7 @@ func attachedMedia(m swc.Message) bool {
 		if line = strings.TrimSpace(line); line == "" || chat.IsPlaceholder(line) {
 			continue
 		}
-		label := len(line) <= attachedCaption && (line[0] == '(' && line[len(line)-1] == ')' || line[0] == '[' && line[len(line)-1] == ']') &&
+		label := len(line) <= attachedCaption && (line[0] == '(' && line[len(line)-1] == ')' || line[0] == '[' && line[len(line)-1] == ']' || line[len(line)-1] == ':') &&
 			strings.Contains(strings.ToLower(line), "tool")
 		if text++; text > 1 || !label {
 			return false

@@ -165,8 +165,10 @@ func TestLoopStubsGeminiMedia(t *testing.T) {
 // folded into a consolidated memory), old pictures are stubbed and the
 // newest is sent as it came. Taken for a person's, the 20 pictures were
 // kept whatever the budget, and the history, over it, was consolidated as
-// a conversation, the task folded into its memory. Text beside a picture
-// other than one such label in parentheses or brackets is a person's.
+// a conversation, the task folded into its memory. pi labels such a
+// picture "Tool result image:". Text beside a picture other than one such
+// label naming a tool, in parentheses or brackets or ending in a colon,
+// is a person's.
 func TestLoopStubsAttachedMedia(t *testing.T) {
 	shot, out := screenshot(t), strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
 	for _, tc := range []struct {
@@ -175,6 +177,8 @@ func TestLoopStubsAttachedMedia(t *testing.T) {
 	}{
 		{"(attached media from previous tool call)", true},
 		{"[image output of read_file]", true},
+		{"Tool result image:", true}, // pi's, in Chat Completions and in Gemini
+		{"Screenshot of the failing view:", false},
 		{"", true},
 		{"go on", false},
 		{"[Image #1]", false}, // Claude Code's label of a picture a person pasted

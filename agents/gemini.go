@@ -40,6 +40,8 @@ type geminiPart struct {
 		ID   string `json:"id"`
 		Name string `json:"name"`
 	} `json:"functionResponse"`
+	InlineData json.RawMessage `json:"inlineData"`
+	FileData   json.RawMessage `json:"fileData"`
 }
 
 // gemini answers generateContent and streamGenerateContent (alt=sse)
@@ -169,6 +171,11 @@ func checkGemini(contents []geminiContent, sent func(string) (call, bool), signe
 				if _, ours := sent(p.FunctionCall.ID); ours && p.Signature != sign(p.FunctionCall.ID) {
 					bs.add("thought-signature", "content %d: the call %s comes without the thought signature sent with it", i, p.FunctionCall.ID)
 				}
+				if p.FunctionCall.ID == "" && signed(p.Signature) == "" {
+					// Every call is the upstream's, one a turn; one without
+					// an id is known by its signature alone.
+					bs.add("thought-signature", "content %d: the call %s has no id and not a thought signature the upstream sent", i, p.FunctionCall.Name)
+				}
 			}
 			if p.FunctionResponse != nil {
 				responses = append(responses, p.FunctionResponse.Name)
@@ -191,11 +198,10 @@ func checkGemini(contents []geminiContent, sent func(string) (call, bool), signe
 			bs.add("tool-result-orphan", "content %d holds function responses (%s) and the content before it makes no call", i, strings.Join(responses, ", "))
 		}
 	}
-	// The responses come in the user contents after the last model
-	// content: pi sends a picture its read returned in a content of its
-	// own after the functionResponse.
+	// pi sends a picture its read returned in a user content of its own
+	// after the functionResponse.
 	k := len(contents) - 1
-	for k > 0 && countResponses(contents[k]) == 0 && contents[k].Role != "model" {
+	for k > 0 && contents[k].Role != "model" && countResponses(contents[k]) == 0 && countMedia(contents[k]) > 0 {
 		k--
 	}
 	answered := ""
@@ -223,6 +229,17 @@ func countCalls(c geminiContent) int {
 	n := 0
 	for _, p := range c.Parts {
 		if p.FunctionCall != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// countMedia counts the inlineData and fileData parts of c.
+func countMedia(c geminiContent) int {
+	n := 0
+	for _, p := range c.Parts {
+		if p.InlineData != nil || p.FileData != nil {
 			n++
 		}
 	}

@@ -28,13 +28,13 @@ const RecallToolName = "swc_recall"
 // stubHandle finds a handle swc wrote into a stub or a memory message.
 var stubHandle = regexp.MustCompile(`\[swc:(h[0-9a-f]{10})`)
 
-// toolResult is a tool result of a request: the call it answers and its
-// text (text parts joined by newlines, as swc reads them).
-// toolResult is one tool result: id is its call's id (for a Gemini
-// response without one, "call:" and the call's name and arguments, which
-// the upstream makes unique per step), hid the id swc names its output by
-// in a handle (observe.Handle): the call's id, or for a Gemini call
-// without one swc's "gemini:i:j" (content i, part j of the request).
+// toolResult is a tool result of a request: id is the call it answers
+// (for a Gemini response without an id, "call:" and the call's name and
+// arguments, which the upstream makes unique per step), text its text
+// (text parts joined by newlines, as swc reads them), hid the id swc
+// names its output by in a handle (observe.Handle): the call's id, or for
+// a Gemini call without one swc's "gemini:i:j" (content i, part j of the
+// request).
 type toolResult struct{ id, text, hid string }
 
 // recallAsk is the call of swc_recall the upstream makes: the handle,

@@ -13,8 +13,8 @@ import (
 // task, an earlier one a demonstration, as SWE-agent sends), observations
 // (tool results, and the user messages that carry a text-acting agent's
 // command output) outnumber the user messages a person wrote (see
-// remindersOnly), and number
-// loopMinObservations at least, or, where tool calls were answered and no
+// remindersOnly), and number loopMinObservations at least, or, where tool
+// calls were answered and no
 // person wrote after the task, one at least (an agent's first steps: its
 // task must not be folded into a memory because its instructions are
 // long; see early). Such a history is not consolidated into
@@ -57,6 +57,7 @@ type loopShape struct {
 	head  []int
 	units []loopUnit
 	users int // the user units of role user: texts a person wrote after the task
+	texts int // the user units of role user, reminders (remindersOnly) included
 	obs   int // the observations
 	// at[u] is the masking boundary the walk (loopWalk) moved to when it
 	// passed unit u: the stubs of u know the assistant turns before it.
@@ -106,8 +107,11 @@ func asLoop(msgs []swc.Message) *loopShape {
 			nObs++
 		default:
 			l.units = append(l.units, loopUnit{msgs: []int{i}, user: true})
-			if m.Role == swc.RoleUser && !remindersOnly(m.Content) {
-				nUser++
+			if m.Role == swc.RoleUser {
+				l.texts++
+				if !remindersOnly(m.Content) {
+					nUser++
+				}
 			}
 		}
 	}
@@ -120,10 +124,13 @@ func asLoop(msgs []swc.Message) *loopShape {
 
 // remindersOnly reports whether s is nothing but <system-reminder> blocks
 // (Claude Code writes them beside tool results: "the file was modified",
-// "the task list is empty"). Such a user text is the agent's, not a
-// person's: it is kept verbatim like one but does not count as one when
-// telling a loop from a chat, or a loop with a reminder beside each
-// result would be a chat.
+// "the task list is empty"). Such a user text is mostly the agent's: it
+// does not count as a person's when telling a loop from a chat, or a loop
+// with a reminder beside each result would be a chat. It is kept
+// verbatim and never dropped all the same (Claude Code wraps a message
+// the person queued while it worked in one too), and when such texts
+// leave the loop over budget it is consolidated as a conversation, as
+// with a person's (userTexts).
 func remindersOnly(s string) bool {
 	const open, end = "<system-reminder>", "</system-reminder>"
 	s = strings.TrimSpace(s)
@@ -144,9 +151,10 @@ func remindersOnly(s string) bool {
 	return true
 }
 
-// userTexts reports whether the loop holds user texts a person wrote
-// after its task (kept verbatim, never dropped).
-func (l *loopShape) userTexts() bool { return l.users > 0 }
+// userTexts reports whether the loop holds user texts after its task
+// (kept verbatim, never dropped), a person's or reminders: when they
+// leave it over budget, the history is consolidated as a conversation.
+func (l *loopShape) userTexts() bool { return l.texts > 0 }
 
 // early reports whether the loop is one only for having no person's text
 // after its task (fewer than loopMinObservations observations) and its
@@ -226,11 +234,9 @@ func keepsMedia(m swc.Message) bool {
 
 // attachedMedia reports whether m has the shape of media a client
 // attached to a tool's result: it holds media, and beside chat's
-// placeholders at most one line of text, a label of at most
-// attachedCaption bytes that names a tool, in parentheses or brackets
-// (Qwen Code's "(attached media from previous tool call)") or ending in a
-// colon (pi's "Tool result image:"), not what a person wrote beside a
-// picture (Claude Code labels a pasted one "[Image #1]").
+// placeholders at most one line of text, a label (attachedLabel), not
+// what a person wrote beside a picture (Claude Code labels a pasted one
+// "[Image #1]").
 func attachedMedia(m swc.Message) bool {
 	if m.MediaTokens == 0 {
 		return false
@@ -240,13 +246,29 @@ func attachedMedia(m swc.Message) bool {
 		if line = strings.TrimSpace(line); line == "" || chat.IsPlaceholder(line) {
 			continue
 		}
-		label := len(line) <= attachedCaption && (line[0] == '(' && line[len(line)-1] == ')' || line[0] == '[' && line[len(line)-1] == ']' || line[len(line)-1] == ':') &&
-			strings.Contains(strings.ToLower(line), "tool")
-		if text++; text > 1 || !label {
+		if text++; text > 1 || !attachedLabel(line) {
 			return false
 		}
 	}
 	return true
+}
+
+// attachedLabel reports whether line (trimmed, not empty) labels media a
+// client attached to a tool's result: at most attachedCaption bytes, in
+// parentheses or brackets and naming a tool ("(attached media from
+// previous tool call)"), or ending in a colon and naming a tool result
+// (pi's "Tool result image:", "Attached image(s) from tool result:"); a
+// person's caption, "The toolbar is cut off, look:", is neither.
+func attachedLabel(line string) bool {
+	if len(line) > attachedCaption {
+		return false
+	}
+	lower := strings.ToLower(line)
+	first, last := line[0], line[len(line)-1]
+	if first == '(' && last == ')' || first == '[' && last == ']' {
+		return strings.Contains(lower, "tool")
+	}
+	return last == ':' && strings.Contains(lower, "tool result")
 }
 
 // attachedCaption is the longest label of attached media.

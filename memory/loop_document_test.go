@@ -166,9 +166,10 @@ func TestLoopStubsGeminiMedia(t *testing.T) {
 // newest is sent as it came. Taken for a person's, the 20 pictures were
 // kept whatever the budget, and the history, over it, was consolidated as
 // a conversation, the task folded into its memory. pi labels such a
-// picture "Tool result image:". Text beside a picture other than one such
-// label naming a tool, in parentheses or brackets or ending in a colon,
-// is a person's.
+// picture "Attached image(s) from tool result:" ("Tool result image:"
+// over Gemini). Text beside a picture other than one such label (naming a
+// tool in parentheses or brackets, or a tool result before a colon) is a
+// person's.
 func TestLoopStubsAttachedMedia(t *testing.T) {
 	shot, out := screenshot(t), strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
 	for _, tc := range []struct {
@@ -177,8 +178,11 @@ func TestLoopStubsAttachedMedia(t *testing.T) {
 	}{
 		{"(attached media from previous tool call)", true},
 		{"[image output of read_file]", true},
-		{"Tool result image:", true}, // pi's, in Chat Completions and in Gemini
+		{"Tool result image:", true},                  // pi's, in Gemini
+		{"Attached image(s) from tool result:", true}, // pi's, in Chat Completions
 		{"Screenshot of the failing view:", false},
+		{"Here is the tool output:", false},
+		{"The toolbar is cut off on my phone, look:", false},
 		{"", true},
 		{"go on", false},
 		{"[Image #1]", false}, // Claude Code's label of a picture a person pasted

@@ -91,3 +91,38 @@ func TestRemindersOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopRemindersOverBudget: reminders are kept verbatim and never
+// dropped, and under the alternating-roles rule each pins the exchange
+// before it; when 60 of them leave a 240-step loop over the budget, the
+// history is consolidated as a conversation, as with a person's texts,
+// rather than sent over it.
+func TestLoopRemindersOverBudget(t *testing.T) {
+	msgs := []string{`{"role":"user","content":[{"type":"text","text":"Fix the decoder in codec.go."}]}`}
+	out := strings.Repeat(`  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n`, 150)
+	for k := range 240 {
+		msgs = append(msgs, fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"Reading part %d of codec.go."},{"type":"tool_use","id":"toolu_%d","name":"Read","input":{"file_path":"codec.go","offset":%d}}]}`, k, k, 100*k))
+		reminder := ""
+		if k%4 == 0 {
+			reminder = fmt.Sprintf(`,{"type":"text","text":"<system-reminder>\nThe file codec.go was modified by the user or a linter (step %d): line 12 now reads func decode(r *Reader) (Value, error).\n</system-reminder>"}`, k)
+		}
+		msgs = append(msgs, fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"%s"}%s]}`, k, out, reminder))
+	}
+	body := `{"model":"claude-sonnet-4-6","max_tokens":1024,"system":"You are Claude Code.","messages":[` + strings.Join(msgs, ",") + `]}`
+	in, err := chat.Parse([]byte(body), chat.Anthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := asLoop(in.Messages); l == nil || l.users != 0 {
+		t.Fatalf("not a tool loop without a person's text: %+v", l)
+	}
+	o := DefaultOptions()
+	o.Budget = 8000
+	res, err := mustNew(t, o).WithAlignUser().Compress(t.Context(), in.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OverBudget > 0 || res.Tokens > o.Budget {
+		t.Errorf("sent %d tokens, over the budget of %d by %d", res.Tokens, o.Budget, res.OverBudget)
+	}
+}

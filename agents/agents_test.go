@@ -718,3 +718,27 @@ func pi(name, api, model string) agent {
 			[]string{"-p", "--offline", "--no-session", "--provider", "swc", "--model", model, prompt}
 	}}
 }
+
+// TestContinueCLI runs Continue's command-line agent, cn, headless with
+// every tool allowed, a model of its config.yaml pointed at swc, over
+// Anthropic Messages.
+func TestContinueCLI(t *testing.T) { runAll(t, continueCLI) }
+
+var continueCLI = agent{name: "continue-cli", bin: ".bin/cn", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	config := `name: swc
+version: 0.0.1
+schema: v1
+models:
+  - name: sonnet
+    provider: anthropic
+    model: claude-sonnet-4-6
+    apiKey: ` + key + `
+    apiBase: ` + base + `/v1/
+    roles: [chat, edit, apply]
+`
+	path := filepath.Join(home, "config.yaml")
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"CONTINUE_CLI_ENABLE_TELEMETRY=0", "CONTINUE_METRICS_ENABLED=0"}, []string{"-p", "--auto", "--config", path, prompt}
+}}

@@ -721,24 +721,34 @@ func pi(name, api, model string) agent {
 
 // TestContinueCLI runs Continue's command-line agent, cn, headless with
 // every tool allowed, a model of its config.yaml pointed at swc, over
-// Anthropic Messages.
-func TestContinueCLI(t *testing.T) { runAll(t, continueCLI) }
+// Anthropic Messages; TestContinueCLIOpenAI with its openai provider.
+func TestContinueCLI(t *testing.T) {
+	runAll(t, continueCLI("continue-cli", "anthropic", "claude-sonnet-4-6"))
+}
 
-var continueCLI = agent{name: "continue-cli", bin: ".bin/cn", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
-	config := `name: swc
+func TestContinueCLIOpenAI(t *testing.T) {
+	runAll(t, continueCLI("continue-cli-openai", "openai", "gpt-5.4"))
+}
+
+// continueCLI returns the agent name: cn with a model of provider and
+// model in its config.yaml.
+func continueCLI(name, provider, model string) agent {
+	return agent{name: name, bin: ".bin/cn", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		config := `name: swc
 version: 0.0.1
 schema: v1
 models:
-  - name: sonnet
-    provider: anthropic
-    model: claude-sonnet-4-6
+  - name: agent
+    provider: ` + provider + `
+    model: ` + model + `
     apiKey: ` + key + `
     apiBase: ` + base + `/v1/
     roles: [chat, edit, apply]
 `
-	path := filepath.Join(home, "config.yaml")
-	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return []string{"CONTINUE_CLI_ENABLE_TELEMETRY=0", "CONTINUE_METRICS_ENABLED=0"}, []string{"-p", "--auto", "--config", path, prompt}
-}}
+		path := filepath.Join(home, "config.yaml")
+		if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"CONTINUE_CLI_ENABLE_TELEMETRY=0", "CONTINUE_METRICS_ENABLED=0"}, []string{"-p", "--auto", "--config", path, prompt}
+	}}
+}

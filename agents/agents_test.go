@@ -752,3 +752,19 @@ models:
 		return []string{"CONTINUE_CLI_ENABLE_TELEMETRY=0", "CONTINUE_METRICS_ENABLED=0"}, []string{"-p", "--auto", "--config", path, prompt}
 	}}
 }
+
+// TestClineCLI runs the Cline CLI, its provider set by `cline auth` to
+// OpenAI-compatible Chat Completions at swc's URL (its auth takes a base
+// URL for OpenAI-compatible providers only). Its shell tool, run_commands,
+// takes a list of command lines.
+func TestClineCLI(t *testing.T) { runAll(t, clineCLI) }
+
+var clineCLI = agent{name: "cline-cli", bin: "@cline/cli-linux-x64/bin/cline", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	dir := filepath.Join(home, ".cline")
+	auth := exec.Command(npmBin(t, "@cline/cli-linux-x64/bin/cline"), "auth", "-p", "openai", "-k", key, "-m", "gpt-5.4", "-b", base+"/v1", "--config", dir)
+	auth.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", "TERM=dumb", "NO_COLOR=1", "CI=true"}
+	if out, err := auth.CombinedOutput(); err != nil {
+		t.Fatalf("cline auth: %v: %s", err, out)
+	}
+	return nil, []string{"--config", dir, prompt}
+}}

@@ -1,7 +1,7 @@
 // Package agents runs real coding-agent programs (Claude Code, Codex, the
 // Gemini CLI, GitHub Copilot CLI, Qwen Code, opencode, pi, Continue's cn,
-// the OpenAI Agents SDK, the Vercel AI SDK) through swc's compressing
-// proxy against a scripted upstream on loopback.
+// the Cline CLI, the OpenAI Agents SDK, the Vercel AI SDK) through swc's
+// compressing proxy against a scripted upstream on loopback.
 //
 // The upstream (Upstream) speaks the provider's protocol as the provider
 // does — Anthropic Messages with thinking blocks and their signatures,

@@ -22,7 +22,7 @@ type Tool struct {
 // shellTools and readTools are the tools the script calls, best first:
 // a shell that can print a file, else a file reader.
 var (
-	shellTools = []string{"Bash", "bash", "shell", "shell_command", "exec_command", "run_shell_command"}
+	shellTools = []string{"Bash", "bash", "shell", "shell_command", "exec_command", "run_shell_command", "run_commands"}
 	readTools  = []string{"Read", "read", "read_file", "view"}
 )
 
@@ -79,6 +79,8 @@ func callArguments(t Tool, file string, step int) (string, error) {
 			}
 		case "cmd":
 			args[name] = cmd
+		case "commands": // Cline's run_commands: a list of command lines
+			args[name] = []string{cmd}
 		case "file_path", "absolute_path", "filePath", "path", "filename":
 			args[name] = file
 		case "description":

@@ -15,19 +15,7 @@ import (
 // a loop with one beside every result is still a loop, its task verbatim
 // and its old outputs stubbed, and each reminder is kept as it came.
 func TestLoopReminders(t *testing.T) {
-	var msgs []string
-	msgs = append(msgs, `{"role":"user","content":[{"type":"text","text":"<system-reminder>\nAs you answer the user's questions, you can use the following context: CLAUDE.md says run go test.\n</system-reminder>"},{"type":"text","text":"Fix the decoder in codec.go."}]}`)
-	out := strings.Repeat(`  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n`, 150)
-	for k := range 8 {
-		msgs = append(msgs,
-			fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"Reading part %d."},{"type":"tool_use","id":"toolu_%d","name":"Read","input":{"file_path":"codec.go","offset":%d}}]}`, k, k, 100*k),
-			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"%s"},{"type":"text","text":"<system-reminder>\nThe file codec.go was modified by the user or a linter (step %d).\n</system-reminder>"}]}`, k, out, k))
-	}
-	body := `{"model":"claude-sonnet-4-6","max_tokens":1024,"system":"You are Claude Code.","messages":[` + strings.Join(msgs, ",") + `]}`
-	in, err := chat.Parse([]byte(body), chat.Anthropic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := reminderLoop(t, 8, 1)
 	for _, steps := range []int{2, 8} {
 		// The request after steps results.
 		n := 0
@@ -98,21 +86,7 @@ func TestRemindersOnly(t *testing.T) {
 // history is consolidated as a conversation, as with a person's texts,
 // rather than sent over it.
 func TestLoopRemindersOverBudget(t *testing.T) {
-	msgs := []string{`{"role":"user","content":[{"type":"text","text":"Fix the decoder in codec.go."}]}`}
-	out := strings.Repeat(`  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n`, 150)
-	for k := range 240 {
-		msgs = append(msgs, fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"Reading part %d of codec.go."},{"type":"tool_use","id":"toolu_%d","name":"Read","input":{"file_path":"codec.go","offset":%d}}]}`, k, k, 100*k))
-		reminder := ""
-		if k%4 == 0 {
-			reminder = fmt.Sprintf(`,{"type":"text","text":"<system-reminder>\nThe file codec.go was modified by the user or a linter (step %d): line 12 now reads func decode(r *Reader) (Value, error).\n</system-reminder>"}`, k)
-		}
-		msgs = append(msgs, fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"%s"}%s]}`, k, out, reminder))
-	}
-	body := `{"model":"claude-sonnet-4-6","max_tokens":1024,"system":"You are Claude Code.","messages":[` + strings.Join(msgs, ",") + `]}`
-	in, err := chat.Parse([]byte(body), chat.Anthropic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := reminderLoop(t, 240, 4)
 	if l := asLoop(in.Messages); l == nil || l.users != 0 {
 		t.Fatalf("not a tool loop without a person's text: %+v", l)
 	}
@@ -125,4 +99,27 @@ func TestLoopRemindersOverBudget(t *testing.T) {
 	if res.OverBudget > 0 || res.Tokens > o.Budget {
 		t.Errorf("sent %d tokens, over the budget of %d by %d", res.Tokens, o.Budget, res.OverBudget)
 	}
+}
+
+// reminderLoop is a Claude Code request in Anthropic form: a task after a
+// reminder, then steps reads of codec.go (150 lines each), a reminder
+// beside the result of every every-th read, from the first.
+func reminderLoop(t *testing.T, steps, every int) *chat.Input {
+	t.Helper()
+	msgs := []string{`{"role":"user","content":[{"type":"text","text":"<system-reminder>\nAs you answer the user's questions, you can use the following context: CLAUDE.md says run go test.\n</system-reminder>"},{"type":"text","text":"Fix the decoder in codec.go."}]}`}
+	out := strings.Repeat(`  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n`, 150)
+	for k := range steps {
+		msgs = append(msgs, fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"Reading part %d of codec.go."},{"type":"tool_use","id":"toolu_%d","name":"Read","input":{"file_path":"codec.go","offset":%d}}]}`, k, k, 100*k))
+		reminder := ""
+		if k%every == 0 {
+			reminder = fmt.Sprintf(`,{"type":"text","text":"<system-reminder>\nThe file codec.go was modified by the user or a linter (step %d): line 12 now reads func decode(r *Reader) (Value, error).\n</system-reminder>"}`, k)
+		}
+		msgs = append(msgs, fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"%s"}%s]}`, k, out, reminder))
+	}
+	body := `{"model":"claude-sonnet-4-6","max_tokens":1024,"system":"You are Claude Code.","messages":[` + strings.Join(msgs, ",") + `]}`
+	in, err := chat.Parse([]byte(body), chat.Anthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }

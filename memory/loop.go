@@ -14,18 +14,18 @@ import (
 // (tool results, and the user messages that carry a text-acting agent's
 // command output) outnumber the user messages a person wrote (see
 // remindersOnly), and number loopMinObservations at least, or, where tool
-// calls were answered and no
-// person wrote after the task, one at least (an agent's first steps: its
-// task must not be folded into a memory because its instructions are
-// long; see early). Such a history is not consolidated into
-// sessions: the instructions, the task, every later user text and every
-// assistant turn's calls go verbatim; the latest observations go verbatim,
-// older ones are replaced in place by a stub (observe.Stub: handle, call,
-// outcome and the output's most useful lines), their turns' prose clipped
-// (loop_turns.go), and past that the oldest whole exchanges are dropped
-// and listed in the memory message. The masking boundary moves in jumps,
-// as a function of the history alone (see loopWalk), so the requests of
-// one epoch share their prefix byte for byte.
+// calls were answered and no person wrote after the task, one at least
+// (an agent's first steps: its task must not be folded into a memory
+// because its instructions are long; see early). Such a history is not
+// consolidated into sessions: the instructions, the task, every later
+// user text and every assistant turn's calls go verbatim; the latest
+// observations go verbatim, older ones are replaced in place by a stub
+// (observe.Stub: handle, call, outcome and the output's most useful
+// lines), their turns' prose clipped (loop_turns.go), and past that the
+// oldest whole exchanges are dropped and listed in the memory message.
+// The masking boundary moves in jumps, as a function of the history alone
+// (see loopWalk), so the requests of one epoch share their prefix byte
+// for byte.
 
 // loopMinObservations is how many observations a history where a person
 // wrote after the task holds at least to be a tool loop: a chat whose

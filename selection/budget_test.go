@@ -373,3 +373,74 @@ func TestRecallPerCost(t *testing.T) {
 		}
 	}
 }
+
+// fillConv is a user/assistant conversation where one turn stands out
+// for "What colour is my bike now?" (it names both terms) and a later
+// one, naming only the bike, scores under DefaultStandOut of it: the
+// later value of a fact that changed. Filler turns about other things
+// surround them.
+func fillConv() *swc.Conversation {
+	day := time.Date(2023, 5, 1, 13, 0, 0, 0, time.UTC)
+	fill := []string{
+		"We visited Lisbon with Maria and Tom in March, the tram rides were great.",
+		"Sure! Here are some ideas for a weekend in Porto: the Ribeira, port cellars, Livraria Lello.",
+		"My sister Anna starts her new job at Siemens in Munich next Monday.",
+		"Congratulations to Anna! Munich has great beer gardens and the English Garden.",
+		"I adopted a cat named Pixel from the shelter on Oak Street last week.",
+		"Pixel is a lovely name. Cats settle in within two weeks usually.",
+		"I finished the Berlin marathon in 3 hours 58 minutes on 24 September.",
+		"That is a great time for a first marathon, well done on Berlin!",
+	}
+	var sessions []swc.Session
+	for s := range 3 {
+		var turns []swc.Turn
+		for i, f := range fill {
+			sp := "user"
+			if i%2 == 1 {
+				sp = "assistant"
+			}
+			turns = append(turns, swc.Turn{ID: fmt.Sprintf("D%d:%d", s+1, i+1), Speaker: sp, Text: f})
+		}
+		sessions = append(sessions, swc.Session{Index: s, Start: day.AddDate(0, 0, 7*s), DateText: day.AddDate(0, 0, 7*s).Format("2 January, 2006"), Turns: turns})
+	}
+	sessions[0].Turns[2].Text = "I painted my bike green; the colour of the bike is green now."
+	sessions[2].Turns[4].Text = "The repainted frame came back from the shop, a deep blue, the bike looks new."
+	return &swc.Conversation{ID: "f", SpeakerA: "user", SpeakerB: "assistant", Sessions: sessions}
+}
+
+// TestRecallFills: the turn standing out is recalled either way; the
+// question's next-best turn, scoring under StandOut × the best, is
+// recalled too with Fill (the default) and left to the consolidated
+// part without it, which spends the budget elsewhere here. The budget
+// holds either way.
+func TestRecallFills(t *testing.T) {
+	const q = "What colour is my bike now?"
+	a := newAnalyzer()
+	c := fillConv()
+	r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+	score := r.Scores(a.Analyze(c), q)
+	best, next := score[2], score[2*8+4]
+	if best <= 0 || next <= 0 || next >= selection.DefaultStandOut*best {
+		t.Fatalf("fixture: the later turn scores %v, the best %v; want it under %v of the best", next, best, selection.DefaultStandOut)
+	}
+	const budget = 120
+	for _, tc := range []struct {
+		fill float64
+		want bool
+	}{{0, false}, {selection.DefaultFill, true}} {
+		r.Fill = tc.fill
+		x, err := r.Compress(context.Background(), c, swc.CompressOptions{Budget: budget, Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(x.Verbatim, "D1:3") {
+			t.Errorf("Fill %v: the turn standing out is not kept\n%s", tc.fill, x.Text)
+		}
+		if got := slices.Contains(x.Verbatim, "D3:5"); got != tc.want {
+			t.Errorf("Fill %v: the later value kept %v, want %v\n%s", tc.fill, got, tc.want, x.Text)
+		}
+		if n := tokens.Count(x.Text); n > budget || n != x.Tokens {
+			t.Errorf("Fill %v: %d tokens (reported %d), budget %d", tc.fill, n, x.Tokens, budget)
+		}
+	}
+}

@@ -173,8 +173,9 @@ func mean(xs []float64) float64 {
 
 // evalVariant returns the strategy a TestEvalLoCoMo variant names:
 // rag-bm25, rag-bm25-anchored, swc-select or swc-recall, the last with
-// options ":standout=X", ":reply=Y", ":longturn=K", ":longmin=N" and
-// ":around=A" (Recall's fields; e.g. swc-recall:standout=0.5),
+// options ":standout=X", ":reply=Y", ":prompt=P", ":fill=F",
+// ":longturn=K", ":longmin=N" and ":around=A" (Recall's fields; e.g.
+// swc-recall:standout=0.5),
 // both with the weight options of selectOption (swc-select:tokens=1).
 func evalVariant(t *testing.T, spec string) swc.Strategy {
 	t.Helper()
@@ -215,6 +216,8 @@ func evalVariant(t *testing.T, spec string) swc.Strategy {
 				r.LongMin = int(f)
 			case k == "around":
 				r.Around = int(f)
+			case k == "fill":
+				r.Fill = f
 			default:
 				selectOption(t, spec, &r.Select.Weights, o)
 			}

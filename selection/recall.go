@@ -16,11 +16,11 @@ import (
 // Recall is the swc-recall strategy (consolidate + recall): the turns that
 // stand out for the question, then the question-agnostic selection of
 // Select filling the rest of the budget around them, in conversation
-// order. How much of the budget recall takes is decided per question: a
-// question whose best turns stand out far above the rest recalls few and
-// leaves the budget to the consolidated part; one that many turns match
-// about equally recalls more. Without a query it is Select. Build it with
-// NewRecall.
+// order. Every turn standing out for the question is recalled, however
+// much of the budget they take (each while it fits); when they take less
+// than Fill of it, the question's next-best turns are recalled up to
+// that share, and the consolidated part has the rest. Without a query it
+// is Select. Build it with NewRecall.
 //
 // Turns are ranked by Okapi BM25 over their lines as shown (anchored, the
 // speaker's name included); a turn that follows, in its session, a turn
@@ -37,8 +37,9 @@ import (
 // answer that matches the question points at the user's turn, which is
 // what is asked about later and costs a tenth of the answer. The turns scoring
 // at least StandOut × the best are recalled, best per cost first, each
-// while it fits; then the greedy of Select values every other turn by what
-// it adds to them. A turn's cost is 1 up to Select's LongTokens and grows
+// while it fits, then the next ones of the ranking up to Fill × the
+// budget; then the greedy of Select values every other turn by what it
+// adds to them. A turn's cost is 1 up to Select's LongTokens and grows
 // with its length past them (see recallCost): among the turns standing out,
 // a user's 50-token line naming what was asked comes before a 600-token
 // answer that scored a little higher, which at 1,000 tokens would have
@@ -81,6 +82,17 @@ type Recall struct {
 	LongMin  int
 	Around   int
 
+	// Fill is the share of the budget the recalled turns fill: after the
+	// turns standing out, the next turns of the same ranking, best per
+	// cost, are recalled while their tokens (their lines') stay within
+	// Fill × the budget (NewRecall sets DefaultFill; 0 recalls the turns
+	// standing out alone). A question whose best turn stands far above the
+	// rest recalls few turns; at a large budget the question-agnostic
+	// selection then held nearly all of the context, and the question's
+	// second-best matches (the later value of a fact that changed, an
+	// answer the user's line points to) were left to it.
+	Fill float64
+
 	mu   sync.Mutex
 	vecs map[*Analysis][][]float32
 }
@@ -91,19 +103,21 @@ const RRFK = 60
 
 // DefaultStandOut and DefaultReply are swc-recall's settings, chosen by
 // measurement on LoCoMo; DefaultPrompt on held-out LongMemEval questions,
-// where 0.25 to 0.75 gain alike (see docs/benchmark.md).
+// where 0.25 to 0.75 gain alike; DefaultFill on both, where 0.25 to 0.75
+// gain at 16,000 tokens (see docs/benchmark.md).
 const (
 	DefaultStandOut = 0.35
 	DefaultReply    = 1
 	DefaultPrompt   = 0.5
+	DefaultFill     = 0.5
 )
 
 var _ swc.QueryAware = (*Recall)(nil)
 
 // NewRecall returns a Recall strategy named name over sel, with
-// DefaultStandOut, DefaultReply and DefaultPrompt.
+// DefaultStandOut, DefaultReply, DefaultPrompt and DefaultFill.
 func NewRecall(name string, sel *Select) *Recall {
-	return &Recall{name: name, Select: sel, StandOut: DefaultStandOut, Reply: DefaultReply, Prompt: DefaultPrompt}
+	return &Recall{name: name, Select: sel, StandOut: DefaultStandOut, Reply: DefaultReply, Prompt: DefaultPrompt, Fill: DefaultFill}
 }
 
 // Name returns the condition name.
@@ -133,10 +147,11 @@ func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 	var seed recalled
 	if opts.Query != "" {
 		x := r.Select.Analyzer.Analyze(c)
-		var err error
-		if seed.turns, err = r.recall(ctx, x, opts.Query); err != nil {
+		turns, score, err := r.recall(ctx, x, opts.Query)
+		if err != nil {
 			return nil, err
 		}
+		seed.turns = r.fill(x, turns, score, opts.Budget)
 		seed.part = r.parts(x, seed.turns, opts.Query)
 	}
 	return r.Select.compress(c, opts.Budget, seed, r.name)
@@ -167,22 +182,23 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 	return out
 }
 
-// recall returns the turns to recall for query, best per cost first (see
-// perCost): those scoring at least StandOut × the best. With an embedder,
-// the turns whose cosine similarity to the query, less the mean over the
+// recall returns the turns standing out for query, best per cost first
+// (see perCost): those scoring at least StandOut × the best; and every
+// turn's score in the ranking that ordered them. With an embedder, the
+// turns whose cosine similarity to the query, less the mean over the
 // turns, is at least StandOut × the best's stand out too, and both are
 // ordered by the reciprocal-rank fusion of the two rankings over their
-// cost.
-func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, error) {
+// cost (the fused scores are returned).
+func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, []float64, error) {
 	scores := r.Scores(x, query)
 	if r.Embedder == nil {
-		return r.perCost(x, standOut(bm25.TopOf(above(scores, r.StandOut), 0), r.StandOut), scores), nil
+		return r.perCost(x, standOut(bm25.TopOf(above(scores, r.StandOut), 0), r.StandOut), scores), scores, nil
 	}
 	hits := bm25.TopOf(scores, 0)
 	out := standOut(hits, r.StandOut)
 	sims, err := r.similarities(ctx, x, query)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byCos := bm25.TopOf(sims, 0)
 	in := map[int]bool{}
@@ -202,7 +218,7 @@ func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, 
 			out = append(out, h.Doc)
 		}
 	}
-	return r.perCost(x, out, fused), nil
+	return r.perCost(x, out, fused), fused, nil
 }
 
 // perCost orders turns (best first by score) by score over recallCost,
@@ -349,4 +365,33 @@ func (r *Recall) parts(x *Analysis, turns []int, query string) map[int][]bool {
 		out[t] = keep
 	}
 	return out
+}
+
+// fill returns turns (the ones standing out) followed by the other turns
+// score ranks, best per cost first, each while the turns' tokens stay
+// within Fill × budget.
+func (r *Recall) fill(x *Analysis, turns []int, score []float64, budget int) []int {
+	limit := int(r.Fill * float64(budget))
+	used := 0
+	in := make(map[int]bool, len(turns))
+	for _, t := range turns {
+		in[t] = true
+		used += x.Turns[t].Tokens
+	}
+	if used >= limit {
+		return turns
+	}
+	var rest []int
+	for _, h := range bm25.TopOf(score, 0) {
+		if !in[h.Doc] {
+			rest = append(rest, h.Doc)
+		}
+	}
+	for _, t := range r.perCost(x, rest, score) {
+		if n := x.Turns[t].Tokens; used+n <= limit {
+			turns = append(turns, t)
+			used += n
+		}
+	}
+	return turns
 }

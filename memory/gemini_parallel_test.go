@@ -85,33 +85,48 @@ func TestGeminiParallelCallsCompressed(t *testing.T) {
 		if err := json.Unmarshal(out, &req); err != nil {
 			t.Fatal(err)
 		}
-		prev := 0
+		var prevPaths []string
 		for i, c := range req.Contents {
 			if want := []string{"user", "model"}[i%2]; c.Role != want {
 				t.Fatalf("budget %d: contents[%d] is %s, want %s", budget, i, c.Role, want)
 			}
-			calls, responses := 0, 0
+			var paths []string
+			responses := 0
 			for j, p := range c.Parts {
-				if p["functionCall"] != nil {
-					if calls == 0 && p["thoughtSignature"] == nil {
-						t.Errorf("budget %d: contents[%d] part %d: the first call lost its signature", budget, i, j)
+				if fc := p["functionCall"]; fc != nil {
+					var v struct{ Args struct{ Path string } }
+					json.Unmarshal(fc, &v)
+					if len(paths) == 0 {
+						// the first call is signed with its own turn's signature
+						var turn int
+						fmt.Sscanf(v.Args.Path, "store/file_%d_0.go", &turn)
+						if want := fmt.Sprintf(`"c2ln%04d"`, turn); string(p["thoughtSignature"]) != want {
+							t.Errorf("budget %d: contents[%d]: the first call's signature is %s, want %s", budget, i, p["thoughtSignature"], want)
+						}
 					}
-					calls++
+					paths = append(paths, v.Args.Path)
 				}
 				if fr := p["functionResponse"]; fr != nil {
-					responses++
-					var v struct{ Name string }
-					json.Unmarshal(fr, &v)
-					if v.Name != "read_file" {
-						t.Errorf("budget %d: contents[%d] part %d answers %q", budget, i, j, v.Name)
+					var v struct {
+						Name     string
+						Response struct{ Output string }
 					}
+					json.Unmarshal(fr, &v)
+					// a response answers the call in its place: its output,
+					// whole or stubbed, names that call's file
+					if responses >= len(prevPaths) || v.Name != "read_file" ||
+						!strings.Contains(v.Response.Output, strings.TrimSuffix(strings.TrimPrefix(prevPaths[responses], "store/"), ".go")) {
+						t.Errorf("budget %d: contents[%d] part %d does not answer the call in its place (%v): %.120s", budget, i, j, prevPaths, v.Response.Output)
+					}
+					responses++
 				}
 			}
-			if responses != prev {
-				t.Errorf("budget %d: contents[%d] holds %d responses to %d calls", budget, i, responses, prev)
+			if responses != len(prevPaths) {
+				t.Errorf("budget %d: contents[%d] holds %d responses to %d calls", budget, i, responses, len(prevPaths))
 			}
-			prev = calls
+			prevPaths = paths
 		}
+		prev := len(prevPaths)
 		n := len(req.Contents)
 		if n < 3 || prev != 0 {
 			t.Fatalf("budget %d: %d contents, the last one making %d calls", budget, n, prev)

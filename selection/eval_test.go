@@ -173,7 +173,7 @@ func mean(xs []float64) float64 {
 
 // evalVariant returns the strategy a TestEvalLoCoMo variant names:
 // rag-bm25, rag-bm25-anchored, swc-select or swc-recall, the last with
-// options ":standout=X", ":reply=Y", ":prompt=P", ":fill=F",
+// options ":standout=X", ":reply=Y", ":prompt=P", ":fill=F", ":asked=0",
 // ":longturn=K", ":longmin=N" and ":around=A" (Recall's fields; e.g.
 // swc-recall:standout=0.5),
 // both with the weight options of selectOption (swc-select:tokens=1).
@@ -218,6 +218,8 @@ func evalVariant(t *testing.T, spec string) swc.Strategy {
 				r.Around = int(f)
 			case k == "fill":
 				r.Fill = f
+			case k == "asked":
+				r.Asked = f == 1
 			default:
 				selectOption(t, spec, &r.Select.Weights, o)
 			}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -84,14 +85,25 @@ type Recall struct {
 
 	// Fill is the share of the budget the recalled turns fill: after the
 	// turns standing out, the next turns of the same ranking, best per
-	// cost, are recalled while their tokens (their lines') stay within
-	// Fill × the budget (NewRecall sets DefaultFill; 0 recalls the turns
+	// cost, are recalled while their tokens (their lines', without the
+	// session headers and gap markers the rendering adds, so the rendered
+	// share is higher: about 0.6 of a 1,000-token context at 0.5) stay
+	// within Fill × the budget (NewRecall sets DefaultFill; 0 recalls the turns
 	// standing out alone). A question whose best turn stands far above the
 	// rest recalls few turns; at a large budget the question-agnostic
 	// selection then held nearly all of the context, and the question's
 	// second-best matches (the later value of a fact that changed, an
 	// answer the user's line points to) were left to it.
 	Fill float64
+
+	// Asked, when set (NewRecall sets it), ranks the turns for a question
+	// asking what the assistant said (see AsksAssistant: "Can you remind
+	// me…", "the recipe you gave me") by their own words: the user's turns
+	// take no Prompt share of the answers after them, and among the turns
+	// standing out an assistant's pays nothing for its length, since the
+	// answer to such a question is in the assistant's words. The turns
+	// filling the budget past them (Fill) keep the length's cost.
+	Asked bool
 
 	mu   sync.Mutex
 	vecs map[*Analysis][][]float32
@@ -103,8 +115,9 @@ const RRFK = 60
 
 // DefaultStandOut and DefaultReply are swc-recall's settings, chosen by
 // measurement on LoCoMo; DefaultPrompt on held-out LongMemEval questions,
-// where 0.25 to 0.75 gain alike; DefaultFill on both, where 0.25 to 0.75
-// gain at 16,000 tokens (see docs/benchmark.md).
+// where 0.25 to 0.75 gain alike; DefaultFill taken a priori and measured
+// on both LongMemEval and LoCoMo, 0.25 and 0.75 gaining too at 16,000
+// tokens on LongMemEval (see docs/benchmark.md).
 const (
 	DefaultStandOut = 0.35
 	DefaultReply    = 1
@@ -115,9 +128,10 @@ const (
 var _ swc.QueryAware = (*Recall)(nil)
 
 // NewRecall returns a Recall strategy named name over sel, with
-// DefaultStandOut, DefaultReply, DefaultPrompt and DefaultFill.
+// DefaultStandOut, DefaultReply, DefaultPrompt and DefaultFill, and Asked
+// set.
 func NewRecall(name string, sel *Select) *Recall {
-	return &Recall{name: name, Select: sel, StandOut: DefaultStandOut, Reply: DefaultReply, Prompt: DefaultPrompt, Fill: DefaultFill}
+	return &Recall{name: name, Select: sel, StandOut: DefaultStandOut, Reply: DefaultReply, Prompt: DefaultPrompt, Fill: DefaultFill, Asked: true}
 }
 
 // Name returns the condition name.
@@ -161,10 +175,15 @@ func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 // (Analysis.LineIndex), plus, for a turn following a question turn of its
 // session, neither of them an assistant's, Reply × that turn's own score,
 // and for a user's turn an assistant's answers next in its session,
-// Prompt × the answer's own score.
+// Prompt × the answer's own score (none for a question asking what the
+// assistant said, with Asked).
 func (r *Recall) Scores(x *Analysis, query string) []float64 {
+	prompt := r.Prompt
+	if r.Asked && AsksAssistant(query) {
+		prompt = 0
+	}
 	own := x.LineIndex().Scores(bm25.Terms(query))
-	if r.Reply == 0 && r.Prompt == 0 {
+	if r.Reply == 0 && prompt == 0 {
 		return own
 	}
 	out := make([]float64, len(own))
@@ -174,9 +193,9 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 			!Assistant(x.Turns[t].Turn.Speaker) && !Assistant(x.Turns[t-1].Turn.Speaker) {
 			out[t] += r.Reply * own[t-1]
 		}
-		if r.Prompt > 0 && t+1 < len(own) && own[t+1] > 0 && x.Turns[t+1].Session == x.Turns[t].Session &&
+		if prompt > 0 && t+1 < len(own) && own[t+1] > 0 && x.Turns[t+1].Session == x.Turns[t].Session &&
 			!Assistant(x.Turns[t].Turn.Speaker) && Assistant(x.Turns[t+1].Turn.Speaker) {
-			out[t] += r.Prompt * own[t+1]
+			out[t] += prompt * own[t+1]
 		}
 	}
 	return out
@@ -192,7 +211,7 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, []float64, error) {
 	scores := r.Scores(x, query)
 	if r.Embedder == nil {
-		return r.perCost(x, standOut(bm25.TopOf(above(scores, r.StandOut), 0), r.StandOut), scores), scores, nil
+		return r.perCost(x, standOut(bm25.TopOf(above(scores, r.StandOut), 0), r.StandOut), scores, r.Asked && AsksAssistant(query)), scores, nil
 	}
 	hits := bm25.TopOf(scores, 0)
 	out := standOut(hits, r.StandOut)
@@ -218,21 +237,37 @@ func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, 
 			out = append(out, h.Doc)
 		}
 	}
-	return r.perCost(x, out, fused), fused, nil
+	return r.perCost(x, out, fused, r.Asked && AsksAssistant(query)), fused, nil
 }
 
 // perCost orders turns (best first by score) by score over recallCost,
-// keeping the order of equals.
-func (r *Recall) perCost(x *Analysis, turns []int, score []float64) []int {
+// keeping the order of equals; with asked, an assistant's turn costs 1.
+func (r *Recall) perCost(x *Analysis, turns []int, score []float64, asked bool) []int {
 	k := r.Select.Weights.LongTokens
 	if k <= 0 {
 		return turns
 	}
+	cost := func(t int) float64 {
+		if asked && Assistant(x.Turns[t].Turn.Speaker) {
+			return 1
+		}
+		return recallCost(x.Turns[t].Tokens, k)
+	}
 	slices.SortStableFunc(turns, func(a, b int) int {
-		return cmp.Compare(score[b]/recallCost(x.Turns[b].Tokens, k), score[a]/recallCost(x.Turns[a].Tokens, k))
+		return cmp.Compare(score[b]/cost(b), score[a]/cost(a))
 	})
 	return turns
 }
+
+// askedRE matches a question about what the assistant said: "remind
+// me", "did you", or "you" before a verb in the past tense, one word
+// between them at most ("you told", "you gave me", "you had recommended").
+var askedRE = regexp.MustCompile(`(?i)\b(?:remind me|did you|you\s+(?:\w+\s+)?(?:told|said|gave|wrote|made|sent|\w+ed))\b`)
+
+// AsksAssistant reports whether query asks what the assistant said
+// earlier ("Can you remind me of the café you recommended?", "How many
+// eggs did you say we need?"), by its words alone.
+func AsksAssistant(query string) bool { return askedRE.MatchString(query) }
 
 // recallCost is what a recalled turn of n tokens costs against its score:
 // 1 up to long tokens, n / long past them. A turn of what people say
@@ -387,7 +422,7 @@ func (r *Recall) fill(x *Analysis, turns []int, score []float64, budget int) []i
 			rest = append(rest, h.Doc)
 		}
 	}
-	for _, t := range r.perCost(x, rest, score) {
+	for _, t := range r.perCost(x, rest, score, false) {
 		if n := x.Turns[t].Tokens; used+n <= limit {
 			turns = append(turns, t)
 			used += n

@@ -35,10 +35,11 @@ func geminiParallelLoop(turns int) []byte {
 // TestGeminiParallelCallsCompressed: a loop of parallel calls without ids
 // is compressed under the budget into a body the Gemini API accepts:
 // contents alternate from a user one, each model content's calls are
-// answered by the next content with as many responses, every function
-// response answers a call of its name, the signed first call of every
-// model content keeps its signature, and the loop's last model content
-// and its answer go as they came.
+// answered by the next content with as many responses, each answering
+// the call in its place (its output, whole or stubbed, names that call's
+// file), the first call of every model content keeps its own turn's
+// signature, each stub has a handle of its own, and the loop's last model
+// content and its answer go byte for byte.
 func TestGeminiParallelCallsCompressed(t *testing.T) {
 	body := geminiParallelLoop(40)
 	orig, err := chat.Parse(body, chat.Gemini)

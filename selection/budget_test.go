@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/bm25"
 	"github.com/swcmem/swc/internal/locomotest"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/selection"
@@ -457,6 +458,11 @@ func TestAsksAssistant(t *testing.T) {
 		{"What was the phone number you gave me for the tourism board?", true},
 		{"What was Andy wearing in the script you wrote?", true},
 		{"What was the second tip you had mentioned about sleep?", true},
+		{"Remind me of the book you'd suggested.", true},
+		{"Which café had you previously recommended?", true},
+		{"What was the park you found for the picnic?", true},
+		{"Do you need anything else from me?", false},
+		{"Thank you indeed, what is my gym time?", false},
 		{"Can you suggest some accessories for my camera?", false},
 		{"Do you have any tips for Denver?", false},
 		{"What degree did I graduate with?", false},
@@ -470,14 +476,15 @@ func TestAsksAssistant(t *testing.T) {
 }
 
 // askedConv is a user/assistant chat where the user asks where to have
-// lunch and the assistant's long answer recommends a vegan café.
-func askedConv() *swc.Conversation {
+// lunch (in the words of ask) and the assistant's long answer recommends
+// a vegan café.
+func askedConv(ask string) *swc.Conversation {
 	day := time.Date(2023, 5, 1, 13, 0, 0, 0, time.UTC)
 	long := "For vegan food in the city I would try Green Fork, a vegan café on Baker Street with several locations." +
 		strings.Repeat(" They also serve seasonal bowls, fresh juices and cakes without dairy.", 12)
 	return &swc.Conversation{ID: "a", SpeakerA: "user", SpeakerB: "assistant", Sessions: []swc.Session{
 		{Index: 0, Start: day, DateText: "1 May, 2023", Turns: []swc.Turn{
-			{ID: "S1:1", Speaker: "user", Text: "Where should I have lunch in the city on Friday?"},
+			{ID: "S1:1", Speaker: "user", Text: ask},
 			{ID: "S1:2", Speaker: "assistant", Text: long},
 			{ID: "S1:3", Speaker: "user", Text: "Thanks, I will go on Friday with my brother Sam."},
 			{ID: "S1:4", Speaker: "assistant", Text: "Enjoy the lunch with Sam!"},
@@ -485,37 +492,43 @@ func askedConv() *swc.Conversation {
 	}}
 }
 
-// TestRecallAsked: asked what the assistant recommended, swc-recall
-// recalls the assistant's long answer first. Without Asked the user's
-// question before it comes first (it costs less and takes Prompt of the
-// answer's score) and leaves no room for the answer at a budget that
-// holds the answer alone.
+// TestRecallAsked: asked what the assistant recommended, swc-recall (as
+// NewRecall makes it) recalls the assistant's long answer first, at a
+// budget that holds the answer alone. Without Asked the user's question
+// before it comes first and leaves no room for the answer: where the
+// question shares no word with the query, because it takes Prompt of the
+// answer's score and costs less; where it names the food ("vegan"),
+// because it costs less than the answer, which scores more.
 func TestRecallAsked(t *testing.T) {
 	const q = "Can you remind me of the vegan café you recommended?"
-	a := newAnalyzer()
-	c := askedConv()
-	x := a.Analyze(c)
-	answer := x.Turns[1].Tokens
-	budget := answer + 20
-	for _, asked := range []bool{false, true} {
-		r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
-		r.Asked, r.Fill = asked, 0
-		score := r.Scores(x, q)
-		if asked && score[0] != 0 || !asked && score[0] != selection.DefaultPrompt*score[1] {
-			t.Fatalf("Asked %v: scores %v (the question, the answer)", asked, score[:2])
-		}
-		ctx, err := r.Compress(context.Background(), c, swc.CompressOptions{Budget: budget, Query: q})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := slices.Contains(ctx.Verbatim, "S1:2"); got != asked {
-			t.Errorf("Asked %v: the answer kept whole %v, want %v\n%s", asked, got, asked, ctx.Text)
-		}
-		if got := slices.Contains(ctx.Verbatim, "S1:1"); got == asked {
-			t.Errorf("Asked %v: the user's question kept %v, want %v\n%s", asked, got, !asked, ctx.Text)
-		}
-		if ctx.Tokens > budget {
-			t.Errorf("Asked %v: %d tokens, budget %d", asked, ctx.Tokens, budget)
+	for _, ask := range []string{
+		"Where should I have lunch in the city on Friday?",
+		"Any vegan food for lunch in the city on Friday?",
+	} {
+		a := newAnalyzer()
+		c := askedConv(ask)
+		x := a.Analyze(c)
+		budget := x.Turns[1].Tokens + 20
+		for _, asked := range []bool{false, true} {
+			r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+			r.Fill = 0
+			if !asked {
+				r.Asked = false
+			}
+			own := x.LineIndex().Scores(bm25.Terms(q))
+			if score := r.Scores(x, q); asked && score[0] != own[0] || !asked && score[0] != own[0]+selection.DefaultPrompt*own[1] {
+				t.Fatalf("%q, Asked %v: the question scores %v, own %v, the answer %v", ask, asked, score[0], own[0], own[1])
+			}
+			ctx, err := r.Compress(context.Background(), c, swc.CompressOptions{Budget: budget, Query: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Contains(ctx.Verbatim, "S1:2"); got != asked {
+				t.Errorf("%q, Asked %v: the answer kept whole %v, want %v\n%s", ask, asked, got, asked, ctx.Text)
+			}
+			if ctx.Tokens > budget {
+				t.Errorf("%q, Asked %v: %d tokens, budget %d", ask, asked, ctx.Tokens, budget)
+			}
 		}
 	}
 }

@@ -210,8 +210,9 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 // cost (the fused scores are returned).
 func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, []float64, error) {
 	scores := r.Scores(x, query)
+	asked := r.Asked && AsksAssistant(query)
 	if r.Embedder == nil {
-		return r.perCost(x, standOut(bm25.TopOf(above(scores, r.StandOut), 0), r.StandOut), scores, r.Asked && AsksAssistant(query)), scores, nil
+		return r.perCost(x, standOut(bm25.TopOf(above(scores, r.StandOut), 0), r.StandOut), scores, asked), scores, nil
 	}
 	hits := bm25.TopOf(scores, 0)
 	out := standOut(hits, r.StandOut)
@@ -237,7 +238,7 @@ func (r *Recall) recall(ctx context.Context, x *Analysis, query string) ([]int, 
 			out = append(out, h.Doc)
 		}
 	}
-	return r.perCost(x, out, fused, r.Asked && AsksAssistant(query)), fused, nil
+	return r.perCost(x, out, fused, asked), fused, nil
 }
 
 // perCost orders turns (best first by score) by score over recallCost,
@@ -260,9 +261,11 @@ func (r *Recall) perCost(x *Analysis, turns []int, score []float64, asked bool) 
 }
 
 // askedRE matches a question about what the assistant said: "remind
-// me", "did you", or "you" before a verb in the past tense, one word
-// between them at most ("you told", "you gave me", "you had recommended").
-var askedRE = regexp.MustCompile(`(?i)\b(?:remind me|did you|you\s+(?:\w+\s+)?(?:told|said|gave|wrote|made|sent|\w+ed))\b`)
+// me", "did you", or "you" ("you'd") before a past tense, two words
+// between them at most ("you told", "you had previously recommended"):
+// an irregular one of a few, or a word ending in "ed" but not "eed"
+// ("need", "indeed"). Adjectives in -ed ("tired") match too.
+var askedRE = regexp.MustCompile(`(?i)\b(?:remind me|did you|you(?:'d)?\s+(?:\w+\s+){0,2}?(?:told|said|gave|wrote|made|sent|found|chose|came|brought|showed|taught|\w+[^e\W]ed))\b`)
 
 // AsksAssistant reports whether query asks what the assistant said
 // earlier ("Can you remind me of the café you recommended?", "How many

@@ -23,12 +23,24 @@ import (
 // items in their place (resolveItems). One it cannot resolve whole (the
 // item came through another replica, before a restart, or was evicted)
 // goes out as it came, saying how many references swc did not know.
+// Each item is kept with the id of the response it came in: once the
+// client deletes that response (DELETE /v1/responses/{id}, answered 2xx
+// or 404 upstream) its items are forgotten, so a later reference to one
+// goes to the provider as it came and gets the provider's answer, as
+// without swc (forgetResponse).
 
 // DefaultItemBytes is the default of ProxyConfig.ItemBytes.
 const DefaultItemBytes = 16 << 20
 
 // itemKey names a stored output item: its tenant's and its id.
 type itemKey struct{ tenant, id string }
+
+// storedItem is an output item as the answer held it, and the id of the
+// response it came in ("" when the answer did not say).
+type storedItem struct {
+	resp string
+	raw  []byte
+}
 
 // itemLineMax bounds one line of an answer's event stream that the tap
 // reads (an item's event): a longer one is relayed but not kept.
@@ -49,9 +61,18 @@ func (s *Server) tapItems(r *http.Request, tenant string, resp *http.Response) {
 		return
 	}
 	resp.Body = &itemTap{rc: resp.Body, stream: strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"),
-		keep: func(id string, item []byte) {
-			s.proxy.items.Put(tenant, itemKey{tenant, id}, item, int64(len(item)+len(id)+len(tenant)+64))
+		keep: func(resp, id string, item []byte) {
+			s.proxy.items.Put(tenant, itemKey{tenant, id}, storedItem{resp, item}, int64(len(item)+len(id)+len(resp)+len(tenant)+64))
 		}}
+}
+
+// forgetResponse forgets the items tenant's response id held, once the
+// client deleted it (sendUpstream).
+func (s *Server) forgetResponse(tenant, id string) {
+	if s.proxy.items == nil || id == "" {
+		return
+	}
+	s.proxy.items.DeleteFunc(func(k itemKey, it storedItem) bool { return k.tenant == tenant && it.resp == id })
 }
 
 // itemTap is a response body that passes its bytes on and keeps the
@@ -63,7 +84,8 @@ type itemTap struct {
 	line   []byte
 	over   bool // the line or body is past itemLineMax: not read
 	done   bool
-	keep   func(id string, item []byte)
+	resp   string // the response's id, from a stream's response.created
+	keep   func(resp, id string, item []byte)
 }
 
 func (t *itemTap) Read(p []byte) (int, error) {
@@ -108,10 +130,26 @@ func (t *itemTap) add(b []byte) {
 }
 
 // event keeps the item of a stream's data line of type
-// response.output_item.done.
+// response.output_item.done, and the response's id from one of type
+// response.created.
 func (t *itemTap) event(line []byte) {
 	data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:"))
-	if !ok || !bytes.Contains(data, []byte(`"response.output_item.done"`)) {
+	if !ok {
+		return
+	}
+	if t.resp == "" && bytes.Contains(data, []byte(`"response.created"`)) {
+		var ev struct {
+			Type     string `json:"type"`
+			Response struct {
+				ID string `json:"id"`
+			} `json:"response"`
+		}
+		if json.Unmarshal(data, &ev) == nil && ev.Type == "response.created" {
+			t.resp = ev.Response.ID
+		}
+		return
+	}
+	if !bytes.Contains(data, []byte(`"response.output_item.done"`)) {
 		return
 	}
 	var ev struct {
@@ -130,9 +168,11 @@ func (t *itemTap) finish() {
 	}
 	t.done = true
 	var resp struct {
+		ID     string            `json:"id"`
 		Output []json.RawMessage `json:"output"`
 	}
 	if json.Unmarshal(t.line, &resp) == nil {
+		t.resp = resp.ID
 		for _, it := range resp.Output {
 			t.keepItem(it)
 		}
@@ -145,7 +185,7 @@ func (t *itemTap) keepItem(raw json.RawMessage) {
 		ID string `json:"id"`
 	}
 	if json.Unmarshal(raw, &head) == nil && head.ID != "" {
-		t.keep(head.ID, bytes.Clone(bytes.TrimSpace(raw)))
+		t.keep(t.resp, head.ID, bytes.Clone(bytes.TrimSpace(raw)))
 	}
 }
 
@@ -185,8 +225,8 @@ func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, why 
 		twice = twice || seen[head.ID]
 		seen[head.ID] = true
 		if it, held := s.proxy.items.Get(itemKey{tenant, head.ID}); held {
-			items[i] = it
-			size += len(it) - len(raw)
+			items[i] = it.raw
+			size += len(it.raw) - len(raw)
 		} else {
 			unknown++
 		}

@@ -11,8 +11,9 @@ import (
 // TestItemTap: the tap keeps the output items of an answer whatever the
 // reads that carry it (a byte at a time here): each
 // response.output_item.done of a stream (LF or CRLF lines), the output of
-// a JSON answer; nothing of an error or a line past its bound, and it
-// passes every byte on.
+// a JSON answer, each with the id of its response (a stream's
+// response.created, a JSON answer's id); nothing of an error or a line
+// past its bound, and it passes every byte on.
 func TestItemTap(t *testing.T) {
 	const msg = `{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"hi"}]}`
 	const call = `{"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"{}"}`
@@ -22,18 +23,20 @@ func TestItemTap(t *testing.T) {
 		body   string
 		want   []string
 	}{
-		{"stream", true, "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"item\":" + msg + "}\n\n" +
+		{"stream", true, "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_9\",\"output\":[]}}\n\n" +
+			"event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"item\":" + msg + "}\n\n" +
 			"event: response.output_item.done\r\ndata: {\"type\":\"response.output_item.done\",\"item\":" + call + "}\r\n\r\n" +
-			"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"output\":[" + msg + "]}}\n\n", []string{"msg_1", "fc_1"}},
-		{"json", false, `{"id":"resp_1","output":[` + msg + `,` + call + `]}`, []string{"msg_1", "fc_1"}},
+			"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"output\":[" + msg + "]}}\n\n", []string{"resp_9/msg_1", "resp_9/fc_1"}},
+		{"stream without response.created", true, "data: {\"type\":\"response.output_item.done\",\"item\":" + msg + "}\n\n", []string{"/msg_1"}},
+		{"json", false, `{"id":"resp_1","output":[` + msg + `,` + call + `]}`, []string{"resp_1/msg_1", "resp_1/fc_1"}},
 		{"an item without an id", false, `{"output":[{"type":"message"}]}`, nil},
 		{"not JSON", false, `<html>`, nil},
 		{"an added item, not done", true, "data: {\"type\":\"response.output_item.added\",\"item\":" + msg + "}\n\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var kept []string
-			tap := &itemTap{rc: io.NopCloser(strings.NewReader(tc.body)), stream: tc.stream, keep: func(id string, item []byte) {
-				kept = append(kept, id)
+			tap := &itemTap{rc: io.NopCloser(strings.NewReader(tc.body)), stream: tc.stream, keep: func(resp, id string, item []byte) {
+				kept = append(kept, resp+"/"+id)
 				if !strings.HasPrefix(string(item), `{"type":`) {
 					t.Errorf("item %s kept as %q", id, item)
 				}
@@ -69,7 +72,7 @@ func BenchmarkItemTap(b *testing.B) {
 		b.Run(fmt.Sprintf("%dKiB/tap", kb), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				tap := &itemTap{rc: io.NopCloser(strings.NewReader(body)), stream: true, keep: func(string, []byte) {}}
+				tap := &itemTap{rc: io.NopCloser(strings.NewReader(body)), stream: true, keep: func(string, string, []byte) {}}
 				io.Copy(io.Discard, struct{ io.Reader }{tap})
 			}
 		})

@@ -139,3 +139,88 @@ func TestProxyResponsesUnstoredItems(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyResponsesDeletedItems: once a client deletes a response
+// (DELETE /v1/responses/{id}, answered 200 or 404 upstream), swc forgets
+// the items it came with, streamed or not, so a later reference to one
+// goes to the provider as it came (which answers it as without swc); the
+// items of other responses, and those of the same id for another tenant,
+// stay. A DELETE the upstream refuses forgets nothing.
+func TestProxyResponsesDeletedItems(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			e := newProxyEnv(t)
+			other := e.newKey("other")
+			n, deleteStatus := 0, 0
+			e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
+				if r.Method == http.MethodDelete {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(deleteStatus)
+					fmt.Fprintf(w, `{"id":%q,"object":"response","deleted":true}`, strings.TrimPrefix(r.URL.Path, "/v1/responses/"))
+					return
+				}
+				n++
+				// Each tenant's answers are resp_1, resp_2, …, as two
+				// accounts upstream would number them here.
+				id := n
+				if strings.Contains(string(body), "other") {
+					id = n - 2
+				}
+				msg := fmt.Sprintf(`{"type":"message","id":"msg_%d%s","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Answer %d.","annotations":[]}]}`, id, map[bool]string{true: "o"}[id != n], id)
+				if !stream {
+					w.Header().Set("Content-Type", "application/json")
+					fmt.Fprintf(w, `{"id":"resp_%d","object":"response","status":"completed","output":[%s]}`, id, msg)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprintf(w, "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_%d\",\"status\":\"in_progress\",\"output\":[]}}\n\n", id)
+				fmt.Fprintf(w, "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":%s}\n\n", msg)
+			}
+			ask := func(key, text string) {
+				t.Helper()
+				resp := e.post(t, "/v1/responses", fmt.Sprintf(`{"model":"gpt-4.1","stream":%v,"input":%q}`, stream, text), "Authorization: Bearer "+key)
+				if readAll(t, resp); resp.StatusCode != 200 {
+					t.Fatalf("status %d", resp.StatusCode)
+				}
+			}
+			ask(e.key, "first")   // resp_1, msg_1
+			ask(e.key, "second")  // resp_2, msg_2
+			ask(other, "other 1") // the other tenant's resp_1, msg_1o
+			resolves := func(key, item string) bool {
+				t.Helper()
+				resp := e.post(t, "/v1/responses", `{"model":"gpt-4.1","input":[{"role":"user","content":"first"},{"type":"item_reference","id":"`+item+`"},{"role":"user","content":"and?"}]}`, "Authorization: Bearer "+key)
+				readAll(t, resp)
+				return resp.Header.Get(swchttp.HeaderMode) != "passthrough"
+			}
+			del := func(key, id string, status int) {
+				t.Helper()
+				deleteStatus = status
+				resp := e.send(t, http.MethodDelete, "/v1/responses/"+id, "", "Authorization: Bearer "+key, "Content-Type:")
+				if readAll(t, resp); resp.StatusCode != status {
+					t.Fatalf("DELETE %s: status %d, want the upstream's %d", id, resp.StatusCode, status)
+				}
+			}
+			if !resolves(e.key, "msg_1") || !resolves(e.key, "msg_2") || !resolves(other, "msg_1o") {
+				t.Fatal("the items of the answers swc relayed do not resolve")
+			}
+			del(e.key, "resp_1", http.StatusInternalServerError)
+			if !resolves(e.key, "msg_1") {
+				t.Error("a DELETE the upstream refused forgot the response's items")
+			}
+			del(e.key, "resp_1", http.StatusOK)
+			if resolves(e.key, "msg_1") {
+				t.Error("the item of a deleted response still resolves")
+			}
+			if !resolves(e.key, "msg_2") {
+				t.Error("deleting resp_1 forgot resp_2's item")
+			}
+			if !resolves(other, "msg_1o") {
+				t.Error("one tenant's DELETE of resp_1 forgot another tenant's resp_1 items")
+			}
+			del(other, "resp_1", http.StatusNotFound)
+			if resolves(other, "msg_1o") {
+				t.Error("the item of a response the upstream no longer has (404) still resolves")
+			}
+		})
+	}
+}

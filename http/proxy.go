@@ -157,7 +157,7 @@ type proxyState struct {
 	tools       *memo.Memo[toolKey, int]         // tool definitions' tokens
 	originals   *memo.Cache[recallKey, original] // the originals of stubbed and dropped observations (recall.go)
 	handles     *memo.Memo[obsKey, string]       // observations' handles, by content (recall_keep.go)
-	items       *memo.Cache[itemKey, []byte]     // Responses output items, by id (items.go)
+	items       *memo.Cache[itemKey, storedItem] // Responses output items, by id (items.go)
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -243,7 +243,7 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 	if ib <= 0 {
 		ib = DefaultItemBytes
 	}
-	s.proxy.items = memo.NewCache[itemKey, []byte](ib, s.Proxy.TenantShare)
+	s.proxy.items = memo.NewCache[itemKey, storedItem](ib, s.Proxy.TenantShare)
 	s.proxy.handles = newHandleMemo()
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))

@@ -170,6 +170,9 @@ func (s *Server) sendUpstream(w http.ResponseWriter, r *http.Request, p protocol
 	if p == protoResponses {
 		if k, ok := r.Context().Value(authKey{}).(swc.APIKey); ok {
 			s.tapItems(r, k.TenantID, resp)
+			if r.Method == http.MethodDelete && (resp.StatusCode/100 == 2 || resp.StatusCode == http.StatusNotFound) {
+				s.forgetResponse(k.TenantID, r.PathValue("id"))
+			}
 		}
 	}
 	return resp

@@ -94,7 +94,13 @@ func newProxyEnv(t *testing.T, opts ...option) *proxyEnv {
 // headers ("Name: value").
 func (e *proxyEnv) post(t *testing.T, path, body string, headers ...string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.ts.URL+path, strings.NewReader(body))
+	return e.send(t, http.MethodPost, path, body, headers...)
+}
+
+// send sends body to path with method, as post does.
+func (e *proxyEnv) send(t *testing.T, method, path, body string, headers ...string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, e.ts.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -338,7 +338,7 @@ func (m *Service) Forget(tenant, conv string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.forgot++
-	m.contextCache().DeleteFunc(func(k cacheKey) bool { return k.tenant == tenant && k.conv == conv })
+	m.contextCache().DeleteFunc(func(k cacheKey, _ *cached) bool { return k.tenant == tenant && k.conv == conv })
 }
 
 func (m *Service) build(ctx context.Context, tenant, conv string, r Request) (*Result, error) {

@@ -108,12 +108,13 @@ func (c *Cache[K, V]) Put(tenant string, k K, v V, size int64) bool {
 	return true
 }
 
-// DeleteFunc forgets every entry whose key drop reports true.
-func (c *Cache[K, V]) DeleteFunc(drop func(K) bool) {
+// DeleteFunc forgets every entry that drop reports true for, given its
+// key and value.
+func (c *Cache[K, V]) DeleteFunc(drop func(K, V) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k, el := range c.items {
-		if drop(k) {
+		if drop(k, el.Value.(*cacheEntry[K, V]).v) {
 			c.remove(el)
 		}
 	}

@@ -52,9 +52,19 @@ func TestCacheBytesAndShare(t *testing.T) {
 	if v, _ := c.Get("t39"); v != 1 {
 		t.Errorf("replaced entry = %d, want 1", v)
 	}
-	c.DeleteFunc(func(k string) bool { return k == "t39" })
+	c.DeleteFunc(func(k string, _ int) bool { return k == "t39" })
 	if _, ok := c.Get("t39"); ok {
 		t.Error("DeleteFunc kept the entry")
+	}
+	// By value: only the entries drop names go.
+	c.Put("t38", "v7", 7, 10)
+	c.Put("t38", "v8", 8, 10)
+	c.DeleteFunc(func(_ string, v int) bool { return v == 7 })
+	if _, ok := c.Get("v7"); ok {
+		t.Error("DeleteFunc kept the entry of value 7")
+	}
+	if _, ok := c.Get("v8"); !ok {
+		t.Error("DeleteFunc forgot an entry it was not asked to")
 	}
 	c.SetMax(400)
 	if _, bytes, largest := c.Stats(); bytes > 400 || largest > 100 {

@@ -261,11 +261,13 @@ func (r *Recall) perCost(x *Analysis, turns []int, score []float64, asked bool) 
 }
 
 // askedRE matches a question about what the assistant said: "remind
-// me", "did you", or "you" ("you'd") before a past tense, two words
+// me", "did you", "our previous (earlier, last) conversation (chat,
+// discussion)" — what was said between the two of us, the assistant's
+// words included — or "you" ("you'd") before a past tense, two words
 // between them at most ("you told", "you had previously recommended"):
 // an irregular one of a few, or a word ending in "ed" but not "eed"
 // ("need", "indeed"). Adjectives in -ed ("tired") match too.
-var askedRE = regexp.MustCompile(`(?i)\b(?:remind me|did you|you(?:'d)?\s+(?:\w+\s+){0,2}?(?:told|said|gave|wrote|made|sent|found|chose|came|brought|showed|taught|\w+[^e\W]ed))\b`)
+var askedRE = regexp.MustCompile(`(?i)\b(?:remind me|did you|our (?:previous|earlier|last) (?:conversation|chat|discussion)|you(?:'d)?\s+(?:\w+\s+){0,2}?(?:told|said|gave|wrote|made|sent|found|chose|came|brought|showed|taught|\w+[^e\W]ed))\b`)
 
 // AsksAssistant reports whether query asks what the assistant said
 // earlier ("Can you remind me of the café you recommended?", "How many

@@ -721,13 +721,21 @@ func pi(name, api, model string) agent {
 
 // TestContinueCLI runs Continue's command-line agent, cn, headless with
 // every tool allowed, a model of its config.yaml pointed at swc, over
-// Anthropic Messages; TestContinueCLIOpenAI with its openai provider.
+// Anthropic Messages; TestContinueCLIOpenAI with its openai provider
+// (over Responses), TestContinueCLIChat (over Chat Completions).
 func TestContinueCLI(t *testing.T) {
 	runAll(t, continueCLI("continue-cli", "anthropic", "claude-sonnet-4-6"))
 }
 
 func TestContinueCLIOpenAI(t *testing.T) {
 	runAll(t, continueCLI("continue-cli-openai", "openai", "gpt-5.4"))
+}
+
+// TestContinueCLIChat: cn's openai provider with a model it speaks to over
+// Chat Completions (it takes the Responses API for gpt-5 and o-series
+// models only).
+func TestContinueCLIChat(t *testing.T) {
+	runAll(t, continueCLI("continue-cli-chat", "openai", "gpt-4.1"))
 }
 
 // continueCLI returns the agent name: cn with a model of provider and

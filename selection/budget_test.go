@@ -503,7 +503,8 @@ func askedConv(ask string) *swc.Conversation {
 // before it comes first and leaves no room for the answer: where the
 // question shares no word with the query, because it takes Prompt of the
 // answer's score and costs less; where it names the food ("vegan"),
-// because it costs less than the answer, which scores more.
+// because it costs less than the answer, which scores more. The same with
+// an embedder, whose fused ranking orders the turns standing out.
 func TestRecallAsked(t *testing.T) {
 	const q = "Can you remind me of the vegan café you recommended?"
 	for _, ask := range []string{
@@ -514,11 +515,17 @@ func TestRecallAsked(t *testing.T) {
 		c := askedConv(ask)
 		x := a.Analyze(c)
 		budget := x.Turns[1].Tokens + 20
-		for _, asked := range []bool{false, true} {
+		for _, tc := range []struct{ asked, emb bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			asked := tc.asked
 			r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
 			r.Fill = 0
 			if !asked {
 				r.Asked = false
+			}
+			if tc.emb {
+				// The fused ranking: the embedder finds the answer, the
+				// one turn naming a café, similar to the query.
+				r.Embedder = wordEmbedder("café")
 			}
 			own := x.LineIndex().Scores(bm25.Terms(q))
 			if score := r.Scores(x, q); asked && score[0] != own[0] || !asked && score[0] != own[0]+selection.DefaultPrompt*own[1] {
@@ -529,7 +536,7 @@ func TestRecallAsked(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := slices.Contains(ctx.Verbatim, "S1:2"); got != asked {
-				t.Errorf("%q, Asked %v: the answer kept whole %v, want %v\n%s", ask, asked, got, asked, ctx.Text)
+				t.Errorf("%q, Asked %v, embedder %v: the answer kept whole %v, want %v\n%s", ask, asked, tc.emb, got, asked, ctx.Text)
 			}
 			if ctx.Tokens > budget {
 				t.Errorf("%q, Asked %v: %d tokens, budget %d", ask, asked, ctx.Tokens, budget)

@@ -776,3 +776,26 @@ var clineCLI = agent{name: "cline-cli", bin: "@cline/cli-linux-x64/bin/cline", s
 	}
 	return nil, []string{"--config", dir, prompt}
 }}
+
+// TestClineCLIAnthropic runs the Cline CLI over Anthropic Messages. Its
+// auth takes no base URL for the anthropic provider ("base URL is only
+// supported for OpenAI and OpenAI-compatible providers"), but the CLI
+// reads one from the provider settings auth writes
+// (data/settings/providers.json), and posts to baseUrl + "/messages".
+func TestClineCLIAnthropic(t *testing.T) { runAll(t, clineCLIAnthropic) }
+
+var clineCLIAnthropic = agent{name: "cline-cli-anthropic", bin: "@cline/cli-linux-x64/bin/cline", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	dir := filepath.Join(home, ".cline")
+	settings := filepath.Join(dir, "data", "settings")
+	if err := os.MkdirAll(settings, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	providers := fmt.Sprintf(`{"version": 1, "lastUsedProvider": "anthropic", "modes": {}, "providers": {"anthropic": {
+  "settings": {"provider": "anthropic", "apiKey": %q, "model": "claude-sonnet-4-6", "baseUrl": %q},
+  "updatedAt": "2026-12-04T00:00:00.000Z", "tokenSource": "manual"}}}
+`, key, base+"/v1")
+	if err := os.WriteFile(filepath.Join(settings, "providers.json"), []byte(providers), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return nil, []string{"--config", dir, prompt}
+}}

@@ -43,11 +43,13 @@ var wrapperFormats = []struct {
 	{"gemini", chat.Gemini},
 }
 
-// Load reads every *.json file of dir, in name order: a trajectory file
-// (an object with "openai", "anthropic", "responses" and/or "gemini"
-// request bodies; a null one is absent) or a plain request body (Chat
-// Completions, Messages, Responses or Gemini's generateContent, told apart
-// by their fields; the trajectory is named after the file). It also returns the SHA-256 of
+// Load reads every *.json and *.traj file of dir, in name order: a
+// trajectory file (an object with "openai", "anthropic", "responses"
+// and/or "gemini" request bodies; a null one is absent), a plain request
+// body (Chat Completions, Messages, Responses or Gemini's generateContent,
+// told apart by their fields; the trajectory is named after the file), or
+// SWE-agent's own trajectory file (its "history", read in both Chat
+// Completions and Messages form: sweagent.go). It also returns the SHA-256 of
 // the files' names and bytes, so that a resumed run can tell whether the
 // data changed. It returns an EINVALID error naming the file for one that
 // is neither, or for a body in a format the bench does not replay.
@@ -56,8 +58,13 @@ func Load(dir string) ([]Trajectory, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("trajectory: %w", err)
 	}
+	trajs, err := filepath.Glob(filepath.Join(dir, "*.traj"))
+	if err != nil {
+		return nil, "", fmt.Errorf("trajectory: %w", err)
+	}
+	paths = append(paths, trajs...)
 	if len(paths) == 0 {
-		return nil, "", swc.Errorf(swc.ENOTFOUND, "trajectory: no *.json files in %s", dir)
+		return nil, "", swc.Errorf(swc.ENOTFOUND, "trajectory: no *.json or *.traj files in %s", dir)
 	}
 	sort.Strings(paths)
 	h := sha256.New()
@@ -69,7 +76,7 @@ func Load(dir string) ([]Trajectory, string, error) {
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), len(data))
 		h.Write(data)
-		t, err := parseFile(strings.TrimSuffix(filepath.Base(p), ".json"), data)
+		t, err := parseFile(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p), ".json"), ".traj"), data)
 		if err != nil {
 			return nil, "", swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))
 		}
@@ -85,6 +92,15 @@ func parseFile(name string, data []byte) (Trajectory, error) {
 		return Trajectory{}, fmt.Errorf("want a JSON object (a trajectory or a request body): %v", err)
 	}
 	t := Trajectory{Name: name}
+	if isSWEAgent(o) {
+		oa, an, err := sweAgentBodies(o)
+		if err != nil {
+			return t, fmt.Errorf("a SWE-agent trajectory: %v", err)
+		}
+		t.Agent = "SWE-agent"
+		t.Bodies = []Body{{Format: chat.OpenAI, Data: oa}, {Format: chat.Anthropic, Data: an}}
+		return t, nil
+	}
 	if isWrapper(o) {
 		var meta struct{ Name, Agent string }
 		_ = json.Unmarshal(data, &meta)

@@ -43,13 +43,15 @@ var wrapperFormats = []struct {
 	{"gemini", chat.Gemini},
 }
 
-// Load reads every *.json and *.traj file of dir, in name order: a
-// trajectory file (an object with "openai", "anthropic", "responses"
-// and/or "gemini" request bodies; a null one is absent), a plain request
-// body (Chat Completions, Messages, Responses or Gemini's generateContent,
-// told apart by their fields; the trajectory is named after the file), or
-// SWE-agent's own trajectory file (its "history", read in both Chat
-// Completions and Messages form: sweagent.go). It also returns the SHA-256 of
+// Load reads every *.json, *.traj and *.jsonl file of dir, in name
+// order: a trajectory file (an object
+// with "openai", "anthropic", "responses" and/or "gemini" request bodies;
+// a null one is absent), a plain request body (Chat Completions,
+// Messages, Responses or Gemini's generateContent, told apart by their
+// fields; the trajectory is named after the file), SWE-agent's own
+// trajectory file (its "history", read in both Chat Completions and
+// Messages form: sweagent.go), or a Claude Code session transcript (its
+// conversation as a Messages body: claudecode.go). It also returns the SHA-256 of
 // the files' names and bytes, so that a resumed run can tell whether the
 // data changed. It returns an EINVALID error naming the file for one that
 // is neither, or for a body in a format the bench does not replay.
@@ -58,13 +60,15 @@ func Load(dir string) ([]Trajectory, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("trajectory: %w", err)
 	}
-	trajs, err := filepath.Glob(filepath.Join(dir, "*.traj"))
-	if err != nil {
-		return nil, "", fmt.Errorf("trajectory: %w", err)
+	for _, ext := range []string{"*.traj", "*.jsonl"} {
+		more, err := filepath.Glob(filepath.Join(dir, ext))
+		if err != nil {
+			return nil, "", fmt.Errorf("trajectory: %w", err)
+		}
+		paths = append(paths, more...)
 	}
-	paths = append(paths, trajs...)
 	if len(paths) == 0 {
-		return nil, "", swc.Errorf(swc.ENOTFOUND, "trajectory: no *.json or *.traj files in %s", dir)
+		return nil, "", swc.Errorf(swc.ENOTFOUND, "trajectory: no *.json, *.traj or *.jsonl files in %s", dir)
 	}
 	sort.Strings(paths)
 	h := sha256.New()
@@ -76,7 +80,7 @@ func Load(dir string) ([]Trajectory, string, error) {
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), len(data))
 		h.Write(data)
-		t, err := parseFile(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p), ".json"), ".traj"), data)
+		t, err := parseFile(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), data)
 		if err != nil {
 			return nil, "", swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))
 		}
@@ -87,6 +91,13 @@ func Load(dir string) ([]Trajectory, string, error) {
 
 // parseFile reads one file: a trajectory wrapper or a plain request body.
 func parseFile(name string, data []byte) (Trajectory, error) {
+	if isClaudeCode(data) {
+		body, err := claudeCodeBody(data)
+		if err != nil {
+			return Trajectory{Name: name}, fmt.Errorf("a Claude Code transcript: %v", err)
+		}
+		return Trajectory{Name: name, Agent: "Claude Code", Bodies: []Body{{Format: chat.Anthropic, Data: body}}}, nil
+	}
 	o, err := decodeObject(data)
 	if err != nil {
 		return Trajectory{}, fmt.Errorf("want a JSON object (a trajectory or a request body): %v", err)

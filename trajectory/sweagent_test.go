@@ -133,3 +133,76 @@ func TestPyLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeTranscript: a Claude Code session transcript
+// (testdata/tiny_claude_code.jsonl, hand-written in its shape: an answer
+// written a block a line, parallel results a line each, an edited
+// prompt's abandoned branch, a subagent's line, a system line in the
+// chain, an empty text block) is read as the Messages body of the chain
+// back from its last message, within the API's rules, each request of it
+// too.
+func TestClaudeCodeTranscript(t *testing.T) {
+	data, err := os.ReadFile("testdata/tiny_claude_code.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := parseFile("cc", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Agent != "Claude Code" || len(tr.Bodies) != 1 || tr.Bodies[0].Format != chat.Anthropic {
+		t.Fatalf("agent %q, %d bodies", tr.Agent, len(tr.Bodies))
+	}
+	body := string(tr.Bodies[0].Data)
+	for _, gone := range []string{"ABANDONED BRANCH", "SUBAGENT TEXT", `"text":""`} {
+		if strings.Contains(body, gone) {
+			t.Errorf("the body holds %s", gone)
+		}
+	}
+	var b struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Type string `json:"type"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(tr.Bodies[0].Data, &b); err != nil {
+		t.Fatal(err)
+	}
+	var shape []string
+	for _, m := range b.Messages {
+		var types []string
+		for _, c := range m.Content {
+			types = append(types, c.Type)
+		}
+		shape = append(shape, m.Role+"("+strings.Join(types, ",")+")")
+	}
+	want := "user(text) assistant(thinking,text,tool_use,tool_use) user(tool_result,tool_result) assistant(text,tool_use) user(tool_result) assistant(text)"
+	if got := strings.Join(shape, " "); got != want || b.Model != "claude-sonnet-4-6" {
+		t.Errorf("messages:\n got %s (model %q)\nwant %s", got, b.Model, want)
+	}
+	if !strings.Contains(body, "Run pytest first.") {
+		t.Error("the edited prompt is not the one kept")
+	}
+	rp, err := NewReplay(tr.Name, tr.Bodies[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp.Len() != 3 {
+		t.Errorf("%d requests, want 3", rp.Len())
+	}
+	for i := range rp.Len() {
+		q, err := rp.Request(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rp.Breaches(q.Body); len(got) > 0 {
+			t.Errorf("request %d: breaches %q", i, got)
+		}
+	}
+	if _, err := parseFile("bad", []byte("{\"type\":\"user\",\"uuid\":\"u\",\"parentUuid\":null,\"message\":{\"role\":\"user\",\"content\":\"x\"}}\n{not json\n")); err == nil || !strings.Contains(err.Error(), "a Claude Code transcript: line 2") {
+		t.Errorf("a broken line: %v", err)
+	}
+}

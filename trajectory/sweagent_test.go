@@ -206,3 +206,24 @@ func TestClaudeCodeTranscript(t *testing.T) {
 		t.Errorf("a broken line: %v", err)
 	}
 }
+
+// TestClaudeCodeCompaction: after a compaction (a compact_boundary line
+// with no parent, the summary a user message under it) the conversation
+// is the summary and what follows it.
+func TestClaudeCodeCompaction(t *testing.T) {
+	lines := []string{
+		`{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":false,"message":{"role":"user","content":"BEFORE THE COMPACTION"}}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","isSidechain":false,"message":{"id":"m1","role":"assistant","model":"claude-opus-4-6","content":[{"type":"text","text":"old answer"}]}}`,
+		`{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"logicalParentUuid":"a1","isSidechain":false,"content":"Conversation compacted"}`,
+		`{"type":"user","uuid":"s1","parentUuid":"b1","isSidechain":false,"isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation. Summary: fixing parse_date."}}`,
+		`{"type":"assistant","uuid":"a2","parentUuid":"s1","isSidechain":false,"message":{"id":"m2","role":"assistant","model":"claude-opus-4-6","content":[{"type":"text","text":"Continuing."}]}}`,
+	}
+	tr, err := parseFile("cc", []byte(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(tr.Bodies[0].Data)
+	if strings.Contains(body, "BEFORE THE COMPACTION") || !strings.Contains(body, "Summary: fixing parse_date.") || strings.Count(body, `"role"`) != 2 {
+		t.Errorf("the body after a compaction:\n%s", body)
+	}
+}

@@ -146,8 +146,8 @@ func (t *itemTap) event(line []byte) {
 		}
 		if json.Unmarshal(data, &ev) == nil && ev.Type == "response.created" {
 			t.resp = ev.Response.ID
+			return
 		}
-		return
 	}
 	if !bytes.Contains(data, []byte(`"response.output_item.done"`)) {
 		return

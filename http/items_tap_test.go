@@ -27,6 +27,7 @@ func TestItemTap(t *testing.T) {
 			"event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"item\":" + msg + "}\n\n" +
 			"event: response.output_item.done\r\ndata: {\"type\":\"response.output_item.done\",\"item\":" + call + "}\r\n\r\n" +
 			"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"output\":[" + msg + "]}}\n\n", []string{"resp_9/msg_1", "resp_9/fc_1"}},
+		{"an item naming response.created before the event", true, "data: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"message\",\"id\":\"msg_2\",\"content\":[{\"type\":\"output_text\",\"text\":\"response.created\"}]}}\n\n", []string{"/msg_2"}},
 		{"stream without response.created", true, "data: {\"type\":\"response.output_item.done\",\"item\":" + msg + "}\n\n", []string{"/msg_1"}},
 		{"json", false, `{"id":"resp_1","output":[` + msg + `,` + call + `]}`, []string{"resp_1/msg_1", "resp_1/fc_1"}},
 		{"an item without an id", false, `{"output":[{"type":"message"}]}`, nil},

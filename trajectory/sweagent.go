@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -179,7 +180,7 @@ func (w *sweWriter) assistant(text string, calls []sweCall) {
 func (w *sweWriter) observation(text string, ids []string) {
 	answered := false
 	for _, id := range ids {
-		k := indexOf(w.pending, id)
+		k := slices.Index(w.pending, id)
 		if k < 0 {
 			continue
 		}
@@ -320,13 +321,4 @@ func sweList(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	return json.Marshal(v)
-}
-
-func indexOf(xs []string, x string) int {
-	for i, y := range xs {
-		if y == x {
-			return i
-		}
-	}
-	return -1
 }

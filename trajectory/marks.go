@@ -23,22 +23,24 @@ const markLookback = 20
 // markCache holds the prefixes earlier requests of a run wrote.
 type markCache struct{ written map[[32]byte]bool }
 
-// serve returns the bytes of cur's list items the cache serves (0 when
-// none) and writes the prefixes at cur's marks. Prefixes end at message
-// boundaries; the fields other than the list (system, tools, …) are part
-// of every prefix.
+// serve returns the bytes of cur's prefix units the cache serves (0 when
+// none) and writes the prefixes at cur's marks. Prefixes end at unit
+// boundaries: the lead's blocks (Anthropic's system blocks), then the
+// messages; the other fields (tools, model, …) are part of every
+// prefix.
 func (mc *markCache) serve(cur *sent, list string) (cached int) {
 	if mc.written == nil {
 		mc.written = map[[32]byte]bool{}
 	}
-	n := len(cur.items)
-	if n == 0 {
+	units := cur.prefixUnits()
+	n := len(units)
+	if len(cur.items) == 0 || n == 0 {
 		return 0
 	}
 	h := sha256.New()
 	keys := make([]string, 0, len(cur.top))
 	for k := range cur.top {
-		if k != list {
+		if k != list && k != cur.leadKey {
 			keys = append(keys, k)
 		}
 	}
@@ -47,20 +49,19 @@ func (mc *markCache) serve(cur *sent, list string) (cached int) {
 		h.Write([]byte(k))
 		h.Write(markRE.ReplaceAll(bytes.TrimSpace(cur.top[k]), nil))
 	}
-	prefix := make([][32]byte, n) // prefix[i]: the fields and items 0..i
-	size := make([]int, n)        // size[i]: the bytes of items 0..i
+	prefix := make([][32]byte, n) // prefix[i]: the fields and units 0..i
+	size := make([]int, n)        // size[i]: the bytes of units 0..i
 	blocks := make([]int, n)
 	var marks []int
-	for i, it := range cur.items {
-		it = bytes.TrimSpace(it)
-		h.Write(markRE.ReplaceAll(it, nil)) // a mark is not part of what is cached
+	for i, u := range units {
+		h.Write(markRE.ReplaceAll(u.key, nil)) // a mark is not part of what is cached
 		h.Sum(prefix[i][:0])
-		size[i] = len(it)
+		size[i] = u.size
 		if i > 0 {
 			size[i] += size[i-1]
 		}
-		blocks[i] = contentBlocks(it)
-		if i == n-1 || markRE.Match(it) {
+		blocks[i] = u.blocks
+		if i == n-1 || markRE.Match(u.key) {
 			marks = append(marks, i)
 		}
 	}

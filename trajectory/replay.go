@@ -122,8 +122,13 @@ func (r *Replay) Breaches(body []byte) []string { return r.decode(body).breaches
 
 // sent is a body as sent, decoded once for the checks of a row.
 type sent struct {
-	top      object
-	items    []json.RawMessage
+	top   object
+	items []json.RawMessage
+	// leadKey is the codec's lead (Anthropic's "system"): the body's
+	// prefix units are then content blocks (blockUnits), and the lead is
+	// not compared as a whole with the other fields.
+	leadKey  string
+	u        []unit // prefixUnits, once
 	breaches []string
 }
 
@@ -137,5 +142,9 @@ func (r *Replay) decode(body []byte) *sent {
 	if err != nil {
 		return &sent{breaches: []string{fmt.Sprintf("body: %v", err)}}
 	}
-	return &sent{top: o, items: items, breaches: r.codec.validate(o, items)}
+	s := &sent{top: o, items: items, breaches: r.codec.validate(o, items)}
+	if k := r.codec.lead; k != "" {
+		s.leadKey = k
+	}
+	return s
 }

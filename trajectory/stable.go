@@ -25,10 +25,10 @@ func PrefixStable(prev, cur []byte, list string) bool {
 
 // prefixStable is PrefixStable of decoded bodies.
 func prefixStable(prev, cur *sent, list string) bool {
-	if !sameFields(prev, cur, list) || len(prev.items) > len(cur.items) {
+	if !sameFields(prev, cur, list) || len(prev.prefixUnits()) > len(cur.prefixUnits()) {
 		return false
 	}
-	return commonItems(prev, cur) == len(prev.items)
+	return commonItems(prev, cur) == len(prev.prefixUnits())
 }
 
 // sameFields reports whether every field of the two bodies but the
@@ -40,7 +40,7 @@ func sameFields(prev, cur *sent, list string) bool {
 		return false
 	}
 	for k, v := range p {
-		if k == list {
+		if k == list || k == cur.leadKey && k == prev.leadKey {
 			continue
 		}
 		if w, ok := c[k]; !ok || !sameItem(v, w) {
@@ -50,13 +50,15 @@ func sameFields(prev, cur *sent, list string) bool {
 	return true
 }
 
-// commonItems is how many leading list items the two bodies share, byte
-// for byte (whitespace around an item aside, and Anthropic's cache_control
-// marks: a mark is not part of what a provider caches, and a client moves
-// its mark to its last message on every request).
+// commonItems is how many leading prefix units (list items, or content
+// blocks, see prefixUnits) the two bodies share, byte for byte
+// (whitespace around a unit aside, and Anthropic's cache_control marks: a
+// mark is not part of what a provider caches, and a client moves its mark
+// to its last message on every request).
 func commonItems(prev, cur *sent) int {
+	p, c := prev.prefixUnits(), cur.prefixUnits()
 	n := 0
-	for n < min(len(prev.items), len(cur.items)) && sameItem(prev.items[n], cur.items[n]) {
+	for n < min(len(p), len(c)) && sameItem(p[n].key, c[n].key) {
 		n++
 	}
 	return n
@@ -75,19 +77,20 @@ func sameItem(a, b []byte) bool {
 	return bytes.Equal(markRE.ReplaceAll(a, nil), markRE.ReplaceAll(b, nil))
 }
 
-// cachedPrefix returns the bytes of cur's list items that a provider's
-// prompt cache holds from prev (the items before the first that differs;
-// none when a field other than the list changed) and the bytes of all of
-// cur's list items.
+// cachedPrefix returns the bytes of cur's prefix units (see
+// prefixUnits) that a provider's prompt cache holds from prev (the units
+// before the first that differs; none when another field changed) and
+// the bytes of all of cur's units.
 func cachedPrefix(prev, cur *sent, list string) (cached, total int) {
-	for _, it := range cur.items {
-		total += len(bytes.TrimSpace(it))
+	units := cur.prefixUnits()
+	for _, u := range units {
+		total += u.size
 	}
 	if !sameFields(prev, cur, list) {
 		return 0, total
 	}
-	for _, it := range cur.items[:commonItems(prev, cur)] {
-		cached += len(bytes.TrimSpace(it))
+	for _, u := range units[:commonItems(prev, cur)] {
+		cached += u.size
 	}
 	return cached, total
 }

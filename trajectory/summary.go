@@ -73,13 +73,14 @@ type Cell struct {
 	Stable      int     `json:"stable"`
 	Pairs       int     `json:"pairs"`
 	StableShare float64 `json:"stable_share"`
-	// CachedShare is the share of the message-list bytes of those pairs'
-	// later requests that the earlier one sent byte for byte, in the same
-	// leading positions: what a provider's prompt cache serves.
+	// CachedShare is the share of the message-list bytes (Anthropic
+	// form: system and message content blocks, prefixUnits) of those
+	// pairs' later requests that the earlier one sent byte for byte, in
+	// the same leading positions: what a provider's prompt cache serves.
 	CachedShare float64 `json:"cached_share"`
 	// MarkCachedShare (Anthropic form) is the same share under
 	// Anthropic's rules (Row.MarkCachedBytes): a prefix is served only up
-	// to a cache_control mark an earlier request wrote.
+	// to a content block an earlier request marked with cache_control.
 	MarkCachedShare float64 `json:"mark_cached_share,omitempty"`
 	// CostRatio is what the sent requests cost with prompt caching over
 	// what the same requests as the agent sent them would have (Row.Cost

@@ -1,0 +1,82 @@
+package trajectory
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// A unit is where a prefix a provider's prompt cache holds may end: a
+// list item, or, for a codec with a lead (Anthropic), a content block of
+// the lead or of a message. key is what two requests must share for the
+// unit to be the same (cache_control marks aside, see sameItem), size its
+// bytes as sent.
+type unit struct {
+	key    []byte
+	size   int
+	blocks int // content blocks it holds (the provider's lookback counts them)
+}
+
+// prefixUnits returns the body's units in order, computed once.
+func (s *sent) prefixUnits() []unit {
+	if s.u != nil || len(s.items) == 0 && s.leadKey == "" {
+		return s.u
+	}
+	if s.leadKey == "" {
+		s.u = make([]unit, len(s.items))
+		for i, it := range s.items {
+			it = bytes.TrimSpace(it)
+			s.u[i] = unit{key: it, size: len(it), blocks: contentBlocks(it)}
+		}
+		return s.u
+	}
+	s.u = blockUnits(s.u[:0], "system", s.top[s.leadKey])
+	for _, it := range s.items {
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(it, &m) != nil {
+			it = bytes.TrimSpace(it)
+			s.u = append(s.u, unit{key: it, size: len(it), blocks: 1})
+			continue
+		}
+		s.u = blockUnits(s.u, m.Role, m.Content)
+	}
+	return s.u
+}
+
+// blockUnits appends the content blocks of a content field (a string, the
+// one text block it stands for; or a list) as units, each compacted (a
+// provider reads the JSON, not its spacing), the first keyed with role
+// too: the same blocks in another message are another prefix.
+func blockUnits(us []unit, role string, content json.RawMessage) []unit {
+	var blocks []json.RawMessage
+	var s string
+	switch {
+	case json.Unmarshal(content, &s) == nil:
+		if s == "" {
+			return us
+		}
+		b, _ := json.Marshal(struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{"text", s})
+		blocks = []json.RawMessage{b}
+	case json.Unmarshal(content, &blocks) != nil:
+		return us
+	}
+	for i, b := range blocks {
+		var c bytes.Buffer
+		if json.Compact(&c, b) != nil {
+			c.Reset()
+			c.Write(bytes.TrimSpace(b))
+		}
+		size := c.Len()
+		key := c.Bytes()
+		if i == 0 {
+			key = append([]byte(role+"\x00"), key...)
+		}
+		us = append(us, unit{key: key, size: size, blocks: 1})
+	}
+	return us
+}

@@ -1,0 +1,84 @@
+package trajectory
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// anthropicSent decodes an Anthropic body as the bench does: its prefix
+// units are the system's content blocks, then the messages'.
+func anthropicSent(t *testing.T, body string) *sent {
+	t.Helper()
+	o, err := decodeObject([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := o.list("messages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &sent{top: o, items: items, leadKey: "system"}
+}
+
+// TestMarkCacheMemoryAfterTask: under Anthropic's rules, block by block,
+// a memory block appended to the task's message that changes between two
+// requests leaves the system and the task served from the cache when an
+// earlier request marked the task's block, and nothing when none did; a
+// string system and its one text block are the same prefix.
+func TestMarkCacheMemoryAfterTask(t *testing.T) {
+	const sys = `"system":[{"type":"text","text":"You are an agent."}]`
+	task := func(mark bool, memory string) string {
+		cc := ""
+		if mark {
+			cc = `,"cache_control":{"type":"ephemeral"}`
+		}
+		return `{"role":"user","content":[{"type":"text","text":"Fix the bug."` + cc + `},{"type":"text","text":"` + memory + `"}]}`
+	}
+	turn := func(n string, last bool) string {
+		cc := ""
+		if last {
+			cc = `,"cache_control":{"type":"ephemeral"}`
+		}
+		return `{"role":"assistant","content":[{"type":"tool_use","id":"t` + n + `","name":"sh","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t` + n + `","content":"out ` + n + `"` + cc + `}]}`
+	}
+	first := `{"model":"m","system":"You are an agent.","messages":[{"role":"user","content":"Fix the bug."},` + turn("1", true) + `]}`
+	for _, marked := range []bool{true, false} {
+		var mc markCache
+		mc.serve(anthropicSent(t, first), "messages")
+		second := `{"model":"m",` + sys + `,"messages":[` + task(marked, "[… 1 earlier call; h0000000001]") + `,` + turn("2", false) + `,` + turn("3", true) + `]}`
+		mc.serve(anthropicSent(t, second), "messages")
+		third := `{"model":"m",` + sys + `,"messages":[` + task(marked, "[… 2 earlier calls; h0000000001 h0000000002]") + `,` + turn("3", false) + `,` + turn("4", true) + `]}`
+		cur := anthropicSent(t, third)
+		got := mc.serve(cur, "messages")
+		want := 0
+		if u := cur.prefixUnits(); marked {
+			want = u[0].size + u[1].size // the system and the task
+		}
+		if got != want {
+			t.Errorf("task marked %v: %d bytes served after the memory changed, want %d", marked, got, want)
+		}
+	}
+	// cachedPrefix counts the same units: the system and the task's
+	// block before the memory, and every unit's bytes in the total.
+	prev := anthropicSent(t, `{"model":"m",`+sys+`,"messages":[`+task(true, "a")+`,`+turn("2", true)+`]}`)
+	cur := anthropicSent(t, `{"model":"m","system":"You are an agent.","messages":[`+task(false, "b")+`,`+turn("2", true)+`]}`)
+	cached, total := cachedPrefix(prev, cur, "messages")
+	if served := cur.prefixUnits()[0].size + cur.prefixUnits()[1].size; cached != served {
+		t.Errorf("cachedPrefix: %d bytes, want %d (the system and the task)", cached, served)
+	}
+	n := 0
+	for _, u := range cur.prefixUnits() {
+		n += u.size
+	}
+	if total != n || len(cur.prefixUnits()) != 5 {
+		t.Errorf("cachedPrefix: total %d over %d units, want %d over 5", total, len(cur.prefixUnits()), n)
+	}
+	if prefixStable(prev, cur, "messages") {
+		t.Error("a changed memory block taken for a stable prefix")
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(first), &m) != nil || len(blockUnits(nil, "user", m["system"])) != 1 {
+		t.Error("a string system is not one text block")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -308,7 +309,7 @@ func holdsHandle(body []byte) bool {
 // breaches and the call of swc_recall to make, when it is time for one.
 func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answered string) (breaches, *recallAsk) {
 	bs, round, ask := u.checkRecall(format, field, body, orig, answered)
-	if m := taskMessage(orig, field, u.Task); m != nil && !bytes.Contains(body, m) {
+	if m := taskMessage(orig, field, u.Task); m != nil && !bytes.Contains(body, m) && !taskWithMemory(body, field, m) {
 		bs.add("task-kept", "the agent's message holding its task goes out changed, folded into a memory or left out")
 	}
 	if !round {
@@ -327,6 +328,70 @@ func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answe
 		u.mu.Unlock()
 	}
 	return bs, ask
+}
+
+// taskWithMemory reports whether body's field holds the agent's task
+// message m with text blocks of swc's memory after its own content (a
+// tool loop's memory in Anthropic form goes there): a message of m's role
+// whose content blocks start with m's (a string content as its one text
+// block; cache_control marks aside, which swc may add), every block after
+// them a text block naming a handle.
+func taskWithMemory(body []byte, field string, m []byte) bool {
+	var want struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(m, &want) != nil {
+		return false
+	}
+	own := contentBlocks(want.Content)
+	var fm map[string]json.RawMessage
+	var elems []json.RawMessage
+	if own == nil || json.Unmarshal(body, &fm) != nil || json.Unmarshal(fm[field], &elems) != nil {
+		return false
+	}
+	for _, e := range elems {
+		var got struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(e, &got) != nil || got.Role != want.Role {
+			continue
+		}
+		blocks := contentBlocks(got.Content)
+		if len(blocks) <= len(own) || !reflect.DeepEqual(blocks[:len(own)], own) {
+			continue
+		}
+		memory := true
+		for _, b := range blocks[len(own):] {
+			text, _ := b["text"].(string)
+			memory = memory && b["type"] == "text" && memoryHandle.MatchString(text)
+		}
+		if memory {
+			return true
+		}
+	}
+	return false
+}
+
+// memoryHandle matches a handle as swc's memory lists them.
+var memoryHandle = regexp.MustCompile(`\bh[0-9a-f]{10}\b`)
+
+// contentBlocks returns a message content's blocks, decoded, without
+// their cache_control members: a string's one text block, or a list's.
+func contentBlocks(content json.RawMessage) []map[string]any {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return []map[string]any{{"type": "text", "text": s}}
+	}
+	var blocks []map[string]any
+	if json.Unmarshal(content, &blocks) != nil {
+		return nil
+	}
+	for _, b := range blocks {
+		delete(b, "cache_control")
+	}
+	return blocks
 }
 
 // taskMessage returns the first element of orig's field (its messages,

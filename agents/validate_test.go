@@ -160,8 +160,9 @@ func TestChatAnswered(t *testing.T) {
 }
 
 // TestTaskKept: a forwarded request must hold the agent's message that
-// holds the task byte for byte; folded into a memory (its text still in
-// the body), it breaks rule task-kept.
+// holds the task byte for byte, or with swc's memory blocks after its own
+// content (Anthropic form); folded into a memory (its text still in the
+// body), it breaks rule task-kept.
 func TestTaskKept(t *testing.T) {
 	const task = "Print the step files."
 	agentBody := `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"Context. ` + task + `"},{"role":"assistant","content":"ok"},{"role":"user","content":"more"}]}`
@@ -173,6 +174,9 @@ func TestTaskKept(t *testing.T) {
 		{"kept", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"Context. ` + task + `"},{"role":"user","content":"more"}]}`, nil},
 		{"folded", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"system","content":"Earlier: User: … ` + task + `"},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
 		{"dropped", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
+		{"a memory block after it", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"Context. ` + task + `","cache_control":{"type":"ephemeral"}},{"type":"text","text":"Earlier steps: [swc:h0123456789 ls → 2 lines]"}]},{"role":"user","content":"more"}]}`, nil},
+		{"a block after it without a handle", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"Context. ` + task + `"},{"type":"text","text":"something else"}]},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
+		{"cut, then a memory block", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"Context."},{"type":"text","text":"[swc:h0123456789 ls → 2 lines] ` + task + `"}]},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
 	} {
 		bs, _ := u.checkForwarded("openai", "messages", []byte(c.body), []byte(agentBody), "")
 		var got []string

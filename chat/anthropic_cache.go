@@ -210,17 +210,21 @@ func markBlock(body map[string]json.RawMessage, msgs []json.RawMessage, at stubA
 	if hourAfter {
 		cc = `{"type":"ephemeral","ttl":"1h"}`
 	}
-	// A "cache_control": null member takes the mark as its value (a
-	// second member of the name would be a duplicate key); otherwise the
-	// mark goes in as the block's last member. Every other byte as it
-	// came.
 	if b.CacheControl != nil {
+		// A "cache_control": null member takes the mark as its value (a
+		// second member of the name would be a duplicate key).
 		if vs, ve, err := valueSpan(raw, "content", at.block, "cache_control"); err == nil {
 			next := make([]byte, 0, len(raw)+len(cc))
 			next = append(append(append(next, raw[:vs]...), cc...), raw[ve:]...)
 			return next, true
 		}
 	}
+	return withMember(raw, start, end, `"cache_control":`+cc), true
+}
+
+// withMember returns raw with member (`"name":value`) added as the last
+// member of the object at raw[start:end], every other byte as it came.
+func withMember(raw []byte, start, end int, member string) json.RawMessage {
 	close := end - 1
 	for close > start && raw[close] != '}' {
 		close--
@@ -229,11 +233,11 @@ func markBlock(body map[string]json.RawMessage, msgs []json.RawMessage, at stubA
 	if inner := bytes.TrimSpace(raw[start+1 : close]); len(inner) == 0 {
 		sep = ""
 	}
-	next := make([]byte, 0, len(raw)+len(cc)+20)
+	next := make([]byte, 0, len(raw)+len(member)+1)
 	next = append(next, raw[:close]...)
-	next = append(next, sep+`"cache_control":`+cc...)
+	next = append(next, sep+member...)
 	next = append(next, raw[close:]...)
-	return next, true
+	return next
 }
 
 // ttls counts cache_control marks by TTL.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc"
 )
 
 // TestStubCacheMark: in a tool loop the cache mark swc adds goes on the
@@ -110,8 +112,9 @@ func mustRaw(t *testing.T, v any) json.RawMessage {
 
 // TestMemoryBlockShape: with swc's marks on, the memory is a text block
 // after the system's whether it carries the mark or the mark went to a
-// stub, so the system's content is the same either way; with them off it
-// is appended to a string system.
+// stub, so the system's content is the same either way (the system's
+// own block marked, TestSystemCacheMark); with them off it is appended
+// to a string system.
 func TestMemoryBlockShape(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -119,8 +122,8 @@ func TestMemoryBlockShape(t *testing.T) {
 		stubs bool
 		want  string
 	}{
-		{"marked memory", false, false, `[{"type":"text","text":"sys"},{"type":"text","text":"mem","cache_control":{"type":"ephemeral"}}]`},
-		{"the mark on a stub", false, true, `[{"type":"text","text":"sys"},{"type":"text","text":"mem"}]`},
+		{"marked memory", false, false, `[{"type":"text","text":"sys","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem","cache_control":{"type":"ephemeral"}}]`},
+		{"the mark on a stub", false, true, `[{"type":"text","text":"sys","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem"}]`},
 		{"marks off", true, true, `"sys\n\nmem"`},
 	} {
 		body := `{"model":"c","system":"sys","messages":[{"role":"user","content":"task"},` +
@@ -269,5 +272,152 @@ func TestStubCacheMarkNull(t *testing.T) {
 	got := string(spliceStubs(t, in, Output{}, "[swc:h0 stub]", "out"))
 	if n := strings.Count(got, `"cache_control"`); n != 1 || !strings.Contains(got, `"content":"[swc:h0 stub]","cache_control":{"type":"ephemeral"}`) {
 		t.Errorf("%d cache_control members:\n%s", n, got)
+	}
+}
+
+// TestSystemCacheMark: with a memory, swc marks the client's last system
+// block (tools and instructions stay cached when the memory changes)
+// when the client marked no system block and a breakpoint is left after
+// the stub's or memory's mark; the block's members as they came,
+// the 1-hour TTL when a later mark has it, none when a 5-minute mark
+// before it would precede an hour's.
+func TestSystemCacheMark(t *testing.T) {
+	five, hour := `,"cache_control":{"type":"ephemeral"}`, `,"cache_control":{"type":"ephemeral","ttl":"1h"}`
+	body := func(tools, system, lastMark string) string {
+		return `{"model":"c","max_tokens":9` + tools + `,"system":` + system + `,"messages":[{"role":"user","content":"task"},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"sh","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"one"}]},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"sh","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"two"` + lastMark + `}]}]}`
+	}
+	blocks := `[{"type":"text","text":"a"}, {"text":"b" ,"type":"text"}]`
+	for _, tc := range []struct {
+		name, body, memory string
+		stubs              []string
+		off                bool
+		want               string // the system as sent
+	}{
+		{"string system", body("", `"s"`, five), "mem", nil, false,
+			`[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem","cache_control":{"type":"ephemeral"}}]`},
+		{"blocks: the last marked, its bytes kept", body("", blocks, five), "mem", []string{"one"}, false,
+			`[{"type":"text","text":"a"},{"text":"b","type":"text","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem"}]`},
+		{"a later hour's mark", body("", `"s"`, hour), "mem", []string{"one"}, false,
+			`[{"type":"text","text":"s","cache_control":{"type":"ephemeral","ttl":"1h"}},{"type":"text","text":"mem"}]`},
+		{"the client marked its system", body("", `[{"type":"text","text":"a"},{"type":"text","text":"b"`+five+`}]`, five), "mem", nil, false,
+			`[{"type":"text","text":"a"},{"type":"text","text":"b","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem","cache_control":{"type":"ephemeral"}}]`},
+		{"a tool's 5 minutes before an hour's", body(`,"tools":[{"name":"sh","input_schema":{}`+five+`}]`, `"s"`, hour), "mem", []string{"one"}, false,
+			`[{"type":"text","text":"s"},{"type":"text","text":"mem"}]`},
+		{"no breakpoint left", body(`,"tools":[{"name":"sh","input_schema":{}`+five+`},{"name":"x","input_schema":{}`+five+`}]`, `"s"`, five), "mem", []string{"one"}, false,
+			`[{"type":"text","text":"s"},{"type":"text","text":"mem"}]`},
+		{"no memory", body("", `"s"`, five), "", []string{"one"}, false, `"s"`},
+		{"marks off", body("", `"s"`, five), "mem", []string{"one"}, true, `"s\n\nmem"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := Parse([]byte(tc.body), Anthropic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := spliceStubs(t, in, Output{Memory: tc.memory, NoCacheMark: tc.off}, "[swc:h0 stub]", tc.stubs...)
+			var b struct {
+				System json.RawMessage `json:"system"`
+			}
+			if err := json.Unmarshal(got, &b); err != nil || string(b.System) != tc.want {
+				t.Errorf("system %s, want %s", b.System, tc.want)
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(got, &m); err != nil {
+				t.Fatal(err)
+			}
+			var msgs []json.RawMessage
+			json.Unmarshal(m["messages"], &msgs)
+			if n, _ := breakpoints(m, msgs); n > MaxBreakpoints {
+				t.Errorf("%d marks: %s", n, got)
+			}
+		})
+	}
+}
+
+// TestMemoryInTask: a memory that follows the task (a tool loop's) goes
+// into the task's message as a text block after its own (a string task
+// becomes a text block first), the task's last block marked when the
+// client left it unmarked and a breakpoint is free, so the instructions
+// and the task stay cached when the memory changes; a task swc rewrote
+// sends the memory to the system instead.
+func TestMemoryInTask(t *testing.T) {
+	five, hour := `,"cache_control":{"type":"ephemeral"}`, `,"cache_control":{"type":"ephemeral","ttl":"1h"}`
+	body := func(task, lastMark string) string {
+		return `{"model":"c","max_tokens":9,"system":"s","messages":[{"role":"user","content":` + task + `},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"sh","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"one"}]},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"sh","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"two"` + lastMark + `}]}]}`
+	}
+	for _, tc := range []struct {
+		name, body string
+		stubs      []string
+		rewrite    bool   // the task rewritten
+		wantTask   string // the task's content as sent
+		wantSystem string
+	}{
+		{"string task, a stub", body(`"do it"`, five), []string{"one"}, false,
+			`[{"type":"text","text":"do it","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem"}]`, `"s"`},
+		{"no stub: the memory marked too", body(`"do it"`, five), nil, false,
+			`[{"type":"text","text":"do it","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem","cache_control":{"type":"ephemeral"}}]`, `"s"`},
+		{"blocks, an hour's mark later", body(`[{"type":"text","text":"a"},{"type":"text","text":"b"}]`, hour), []string{"one"}, false,
+			`[{"type":"text","text":"a"},{"type":"text","text":"b","cache_control":{"type":"ephemeral","ttl":"1h"}},{"type":"text","text":"mem"}]`, `"s"`},
+		{"the task marked by the client", body(`[{"type":"text","text":"a"`+five+`}]`, five), []string{"one"}, false,
+			`[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem"}]`, `"s"`},
+		{"the task's 5 minutes before an hour's: none of ours", body(`[{"type":"text","text":"a"`+five+`},{"type":"text","text":"b"}]`, hour), nil, false,
+			`[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b"},{"type":"text","text":"mem"}]`, `"s"`},
+		{"the task rewritten: the memory in the system", body(`"do it"`, five), []string{"one"}, true,
+			`"short"`, `[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem"}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := Parse([]byte(tc.body), Anthropic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := Output{Memory: "mem", Rewritten: map[int]string{}}
+			for i, m := range in.Messages {
+				if slices.Contains(tc.stubs, m.Content) {
+					out.Rewritten[i], m.Content = "[swc:h0 stub]", "[swc:h0 stub]"
+				}
+				if tc.rewrite && m.Role == swc.RoleUser && m.Content == "do it" {
+					out.Rewritten[i], m.Content = "short", "short"
+				}
+				out.Messages = append(out.Messages, m)
+				out.Source = append(out.Source, i)
+				if in.Origin[i] == 0 { // after the task
+					out.Messages = append(out.Messages, swc.Message{Role: swc.RoleSystem, Content: "mem"})
+					out.Source = append(out.Source, -1)
+				}
+			}
+			got, err := Splice(in, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b struct {
+				System   json.RawMessage `json:"system"`
+				Messages []struct {
+					Content json.RawMessage `json:"content"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(got, &b); err != nil {
+				t.Fatal(err)
+			}
+			if string(b.Messages[0].Content) != tc.wantTask || string(b.System) != tc.wantSystem {
+				t.Errorf("task %s, system %s\nwant task %s, system %s", b.Messages[0].Content, b.System, tc.wantTask, tc.wantSystem)
+			}
+			var m map[string]json.RawMessage
+			json.Unmarshal(got, &m)
+			var msgs []json.RawMessage
+			json.Unmarshal(m["messages"], &msgs)
+			if n, _ := breakpoints(m, msgs); n > MaxBreakpoints {
+				t.Errorf("%d marks: %s", n, got)
+			}
+			if _, err := Parse(got, Anthropic); err != nil {
+				t.Errorf("sent body does not parse: %v", err)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,14 +18,17 @@ func (anthropicCodec) Format() Format                    { return Anthropic }
 func (anthropicCodec) AlignUser() bool                   { return true }
 func (anthropicCodec) parse(data []byte) (*Input, error) { return parseAnthropic(data) }
 
-// Splice writes the request body with the memory appended to system and
-// the kept messages as they came (a rewritten tool result with its
+// Splice writes the request body with the memory appended to system (or,
+// when it follows a kept user message, as in a tool loop after the task,
+// to that message as a text block: withMemoryBlock) and the kept messages
+// as they came (a rewritten tool result with its
 // block's "content" replaced, every other byte as it came; a rewritten
 // assistant turn with its text written as anthropicTurn says; a source
 // message whose tool results went into the memory is kept without its
 // tool_result blocks, every other byte as it came; one otherwise partly
 // kept is written anew). Unless out.NoCacheMark, the memory block gets a
-// cache_control mark when the body's marks leave room (MaxBreakpoints).
+// cache_control mark when the body's marks leave room (MaxBreakpoints),
+// and so does the block before it.
 func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 	var msgs []json.RawMessage
 	kept := map[int]int{} // origin → kept parts
@@ -38,11 +42,15 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 		total[o]++
 	}
 	last := stubAt{msg: -1} // the last stub, by message and block
+	memOrigin, memAt := memoryOrigin(in, out), -1
 	for _, o := range keptOrigins(in, out) {
 		if kept[o] == total[o] {
 			raw, err := rewriteRaw(in, out, o, anthropicPath, anthropicValue)
 			if err != nil {
 				return nil, err
+			}
+			if o == memOrigin {
+				memAt = len(msgs)
 			}
 			if k, ok := lastStub(in, out, o); ok {
 				last = stubAt{msg: len(msgs), block: k}
@@ -86,17 +94,48 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 			}
 		}
 	}
-	if mark && out.Memory != "" {
-		var n int
-		n, hour = breakpoints(in.Body, msgs)
-		// The memory comes after the tools' and system's marks: it may
-		// take the 1-hour TTL a later mark needs only if none of those
-		// is a 5-minute one.
-		mark = n < MaxBreakpoints && !(hour && headMarks(in.Body).five > 0)
+	// The memory goes into the message it follows (a tool loop's task)
+	// or else the system, marked (memMark) when there is room; the block
+	// before it (the task's last, or the client's last system block)
+	// takes one more when the client put none there and one is left: the
+	// memory changes at every epoch boundary, and with it every prefix
+	// that runs past it, so the instructions and the task stay cached
+	// across it.
+	var preMark bool
+	if !out.NoCacheMark && out.Memory != "" {
+		n, h := breakpoints(in.Body, msgs)
+		hour = h
+		// The marks before the memory (the tools' and system's, and the
+		// messages' up to the one it goes into): ours may take the
+		// 1-hour TTL a later mark needs only if none of those is a
+		// 5-minute one.
+		before := headMarks(in.Body)
+		for _, m := range msgs[:memAt+1] {
+			before.blocks(contentOf(m))
+		}
+		fits := !(hour && before.five > 0)
+		if mark = mark && fits && n < MaxBreakpoints; mark {
+			n++
+		}
+		preMark = fits && n < MaxBreakpoints
+		if memAt < 0 {
+			preMark = preMark && !systemMarked(in.Body["system"])
+		}
 	}
-	sys, err := appendSystem(in.Body["system"], out.Memory, !out.NoCacheMark, mark, hour)
-	if err != nil {
-		return nil, err
+	marks := systemMarks{block: !out.NoCacheMark, memory: mark, system: preMark, hour: hour}
+	sys := in.Body["system"]
+	if memAt >= 0 {
+		if raw, ok := withMemoryBlock(msgs[memAt], out.Memory, marks); ok {
+			msgs[memAt] = raw
+		} else {
+			memAt = -1
+		}
+	}
+	if memAt < 0 {
+		var err error
+		if sys, err = appendSystem(sys, out.Memory, marks); err != nil {
+			return nil, err
+		}
 	}
 	if th, ok := thinkingBinding(in.Body, msgs); ok && !out.KeepThinkingBinding {
 		body := make(map[string]json.RawMessage, len(in.Body))
@@ -171,27 +210,37 @@ func keptResultsOnly(in *Input, out Output, o int, part []int) (json.RawMessage,
 	return OnlyToolResults(in.Raw[o])
 }
 
+// systemMarks says how appendSystem and withMemoryBlock mark what they
+// write: block (swc's marks on) writes the memory as a text block of its
+// own; memory puts a cache_control mark on it, system one on the block
+// before it (the client's last system block, or the task's; a string
+// becomes a text block first); hour gives them the 1-hour TTL.
+type systemMarks struct{ block, memory, system, hour bool }
+
 // appendSystem returns the system field with memory appended: to the
-// string, or as a text block. With block (swc's marks on) the memory is a
-// text block whether or not it carries the mark (a string system becomes
-// a text block before it), so the system's shape stays the same when the
-// mark moves to a tool loop's last stub or the client's marks leave no
-// room: a provider's cache reads the content, and "sys\n\nmemory" is
-// not the same content as two blocks. With mark the block has a
-// cache_control mark, with the 1-hour TTL when hour.
-func appendSystem(sys json.RawMessage, memory string, block, mark, hour bool) (json.RawMessage, error) {
+// string, or as a text block. With m.block (swc's marks on) the memory is
+// a text block whether or not it carries the mark (a string system
+// becomes a text block before it), so the system's shape stays the same
+// when the mark moves to a tool loop's last stub or the client's marks
+// leave no room: a provider's cache reads the content, and
+// "sys\n\nmemory" is not the same content as two blocks.
+func appendSystem(sys json.RawMessage, memory string, m systemMarks) (json.RawMessage, error) {
 	if memory == "" {
 		return sys, nil
 	}
 	sys = bytes.TrimSpace(sys)
-	mem := memoryBlock{Type: "text", Text: memory}
-	if mark {
-		mem.CacheControl = &cacheControl{Type: "ephemeral"}
-		if hour {
-			mem.CacheControl.TTL = "1h"
+	var cc *cacheControl
+	if m.memory || m.system {
+		cc = &cacheControl{Type: "ephemeral"}
+		if m.hour {
+			cc.TTL = "1h"
 		}
 	}
-	block = block || mark
+	mem := memoryBlock{Type: "text", Text: memory}
+	if m.memory {
+		mem.CacheControl = cc
+	}
+	block := m.block || m.memory
 	var blocks []json.RawMessage
 	var s string
 	switch {
@@ -207,7 +256,11 @@ func appendSystem(sys json.RawMessage, memory string, block, mark, hour bool) (j
 			return json.Marshal(s + memory)
 		}
 		if s != "" {
-			b, err := json.Marshal(memoryBlock{Type: "text", Text: s})
+			sb := memoryBlock{Type: "text", Text: s}
+			if m.system {
+				sb.CacheControl = cc
+			}
+			b, err := json.Marshal(sb)
 			if err != nil {
 				return nil, err
 			}
@@ -217,10 +270,129 @@ func appendSystem(sys json.RawMessage, memory string, block, mark, hour bool) (j
 		if err := json.Unmarshal(sys, &blocks); err != nil {
 			return nil, err
 		}
+		if last := len(blocks) - 1; m.system && last >= 0 {
+			blocks[last] = markedBlock(blocks[last], cc)
+		}
 	}
 	b, err := json.Marshal(mem)
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(append(blocks, b))
+}
+
+// systemMarked reports whether a block of the system field carries a
+// cache_control mark.
+func systemMarked(sys json.RawMessage) bool {
+	var t ttls
+	t.blocks(sys)
+	return t.five+t.hour > 0
+}
+
+// markedBlock returns the block with the mark cc as its last member, or
+// as it came when it is not an object or has a cache_control member.
+func markedBlock(b json.RawMessage, cc *cacheControl) json.RawMessage {
+	b = bytes.TrimSpace(b)
+	var v struct {
+		CacheControl json.RawMessage `json:"cache_control"`
+	}
+	if len(b) < 2 || b[0] != '{' || json.Unmarshal(b, &v) != nil || v.CacheControl != nil {
+		return b
+	}
+	mark, err := json.Marshal(cc)
+	if err != nil {
+		return b
+	}
+	return withMember(b, 0, len(b), `"cache_control":`+string(mark))
+}
+
+// memoryOrigin returns the source message the memory is appended to: the
+// one it follows in out (a tool loop's memory comes after the task) when
+// that is a user message kept whole, none of it rewritten; or -1 (the
+// memory goes into the system, as a conversation's, which comes first).
+func memoryOrigin(in *Input, out Output) int {
+	if out.Memory == "" {
+		return -1
+	}
+	k := slices.Index(out.Source, -1)
+	if k <= 0 || out.Source[k-1] < 0 {
+		return -1
+	}
+	o := in.Origin[out.Source[k-1]]
+	if o < 0 {
+		return -1
+	}
+	for i, oi := range in.Origin {
+		if oi != o {
+			continue
+		}
+		if _, rw := out.Rewritten[i]; rw || in.Messages[i].Role != swc.RoleUser || !slices.Contains(out.Source[:k], i) {
+			return -1
+		}
+	}
+	return o
+}
+
+// withMemoryBlock returns the user message raw with the memory appended
+// to its content as a text block (a string content becomes a text block
+// first; every other member as it came), marked as m says: m.memory the
+// memory's block, m.system the block before it unless it has a mark.
+func withMemoryBlock(raw json.RawMessage, memory string, m systemMarks) (json.RawMessage, bool) {
+	start, end, err := valueSpan(raw, "content")
+	if err != nil {
+		return nil, false
+	}
+	var cc *cacheControl
+	if m.memory || m.system {
+		cc = &cacheControl{Type: "ephemeral"}
+		if m.hour {
+			cc.TTL = "1h"
+		}
+	}
+	var blocks []json.RawMessage
+	var s string
+	switch content := raw[start:end]; {
+	case json.Unmarshal(content, &s) == nil:
+		if s != "" {
+			tb := memoryBlock{Type: "text", Text: s}
+			if m.system {
+				tb.CacheControl = cc
+			}
+			b, err := json.Marshal(tb)
+			if err != nil {
+				return nil, false
+			}
+			blocks = append(blocks, b)
+		}
+	case json.Unmarshal(content, &blocks) == nil:
+		if last := len(blocks) - 1; m.system && last >= 0 {
+			blocks[last] = markedBlock(blocks[last], cc)
+		}
+	default:
+		return nil, false
+	}
+	mem := memoryBlock{Type: "text", Text: memory}
+	if m.memory {
+		mem.CacheControl = cc
+	}
+	b, err := json.Marshal(mem)
+	if err != nil {
+		return nil, false
+	}
+	content, err := json.Marshal(append(blocks, b))
+	if err != nil {
+		return nil, false
+	}
+	next := make([]byte, 0, len(raw)+len(b)+32)
+	next = append(append(append(next, raw[:start]...), content...), raw[end:]...)
+	return next, true
+}
+
+// contentOf returns a message's content field.
+func contentOf(m json.RawMessage) json.RawMessage {
+	var msg struct {
+		Content json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(m, &msg)
+	return msg.Content
 }

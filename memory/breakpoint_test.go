@@ -42,11 +42,26 @@ func marks(t *testing.T, body []byte) (n int, memoryMarked bool) {
 	return n, memoryMarked
 }
 
+// systemMarked reports whether the block before the memory (the client's
+// last system block) carries a mark.
+func systemMarked(t *testing.T, body []byte) bool {
+	t.Helper()
+	var v struct {
+		System []map[string]json.RawMessage `json:"system"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil || len(v.System) < 2 {
+		return false
+	}
+	cc := v.System[len(v.System)-2]["cache_control"]
+	return len(cc) > 0 && string(cc) != "null"
+}
+
 // TestCacheBreakpoints: Anthropic requests with 0–4 marks of their own
 // (on tools, system, kept messages, top level, and on a message that goes
 // into the memory) go out with every kept mark and never more than 4; the
 // memory block is marked exactly when there is room, with the 1-hour TTL
-// when a later mark has it, and never with breakpoints off.
+// when a later mark has it, and never with breakpoints off; the client's
+// system block then takes one when it has none and one is left.
 func TestCacheBreakpoints(t *testing.T) {
 	msgs, _ := chat.Sample()
 	req := chat.ToAnthropic(msgs)
@@ -144,6 +159,15 @@ func TestCacheBreakpoints(t *testing.T) {
 				t.Errorf("%s: memory marked %v, want %v (client marks kept %d)", name, memMarked, room, want)
 			}
 			if room {
+				want++
+			}
+			// The client's system block takes one more when the client
+			// marked none of it and one is left.
+			sysRoom := !off && !pc.system && want < MaxBreakpoints
+			if sysMarked := systemMarked(t, cp.body); sysMarked != (sysRoom || pc.system) {
+				t.Errorf("%s: system block marked %v, want %v", name, sysMarked, sysRoom || pc.system)
+			}
+			if sysRoom {
 				want++
 			}
 			if got != want || got > MaxBreakpoints {

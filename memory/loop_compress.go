@@ -57,18 +57,14 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 	// holds changes at each drop without touching the instructions and
 	// the task before it (a prompt cache keeps them: a text-acting agent's
 	// demonstration and task can be most of a small budget). Where the
-	// provider wants roles to alternate (AlignUser), its memory goes into
-	// the request's system field wherever it stands, and stays before the
-	// head, so the messages alternate as they are.
-	if c.opts.AlignUser {
-		putMemory()
-	}
+	// provider wants roles to alternate (AlignUser), the codec writes it
+	// into the task's message as a block of its own (Anthropic) or into
+	// the request's system field (Gemini), so the messages alternate as
+	// they are.
 	for _, i := range l.head {
 		put(i)
 	}
-	if !c.opts.AlignUser {
-		putMemory()
-	}
+	putMemory()
 	for u := range l.units {
 		un := &l.units[u]
 		if u < d && !un.kept() {

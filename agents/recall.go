@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -332,19 +333,20 @@ func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answe
 
 // taskWithMemory reports whether body's field holds the agent's task
 // message m with text blocks of swc's memory after its own content (a
-// tool loop's memory in Anthropic form goes there): a message of m's role
-// whose content blocks start with m's (a string content as its one text
-// block; cache_control marks aside, which swc may add), every block after
-// them a text block naming a handle.
+// tool loop's memory in Anthropic and Gemini form goes there): a message
+// of m's role whose content blocks (parts) start with m's (a string
+// content as its one text block; cache_control marks aside, which swc
+// may add), every block after them a text block naming a handle.
 func taskWithMemory(body []byte, field string, m []byte) bool {
 	var want struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
+		Parts   json.RawMessage `json:"parts"`
 	}
 	if json.Unmarshal(m, &want) != nil {
 		return false
 	}
-	own := contentBlocks(want.Content)
+	own := contentBlocks(cmp.Or(string(want.Content), string(want.Parts)))
 	var fm map[string]json.RawMessage
 	var elems []json.RawMessage
 	if own == nil || json.Unmarshal(body, &fm) != nil || json.Unmarshal(fm[field], &elems) != nil {
@@ -354,18 +356,20 @@ func taskWithMemory(body []byte, field string, m []byte) bool {
 		var got struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
+			Parts   json.RawMessage `json:"parts"`
 		}
 		if json.Unmarshal(e, &got) != nil || got.Role != want.Role {
 			continue
 		}
-		blocks := contentBlocks(got.Content)
+		blocks := contentBlocks(cmp.Or(string(got.Content), string(got.Parts)))
 		if len(blocks) <= len(own) || !reflect.DeepEqual(blocks[:len(own)], own) {
 			continue
 		}
 		memory := true
 		for _, b := range blocks[len(own):] {
 			text, _ := b["text"].(string)
-			memory = memory && b["type"] == "text" && memoryHandle.MatchString(text)
+			typ, typed := b["type"]
+			memory = memory && (typ == "text" || !typed && len(b) == 1) && memoryHandle.MatchString(text)
 		}
 		if memory {
 			return true
@@ -377,15 +381,16 @@ func taskWithMemory(body []byte, field string, m []byte) bool {
 // memoryHandle matches a handle as swc's memory lists them.
 var memoryHandle = regexp.MustCompile(`\bh[0-9a-f]{10}\b`)
 
-// contentBlocks returns a message content's blocks, decoded, without
-// their cache_control members: a string's one text block, or a list's.
-func contentBlocks(content json.RawMessage) []map[string]any {
+// contentBlocks returns a message content's blocks (a Gemini content's
+// parts), decoded, without their cache_control members: a string's one
+// text block, or a list's.
+func contentBlocks(content string) []map[string]any {
 	var s string
-	if json.Unmarshal(content, &s) == nil {
+	if json.Unmarshal([]byte(content), &s) == nil {
 		return []map[string]any{{"type": "text", "text": s}}
 	}
 	var blocks []map[string]any
-	if json.Unmarshal(content, &blocks) != nil {
+	if json.Unmarshal([]byte(content), &blocks) != nil {
 		return nil
 	}
 	for _, b := range blocks {

@@ -189,6 +189,27 @@ func TestTaskKept(t *testing.T) {
 			t.Errorf("%s: rules %v, want %v", c.name, got, c.want)
 		}
 	}
+	// Gemini: the memory a text part after the task content's own.
+	geminiBody := `{"contents":[{"role":"user","parts":[{"text":"Context. ` + task + `"}]},{"role":"model","parts":[{"text":"ok"}]},{"role":"user","parts":[{"text":"more"}]}]}`
+	for _, c := range []struct {
+		name, part string
+		want       []string
+	}{
+		{"gemini: a memory part", `{"text":"Earlier steps: [swc:h0123456789 ls → 2 lines]"}`, nil},
+		{"gemini: another part", `{"text":"Earlier steps: h0123456789","thought":true}`, []string{"task-kept"}},
+	} {
+		body := `{"contents":[{"role":"user","parts":[{"text":"Context. ` + task + `"},` + c.part + `]},{"role":"user","parts":[{"text":"more"}]}]}`
+		bs, _ := u.checkForwarded("gemini", "contents", []byte(body), []byte(geminiBody), "")
+		var got []string
+		for _, r := range rules(bs) {
+			if r == "task-kept" {
+				got = append(got, r)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: rules %v, want %v", c.name, got, c.want)
+		}
+	}
 	if m := taskMessage([]byte(agentBody), "messages", ""); m != nil {
 		t.Errorf("no task set: the task message is %s", m)
 	}

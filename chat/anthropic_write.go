@@ -3,7 +3,6 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -304,33 +303,6 @@ func markedBlock(b json.RawMessage, cc *cacheControl) json.RawMessage {
 		return b
 	}
 	return withMember(b, 0, len(b), `"cache_control":`+string(mark))
-}
-
-// memoryOrigin returns the source message the memory is appended to: the
-// one it follows in out (a tool loop's memory comes after the task) when
-// that is a user message kept whole, none of it rewritten; or -1 (the
-// memory goes into the system, as a conversation's, which comes first).
-func memoryOrigin(in *Input, out Output) int {
-	if out.Memory == "" {
-		return -1
-	}
-	k := slices.Index(out.Source, -1)
-	if k <= 0 || out.Source[k-1] < 0 {
-		return -1
-	}
-	o := in.Origin[out.Source[k-1]]
-	if o < 0 {
-		return -1
-	}
-	for i, oi := range in.Origin {
-		if oi != o {
-			continue
-		}
-		if _, rw := out.Rewritten[i]; rw || in.Messages[i].Role != swc.RoleUser || !slices.Contains(out.Source[:k], i) {
-			return -1
-		}
-	}
-	return o
 }
 
 // withMemoryBlock returns the user message raw with the memory appended

@@ -1,6 +1,10 @@
 package chat
 
-import "github.com/swcmem/swc"
+import (
+	"slices"
+
+	"github.com/swcmem/swc"
+)
 
 // A Codec is one provider's wire format for messages, both ways: it reads
 // a request body into an Input (what Parse does for its format) and
@@ -98,4 +102,33 @@ func keptOrigins(in *Input, out Output) []int {
 		origins = append(origins, in.Origin[src])
 	}
 	return origins
+}
+
+// memoryOrigin returns the source message (an Anthropic message, a
+// Gemini content) the memory is appended to in a format whose roles
+// alternate: the one it follows in out (a tool loop's memory comes after
+// the task) when that is a user message kept whole, none of it
+// rewritten; or -1 (the memory goes into the system field, as a
+// conversation's, which comes first).
+func memoryOrigin(in *Input, out Output) int {
+	if out.Memory == "" {
+		return -1
+	}
+	k := slices.Index(out.Source, -1)
+	if k <= 0 || out.Source[k-1] < 0 {
+		return -1
+	}
+	o := in.Origin[out.Source[k-1]]
+	if o < 0 {
+		return -1
+	}
+	for i, oi := range in.Origin {
+		if oi != o {
+			continue
+		}
+		if _, rw := out.Rewritten[i]; rw || in.Messages[i].Role != swc.RoleUser || !slices.Contains(out.Source[:k], i) {
+			return -1
+		}
+	}
+	return o
 }

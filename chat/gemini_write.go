@@ -22,8 +22,9 @@ func (geminiCodec) parse(data []byte) (*Input, error) { return parseGemini(data)
 // name, id and other fields kept), a rewritten user text as one text part,
 // a rewritten model turn's text in its first text part (geminiPartly);
 // the memory appended to systemInstruction as a text part (created when
-// the body has none), or, when the kept contents start with a model
-// content, the first content, of role user (the API wants a user turn
+// the body has none), or to the task's content when it follows it (a
+// tool loop's, withMemoryPart), or, when the kept contents start with a
+// model content, the first content, of role user (the API wants a user turn
 // before a model's function calls; without a memory, StartText
 // stands there when earlier contents were left out); every other field as
 // it came. A countTokens body
@@ -47,11 +48,22 @@ func (geminiCodec) Splice(in *Input, out Output) ([]byte, error) {
 		}
 	}
 	var contents []json.RawMessage
+	memOrigin, memIn := memoryOrigin(in, out), false
 	for _, o := range keptOrigins(in, out) {
 		whole := true
 		for _, i := range byOrigin[o] {
 			if _, rw := rewritten[i]; !kept[i] || rw {
 				whole = false
+			}
+		}
+		if whole && o == memOrigin {
+			// A tool loop's memory after its task: a text part of the
+			// task's content, so what comes before it (the system
+			// instruction, the task) stays a cached prefix when the
+			// memory changes.
+			if c, ok := withMemoryPart(in.Raw[o], out.Memory); ok {
+				contents, memIn = append(contents, c), true
+				continue
 			}
 		}
 		if whole {
@@ -79,7 +91,7 @@ func (geminiCodec) Splice(in *Input, out Output) ([]byte, error) {
 			return nil, err
 		}
 		contents = append([]json.RawMessage{b}, contents...)
-	} else if out.Memory != "" {
+	} else if out.Memory != "" && !memIn {
 		sys, key := GeminiField(req, "systemInstruction")
 		if key == "" {
 			key = "systemInstruction"
@@ -241,6 +253,35 @@ func geminiText(p map[string]json.RawMessage) bool {
 // which the docs never say is accepted on a text it was not made for.
 func geminiTurnText(p map[string]json.RawMessage, text string) json.RawMessage {
 	return writeObject(p, map[string]json.RawMessage{"text": jsonString(text), "thoughtSignature": nil, "thought_signature": nil})
+}
+
+// withMemoryPart returns the content raw with the memory appended to its
+// parts as a text part, every other byte as it came; false when it has no
+// parts array.
+func withMemoryPart(raw json.RawMessage, memory string) (json.RawMessage, bool) {
+	start, end, err := valueSpan(raw, "parts")
+	if err != nil {
+		return nil, false
+	}
+	var parts []json.RawMessage
+	if json.Unmarshal(raw[start:end], &parts) != nil || len(parts) == 0 {
+		return nil, false
+	}
+	part, err := json.Marshal(map[string]string{"text": memory})
+	if err != nil {
+		return nil, false
+	}
+	// The new part goes in before the array's closing bracket.
+	close := end - 1
+	for close > start && raw[close] != ']' {
+		close--
+	}
+	next := make([]byte, 0, len(raw)+len(part)+1)
+	next = append(next, raw[:close]...)
+	next = append(next, ',')
+	next = append(next, part...)
+	next = append(next, raw[close:]...)
+	return next, true
 }
 
 // appendInstruction returns systemInstruction with a text part of memory

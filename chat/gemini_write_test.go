@@ -44,6 +44,41 @@ func TestSpliceGeminiPartly(t *testing.T) {
 	}
 }
 
+// TestSpliceGeminiMemoryInTask: a memory that follows the task (a tool
+// loop's) goes into the task's content as a text part after its own,
+// every other byte as it came, and systemInstruction stays as it came; a
+// task swc rewrote sends it to systemInstruction.
+func TestSpliceGeminiMemoryInTask(t *testing.T) {
+	body := []byte(`{"systemInstruction":{"parts":[{"text":"sys"}]},"contents":[{"role":"user","parts":[{"text":"env"}, {"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","id":"a","response":{"output":"long output"}}}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"b"}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","id":"b","response":{"output":"out b"}}}]}]}`)
+	in, err := Parse(body, Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Messages: 0 system, 1 user, 2 model, 3 tool a, 4 model, 5 tool b.
+	for _, tc := range []struct {
+		name      string
+		rewritten map[int]string
+		want      string
+	}{
+		{"after the task", nil,
+			`{"contents":[{"role":"user","parts":[{"text":"env"}, {"text":"go"},{"text":"MEM"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"b"}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","id":"b","response":{"output":"out b"}}}]}],"systemInstruction":{"parts":[{"text":"sys"}]}}`},
+		{"the task rewritten", map[int]string{1: "short"},
+			`{"contents":[{"parts":[{"text":"short"}],"role":"user"},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"b"}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","id":"b","response":{"output":"out b"}}}]}],"systemInstruction":{"parts":[{"text":"sys"},{"text":"MEM"}]}}`},
+	} {
+		res := Output{Memory: "MEM", Source: []int{0, 1, -1, 4, 5}, Rewritten: tc.rewritten}
+		out, err := geminiCodec{}.Splice(in, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, out, tc.want)
+		}
+		if _, err := Parse(out, Gemini); err != nil {
+			t.Errorf("%s: the body written does not parse: %v", tc.name, err)
+		}
+	}
+}
+
 // TestSpliceGeminiRewrittenModel: a model content's rewritten text keeps
 // its function calls, so that they stay answered.
 func TestSpliceGeminiRewrittenModel(t *testing.T) {

@@ -16,8 +16,9 @@ type codec struct {
 	// lead is the field before the list that, with the list, the
 	// provider's prompt cache reads content block by content block, each
 	// block's end a prefix of its own (Anthropic's system: its blocks,
-	// then each message's), or "" when the cache's units are the list's
-	// items.
+	// then each message's; Gemini's systemInstruction, also spelled
+	// system_instruction: its parts, then each content's), or "" when
+	// the cache's units are the list's items.
 	lead string
 	// assistant reports whether an item of the list starts an assistant
 	// turn (a request is cut just before one).
@@ -40,7 +41,7 @@ var codecs = map[chat.Format]*codec{
 	chat.OpenAI:    {format: chat.OpenAI, list: "messages", assistant: roleIs("assistant"), turn: openAITurn, rewrite: openAIRewrite, validate: validateOpenAI},
 	chat.Anthropic: {format: chat.Anthropic, list: "messages", lead: "system", assistant: roleIs("assistant"), turn: anthropicTurn, rewrite: anthropicRewrite, validate: validateAnthropic},
 	chat.Responses: {format: chat.Responses, list: "input", assistant: responsesAssistant, turn: responsesTurn, rewrite: responsesRewrite, validate: validateResponses},
-	chat.Gemini:    {format: chat.Gemini, list: "contents", assistant: roleIs("model"), turn: geminiTurn, rewrite: geminiRewrite, validate: validateGemini},
+	chat.Gemini:    {format: chat.Gemini, list: "contents", lead: "systemInstruction", assistant: roleIs("model"), turn: geminiTurn, rewrite: geminiRewrite, validate: validateGemini},
 }
 
 // codecOf returns the codec of format f, or an error naming the formats

@@ -145,6 +145,11 @@ func (r *Replay) decode(body []byte) *sent {
 	s := &sent{top: o, items: items, breaches: r.codec.validate(o, items)}
 	if k := r.codec.lead; k != "" {
 		s.leadKey = k
+		if _, ok := o[k]; !ok && k == "systemInstruction" {
+			if _, ok := o["system_instruction"]; ok {
+				s.leadKey = "system_instruction"
+			}
+		}
 	}
 	return s
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // A unit is where a prefix a provider's prompt cache holds may end: a
-// list item, or, for a codec with a lead (Anthropic), a content block of
-// the lead or of a message. key is what two requests must share for the
+// list item, or, for a codec with a lead (Anthropic, Gemini), a content
+// block (part) of the lead or of a message. key is what two requests must share for the
 // unit to be the same (cache_control marks aside, see sameItem), size its
 // bytes as sent.
 type unit struct {
@@ -34,11 +34,15 @@ func (s *sent) prefixUnits() []unit {
 		var m struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
+			Parts   json.RawMessage `json:"parts"`
 		}
 		if json.Unmarshal(it, &m) != nil {
 			it = bytes.TrimSpace(it)
 			s.u = append(s.u, unit{key: it, size: len(it), blocks: 1})
 			continue
+		}
+		if m.Content == nil {
+			m.Content = m.Parts // a Gemini content's parts
 		}
 		s.u = blockUnits(s.u, m.Role, m.Content)
 	}
@@ -46,13 +50,19 @@ func (s *sent) prefixUnits() []unit {
 }
 
 // blockUnits appends the content blocks of a content field (a string, the
-// one text block it stands for; or a list) as units, each compacted (a
-// provider reads the JSON, not its spacing), the first keyed with role
-// too: the same blocks in another message are another prefix.
+// one text block it stands for; a list; or a Gemini content object, its
+// parts) as units, each compacted (a provider reads the JSON, not its
+// spacing), the first keyed with role too: the same blocks in another
+// message are another prefix.
 func blockUnits(us []unit, role string, content json.RawMessage) []unit {
 	var blocks []json.RawMessage
 	var s string
+	var obj struct {
+		Parts []json.RawMessage `json:"parts"`
+	}
 	switch {
+	case bytes.HasPrefix(bytes.TrimSpace(content), []byte("{")) && json.Unmarshal(content, &obj) == nil:
+		blocks = obj.Parts
 	case json.Unmarshal(content, &s) == nil:
 		if s == "" {
 			return us

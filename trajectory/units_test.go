@@ -82,3 +82,29 @@ func TestMarkCacheMemoryAfterTask(t *testing.T) {
 		t.Error("a string system is not one text block")
 	}
 }
+
+// TestGeminiUnits: in Gemini form the units are systemInstruction's parts
+// (either spelling), then each content's, so a memory part after the
+// task's that changed leaves the instruction and the task a cached
+// prefix.
+func TestGeminiUnits(t *testing.T) {
+	decode := func(body string) *sent {
+		rp := &Replay{codec: codecs["gemini"]}
+		return rp.decode([]byte(body))
+	}
+	for _, key := range []string{"systemInstruction", "system_instruction"} {
+		body := func(memory string) string {
+			return `{"` + key + `":{"parts":[{"text":"sys"}]},"contents":[{"role":"user","parts":[{"text":"env"},{"text":"go"},{"text":"` + memory + `"}]},` +
+				`{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"x"}}}]}]}`
+		}
+		prev, cur := decode(body("h0000000001")), decode(body("h0000000001 h0000000002"))
+		cached, total := cachedPrefix(prev, cur, "contents")
+		u := cur.prefixUnits()
+		if len(u) != 6 {
+			t.Fatalf("%s: %d units, want 6 (the instruction's part, the task's three, the call, the response)", key, len(u))
+		}
+		if want := u[0].size + u[1].size + u[2].size; cached != want || total <= cached {
+			t.Errorf("%s: cached %d of %d, want %d (the instruction and the task's own parts)", key, cached, total, want)
+		}
+	}
+}

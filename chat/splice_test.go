@@ -1,8 +1,11 @@
 package chat
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc"
 )
 
 // TestSpliceRewritten: a rewritten message has its content replaced and
@@ -131,6 +134,61 @@ func TestValueSpan(t *testing.T) {
 		s, e, err := valueSpan(raw, tc.path...)
 		if (err == nil) != tc.ok || tc.ok && string(raw[s:e]) != tc.want {
 			t.Errorf("%v: %q, %v", tc.path, raw[s:e], err)
+		}
+	}
+}
+
+// TestOpenAIMemoryInTask: in Chat Completions form a memory that follows
+// the task (a tool loop's) goes into the task's message as a text part
+// after its own, so no system message comes after a user message (strict
+// chat templates refuse one); a memory after the instructions (a
+// conversation's), or after a task swc rewrote, is a system message.
+func TestOpenAIMemoryInTask(t *testing.T) {
+	body := func(task string) []byte {
+		return []byte(`{"model":"m","messages":[{"role":"system","content":"sys"},{"role":"user","content":` + task + `},` +
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"one"},` +
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","tool_call_id":"b","content":"two"}]}`)
+	}
+	mem := swc.Message{Role: swc.RoleSystem, Content: "MEM h0123456789"}
+	for _, tc := range []struct {
+		name, task string
+		source     []int
+		rewritten  map[int]string
+		want       string // the messages before the kept exchange
+	}{
+		{"a string task", `"do it"`, []int{0, 1, -1, 4, 5}, nil,
+			`[{"role":"system","content":"sys"},{"role":"user","content":[{"type":"text","text":"do it"},{"type":"text","text":"MEM h0123456789"}]},`},
+		{"a task of parts", `[{"type":"text","text":"do it"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]`, []int{0, 1, -1, 4, 5}, nil,
+			`[{"role":"system","content":"sys"},{"role":"user","content":[{"type":"text","text":"do it"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"text","text":"MEM h0123456789"}]},`},
+		{"the task rewritten", `"do it"`, []int{0, 1, -1, 4, 5}, map[int]string{1: "short"},
+			`[{"role":"system","content":"sys"},{"role":"user","content":"short"},{"role":"system","content":"MEM h0123456789"},`},
+		{"a conversation's memory", `"do it"`, []int{0, -1, 4, 5}, nil,
+			`[{"role":"system","content":"sys"},{"role":"system","content":"MEM h0123456789"},`},
+	} {
+		in, err := Parse(body(tc.task), OpenAI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := Output{Memory: mem.Content, Source: tc.source, Rewritten: tc.rewritten}
+		for _, s := range tc.source {
+			if s < 0 {
+				out.Messages = append(out.Messages, mem)
+			} else {
+				out.Messages = append(out.Messages, in.Messages[s])
+			}
+		}
+		got, err := Splice(in, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b struct {
+			Messages json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(got, &b); err != nil || !strings.HasPrefix(string(b.Messages), tc.want) {
+			t.Errorf("%s: messages %s\nwant them to start %s", tc.name, b.Messages, tc.want)
+		}
+		if _, err := Parse(got, OpenAI); err != nil {
+			t.Errorf("%s: the body written does not parse: %v", tc.name, err)
 		}
 	}
 }

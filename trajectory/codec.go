@@ -20,6 +20,11 @@ type codec struct {
 	// system_instruction: its parts, then each content's), or "" when
 	// the cache's units are the list's items.
 	lead string
+	// blocks makes the cache's units the messages' content blocks (and
+	// what else each message holds) without a lead: Chat Completions,
+	// whose cache reads the prompt's tokens, so a part appended to a
+	// message leaves its earlier parts cached.
+	blocks bool
 	// assistant reports whether an item of the list starts an assistant
 	// turn (a request is cut just before one).
 	assistant func(item json.RawMessage) bool
@@ -38,7 +43,7 @@ type codec struct {
 }
 
 var codecs = map[chat.Format]*codec{
-	chat.OpenAI:    {format: chat.OpenAI, list: "messages", assistant: roleIs("assistant"), turn: openAITurn, rewrite: openAIRewrite, validate: validateOpenAI},
+	chat.OpenAI:    {format: chat.OpenAI, list: "messages", blocks: true, assistant: roleIs("assistant"), turn: openAITurn, rewrite: openAIRewrite, validate: validateOpenAI},
 	chat.Anthropic: {format: chat.Anthropic, list: "messages", lead: "system", assistant: roleIs("assistant"), turn: anthropicTurn, rewrite: anthropicRewrite, validate: validateAnthropic},
 	chat.Responses: {format: chat.Responses, list: "input", assistant: responsesAssistant, turn: responsesTurn, rewrite: responsesRewrite, validate: validateResponses},
 	chat.Gemini:    {format: chat.Gemini, list: "contents", lead: "systemInstruction", assistant: roleIs("model"), turn: geminiTurn, rewrite: geminiRewrite, validate: validateGemini},

@@ -128,6 +128,7 @@ type sent struct {
 	// prefix units are then content blocks (blockUnits), and the lead is
 	// not compared as a whole with the other fields.
 	leadKey  string
+	blocks   bool   // the units are content blocks (the codec's blocks)
 	u        []unit // prefixUnits, once
 	breaches []string
 }
@@ -142,7 +143,7 @@ func (r *Replay) decode(body []byte) *sent {
 	if err != nil {
 		return &sent{breaches: []string{fmt.Sprintf("body: %v", err)}}
 	}
-	s := &sent{top: o, items: items, breaches: r.codec.validate(o, items)}
+	s := &sent{top: o, items: items, breaches: r.codec.validate(o, items), blocks: r.codec.blocks || r.codec.lead != ""}
 	if k := r.codec.lead; k != "" {
 		s.leadKey = k
 		if _, ok := o[k]; !ok && k == "systemInstruction" {

@@ -6,8 +6,9 @@ import (
 )
 
 // A unit is where a prefix a provider's prompt cache holds may end: a
-// list item, or, for a codec with a lead (Anthropic, Gemini), a content
-// block (part) of the lead or of a message. key is what two requests must share for the
+// list item, or, for a codec whose cache reads blocks (Chat Completions,
+// Anthropic, Gemini), a content block (part) of the lead or of a
+// message, and what else the message holds. key is what two requests must share for the
 // unit to be the same (cache_control marks aside, see sameItem), size its
 // bytes as sent.
 type unit struct {
@@ -21,7 +22,7 @@ func (s *sent) prefixUnits() []unit {
 	if s.u != nil || len(s.items) == 0 && s.leadKey == "" {
 		return s.u
 	}
-	if s.leadKey == "" {
+	if !s.blocks && s.leadKey == "" {
 		s.u = make([]unit, len(s.items))
 		for i, it := range s.items {
 			it = bytes.TrimSpace(it)
@@ -29,22 +30,39 @@ func (s *sent) prefixUnits() []unit {
 		}
 		return s.u
 	}
-	s.u = blockUnits(s.u[:0], "system", s.top[s.leadKey])
+	if s.leadKey != "" {
+		s.u = blockUnits(s.u[:0], "system", s.top[s.leadKey])
+	}
 	for _, it := range s.items {
-		var m struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-			Parts   json.RawMessage `json:"parts"`
-		}
+		var m map[string]json.RawMessage
 		if json.Unmarshal(it, &m) != nil {
 			it = bytes.TrimSpace(it)
 			s.u = append(s.u, unit{key: it, size: len(it), blocks: 1})
 			continue
 		}
-		if m.Content == nil {
-			m.Content = m.Parts // a Gemini content's parts
+		var role string
+		_ = json.Unmarshal(m["role"], &role)
+		content := m["content"]
+		if content == nil {
+			content = m["parts"] // a Gemini content's parts
 		}
-		s.u = blockUnits(s.u, m.Role, m.Content)
+		n := len(s.u)
+		s.u = blockUnits(s.u, role, content)
+		// What else the message holds (a Chat Completions turn's
+		// tool_calls, a tool message's tool_call_id) is one more unit,
+		// its members in order of name.
+		delete(m, "role")
+		delete(m, "content")
+		delete(m, "parts")
+		if len(m) == 0 {
+			continue
+		}
+		rest, _ := json.Marshal(m) // a map's keys sorted
+		key := rest
+		if len(s.u) == n {
+			key = append([]byte(role+"\x00"), rest...)
+		}
+		s.u = append(s.u, unit{key: key, size: len(rest), blocks: 1})
 	}
 	return s.u
 }

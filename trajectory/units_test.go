@@ -108,3 +108,28 @@ func TestGeminiUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAIUnits: in Chat Completions form the units are each message's
+// content parts and what else it holds (a turn's tool_calls), so a memory
+// part appended to the task leaves the system and the task's own text a
+// cached prefix, and another call is another unit.
+func TestOpenAIUnits(t *testing.T) {
+	decode := func(body string) *sent { return (&Replay{codec: codecs["openai"]}).decode([]byte(body)) }
+	body := func(memory, call string) string {
+		return `{"model":"m","messages":[{"role":"system","content":"sys"},{"role":"user","content":[{"type":"text","text":"do it"},{"type":"text","text":"` + memory + `"}]},` +
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"` + call + `","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"out"}]}`
+	}
+	prev := decode(body("h0000000001", "sh"))
+	u := prev.prefixUnits()
+	if len(u) != 6 { // sys, the task's two parts, the call, the output and its id
+		t.Fatalf("%d units, want 6", len(u))
+	}
+	cached, _ := cachedPrefix(prev, decode(body("h0000000001 h0000000002", "sh")), "messages")
+	if want := u[0].size + u[1].size; cached != want {
+		t.Errorf("memory changed: cached %d, want %d (the system and the task's text)", cached, want)
+	}
+	cached, _ = cachedPrefix(prev, decode(body("h0000000001", "grep")), "messages")
+	if want := u[0].size + u[1].size + u[2].size; cached != want {
+		t.Errorf("another call: cached %d, want %d (up to the call)", cached, want)
+	}
+}

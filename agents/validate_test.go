@@ -159,6 +159,17 @@ func TestChatAnswered(t *testing.T) {
 	}
 }
 
+// taskKeptRules returns the task-kept breaches' rules of bs.
+func taskKeptRules(bs breaches) []string {
+	var got []string
+	for _, r := range rules(bs) {
+		if r == "task-kept" {
+			got = append(got, r)
+		}
+	}
+	return got
+}
+
 // TestTaskKept: a forwarded request must hold the agent's message that
 // holds the task byte for byte, or with swc's memory blocks after its own
 // content (Anthropic form); folded into a memory (its text still in the
@@ -179,13 +190,7 @@ func TestTaskKept(t *testing.T) {
 		{"cut, then a memory block", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"Context."},{"type":"text","text":"[swc:h0123456789 ls → 2 lines] ` + task + `"}]},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
 	} {
 		bs, _ := u.checkForwarded("openai", "messages", []byte(c.body), []byte(agentBody), "")
-		var got []string
-		for _, r := range rules(bs) {
-			if r == "task-kept" {
-				got = append(got, r)
-			}
-		}
-		if !slices.Equal(got, c.want) {
+		if got := taskKeptRules(bs); !slices.Equal(got, c.want) {
 			t.Errorf("%s: rules %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -200,13 +205,7 @@ func TestTaskKept(t *testing.T) {
 	} {
 		body := `{"contents":[{"role":"user","parts":[{"text":"Context. ` + task + `"},` + c.part + `]},{"role":"user","parts":[{"text":"more"}]}]}`
 		bs, _ := u.checkForwarded("gemini", "contents", []byte(body), []byte(geminiBody), "")
-		var got []string
-		for _, r := range rules(bs) {
-			if r == "task-kept" {
-				got = append(got, r)
-			}
-		}
-		if !slices.Equal(got, c.want) {
+		if got := taskKeptRules(bs); !slices.Equal(got, c.want) {
 			t.Errorf("%s: rules %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -228,17 +228,7 @@ func appendSystem(sys json.RawMessage, memory string, m systemMarks) (json.RawMe
 		return sys, nil
 	}
 	sys = bytes.TrimSpace(sys)
-	var cc *cacheControl
-	if m.memory || m.system {
-		cc = &cacheControl{Type: "ephemeral"}
-		if m.hour {
-			cc.TTL = "1h"
-		}
-	}
-	mem := memoryBlock{Type: "text", Text: memory}
-	if m.memory {
-		mem.CacheControl = cc
-	}
+	mem, pre := m.marked(memory)
 	block := m.block || m.memory
 	var blocks []json.RawMessage
 	var s string
@@ -255,11 +245,7 @@ func appendSystem(sys json.RawMessage, memory string, m systemMarks) (json.RawMe
 			return json.Marshal(s + memory)
 		}
 		if s != "" {
-			sb := memoryBlock{Type: "text", Text: s}
-			if m.system {
-				sb.CacheControl = cc
-			}
-			b, err := json.Marshal(sb)
+			b, err := json.Marshal(memoryBlock{Type: "text", Text: s, CacheControl: pre})
 			if err != nil {
 				return nil, err
 			}
@@ -269,8 +255,8 @@ func appendSystem(sys json.RawMessage, memory string, m systemMarks) (json.RawMe
 		if err := json.Unmarshal(sys, &blocks); err != nil {
 			return nil, err
 		}
-		if last := len(blocks) - 1; m.system && last >= 0 {
-			blocks[last] = markedBlock(blocks[last], cc)
+		if last := len(blocks) - 1; pre != nil && last >= 0 {
+			blocks[last] = markedBlock(blocks[last], pre)
 		}
 	}
 	b, err := json.Marshal(mem)
@@ -310,44 +296,60 @@ func markedBlock(b json.RawMessage, cc *cacheControl) json.RawMessage {
 // first; every other member as it came), marked as m says: m.memory the
 // memory's block, m.system the block before it unless it has a mark.
 func withMemoryBlock(raw json.RawMessage, memory string, m systemMarks) (json.RawMessage, bool) {
+	mem, pre := m.marked(memory)
+	return appendBlock(raw, mem, pre)
+}
+
+// marked returns the memory's text block, with a mark when m.memory, and
+// the mark for the block before it when m.system (nil otherwise), the
+// 1-hour TTL when m.hour.
+func (m systemMarks) marked(memory string) (mem memoryBlock, pre *cacheControl) {
+	mem = memoryBlock{Type: "text", Text: memory}
+	if !m.memory && !m.system {
+		return mem, nil
+	}
+	cc := &cacheControl{Type: "ephemeral"}
+	if m.hour {
+		cc.TTL = "1h"
+	}
+	if m.memory {
+		mem.CacheControl = cc
+	}
+	if m.system {
+		pre = cc
+	}
+	return mem, pre
+}
+
+// appendBlock returns message raw with block after its content's blocks
+// (a string content becomes one text block first; every other member as
+// it came), the block before it marked with pre when pre is set and it
+// has no mark (markedBlock); false when the content is neither a string
+// nor a list.
+func appendBlock(raw json.RawMessage, block memoryBlock, pre *cacheControl) (json.RawMessage, bool) {
 	start, end, err := valueSpan(raw, "content")
 	if err != nil {
 		return nil, false
-	}
-	var cc *cacheControl
-	if m.memory || m.system {
-		cc = &cacheControl{Type: "ephemeral"}
-		if m.hour {
-			cc.TTL = "1h"
-		}
 	}
 	var blocks []json.RawMessage
 	var s string
 	switch content := raw[start:end]; {
 	case json.Unmarshal(content, &s) == nil:
 		if s != "" {
-			tb := memoryBlock{Type: "text", Text: s}
-			if m.system {
-				tb.CacheControl = cc
-			}
-			b, err := json.Marshal(tb)
+			b, err := json.Marshal(memoryBlock{Type: "text", Text: s, CacheControl: pre})
 			if err != nil {
 				return nil, false
 			}
 			blocks = append(blocks, b)
 		}
 	case json.Unmarshal(content, &blocks) == nil:
-		if last := len(blocks) - 1; m.system && last >= 0 {
-			blocks[last] = markedBlock(blocks[last], cc)
+		if last := len(blocks) - 1; pre != nil && last >= 0 {
+			blocks[last] = markedBlock(blocks[last], pre)
 		}
 	default:
 		return nil, false
 	}
-	mem := memoryBlock{Type: "text", Text: memory}
-	if m.memory {
-		mem.CacheControl = cc
-	}
-	b, err := json.Marshal(mem)
+	b, err := json.Marshal(block)
 	if err != nil {
 		return nil, false
 	}

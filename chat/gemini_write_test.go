@@ -31,16 +31,7 @@ func TestSpliceGeminiPartly(t *testing.T) {
 	}
 	for _, tc := range cases {
 		res := Output{Memory: "MEM", Source: tc.source, Rewritten: tc.rewritten}
-		out, err := geminiCodec{}.Splice(in, res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != tc.want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.name, out, tc.want)
-		}
-		if _, err := Parse(out, Gemini); err != nil {
-			t.Errorf("%s: the body written does not parse: %v", tc.name, err)
-		}
+		checkGeminiSplice(t, tc.name, in, res, tc.want)
 	}
 }
 
@@ -66,16 +57,23 @@ func TestSpliceGeminiMemoryInTask(t *testing.T) {
 			`{"contents":[{"parts":[{"text":"short"}],"role":"user"},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"b"}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","id":"b","response":{"output":"out b"}}}]}],"systemInstruction":{"parts":[{"text":"sys"},{"text":"MEM"}]}}`},
 	} {
 		res := Output{Memory: "MEM", Source: []int{0, 1, -1, 4, 5}, Rewritten: tc.rewritten}
-		out, err := geminiCodec{}.Splice(in, res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(out) != tc.want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.name, out, tc.want)
-		}
-		if _, err := Parse(out, Gemini); err != nil {
-			t.Errorf("%s: the body written does not parse: %v", tc.name, err)
-		}
+		checkGeminiSplice(t, tc.name, in, res, tc.want)
+	}
+}
+
+// checkGeminiSplice splices res into in and checks the body is want and
+// parses.
+func checkGeminiSplice(t *testing.T, name string, in *Input, res Output, want string) {
+	t.Helper()
+	out, err := geminiCodec{}.Splice(in, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != want {
+		t.Errorf("%s:\n got %s\nwant %s", name, out, want)
+	}
+	if _, err := Parse(out, Gemini); err != nil {
+		t.Errorf("%s: the body written does not parse: %v", name, err)
 	}
 }
 

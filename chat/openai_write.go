@@ -56,38 +56,5 @@ func (openAICodec) Splice(in *Input, out Output) ([]byte, error) {
 // text part first; every other member as it came); false when its
 // content is neither a string nor a list of parts.
 func withMemoryText(raw json.RawMessage, memory string) (json.RawMessage, bool) {
-	start, end, err := valueSpan(raw, "content")
-	if err != nil {
-		return nil, false
-	}
-	type textPart struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	var parts []json.RawMessage
-	var s string
-	switch content := raw[start:end]; {
-	case json.Unmarshal(content, &s) == nil:
-		if s != "" {
-			b, err := json.Marshal(textPart{"text", s})
-			if err != nil {
-				return nil, false
-			}
-			parts = append(parts, b)
-		}
-	case json.Unmarshal(content, &parts) == nil:
-	default:
-		return nil, false
-	}
-	b, err := json.Marshal(textPart{"text", memory})
-	if err != nil {
-		return nil, false
-	}
-	content, err := json.Marshal(append(parts, b))
-	if err != nil {
-		return nil, false
-	}
-	next := make([]byte, 0, len(raw)+len(b)+32)
-	next = append(append(append(next, raw[:start]...), content...), raw[end:]...)
-	return next, true
+	return appendBlock(raw, memoryBlock{Type: "text", Text: memory}, nil)
 }

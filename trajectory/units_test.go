@@ -7,7 +7,11 @@ import (
 
 // anthropicSent decodes an Anthropic body as the bench does: its prefix
 // units are the system's content blocks, then the messages'.
-func anthropicSent(t *testing.T, body string) *sent {
+func anthropicSent(t *testing.T, body string) *sent { return sentOf(t, body, "system") }
+
+// sentOf decodes a body whose list is "messages", its lead field lead
+// ("" for none: the units are the list's items).
+func sentOf(t *testing.T, body, lead string) *sent {
 	t.Helper()
 	o, err := decodeObject([]byte(body))
 	if err != nil {
@@ -17,7 +21,7 @@ func anthropicSent(t *testing.T, body string) *sent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &sent{top: o, items: items, leadKey: "system"}
+	return &sent{top: o, items: items, leadKey: lead}
 }
 
 // TestMarkCacheMemoryAfterTask: under Anthropic's rules, block by block,

@@ -91,17 +91,7 @@ func TestPrefixStable(t *testing.T) {
 // TestCachedPrefix: the bytes of the later list's leading items the
 // earlier sent as they are, none when another field changed.
 func TestCachedPrefix(t *testing.T) {
-	decode := func(body string) *sent {
-		o, err := decodeObject([]byte(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		items, err := o.list("messages")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &sent{top: o, items: items}
-	}
+	decode := func(body string) *sent { return sentOf(t, body, "") }
 	u, a, v := `{"role":"user","content":"u"}`, `{"role":"assistant","content":"a"}`, `{"role":"user","content":"v"}`
 	prev := decode(`{"model":"m","messages":[` + u + `,` + a + `]}`)
 	tests := []struct {

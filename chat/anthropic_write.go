@@ -94,7 +94,7 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 		}
 	}
 	// The memory goes into the message it follows (a tool loop's task)
-	// or else the system, marked (memMark) when there is room; the block
+	// or else the system, marked (mark) when there is room; the block
 	// before it (the task's last, or the client's last system block)
 	// takes one more when the client put none there and one is left: the
 	// memory changes at every epoch boundary, and with it every prefix

@@ -104,12 +104,12 @@ func keptOrigins(in *Input, out Output) []int {
 	return origins
 }
 
-// memoryOrigin returns the source message (an Anthropic message, a
-// Gemini content) the memory is appended to in a format whose roles
-// alternate: the one it follows in out (a tool loop's memory comes after
-// the task) when that is a user message kept whole, none of it
-// rewritten; or -1 (the memory goes into the system field, as a
-// conversation's, which comes first).
+// memoryOrigin returns the source message (a Chat Completions or
+// Anthropic message, a Gemini content) the memory is appended to: the one
+// it follows in out (a tool loop's memory comes after the task) when that
+// is a user message kept whole, none of it rewritten; or -1 (the memory
+// goes where the codec puts a conversation's: a system message of its
+// own, the system field).
 func memoryOrigin(in *Input, out Output) int {
 	if out.Memory == "" {
 		return -1

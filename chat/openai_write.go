@@ -13,7 +13,7 @@ func (openAICodec) parse(data []byte) (*Input, error) { return parseOpenAI(data)
 // they came (a rewritten one with its "content" replaced, every other
 // byte as it came), the memory as a system message — or, when it follows
 // a user message kept whole (a tool loop's task, memoryOrigin), as a text
-// part appended to that message's content (withMemoryPart): a system
+// part appended to that message's content (withMemoryText): a system
 // message after a user message is what strict chat templates refuse
 // ("System message must be at the beginning", Qwen's, served by vLLM or
 // llama.cpp), and the task's bytes still come first for a prompt cache.

@@ -8,9 +8,9 @@ import (
 // A unit is where a prefix a provider's prompt cache holds may end: a
 // list item, or, for a codec whose cache reads blocks (Chat Completions,
 // Anthropic, Gemini), a content block (part) of the lead or of a
-// message, and what else the message holds. key is what two requests must share for the
-// unit to be the same (cache_control marks aside, see sameItem), size its
-// bytes as sent.
+// message, and what else the message holds. key is what two requests
+// must share for the unit to be the same (cache_control marks aside, see
+// sameItem), size its bytes as sent.
 type unit struct {
 	key    []byte
 	size   int

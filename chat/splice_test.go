@@ -138,34 +138,50 @@ func TestValueSpan(t *testing.T) {
 	}
 }
 
-// TestOpenAIMemoryInTask: in Chat Completions form a memory that follows
-// the task (a tool loop's) goes into the task's message as a text part
-// after its own, so no system message comes after a user message (strict
-// chat templates refuse one); a memory after the instructions (a
-// conversation's), or after a task swc rewrote, is a system message.
+// TestOpenAIMemoryInTask: in Chat Completions form no system message
+// comes after another message (strict chat templates refuse one): a
+// memory that follows the task (a tool loop's) goes into the task's
+// message as a text part after its own; one after the instructions (a
+// conversation's) or after a task swc rewrote goes at the end of the
+// client's system (or developer) message; with none, it is a system
+// message of its own, the first.
 func TestOpenAIMemoryInTask(t *testing.T) {
-	body := func(task string) []byte {
-		return []byte(`{"model":"m","messages":[{"role":"system","content":"sys"},{"role":"user","content":` + task + `},` +
-			`{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"one"},` +
-			`{"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","tool_call_id":"b","content":"two"}]}`)
+	const exchange = `{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"one"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","tool_call_id":"b","content":"two"}]}`
+	withSystem := func(sys string) func(task string) []byte {
+		return func(task string) []byte {
+			return []byte(`{"model":"m","messages":[` + sys + `{"role":"user","content":` + task + `},` + exchange)
+		}
 	}
+	body := withSystem(`{"role":"system","content":"sys"},`)
 	mem := swc.Message{Role: swc.RoleSystem, Content: "MEM h0123456789"}
 	for _, tc := range []struct {
 		name, task string
+		body       func(string) []byte
 		source     []int
 		rewritten  map[int]string
 		want       string // the messages before the kept exchange
 	}{
-		{"a string task", `"do it"`, []int{0, 1, -1, 4, 5}, nil,
+		{"a string task", `"do it"`, body, []int{0, 1, -1, 4, 5}, nil,
 			`[{"role":"system","content":"sys"},{"role":"user","content":[{"type":"text","text":"do it"},{"type":"text","text":"MEM h0123456789"}]},`},
-		{"a task of parts", `[{"type":"text","text":"do it"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]`, []int{0, 1, -1, 4, 5}, nil,
+		{"a task of parts", `[{"type":"text","text":"do it"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]`, body, []int{0, 1, -1, 4, 5}, nil,
 			`[{"role":"system","content":"sys"},{"role":"user","content":[{"type":"text","text":"do it"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"text","text":"MEM h0123456789"}]},`},
-		{"the task rewritten", `"do it"`, []int{0, 1, -1, 4, 5}, map[int]string{1: "short"},
-			`[{"role":"system","content":"sys"},{"role":"user","content":"short"},{"role":"system","content":"MEM h0123456789"},`},
-		{"a conversation's memory", `"do it"`, []int{0, -1, 4, 5}, nil,
-			`[{"role":"system","content":"sys"},{"role":"system","content":"MEM h0123456789"},`},
+		{"the task rewritten", `"do it"`, body, []int{0, 1, -1, 4, 5}, map[int]string{1: "short"},
+			`[{"role":"system","content":"sys\n\nMEM h0123456789"},{"role":"user","content":"short"},{"role":"assistant"`},
+		{"a conversation's memory", `"do it"`, body, []int{0, -1, 4, 5}, nil,
+			`[{"role":"system","content":"sys\n\nMEM h0123456789"},{"role":"assistant"`},
+		{"a system of parts", `"do it"`, withSystem(`{"role":"system","content":[{"type":"text","text":"sys"}],"name":"x"},`), []int{0, -1, 4, 5}, nil,
+			`[{"role":"system","content":[{"type":"text","text":"sys"},{"type":"text","text":"MEM h0123456789"}],"name":"x"},{"role":"assistant"`},
+		{"a developer message", `"do it"`, withSystem(`{"role":"developer","content":"dev"},`), []int{0, -1, 4, 5}, nil,
+			`[{"role":"developer","content":"dev\n\nMEM h0123456789"},{"role":"assistant"`},
+		{"the system rewritten", `"do it"`, body, []int{0, -1, 4, 5}, map[int]string{0: "s"},
+			`[{"role":"system","content":"s\n\nMEM h0123456789"},{"role":"assistant"`},
+		{"no system", `"do it"`, withSystem(""), []int{-1, 3, 4}, nil,
+			`[{"role":"system","content":"MEM h0123456789"},{"role":"assistant"`},
+		{"no system, the task rewritten", `"do it"`, withSystem(""), []int{0, -1, 3, 4}, map[int]string{0: "short"},
+			`[{"role":"system","content":"MEM h0123456789"},{"role":"user","content":"short"},{"role":"assistant"`},
 	} {
-		in, err := Parse(body(tc.task), OpenAI)
+		in, err := Parse(tc.body(tc.task), OpenAI)
 		if err != nil {
 			t.Fatal(err)
 		}

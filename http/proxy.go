@@ -402,6 +402,9 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		return
 	}
 	out.tools, out.toolsKnown = tools, true
+	if out.body != nil {
+		out.after = sentTokens(c, p, out.body, out.after)
+	}
 	s.proxy.metrics.requests.WithLabelValues(p.name, out.mode).Inc()
 	s.proxy.metrics.tokens.WithLabelValues("before").Add(float64(out.before))
 	s.proxy.metrics.tokens.WithLabelValues("after").Add(float64(out.after))
@@ -452,4 +455,17 @@ func (s *Server) proxyBudget() int {
 		return s.Proxy.Budget
 	}
 	return memory.DefaultBudget
+}
+
+// sentTokens returns the tokens of the messages in body, the compressed
+// request as it goes upstream, counted as the compressor counts them; or
+// counted (the compressor's own count) when body does not parse. The
+// compressor counts its memory as a message of its own, where a codec
+// may write it into another message (the system's, the task's).
+func sentTokens(c *memory.Compressor, p protocol, body []byte, counted int) int {
+	in, err := chat.Parse(body, p.format)
+	if err != nil {
+		return counted
+	}
+	return c.CountMessages(in.Messages)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -120,17 +121,24 @@ func TestProxyOpenAISDK(t *testing.T) {
 	if resp.Header.Get("X-Request-Id") != "req_123" {
 		t.Errorf("upstream request id not passed through: %v", resp.Header)
 	}
-	// The system prompt first and verbatim, then the memory, then the
-	// latest messages as the client sent them.
+	// The system prompt first and verbatim, the memory after it in the
+	// same message (a second system message is what strict chat
+	// templates refuse), then the latest messages as the client sent
+	// them.
 	var out struct{ Messages []json.RawMessage }
 	json.Unmarshal(got, &out)
 	var in struct{ Messages []json.RawMessage }
 	json.Unmarshal(sent, &in)
-	if !bytes.Equal(out.Messages[0], in.Messages[0]) {
-		t.Errorf("system prompt changed: %s", out.Messages[0])
+	var sys, clientSys struct{ Role, Content string }
+	json.Unmarshal(out.Messages[0], &sys)
+	json.Unmarshal(in.Messages[0], &clientSys)
+	if sys.Role != "system" || !strings.HasPrefix(sys.Content, clientSys.Content+"\n\n") || !strings.Contains(sys.Content, "Earlier conversation, consolidated") {
+		t.Errorf("first message is not the system prompt then the memory: %.300s", out.Messages[0])
 	}
-	if !bytes.Contains(out.Messages[1], []byte("Earlier conversation, consolidated")) {
-		t.Errorf("second message is not the memory: %.100s", out.Messages[1])
+	for _, m := range out.Messages[1:] {
+		if bytes.Contains(m, []byte(`"role":"system"`)) {
+			t.Errorf("a second system message: %.100s", m)
+		}
 	}
 	for k := 1; k <= 8; k++ {
 		if !bytes.Equal(out.Messages[len(out.Messages)-k], in.Messages[len(in.Messages)-k]) {

@@ -143,7 +143,7 @@ func ExampleOpenAIMiddleware() {
 	fmt.Println(reply.Choices[0].Message.Content)
 	// Output:
 	// compressed 3101 → 798 tokens
-	// upstream got 8 messages for gpt-4o, the first two system and system
+	// upstream got 7 messages for gpt-4o, the first two system and user
 	// Casa do Rio.
 }
 

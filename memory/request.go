@@ -7,19 +7,22 @@ import (
 	"github.com/swcmem/swc/chat"
 )
 
-// SpliceRequest returns the request body in (a Chat Completions, Messages
-// or Responses request parsed by chat.Parse) with its messages replaced by
-// res's: kept messages byte for byte as they came, the memory (res.Memory)
-// as a system message after the instructions (openai), appended to
-// "system" (anthropic, as a text block with a cache_control mark when the
-// body's marks leave room for one: see SpliceOptions), or as a developer
-// message item after the instruction items (responses, whose
-// "instructions" field stays as it was), or as a text part appended to
-// "systemInstruction" (gemini). Every other field of the body is
-// kept as it came (for responses, every byte outside "input"). res may
-// come from Compress or be assembled by the caller (Source -1 marks the
-// memory message). It returns an EINVALID error when in is not a request
-// body of either format.
+// SpliceRequest returns the request body in (a Chat Completions,
+// Messages, Responses or Gemini request parsed by chat.Parse) with its
+// messages replaced by res's: kept messages byte for byte as they came
+// and the memory (res.Memory) where the format's codec writes it — a tool
+// loop's after its task, in the task's message (openai, anthropic,
+// gemini); else at the end of the client's leading system or developer
+// message, a system message of its own only when there is none (openai);
+// appended to "system" (anthropic, as a text block with a cache_control
+// mark when the body's marks leave room for one: see SpliceOptions); a
+// developer message item after the instruction items (responses, whose
+// "instructions" field stays as it was); a text part of
+// "systemInstruction" (gemini). Every other field of the body is kept as
+// it came (for responses, every byte outside "input"). res may come from
+// Compress or be assembled by the caller (Source -1 marks the memory
+// message). It returns an EINVALID error when in is not a request body of
+// a codec's format.
 func SpliceRequest(in *chat.Input, res *Result) ([]byte, error) {
 	return SpliceRequestWith(in, res, SpliceOptions{})
 }

@@ -300,9 +300,10 @@ const loopLineTokens = 48
 
 // loopMaxLines is how many lines the memory of a loop lists at most (the
 // calls before them are counted in one line): as many as RestartShare of
-// the budget after the instructions holds, at least one.
-func (c *Compressor) loopMaxLines(instrCost int) int {
-	room := int(c.opts.RestartShare * float64(max(c.opts.Budget-instrCost, 0)))
+// the budget after the instructions and the head (fixed, their tokens)
+// holds, at least one.
+func (c *Compressor) loopMaxLines(fixed int) int {
+	room := int(c.opts.RestartShare * float64(max(c.opts.Budget-fixed, 0)))
 	return max((room-MessageOverhead-c.counter.CountCached(LoopPreamble)-loopLineCap)/loopLineCap, 1)
 }
 
@@ -338,7 +339,9 @@ const LoopPreamble = "Earlier steps of this tool loop, left out to fit the budge
 // from the start: while the request fits the budget nothing moves; when a
 // message makes it outgrow the budget, b jumps so that the verbatim
 // observations (the current unit's at least) hold at most RestartShare of
-// the budget after the instructions; if the request is still over, (a) b
+// the budget after the instructions and the head (which every request
+// keeps: a head that takes most of the budget leaves the loop its room,
+// not a share of the whole); if the request is still over, (a) b
 // moves to the current unit, then (b) the oldest exchanges are dropped
 // until the request leaves RestartShare free again, or none but the
 // current is left. Costs are upper bounds (a stub costs stubCap), so no
@@ -347,12 +350,12 @@ const LoopPreamble = "Earlier steps of this tool loop, left out to fit the budge
 func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, instrCost int) (b, d int, over bool) {
 	o := c.opts
 	budget := o.Budget
-	limit := int(o.RestartShare * float64(max(budget-instrCost, 0)))
 	total := instrCost
 	for _, i := range l.head {
 		total += lc.cost[i]
 	}
-	lines, maxLines := 0, c.loopMaxLines(instrCost)
+	limit := int(o.RestartShare * float64(max(budget-total, 0)))
+	lines, maxLines := 0, c.loopMaxLines(total)
 	memCost := func() int { return loopMemoryCap(c, lines, maxLines) }
 	saving := func(u int) int { // what stubbing unit u's observations saves
 		s := 0

@@ -23,7 +23,11 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 		instrCost += lc.cost[i]
 	}
 	b, d, _ := c.loopWalk(l, lc, instrCost)
-	e := c.loopEpochOf(msgs, l, lc, b, d, c.loopMaxLines(instrCost))
+	fixed := instrCost
+	for _, i := range l.head {
+		fixed += lc.cost[i]
+	}
+	e := c.loopEpochOf(msgs, l, lc, b, d, c.loopMaxLines(fixed))
 	answered := answeredTurn(msgs, l, e)
 
 	n := len(l.instr) + len(l.head) + 1

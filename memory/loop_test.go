@@ -610,3 +610,56 @@ func TestLoopWindow(t *testing.T) {
 		t.Errorf("LoopKeep -1: fits %v, err %v", res != nil && res.Fits, err)
 	}
 }
+
+// TestLoopLongTaskRoom: a loop whose task takes most of the budget (a
+// pasted log, a long spec, Claude Code's summary of a session it
+// continues) keeps the room after the task for its recent exchanges: the
+// memory of dropped calls and the room a drop frees are shares of what
+// the instructions and the task leave, not of the whole budget, so a
+// drop never throws away more than that and the memory never takes a
+// quarter of the loop's room.
+func TestLoopLongTaskRoom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	msgs := genLoop(rng, 120, false, 12)
+	msgs[1].Content += "\n\nThe log of the failing run:\n" + strings.Repeat("2025-03-04 10:12:01 WARN parser: header line read before its encoding was known\n", 200)
+	o := DefaultOptions()
+	o.Budget = 8000
+	c := mustNew(t, o)
+	fixed := c.Cost(msgs[0]) + c.Cost(msgs[1])
+	if fixed < 4500 || fixed > 6000 {
+		t.Fatalf("the system and task cost %d tokens; the test wants most of the budget", fixed)
+	}
+	loopRoom := o.Budget - fixed
+	limit := int(o.RestartShare * float64(loopRoom))
+	drops, freeSum := 0, 0
+	prevMemory := ""
+	for _, n := range requestPrefixes(msgs) {
+		res, err := c.Compress(t.Context(), msgs[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Memory == "" {
+			continue
+		}
+		if mem := c.Cost(swc.Message{Role: swc.RoleSystem, Content: res.Memory}); mem > loopRoom/4 {
+			t.Errorf("request of %d messages: the memory costs %d tokens of the %d the task leaves", n, mem, loopRoom)
+		}
+		dropped := res.Memory != prevMemory
+		prevMemory = res.Memory
+		if !dropped {
+			continue
+		}
+		drops++
+		freeSum += o.Budget - res.Tokens
+		checkLoop(t, "long task", c, msgs[:n], res)
+	}
+	if drops == 0 {
+		t.Fatal("no request dropped an exchange: the test is not testing")
+	}
+	// The walk counts stubs and the memory at their caps, so a drop
+	// frees more than the restart room; by the whole budget's share it
+	// frees more than three times as much.
+	if mean := freeSum / drops; mean > 3*limit {
+		t.Errorf("%d tokens free after a drop on average over %d drops (the restart room is %d)", mean, drops, limit)
+	}
+}

@@ -96,6 +96,9 @@ type Options struct {
 	// RestartShare bounds the tail a new epoch starts with, as a share of
 	// the budget after the instructions (default DefaultRestartShare): the
 	// last KeepRecent messages (at least one), fewer when they hold more.
+	// In a tool loop it is a share of the budget after the instructions
+	// and the task: the verbatim observations a jump keeps, the room a
+	// drop frees and the memory's lines of dropped calls.
 	RestartShare float64
 	// LoopKeep, LoopEvery, StubTokens and StubValue shape a tool loop's
 	// observation window (see Compress), whatever the budget: the

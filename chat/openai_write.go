@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/swcmem/swc"
 )
@@ -118,4 +119,69 @@ func withSystemMemory(raw json.RawMessage, memory string) (json.RawMessage, bool
 	next := make([]byte, 0, len(raw)+len(q))
 	next = append(append(append(next, raw[:start]...), q...), raw[end:]...)
 	return next, true
+}
+
+// OpenAIRequestMessages returns msgs, a compression's messages whose
+// memory message is msgs[memory] (-1: none), in Chat Completions wire form
+// as a compressed request holds them: the memory written where Splice
+// writes it (after a tool loop's task, in the task's message; else at the
+// end of the leading system or developer message; else a system message of
+// its own, the first), so that no system message follows another message
+// and a strict chat template takes the list.
+func OpenAIRequestMessages(msgs []swc.Message, memory int) ([]json.RawMessage, error) {
+	if memory < 0 || memory >= len(msgs) {
+		return rawMessages(OpenAIMessages(msgs))
+	}
+	kept := slices.Delete(slices.Clone(msgs), memory, memory+1)
+	if len(kept) == 0 {
+		return rawMessages(OpenAIMessages(msgs))
+	}
+	body, err := json.Marshal(struct {
+		Messages []OpenAIMessage `json:"messages"`
+	}{OpenAIMessages(kept)})
+	if err != nil {
+		return nil, err
+	}
+	in, err := Parse(body, OpenAI)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Messages) != len(kept) {
+		return nil, swc.Errorf(swc.EINVALID, "openai: %d messages read back as %d", len(kept), len(in.Messages))
+	}
+	out := Output{Memory: msgs[memory].Content, Messages: msgs}
+	for i := range msgs {
+		switch {
+		case i < memory:
+			out.Source = append(out.Source, i)
+		case i == memory:
+			out.Source = append(out.Source, -1)
+		default:
+			out.Source = append(out.Source, i-1)
+		}
+	}
+	spliced, err := openAICodec{}.Splice(in, out)
+	if err != nil {
+		return nil, err
+	}
+	var req struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(spliced, &req); err != nil {
+		return nil, err
+	}
+	return req.Messages, nil
+}
+
+// rawMessages returns each of msgs as its JSON.
+func rawMessages(msgs []OpenAIMessage) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }

@@ -208,3 +208,41 @@ func TestOpenAIMemoryInTask(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAIRequestMessages: a compression's messages as a Chat
+// Completions request holds them: the memory where Splice writes it, so
+// no system message follows another message.
+func TestOpenAIRequestMessages(t *testing.T) {
+	sys := swc.Message{Role: swc.RoleSystem, Content: "sys"}
+	mem := swc.Message{Role: swc.RoleSystem, Content: "MEM"}
+	task := swc.Message{Role: swc.RoleUser, Content: "do it"}
+	call := swc.Message{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "a", Name: "sh", Arguments: "{}"}}}
+	result := swc.Message{Role: swc.RoleTool, ToolCallID: "a", Content: "out & more"}
+	reply := swc.Message{Role: swc.RoleAssistant, Content: "ok"}
+	for _, tc := range []struct {
+		name   string
+		msgs   []swc.Message
+		memory int
+		want   string
+	}{
+		{"a conversation after the instructions", []swc.Message{sys, mem, reply}, 1,
+			`[{"role":"system","content":"sys\n\nMEM"},{"role":"assistant","content":"ok"}]`},
+		{"no instructions", []swc.Message{mem, reply}, 0,
+			`[{"role":"system","content":"MEM"},{"role":"assistant","content":"ok"}]`},
+		{"a tool loop's, after its task", []swc.Message{sys, task, mem, call, result}, 2,
+			`[{"role":"system","content":"sys"},{"role":"user","content":[{"type":"text","text":"do it"},{"type":"text","text":"MEM"}]},{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","content":"out \u0026 more","tool_call_id":"a"}]`},
+		{"no memory", []swc.Message{sys, reply}, -1,
+			`[{"role":"system","content":"sys"},{"role":"assistant","content":"ok"}]`},
+		{"the memory alone", []swc.Message{mem}, 0,
+			`[{"role":"system","content":"MEM"}]`},
+	} {
+		raw, err := OpenAIRequestMessages(tc.msgs, tc.memory)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, _ := json.Marshal(raw)
+		if string(got) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}

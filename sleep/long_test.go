@@ -2,6 +2,7 @@ package sleep_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -207,6 +208,20 @@ func checkMessages(t *testing.T, s swc.Store, conv, format, what, last string, b
 	}
 	if format == "openai" && !strings.Contains(body, "You are a helpful assistant.") || format == "anthropic" && !strings.HasPrefix(res.System, "You are a helpful assistant.") {
 		t.Errorf("%s, %s: context lacks the instructions", what, format)
+	}
+	if format == "openai" {
+		// One system message, the instructions then the memory: strict
+		// chat templates refuse a second.
+		var msgs []struct{ Role, Content string }
+		b, _ := json.Marshal(res.Messages)
+		if err := json.Unmarshal(b, &msgs); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		for i, m := range msgs {
+			if m.Role == "system" && (i > 0 || !strings.HasPrefix(m.Content, "You are a helpful assistant.\n\nEarlier conversation, consolidated")) {
+				t.Errorf("%s, openai: message %d is a system message: %.80q", what, i, m.Content)
+			}
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -470,7 +471,14 @@ func (m *Service) messagesCompressor(res *Result, g swc.Gister, sched consolidat
 func setMessages(res *Result, out *memory.Result) {
 	res.Tokens = out.Tokens
 	if res.Format == "openai" {
-		res.Messages = chat.OpenAIMessages(out.Messages)
+		// The memory where a request holds it: never a system message
+		// after another one (strict chat templates refuse that).
+		raw, err := chat.OpenAIRequestMessages(out.Messages, slices.Index(out.Source, -1))
+		if err != nil {
+			res.Messages = chat.OpenAIMessages(out.Messages)
+			return
+		}
+		res.Messages = raw
 	} else {
 		a := chat.ToAnthropic(out.Messages)
 		res.System, res.Messages = a.System, a.Messages

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/memory"
 )
@@ -38,6 +39,13 @@ func TestCompressChatOutputs(t *testing.T) {
 		}
 		if err := chat.CheckOpenAI(chat.OpenAIMessages(in.Messages)); err != nil {
 			t.Error(err)
+		}
+		// One system message, the first, holding the instructions then
+		// the memory: strict chat templates refuse a second.
+		for i, m := range in.Messages {
+			if m.Role == swc.RoleSystem && (i > 0 || !strings.HasPrefix(m.Content, "You are Sol") || !strings.Contains(m.Content, "Earlier conversation, consolidated")) {
+				t.Errorf("%s: message %d is a system message: %.80q", tok, i, m.Content)
+			}
 		}
 		if n := counter.CountMessages(in.Messages); n > 1200 {
 			t.Errorf("%s: openai output has %d tokens > 1200", tok, n)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -164,7 +165,13 @@ func writeChat(w io.Writer, res *memory.Result, format string) error {
 	enc.SetEscapeHTML(false) // "&" stays "&" in the history text
 	switch format {
 	case "openai":
-		return enc.Encode(chat.OpenAIMessages(res.Messages))
+		// The memory where a request holds it (chat.Splice's place):
+		// never a system message after another message.
+		msgs, err := chat.OpenAIRequestMessages(res.Messages, slices.Index(res.Source, -1))
+		if err != nil {
+			return err
+		}
+		return enc.Encode(msgs)
 	case "anthropic":
 		return enc.Encode(chat.ToAnthropic(res.Messages))
 	case "json":

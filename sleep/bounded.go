@@ -128,7 +128,7 @@ func (m *Service) buildMessagesBounded(ctx context.Context, tenant, conv string,
 	if res.Chunks == nil {
 		res.Chunks = []swc.ChunkReport{}
 	}
-	setMessages(res, out)
+	setMessages(res, out, comp)
 	return res, true, nil
 }
 

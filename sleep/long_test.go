@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/consolidate"
 	"github.com/swcmem/swc/gist"
+	"github.com/swcmem/swc/memory"
 	"github.com/swcmem/swc/postgres"
 	"github.com/swcmem/swc/postgres/pgtest"
 	"github.com/swcmem/swc/sleep"
@@ -221,6 +223,15 @@ func checkMessages(t *testing.T, s swc.Store, conv, format, what, last string, b
 			if m.Role == "system" && (i > 0 || !strings.HasPrefix(m.Content, "You are a helpful assistant.\n\nEarlier conversation, consolidated")) {
 				t.Errorf("%s, openai: message %d is a system message: %.80q", what, i, m.Content)
 			}
+		}
+		// tokens counts the messages as listed, the memory inside the
+		// system message.
+		in, err := chat.Parse([]byte(`{"messages":`+string(b)+`}`), chat.OpenAI)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if c, _ := memory.New(memory.DefaultOptions()); c.CountMessages(in.Messages) != res.Tokens {
+			t.Errorf("%s, openai: tokens %d; the messages listed count %d", what, res.Tokens, c.CountMessages(in.Messages))
 		}
 	}
 }

@@ -442,7 +442,7 @@ func (m *Service) buildMessages(ctx context.Context, res *Result, msgs []swc.Sto
 	if out.Context != nil {
 		res.Chunks = out.Context.Chunks
 	}
-	setMessages(res, out)
+	setMessages(res, out, comp)
 	return res, nil
 }
 
@@ -467,8 +467,8 @@ func (m *Service) messagesCompressor(res *Result, g swc.Gister, sched consolidat
 }
 
 // setMessages sets res's tokens and messages (and Anthropic's system)
-// from the compressor's out.
-func setMessages(res *Result, out *memory.Result) {
+// from the compressor's out (comp made it).
+func setMessages(res *Result, out *memory.Result, comp *memory.Compressor) {
 	res.Tokens = out.Tokens
 	if res.Format == "openai" {
 		// The memory where a request holds it: never a system message
@@ -479,10 +479,29 @@ func setMessages(res *Result, out *memory.Result) {
 			return
 		}
 		res.Messages = raw
+		if len(raw) != len(out.Messages) { // the memory went into another message
+			res.Tokens = countRaw(comp, raw, out.Tokens)
+		}
 	} else {
 		a := chat.ToAnthropic(out.Messages)
 		res.System, res.Messages = a.System, a.Messages
 	}
+}
+
+// countRaw returns the tokens of the Chat Completions messages raw as comp
+// counts them, or counted when they do not read back.
+func countRaw(comp *memory.Compressor, raw []json.RawMessage, counted int) int {
+	body, err := json.Marshal(struct {
+		Messages []json.RawMessage `json:"messages"`
+	}{raw})
+	if err != nil {
+		return counted
+	}
+	in, err := chat.Parse(body, chat.OpenAI)
+	if err != nil {
+		return counted
+	}
+	return comp.CountMessages(in.Messages)
 }
 
 // storedGister answers from the gists consolidation stored, and from the

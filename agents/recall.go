@@ -336,7 +336,9 @@ func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answe
 // tool loop's memory in Anthropic and Gemini form goes there): a message
 // of m's role whose content blocks (parts) start with m's (a string
 // content as its one text block; cache_control marks aside, which swc
-// may add), every block after them a text block naming a handle.
+// may add), every block after them a text block naming a handle; or, in
+// Chat Completions form, m's string content followed by a blank line and
+// text naming a handle.
 func taskWithMemory(body []byte, field string, m []byte) bool {
 	var want struct {
 		Role    string          `json:"role"`
@@ -352,6 +354,8 @@ func taskWithMemory(body []byte, field string, m []byte) bool {
 	if own == nil || json.Unmarshal(body, &fm) != nil || json.Unmarshal(fm[field], &elems) != nil {
 		return false
 	}
+	var wantText string
+	wantString := json.Unmarshal(want.Content, &wantText) == nil
 	for _, e := range elems {
 		var got struct {
 			Role    string          `json:"role"`
@@ -359,6 +363,15 @@ func taskWithMemory(body []byte, field string, m []byte) bool {
 			Parts   json.RawMessage `json:"parts"`
 		}
 		if json.Unmarshal(e, &got) != nil || got.Role != want.Role {
+			continue
+		}
+		// A string task stays a string in Chat Completions form, the
+		// memory after a blank line.
+		var gotText string
+		if wantString && json.Unmarshal(got.Content, &gotText) == nil {
+			if rest, ok := strings.CutPrefix(gotText, wantText+"\n\n"); ok && memoryHandle.MatchString(rest) {
+				return true
+			}
 			continue
 		}
 		blocks := contentBlocks(cmp.Or(string(got.Content), string(got.Parts)))

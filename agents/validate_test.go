@@ -188,6 +188,9 @@ func TestTaskKept(t *testing.T) {
 		{"a memory block after it", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"Context. ` + task + `","cache_control":{"type":"ephemeral"}},{"type":"text","text":"Earlier steps: [swc:h0123456789 ls → 2 lines]"}]},{"role":"user","content":"more"}]}`, nil},
 		{"a block after it without a handle", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"Context. ` + task + `"},{"type":"text","text":"something else"}]},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
 		{"cut, then a memory block", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"Context."},{"type":"text","text":"[swc:h0123456789 ls → 2 lines] ` + task + `"}]},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
+		{"a string task, the memory after a blank line", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"Context. ` + task + `\n\nEarlier steps: [swc:h0123456789 ls → 2 lines]"},{"role":"user","content":"more"}]}`, nil},
+		{"a string task, text without a handle after it", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"Context. ` + task + `\n\nsomething else"},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
+		{"a string task cut, the memory after it", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"Context.\n\n[swc:h0123456789 ls → 2 lines] ` + task + `"},{"role":"user","content":"more"}]}`, []string{"task-kept"}},
 	} {
 		bs, _ := u.checkForwarded("openai", "messages", []byte(c.body), []byte(agentBody), "")
 		if got := taskKeptRules(bs); !slices.Equal(got, c.want) {

@@ -16,29 +16,32 @@ func (openAICodec) parse(data []byte) (*Input, error) { return parseOpenAI(data)
 
 // Splice writes the request body with out's messages: kept messages as
 // they came (a rewritten one with its "content" replaced, every other
-// byte as it came) and the memory in the message it follows:
+// byte as it came) and the memory at the end of the message it follows
+// (withMemoryAfter: a string content stays a string, the memory after a
+// blank line; a list of parts gets a text part):
 //   - after a user message kept whole (a tool loop's task, memoryOrigin),
-//     a text part appended to that message's content (withMemoryText);
+//     in that message;
 //   - else, when the request starts with the client's system (or
-//     developer) message, at the end of that message's content
-//     (withSystemMemory);
-//   - else a system message of its own, the first message.
+//     developer) message, in that message;
+//   - else a system message of its own, the first.
 //
 // The memory is never a system message after another message: strict
 // chat templates (Qwen's, served by vLLM or llama.cpp) refuse a system
 // message that is not the first ("System message must be at the
-// beginning"), where the client's own request passed. The bytes before
-// the memory are the client's, so a prompt cache still serves them.
+// beginning"), where the client's own request passed. A string is never
+// made a list of parts: some servers take only strings (DeepSeek's API:
+// "invalid type: sequence, expected a string"). The bytes before the
+// memory are the client's, so a prompt cache, which reads tokens, still
+// serves them.
 func (openAICodec) Splice(in *Input, out Output) ([]byte, error) {
-	into, system := memoryOrigin(in, out), false
+	into := memoryOrigin(in, out)
 	if into >= 0 {
-		if _, ok := withMemoryText(in.Raw[into], out.Memory); !ok {
+		if _, ok := withMemoryAfter(in.Raw[into], out.Memory); !ok {
 			into = -1
 		}
 	}
 	if into < 0 {
 		into = leadingSystem(in, out)
-		system = into >= 0
 	}
 	msgs := make([]json.RawMessage, 0, len(out.Messages))
 	for k, src := range out.Source {
@@ -58,13 +61,8 @@ func (openAICodec) Splice(in *Input, out Output) ([]byte, error) {
 			return nil, err
 		}
 		if in.Origin[src] == into {
-			ok := false
-			if system {
-				raw, ok = withSystemMemory(raw, out.Memory)
-			} else {
-				raw, ok = withMemoryText(raw, out.Memory)
-			}
-			if !ok {
+			var ok bool
+			if raw, ok = withMemoryAfter(raw, out.Memory); !ok {
 				return nil, swc.Errorf(swc.EINVALID, "%s: cannot write the memory into its content", in.Where[src])
 			}
 		}
@@ -85,32 +83,25 @@ func leadingSystem(in *Input, out Output) int {
 	if r := in.Messages[src].Role; o < 0 || r != swc.RoleSystem && r != swc.RoleDeveloper {
 		return -1
 	}
-	if _, ok := withSystemMemory(in.Raw[o], out.Memory); !ok {
+	if _, ok := withMemoryAfter(in.Raw[o], out.Memory); !ok {
 		return -1
 	}
 	return o
 }
 
-// withMemoryText returns the Chat Completions message raw with the memory
-// appended to its content as a text part (a string content becomes a
-// text part first; every other member as it came); false when its
-// content is neither a string nor a list of parts.
-func withMemoryText(raw json.RawMessage, memory string) (json.RawMessage, bool) {
-	return appendBlock(raw, memoryBlock{Type: "text", Text: memory}, nil)
-}
-
-// withSystemMemory returns the system message raw with the memory after
-// its text: a string content stays a string, the memory after a blank
-// line (servers that take only a string system content still take it); a
-// list of parts gets a text part.
-func withSystemMemory(raw json.RawMessage, memory string) (json.RawMessage, bool) {
+// withMemoryAfter returns the Chat Completions message raw with the
+// memory after its text: a string content stays a string, the memory
+// after a blank line (servers that take only strings still take it); a
+// list of parts gets a text part; every other member as it came. It
+// returns false when the content is neither.
+func withMemoryAfter(raw json.RawMessage, memory string) (json.RawMessage, bool) {
 	start, end, err := valueSpan(raw, "content")
 	if err != nil {
 		return nil, false
 	}
 	var s string
 	if json.Unmarshal(raw[start:end], &s) != nil {
-		return withMemoryText(raw, memory)
+		return appendBlock(raw, memoryBlock{Type: "text", Text: memory}, nil)
 	}
 	if s != "" {
 		s += "\n\n"

@@ -139,9 +139,11 @@ func TestValueSpan(t *testing.T) {
 }
 
 // TestOpenAIMemoryInTask: in Chat Completions form no system message
-// comes after another message (strict chat templates refuse one): a
-// memory that follows the task (a tool loop's) goes into the task's
-// message as a text part after its own; one after the instructions (a
+// comes after another message (strict chat templates refuse one), and no
+// string content becomes a list of parts (some servers take only
+// strings): a memory that follows the task (a tool loop's) goes at the
+// end of the task's message (after a blank line, or as a text part of a
+// list of parts); one after the instructions (a
 // conversation's) or after a task swc rewrote goes at the end of the
 // client's system (or developer) message; with none, it is a system
 // message of its own, the first.
@@ -163,7 +165,7 @@ func TestOpenAIMemoryInTask(t *testing.T) {
 		want       string // the messages before the kept exchange
 	}{
 		{"a string task", `"do it"`, body, []int{0, 1, -1, 4, 5}, nil,
-			`[{"role":"system","content":"sys"},{"role":"user","content":[{"type":"text","text":"do it"},{"type":"text","text":"MEM h0123456789"}]},`},
+			`[{"role":"system","content":"sys"},{"role":"user","content":"do it\n\nMEM h0123456789"},`},
 		{"a task of parts", `[{"type":"text","text":"do it"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]`, body, []int{0, 1, -1, 4, 5}, nil,
 			`[{"role":"system","content":"sys"},{"role":"user","content":[{"type":"text","text":"do it"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"text","text":"MEM h0123456789"}]},`},
 		{"the task rewritten", `"do it"`, body, []int{0, 1, -1, 4, 5}, map[int]string{1: "short"},
@@ -230,7 +232,7 @@ func TestOpenAIRequestMessages(t *testing.T) {
 		{"no instructions", []swc.Message{mem, reply}, 0,
 			`[{"role":"system","content":"MEM"},{"role":"assistant","content":"ok"}]`},
 		{"a tool loop's, after its task", []swc.Message{sys, task, mem, call, result}, 2,
-			`[{"role":"system","content":"sys"},{"role":"user","content":[{"type":"text","text":"do it"},{"type":"text","text":"MEM"}]},{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","content":"out \u0026 more","tool_call_id":"a"}]`},
+			`[{"role":"system","content":"sys"},{"role":"user","content":"do it\n\nMEM"},{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","content":"out \u0026 more","tool_call_id":"a"}]`},
 		{"no memory", []swc.Message{sys, reply}, -1,
 			`[{"role":"system","content":"sys"},{"role":"assistant","content":"ok"}]`},
 		{"the memory alone", []swc.Message{mem}, 0,

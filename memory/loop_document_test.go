@@ -222,10 +222,10 @@ func TestLoopStubsAttachedMedia(t *testing.T) {
 			c := mustNew(t, o)
 			sent, back := compressSent(t, c, in, chat.OpenAI)
 			images := bytes.Count(sent, []byte(`"type":"image_url"`))
-			// The task as it came, or its one text part with the memory's
-			// after it.
+			// The task as it came, or with the memory after a blank line
+			// (a string stays a string).
 			task := bytes.Contains(sent, []byte(`{"role":"user","content":"Make the login page match the mock-up."}`)) ||
-				bytes.Contains(sent, []byte(`{"role":"user","content":[{"type":"text","text":"Make the login page match the mock-up."},{"type":"text","text":"Earlier steps`))
+				bytes.Contains(sent, []byte(`{"role":"user","content":"Make the login page match the mock-up.\n\nEarlier steps`))
 			if n := c.CountMessages(back.Messages); n > budget || images < 1 || images > 2 || !task {
 				t.Errorf("caption %.20q, budget %d: %d tokens sent, %d of the 20 pictures, the task verbatim %v", tc.caption, budget, n, images, task)
 			}

@@ -25,6 +25,10 @@ type codec struct {
 	// whose cache reads the prompt's tokens, so a part appended to a
 	// message leaves its earlier parts cached.
 	blocks bool
+	// paragraphs splits a string content's units at its blank lines:
+	// Chat Completions, whose cache reads tokens, so text appended to a
+	// string after a blank line leaves the text before it cached.
+	paragraphs bool
 	// assistant reports whether an item of the list starts an assistant
 	// turn (a request is cut just before one).
 	assistant func(item json.RawMessage) bool
@@ -43,7 +47,7 @@ type codec struct {
 }
 
 var codecs = map[chat.Format]*codec{
-	chat.OpenAI:    {format: chat.OpenAI, list: "messages", blocks: true, assistant: roleIs("assistant"), turn: openAITurn, rewrite: openAIRewrite, validate: validateOpenAI},
+	chat.OpenAI:    {format: chat.OpenAI, list: "messages", blocks: true, paragraphs: true, assistant: roleIs("assistant"), turn: openAITurn, rewrite: openAIRewrite, validate: validateOpenAI},
 	chat.Anthropic: {format: chat.Anthropic, list: "messages", lead: "system", assistant: roleIs("assistant"), turn: anthropicTurn, rewrite: anthropicRewrite, validate: validateAnthropic},
 	chat.Responses: {format: chat.Responses, list: "input", assistant: responsesAssistant, turn: responsesTurn, rewrite: responsesRewrite, validate: validateResponses},
 	chat.Gemini:    {format: chat.Gemini, list: "contents", lead: "systemInstruction", assistant: roleIs("model"), turn: geminiTurn, rewrite: geminiRewrite, validate: validateGemini},

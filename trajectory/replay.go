@@ -129,6 +129,7 @@ type sent struct {
 	// not compared as a whole with the other fields.
 	leadKey  string
 	blocks   bool   // the units are content blocks (the codec's blocks)
+	paras    bool   // a string content's paragraphs are units (the codec's paragraphs)
 	u        []unit // prefixUnits, once
 	breaches []string
 }
@@ -143,7 +144,7 @@ func (r *Replay) decode(body []byte) *sent {
 	if err != nil {
 		return &sent{breaches: []string{fmt.Sprintf("body: %v", err)}}
 	}
-	s := &sent{top: o, items: items, breaches: r.codec.validate(o, items), blocks: r.codec.blocks || r.codec.lead != ""}
+	s := &sent{top: o, items: items, breaches: r.codec.validate(o, items), blocks: r.codec.blocks || r.codec.lead != "", paras: r.codec.paragraphs}
 	if k := r.codec.lead; k != "" {
 		s.leadKey = k
 		if _, ok := o[k]; !ok && k == "systemInstruction" {

@@ -3,6 +3,7 @@ package trajectory
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // A unit is where a prefix a provider's prompt cache holds may end: a
@@ -31,7 +32,7 @@ func (s *sent) prefixUnits() []unit {
 		return s.u
 	}
 	if s.leadKey != "" {
-		s.u = blockUnits(s.u[:0], "system", s.top[s.leadKey])
+		s.u = blockUnits(s.u[:0], "system", s.top[s.leadKey], false)
 	}
 	for _, it := range s.items {
 		var m map[string]json.RawMessage
@@ -47,7 +48,7 @@ func (s *sent) prefixUnits() []unit {
 			content = m["parts"] // a Gemini content's parts
 		}
 		n := len(s.u)
-		s.u = blockUnits(s.u, role, content)
+		s.u = blockUnits(s.u, role, content, s.paras)
 		// What else the message holds (a Chat Completions turn's
 		// tool_calls, a tool message's tool_call_id) is one more unit,
 		// its members in order of name.
@@ -71,8 +72,9 @@ func (s *sent) prefixUnits() []unit {
 // one text block it stands for; a list; or a Gemini content object, its
 // parts) as units, each compacted (a provider reads the JSON, not its
 // spacing), the first keyed with role too: the same blocks in another
-// message are another prefix.
-func blockUnits(us []unit, role string, content json.RawMessage) []unit {
+// message are another prefix. With paras a string's text block is split
+// at its blank lines (paragraphUnits).
+func blockUnits(us []unit, role string, content json.RawMessage, paras bool) []unit {
 	var blocks []json.RawMessage
 	var s string
 	var obj struct {
@@ -89,6 +91,9 @@ func blockUnits(us []unit, role string, content json.RawMessage) []unit {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}{"text", s})
+		if paras {
+			return paragraphUnits(us, role, s, len(b))
+		}
 		blocks = []json.RawMessage{b}
 	case json.Unmarshal(content, &blocks) != nil:
 		return us
@@ -106,5 +111,32 @@ func blockUnits(us []unit, role string, content json.RawMessage) []unit {
 		}
 		us = append(us, unit{key: key, size: size, blocks: 1})
 	}
+	return us
+}
+
+// paragraphUnits appends the text s of a string content as units, one a
+// paragraph (a blank line ends one): a cache that reads tokens serves a
+// message's text up to where it changed, so a text appended after a blank
+// line leaves the paragraphs before it cached. The first is keyed with
+// role; the sizes are the paragraphs' JSON-escaped bytes, the first
+// holding the rest of size (the block's bytes as sent), so they add up to
+// size.
+func paragraphUnits(us []unit, role, s string, size int) []unit {
+	first := len(us)
+	rest := 0
+	for i, p := range strings.SplitAfter(s, "\n\n") {
+		if p == "" {
+			continue
+		}
+		q, _ := json.Marshal(p)
+		key := q
+		if i == 0 {
+			key = append([]byte(role+"\x00"), q...)
+		} else {
+			rest += len(q) - 2
+		}
+		us = append(us, unit{key: key, size: len(q) - 2, blocks: 1})
+	}
+	us[first].size = size - rest
 	return us
 }

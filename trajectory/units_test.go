@@ -3,6 +3,8 @@ package trajectory
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/swcmem/swc/chat"
 )
 
 // anthropicSent decodes an Anthropic body as the bench does: its prefix
@@ -82,7 +84,7 @@ func TestMarkCacheMemoryAfterTask(t *testing.T) {
 		t.Error("a changed memory block taken for a stable prefix")
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal([]byte(first), &m) != nil || len(blockUnits(nil, "user", m["system"])) != 1 {
+	if json.Unmarshal([]byte(first), &m) != nil || len(blockUnits(nil, "user", m["system"], false)) != 1 {
 		t.Error("a string system is not one text block")
 	}
 }
@@ -135,5 +137,34 @@ func TestOpenAIUnits(t *testing.T) {
 	cached, _ = cachedPrefix(prev, decode(body("h0000000001", "grep")), "messages")
 	if want := u[0].size + u[1].size + u[2].size; cached != want {
 		t.Errorf("another call: cached %d, want %d (up to the call)", cached, want)
+	}
+}
+
+// TestOpenAIParagraphUnits: in Chat Completions form a string content's
+// paragraphs are units, so a memory appended to the task after a blank
+// line leaves the task cached; the units' sizes add up to the text
+// block's bytes, as one unit's did.
+func TestOpenAIParagraphUnits(t *testing.T) {
+	body := func(task string) string {
+		return `{"model":"m","messages":[{"role":"system","content":"sys"},{"role":"user","content":` + task + `},{"role":"assistant","content":"ok"}]}`
+	}
+	openAI := func(b string) *sent {
+		s := sentOf(t, b, "")
+		s.blocks, s.paras = codecs[chat.OpenAI].blocks, codecs[chat.OpenAI].paragraphs
+		return s
+	}
+	prev := openAI(body(`"fix the bug\n\nMEM one"`))
+	cur := openAI(body(`"fix the bug\n\nMEM two"`))
+	units := cur.prefixUnits()
+	if len(units) != 4 {
+		t.Fatalf("%d units, want 4 (system, the task's two paragraphs, the turn)", len(units))
+	}
+	b, _ := json.Marshal(map[string]string{"type": "text", "text": "fix the bug\n\nMEM two"})
+	if got := units[1].size + units[2].size; got != len(b) {
+		t.Errorf("the task's units size %d bytes, the text block %d", got, len(b))
+	}
+	cached, total := cachedPrefix(prev, cur, "messages")
+	if want := units[0].size + units[1].size; cached != want || total <= cached {
+		t.Errorf("cached %d of %d bytes, want the system and the task's first paragraph (%d)", cached, total, want)
 	}
 }

@@ -403,7 +403,12 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	}
 	out.tools, out.toolsKnown = tools, true
 	if out.body != nil {
-		out.after = sentTokens(c, p, out.body, out.after)
+		// The messages as they go upstream: the compressor counts its
+		// memory as a message of its own, where a codec may write it
+		// into another (the system's, the task's).
+		if n, err := c.CountBody(out.body, p.format); err == nil {
+			out.after = n
+		}
 	}
 	s.proxy.metrics.requests.WithLabelValues(p.name, out.mode).Inc()
 	s.proxy.metrics.tokens.WithLabelValues("before").Add(float64(out.before))
@@ -455,17 +460,4 @@ func (s *Server) proxyBudget() int {
 		return s.Proxy.Budget
 	}
 	return memory.DefaultBudget
-}
-
-// sentTokens returns the tokens of the messages in body, the compressed
-// request as it goes upstream, counted as the compressor counts them; or
-// counted (the compressor's own count) when body does not parse. The
-// compressor counts its memory as a message of its own, where a codec
-// may write it into another message (the system's, the task's).
-func sentTokens(c *memory.Compressor, p protocol, body []byte, counted int) int {
-	in, err := chat.Parse(body, p.format)
-	if err != nil {
-		return counted
-	}
-	return c.CountMessages(in.Messages)
 }

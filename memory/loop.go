@@ -344,16 +344,14 @@ const LoopPreamble = "Earlier steps of this tool loop, left out to fit the budge
 // not a share of the whole); if the request is still over, (a) b
 // moves to the current unit, then (b) the oldest exchanges are dropped
 // until the request leaves RestartShare free again, or none but the
-// current is left. Costs are upper bounds (a stub costs stubCap), so no
+// current is left. fixed is the tokens of the instructions and the head.
+// Costs are upper bounds (a stub costs stubCap), so no
 // stub is written to walk. The walk over a prefix depends on that prefix
 // alone. over reports that the last message left the request over budget.
-func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, instrCost int) (b, d int, over bool) {
+func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, fixed int) (b, d int, over bool) {
 	o := c.opts
 	budget := o.Budget
-	total := instrCost
-	for _, i := range l.head {
-		total += lc.cost[i]
-	}
+	total := fixed
 	limit := int(o.RestartShare * float64(max(budget-total, 0)))
 	lines, maxLines := 0, c.loopMaxLines(total)
 	memCost := func() int { return loopMemoryCap(c, lines, maxLines) }

@@ -18,15 +18,11 @@ import (
 func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape, res *Result) *Result {
 	lc := &loopCosts{msgs: msgs, cost: costs, stubCap: c.opts.StubTokens + MessageOverhead, share: max(c.opts.StubShare, 0)}
 	c.pin(msgs, l)
-	instrCost := 0
-	for _, i := range l.instr {
-		instrCost += lc.cost[i]
-	}
-	b, d, _ := c.loopWalk(l, lc, instrCost)
-	fixed := instrCost
-	for _, i := range l.head {
+	fixed := 0 // the instructions and the head, which every request keeps
+	for _, i := range slices.Concat(l.instr, l.head) {
 		fixed += lc.cost[i]
 	}
+	b, d, _ := c.loopWalk(l, lc, fixed)
 	e := c.loopEpochOf(msgs, l, lc, b, d, c.loopMaxLines(fixed))
 	answered := answeredTurn(msgs, l, e)
 

@@ -123,14 +123,14 @@ func loopState(c *Compressor, msgs []swc.Message) (b, d int) {
 	c.pin(msgs, l)
 	o := c.Options()
 	lc := &loopCosts{msgs: msgs, cost: make([]int, len(msgs)), stubCap: o.StubTokens + MessageOverhead, share: max(o.StubShare, 0)}
-	instr := 0
+	fixed := 0
 	for i := range msgs {
 		lc.cost[i] = c.Cost(msgs[i])
 	}
-	for _, i := range l.instr {
-		instr += lc.cost[i]
+	for _, i := range slices.Concat(l.instr, l.head) {
+		fixed += lc.cost[i]
 	}
-	b, d, _ = c.loopWalk(l, lc, instr)
+	b, d, _ = c.loopWalk(l, lc, fixed)
 	return b, d
 }
 

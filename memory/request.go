@@ -41,6 +41,17 @@ func SpliceRequestWith(in *chat.Input, res *Result, o SpliceOptions) ([]byte, er
 	return chat.Splice(in, output(res, o.CacheBreakpoints))
 }
 
+// CountBody returns the tokens of the messages of body, a request body of
+// format f (chat.Parse reads it), as c counts them: a compressed request
+// as it goes out, its memory wherever the codec wrote it.
+func (c *Compressor) CountBody(body []byte, f chat.Format) (int, error) {
+	in, err := chat.Parse(body, f)
+	if err != nil {
+		return 0, err
+	}
+	return c.CountMessages(in.Messages), nil
+}
+
 // MaxBreakpoints is the most cache_control marks the Messages API takes
 // in one request (chat.MaxBreakpoints).
 const MaxBreakpoints = chat.MaxBreakpoints

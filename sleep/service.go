@@ -480,28 +480,17 @@ func setMessages(res *Result, out *memory.Result, comp *memory.Compressor) {
 		}
 		res.Messages = raw
 		if len(raw) != len(out.Messages) { // the memory went into another message
-			res.Tokens = countRaw(comp, raw, out.Tokens)
+			body, err := json.Marshal(struct {
+				Messages []json.RawMessage `json:"messages"`
+			}{raw})
+			if n, cerr := comp.CountBody(body, chat.OpenAI); err == nil && cerr == nil {
+				res.Tokens = n
+			}
 		}
 	} else {
 		a := chat.ToAnthropic(out.Messages)
 		res.System, res.Messages = a.System, a.Messages
 	}
-}
-
-// countRaw returns the tokens of the Chat Completions messages raw as comp
-// counts them, or counted when they do not read back.
-func countRaw(comp *memory.Compressor, raw []json.RawMessage, counted int) int {
-	body, err := json.Marshal(struct {
-		Messages []json.RawMessage `json:"messages"`
-	}{raw})
-	if err != nil {
-		return counted
-	}
-	in, err := chat.Parse(body, chat.OpenAI)
-	if err != nil {
-		return counted
-	}
-	return comp.CountMessages(in.Messages)
 }
 
 // storedGister answers from the gists consolidation stored, and from the

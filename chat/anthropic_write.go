@@ -48,6 +48,9 @@ func (anthropicCodec) Splice(in *Input, out Output) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
+			if raw, err = rewriteCalls(in, out, o, raw, anthropicCalls); err != nil {
+				return nil, err
+			}
 			if o == memOrigin {
 				memAt = len(msgs)
 			}

@@ -39,6 +39,11 @@ type Output struct {
 	// Rewritten maps an input message index to the text that replaces
 	// its content as sent; the message keeps every other field.
 	Rewritten map[int]string
+	// Calls maps an input message index (an assistant turn) to its tool
+	// calls as sent when their arguments changed (a tool loop's old
+	// calls, clipped): each call's arguments are written where its format
+	// keeps them (splice_calls.go), every other byte as it came.
+	Calls map[int][]swc.ToolCall
 	// NoCacheMark leaves a provider's prompt-cache marks as the client
 	// set them: no mark is added on the memory (Anthropic cache_control).
 	NoCacheMark bool
@@ -84,6 +89,9 @@ func pick(in *Input, out Output, idx []int) []swc.Message {
 		msgs[i] = in.Messages[k]
 		if text, ok := out.Rewritten[k]; ok {
 			msgs[i].Content = text
+		}
+		if cs, ok := out.Calls[k]; ok {
+			msgs[i].ToolCalls = cs
 		}
 	}
 	return msgs

@@ -66,12 +66,15 @@ func (geminiCodec) Splice(in *Input, out Output) ([]byte, error) {
 				continue
 			}
 		}
-		if whole {
-			contents = append(contents, in.Raw[o])
-			continue
+		c := in.Raw[o]
+		if !whole {
+			if c, err = geminiPartly(in, byOrigin[o], in.Raw[o], kept, rewritten); err != nil {
+				return nil, err
+			}
 		}
-		c, err := geminiPartly(in, byOrigin[o], in.Raw[o], kept, rewritten)
-		if err != nil {
+		if c, err = rewriteCalls(in, out, o, c, func(raw []byte, args map[string]string) ([]byte, error) {
+			return geminiCalls(raw, in.Raw[o], o, args)
+		}); err != nil {
 			return nil, err
 		}
 		contents = append(contents, c)

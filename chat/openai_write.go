@@ -60,6 +60,9 @@ func (openAICodec) Splice(in *Input, out Output) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if raw, err = rewriteCalls(in, out, in.Origin[src], raw, openAICalls); err != nil {
+			return nil, err
+		}
 		if in.Origin[src] == into {
 			var ok bool
 			if raw, ok = withMemoryAfter(raw, out.Memory); !ok {

@@ -48,6 +48,9 @@ func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if raw, err = rewriteCalls(in, out, o, raw, responsesCalls); err != nil {
+			return nil, err
+		}
 		items = append(items, raw)
 	}
 	b := make([]byte, 0, size+len(items)+2)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/swcmem/swc"
 )
 
@@ -65,7 +67,72 @@ func jsonString(s string) []byte {
 
 // valueSpan returns the offsets [start, end) in raw of the JSON value at
 // path: a string names an object's member, an int an array's element.
+// It reads with jsontext (skipping values without decoding them), and
+// again with encoding/json where jsontext refuses raw (invalid UTF-8 in
+// a string, which encoding/json takes).
 func valueSpan(raw []byte, path ...any) (start, end int, err error) {
+	if start, end, ok := fastValueSpan(raw, path...); ok {
+		return start, end, nil
+	}
+	return slowValueSpan(raw, path...)
+}
+
+// fastValueSpan is valueSpan with jsontext; ok false at any error.
+func fastValueSpan(raw []byte, path ...any) (start, end int, ok bool) {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), fastOptions)
+	for _, p := range path {
+		t, err := dec.ReadToken()
+		if err != nil {
+			return 0, 0, false
+		}
+		switch p := p.(type) {
+		case string:
+			if t.Kind() != '{' {
+				return 0, 0, false
+			}
+			found := false
+			for dec.PeekKind() != '}' {
+				name, err := dec.ReadToken()
+				if err != nil {
+					return 0, 0, false
+				}
+				if name.String() == p {
+					found = true
+					break
+				}
+				if dec.SkipValue() != nil {
+					return 0, 0, false
+				}
+			}
+			if !found {
+				return 0, 0, false
+			}
+		case int:
+			if t.Kind() != '[' {
+				return 0, 0, false
+			}
+			for n := 0; n < p; n++ {
+				if dec.PeekKind() == ']' || dec.SkipValue() != nil {
+					return 0, 0, false
+				}
+			}
+			if dec.PeekKind() == ']' {
+				return 0, 0, false
+			}
+		default:
+			return 0, 0, false
+		}
+	}
+	v, err := dec.ReadValue()
+	if err != nil {
+		return 0, 0, false
+	}
+	end = int(dec.InputOffset())
+	return end - len(v), end, true
+}
+
+// slowValueSpan is valueSpan with encoding/json.
+func slowValueSpan(raw []byte, path ...any) (start, end int, err error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	var skip json.RawMessage
 	for _, p := range path {

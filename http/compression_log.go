@@ -75,18 +75,14 @@ func compressionRecord(c *memory.Compressor, in *chat.Input, res *memory.Result)
 		if h, ok := observationHandle(in.Messages, i); ok {
 			it.Handle = h
 		}
-		stub, masked := res.Rewritten[i]
+		st, masked := res.AsSent(i, m)
 		switch {
 		case sent[i] && masked && m.Role == swc.RoleAssistant:
-			st := m
-			st.Content = stub
 			it.Kind, it.Sent = swc.ItemClipped, c.Cost(st)
-			if h := memory.HistoryHandle([]swc.Message{m}); strings.Contains(stub, "[swc:"+h) {
+			if h := memory.HistoryHandle([]swc.Message{m}); strings.Contains(st.Content, "[swc:"+h) || res.Calls[i] != nil {
 				it.Handle = h // not an old turn sent whole without its thinking blocks
 			}
 		case sent[i] && masked:
-			st := m
-			st.Content, st.MediaTokens = stub, 0
 			it.Kind, it.Sent = swc.ItemMasked, c.Cost(st)
 		case sent[i]:
 			it.Kind, it.Sent = swc.ItemKept, it.Tokens

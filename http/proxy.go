@@ -109,8 +109,9 @@ type ProxyConfig struct {
 	// (memory.Options.StubTokens; 0: its default).
 	StubTokens int
 	// TurnTokens is how many tokens of prose an old assistant turn of a
-	// tool loop keeps (memory.Options.TurnTokens; 0: its default, -1:
-	// turns never clipped).
+	// tool loop keeps, and bounds its calls' string arguments
+	// (memory.Options.TurnTokens; 0: its default, -1: turns never
+	// clipped).
 	TurnTokens int
 	// CacheBreakpoints is memory.BreakpointsAuto (default: a cache_control
 	// mark on the memory block of Anthropic requests whose own marks leave

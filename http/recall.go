@@ -108,7 +108,7 @@ func (s *Server) keepOriginals(tenant string, in *chat.Input, res *memory.Result
 	sent := sentMessages(len(in.Messages), res)
 	now := s.now()
 	for i, m := range in.Messages {
-		if _, stubbed := res.Rewritten[i]; sent[i] && !stubbed { // sent as it is
+		if _, changed := res.AsSent(i, m); sent[i] && !changed { // sent as it is
 			continue
 		}
 		h, key, ok := s.handleKeyed(in.Messages, i)
@@ -227,16 +227,12 @@ func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result
 			instrT += c.Cost(m)
 			continue
 		}
-		switch stub, ok := res.Rewritten[i]; {
+		switch s, ok := res.AsSent(i, m); {
 		case !sent[i]:
 			dropped++
 		case ok && m.Role == swc.RoleAssistant:
-			s := m
-			s.Content = stub
 			clipped, clippedT, clipT = clipped+1, clippedT+c.Cost(m), clipT+c.Cost(s)
 		case ok:
-			s := m
-			s.Content, s.MediaTokens = stub, 0
 			masked, maskedT, stubT = masked+1, maskedT+c.Cost(m), stubT+c.Cost(s)
 		default:
 			kept, keptT = kept+1, keptT+c.Cost(m)

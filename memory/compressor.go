@@ -179,6 +179,14 @@ type Result struct {
 	// field; splicing writes only its content. Messages holds the new
 	// content already.
 	Rewritten map[int]string `json:"rewritten,omitempty"`
+	// Calls maps the input index of an old assistant turn of a tool loop
+	// to its tool calls as sent when their long arguments were clipped
+	// (Options.TurnTokens: a string member of a call's arguments over
+	// TurnTokens+16 tokens keeps its leading lines and a line naming the
+	// turn's handle); each call keeps its id and name, and the turn its
+	// content (Rewritten) and every other field. Messages holds the new
+	// calls already; the turn being answered is never listed.
+	Calls map[int][]swc.ToolCall `json:"calls,omitempty"`
 	// Recall lists the pieces of the history the memory message shows by
 	// handle instead of whole (sessions gisted, partly kept or left out;
 	// see Recallable), in the order it shows them, and the assistant turns
@@ -733,4 +741,22 @@ func (c *Compressor) runOffline(ctx context.Context, e engineSet, fallback *stri
 	}
 	e.cheap = true
 	return f(context.WithoutCancel(ctx), e)
+}
+
+// AsSent returns input message m (at index i) as the request sends it:
+// its content as Rewritten gives it (a stub, media and all, or a clipped
+// turn's text) and its tool calls as Calls gives them; changed reports
+// whether either did. A message the request leaves out is not told apart
+// (Source says which are sent).
+func (r *Result) AsSent(i int, m swc.Message) (sent swc.Message, changed bool) {
+	if s, ok := r.Rewritten[i]; ok {
+		m.Content, changed = s, true
+		if m.Role != swc.RoleAssistant {
+			m.MediaTokens = 0
+		}
+	}
+	if cs, ok := r.Calls[i]; ok {
+		m.ToolCalls, changed = cs, true
+	}
+	return m, changed
 }

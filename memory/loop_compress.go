@@ -25,6 +25,7 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 	b, d, _ := c.loopWalk(l, lc, fixed)
 	e := c.loopEpochOf(msgs, l, lc, b, d, c.loopMaxLines(fixed))
 	answered := answeredTurn(msgs, l, e)
+	last := lastTurn(l) // its calls go as they came: the request answers them
 
 	n := len(l.instr) + len(l.head) + 1
 	for _, u := range l.units {
@@ -34,8 +35,17 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 	res.Tokens = 0
 	put := func(i int) {
 		m := msgs[i]
-		if s, ok := e.rewritten[i]; ok && i != answered {
+		s, text := e.rewritten[i]
+		text = text && i != answered
+		cs, calls := e.calls[i]
+		calls = calls && i != last
+		if text {
 			m.Content, m.MediaTokens = s, 0
+		}
+		if calls {
+			m.ToolCalls = cs
+		}
+		if text || calls {
 			res.Tokens += c.Cost(m)
 		} else {
 			res.Tokens += costs[i]
@@ -78,9 +88,17 @@ func (c *Compressor) compressLoop(msgs []swc.Message, costs []int, l *loopShape,
 		res.Rewritten = maps.Clone(e.rewritten)
 		delete(res.Rewritten, answered)
 	}
+	if len(e.calls) > 0 {
+		res.Calls = maps.Clone(e.calls)
+		delete(res.Calls, last)
+		if len(res.Calls) == 0 {
+			res.Calls = nil
+		}
+	}
 	res.Memory = e.memory
 	for _, r := range e.recall {
-		if !slices.Equal(r.Messages, []int{answered}) {
+		_, clipped := res.Rewritten[r.Messages[0]]
+		if _, cut := res.Calls[r.Messages[0]]; clipped || cut {
 			res.Recall = append(res.Recall, r)
 		}
 	}
@@ -108,6 +126,17 @@ func (c *Compressor) pin(msgs []swc.Message, l *loopShape) {
 			un.pinned = un.pinned || loadsTools(msgs[i])
 		}
 	}
+}
+
+// lastTurn returns the index of the loop's last assistant turn (-1 when
+// none): the turn whose calls the request's last results answer.
+func lastTurn(l *loopShape) int {
+	for u := len(l.units) - 1; u >= 0; u-- {
+		if !l.units[u].user {
+			return l.units[u].msgs[0]
+		}
+	}
+	return -1
 }
 
 // answeredTurn returns the index of the loop's last assistant turn when

@@ -21,6 +21,7 @@ import (
 // it without writing a stub again.
 type loopEpoch struct {
 	rewritten map[int]string
+	calls     map[int][]swc.ToolCall // old turns' calls with long arguments clipped (clipCalls)
 	memory    string
 	stubbed   int          // observations stubbed
 	recall    []Recallable // the assistant turns clipped (Options.TurnTokens)
@@ -31,6 +32,11 @@ func (e *loopEpoch) size() int {
 	n := len(e.memory) + 64 + 64*len(e.recall)
 	for _, s := range e.rewritten {
 		n += len(s) + 16
+	}
+	for _, cs := range e.calls {
+		for _, tc := range cs {
+			n += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + 48
+		}
 	}
 	return n
 }
@@ -79,7 +85,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 		Known:     func(id string) bool { return known[id] },
 		Focus:     func(id string) bool { return focus[id] },
 	}
-	e := &loopEpoch{rewritten: map[int]string{}}
+	e := &loopEpoch{rewritten: map[int]string{}, calls: map[int][]swc.ToolCall{}}
 	var lines, handles []string // a dropped call's line and handle ("" for a turn without one)
 	seen := 0                   // the units whose assistant turns known and focus hold
 	learn := func(to int) {
@@ -95,7 +101,11 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 					text = t
 				}
 				add(known, text)
-				for _, tc := range a.ToolCalls {
+				calls := a.ToolCalls
+				if cs, ok := e.calls[un.msgs[0]]; ok {
+					calls = cs
+				}
+				for _, tc := range calls {
 					add(known, tc.Arguments)
 				}
 			}
@@ -116,10 +126,19 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 		if un.user || len(un.obs) == 0 || u < d && !un.pinned {
 			continue
 		}
-		if t, h, ok := c.turnHead(msgs[un.msgs[0]], c.opts.TurnTokens); ok {
-			e.rewritten[un.msgs[0]] = t
+		i := un.msgs[0]
+		recalled := false
+		if t, h, ok := c.turnHead(msgs[i], c.opts.TurnTokens); ok {
+			e.rewritten[i] = t
 			if h != "" {
-				e.recall = append(e.recall, Recallable{Handle: h, First: -1, Last: -1, Messages: []int{un.msgs[0]}})
+				e.recall = append(e.recall, Recallable{Handle: h, First: -1, Last: -1, Messages: []int{i}})
+				recalled = true
+			}
+		}
+		if cs, h, ok := c.clipCallsOf(msgs[i]); ok {
+			e.calls[i] = cs
+			if !recalled {
+				e.recall = append(e.recall, Recallable{Handle: h, First: -1, Last: -1, Messages: []int{i}})
 			}
 		}
 	}

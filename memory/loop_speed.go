@@ -3,6 +3,7 @@ package memory
 import (
 	"strings"
 
+	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/observe"
 )
@@ -16,10 +17,11 @@ import (
 
 // loopMemos are the memos of this file, held by memos.
 type loopMemos struct {
-	drops *memo.Memo[dropKey, string]   // dropLine
-	looks *memo.Memo[string, bool]      // looksAtMatch
-	cmds  *memo.Memo[string, string]    // command
-	hands *memo.Memo[handleKey, string] // observe.Handle
+	drops *memo.Memo[dropKey, string]    // dropLine
+	looks *memo.Memo[string, bool]       // looksAtMatch
+	cmds  *memo.Memo[string, string]     // command
+	hands *memo.Memo[handleKey, string]  // observe.Handle
+	calls *memo.Memo[callsKey, callsVal] // clipCalls
 }
 
 func newLoopMemos(bytes int) loopMemos {
@@ -30,7 +32,51 @@ func newLoopMemos(bytes int) loopMemos {
 		looks: memo.New(bytes, func(k string, _ bool) int { return len(k) }),
 		cmds:  memo.New(bytes, func(k, v string) int { return len(k) + len(v) }),
 		hands: memo.New(bytes, func(k handleKey, v string) int { return len(k.callID) + len(k.output) + len(v) }),
+		calls: memo.New(bytes, func(k callsKey, v callsVal) int {
+			n := len(k.role) + len(k.name) + len(k.content) + len(k.calls) + len(v.handle) + 48
+			for _, tc := range v.calls {
+				n += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + 48
+			}
+			return n
+		}),
 	}
+}
+
+// callsKey names an assistant message for clipCalls: all that its
+// handle (HistoryHandle) reads.
+type callsKey struct {
+	role, name, content, calls string
+	time                       int64
+}
+
+type callsVal struct {
+	calls  []swc.ToolCall
+	handle string
+	ok     bool
+}
+
+// clipCallsOf returns c.clipCalls(m), remembered: every jump of a loop's
+// boundary asks it of every old turn again, and the turn's handle is a
+// SHA-256 of the whole turn.
+func (c *Compressor) clipCallsOf(m swc.Message) ([]swc.ToolCall, string, bool) {
+	long := false
+	for _, tc := range m.ToolCalls {
+		long = long || len(tc.Arguments) >= 4*c.clipArgTokens()
+	}
+	if !long || c.opts.TurnTokens <= 0 {
+		return nil, "", false
+	}
+	var b strings.Builder
+	for _, tc := range m.ToolCalls {
+		b.WriteString(tc.ID + "\x00" + tc.Name + "\x00" + tc.Arguments + "\x01")
+	}
+	k := callsKey{role: string(m.Role), name: m.Name, content: m.Content, calls: b.String(), time: m.Time.UnixNano()}
+	if v, ok := c.memos.loop.calls.Get(k); ok {
+		return v.calls, v.handle, v.ok
+	}
+	cs, h, ok := c.clipCalls(m)
+	c.memos.loop.calls.Put(k, callsVal{calls: cs, handle: h, ok: ok})
+	return cs, h, ok
 }
 
 // dropKey names a dropped call's line: its observation whole (the

@@ -16,7 +16,7 @@ import (
 // its paragraphs of reasoning cost tokens on every later request. A
 // clipped turn keeps its first sentences, a handle to the whole turn
 // (HistoryHandle: swc_recall gives it back) and its code blocks; its tool
-// calls are never touched.
+// calls keep all but their long string arguments (loop_calls.go).
 
 // turnHead returns the new text of old assistant message m: its text
 // clipped, with the handle of the whole turn, or, for a turn holding

@@ -59,7 +59,7 @@ const MaxBreakpoints = chat.MaxBreakpoints
 // output is what a codec writes into a request for res, with the cache
 // breakpoints setting bp.
 func output(res *Result, bp string) chat.Output {
-	return chat.Output{Messages: res.Messages, Source: res.Source, Memory: res.Memory, Rewritten: res.Rewritten, NoCacheMark: bp == BreakpointsOff}
+	return chat.Output{Messages: res.Messages, Source: res.Source, Memory: res.Memory, Rewritten: res.Rewritten, Calls: res.Calls, NoCacheMark: bp == BreakpointsOff}
 }
 
 // WithBudget returns a copy of c with another budget that shares c's

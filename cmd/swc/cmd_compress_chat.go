@@ -141,7 +141,7 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 	if res.Fits {
 		what = "already within the budget, unchanged"
 	}
-	if len(res.Rewritten) > 0 || strings.HasPrefix(res.Memory, memory.LoopPreamble) {
+	if len(res.Rewritten) > 0 || len(res.Calls) > 0 || strings.HasPrefix(res.Memory, memory.LoopPreamble) {
 		clipped := 0
 		for i := range res.Rewritten {
 			if msgs[i].Role == swc.RoleAssistant {
@@ -151,6 +151,9 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 		what = fmt.Sprintf("a tool loop: %d old observations stubbed in place", len(res.Rewritten)-clipped)
 		if clipped > 0 {
 			what += fmt.Sprintf(", %d old turns' prose clipped", clipped)
+		}
+		if len(res.Calls) > 0 {
+			what += fmt.Sprintf(", %d old turns' long call arguments clipped", len(res.Calls))
 		}
 	}
 	fmt.Fprintf(env.Stderr, "swc: %s: %d messages, %d → %d tokens (budget %d, %s); %s; %d messages kept as they were\n",

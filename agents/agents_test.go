@@ -93,6 +93,8 @@ type result struct {
 	FwdBytes     int    // what the upstream got of it
 	Breaches     []Breach
 	Clipped      int         // the agent's turns the upstream got clipped (Stats.Clipped)
+	ClippedCalls int         // those that came with long call arguments clipped (Stats.ClippedCalls)
+	LongArgs     bool        // the script's calls had a long argument (Stats.LongArgs)
 	Unreasoned   int         // old turns sent whole without their thinking (Stats.Unreasoned)
 	NoClip       string      // why none are to be clipped (agent.noClip)
 	ClipAt       int         // the budget whose run must see one (agent.clipAt, or clipBudget)
@@ -117,9 +119,9 @@ func (r result) String() string {
 	if r.Recall.Handle != "" {
 		recall = fmt.Sprintf("%s at request %d, answered %v", r.Recall.Handle, r.Recall.Request, r.Recall.Answered)
 	}
-	return fmt.Sprintf("%s %s: steps %d, finished %v, loop requests %d, swc errors %d, last request %d→%d tokens, %d→%d bytes (mode %s), breaches %d, clipped turns %d (whole without thinking %d), recall rounds %d (offered on %d requests; called %s), %.1fs",
+	return fmt.Sprintf("%s %s: steps %d, finished %v, loop requests %d, swc errors %d, last request %d→%d tokens, %d→%d bytes (mode %s), breaches %d, clipped turns %d (calls' long arguments %d of %v; whole without thinking %d), recall rounds %d (offered on %d requests; called %s), %.1fs",
 		r.Agent, route, r.Steps, r.Finished, r.Loop, r.Rejected, r.SentTokens, r.FwdTokens, r.SentBytes, r.FwdBytes, r.Mode, len(r.Breaches),
-		r.Clipped, r.Unreasoned, r.RecallRounds, r.Recall.Offered, recall, r.Wall.Seconds())
+		r.Clipped, r.ClippedCalls, r.LongArgs, r.Unreasoned, r.RecallRounds, r.Recall.Offered, recall, r.Wall.Seconds())
 }
 
 // runAgent runs a through swc at budget (0: straight to the upstream)
@@ -210,6 +212,7 @@ func (rn *run) measure(r *result, px *proxy, mine func(s sent) bool) {
 	st := rn.up.Stats()
 	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
 	r.Recall, r.WantRecall, r.Clipped, r.NoClip = st.Recall, rn.budget > 0, st.Clipped, rn.a.noClip
+	r.ClippedCalls, r.LongArgs = st.ClippedCalls, st.LongArgs
 	r.Unreasoned, r.ClipAt = st.Unreasoned, cmp.Or(rn.a.clipAt, clipBudget)
 	r.Searches, r.WantSearch = st.Searches, rn.a.search
 	if px == nil {
@@ -294,6 +297,12 @@ func check(t *testing.T, r result, steps int) {
 		t.Errorf("no turn of the agent's came clipped at budget %d: its old turns' prose went out whole", r.ClipAt)
 	case r.Budget == r.ClipAt && r.NoClip != "":
 		t.Logf("no clipped turn asked of this agent: %s", r.NoClip)
+	}
+	switch {
+	case r.Budget == 0 && r.ClippedCalls > 0:
+		t.Errorf("%d turns with clipped call arguments on a run straight to the upstream", r.ClippedCalls)
+	case r.Budget == r.ClipAt && r.NoClip == "" && r.LongArgs && r.ClippedCalls == 0:
+		t.Errorf("no call of the agent's came with its long description clipped at budget %d", r.ClipAt)
 	}
 	if r.Budget > 0 && r.Loop > 0 {
 		switch {

@@ -315,7 +315,7 @@ func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answe
 	}
 	if !round {
 		bs = append(bs, sameLast(body, orig, field)...)
-		tbs, clipped, bare := sameTurns(format, body, orig, field)
+		tbs, clipped, calls, bare := sameTurns(format, body, orig, field)
 		bs = append(bs, tbs...)
 		u.mu.Lock()
 		u.st.Unreasoned = max(u.st.Unreasoned, bare)
@@ -326,6 +326,13 @@ func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answe
 			u.clipped[h] = true
 		}
 		u.st.Clipped = len(u.clipped)
+		if u.clippedCalls == nil {
+			u.clippedCalls = map[string]bool{}
+		}
+		for _, h := range calls {
+			u.clippedCalls[h] = true
+		}
+		u.st.ClippedCalls = len(u.clippedCalls)
 		u.mu.Unlock()
 	}
 	return bs, ask

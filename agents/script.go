@@ -84,7 +84,7 @@ func callArguments(t Tool, file string, step int) (string, error) {
 		case "file_path", "absolute_path", "filePath", "path", "filename":
 			args[name] = file
 		case "description":
-			args[name] = fmt.Sprintf("Print the file of step %d", step)
+			args[name] = Description(step, file)
 		default:
 			if !slices.Contains(s.Required, name) {
 				continue
@@ -122,6 +122,20 @@ func Prose(step int, tool, file string) string {
 		"returned a 5xx status and how many milliseconds it took, and check that the entry numbers run from 01 to 36 without a gap. "+
 		"Then comes step-%02d.txt, unless this file says the run should stop, in which case I will say what the %d files held so far.",
 		step, name, step, step, step, tool, step+1, step)
+}
+
+// Description is what the script's call of step's file says it does,
+// where its tool takes a description (Claude Code's Bash, Gemini CLI's
+// run_shell_command, opencode's bash): four lines, about a hundred
+// tokens, each step's its own, that the agent sends back in its history,
+// so that swc clips the call's argument once the step's output is
+// stubbed.
+func Description(step int, file string) string {
+	return fmt.Sprintf("Print the file of step %d, %s, whole.\n"+
+		"It should hold thirty-six log lines of service orders%02d, each naming its handler handleOrder%dxN in pkg/orders%02d and a trace id.\n"+
+		"Every entry that returned a 5xx status is to be noted with how many milliseconds it took.\n"+
+		"The entry numbers should run from 01 to 36 without a gap; step-%02d.txt comes next.",
+		step, filepath.Base(file), step, step, step, step+1)
 }
 
 // StepFile returns the path of step n's file in dir.

@@ -172,18 +172,129 @@ func clippedFrom(format string, fwd json.RawMessage, agent map[string][]string) 
 	if !ok {
 		return "", false
 	}
+	for _, orig := range agent[rest] {
+		if h, ok := clippedText(text, orig); ok {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+// clippedText reports whether text is the clipped form of a turn's text
+// orig: it shows a handle, the text before the handle begins orig's prose
+// (spaces trimmed) and orig's fenced blocks follow it. It returns the
+// handle.
+func clippedText(text, orig string) (string, bool) {
 	loc := clipMark.FindStringSubmatchIndex(text)
 	if loc == nil {
 		return "", false
 	}
 	head, tail := strings.TrimSpace(text[:loc[0]]), text[loc[1]:]
-	for _, orig := range agent[rest] {
-		prose, blocks := fenced(orig)
-		if strings.HasPrefix(strings.TrimSpace(prose), head) && tail == blocks {
-			return text[loc[2]:loc[3]], true
+	prose, blocks := fenced(orig)
+	if strings.HasPrefix(strings.TrimSpace(prose), head) && tail == blocks {
+		return text[loc[2]:loc[3]], true
+	}
+	return "", false
+}
+
+// argClip is the mark that ends a string argument of an old call swc
+// clipped: its leading lines (or words), then the turn's handle and what
+// was left out.
+var argClip = regexp.MustCompile(`\[swc:(h[0-9a-f]{10}) … (?:\d+ more lines, )?\d+ tokens left out\]$`)
+
+// agentTurn is one of the agent's turns as sameTurns compares them: its
+// text, and the canonical JSON of what remains (turnText) with and
+// without its reasoning parts.
+type agentTurn struct{ text, rest, bare string }
+
+// clippedCallsFrom reports whether fwd is one of the agent's turns with
+// some of its calls' string arguments clipped (clippedArgs), its text the
+// original's or a clipped form of it (clippedText), its reasoning parts
+// kept or gone. It returns the handle.
+func clippedCallsFrom(format string, fwd json.RawMessage, agent []agentTurn) (string, bool) {
+	text, rest, ok := turnText(format, fwd)
+	if !ok || !strings.Contains(rest, "tokens left out]") {
+		return "", false
+	}
+	f := decodeValue(json.RawMessage(rest))
+	for _, a := range agent {
+		for _, r := range []string{a.rest, a.bare} {
+			var hs []string
+			if !clippedArgs(f, decodeValue(json.RawMessage(r)), &hs) || len(hs) == 0 {
+				continue
+			}
+			if text != a.text {
+				h, ok := clippedText(text, a.text)
+				if !ok || h != hs[0] {
+					continue
+				}
+			}
+			same := true
+			for _, h := range hs {
+				same = same && h == hs[0]
+			}
+			if same {
+				return hs[0], true
+			}
 		}
 	}
 	return "", false
+}
+
+// clippedArgs reports whether fwd is orig (decoded JSON values) but for
+// strings that end in argClip and whose text before the mark begins
+// orig's (trailing spaces trimmed), looking inside strings that hold a
+// JSON object (Chat Completions' and Responses' arguments); it adds the
+// handles of those strings to hs.
+func clippedArgs(fwd, orig any, hs *[]string) bool {
+	switch f := fwd.(type) {
+	case map[string]any:
+		o, ok := orig.(map[string]any)
+		if !ok || len(o) != len(f) {
+			return false
+		}
+		for k, v := range f {
+			ov, ok := o[k]
+			if !ok || !clippedArgs(v, ov, hs) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		o, ok := orig.([]any)
+		if !ok || len(o) != len(f) {
+			return false
+		}
+		for k := range f {
+			if !clippedArgs(f[k], o[k], hs) {
+				return false
+			}
+		}
+		return true
+	case string:
+		o, ok := orig.(string)
+		if !ok {
+			return false
+		}
+		if f == o {
+			return true
+		}
+		if loc := argClip.FindStringSubmatchIndex(f); loc != nil {
+			if strings.HasPrefix(o, strings.TrimRight(f[:loc[0]], " ")) && len(o) > len(f)-(loc[1]-loc[0]) {
+				*hs = append(*hs, f[loc[2]:loc[3]])
+				return true
+			}
+			return false
+		}
+		if strings.HasPrefix(strings.TrimSpace(f), "{") && strings.HasPrefix(strings.TrimSpace(o), "{") {
+			return clippedArgs(decodeValue(json.RawMessage(f)), decodeValue(json.RawMessage(o)), hs)
+		}
+		return false
+	default:
+		b1, e1 := json.Marshal(fwd)
+		b2, e2 := json.Marshal(orig)
+		return e1 == nil && e2 == nil && bytes.Equal(b1, b2)
+	}
 }
 
 // fenced splits a turn's text into its prose (the text outside fenced
@@ -223,15 +334,18 @@ func fenced(text string) (prose, blocks string) {
 // its text then whole or clipped), never
 // otherwise rewrite it (its calls, signatures and unknown blocks go out
 // as the agent sent them; the turn being answered keeps its thinking:
-// checkThinkingKept). It returns the handles of the clipped turns and
+// checkThinkingKept). It returns the handles of the clipped turns, those
+// of the turns whose calls came with long arguments clipped
+// (clippedCallsFrom; a turn whose prose came clipped too is in both), and
 // how many turns went without their reasoning blocks.
-func sameTurns(format string, fwd, orig []byte, field string) (breaches, []string, int) {
+func sameTurns(format string, fwd, orig []byte, field string) (breaches, []string, []string, int) {
 	if orig == nil {
-		return nil, nil, 0
+		return nil, nil, nil, 0
 	}
 	sent := map[string]bool{}
 	agent := map[string][]string{} // the agent's own turns' texts, by what remains without them
 	bare := map[string]bool{}      // an agent's turn without its reasoning blocks: what remains, then its text
+	var turns []agentTurn          // the agent's own turns, for clippedCallsFrom
 	for _, e := range elements(orig, field) {
 		sent[string(e)] = true
 		if own, _, _ := ownTurn(e); own {
@@ -240,14 +354,16 @@ func sameTurns(format string, fwd, orig []byte, field string) (breaches, []strin
 				continue
 			}
 			agent[rest] = append(agent[rest], text)
-			if _, r, _ := turnTextOf(format, e, true); r != rest {
+			_, r, _ := turnTextOf(format, e, true)
+			if r != rest {
 				agent[r] = append(agent[r], text)
 				bare[r+"\x00"+text] = true
 			}
+			turns = append(turns, agentTurn{text: text, rest: rest, bare: r})
 		}
 	}
 	var bs breaches
-	var clipped []string
+	var clipped, calls []string
 	dropped := 0
 	for i, e := range elements(fwd, field) {
 		own, role, typ := ownTurn(e)
@@ -262,7 +378,14 @@ func sameTurns(format string, fwd, orig []byte, field string) (breaches, []strin
 			dropped++
 			continue
 		}
+		if h, ok := clippedCallsFrom(format, e, turns); ok {
+			calls = append(calls, h)
+			if text, _, _ := turnText(format, e); clipMark.MatchString(text) {
+				clipped = append(clipped, h)
+			}
+			continue
+		}
 		bs.add("turn-changed", "%s[%d] (%s%s) is neither one of the agent's, byte for byte, nor a clipped form of one (its text's head and a handle, all else as the agent's, but reasoning an old turn may go without)", field, i, role, typ)
 	}
-	return bs, clipped, dropped
+	return bs, clipped, calls, dropped
 }

@@ -72,6 +72,9 @@ type Upstream struct {
 	items map[string]json.RawMessage
 	// clipped holds the handles of the clipped turns seen (Stats.Clipped).
 	clipped map[string]bool
+	// clippedCalls holds the handles of the turns whose calls came with
+	// long arguments clipped (Stats.ClippedCalls).
+	clippedCalls map[string]bool
 	seq     map[int]string // request number → HeaderSeq
 	got     []Received     // every request, in order
 }
@@ -108,6 +111,12 @@ type Stats struct {
 	// Clipped counts the agent's turns the upstream received clipped
 	// (their prose cut to a head and a handle, sameTurns), each once.
 	Clipped int
+	// ClippedCalls counts the agent's turns the upstream received with
+	// their calls' long arguments clipped (a head and a handle, sameTurns),
+	// each once; LongArgs says the script's calls had one to clip (a
+	// description: Description).
+	ClippedCalls int
+	LongArgs     bool
 	// Unreasoned is the most old Anthropic turns one request held whole
 	// but without their thinking blocks (sameTurns); a clipped turn that
 	// went without them counts in Clipped alone.
@@ -264,6 +273,7 @@ func (u *Upstream) next(t turn, size int) reply {
 		u.st.Breaches = append(u.st.Breaches, Breach{Request: t.n, Rule: "tool", Detail: err.Error()})
 		return reply{text: "error"}
 	}
+	u.st.LongArgs = u.st.LongArgs || strings.Contains(args, `"description":`)
 	rep := reply{tool: tool, id: fmt.Sprintf("call_%02d_%04d", step, t.n), args: args, step: step, prose: Prose(step, tool.Name, file)}
 	if last, ok := u.ProseUpTo[t.format]; ok && step > last {
 		rep.prose = ""

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/swcmem/swc/internal/wiretest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -302,6 +303,17 @@ func TestKept(t *testing.T) {
 		return `{"contents":[{"role":"user","parts":[{"text":"a"}]},` + turn + `,{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"run_shell_command","response":{"output":"out"}}}]}]}`
 	}
 	args := `{"command":"cat x"}`
+	// An old call's long argument, and swc's clipped form of it.
+	desc := "Print the file of step 1.\nIt holds the log of orders01, thirty-six lines.\nEach names its handler."
+	longArgs := `{"command":"cat x","description":` + q(desc) + `}`
+	clipArgs := `{"command":"cat x","description":` + q("Print the file of step 1.\n[swc:h0123456789 … 2 more lines, 19 tokens left out]") + `}`
+	badClip := `{"command":"cat x","description":` + q("Print the file of step 2.\n[swc:h0123456789 … 2 more lines, 19 tokens left out]") + `}`
+	antLong := func(text, blocks, input string) string {
+		return strings.Replace(antTurn(text, blocks), `"input":{"command":"cat x"}`, `"input":`+input, 1)
+	}
+	gemLong := func(text, input string) string {
+		return strings.Replace(gemTurn(text, "sig"), `"args":{"command":"cat x"}`, `"args":`+input, 1)
+	}
 	for _, c := range []struct {
 		name          string
 		format, field string // "": anthropic, messages
@@ -344,6 +356,17 @@ func TestKept(t *testing.T) {
 		{"responses: clipped, the call's arguments changed", "responses", "input", respBody(respItems(prose, args)), respBody(respItems(head+mark, `{"command":"cat y"}`)), []string{"turn-changed"}, 1},
 		{"responses: clipped, the message's id changed", "responses", "input", respBody(respItems(prose, args)), respBody(strings.Replace(respItems(head+mark, args), "msg_1", "msg_2", 1)), []string{"turn-changed"}, 0},
 
+		{"anthropic: a call's long argument clipped", "", "", antBody(antLong(prose, thinking+",", longArgs)), antBody(antLong(prose, thinking+",", clipArgs)), nil, 1},
+		{"anthropic: prose and a long argument clipped, thinking gone", "", "", antBody(antLong(prose, thinking+",", longArgs)), antBody(antLong(head+mark, "", clipArgs)), nil, 1},
+		{"anthropic: a clipped argument not a prefix", "", "", antBody(antLong(prose, thinking+",", longArgs)), antBody(antLong(prose, thinking+",", badClip)), []string{"turn-changed"}, 0},
+		{"anthropic: a long argument clipped, another changed", "", "", antBody(antLong(prose, thinking+",", longArgs)), antBody(antLong(prose, thinking+",", strings.Replace(clipArgs, "cat x", "cat y", 1))), []string{"turn-changed"}, 0},
+		{"anthropic: a long argument cut without the mark", "", "", antBody(antLong(prose, thinking+",", longArgs)), antBody(antLong(prose, thinking+",", `{"command":"cat x","description":"Print the file of step 1."}`)), []string{"turn-changed"}, 0},
+		{"chat: a call's long argument clipped", "openai", "messages", chatBody(chatTurn(prose, longArgs)), chatBody(chatTurn(head+mark, clipArgs)), nil, 1},
+		{"chat: a clipped argument not a prefix", "openai", "messages", chatBody(chatTurn(prose, longArgs)), chatBody(chatTurn(prose, badClip)), []string{"turn-changed"}, 0},
+		{"responses: a call's long argument clipped", "responses", "input", respBody(respItems(prose, longArgs)), respBody(respItems(head+mark, clipArgs)), nil, 1},
+		{"gemini: a call's long argument clipped", "gemini", "contents", gemBody(gemLong(prose, longArgs)), gemBody(gemLong(head+mark, clipArgs)), nil, 1},
+		{"gemini: a call's long argument clipped, its signature changed", "gemini", "contents", gemBody(gemLong(prose, longArgs)), gemBody(strings.Replace(gemLong(head+mark, clipArgs), `"sig"`, `"sig2"`, 1)), []string{"turn-changed"}, 0},
+
 		{"gemini: clipped", "gemini", "contents", gemBody(gemTurn(prose, "sig")), gemBody(gemTurn(head+mark, "sig")), nil, 1},
 		{"gemini: clipped, the call's signature changed", "gemini", "contents", gemBody(gemTurn(prose, "sig")), gemBody(gemTurn(head+mark, "sig2")), []string{"turn-changed"}, 0},
 		{"gemini: clipped without its unsigned thought", "gemini", "contents", gemBody(gemTurn(prose, "sig")), gemBody(strings.Replace(gemTurn(head+mark, "sig"), `{"text":"t","thought":true},`, "", 1)), nil, 1},
@@ -356,7 +379,12 @@ func TestKept(t *testing.T) {
 				t.Fatalf("not JSON: %s / %s", fwd, o)
 			}
 			bs := append(sameFields(fwd, o, field), sameLast(fwd, o, field)...)
-			tbs, clipped, _ := sameTurns(format, fwd, o, field)
+			tbs, clipped, calls, _ := sameTurns(format, fwd, o, field)
+			for _, h := range calls {
+				if !slices.Contains(clipped, h) {
+					clipped = append(clipped, h)
+				}
+			}
 			bs = append(bs, tbs...)
 			if got := rules(bs); !slices.Equal(got, c.want) || len(clipped) != c.clipped {
 				t.Errorf("rules %v, clipped %v; want %v, %d clipped: %v", got, clipped, c.want, c.clipped, bs)
@@ -383,7 +411,7 @@ func TestCallArguments(t *testing.T) {
 		{[]Tool{{"exec_command", json.RawMessage(`{"properties":{"cmd":{"type":"string"},"yield_time_ms":{"type":"number"}},"required":["cmd"]}`)}},
 			`{"cmd":"cat /w/step-03.txt"}`},
 		{[]Tool{{"run_shell_command", json.RawMessage(`{"type":"OBJECT","properties":{"command":{"type":"STRING"},"description":{"type":"STRING"},"dir_path":{"type":"STRING"}},"required":["command"]}`)}},
-			`{"command":"cat /w/step-03.txt","description":"Print the file of step 3"}`},
+			`{"command":"cat /w/step-03.txt","description":` + strconv.Quote(Description(3, "/w/step-03.txt")) + `}`},
 		{[]Tool{{"read_file", json.RawMessage(`{"properties":{"path":{"type":"string"}},"required":["path"]}`)}},
 			`{"path":"/w/step-03.txt"}`},
 	} {

@@ -428,3 +428,26 @@ func TestStubHugeOutput(t *testing.T) {
 		t.Errorf("stub accounts for %d lines of %d:\n%s", n, lines, got)
 	}
 }
+
+// TestStubInnermostFrame: of a long Python traceback, a small stub keeps
+// the innermost frame — where the error was raised, what the agent opens
+// next — whole, path and line number, with the exception; the frames
+// before it give way.
+func TestStubInnermostFrame(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Traceback (most recent call last):\n")
+	for k := range 10 {
+		fmt.Fprintf(&b, "  File \"/pydicom__pydicom/pydicom/dataset_helpers/module_%02d.py\", line %d, in convert_pixel_data_step_%02d\n", k, 1500+k, k)
+		fmt.Fprintf(&b, "    result = convert_pixel_data_step_%02d(self, handler)\n", k+1)
+	}
+	inner := `  File "/pydicom__pydicom/pydicom/pixel_data_handlers/numpy_handler.py", line 293, in get_pixeldata`
+	b.WriteString(inner + "\n    raise AttributeError(\n")
+	b.WriteString("AttributeError: Unable to convert the pixel data as the following required elements are missing from the dataset: PixelRepresentation\n")
+	got := Stub(Observation{Arguments: "python reproduce_bug.py", Output: b.String()}, StubOptions{Handle: "h", MaxTokens: 120})
+	if !strings.Contains(got, inner+"\n") {
+		t.Errorf("the innermost frame is not kept whole:\n%s", got)
+	}
+	if !strings.Contains(got, "AttributeError: Unable to convert") {
+		t.Errorf("the exception is not kept:\n%s", got)
+	}
+}

@@ -101,6 +101,7 @@ func newSelector(body string, opt StubOptions) *selector {
 		d := &s.ids[i]
 		d.value = d.weight * (1 + math.Log(float64(d.count)))
 	}
+	s.innermost()
 	return s
 }
 
@@ -159,6 +160,15 @@ func (s *selector) addLine(text string, src int32) {
 	if diag == diagHead && len(text) > softLineBytes {
 		text = cutTail(text)
 	}
+	if diag == diagLine && isFrame(text) {
+		// A traceback's frame says where: its path and line number are
+		// what the next step opens, so it goes whole up to frameBytes,
+		// not cut around its function's name.
+		if len(text) <= frameBytes {
+			s.add(text, src, true, diag)
+			return
+		}
+	}
 	switch {
 	case len(text) > pieceLineBytes:
 		for at := 0; at < len(text); {
@@ -180,6 +190,43 @@ func (s *selector) addLine(text string, src int32) {
 		s.add(text, src, true, diag)
 	}
 }
+
+// frameBytes is the longest traceback frame a stub keeps whole.
+const frameBytes = 2 * maxLineBytes
+
+// isFrame reports whether line is a Python traceback's frame:
+// `File "path", line N, in name`.
+func isFrame(line string) bool {
+	t := trimIndent(line)
+	return strings.HasPrefix(t, `File "`) && strings.Contains(t, `", line `)
+}
+
+// innermost marks the innermost frame of each Python traceback (the last
+// frame before the exception's headline, within a few lines: its code
+// line, a caret line) as a headline too: where the error was raised is
+// where the agent looks next.
+func (s *selector) innermost() {
+	frame := -1
+	for i := range s.lines {
+		l := &s.lines[i]
+		switch {
+		case isFrame(l.text):
+			frame = i
+		case l.head && frame >= 0 && l.src-s.lines[frame].src <= innermostGap:
+			f := &s.lines[frame]
+			if !f.head {
+				f.bonus += headBonus - errorBonus
+				f.head = true
+			}
+			frame = -1
+		}
+	}
+}
+
+// innermostGap is how many output lines after its innermost frame a
+// traceback's headline comes at most (the frame's code line, a caret
+// line, the headline).
+const innermostGap = 4
 
 // pieceLineBytes is the length from which a line is cut into pieces.
 const pieceLineBytes = 3 * maxLineBytes

@@ -13,9 +13,7 @@ import (
 // Writing the clipped arguments of old tool calls (Output.Calls): each
 // call's arguments go where its format keeps them, every other byte of
 // the call, of its message and of the other calls as it came. A call is
-// found by its id (Gemini's synthetic one by its part); a call of a kind
-// that has no JSON arguments to write (a Responses custom or hosted
-// call) goes as it came.
+// found by its id (Gemini's synthetic one by its part).
 
 // callArgs returns the new arguments of the calls of source element o's
 // messages that out.Calls changes, by call id (nil when none).
@@ -98,18 +96,32 @@ func anthropicCalls(raw []byte, args map[string]string) ([]byte, error) {
 	})
 }
 
-// responsesCall writes args into a Responses function_call item: its
-// arguments, a JSON string, when args names its call_id (nil otherwise).
+// responsesCall writes args into a Responses call item when args names
+// its call_id (nil otherwise): where its kind keeps them — a
+// function_call's arguments and a custom_tool_call's input as JSON
+// strings, a local_shell_call's action and an apply_patch_call's
+// operation as the JSON values they are.
 func responsesCall(item []byte, args map[string]string) ([]byte, error) {
-	it := topStrings(item, "type", "call_id")
-	if it["type"] != "function_call" {
-		return nil, nil
-	}
+	it := topStrings(item, "call_id")
 	a, ok := args[it["call_id"]]
 	if !ok {
 		return nil, nil
 	}
-	return replaceValue(item, "arguments", jsonString(a))
+	for _, f := range []string{"arguments", "input", "action", "operation", "code"} {
+		start, end, err := valueSpan(item, f)
+		if err != nil {
+			continue
+		}
+		v := item[start:end]
+		if len(v) > 0 && v[0] == '"' {
+			return replaceAt(item, jsonString(a), f)
+		}
+		if !json.Valid([]byte(a)) {
+			return nil, nil
+		}
+		return replaceAt(item, []byte(a), f)
+	}
+	return nil, nil
 }
 
 // responsesCalls writes args into the call items of Raw element raw (its

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"bytes"
+	"cmp"
 	"reflect"
 	"testing"
 
@@ -24,6 +25,7 @@ func TestSpliceClippedCalls(t *testing.T) {
 		at     int    // the index, in the parsed messages, of the turn
 		id     string // the call clipped
 		text   string // its new text ("" for none)
+		args   string // the call's new arguments ("" for short)
 		want   string // its source (Raw) sent
 	}{
 		{
@@ -58,6 +60,15 @@ func TestSpliceClippedCalls(t *testing.T) {
 				`{"type":"function_call","call_id":"c1","name":"write","arguments":"{\"path\":\"a.py\",\"content\":\"def f(): [swc:h0123456789 … 40 more lines, 600 tokens left out]\"}"},{"type":"function_call","call_id":"c2","name":"sh","arguments":"{}"}`,
 		},
 		{
+			name:   "responses custom tool (free text)",
+			format: Responses,
+			body: `{"model":"m","input":[{"type":"message","role":"user","content":"task"},` +
+				`{"type":"custom_tool_call","call_id":"c1","name":"apply_patch","input":"*** Begin Patch\n*** Update File: a.py\n+x\n*** End Patch"},` +
+				`{"type":"custom_tool_call_output","call_id":"c1","output":"ok"}]}`,
+			at: 1, id: "c1", args: "*** Begin Patch\n[swc:h0123456789 … 3 more lines, 20 tokens left out]",
+			want: `{"type":"custom_tool_call","call_id":"c1","name":"apply_patch","input":"*** Begin Patch\n[swc:h0123456789 … 3 more lines, 20 tokens left out]"}`,
+		},
+		{
 			name:   "gemini, synthetic ids, thought part dropped with the text",
 			format: Gemini,
 			body: `{"contents":[{"role":"user","parts":[{"text":"task"}]},` +
@@ -81,7 +92,7 @@ func TestSpliceClippedCalls(t *testing.T) {
 		found := false
 		for k := range calls {
 			if calls[k].ID == tc.id {
-				calls[k].Arguments, found = short, true
+				calls[k].Arguments, found = cmp.Or(tc.args, short), true
 			}
 		}
 		if !found {

@@ -181,7 +181,7 @@ type Result struct {
 	Rewritten map[int]string `json:"rewritten,omitempty"`
 	// Calls maps the input index of an old assistant turn of a tool loop
 	// to its tool calls as sent when their long arguments were clipped
-	// (Options.TurnTokens: a string member of a call's arguments over
+	// (Options.TurnTokens: a string value of a call's arguments over
 	// TurnTokens+16 tokens keeps its leading lines and a line naming the
 	// turn's handle); each call keeps its id and name, and the turn its
 	// content (Rewritten) and every other field. Messages holds the new

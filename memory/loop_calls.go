@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -19,8 +20,9 @@ import (
 // show it; every later request pays for it again. An old turn's call
 // keeps its name, its id and every member of its arguments, each string
 // member over clipArgTokens tokens cut to its leading lines (about
-// TurnTokens/2 tokens) and a line naming the turn's handle and what was
-// left out. The turn being answered is never clipped.
+// TurnTokens/2 tokens) and a mark naming the turn's handle and what was
+// left out (a custom tool's free-text input clipped so whole). The turn
+// being answered is never clipped.
 
 // clipArgTokens is the most tokens a string member of an old call's
 // arguments keeps whole: TurnTokens and turnSlack.
@@ -56,48 +58,78 @@ func (c *Compressor) clipCalls(m swc.Message) ([]swc.ToolCall, string, bool) {
 	return out, handle, out != nil
 }
 
-// clipArgs returns JSON object args with each top-level string member over
-// clipArgTokens tokens clipped (clipValue), every other byte as it came;
-// ok false when none is, or when args is not a JSON object.
+// clipArgs returns args with each string over clipArgTokens tokens
+// clipped (clipValue), every other byte as it came: in a JSON object, each
+// such string value at any depth (an Edit's old_string, a MultiEdit's
+// edits' strings), the members and their order kept; arguments that are
+// not JSON (a Responses custom tool's free text: Codex's apply_patch)
+// clipped whole. ok is false when nothing is, or when args is a JSON
+// value other than an object.
 func (c *Compressor) clipArgs(args, handle string) (string, bool) {
-	if len(args) < 4*c.clipArgTokens() || !strings.HasPrefix(strings.TrimSpace(args), "{") {
-		return "", false // too short to hold a long member: no parse
+	if len(args) < 4*c.clipArgTokens() {
+		return "", false // too short to hold a long string: no parse
 	}
-	dec := jsontext.NewDecoder(strings.NewReader(args))
-	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
-		return "", false
+	t := strings.TrimSpace(args)
+	if !strings.HasPrefix(t, "{") {
+		if json.Valid([]byte(t)) {
+			return "", false // a list, a number: not a call's members
+		}
+		return c.clipValue(args, handle)
 	}
+	dec := jsontext.NewDecoder(strings.NewReader(args), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	var b bytes.Buffer
 	pos, clipped := 0, false
-	for dec.PeekKind() != '}' {
-		if _, err := dec.ReadToken(); err != nil { // the member's name
-			return "", false
+	var walk func() bool // reads the next value, clipping its long strings
+	walk = func() bool {
+		switch dec.PeekKind() {
+		case '{', '[':
+			t, err := dec.ReadToken()
+			if err != nil {
+				return false
+			}
+			end := jsontext.Kind('}')
+			if t.Kind() == '[' {
+				end = ']'
+			}
+			for dec.PeekKind() != end {
+				if t.Kind() == '{' {
+					if _, err := dec.ReadToken(); err != nil { // the member's name
+						return false
+					}
+				}
+				if !walk() {
+					return false
+				}
+			}
+			_, err = dec.ReadToken()
+			return err == nil
+		case '"':
+			v, err := dec.ReadValue()
+			if err != nil {
+				return false
+			}
+			if len(v) < 4*c.clipArgTokens() {
+				return true
+			}
+			var str string
+			if json.Unmarshal(v, &str) != nil {
+				return false
+			}
+			if short, ok := c.clipValue(str, handle); ok {
+				end := int(dec.InputOffset())
+				b.WriteString(args[pos : end-len(v)])
+				b.Write(jsonText(short))
+				pos, clipped = end, true
+			}
+			return true
+		default:
+			return dec.SkipValue() == nil
 		}
-		v, err := dec.ReadValue()
-		if err != nil {
-			return "", false
-		}
-		end := int(dec.InputOffset())
-		if v.Kind() != '"' || len(v) < 4*c.clipArgTokens() {
-			continue
-		}
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return "", false
-		}
-		short, ok := c.clipValue(s, handle)
-		if !ok {
-			continue
-		}
-		start := end - len(v)
-		b.WriteString(args[pos:start])
-		b.Write(jsonText(short))
-		pos, clipped = end, true
 	}
-	if _, err := dec.ReadToken(); err != nil { // the closing brace: args is one whole object
+	if !walk() || !clipped {
 		return "", false
 	}
-	if !clipped {
+	if _, err := dec.ReadToken(); err != io.EOF { // args is one whole object
 		return "", false
 	}
 	b.WriteString(args[pos:])

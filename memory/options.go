@@ -124,7 +124,7 @@ type Options struct {
 	// keeps its first sentences up to this many tokens (default
 	// DefaultTurnTokens; negative: never clipped), then a handle to the
 	// whole turn; its fenced code blocks (a text-acting agent's command)
-	// stay as they were, and so do its tool calls but for a string member
+	// stay as they were, and so do its tool calls but for a string value
 	// of their arguments over TurnTokens+16 tokens, cut to its leading
 	// lines (about TurnTokens/2 tokens) and the handle (Result.Calls:
 	// a Write's file, an Edit's strings). At the same jumps an old turn

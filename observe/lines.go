@@ -206,6 +206,10 @@ func diagnostic(t string) int {
 var headStarts = []string{
 	"FAILED", "FAIL:", "FAIL\t", "--- FAIL", "ERROR", "Error:", "error:", "error[",
 	"fatal:", "fatal error:", "panic:", "make: ***", "AssertionError", "thread '",
+	// Maven's "[ERROR] /src/A.java:[12,5] cannot find symbol", a JVM's
+	// "Exception in thread "main" java.lang.X" and its "Caused by: …",
+	// Jest's "● Suite › test".
+	"[ERROR]", "Exception in thread", "Caused by:", "● ",
 }
 
 // headMarks are headlines inside a line: a compiler's "x.c:12:5: error:",

@@ -451,3 +451,19 @@ func TestStubInnermostFrame(t *testing.T) {
 		t.Errorf("the exception is not kept:\n%s", got)
 	}
 }
+
+// TestStubJavaFrame: a JVM stack trace's frames longer than a stub's line
+// go whole (the class, the file and its line), not cut around a name.
+func TestStubJavaFrame(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`Exception in thread "main" com.fasterxml.jackson.databind.exc.InvalidFormatException: Cannot deserialize value` + "\n")
+	frame := "\tat com.fasterxml.jackson.databind.deser.std.StdDeserializer._parseIntPrimitive(StdDeserializer.java:1123)"
+	b.WriteString(frame + "\n")
+	for k := range 30 {
+		fmt.Fprintf(&b, "\tat com.example.orders.pipeline.stage%02d.OrderStageProcessor.process(OrderStageProcessor.java:%d)\n", k, 200+k)
+	}
+	got := Stub(Observation{Arguments: "mvn -q test", Output: b.String()}, StubOptions{Handle: "h", MaxTokens: 160})
+	if !strings.Contains(got, frame+"\n") {
+		t.Errorf("the first frame is not kept whole:\n%s", got)
+	}
+}

@@ -160,10 +160,10 @@ func (s *selector) addLine(text string, src int32) {
 	if diag == diagHead && len(text) > softLineBytes {
 		text = cutTail(text)
 	}
-	if diag == diagLine && isFrame(text) {
-		// A traceback's frame says where: its path and line number are
-		// what the next step opens, so it goes whole up to frameBytes,
-		// not cut around its function's name.
+	if diag == diagLine && (isFrame(text) || isCallFrame(text)) {
+		// A stack frame says where: its path and line number are what
+		// the next step opens, so it goes whole up to frameBytes, not cut
+		// around its function's name.
 		if len(text) <= frameBytes {
 			s.add(text, src, true, diag)
 			return
@@ -199,6 +199,13 @@ const frameBytes = 2 * maxLineBytes
 func isFrame(line string) bool {
 	t := trimIndent(line)
 	return strings.HasPrefix(t, `File "`) && strings.Contains(t, `", line `)
+}
+
+// isCallFrame reports whether line is a JVM or JavaScript stack frame:
+// "at pkg.Class.method(File.java:42)", "at fn (src/app.js:12:5)".
+func isCallFrame(line string) bool {
+	t := trimIndent(line)
+	return strings.HasPrefix(t, "at ") && strings.HasSuffix(t, ")") && strings.Contains(t, ":")
 }
 
 // innermost marks the innermost frame of each Python traceback (the last

@@ -340,7 +340,7 @@ func (u *Upstream) checkForwarded(format, field string, body, orig []byte, answe
 
 // taskWithMemory reports whether body's field holds the agent's task
 // message m with text blocks of swc's memory after its own content (a
-// tool loop's memory in Anthropic and Gemini form goes there): a message
+// tool loop's memory in Anthropic, Responses and Gemini form goes there): a message
 // of m's role whose content blocks (parts) start with m's (a string
 // content as its one text block; cache_control marks aside, which swc
 // may add), every block after them a text block naming a handle; or, in
@@ -389,7 +389,7 @@ func taskWithMemory(body []byte, field string, m []byte) bool {
 		for _, b := range blocks[len(own):] {
 			text, _ := b["text"].(string)
 			typ, typed := b["type"]
-			memory = memory && (typ == "text" || !typed && len(b) == 1) && memoryHandle.MatchString(text)
+			memory = memory && (typ == "text" || typ == "input_text" || !typed && len(b) == 1) && memoryHandle.MatchString(text)
 		}
 		if memory {
 			return true

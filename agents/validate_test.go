@@ -213,6 +213,21 @@ func TestTaskKept(t *testing.T) {
 			t.Errorf("%s: rules %v, want %v", c.name, got, c.want)
 		}
 	}
+	// Responses: the memory an input_text part after the task item's own.
+	respBody := `{"model":"m","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Context. ` + task + `"}]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]},{"role":"user","content":"more"}]}`
+	for _, c := range []struct {
+		name, part string
+		want       []string
+	}{
+		{"responses: a memory part", `{"type":"input_text","text":"Earlier steps: [swc:h0123456789 ls → 2 lines]"}`, nil},
+		{"responses: another part", `{"type":"input_text","text":"something else"}`, []string{"task-kept"}},
+	} {
+		body := `{"model":"m","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Context. ` + task + `"},` + c.part + `]},{"role":"user","content":"more"}]}`
+		bs, _ := u.checkForwarded("responses", "input", []byte(body), []byte(respBody), "")
+		if got := taskKeptRules(bs); !slices.Equal(got, c.want) {
+			t.Errorf("%s: rules %v, want %v", c.name, got, c.want)
+		}
+	}
 	if m := taskMessage([]byte(agentBody), "messages", ""); m != nil {
 		t.Errorf("no task set: the task message is %s", m)
 	}

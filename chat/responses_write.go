@@ -17,19 +17,31 @@ func (responsesCodec) parse(data []byte) (*Input, error) { return parseResponses
 // Splice writes the request body with out's items: the input array
 // replaced, kept items as they came (a reasoning item with the item it
 // belongs to; a rewritten function_call_output with its "output"
-// replaced, a message item's "content", as rewriteItems says), the memory
-// as a developer
-// message item where out puts it; every other byte of the body as it
-// came.
+// replaced, a message item's "content", as rewriteItems says), a tool
+// loop's memory in its task's message item (responses_memory.go), any
+// other as a developer message item where out puts it; every other byte
+// of the body as it came.
 func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
 	if in.Request == nil {
 		return nil, swc.Errorf(swc.EINVALID, "not a responses request body: nothing to splice the input into")
+	}
+	// A tool loop's memory goes into its task's message item
+	// (responses_memory.go); any other where out puts it, a developer
+	// message item.
+	memOrigin, memDone := memoryOrigin(in, out), out.Memory == ""
+	if !memDone && memOrigin >= 0 {
+		if _, ok := responsesMemoryAfter(in.Raw[memOrigin], out.Memory, swc.RoleUser); !ok {
+			memOrigin = -1
+		}
 	}
 	items := make([][]byte, 0, len(out.Source))
 	size := len(in.Request)
 	done := make(map[int]bool, len(out.Source))
 	for k, src := range out.Source {
 		if src < 0 {
+			if memOrigin >= 0 {
+				continue // in the task's item
+			}
 			text, err := json.Marshal(out.Messages[k].Content)
 			if err != nil {
 				return nil, err
@@ -51,7 +63,15 @@ func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
 		if raw, err = rewriteCalls(in, out, o, raw, responsesCalls); err != nil {
 			return nil, err
 		}
+		if !memDone && o == memOrigin {
+			b, ok := responsesMemoryAfter(raw, out.Memory, swc.RoleUser)
+			if !ok {
+				return nil, swc.Errorf(swc.EINVALID, "%s: cannot write the memory into its content", whereOf(in, o))
+			}
+			raw, memDone = b, true
+		}
 		items = append(items, raw)
+		size += len(raw)
 	}
 	b := make([]byte, 0, size+len(items)+2)
 	b = append(b, in.Request[:in.Span[0]]...)

@@ -339,8 +339,21 @@ func TestAcceptResponsesLoopOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the body sent does not parse: %v", err)
 	}
-	if n := c.CountMessages(back.Messages); n > o.Budget || n != res.Tokens {
-		t.Errorf("sent %d tokens (Result.Tokens %d), budget %d", n, res.Tokens, o.Budget)
+	// The memory goes into the task's message item (no developer item
+	// after the first: strict chat templates refuse one), so the request
+	// costs a message's overhead less than Result.Tokens counts.
+	if n := c.CountMessages(back.Messages); n > o.Budget || n != res.Tokens-MessageOverhead {
+		t.Errorf("sent %d tokens (Result.Tokens %d less %d for the memory in the task), budget %d", n, res.Tokens, MessageOverhead, o.Budget)
+	}
+	var first struct{ Input []json.RawMessage }
+	json.Unmarshal(out, &first)
+	if res.Memory == "" || len(first.Input) == 0 || !strings.HasPrefix(string(first.Input[0]), `{"role":"user","content":[{"type":"input_text","text":"Book a table at Casa do Rio."},{"type":"input_text","text":"Earlier steps of this tool loop`) {
+		t.Errorf("the memory is not an input_text part of the task's item: %.300s", first.Input[0])
+	}
+	for _, it := range first.Input[1:] {
+		if strings.Contains(string(it), `"role":"developer"`) {
+			t.Errorf("a developer item after the first: %.200s", it)
+		}
 	}
 	src := map[string]bool{}
 	for _, it := range items {

@@ -75,8 +75,8 @@ type Upstream struct {
 	// clippedCalls holds the handles of the turns whose calls came with
 	// long arguments clipped (Stats.ClippedCalls).
 	clippedCalls map[string]bool
-	seq     map[int]string // request number → HeaderSeq
-	got     []Received     // every request, in order
+	seq          map[int]string // request number → HeaderSeq
+	got          []Received     // every request, in order
 }
 
 // Received is one request the upstream got.

@@ -112,18 +112,7 @@ func TestSpliceClippedCalls(t *testing.T) {
 			out.Messages = append(out.Messages, m)
 			out.Source = append(out.Source, i)
 		}
-		body, err := Splice(in, out)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		back, err := Parse(body, tc.format)
-		if err != nil {
-			t.Fatalf("%s: the body sent does not parse: %v\n%s", tc.name, err, body)
-		}
-		o := in.Origin[tc.at]
-		if got := string(back.Raw[o]); got != tc.want {
-			t.Errorf("%s: the turn sent\n got %s\nwant %s", tc.name, got, tc.want)
-		}
+		back, o := spliceTurn(t, tc.name, in, out, tc.at, tc.want)
 		if len(back.Messages) != len(in.Messages) {
 			t.Fatalf("%s: %d messages read back, want %d", tc.name, len(back.Messages), len(in.Messages))
 		}

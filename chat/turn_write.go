@@ -57,12 +57,7 @@ func joinElems(elems [][]byte) []byte {
 // replaceValue returns obj with the value of its member name replaced by
 // v, every other byte as it came.
 func replaceValue(obj []byte, name string, v []byte) ([]byte, error) {
-	start, end, err := valueSpan(obj, name)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(obj)-(end-start)+len(v))
-	return append(append(append(out, obj[:start]...), v...), obj[end:]...), nil
+	return replaceAt(obj, v, name)
 }
 
 // anthropicValue writes the new content of a rewritten Anthropic message,

@@ -156,18 +156,7 @@ func TestSpliceRewrittenTurn(t *testing.T) {
 			out.Messages = append(out.Messages, m)
 			out.Source = append(out.Source, i)
 		}
-		body, err := Splice(in, out)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		back, err := Parse(body, tc.format)
-		if err != nil {
-			t.Fatalf("%s: the body sent does not parse: %v\n%s", tc.name, err, body)
-		}
-		o := in.Origin[tc.at]
-		if got := string(back.Raw[o]); got != tc.want {
-			t.Errorf("%s: the turn sent\n got %s\nwant %s", tc.name, got, tc.want)
-		}
+		back, o := spliceTurn(t, tc.name, in, out, tc.at, tc.want)
 		if len(back.Messages) != len(in.Messages) || len(back.Raw) != len(in.Raw) {
 			t.Fatalf("%s: %d messages (%d sources) read back, want %d (%d)", tc.name, len(back.Messages), len(back.Raw), len(in.Messages), len(in.Raw))
 		}
@@ -193,6 +182,26 @@ func TestSpliceRewrittenTurn(t *testing.T) {
 			}
 		}
 	}
+}
+
+// spliceTurn splices out into in, reads the body sent back and checks
+// that message at's source went out as want; it returns what it read and
+// that source.
+func spliceTurn(t *testing.T, name string, in *Input, out Output, at int, want string) (*Input, int) {
+	t.Helper()
+	body, err := Splice(in, out)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	back, err := Parse(body, in.Format)
+	if err != nil {
+		t.Fatalf("%s: the body sent does not parse: %v\n%s", name, err, body)
+	}
+	o := in.Origin[at]
+	if got := string(back.Raw[o]); got != want {
+		t.Errorf("%s: the turn sent\n got %s\nwant %s", name, got, want)
+	}
+	return back, o
 }
 
 // TestRewriteItemsCallText: the text of a Responses assistant message made

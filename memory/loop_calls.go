@@ -118,7 +118,11 @@ func (c *Compressor) clipArgs(args, handle string) (string, bool) {
 			if short, ok := c.clipValue(str, handle); ok {
 				end := int(dec.InputOffset())
 				b.WriteString(args[pos : end-len(v)])
-				b.Write(jsonText(short))
+				q, err := jsontext.AppendQuote(nil, short) // no HTML escaping
+				if err != nil {
+					return false
+				}
+				b.Write(q)
 				pos, clipped = end, true
 			}
 			return true
@@ -175,13 +179,4 @@ func (c *Compressor) clipValue(s, handle string) (string, bool) {
 		return head + fmt.Sprintf("[swc:%s … %d tokens left out]", handle, left), true
 	}
 	return head + fmt.Sprintf("[swc:%s … %d more lines, %d tokens left out]", handle, rest, left), true
-}
-
-// jsonText returns s as a JSON string, without HTML escaping.
-func jsonText(s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return bytes.TrimRight(b.Bytes(), "\n")
 }

@@ -28,18 +28,15 @@ func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
 	// A tool loop's memory goes into its task's message item
 	// (responses_memory.go); any other where out puts it, a developer
 	// message item.
+	// The memory follows the task in out.Source, so the task's item is
+	// written (and takes it, memDone) before the memory's place comes.
 	memOrigin, memDone := memoryOrigin(in, out), out.Memory == ""
-	if !memDone && memOrigin >= 0 {
-		if _, ok := responsesMemoryAfter(in.Raw[memOrigin], out.Memory, swc.RoleUser); !ok {
-			memOrigin = -1
-		}
-	}
 	items := make([][]byte, 0, len(out.Source))
 	size := len(in.Request)
 	done := make(map[int]bool, len(out.Source))
 	for k, src := range out.Source {
 		if src < 0 {
-			if memOrigin >= 0 {
+			if memDone {
 				continue // in the task's item
 			}
 			text, err := json.Marshal(out.Messages[k].Content)
@@ -64,11 +61,9 @@ func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
 			return nil, err
 		}
 		if !memDone && o == memOrigin {
-			b, ok := responsesMemoryAfter(raw, out.Memory, swc.RoleUser)
-			if !ok {
-				return nil, swc.Errorf(swc.EINVALID, "%s: cannot write the memory into its content", whereOf(in, o))
+			if b, ok := responsesMemoryAfter(raw, out.Memory, swc.RoleUser); ok {
+				raw, memDone = b, true
 			}
-			raw, memDone = b, true
 		}
 		items = append(items, raw)
 		size += len(raw)

@@ -100,10 +100,11 @@ func (s *Server) geminiCall(w http.ResponseWriter, r *http.Request, p protocol, 
 // alone is sent as {"generateContentRequest":{"model":…,"contents":…}},
 // the form that may carry the systemInstruction the memory goes in.
 func (s *Server) geminiCount(w http.ResponseWriter, r *http.Request, p protocol, tenant, model string) {
-	if _, ok := s.upstream(w, p); !ok {
+	up, ok := s.upstream(w, p)
+	if !ok {
 		return
 	}
-	body, ok := s.readProxyBody(w, r, p)
+	body, ok := s.readProxyBody(w, r, p, up)
 	if !ok {
 		return
 	}

@@ -236,10 +236,10 @@ func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, why 
 		return body, "item_reference"
 	case unknown > 0:
 		return body, fmt.Sprintf("item_reference (%d of %d items not seen by swc)", unknown, refs)
-	case twice || s.MaxBody > 0 && int64(size) > s.MaxBody:
+	case twice || int64(size) > s.proxyMaxBody():
 		// The provider answers; one item named again and again must not
 		// make a small request a huge one here.
-		return body, "item_reference (an item named twice, or the items over --max-body)"
+		return body, "item_reference (an item named twice, or the items over --max-proxy-body)"
 	}
 	var input bytes.Buffer
 	input.WriteByte('[')

@@ -84,9 +84,9 @@ func TestProxyResponsesItemReferences(t *testing.T) {
 
 // TestProxyResponsesItemReferencesBounded: references cannot make a small
 // request a huge one: an item named twice, or items that would take the
-// request past --max-body, leave it as it came.
+// request past --max-proxy-body, leave it as it came.
 func TestProxyResponsesItemReferencesBounded(t *testing.T) {
-	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.MaxBody = 64 << 10 })
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy.MaxBody = 64 << 10 })
 	big := strings.Repeat("a long answer line, ", 2000) // 40 KB
 	e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Type", "application/json")
@@ -95,9 +95,9 @@ func TestProxyResponsesItemReferencesBounded(t *testing.T) {
 	readAll(t, e.post(t, "/v1/responses", `{"model":"gpt-4.1","input":"write"}`))
 	ref := `{"type":"item_reference","id":"msg_big"}`
 	for name, input := range map[string]string{
-		"named twice":    `{"role":"user","content":"write"},` + ref + `,{"role":"user","content":"again"},` + ref,
-		"over max-body":  `{"role":"user","content":"` + strings.Repeat("x", 30<<10) + `"},` + ref,
-		"one, in bounds": `{"role":"user","content":"write"},` + ref + `,{"role":"user","content":"again"}`,
+		"named twice":         `{"role":"user","content":"write"},` + ref + `,{"role":"user","content":"again"},` + ref,
+		"over max-proxy-body": `{"role":"user","content":"` + strings.Repeat("x", 30<<10) + `"},` + ref,
+		"one, in bounds":      `{"role":"user","content":"write"},` + ref + `,{"role":"user","content":"again"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			body := `{"model":"gpt-4.1","input":[` + input + `]}`
@@ -110,7 +110,7 @@ func TestProxyResponsesItemReferencesBounded(t *testing.T) {
 				}
 				return
 			}
-			if mode != "passthrough" || why != "provider history: item_reference (an item named twice, or the items over --max-body)" {
+			if mode != "passthrough" || why != "provider history: item_reference (an item named twice, or the items over --max-proxy-body)" {
 				t.Errorf("mode %q, %q", mode, why)
 			}
 			if got, _ := e.up.last(t); string(got) != body {

@@ -72,13 +72,22 @@ func TestRateBySize(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		rateBytes int64
+		maxBody   int64 // 0: the default
 		want      []int // statuses of: large, large, small
 	}{
-		{"by size", 4096, []int{200, 429, 200}},
-		{"by count", 0, []int{200, 200, 200}},
+		{"by size", 4096, 0, []int{200, 429, 200}},
+		{"by count", 0, 0, []int{200, 200, 200}},
+		// A body over --max-proxy-body goes upstream unread past the
+		// limit, and counts by its Content-Length all the same.
+		{"by size, over --max-proxy-body", 4096, 8192, []int{200, 429, 200}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Rate, s.Burst, s.RateBytes = 0.001, 6, c.rateBytes })
+			e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) {
+				s.Rate, s.Burst, s.RateBytes = 0.001, 6, c.rateBytes
+				if c.maxBody > 0 {
+					s.Proxy.MaxBody = c.maxBody
+				}
+			})
 			msgs := []swc.Message{{Role: swc.RoleUser, Content: strings.Repeat("word ", 3000)}} // ~15 kB: 4 at 4 kB
 			large, small := openAIBody(t, msgs, ""), openAIBody(t, []swc.Message{{Role: swc.RoleUser, Content: "hi"}}, "")
 			for i, b := range []string{large, large, small} {
@@ -89,6 +98,9 @@ func TestRateBySize(t *testing.T) {
 				}
 				if resp.StatusCode == 429 && resp.Header.Get("Retry-After") == "" {
 					t.Errorf("request %d: 429 without Retry-After", i)
+				}
+				if over := c.maxBody > 0 && int64(len(b)) > c.maxBody; over && resp.StatusCode == 200 && resp.Header.Get(swchttp.HeaderMode) != "passthrough" {
+					t.Errorf("request %d: X-SWC-Mode %q; want passthrough over --max-proxy-body", i, resp.Header.Get(swchttp.HeaderMode))
 				}
 			}
 		})

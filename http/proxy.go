@@ -89,6 +89,10 @@ type ProxyConfig struct {
 	// nil uses the offline lexical one. Its failures and slowness fall back
 	// to the offline engines.
 	Embedder swc.Embedder
+	// MaxBody is the largest proxied request body swc reads and compresses
+	// (default DefaultProxyMaxBody); a larger one goes upstream as it
+	// came, streamed (Server.MaxBody bounds swc's own routes).
+	MaxBody int64
 	// CompressTimeout bounds compression (DefaultCompressTimeout): past it,
 	// the offline engines compress the request instead, and past it again
 	// the truncation plan (memory.CheapPlan).
@@ -332,10 +336,10 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		reject(http.StatusBadRequest, "invalid_request_error", HeaderConversation+": 1–128 characters of letters, digits, '.', '_', ':' and '-'")
 		return
 	}
-	body, err := readLimited(r, s.MaxBody)
+	body, err := readLimited(r, s.proxyMaxBody())
 	if err != nil {
 		if err == errTooLarge {
-			reject(http.StatusRequestEntityTooLarge, "request_too_large", "request body over "+strconv.FormatInt(s.MaxBody, 10)+" bytes (swc serve --max-body)")
+			s.streamThrough(w, r, p, up, body)
 			return
 		}
 		reject(http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
@@ -454,6 +458,14 @@ func (s *Server) upstream(w http.ResponseWriter, p protocol) (Upstream, bool) {
 		return up, false
 	}
 	return up, true
+}
+
+// proxyMaxBody is the largest proxied body swc reads (ProxyConfig.MaxBody).
+func (s *Server) proxyMaxBody() int64 {
+	if s.Proxy.MaxBody > 0 {
+		return s.Proxy.MaxBody
+	}
+	return DefaultProxyMaxBody
 }
 
 func (s *Server) proxyBudget() int {

@@ -18,17 +18,18 @@ import (
 
 var errTooLarge = errors.New("request body too large")
 
-// readProxyBody reads r's body within s.MaxBody (readLimited); past it, or
-// when reading fails, it counts the request rejected, writes the error to
-// w and returns false.
-func (s *Server) readProxyBody(w http.ResponseWriter, r *http.Request, p protocol) ([]byte, bool) {
-	body, err := readLimited(r, s.MaxBody)
+// readProxyBody reads r's body within the proxy's limit (readLimited,
+// ProxyConfig.MaxBody). A body past it goes upstream as it came
+// (streamThrough), and when reading fails the error is written to w;
+// both return false.
+func (s *Server) readProxyBody(w http.ResponseWriter, r *http.Request, p protocol, up Upstream) ([]byte, bool) {
+	body, err := readLimited(r, s.proxyMaxBody())
 	if err != nil {
-		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
 		if err == errTooLarge {
-			proxyError(w, p, http.StatusRequestEntityTooLarge, "request_too_large", "request body over "+strconv.FormatInt(s.MaxBody, 10)+" bytes (swc serve --max-body)")
+			s.streamThrough(w, r, p, up, body)
 			return nil, false
 		}
+		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
 		proxyError(w, p, http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
 		return nil, false
 	}
@@ -36,11 +37,9 @@ func (s *Server) readProxyBody(w http.ResponseWriter, r *http.Request, p protoco
 }
 
 // readLimited reads the request body, or returns errTooLarge past limit
-// bytes.
+// bytes with what it read (nothing when the Content-Length said so
+// first); the rest is still in r.Body.
 func readLimited(r *http.Request, limit int64) ([]byte, error) {
-	if limit <= 0 {
-		limit = DefaultMaxBody
-	}
 	if r.ContentLength > limit {
 		return nil, errTooLarge
 	}
@@ -49,9 +48,47 @@ func readLimited(r *http.Request, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, errTooLarge
+		return b, errTooLarge
 	}
 	return b, nil
+}
+
+// streamThrough forwards a request whose body is over --max-proxy-body
+// as it came, unread past head (the bytes already read) and never held whole:
+// swc compresses what it holds, and a provider takes bodies far larger
+// (Anthropic's Messages 32 MB, Gemini's 20 MB of inline data), so it is
+// the provider's to answer, as it would without swc. X-SWC-Mode is
+// passthrough and X-SWC-Passthrough names the limit; with --rate-bytes
+// it counts as its Content-Length (or as the limit, when it has none).
+func (s *Server) streamThrough(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, head []byte) {
+	limit := s.proxyMaxBody()
+	fail := func(status int, code, msg string) {
+		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
+		proxyError(w, p, status, code, msg)
+	}
+	if !s.allowBody(w, r, int(max(r.ContentLength, limit+1)), fail) {
+		return
+	}
+	reason := "max-proxy-body: request body over " + strconv.FormatInt(limit, 10) + " bytes, forwarded as it came (swc serve --max-proxy-body)"
+	s.logger().Warn("proxy: passthrough", "protocol", p.name, "reason", reason)
+	s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()
+	body := upstreamBody{r: io.MultiReader(bytes.NewReader(head), r.Body), n: r.ContentLength}
+	s.forwardBody(w, r, p, up, body, &proxyOut{mode: modePassthrough, passthrough: reason, tools: -1})
+}
+
+// upstreamBody is the body of an upstream request: r (nil for none) and
+// its length n (0 or less: unknown).
+type upstreamBody struct {
+	r io.Reader
+	n int64
+}
+
+// bodyOf is the upstream body of bytes b (none when nil).
+func bodyOf(b []byte) upstreamBody {
+	if b == nil {
+		return upstreamBody{}
+	}
+	return upstreamBody{r: bytes.NewReader(b), n: int64(len(b))}
 }
 
 // hopHeaders are not forwarded in either direction (RFC 9110 §7.6.1), nor
@@ -130,7 +167,12 @@ func upstreamURL(p protocol, base, path, rawQuery string) string {
 // request, so a client that goes away cancels it. Upstream errors (429,
 // 5xx) are passed through, never retried: the client's SDK retries.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body []byte, out *proxyOut) {
-	resp := s.sendUpstream(w, r, p, up, body)
+	s.forwardBody(w, r, p, up, bodyOf(body), out)
+}
+
+// forwardBody is forward with a body read as it goes upstream.
+func (s *Server) forwardBody(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body upstreamBody, out *proxyOut) {
+	resp := s.sendUpstreamBody(w, r, p, up, body)
 	if resp == nil {
 		return
 	}
@@ -155,6 +197,11 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, p protocol, up 
 // not usable, or the request failed) it writes the error to w and
 // returns nil.
 func (s *Server) sendUpstream(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body []byte) *http.Response {
+	return s.sendUpstreamBody(w, r, p, up, bodyOf(body))
+}
+
+// sendUpstreamBody is sendUpstream with a body read as it goes upstream.
+func (s *Server) sendUpstreamBody(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, body upstreamBody) *http.Response {
 	req, err := s.upstreamRequest(r, p, up, body)
 	if err != nil {
 		s.logger().Error("proxy: upstream URL", "protocol", p.name, "err", err)
@@ -181,14 +228,13 @@ func (s *Server) sendUpstream(w http.ResponseWriter, r *http.Request, p protocol
 // upstreamRequest returns the upstream request of r with body (nil for
 // none): r's method and path, the client's headers (minus its credentials
 // and hop-by-hop headers) and the server's key, bound to r's context.
-func (s *Server) upstreamRequest(r *http.Request, p protocol, up Upstream, body []byte) (*http.Request, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, upstreamURL(p, up.URL, r.URL.EscapedPath(), r.URL.RawQuery), rd)
+func (s *Server) upstreamRequest(r *http.Request, p protocol, up Upstream, body upstreamBody) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, upstreamURL(p, up.URL, r.URL.EscapedPath(), r.URL.RawQuery), body.r)
 	if err != nil {
 		return nil, err
+	}
+	if body.r != nil && body.n > 0 {
+		req.ContentLength = body.n // else unknown: sent chunked
 	}
 	hop := connectionTokens(r.Header)
 	for k, vs := range r.Header {
@@ -197,7 +243,7 @@ func (s *Server) upstreamRequest(r *http.Request, p protocol, up Upstream, body 
 		}
 		req.Header[k] = vs
 	}
-	if req.Header.Get("Content-Type") == "" && body != nil {
+	if req.Header.Get("Content-Type") == "" && body.r != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if up.Key != "" {

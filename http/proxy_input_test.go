@@ -13,9 +13,10 @@ import (
 )
 
 // TestProxyBadInput: swc answers 4xx for its own concerns alone (a body
-// that is no JSON object, its limits, its headers, its key); a request it
-// cannot read or compress goes upstream byte for byte, with X-SWC-Mode:
-// passthrough and the reason, and the provider answers it.
+// that is no JSON object, its headers, its key); a request it cannot
+// read, compress or hold (over --max-proxy-body) goes upstream byte for byte,
+// with X-SWC-Mode: passthrough and the reason, and the provider answers
+// it.
 func TestProxyBadInput(t *testing.T) {
 	big := openAIBody(t, loadtest.AgentHistory(400, 0), "")
 	cases := []struct {
@@ -32,14 +33,14 @@ func TestProxyBadInput(t *testing.T) {
 		{"orphaned tool result", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"call_9","content":"21°C"}]}`, nil, 404, "call_9", true},
 		{"orphaned anthropic tool_result", "/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"21°C"}]}]}`, nil, 404, "toolu_9", true},
 		{"unknown role", "/v1/chat/completions", "{\"model\":\"gpt-4o\",\n \"messages\":[{\"role\":\"function\",\"name\":\"f\",\"content\":\"x\"}]}\n", nil, 404, `parse: messages[0].role: unknown role "function"`, true},
-		{"over the body limit", "/v1/chat/completions", big, nil, 413, "over 16384 bytes", false},
+		{"over the body limit", "/v1/chat/completions", big, nil, 404, "max-proxy-body: request body over 16384 bytes", true},
 		{"budget not a number", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`, []string{"X-SWC-Budget: lots"}, 400, "X-SWC-Budget", false},
 		{"bad conversation id", "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`, []string{"X-SWC-Conversation: a b/c"}, 400, "X-SWC-Conversation", false},
 		{"no key", "/v1/chat/completions", `{"model":"gpt-4o","messages":[]}`, []string{"Authorization:"}, 401, "swc key", false},
 		{"wrong key", "/v1/messages", `{"model":"x","messages":[]}`, []string{"Authorization:", "X-Api-Key: swc_wrong"}, 401, "swc key", false},
 		{"unknown model passed through", "/v1/chat/completions", `{"model":"gpt-nonexistent","messages":[{"role":"user","content":"hi"}]}`, nil, 404, "model_not_found", true},
 	}
-	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.MaxBody = 16 << 10 })
+	e := newProxyEnv(t, func(s *swchttp.Server, _ *sleep.Service) { s.Proxy.MaxBody = 16 << 10 })
 	e.up.handle = func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)

@@ -72,7 +72,7 @@ func (s *Server) providerHistory(w http.ResponseWriter, r *http.Request, up Upst
 	return true
 }
 
-// relay forwards the request as it came (its body within --max-body).
+// relay forwards the request as it came.
 func (s *Server) relay(w http.ResponseWriter, r *http.Request, p protocol, tenant string) {
 	up, ok := s.upstream(w, p)
 	if !ok {
@@ -80,7 +80,7 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, p protocol, tenan
 	}
 	var body []byte
 	if r.Method != http.MethodGet && r.Method != http.MethodDelete || r.ContentLength > 0 {
-		if body, ok = s.readProxyBody(w, r, p); !ok {
+		if body, ok = s.readProxyBody(w, r, p, up); !ok {
 			return
 		}
 	}

@@ -25,9 +25,12 @@ import (
 
 // Defaults of Server's limits.
 const (
-	DefaultMaxBody    = 4 << 20  // bytes of one request body
-	DefaultMaxMessage = 64 << 10 // bytes of one message's content
-	DefaultMaxBatch   = 1000     // messages in one append
+	DefaultMaxBody = 4 << 20 // bytes of one request body to swc's own routes
+	// DefaultProxyMaxBody is the largest proxied body swc reads and
+	// compresses: Anthropic's Messages API's own limit (32 MB).
+	DefaultProxyMaxBody = 32 << 20
+	DefaultMaxMessage   = 64 << 10 // bytes of one message's content
+	DefaultMaxBatch     = 1000     // messages in one append
 	// DefaultMaxMessages bounds the messages of one request: a proxied
 	// request's history (an append's batch is bounded by MaxBatch too).
 	DefaultMaxMessages = 10000

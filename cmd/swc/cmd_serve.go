@@ -59,7 +59,8 @@ Serves the swc API (JSON; errors are {"error":{"code","message"}}):
 Every /v1 route needs "Authorization: Bearer KEY" (swc keys create). Status codes:
   400 bad input (the message names the field; a message over --max-message included) ·
   401 no or bad key · 404 unknown route or conversation (another tenant's included) ·
-  413 body over --max-body · 429 over the key's --rate (Retry-After) · 500 internal ·
+  413 body over --max-body (a proxied one over --max-proxy-body goes upstream as it came,
+  X-SWC-Mode: passthrough) · 429 over the key's --rate (Retry-After) · 500 internal ·
   503 the database is unavailable (Retry-After).
 Conversation ids: 1–128 of A-Z a-z 0-9 . _ : -. Unknown top-level body fields are rejected;
 unknown fields inside a message are ignored. A message without "timestamp" (or "time",
@@ -167,7 +168,7 @@ func addServeFlags(fs *flag.FlagSet) (*serveFlags, *engineFlags) {
 	fs.IntVar(&f.workers, "workers", 4, "consolidation jobs run at once")
 	fs.Float64Var(&f.rate, "rate", swchttp.DefaultRate, "requests per second per key (negative: no limit)")
 	fs.IntVar(&f.burst, "burst", swchttp.DefaultBurst, "requests a key may burst above --rate")
-	fs.Int64Var(&f.maxBody, "max-body", swchttp.DefaultMaxBody, "largest request body, bytes (413 above)")
+	fs.Int64Var(&f.maxBody, "max-body", swchttp.DefaultMaxBody, "largest request body to swc's own routes, bytes (413 above; proxied requests: --max-proxy-body)")
 	fs.Int64Var(&f.maxMessage, "max-message", swchttp.DefaultMaxMessage, "largest message content, bytes, appended or stored by the proxy (X-SWC-Conversation; 400 above)")
 	fs.IntVar(&f.maxMessages, "max-messages", swchttp.DefaultMaxMessages, "most messages of one request: a proxied request's history (one over it goes upstream uncompressed, X-SWC-Mode: passthrough); an append's batch (400 above; it takes at most 1000 in any case)")
 	fs.Int64Var(&f.rateBytes, "rate-bytes", 0, "when positive, a request counts one against --rate per this many bytes of its body (at least one, at most --burst): large bodies cost what they weigh")

@@ -39,7 +39,7 @@ func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 	fs.StringVar(&f.anthropic, "upstream-anthropic", "", "Anthropic base URL the proxy forwards /v1/messages and /v1/messages/count_tokens to (e.g. https://api.anthropic.com); key: ANTHROPIC_API_KEY")
 	fs.StringVar(&f.gemini, "upstream-gemini", "", "Gemini API base URL the proxy forwards /v1beta/models/MODEL:generateContent, :streamGenerateContent, :countTokens and GET /v1beta/models to (e.g. https://generativelanguage.googleapis.com); key: GEMINI_API_KEY, sent as x-goog-api-key")
 	fs.DurationVar(&f.compressTimeout, "compress-timeout", swchttp.DefaultCompressTimeout, "longest a proxied request's compression may take: past it the offline engines compress it instead, and when they run past it too, the truncation plan (the first session, then the most recent messages; swc_proxy_fallbacks_total{reason=\"truncation\"})")
-	fs.Int64Var(&f.maxBody, "max-proxy-body", swchttp.DefaultProxyMaxBody, "largest proxied request body swc reads and compresses, bytes; a larger one goes upstream as it came, streamed (X-SWC-Mode: passthrough), for the provider to answer")
+	fs.Int64Var(&f.maxBody, "max-proxy-body", swchttp.DefaultProxyMaxBody, "largest proxied request body swc reads and compresses, bytes; a larger one goes upstream as it came, streamed (X-SWC-Mode: passthrough), for the provider to answer (0: the default)")
 	fs.IntVar(&f.keepRecent, "keep-recent", 8, "latest messages of a proxied request sent unchanged (0: none); with epochs, the messages a new epoch starts with (at least 1)")
 	fs.StringVar(&f.compaction, "compaction", memory.Epoch, "how a proxied history over the budget is compressed: epoch (a memory that stays byte for byte until the verbatim tail outgrows its room, so provider prompt caches hit) or replan (the whole history re-planned on every request)")
 	fs.Float64Var(&f.memoryShare, "memory-share", memory.DefaultMemoryShare, "epoch: share of the budget (after the instructions) the memory may use; the verbatim tail grows into the rest")
@@ -70,8 +70,8 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 	if f.compressTimeout <= 0 {
 		return swchttp.ProxyConfig{}, usagef("--compress-timeout must be positive (got %v)", f.compressTimeout)
 	}
-	if f.maxBody < 1 {
-		return swchttp.ProxyConfig{}, usagef("--max-proxy-body must be positive (got %d)", f.maxBody)
+	if f.maxBody < 0 {
+		return swchttp.ProxyConfig{}, usagef("--max-proxy-body must not be negative (got %d)", f.maxBody)
 	}
 	if f.keepRecent < 0 {
 		return swchttp.ProxyConfig{}, usagef("--keep-recent must not be negative (got %d)", f.keepRecent)

@@ -215,3 +215,26 @@ func TestProxyConfigTurnTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyConfigMaxBody: --max-proxy-body reaches the proxy's settings
+// (0: the server's default); a negative one is a usage error naming the
+// flag.
+func TestProxyConfigMaxBody(t *testing.T) {
+	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard, nil)
+	for _, tc := range []struct {
+		flag, want int64
+		err        bool
+	}{{0, 0, false}, {swchttp.DefaultProxyMaxBody, swchttp.DefaultProxyMaxBody, false}, {1 << 20, 1 << 20, false}, {-1, 0, true}} {
+		pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, recallRounds: swchttp.DefaultRecallRounds, maxBody: tc.flag}
+		cfg, err := proxyConfig(env, pf, &engineFlags{embedder: "lexical", budget: 4000}, &engines{})
+		if tc.err {
+			if err == nil || !strings.Contains(err.Error(), "--max-proxy-body") {
+				t.Errorf("--max-proxy-body %d: %v, want an error naming the flag", tc.flag, err)
+			}
+			continue
+		}
+		if err != nil || cfg.MaxBody != tc.want {
+			t.Errorf("--max-proxy-body %d: MaxBody %d, %v; want %d", tc.flag, cfg.MaxBody, err, tc.want)
+		}
+	}
+}

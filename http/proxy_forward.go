@@ -66,7 +66,7 @@ func (s *Server) streamThrough(w http.ResponseWriter, r *http.Request, p protoco
 		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
 		proxyError(w, p, status, code, msg)
 	}
-	if !s.allowBody(w, r, int(max(r.ContentLength, limit+1)), fail) {
+	if !s.allowBody(w, r, int(min(max(r.ContentLength, limit+1), 1<<30)), fail) {
 		return
 	}
 	reason := "max-proxy-body: request body over " + strconv.FormatInt(limit, 10) + " bytes, forwarded as it came (swc serve --max-proxy-body)"

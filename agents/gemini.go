@@ -54,6 +54,7 @@ func (u *Upstream) gemini(w http.ResponseWriter, r *http.Request, n int, body, o
 		return
 	}
 	bs, answered := checkGemini(req.Contents, u.sent, u.signed)
+	bs = append(bs, checkGeminiCache(body)...)
 	bs = append(bs, sameFields(body, orig, "contents", "systemInstruction", "tools")...)
 	rbs, ask := u.checkForwarded("gemini", "contents", body, orig, answered)
 	bs = append(bs, rbs...)
@@ -143,6 +144,34 @@ func fillSchema(raw json.RawMessage) any {
 		return false
 	}
 	return "ok"
+}
+
+// checkGeminiCache checks the API's rule for a request that names a
+// cachedContent: it must not set systemInstruction, tools or toolConfig,
+// which belong to the cache (400 INVALID_ARGUMENT).
+func checkGeminiCache(body []byte) breaches {
+	var f map[string]json.RawMessage
+	if json.Unmarshal(body, &f) != nil {
+		return nil
+	}
+	set := func(names ...string) string {
+		for _, k := range names {
+			if v := strings.TrimSpace(string(f[k])); v != "" && v != "null" && v != `""` {
+				return k
+			}
+		}
+		return ""
+	}
+	if set("cachedContent", "cached_content") == "" {
+		return nil
+	}
+	var bs breaches
+	for _, k := range [][]string{{"systemInstruction", "system_instruction"}, {"tools"}, {"toolConfig", "tool_config"}} {
+		if name := set(k...); name != "" {
+			bs.add("cached-content", "%q is set beside cachedContent", name)
+		}
+	}
+	return bs
 }
 
 // checkGemini checks Gemini contents against the API's rules and returns

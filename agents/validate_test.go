@@ -622,3 +622,22 @@ func TestToolResultsGemini(t *testing.T) {
 		t.Errorf("toolResults\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestCheckGeminiCache: a request naming a cachedContent must not set
+// systemInstruction, tools or toolConfig (the API answers 400).
+func TestCheckGeminiCache(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"no cache", `{"systemInstruction":{"parts":[{"text":"s"}]},"contents":[]}`, nil},
+		{"cache alone", `{"cachedContent":"cachedContents/a","contents":[]}`, nil},
+		{"cache null", `{"cachedContent":null,"tools":[{}],"contents":[]}`, nil},
+		{"cache and instruction", `{"cachedContent":"cachedContents/a","systemInstruction":{"parts":[{"text":"MEM"}]},"contents":[]}`, []string{"cached-content"}},
+		{"snake case, tools and config", `{"cached_content":"cachedContents/a","tools":[{}],"tool_config":{},"contents":[]}`, []string{"cached-content"}},
+	} {
+		if got := rules(checkGeminiCache([]byte(c.body))); !slices.Equal(got, c.want) {
+			t.Errorf("%s: rules %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -22,7 +22,9 @@ func (geminiCodec) parse(data []byte) (*Input, error) { return parseGemini(data)
 // name, id and other fields kept), a rewritten user text as one text part,
 // a rewritten model turn's text in its first text part (geminiPartly);
 // the memory appended to systemInstruction as a text part (created when
-// the body has none), or to the task's content when it follows it (a
+// the body has none; when it names a cachedContent, whose instruction the
+// request must not set, the first text part of the first content), or to
+// the task's content when it follows it (a
 // tool loop's, withMemoryPart), or, when the kept contents start with a
 // model content, the first content, of role user (the API wants a user turn
 // before a model's function calls; without a memory, StartText
@@ -94,6 +96,11 @@ func (geminiCodec) Splice(in *Input, out Output) ([]byte, error) {
 			return nil, err
 		}
 		contents = append([]json.RawMessage{b}, contents...)
+	} else if out.Memory != "" && !memIn && usesCache(req) {
+		// The API refuses a systemInstruction beside cachedContent (it
+		// belongs to the cache: 400 INVALID_ARGUMENT): the memory opens
+		// the first content instead, a user's.
+		contents = withLeadingMemory(contents, out.Memory)
 	} else if out.Memory != "" && !memIn {
 		sys, key := GeminiField(req, "systemInstruction")
 		if key == "" {
@@ -285,6 +292,44 @@ func withMemoryPart(raw json.RawMessage, memory string) (json.RawMessage, bool) 
 	next = append(next, part...)
 	next = append(next, raw[close:]...)
 	return next, true
+}
+
+// usesCache reports whether a generateContent request names a cached
+// content ("cachedContent", or "cached_content"), whose system
+// instruction, tools and tool config the request must not set.
+func usesCache(req map[string]json.RawMessage) bool {
+	v, _ := GeminiField(req, "cachedContent")
+	v = bytes.TrimSpace(v)
+	return len(v) > 0 && string(v) != "null" && string(v) != `""`
+}
+
+// withLeadingMemory returns contents with memory as the first text part
+// of the first (a user's, its other parts after it as they came), or, when
+// there is none or it has no parts array, as a user content of its own
+// before them.
+func withLeadingMemory(contents []json.RawMessage, memory string) []json.RawMessage {
+	part, _ := json.Marshal(map[string]string{"text": memory})
+	if len(contents) > 0 {
+		if start, end, err := valueSpan(contents[0], "parts"); err == nil {
+			raw := contents[0]
+			open := bytes.IndexByte(raw[start:end], '[')
+			if open >= 0 {
+				open += start + 1
+				sep := []byte(",")
+				if len(bytes.TrimSpace(raw[open:end-1])) == 0 {
+					sep = nil // an empty array
+				}
+				next := make([]byte, 0, len(raw)+len(part)+1)
+				next = append(next, raw[:open]...)
+				next = append(next, part...)
+				next = append(next, sep...)
+				next = append(next, raw[open:]...)
+				return append([]json.RawMessage{next}, contents[1:]...)
+			}
+		}
+	}
+	c, _ := json.Marshal(map[string]any{"role": "user", "parts": []json.RawMessage{part}})
+	return append([]json.RawMessage{c}, contents...)
 }
 
 // appendInstruction returns systemInstruction with a text part of memory

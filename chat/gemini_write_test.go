@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -138,5 +139,59 @@ func TestAppendInstruction(t *testing.T) {
 	}
 	if _, err := appendInstruction(json.RawMessage(`[1]`), "M"); err == nil {
 		t.Error("an array systemInstruction was accepted")
+	}
+}
+
+// TestSpliceGeminiCachedContent: a request naming a cachedContent must
+// not set systemInstruction (the API answers 400), so the memory opens
+// its first content as a text part before the content's own, or stands
+// as a user content of its own when no content is kept whole enough to
+// take it; systemInstruction is never created.
+func TestSpliceGeminiCachedContent(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		source     []int
+		want       string
+	}{
+		{"first content takes it",
+			`{"cachedContent":"cachedContents/abc","contents":[{"role":"user","parts":[{"text":"old"}]},{"role":"model","parts":[{"text":"noted"}]},{"role":"user","parts":[ {"text":"and now?"}]}]}`,
+			[]int{-1, 2},
+			`{"cachedContent":"cachedContents/abc","contents":[{"role":"user","parts":[{"text":"MEM"}, {"text":"and now?"}]}]}`},
+		{"snake case, a content kept byte for byte",
+			`{"cached_content":"cachedContents/abc","contents":[{"role":"user","parts":[{"text":"old"}]},{"role":"model","parts":[{"text":"noted"}]},{"role":"user","parts":[ {"text":"and now?"},{"text":"p.s."}]}]}`,
+			[]int{-1, 2},
+			`{"cached_content":"cachedContents/abc","contents":[{"role":"user","parts":[{"text":"MEM"}, {"text":"and now?"},{"text":"p.s."}]}]}`},
+		{"nothing kept",
+			`{"cachedContent":"cachedContents/abc","contents":[{"role":"user","parts":[{"text":"old"}]},{"role":"model","parts":[{"text":"noted"}]},{"role":"user","parts":[{"text":"q"}]}]}`,
+			[]int{-1},
+			`{"cachedContent":"cachedContents/abc","contents":[{"parts":[{"text":"MEM"}],"role":"user"}]}`},
+		{"no cache: systemInstruction",
+			`{"cachedContent":null,"contents":[{"role":"user","parts":[{"text":"old"}]},{"role":"model","parts":[{"text":"noted"}]},{"role":"user","parts":[{"text":"and now?"}]}]}`,
+			[]int{-1, 2},
+			`{"cachedContent":null,"contents":[{"role":"user","parts":[{"text":"and now?"}]}],"systemInstruction":{"parts":[{"text":"MEM"}]}}`},
+	} {
+		in, err := Parse([]byte(tc.body), Gemini)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkGeminiSplice(t, tc.name, in, Output{Memory: "MEM", Source: tc.source}, tc.want)
+	}
+}
+
+func TestWithLeadingMemory(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"role":"user","parts":[]}`, `{"role":"user","parts":[{"text":"M"}]}`},
+		{`{"role":"user","parts":[ ]}`, `{"role":"user","parts":[{"text":"M"} ]}`},
+		{`{"parts":[{"text":"a"}],"role":"user"}`, `{"parts":[{"text":"M"},{"text":"a"}],"role":"user"}`},
+		{`{"role":"user"}`, `{"parts":[{"text":"M"}],"role":"user"}` + "|" + `{"role":"user"}`},
+	} {
+		got := withLeadingMemory([]json.RawMessage{json.RawMessage(tc.in)}, "M")
+		var s []string
+		for _, c := range got {
+			s = append(s, string(c))
+		}
+		if g := strings.Join(s, "|"); g != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.in, g, tc.want)
+		}
 	}
 }

@@ -401,7 +401,7 @@ func TestGeminiProxyCountTokens(t *testing.T) {
 		`{"contents":` + string(loop["contents"]) + `}`,
 		`{"generateContentRequest":{"model":"models/gemini-2.5-flash","contents":` + string(loop["contents"]) + `}}`,
 	} {
-		resp := geminiDo(t, e, "POST", path, body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 840")
+		resp := geminiDo(t, e, "POST", path, body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 1000")
 		if got := readAll(t, resp); resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stateless" {
 			t.Fatalf("%d %s %s", resp.StatusCode, got, resp.Header.Get(swchttp.HeaderMode))
 		}
@@ -504,7 +504,7 @@ func TestGeminiProxySDKRequests(t *testing.T) {
 	}
 
 	// Over a budget of 840 tokens (the last question holds an image: 765): the memory holds the first turns.
-	resp = geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", gen, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 840")
+	resp = geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", gen, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 1000")
 	body := readAll(t, resp)
 	_, sent := g.last(t)
 	if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stateless" {
@@ -548,7 +548,7 @@ func TestGeminiProxyEpochs(t *testing.T) {
 	var prevMem string
 	prev, extended, jumps := -1, 0, 0
 	for n := 30; n <= 70; n++ {
-		resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", geminiLoop(n), "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 3000")
+		resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", geminiLoop(n), "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 1000")
 		if got := readAll(t, resp); resp.StatusCode != 200 {
 			t.Fatalf("%d turns: %d %s", n, resp.StatusCode, got)
 		}
@@ -595,5 +595,57 @@ func TestGeminiProxyEpochs(t *testing.T) {
 	// least every other request extends the one before.
 	if extended < 20 {
 		t.Errorf("only %d of 41 requests extend the one before", extended)
+	}
+}
+
+// TestGeminiProxyCachedContent: a request naming a cachedContent must not
+// set systemInstruction (the API answers 400 INVALID_ARGUMENT: it belongs
+// to the cache), so a chat's memory opens its first content instead (at
+// 1,500 tokens the kept turns of this chat start with a user's, where the
+// memory went to systemInstruction), every other field as it came.
+func TestGeminiProxyCachedContent(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	var cs []string
+	for i := range 40 {
+		cs = append(cs,
+			fmt.Sprintf(`{"role":"user","parts":[{"text":"Day %d: fern %d repotted, a long note: %s"}]}`, i, i, strings.Repeat("word ", 40)),
+			fmt.Sprintf(`{"role":"model","parts":[{"text":"Noted, day %d: %s"}]}`, i, strings.Repeat("ok ", 60)))
+	}
+	cs = append(cs, `{"role":"user","parts":[{"text":"Which fern did I repot on day 3?"}]}`)
+	for _, cache := range []string{`"cachedContent":"cachedContents/notes-1"`, `"cached_content":"cachedContents/notes-1"`} {
+		body := `{"contents":[` + strings.Join(cs, ",") + `],` + cache + `,"generationConfig":{"temperature":0}}`
+		resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 1500")
+		if got := readAll(t, resp); resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", cache, resp.StatusCode, got)
+		}
+		_, sent := g.last(t)
+		var req map[string]json.RawMessage
+		if err := json.Unmarshal(sent, &req); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"systemInstruction", "system_instruction"} {
+			if _, ok := req[k]; ok {
+				t.Errorf("%s: %s set beside the cached content: %.300s", cache, k, req[k])
+			}
+		}
+		if k, _, _ := strings.Cut(cache, ":"); string(req[strings.Trim(k, `"`)]) != `"cachedContents/notes-1"` || string(req["generationConfig"]) != `{"temperature":0}` {
+			t.Errorf("%s: fields changed: %.300s", cache, sent)
+		}
+		var contents []struct {
+			Role  string
+			Parts []struct{ Text string }
+		}
+		json.Unmarshal(req["contents"], &contents)
+		if len(contents) == 0 || contents[0].Role != "user" || len(contents[0].Parts) == 0 || !strings.HasPrefix(contents[0].Parts[0].Text, "Earlier conversation") {
+			t.Fatalf("%s: the first content does not open with the memory: %.400s", cache, req["contents"])
+		}
+		if last := contents[len(contents)-1]; last.Parts[len(last.Parts)-1].Text != "Which fern did I repot on day 3?" {
+			t.Errorf("%s: the question is not the last part: %+v", cache, last)
+		}
+		var roles []string
+		for _, c := range contents {
+			roles = append(roles, c.Role)
+		}
+		t.Logf("%s: %d → %d bytes, roles %v", cache, len(body), len(sent), roles)
 	}
 }

@@ -21,10 +21,10 @@ func (geminiCodec) parse(data []byte) (*Input, error) { return parseGemini(data)
 // rewritten function response's "response" written {"output": text} (its
 // name, id and other fields kept), a rewritten user text as one text part,
 // a rewritten model turn's text in its first text part (geminiPartly);
-// the memory appended to systemInstruction as a text part (created when
-// the body has none; when it names a cachedContent, whose instruction the
-// request must not set, the first text part of the first content), or to
-// the task's content when it follows it (a
+// the memory appended to systemInstruction as a text part (never one
+// created: without one, or when the body names a cachedContent, whose
+// instruction the request must not set, the first text part of the first
+// content), or to the task's content when it follows it (a
 // tool loop's, withMemoryPart), or, when the kept contents start with a
 // model content, the first content, of role user (the API wants a user turn
 // before a model's function calls; without a memory, StartText
@@ -96,17 +96,16 @@ func (geminiCodec) Splice(in *Input, out Output) ([]byte, error) {
 			return nil, err
 		}
 		contents = append([]json.RawMessage{b}, contents...)
-	} else if out.Memory != "" && !memIn && usesCache(req) {
-		// The API refuses a systemInstruction beside cachedContent (it
-		// belongs to the cache: 400 INVALID_ARGUMENT): the memory opens
-		// the first content instead, a user's.
-		contents = withLeadingMemory(contents, out.Memory)
 	} else if out.Memory != "" && !memIn {
 		sys, key := GeminiField(req, "systemInstruction")
-		if key == "" {
-			key = "systemInstruction"
-		}
-		if fields[key], err = appendInstruction(sys, out.Memory); err != nil {
+		if t := bytes.TrimSpace(sys); len(t) == 0 || string(t) == "null" || usesCache(req) {
+			// A request without a system instruction may be for a model
+			// that takes none (Gemma: "Developer instruction is not
+			// enabled", 400), and one naming a cachedContent must not set
+			// it (it belongs to the cache, 400): the memory opens the
+			// first content instead, a user's.
+			contents = withLeadingMemory(contents, out.Memory)
+		} else if fields[key], err = appendInstruction(sys, out.Memory); err != nil {
 			return nil, err
 		}
 	}

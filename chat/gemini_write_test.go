@@ -9,7 +9,9 @@ import (
 // TestSpliceGeminiPartly: a user content whose function responses went
 // into the memory keeps its text part alone; a rewritten response becomes
 // {"output": text} with its name and id; a body without systemInstruction
-// gets one; a countTokens body is written inside its generateContentRequest.
+// gets none (a model may take none: Gemma), the memory opening its first
+// content instead; a countTokens body is written inside its
+// generateContentRequest.
 func TestSpliceGeminiPartly(t *testing.T) {
 	body := []byte(`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","id":"a","response":{"output":"long output"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"and now?"}]}],"model":"models/m"}}`)
 	in, err := Parse(body, Gemini)
@@ -24,11 +26,11 @@ func TestSpliceGeminiPartly(t *testing.T) {
 		want      string
 	}{
 		{"text alone", []int{-1, 4}, nil,
-			`{"generateContentRequest":{"contents":[{"parts":[{"text":"and now?"}],"role":"user"}],"model":"models/m","systemInstruction":{"parts":[{"text":"MEM"}]}}}`},
+			`{"generateContentRequest":{"contents":[{"parts":[{"text":"MEM"},{"text":"and now?"}],"role":"user"}],"model":"models/m"}}`},
 		{"rewritten response", []int{-1, 0, 1, 2, 3, 4}, map[int]string{2: "[swc:h1 f() → ok]"},
-			`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"parts":[{"functionResponse":{"id":"a","name":"f","response":{"output":"[swc:h1 f() → ok]"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"and now?"}],"role":"user"}],"model":"models/m","systemInstruction":{"parts":[{"text":"MEM"}]}}}`},
+			`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"MEM"},{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"parts":[{"functionResponse":{"id":"a","name":"f","response":{"output":"[swc:h1 f() → ok]"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"and now?"}],"role":"user"}],"model":"models/m"}}`},
 		{"rewritten text", []int{-1, 0, 1, 2, 3, 4}, map[int]string{4: "stub"},
-			`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"parts":[{"functionResponse":{"name":"f","id":"a","response":{"output":"long output"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"stub"}],"role":"user"}],"model":"models/m","systemInstruction":{"parts":[{"text":"MEM"}]}}}`},
+			`{"generateContentRequest":{"contents":[{"role":"user","parts":[{"text":"MEM"},{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{},"id":"a"}},{"functionCall":{"name":"g","args":{}}}]},{"parts":[{"functionResponse":{"name":"f","id":"a","response":{"output":"long output"},"willContinue":false}},{"functionResponse":{"name":"g","response":{"output":"other"}}},{"text":"stub"}],"role":"user"}],"model":"models/m"}}`},
 	}
 	for _, tc := range cases {
 		res := Output{Memory: "MEM", Source: tc.source, Rewritten: tc.rewritten}
@@ -165,10 +167,14 @@ func TestSpliceGeminiCachedContent(t *testing.T) {
 			`{"cachedContent":"cachedContents/abc","contents":[{"role":"user","parts":[{"text":"old"}]},{"role":"model","parts":[{"text":"noted"}]},{"role":"user","parts":[{"text":"q"}]}]}`,
 			[]int{-1},
 			`{"cachedContent":"cachedContents/abc","contents":[{"parts":[{"text":"MEM"}],"role":"user"}]}`},
-		{"no cache: systemInstruction",
-			`{"cachedContent":null,"contents":[{"role":"user","parts":[{"text":"old"}]},{"role":"model","parts":[{"text":"noted"}]},{"role":"user","parts":[{"text":"and now?"}]}]}`,
-			[]int{-1, 2},
-			`{"cachedContent":null,"contents":[{"role":"user","parts":[{"text":"and now?"}]}],"systemInstruction":{"parts":[{"text":"MEM"}]}}`},
+		{"no cache: the client's systemInstruction takes it",
+			`{"cachedContent":null,"systemInstruction":{"parts":[{"text":"S"}]},"contents":[{"role":"user","parts":[{"text":"old"}]},{"role":"model","parts":[{"text":"noted"}]},{"role":"user","parts":[{"text":"and now?"}]}]}`,
+			[]int{0, -1, 3},
+			`{"cachedContent":null,"contents":[{"role":"user","parts":[{"text":"and now?"}]}],"systemInstruction":{"parts":[{"text":"S"},{"text":"MEM"}]}}`},
+		{"a cache and the client's systemInstruction: left as it came",
+			`{"cachedContent":"cachedContents/abc","systemInstruction":{"parts":[{"text":"S"}]},"contents":[{"role":"user","parts":[{"text":"old"}]},{"role":"model","parts":[{"text":"noted"}]},{"role":"user","parts":[{"text":"and now?"}]}]}`,
+			[]int{0, -1, 3},
+			`{"cachedContent":"cachedContents/abc","contents":[{"role":"user","parts":[{"text":"MEM"},{"text":"and now?"}]}],"systemInstruction":{"parts":[{"text":"S"}]}}`},
 	} {
 		in, err := Parse([]byte(tc.body), Gemini)
 		if err != nil {

@@ -401,7 +401,7 @@ func TestGeminiProxyCountTokens(t *testing.T) {
 		`{"contents":` + string(loop["contents"]) + `}`,
 		`{"generateContentRequest":{"model":"models/gemini-2.5-flash","contents":` + string(loop["contents"]) + `}}`,
 	} {
-		resp := geminiDo(t, e, "POST", path, body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 1000")
+		resp := geminiDo(t, e, "POST", path, body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 840")
 		if got := readAll(t, resp); resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stateless" {
 			t.Fatalf("%d %s %s", resp.StatusCode, got, resp.Header.Get(swchttp.HeaderMode))
 		}
@@ -504,7 +504,7 @@ func TestGeminiProxySDKRequests(t *testing.T) {
 	}
 
 	// Over a budget of 840 tokens (the last question holds an image: 765): the memory holds the first turns.
-	resp = geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", gen, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 1000")
+	resp = geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", gen, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 840")
 	body := readAll(t, resp)
 	_, sent := g.last(t)
 	if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stateless" {
@@ -548,7 +548,7 @@ func TestGeminiProxyEpochs(t *testing.T) {
 	var prevMem string
 	prev, extended, jumps := -1, 0, 0
 	for n := 30; n <= 70; n++ {
-		resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", geminiLoop(n), "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 1000")
+		resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", geminiLoop(n), "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 3000")
 		if got := readAll(t, resp); resp.StatusCode != 200 {
 			t.Fatalf("%d turns: %d %s", n, resp.StatusCode, got)
 		}

@@ -9,11 +9,12 @@ import (
 
 // GeminiMiddleware is OpenAIMiddleware for the Gemini API (POST
 // …:generateContent and …:streamGenerateContent): the memory is appended
-// to systemInstruction as a text part, or is the first content (of role
-// user) when the kept contents start with a model content, since the API
-// wants a user turn first; a request naming a cachedContent, which must
-// not set systemInstruction, has it as the first text part of its first
-// content instead.
+// to the request's systemInstruction as a text part, or is the first
+// content (of role user) when the kept contents start with a model
+// content, since the API wants a user turn first; a request without a
+// systemInstruction (a model may take none: Gemma), or naming a
+// cachedContent (which must not set one), has it as the first text part
+// of its first content instead.
 func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 	gen := middleware(c, report, ":generateContent", chat.Gemini)
 	stream := middleware(c, report, ":streamGenerateContent", chat.Gemini)

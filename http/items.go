@@ -195,7 +195,7 @@ func (t *itemTap) keepItem(raw json.RawMessage) {
 // "provider history: " reason): the request also names a stored response
 // or conversation (whatever the order of its fields), some references
 // name items swc does not hold, one item is named twice, or the items
-// would make the request larger than --max-body. The body is decoded
+// would make the request larger than --max-proxy-body. The body is decoded
 // once.
 func (s *Server) resolveItems(tenant string, body []byte) (resolved []byte, why string) {
 	var req map[string]json.RawMessage

@@ -15,9 +15,10 @@ import (
 
 // A request swc cannot parse or compress is not swc's to refuse: the
 // provider may well accept it. It goes upstream unchanged (passthrough),
-// and the provider answers it. swc answers 4xx only for its own concerns:
-// its key (401), its rate limit (429), --max-body (413), its own X-SWC-*
-// headers (400) and a body that is not a JSON object at all (400).
+// and the provider answers it, and so does a body too large for swc to
+// hold (--max-proxy-body: streamThrough). swc answers 4xx only for its own
+// concerns: its key (401), its rate limit (429), its own X-SWC-* headers
+// (400) and a body that is not a JSON object at all (400).
 
 // Passthrough headers.
 const (

@@ -60,7 +60,8 @@ type Server struct {
 	// Rule groups messages into sessions (swc.DefaultSessionRule).
 	Rule swc.SessionRule
 	// MaxBody, MaxMessage, MaxBatch and MaxMessages bound requests (the
-	// Default… values): MaxMessage the content of a message appended or
+	// Default… values): MaxBody the body of a request to swc's own routes
+	// (ProxyConfig.MaxBody a proxied one's), MaxMessage the content of a message appended or
 	// stored by the proxy, MaxBatch an append's messages, MaxMessages any
 	// request's (a proxied request's history included).
 	MaxBody     int64

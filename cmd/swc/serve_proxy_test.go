@@ -170,71 +170,39 @@ func TestProxyConfigGemini(t *testing.T) {
 	}
 }
 
-// TestProxyConfigStubTokens: --stub-tokens reaches the proxy's settings;
-// 0 is the default; a stub too small for its handle, call and outcome is
-// a usage error naming the flag.
-func TestProxyConfigStubTokens(t *testing.T) {
+// TestProxyConfigNumbers: --stub-tokens, --turn-tokens and
+// --max-proxy-body reach the proxy's settings, 0 their default (-1 for
+// --turn-tokens keeps turns whole); a stub too small for its handle, call
+// and outcome, fewer tokens than a sentence, and a negative body limit
+// are usage errors naming the flag.
+func TestProxyConfigNumbers(t *testing.T) {
 	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard, nil)
-	for _, tc := range []struct {
-		flag, want int
-		err        bool
-	}{{0, 0, false}, {80, 80, false}, {minStubTokens, minStubTokens, false}, {minStubTokens - 1, 0, true}, {-5, 0, true}} {
-		pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, recallRounds: swchttp.DefaultRecallRounds, stubTokens: tc.flag}
-		cfg, err := proxyConfig(env, pf, &engineFlags{embedder: "lexical", budget: 4000}, &engines{})
-		if tc.err {
-			if err == nil || !strings.Contains(err.Error(), "--stub-tokens") {
-				t.Errorf("--stub-tokens %d: %v, want an error naming the flag", tc.flag, err)
+	for _, f := range []struct {
+		flag  string
+		set   func(*proxyFlags, int64)
+		get   func(swchttp.ProxyConfig) int64
+		cases [][2]int64 // flag, setting; -99 for a usage error
+	}{
+		{"--stub-tokens", func(p *proxyFlags, v int64) { p.stubTokens = int(v) }, func(c swchttp.ProxyConfig) int64 { return int64(c.StubTokens) },
+			[][2]int64{{0, 0}, {80, 80}, {minStubTokens, minStubTokens}, {minStubTokens - 1, -99}, {-5, -99}}},
+		{"--turn-tokens", func(p *proxyFlags, v int64) { p.turnTokens = int(v) }, func(c swchttp.ProxyConfig) int64 { return int64(c.TurnTokens) },
+			[][2]int64{{0, 0}, {-1, -1}, {64, 64}, {minTurnTokens, minTurnTokens}, {minTurnTokens - 1, -99}, {-2, -99}}},
+		{"--max-proxy-body", func(p *proxyFlags, v int64) { p.maxBody = v }, func(c swchttp.ProxyConfig) int64 { return c.MaxBody },
+			[][2]int64{{0, 0}, {swchttp.DefaultProxyMaxBody, swchttp.DefaultProxyMaxBody}, {1 << 20, 1 << 20}, {-1, -99}}},
+	} {
+		for _, c := range f.cases {
+			pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, recallRounds: swchttp.DefaultRecallRounds}
+			f.set(&pf, c[0])
+			cfg, err := proxyConfig(env, pf, &engineFlags{embedder: "lexical", budget: 4000}, &engines{})
+			if c[1] == -99 {
+				if err == nil || !strings.Contains(err.Error(), f.flag) {
+					t.Errorf("%s %d: %v, want an error naming the flag", f.flag, c[0], err)
+				}
+				continue
 			}
-			continue
-		}
-		if err != nil || cfg.StubTokens != tc.want {
-			t.Errorf("--stub-tokens %d: StubTokens %d, %v; want %d", tc.flag, cfg.StubTokens, err, tc.want)
-		}
-	}
-}
-
-// TestProxyConfigTurnTokens: --turn-tokens reaches the proxy's settings;
-// 0 is the default and -1 keeps turns whole; fewer tokens than a sentence
-// is a usage error naming the flag.
-func TestProxyConfigTurnTokens(t *testing.T) {
-	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard, nil)
-	for _, tc := range []struct {
-		flag, want int
-		err        bool
-	}{{0, 0, false}, {-1, -1, false}, {64, 64, false}, {minTurnTokens, minTurnTokens, false}, {minTurnTokens - 1, 0, true}, {-2, 0, true}} {
-		pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, recallRounds: swchttp.DefaultRecallRounds, turnTokens: tc.flag}
-		cfg, err := proxyConfig(env, pf, &engineFlags{embedder: "lexical", budget: 4000}, &engines{})
-		if tc.err {
-			if err == nil || !strings.Contains(err.Error(), "--turn-tokens") {
-				t.Errorf("--turn-tokens %d: %v, want an error naming the flag", tc.flag, err)
+			if got := f.get(cfg); err != nil || got != c[1] {
+				t.Errorf("%s %d: setting %d, %v; want %d", f.flag, c[0], got, err, c[1])
 			}
-			continue
-		}
-		if err != nil || cfg.TurnTokens != tc.want {
-			t.Errorf("--turn-tokens %d: TurnTokens %d, %v; want %d", tc.flag, cfg.TurnTokens, err, tc.want)
-		}
-	}
-}
-
-// TestProxyConfigMaxBody: --max-proxy-body reaches the proxy's settings
-// (0: the server's default); a negative one is a usage error naming the
-// flag.
-func TestProxyConfigMaxBody(t *testing.T) {
-	env := NewEnv(strings.NewReader(""), io.Discard, io.Discard, nil)
-	for _, tc := range []struct {
-		flag, want int64
-		err        bool
-	}{{0, 0, false}, {swchttp.DefaultProxyMaxBody, swchttp.DefaultProxyMaxBody, false}, {1 << 20, 1 << 20, false}, {-1, 0, true}} {
-		pf := proxyFlags{compressTimeout: time.Second, keepRecent: 8, recallRounds: swchttp.DefaultRecallRounds, maxBody: tc.flag}
-		cfg, err := proxyConfig(env, pf, &engineFlags{embedder: "lexical", budget: 4000}, &engines{})
-		if tc.err {
-			if err == nil || !strings.Contains(err.Error(), "--max-proxy-body") {
-				t.Errorf("--max-proxy-body %d: %v, want an error naming the flag", tc.flag, err)
-			}
-			continue
-		}
-		if err != nil || cfg.MaxBody != tc.want {
-			t.Errorf("--max-proxy-body %d: MaxBody %d, %v; want %d", tc.flag, cfg.MaxBody, err, tc.want)
 		}
 	}
 }

@@ -50,8 +50,9 @@ var wrapperFormats = []struct {
 // Messages, Responses or Gemini's generateContent, told apart by their
 // fields; the trajectory is named after the file), SWE-agent's own
 // trajectory file (its "history", read in both Chat Completions and
-// Messages form: sweagent.go), or a Claude Code session transcript (its
-// conversation as a Messages body: claudecode.go). It also returns the SHA-256 of
+// Messages form: sweagent.go), a Claude Code session transcript (its
+// conversation as a Messages body: claudecode.go), or a Codex CLI session
+// rollout (its last request as a Responses body: codex.go). It also returns the SHA-256 of
 // the files' names and bytes, so that a resumed run can tell whether the
 // data changed. It returns an EINVALID error naming the file for one that
 // is neither, or for a body in a format the bench does not replay.
@@ -97,6 +98,13 @@ func parseFile(name string, data []byte) (Trajectory, error) {
 			return Trajectory{Name: name}, fmt.Errorf("a Claude Code transcript: %v", err)
 		}
 		return Trajectory{Name: name, Agent: "Claude Code", Bodies: []Body{{Format: chat.Anthropic, Data: body}}}, nil
+	}
+	if isCodex(data) {
+		body, err := codexBody(data)
+		if err != nil {
+			return Trajectory{Name: name}, fmt.Errorf("a Codex rollout: %v", err)
+		}
+		return Trajectory{Name: name, Agent: "Codex", Bodies: []Body{{Format: chat.Responses, Data: body}}}, nil
 	}
 	o, err := decodeObject(data)
 	if err != nil {

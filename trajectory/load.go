@@ -51,8 +51,10 @@ var wrapperFormats = []struct {
 // fields; the trajectory is named after the file), SWE-agent's own
 // trajectory file (its "history", read in both Chat Completions and
 // Messages form: sweagent.go), a Claude Code session transcript (its
-// conversation as a Messages body: claudecode.go), or a Codex CLI session
-// rollout (its last request as a Responses body: codex.go). It also returns the SHA-256 of
+// conversation as a Messages body: claudecode.go), a Codex CLI session
+// rollout (its last request as a Responses body: codex.go) or a Gemini
+// CLI session record (its last request as a Gemini API body:
+// geminicli.go). It also returns the SHA-256 of
 // the files' names and bytes, so that a resumed run can tell whether the
 // data changed. It returns an EINVALID error naming the file for one that
 // is neither, or for a body in a format the bench does not replay.
@@ -105,6 +107,13 @@ func parseFile(name string, data []byte) (Trajectory, error) {
 			return Trajectory{Name: name}, fmt.Errorf("a Codex rollout: %v", err)
 		}
 		return Trajectory{Name: name, Agent: "Codex", Bodies: []Body{{Format: chat.Responses, Data: body}}}, nil
+	}
+	if ok, whole := isGeminiCLI(data); ok {
+		body, err := geminiCLIBody(data, whole)
+		if err != nil {
+			return Trajectory{Name: name}, fmt.Errorf("a Gemini CLI session: %v", err)
+		}
+		return Trajectory{Name: name, Agent: "Gemini CLI", Bodies: []Body{{Format: chat.Gemini, Data: body}}}, nil
 	}
 	o, err := decodeObject(data)
 	if err != nil {

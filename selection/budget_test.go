@@ -191,6 +191,47 @@ func TestRecallScores(t *testing.T) {
 	}
 }
 
+// TestRecallScoresRuns: in a chat people send a thought as several
+// messages in a row (a run); the message opening the other person's next
+// run takes Reply × the best score of the questions in the run before it,
+// even when the asker's own follow-ups come between; a message that
+// continues its run, or follows a run holding no question, does not; nor
+// does a run after a session break.
+func TestRecallScoresRuns(t *testing.T) {
+	day := time.Date(2023, 12, 30, 22, 0, 0, 0, time.UTC)
+	turn := func(id, sp, text string) swc.Turn { return swc.Turn{ID: id, Speaker: sp, Text: text} }
+	c := &swc.Conversation{ID: "runs", SpeakerA: "Kate", SpeakerB: "Elise", Sessions: []swc.Session{
+		{Index: 0, Start: day, DateText: "30 December, 2023", Turns: []swc.Turn{
+			turn("D1:1", "Elise", "What pasta dish did you learn to make?"),
+			turn("D1:2", "Elise", "Did you take any photos of the pasta?"),
+			turn("D1:3", "Elise", "The fair was great, I loved the paintings."),
+			turn("D1:4", "Kate", "We whipped up a dish with ham and peas."),
+			turn("D1:5", "Kate", "It tasted great with cheese."),
+			turn("D1:6", "Elise", "Yum."),
+			turn("D1:7", "Kate", "Which pasta do you like?"),
+		}},
+		{Index: 1, Start: day.Add(24 * time.Hour), DateText: "31 December, 2023", Turns: []swc.Turn{
+			turn("D2:1", "Elise", "Linguine with clams."),
+		}},
+	}}
+	a := newAnalyzer()
+	x := a.Analyze(c)
+	r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+	q := "What kind of pasta did Kate make?"
+	own := x.LineIndex().Scores(bm25.Terms(q))
+	got := r.Scores(x, q)
+	want := slices.Clone(own)
+	want[3] += max(own[0], own[1]) // D1:4 opens Kate's run after Elise's questions
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("turn %s: score %v, want %v (own %v)", x.Turns[i].Turn.ID, got[i], want[i], own)
+		}
+	}
+	if got[3] <= own[3] || own[0] == 0 || own[1] == 0 {
+		t.Fatalf("the answer D1:4 scores %v (own %v): the test does not test the rule", got[3], own[3])
+	}
+}
+
 // TestRecallStandsOut: the turns standing out for the question (here the
 // question turn and its reply) are kept even at a budget the
 // question-agnostic selection spends elsewhere.

@@ -47,7 +47,8 @@ type evalQ struct {
 var lmeSample = filepath.Join("..", "..", "shared", "data", "longmemeval", "longmemeval_s_sample14.json")
 
 // evalQuestions returns LoCoMo's text-only questions of categories 1–4
-// (of the conversations SWC_EVAL_CONVS lists, when set), or with
+// (of the conversations SWC_EVAL_CONVS lists, when set; SWC_EVAL_LOCOMO=FILE:
+// of another file in LoCoMo's format), or with
 // SWC_EVAL_DATA=lme the LongMemEval sample's questions but the abstention
 // ones (SWC_EVAL_DATA=FILE: another LongMemEval file); it skips under
 // -short.
@@ -56,7 +57,11 @@ func evalQuestions(t testing.TB) []evalQ {
 	if d := os.Getenv("SWC_EVAL_DATA"); d != "" {
 		return evalLME(t, d)
 	}
-	convs, _, err := locomo.LoadFile(locomotest.Wide(t))
+	file := os.Getenv("SWC_EVAL_LOCOMO")
+	if file == "" {
+		file = locomotest.Wide(t)
+	}
+	convs, _, err := locomo.LoadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,10 +24,12 @@ import (
 // is Select. Build it with NewRecall.
 //
 // Turns are ranked by Okapi BM25 over their lines as shown (anchored, the
-// speaker's name included); a turn that follows, in its session, a turn
-// asking a question (one holding "?") adds Reply × that turn's score to
-// its own, since the answer to what matches the question is usually the
-// reply — between people only: where either turn is an assistant's (see
+// speaker's name included); a turn that opens a run (the messages one
+// person sends in a row) adds Reply × the best score of the questions
+// (turns holding "?") of the run right before it in its session, since
+// the answer to what matches the question is usually the reply, and in a
+// chat it often comes after the asker's own follow-ups (see asked) —
+// between people only: where either turn is an assistant's (see
 // Assistant), each is recalled for its own words. The user's turn is what
 // is remembered, and the assistant's answer, usually long, must not take
 // its score; an assistant's question is mostly an offer closing a long
@@ -172,9 +174,9 @@ func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 }
 
 // Scores returns every turn's score for query: BM25 over the turns' lines
-// (Analysis.LineIndex), plus, for a turn following a question turn of its
-// session, neither of them an assistant's, Reply × that turn's own score,
-// and for a user's turn an assistant's answers next in its session,
+// (Analysis.LineIndex), plus, for a turn opening a run after a run of
+// another person's holding questions, in its session, neither of them an
+// assistant, Reply × the best question's own score (asked), and for a user's turn an assistant's answers next in its session,
 // Prompt × the answer's own score (none for a question asking what the
 // assistant said, with Asked).
 func (r *Recall) Scores(x *Analysis, query string) []float64 {
@@ -189,9 +191,8 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 	out := make([]float64, len(own))
 	for t := range own {
 		out[t] = own[t]
-		if t > 0 && own[t-1] > 0 && x.Turns[t-1].Session == x.Turns[t].Session && strings.Contains(x.Turns[t-1].Turn.Text, "?") &&
-			!Assistant(x.Turns[t].Turn.Speaker) && !Assistant(x.Turns[t-1].Turn.Speaker) {
-			out[t] += r.Reply * own[t-1]
+		if r.Reply > 0 {
+			out[t] += r.Reply * asked(x, own, t)
 		}
 		if prompt > 0 && t+1 < len(own) && own[t+1] > 0 && x.Turns[t+1].Session == x.Turns[t].Session &&
 			!Assistant(x.Turns[t].Turn.Speaker) && Assistant(x.Turns[t+1].Turn.Speaker) {
@@ -199,6 +200,42 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 		}
 	}
 	return out
+}
+
+// asked returns the best own score of the questions turn t answers:
+// when t opens a run (the turns one person sends in a row in a session),
+// the turns holding "?" of the run right before it in its session, said
+// by someone else; 0 when t continues a run or either speaker is an
+// assistant. In a chat people send one thought as several short
+// messages, and the answer to a question often comes after the asker's
+// own follow-ups ("What pasta dish did you learn to make? Did you take
+// any photos?" … "We whipped up a pasta dish with ham and peas"); where
+// speakers alternate (LoCoMo) a run is one turn, and this is the turn
+// right before t.
+func asked(x *Analysis, own []float64, t int) float64 {
+	ti := &x.Turns[t]
+	p := t - 1
+	if Assistant(ti.Turn.Speaker) || p < 0 || sameRun(x, t, p) {
+		return 0
+	}
+	if x.Turns[p].Session != ti.Session || Assistant(x.Turns[p].Turn.Speaker) {
+		return 0
+	}
+	best := 0.0
+	for q := p; q >= 0 && (q == p || sameRun(x, p, q)); q-- {
+		if own[q] > best && strings.Contains(x.Turns[q].Turn.Text, "?") {
+			best = own[q]
+		}
+	}
+	return best
+}
+
+// sameRun reports whether turns t and n, next to each other or with only
+// turns of the same run between them, are of one run: said in one
+// session by one speaker who is not an assistant.
+func sameRun(x *Analysis, t, n int) bool {
+	a, b := &x.Turns[t], &x.Turns[n]
+	return a.Session == b.Session && a.Turn.Speaker == b.Turn.Speaker && !Assistant(a.Turn.Speaker)
 }
 
 // recall returns the turns standing out for query, best per cost first

@@ -426,6 +426,12 @@ func dataIdentity(env *Env, path string) (string, string, error) {
 		h.Write(b)
 		name = n
 	default: // streamed: a LongMemEval file can be gigabytes
+		if st, err := os.Stat(path); err == nil && st.IsDir() { // REALTALK's files
+			if err := hashDir(h, path); err != nil {
+				return "", "", fmt.Errorf("bench: %w", err)
+			}
+			return filepath.Base(path), hex.EncodeToString(h.Sum(nil)), nil
+		}
 		fh, err := os.Open(path)
 		if err != nil {
 			_, _, err = readInput(env, path) // its error names the problem
@@ -438,6 +444,25 @@ func dataIdentity(env *Env, path string) (string, string, error) {
 		name = filepath.Base(path)
 	}
 	return name, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashDir writes the names and bytes of dir's *.json files, in name
+// order, to h.
+func hashDir(h io.Writer, dir string) error {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return swc.Errorf(swc.EINVALID, "%s: %v", dir, err)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return swc.Errorf(swc.EINVALID, "%s: %v", p, err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), len(b))
+		h.Write(b)
+	}
+	return nil
 }
 
 // resumeKey returns the resume key of a run (bench.NewResumeKey) with the

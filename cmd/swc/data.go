@@ -2,16 +2,20 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/locomo"
 	"github.com/swcmem/swc/longmemeval"
+	"github.com/swcmem/swc/realtalk"
 )
 
 // dataFlags are --data and -v, shared by every command that reads
@@ -23,7 +27,7 @@ type dataFlags struct {
 
 func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	d := &dataFlags{}
-	fs.StringVar(&d.path, "data", "", "LoCoMo or LongMemEval JSON file (told apart by shape), - for stdin (default: the built-in sample)")
+	fs.StringVar(&d.path, "data", "", "LoCoMo, LongMemEval or REALTALK JSON file (told apart by shape), a directory of REALTALK files, - for stdin (default: the built-in sample)")
 	fs.BoolVar(&d.verbose, "v", false, "list every data warning (default: one line with their count)")
 	return d
 }
@@ -51,8 +55,9 @@ func readInput(env *Env, path string) ([]byte, string, error) {
 	return env.stdin, "stdin", nil
 }
 
-// loadConversations reads a LoCoMo or LongMemEval file ("-" for stdin;
-// see isLongMemEval), or the built-in sample when path is empty, with the
+// loadConversations reads a LoCoMo, LongMemEval or REALTALK file ("-"
+// for stdin; see isLongMemEval), a directory of REALTALK files, or the
+// built-in sample when path is empty, with the
 // warnings about usable oddities in the data (LoCoMo's).
 func loadConversations(env *Env, path string) ([]*swc.Conversation, []locomo.Warning, error) {
 	if path == "" {
@@ -60,9 +65,15 @@ func loadConversations(env *Env, path string) ([]*swc.Conversation, []locomo.War
 		return convs, nil, err
 	}
 	if path != "-" {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return loadRealTalkDir(path)
+		}
 		if longmemeval.DetectFile(path) {
 			convs, err := longmemeval.LoadFile(path)
 			return convs, nil, err
+		}
+		if b, err := os.ReadFile(path); err == nil && realtalk.Detect(b) {
+			return loadRealTalk(path, [][]byte{b}, []string{realTalkID(path)})
 		}
 		return locomo.LoadFile(path)
 	}
@@ -74,7 +85,60 @@ func loadConversations(env *Env, path string) ([]*swc.Conversation, []locomo.War
 		convs, err := longmemeval.Read(bytes.NewReader(b), name)
 		return convs, nil, err
 	}
+	if realtalk.Detect(b) {
+		return loadRealTalk(name, [][]byte{b}, []string{"stdin"})
+	}
 	return locomo.Read(bytes.NewReader(b), name)
+}
+
+// loadRealTalkDir reads a directory of REALTALK conversations, its *.json
+// files in name order, each one conversation named after its file.
+func loadRealTalkDir(dir string) ([]*swc.Conversation, []locomo.Warning, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, nil, swc.Errorf(swc.EINVALID, "%s: %v", dir, err)
+	}
+	if len(paths) == 0 {
+		return nil, nil, swc.Errorf(swc.ENOTFOUND, "%s: a directory without *.json files (--data takes a LoCoMo, LongMemEval or REALTALK file, or a directory of REALTALK files)", dir)
+	}
+	sort.Strings(paths)
+	var files [][]byte
+	var ids []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, swc.Errorf(swc.EINVALID, "%s: %v", p, err)
+		}
+		if !realtalk.Detect(b) {
+			return nil, nil, swc.Errorf(swc.EINVALID, "%s: not a REALTALK conversation (a directory given to --data holds REALTALK files, one conversation each)", p)
+		}
+		files, ids = append(files, b), append(ids, realTalkID(p))
+	}
+	return loadRealTalk(dir, files, ids)
+}
+
+// loadRealTalk reads REALTALK conversations as LoCoMo samples
+// (realtalk.LoCoMo) named ids.
+func loadRealTalk(name string, files [][]byte, ids []string) ([]*swc.Conversation, []locomo.Warning, error) {
+	samples := make([]json.RawMessage, len(files))
+	for i, b := range files {
+		s, err := realtalk.LoCoMo(b, ids[i])
+		if err != nil {
+			return nil, nil, swc.Errorf(swc.EINVALID, "%v", err)
+		}
+		samples[i] = s
+	}
+	data, err := json.Marshal(samples)
+	if err != nil {
+		return nil, nil, err
+	}
+	return locomo.Parse(data, name)
+}
+
+// realTalkID names a REALTALK conversation after its file
+// ("Chat_1_Emi_Elise").
+func realTalkID(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
 // isLongMemEval reports whether --data names LongMemEval data: a JSON

@@ -61,22 +61,7 @@ func TestClaudeCodeTranscript(t *testing.T) {
 	if !strings.Contains(body, "Run pytest first.") {
 		t.Error("the edited prompt is not the one kept")
 	}
-	rp, err := NewReplay(tr.Name, tr.Bodies[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rp.Len() != 3 {
-		t.Errorf("%d requests, want 3", rp.Len())
-	}
-	for i := range rp.Len() {
-		q, err := rp.Request(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := rp.Breaches(q.Body); len(got) > 0 {
-			t.Errorf("request %d: breaches %q", i, got)
-		}
-	}
+	replaysClean(t, tr.Name, tr.Bodies[0], 3)
 	if _, err := parseFile("bad", []byte("{\"type\":\"user\",\"uuid\":\"u\",\"parentUuid\":null,\"message\":{\"role\":\"user\",\"content\":\"x\"}}\n{not json\n")); err == nil || !strings.Contains(err.Error(), "a Claude Code transcript: line 2") {
 		t.Errorf("a broken line: %v", err)
 	}
@@ -100,5 +85,27 @@ func TestClaudeCodeCompaction(t *testing.T) {
 	body := string(tr.Bodies[0].Data)
 	if strings.Contains(body, "BEFORE THE COMPACTION") || !strings.Contains(body, "Summary: fixing parse_date.") || strings.Count(body, `"role"`) != 2 {
 		t.Errorf("the body after a compaction:\n%s", body)
+	}
+}
+
+// replaysClean checks that body replays as want requests, none breaking
+// its API's rules.
+func replaysClean(t *testing.T, name string, body Body, want int) {
+	t.Helper()
+	rp, err := NewReplay(name, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp.Len() != want {
+		t.Errorf("%d requests, want %d", rp.Len(), want)
+	}
+	for i := range rp.Len() {
+		q, err := rp.Request(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rp.Breaches(q.Body); len(got) > 0 {
+			t.Errorf("request %d: breaches %q", i, got)
+		}
 	}
 }

@@ -24,6 +24,22 @@ import (
 // message, then the history since the last compaction. The rollout holds
 // no tool definitions, so the body has none.
 
+// eachLine calls f with each non-blank line of data, trimmed and numbered
+// from 1 (a file's JSON lines), until f returns an error, which it
+// returns.
+func eachLine(data []byte, f func(n int, line []byte) error) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
+	for n := 1; sc.Scan(); n++ {
+		if b := bytes.TrimSpace(sc.Bytes()); len(b) > 0 {
+			if err := f(n, b); err != nil {
+				return err
+			}
+		}
+	}
+	return sc.Err()
+}
+
 // codexLine is one line of a rollout.
 type codexLine struct {
 	Type    string          `json:"type"`
@@ -61,16 +77,10 @@ func isCodex(data []byte) bool {
 func codexBody(data []byte) ([]byte, error) {
 	model, instructions := "codex", ""
 	var history []json.RawMessage
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
-	for n := 1; sc.Scan(); n++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := eachLine(data, func(n int, b []byte) error {
 		var l codexLine
 		if err := json.Unmarshal(b, &l); err != nil {
-			return nil, fmt.Errorf("line %d: %v", n, err)
+			return fmt.Errorf("line %d: %v", n, err)
 		}
 		switch l.Type {
 		case "session_meta":
@@ -78,7 +88,7 @@ func codexBody(data []byte) ([]byte, error) {
 				BaseInstructions *struct{ Text string } `json:"base_instructions"`
 			}
 			if err := json.Unmarshal(l.Payload, &p); err != nil {
-				return nil, fmt.Errorf("line %d: session_meta: %v", n, err)
+				return fmt.Errorf("line %d: session_meta: %v", n, err)
 			}
 			if p.BaseInstructions != nil {
 				instructions = p.BaseInstructions.Text
@@ -86,7 +96,7 @@ func codexBody(data []byte) ([]byte, error) {
 		case "turn_context":
 			var p struct{ Model string }
 			if err := json.Unmarshal(l.Payload, &p); err != nil {
-				return nil, fmt.Errorf("line %d: turn_context: %v", n, err)
+				return fmt.Errorf("line %d: turn_context: %v", n, err)
 			}
 			if p.Model != "" {
 				model = p.Model
@@ -94,7 +104,7 @@ func codexBody(data []byte) ([]byte, error) {
 		case "response_item":
 			item, keep, err := codexItem(l.Payload)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: response_item: %v", n, err)
+				return fmt.Errorf("line %d: response_item: %v", n, err)
 			}
 			if keep {
 				history = append(history, item)
@@ -102,11 +112,12 @@ func codexBody(data []byte) ([]byte, error) {
 		case "compacted":
 			var err error
 			if history, err = codexCompacted(l.Payload, history); err != nil {
-				return nil, fmt.Errorf("line %d: compacted: %v", n, err)
+				return fmt.Errorf("line %d: compacted: %v", n, err)
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(history) == 0 {

@@ -63,22 +63,7 @@ func TestCodexRollout(t *testing.T) {
 	if !strings.Contains(body, "You are a coding agent. Keep changes small") {
 		t.Error("the base instructions are not the first developer message")
 	}
-	rp, err := NewReplay(tr.Name, tr.Bodies[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rp.Len() != 4 {
-		t.Errorf("%d requests, want 4", rp.Len())
-	}
-	for i := range rp.Len() {
-		q, err := rp.Request(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := rp.Breaches(q.Body); len(got) > 0 {
-			t.Errorf("request %d: breaches %q", i, got)
-		}
-	}
+	replaysClean(t, tr.Name, tr.Bodies[0], 4)
 }
 
 // TestCodexRolloutOlder: an older Codex's compaction line holds only the

@@ -1,7 +1,6 @@
 package trajectory
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -104,27 +103,24 @@ func geminiCLIBody(data []byte, whole bool) ([]byte, error) {
 		if err := json.Unmarshal(data, &o); err != nil {
 			return nil, err
 		}
-		for _, r := range o.Messages {
+		for i, r := range o.Messages {
+			if r.ID == "" {
+				r.ID = fmt.Sprint("#", i)
+			}
 			s.set(r)
 		}
 		return geminiCLIContents(s)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
-	for n := 1; sc.Scan(); n++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := eachLine(data, func(n int, b []byte) error {
 		var l map[string]json.RawMessage
 		if err := json.Unmarshal(b, &l); err != nil {
-			return nil, fmt.Errorf("line %d: %v", n, err)
+			return fmt.Errorf("line %d: %v", n, err)
 		}
 		var id string
 		switch {
 		case l["$rewindTo"] != nil:
 			if err := json.Unmarshal(l["$rewindTo"], &id); err != nil {
-				return nil, fmt.Errorf("line %d: $rewindTo: %v", n, err)
+				return fmt.Errorf("line %d: $rewindTo: %v", n, err)
 			}
 			s.rewind(id)
 		case l["$set"] != nil:
@@ -132,7 +128,7 @@ func geminiCLIBody(data []byte, whole bool) ([]byte, error) {
 				Messages *[]gcRecord `json:"messages"`
 			}
 			if err := json.Unmarshal(l["$set"], &set); err != nil {
-				return nil, fmt.Errorf("line %d: $set: %v", n, err)
+				return fmt.Errorf("line %d: $set: %v", n, err)
 			}
 			if set.Messages != nil {
 				s.reset()
@@ -145,14 +141,15 @@ func geminiCLIBody(data []byte, whole bool) ([]byte, error) {
 		case l["id"] != nil:
 			var r gcRecord
 			if err := json.Unmarshal(b, &r); err != nil {
-				return nil, fmt.Errorf("line %d: %v", n, err)
+				return fmt.Errorf("line %d: %v", n, err)
 			}
 			if r.ID != "" {
 				s.set(r)
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return geminiCLIContents(s)

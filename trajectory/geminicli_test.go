@@ -62,22 +62,7 @@ func TestGeminiCLISession(t *testing.T) {
 	if !strings.Contains(body, `"output":"(no output)"`) || !strings.Contains(body, "Successfully modified file") {
 		t.Error("a call's result is missing")
 	}
-	rp, err := NewReplay(tr.Name, tr.Bodies[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rp.Len() != 4 {
-		t.Errorf("%d requests, want 4", rp.Len())
-	}
-	for i := range rp.Len() {
-		q, err := rp.Request(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := rp.Breaches(q.Body); len(got) > 0 {
-			t.Errorf("request %d: breaches %q", i, got)
-		}
-	}
+	replaysClean(t, tr.Name, tr.Bodies[0], 4)
 }
 
 // TestGeminiCLISessionOlder: an older release's session file, one JSON

@@ -783,8 +783,14 @@ var clineCLI = agent{name: "cline-cli", bin: "@cline/cli-linux-x64/bin/cline", s
 	if out, err := auth.CombinedOutput(); err != nil {
 		t.Fatalf("cline auth: %v: %s", err, out)
 	}
-	return nil, []string{"--config", dir, prompt}
+	return clineEnv, []string{"--config", dir, prompt}
 }}
+
+// clineEnv keeps the Cline CLI's sessions in its own process
+// ("CLINE_SESSION_BACKEND_MODE=local"): by default it starts a hub daemon
+// of its own session (--cline-hub-daemon) that outlives the run and goes
+// on writing into the test's home, whose removal then fails.
+var clineEnv = []string{"CLINE_SESSION_BACKEND_MODE=local"}
 
 // TestClineCLIAnthropic runs the Cline CLI over Anthropic Messages. Its
 // auth takes no base URL for the anthropic provider ("base URL is only
@@ -806,5 +812,5 @@ var clineCLIAnthropic = agent{name: "cline-cli-anthropic", bin: "@cline/cli-linu
 	if err := os.WriteFile(filepath.Join(settings, "providers.json"), []byte(providers), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return nil, []string{"--config", dir, prompt}
+	return clineEnv, []string{"--config", dir, prompt}
 }}

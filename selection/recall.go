@@ -176,9 +176,10 @@ func (r *Recall) Compress(ctx context.Context, c *swc.Conversation, opts swc.Com
 // Scores returns every turn's score for query: BM25 over the turns' lines
 // (Analysis.LineIndex), plus, for a turn opening a run after a run of
 // another person's holding questions, in its session, neither of them an
-// assistant, Reply × the best question's own score (asked), and for a user's turn an assistant's answers next in its session,
-// Prompt × the answer's own score (none for a question asking what the
-// assistant said, with Asked).
+// assistant, Reply × the best question's own score (asked), and for a
+// user's turn an assistant's answers next in its session, Prompt × the
+// answer's own score (none for a question asking what the assistant said,
+// with Asked).
 func (r *Recall) Scores(x *Analysis, query string) []float64 {
 	prompt := r.Prompt
 	if r.Asked && AsksAssistant(query) {
@@ -222,7 +223,7 @@ func asked(x *Analysis, own []float64, t int) float64 {
 		return 0
 	}
 	best := 0.0
-	for q := p; q >= 0 && (q == p || sameRun(x, p, q)); q-- {
+	for q := p; q >= 0 && sameRun(x, p, q); q-- {
 		if own[q] > best && strings.Contains(x.Turns[q].Turn.Text, "?") {
 			best = own[q]
 		}

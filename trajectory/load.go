@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -71,7 +72,11 @@ func Load(dir string) ([]Trajectory, string, error) {
 		paths = append(paths, more...)
 	}
 	if len(paths) == 0 {
-		return nil, "", swc.Errorf(swc.ENOTFOUND, "trajectory: no *.json, *.traj or *.jsonl files in %s", dir)
+		msg := fmt.Sprintf("trajectory: no *.json, *.traj or *.jsonl files in %s", dir)
+		if sub := nestedRuns(dir); sub != "" {
+			msg += fmt.Sprintf(" (a directory below it holds some, e.g. %s: point --trajectories at the directory of the runs, as Codex keeps a day's sessions in sessions/YYYY/MM/DD)", sub)
+		}
+		return nil, "", swc.Errorf(swc.ENOTFOUND, "%s", msg)
 	}
 	sort.Strings(paths)
 	h := sha256.New()
@@ -90,6 +95,27 @@ func Load(dir string) ([]Trajectory, string, error) {
 		out = append(out, t)
 	}
 	return out, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// nestedRuns returns the first directory below dir, in walk order, that
+// holds a *.json, *.traj or *.jsonl file, or "" (none within 10,000
+// entries).
+func nestedRuns(dir string) string {
+	found, seen := "", 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if seen++; err != nil || found != "" || seen > 10000 {
+			return filepath.SkipAll
+		}
+		if !d.IsDir() && filepath.Dir(p) != filepath.Clean(dir) {
+			switch filepath.Ext(p) {
+			case ".json", ".traj", ".jsonl":
+				found = filepath.Dir(p)
+				return filepath.SkipAll
+			}
+		}
+		return nil
+	})
+	return found
 }
 
 // parseFile reads one file: a trajectory wrapper or a plain request body.

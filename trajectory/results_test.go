@@ -115,7 +115,18 @@ func TestLoad(t *testing.T) {
 	if _, _, err := Load(other); err == nil || !strings.Contains(err.Error(), "replays openai, anthropic, responses and gemini request bodies") {
 		t.Errorf("a body of another format: %v, want an error naming the formats replayed", err)
 	}
-	if _, _, err := Load(t.TempDir()); swc.ErrorCode(err) != swc.ENOTFOUND {
+	if _, _, err := Load(t.TempDir()); swc.ErrorCode(err) != swc.ENOTFOUND || strings.Contains(err.Error(), "below it") {
 		t.Errorf("an empty directory: %v, want ENOTFOUND", err)
+	}
+	sessions := t.TempDir() // Codex's sessions/YYYY/MM/DD
+	day := filepath.Join(sessions, "2026", "12", "05")
+	if err := os.MkdirAll(day, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(day, "rollout-x.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(sessions); swc.ErrorCode(err) != swc.ENOTFOUND || !strings.Contains(err.Error(), "below it holds some, e.g. "+day) {
+		t.Errorf("runs in a directory below: %v, want ENOTFOUND naming %s", err, day)
 	}
 }

@@ -72,10 +72,14 @@ func loadConversations(env *Env, path string) ([]*swc.Conversation, []locomo.War
 			convs, err := longmemeval.LoadFile(path)
 			return convs, nil, err
 		}
-		if b, err := os.ReadFile(path); err == nil && realtalk.Detect(b) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return locomo.LoadFile(path) // its error names the problem
+		}
+		if realtalk.Detect(b) {
 			return loadRealTalk(path, [][]byte{b}, []string{realTalkID(path)})
 		}
-		return locomo.LoadFile(path)
+		return locomo.Parse(b, filepath.Base(path))
 	}
 	b, name, err := readInput(env, path)
 	if err != nil {

@@ -1,8 +1,10 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/swcmem/swc"
 )
@@ -23,12 +25,16 @@ func (openAICodec) parse(data []byte) (*Input, error) { return parseOpenAI(data)
 //     in that message;
 //   - else, when the request starts with the client's system (or
 //     developer) message, in that message;
-//   - else a system message of its own, the first.
+//   - else, when the request has no system message, at the start of the
+//     first message kept if it is a user's (the memory, a blank line, its
+//     text; a list of parts gets a text part first) or as a user message
+//     of its own, the first.
 //
-// The memory is never a system message after another message: strict
-// chat templates (Qwen's, served by vLLM or llama.cpp) refuse a system
-// message that is not the first ("System message must be at the
-// beginning"), where the client's own request passed. A string is never
+// swc never adds a system message: strict chat templates refuse one that
+// is not the first ("System message must be at the beginning": Qwen's,
+// served by vLLM or llama.cpp) or any at all ("System role not
+// supported": Gemma 2's; "Conversation roles must alternate": Mistral's
+// first), where the client's own request passed. A string is never
 // made a list of parts: some servers take only strings (DeepSeek's API:
 // "invalid type: sequence, expected a string"). The bytes before the
 // memory are the client's, so a prompt cache, which reads tokens, still
@@ -43,13 +49,19 @@ func (openAICodec) Splice(in *Input, out Output) ([]byte, error) {
 	if into < 0 {
 		into = leadingSystem(in, out)
 	}
+	lead, led := -1, false
+	if into < 0 {
+		lead = leadingUser(in, out)
+	}
 	msgs := make([]json.RawMessage, 0, len(out.Messages))
 	for k, src := range out.Source {
 		switch {
-		case src < 0 && into >= 0:
-			continue // in the message it follows
+		case src < 0 && (into >= 0 || lead >= 0):
+			continue // in the message it follows, or the first
 		case src < 0:
-			b, err := json.Marshal(OpenAIMessages(out.Messages[k : k+1])[0])
+			m := out.Messages[k]
+			m.Role = swc.RoleUser
+			b, err := json.Marshal(OpenAIMessages([]swc.Message{m})[0])
 			if err != nil {
 				return nil, err
 			}
@@ -63,9 +75,15 @@ func (openAICodec) Splice(in *Input, out Output) ([]byte, error) {
 		if raw, err = rewriteCalls(in, out, in.Origin[src], raw, openAICalls); err != nil {
 			return nil, err
 		}
-		if in.Origin[src] == into {
+		if o := in.Origin[src]; o == into || o == lead && !led {
 			var ok bool
-			if raw, ok = withMemoryAfter(raw, out.Memory); !ok {
+			if o == into {
+				raw, ok = withMemoryAfter(raw, out.Memory)
+			} else {
+				raw, ok = withMemoryBefore(raw, out.Memory)
+				led = true // once: a message read as several shares its origin
+			}
+			if !ok {
 				return nil, swc.Errorf(swc.EINVALID, "%s: cannot write the memory into its content", in.Where[src])
 			}
 		}
@@ -90,6 +108,72 @@ func leadingSystem(in *Input, out Output) int {
 		return -1
 	}
 	return o
+}
+
+// leadingUser returns the body element of out's first kept message when
+// out has a memory, the request has no system or developer message and
+// that message is a user's whose content takes the memory before its
+// text (withMemoryBefore); or -1.
+func leadingUser(in *Input, out Output) int {
+	if out.Memory == "" {
+		return -1
+	}
+	for _, m := range in.Messages {
+		if m.Role == swc.RoleSystem || m.Role == swc.RoleDeveloper {
+			return -1
+		}
+	}
+	for _, src := range out.Source {
+		if src < 0 {
+			continue
+		}
+		o := in.Origin[src]
+		if o < 0 || in.Messages[src].Role != swc.RoleUser {
+			return -1
+		}
+		if _, ok := withMemoryBefore(in.Raw[o], out.Memory); !ok {
+			return -1
+		}
+		return o
+	}
+	return -1
+}
+
+// withMemoryBefore returns the Chat Completions message raw with the
+// memory before its text: a string content stays a string, the memory and
+// a blank line before it; a list of parts gets a text part first; every
+// other member as it came. It returns false when the content is neither.
+func withMemoryBefore(raw json.RawMessage, memory string) (json.RawMessage, bool) {
+	start, end, err := valueSpan(raw, "content")
+	if err != nil {
+		return nil, false
+	}
+	var s string
+	var q []byte
+	switch content := raw[start:end]; {
+	case json.Unmarshal(content, &s) == nil:
+		if s != "" {
+			memory = strings.TrimRight(memory, "\n") + "\n\n"
+		}
+		q = jsonString(memory + s)
+	default:
+		var parts []json.RawMessage
+		if json.Unmarshal(content, &parts) != nil || parts == nil {
+			return nil, false
+		}
+		open := bytes.IndexByte(content, '[')
+		part, err := json.Marshal(memoryBlock{Type: "text", Text: memory})
+		if err != nil {
+			return nil, false
+		}
+		if len(bytes.TrimSpace(content[open+1:bytes.LastIndexByte(content, ']')])) > 0 {
+			part = append(part, ',')
+		}
+		q = append(append(append([]byte(nil), content[:open+1]...), part...), content[open+1:]...)
+	}
+	next := make([]byte, 0, len(raw)+len(q))
+	next = append(append(append(next, raw[:start]...), q...), raw[end:]...)
+	return next, true
 }
 
 // withMemoryAfter returns the Chat Completions message raw with the
@@ -119,16 +203,19 @@ func withMemoryAfter(raw json.RawMessage, memory string) (json.RawMessage, bool)
 // memory message is msgs[memory] (-1: none), in Chat Completions wire form
 // as a compressed request holds them: the memory written where Splice
 // writes it (after a tool loop's task, in the task's message; else at the
-// end of the leading system or developer message; else a system message of
-// its own, the first), so that no system message follows another message
-// and a strict chat template takes the list.
+// end of the leading system or developer message; else at the start of the
+// first message when it is a user's, or as a user message of its own, the
+// first), so that swc adds no system message a strict chat template would
+// refuse.
 func OpenAIRequestMessages(msgs []swc.Message, memory int) ([]json.RawMessage, error) {
 	if memory < 0 || memory >= len(msgs) {
 		return rawMessages(OpenAIMessages(msgs))
 	}
 	kept := slices.Delete(slices.Clone(msgs), memory, memory+1)
 	if len(kept) == 0 {
-		return rawMessages(OpenAIMessages(msgs))
+		m := msgs[memory]
+		m.Role = swc.RoleUser
+		return rawMessages(OpenAIMessages([]swc.Message{m}))
 	}
 	body, err := json.Marshal(struct {
 		Messages []OpenAIMessage `json:"messages"`

@@ -145,8 +145,10 @@ func TestValueSpan(t *testing.T) {
 // end of the task's message (after a blank line, or as a text part of a
 // list of parts); one after the instructions (a
 // conversation's) or after a task swc rewrote goes at the end of the
-// client's system (or developer) message; with none, it is a system
-// message of its own, the first.
+// client's system (or developer) message; with none, at the start of the
+// first message kept when it is a user's, else a user message of its
+// own, the first: swc adds no system message (Gemma 2's template refuses
+// any).
 func TestOpenAIMemoryInTask(t *testing.T) {
 	const exchange = `{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"one"},` +
 		`{"role":"assistant","content":null,"tool_calls":[{"id":"b","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","tool_call_id":"b","content":"two"}]}`
@@ -179,9 +181,15 @@ func TestOpenAIMemoryInTask(t *testing.T) {
 		{"the system rewritten", `"do it"`, body, []int{0, -1, 4, 5}, map[int]string{0: "s"},
 			`[{"role":"system","content":"s\n\nMEM h0123456789"},{"role":"assistant"`},
 		{"no system", `"do it"`, withSystem(""), []int{-1, 3, 4}, nil,
-			`[{"role":"system","content":"MEM h0123456789"},{"role":"assistant"`},
+			`[{"role":"user","content":"MEM h0123456789"},{"role":"assistant"`},
 		{"no system, the task rewritten", `"do it"`, withSystem(""), []int{0, -1, 3, 4}, map[int]string{0: "short"},
-			`[{"role":"system","content":"MEM h0123456789"},{"role":"user","content":"short"},{"role":"assistant"`},
+			`[{"role":"user","content":"MEM h0123456789\n\nshort"},{"role":"assistant"`},
+		{"no system, a conversation's memory before a user's message", `"do it"`, withSystem(""), []int{-1, 0, 1, 2}, nil,
+			`[{"role":"user","content":"MEM h0123456789\n\ndo it"},{"role":"assistant"`},
+		{"no system, before a user's parts", `[{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"text","text":"do it"}]`, withSystem(""), []int{-1, 0, 1, 2}, nil,
+			`[{"role":"user","content":[{"type":"text","text":"MEM h0123456789"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"text","text":"do it"}]},{"role":"assistant"`},
+		{"no system, before an empty user's text", `""`, withSystem(""), []int{-1, 0, 1, 2}, nil,
+			`[{"role":"user","content":"MEM h0123456789"},{"role":"assistant"`},
 	} {
 		in, err := Parse(tc.body(tc.task), OpenAI)
 		if err != nil {
@@ -208,6 +216,9 @@ func TestOpenAIMemoryInTask(t *testing.T) {
 		if _, err := Parse(got, OpenAI); err != nil {
 			t.Errorf("%s: the body written does not parse: %v", tc.name, err)
 		}
+		if !strings.Contains(string(tc.body(tc.task)), `"role":"system"`) && strings.Contains(string(b.Messages), `"role":"system"`) {
+			t.Errorf("%s: a system message where the client sent none: %s", tc.name, b.Messages)
+		}
 	}
 }
 
@@ -230,13 +241,15 @@ func TestOpenAIRequestMessages(t *testing.T) {
 		{"a conversation after the instructions", []swc.Message{sys, mem, reply}, 1,
 			`[{"role":"system","content":"sys\n\nMEM"},{"role":"assistant","content":"ok"}]`},
 		{"no instructions", []swc.Message{mem, reply}, 0,
-			`[{"role":"system","content":"MEM"},{"role":"assistant","content":"ok"}]`},
+			`[{"role":"user","content":"MEM"},{"role":"assistant","content":"ok"}]`},
+		{"no instructions, a user's message first", []swc.Message{mem, task, reply}, 0,
+			`[{"role":"user","content":"MEM\n\ndo it"},{"role":"assistant","content":"ok"}]`},
 		{"a tool loop's, after its task", []swc.Message{sys, task, mem, call, result}, 2,
 			`[{"role":"system","content":"sys"},{"role":"user","content":"do it\n\nMEM"},{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"sh","arguments":"{}"}}]},{"role":"tool","content":"out \u0026 more","tool_call_id":"a"}]`},
 		{"no memory", []swc.Message{sys, reply}, -1,
 			`[{"role":"system","content":"sys"},{"role":"assistant","content":"ok"}]`},
 		{"the memory alone", []swc.Message{mem}, 0,
-			`[{"role":"system","content":"MEM"}]`},
+			`[{"role":"user","content":"MEM"}]`},
 	} {
 		raw, err := OpenAIRequestMessages(tc.msgs, tc.memory)
 		if err != nil {

@@ -119,6 +119,20 @@ func recallChatOnce(t *testing.T, e *proxyEnv, name string, c recallCase, msgs [
 			mem = m.Content[i:]
 		}
 	}
+	if mem == "" && len(kept) > 0 && strings.HasPrefix(kept[0].Content, memory.Preamble) {
+		// No instructions: the memory is a user message of its own, the
+		// first, or starts the first kept message, a user's (the task
+		// pinned, or the tail's first).
+		mem, kept = kept[0].Content, kept[1:]
+		if k := len(kept) + 1; k <= len(conv) {
+			for _, orig := range []string{conv[len(conv)-k].Content, conv[0].Content} {
+				if c := mem; strings.HasSuffix(c, "\n\n"+orig) {
+					mem, kept = strings.TrimSuffix(c, "\n\n"+orig), append([]swc.Message{{Role: swc.RoleUser, Content: orig}}, kept...)
+					break
+				}
+			}
+		}
+	}
 	if mem == "" {
 		t.Fatalf("%s: handles but no memory in the request sent", name)
 	}

@@ -89,10 +89,12 @@ func TestAppendConsolidateContext(t *testing.T) {
 		case "openai":
 			var msgs []chat.OpenAIMessage
 			json.Unmarshal(got.Messages, &msgs)
-			// The memory message, then the messages after the epoch's
-			// boundary unchanged.
+			// The memory at the start of the first message kept (the
+			// conversation has no system message, and swc adds none),
+			// then the messages after the epoch's boundary unchanged.
 			n := len(msgs)
-			if n < 2 || msgs[0].Role != "system" || !strings.Contains(*msgs[0].Content, "[Session 1") ||
+			if n < 2 || msgs[0].Role != "user" || !strings.Contains(*msgs[0].Content, "[Session 1") ||
+				!strings.HasSuffix(*msgs[0].Content, "\n\n"+msgs36[36-n].Content) ||
 				*msgs[n-1].Content != msgs36[35].Content || *msgs[1].Content != msgs36[36-(n-1)].Content || got.Tokens > 600 {
 				t.Errorf("openai format: %d messages, %d tokens: %.300s", len(msgs), got.Tokens, got.Messages)
 			}

@@ -13,7 +13,9 @@ import (
 // and the memory (res.Memory) where the format's codec writes it — a tool
 // loop's after its task, in the task's message (openai, anthropic,
 // gemini); else at the end of the client's leading system or developer
-// message, a system message of its own only when there is none (openai);
+// message, and when there is none at the start of the first kept message
+// if it is a user's, else as a user message of its own, the first: swc
+// adds no system message (openai);
 // appended to "system" (anthropic, as a text block with a cache_control
 // mark when the body's marks leave room for one: see SpliceOptions); a
 // developer message item after the instruction items (responses, whose

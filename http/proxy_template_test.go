@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 	swchttp "github.com/swcmem/swc/http"
 )
 
@@ -76,6 +77,9 @@ func TestProxyStrictTemplates(t *testing.T) {
 					continue // it fits
 				}
 				compressed++
+				if n := withinBudget(t, sent, chat.OpenAI, budget); resp.Header.Get(swchttp.HeaderTokensAfter) != strconv.Itoa(n) {
+					t.Errorf("%s: %s %s; the upstream got %d", name, swchttp.HeaderTokensAfter, resp.Header.Get(swchttp.HeaderTokensAfter), n)
+				}
 				var req struct {
 					Messages []struct{ Role, Content string }
 				}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/swcmem/swc/chat"
@@ -28,6 +29,16 @@ func TestGeminiCLISession(t *testing.T) {
 	sessionReplays(t, geminiCLI(), ".gemini/tmp/*/chats/session-*.jsonl", "Gemini CLI", chat.Gemini, "contents")
 }
 
+// TestOpencodeSession: opencode's database (~/.local/share/opencode/
+// opencode.db, with its -wal file) is read the same way, each session
+// with an answer a Messages body; the run's one session replays as the
+// upstream's requests, its last holding the upstream's texts and tool
+// outputs in order (the database keeps no system prompt, and the
+// upstream's system is not compared).
+func TestOpencodeSession(t *testing.T) {
+	sessionReplays(t, opencode, ".local/share/opencode/opencode.db", "opencode", chat.Anthropic, "messages")
+}
+
 func sessionReplays(t *testing.T, a agent, glob, name string, format chat.Format, list string) {
 	if testing.Short() {
 		t.Skip("runs a real agent program; not with -short")
@@ -47,12 +58,17 @@ func sessionReplays(t *testing.T, a agent, glob, name string, format chat.Format
 		t.Fatalf("session files %v (%v): want one", files, err)
 	}
 	dir := t.TempDir()
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, filepath.Base(files[0])), data, 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{files[0], files[0] + "-wal", files[0] + "-shm"} { // a database's companions
+		data, err := os.ReadFile(f)
+		if os.IsNotExist(err) && f != files[0] {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	trs, _, err := trajectory.Load(dir)
 	if err != nil {
@@ -108,7 +124,8 @@ func at(s []string, i int) string {
 }
 
 // texts returns the strings under "text" and "output" members of a
-// body's list (Responses' input, Gemini's contents), in order.
+// body's list (Responses' input, Gemini's contents; Messages' messages,
+// and there "content" too: a tool result's), in order.
 func texts(t *testing.T, body []byte, list string) []string {
 	t.Helper()
 	var b map[string]json.RawMessage
@@ -128,13 +145,17 @@ func texts(t *testing.T, body []byte, list string) []string {
 				walk(e)
 			}
 		case map[string]any:
-			for _, k := range []string{"text", "output"} {
+			keys := []string{"text", "output"}
+			if list == "messages" {
+				keys = append(keys, "content")
+			}
+			for _, k := range keys {
 				if s, ok := x[k].(string); ok {
 					out = append(out, s)
 				}
 			}
 			for k, e := range x {
-				if _, isString := e.(string); !isString || k != "text" && k != "output" {
+				if _, isString := e.(string); !isString || !slices.Contains(keys, k) {
 					walk(e)
 				}
 			}

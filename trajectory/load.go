@@ -2,10 +2,12 @@ package trajectory
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -55,7 +57,8 @@ var wrapperFormats = []struct {
 // conversation as a Messages body: claudecode.go), a Codex CLI session
 // rollout (its last request as a Responses body: codex.go) or a Gemini
 // CLI session record (its last request as a Gemini API body:
-// geminicli.go). It also returns the SHA-256 of
+// geminicli.go); and every *.db file, an opencode database (each of its
+// sessions a trajectory: opencode.go). It also returns the SHA-256 of
 // the files' names and bytes, so that a resumed run can tell whether the
 // data changed. It returns an EINVALID error naming the file for one that
 // is neither, or for a body in a format the bench does not replay.
@@ -64,7 +67,7 @@ func Load(dir string) ([]Trajectory, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("trajectory: %w", err)
 	}
-	for _, ext := range []string{"*.traj", "*.jsonl"} {
+	for _, ext := range []string{"*.traj", "*.jsonl", "*.db"} {
 		more, err := filepath.Glob(filepath.Join(dir, ext))
 		if err != nil {
 			return nil, "", fmt.Errorf("trajectory: %w", err)
@@ -72,7 +75,7 @@ func Load(dir string) ([]Trajectory, string, error) {
 		paths = append(paths, more...)
 	}
 	if len(paths) == 0 {
-		msg := fmt.Sprintf("trajectory: no *.json, *.traj or *.jsonl files in %s", dir)
+		msg := fmt.Sprintf("trajectory: no *.json, *.traj, *.jsonl or *.db files in %s", dir)
 		if sub := nestedRuns(dir); sub != "" {
 			msg += fmt.Sprintf(" (a directory below it holds some, e.g. %s: point --trajectories at the directory of the runs, as Codex keeps a day's sessions in sessions/YYYY/MM/DD)", sub)
 		}
@@ -88,6 +91,14 @@ func Load(dir string) ([]Trajectory, string, error) {
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), len(data))
 		h.Write(data)
+		if filepath.Ext(p) == ".db" {
+			ts, err := loadOpencode(p, h)
+			if err != nil {
+				return nil, "", swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))
+			}
+			out = append(out, ts...)
+			continue
+		}
 		t, err := parseFile(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), data)
 		if err != nil {
 			return nil, "", swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))
@@ -95,6 +106,31 @@ func Load(dir string) ([]Trajectory, string, error) {
 		out = append(out, t)
 	}
 	return out, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// loadOpencode reads the opencode database at path (its -wal file, when
+// there is one, is part of it and of h, the data's hash).
+func loadOpencode(path string, h io.Writer) ([]Trajectory, error) {
+	if wal, err := os.ReadFile(path + "-wal"); err == nil {
+		fmt.Fprintf(h, "-wal\x00%d\x00", len(wal))
+		h.Write(wal)
+	}
+	db, err := openReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if !isOpencode(db) {
+		return nil, fmt.Errorf("not an opencode database (no session, message and part tables)")
+	}
+	ts, err := opencodeSessions(context.Background(), db)
+	if err != nil {
+		return nil, fmt.Errorf("an opencode database: %v", err)
+	}
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("an opencode database with no session the model answered")
+	}
+	return ts, nil
 }
 
 // nestedRuns returns the first directory below dir, in walk order, that
@@ -108,7 +144,7 @@ func nestedRuns(dir string) string {
 		}
 		if !d.IsDir() && filepath.Dir(p) != filepath.Clean(dir) {
 			switch filepath.Ext(p) {
-			case ".json", ".traj", ".jsonl":
+			case ".json", ".traj", ".jsonl", ".db":
 				found = filepath.Dir(p)
 				return filepath.SkipAll
 			}

@@ -35,27 +35,14 @@ func TestClaudeCodeTranscript(t *testing.T) {
 		}
 	}
 	var b struct {
-		Model    string `json:"model"`
-		Messages []struct {
-			Role    string `json:"role"`
-			Content []struct {
-				Type string `json:"type"`
-			} `json:"content"`
-		} `json:"messages"`
+		Model string `json:"model"`
 	}
 	if err := json.Unmarshal(tr.Bodies[0].Data, &b); err != nil {
 		t.Fatal(err)
 	}
-	var shape []string
-	for _, m := range b.Messages {
-		var types []string
-		for _, c := range m.Content {
-			types = append(types, c.Type)
-		}
-		shape = append(shape, m.Role+"("+strings.Join(types, ",")+")")
-	}
+	shape := messagesShape(t, tr.Bodies[0].Data)
 	want := "user(text) assistant(thinking,text,tool_use,tool_use) user(tool_result,tool_result) assistant(text,tool_use) user(tool_result) assistant(text)"
-	if got := strings.Join(shape, " "); got != want || b.Model != "claude-sonnet-4-6" {
+	if got := shape; got != want || b.Model != "claude-sonnet-4-6" {
 		t.Errorf("messages:\n got %s (model %q)\nwant %s", got, b.Model, want)
 	}
 	if !strings.Contains(body, "Run pytest first.") {
@@ -90,6 +77,32 @@ func TestClaudeCodeCompaction(t *testing.T) {
 
 // replaysClean checks that body replays as want requests, none breaking
 // its API's rules.
+// messagesShape returns a Messages body's messages as "role(type,…)"
+// each, space-separated: "user(text) assistant(text,tool_use)".
+func messagesShape(t *testing.T, body []byte) string {
+	t.Helper()
+	var b struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Type string `json:"type"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatal(err)
+	}
+	var shape []string
+	for _, m := range b.Messages {
+		var types []string
+		for _, c := range m.Content {
+			types = append(types, c.Type)
+		}
+		shape = append(shape, m.Role+"("+strings.Join(types, ",")+")")
+	}
+	return strings.Join(shape, " ")
+}
+
 func replaysClean(t *testing.T, name string, body Body, want int) {
 	t.Helper()
 	rp, err := NewReplay(name, body)

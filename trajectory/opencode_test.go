@@ -4,8 +4,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,9 +39,9 @@ func writeOpencodeDB(t *testing.T, path string, sessions map[string][]ocRow) {
 			t.Fatal(err)
 		}
 	}
-	n := 0
-	for s, msgs := range sessions {
-		n++
+	ids := slices.Sorted(maps.Keys(sessions)) // created in name order
+	for n, s := range ids {
+		msgs := sessions[s]
 		if _, err := db.Exec("INSERT INTO session VALUES (?, 'p', NULL, 'a title', ?)", s, n); err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +121,11 @@ func TestOpencodeSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(trs) != 3 || trs[0].Name != "opencode-ses_a" || trs[1].Name != "opencode-ses_b" || trs[0].Agent != "opencode" || trs[0].Bodies[0].Format != chat.Anthropic {
-		t.Fatalf("loaded %d trajectories: %+v", len(trs), trs)
+		var names []string
+		for _, tr := range trs {
+			names = append(names, tr.Name+" "+tr.Agent)
+		}
+		t.Fatalf("loaded %d trajectories: %v", len(trs), names)
 	}
 	for _, tc := range []struct {
 		tr       Trajectory
@@ -127,37 +133,20 @@ func TestOpencodeSession(t *testing.T) {
 		requests int
 		has, not []string
 	}{
-		{trs[0], "user: text image text | assistant: thinking text tool_use | user: tool_result | assistant: tool_use tool_use | user: tool_result tool_result | assistant: tool_use | user: tool_result text | assistant: text", 4,
+		{trs[0], "user(text,image,text) assistant(thinking,text,tool_use) user(tool_result) assistant(tool_use,tool_use) user(tool_result,tool_result) assistant(tool_use) user(tool_result,text) assistant(text)", 4,
 			[]string{`"signature":"sig_1"`, `"is_error":true,"tool_use_id":"call_2","type":"tool_result","content":"File not found`, `[Old tool result content cleared]`, `[Tool execution was interrupted]`, `[Attached application/pdf: spec.pdf]`, `orders_test.go:41: got 7, want 9`},
 			[]string{"(a reminder)", "a.txt", "no signature here", "old bytes", "overloaded"}},
-		{trs[1], "user: text | assistant: text | user: text | assistant: tool_use | user: tool_result | assistant: text", 3,
+		{trs[1], "user(text) assistant(text) user(text) assistant(tool_use) user(tool_result) assistant(text)", 3,
 			[]string{"What did we do so far?", "We listed pkg/orders."},
 			[]string{"OLD OUTPUT", "Fix the failing test"}},
 		// A compaction that kept a tail: the summary, then the tail, then
 		// what came after the summary.
-		{trs[2], "user: text | assistant: text | user: text | assistant: tool_use | user: tool_result text | assistant: text", 3,
+		{trs[2], "user(text) assistant(text) user(text) assistant(tool_use) user(tool_result,text) assistant(text)", 3,
 			[]string{"What did we do so far?", "Summary so far.", "Now the tail.", "TAIL OUTPUT", "After it."},
 			[]string{"EARLY OUTPUT", "Fix the failing test"}},
 	} {
 		body := string(tc.tr.Bodies[0].Data)
-		var b struct {
-			Messages []struct {
-				Role    string
-				Content []struct{ Type string }
-			}
-		}
-		if err := json.Unmarshal(tc.tr.Bodies[0].Data, &b); err != nil {
-			t.Fatal(err)
-		}
-		var shape []string
-		for _, m := range b.Messages {
-			var types []string
-			for _, c := range m.Content {
-				types = append(types, c.Type)
-			}
-			shape = append(shape, m.Role+": "+strings.Join(types, " "))
-		}
-		if got := strings.Join(shape, " | "); got != tc.shape {
+		if got := messagesShape(t, tc.tr.Bodies[0].Data); got != tc.shape {
 			t.Errorf("%s: messages\n %s\nwant\n %s", tc.tr.Name, got, tc.shape)
 		}
 		for _, s := range tc.has {

@@ -3,6 +3,7 @@ package selection_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -229,6 +230,53 @@ func TestRecallScoresRuns(t *testing.T) {
 	}
 	if got[3] <= own[3] || own[0] == 0 || own[1] == 0 {
 		t.Fatalf("the answer D1:4 scores %v (own %v): the test does not test the rule", got[3], own[3])
+	}
+}
+
+// TestRecallScoresDay: a question naming a day ("on 2 May, 2023", "on
+// 02.05.2023") adds to every turn held that day, and to a turn whose
+// anchored line names it ("yesterday [2 May 2023]"), the IDF of a word in
+// just those turns; the sharks movie of another day no longer ties the
+// space movie of that day. Without a day, or with Day 0, the scores are
+// BM25's own.
+func TestRecallScoresDay(t *testing.T) {
+	may := func(d, h int) time.Time { return time.Date(2023, 5, d, h, 0, 0, 0, time.UTC) }
+	turn := func(id, sp, text string) swc.Turn { return swc.Turn{ID: id, Speaker: sp, Text: text} }
+	c := &swc.Conversation{ID: "days", SpeakerA: "Ann", SpeakerB: "Bo", Sessions: []swc.Session{
+		{Index: 0, Start: may(1, 20), DateText: "8:00 pm on 1 May, 2023", Turns: []swc.Turn{
+			turn("D1:1", "Ann", "I watched a movie about sharks."), turn("D1:2", "Bo", "Scary!")}},
+		{Index: 1, Start: may(2, 20), DateText: "8:00 pm on 2 May, 2023", Turns: []swc.Turn{
+			turn("D2:1", "Ann", "I watched a movie about space."), turn("D2:2", "Bo", "Nice.")}},
+		{Index: 2, Start: may(3, 20), DateText: "8:00 pm on 3 May, 2023", Turns: []swc.Turn{
+			turn("D3:1", "Bo", "The popcorn yesterday was stale."), turn("D3:2", "Ann", "Agreed.")}},
+	}}
+	a := newAnalyzer()
+	x := a.Analyze(c)
+	r := selection.NewRecall("swc-recall", selection.New("swc-select", a))
+	for _, q := range []string{"What movie did Ann watch on 2 May, 2023?", "What movie did Ann watch on 02.05.2023?"} {
+		own := x.LineIndex().Scores(bm25.Terms(q))
+		if own[0] != own[2] {
+			t.Fatalf("%q: the movies score %v and %v on their words: the test does not test the rule", q, own[0], own[2])
+		}
+		got := r.Scores(x, q)
+		bonus := bm25.IDF(len(x.Turns), 3) // D2:1, D2:2, D3:1
+		for i, id := range []string{"D1:1", "D1:2", "D2:1", "D2:2", "D3:1", "D3:2"} {
+			want := own[i]
+			if id == "D2:1" || id == "D2:2" || id == "D3:1" {
+				want += bonus
+			}
+			if math.Abs(got[i]-want) > 1e-9 {
+				t.Errorf("%q: turn %s (%s): score %v, want %v", q, id, x.Turns[i].Line, got[i], want)
+			}
+		}
+		r.Day = 0
+		if got := r.Scores(x, q); !slices.Equal(got, own) {
+			t.Errorf("%q, Day 0: scores %v, want BM25's %v", q, got, own)
+		}
+		r.Day = selection.DefaultDay
+	}
+	if q := "What movie did Ann watch?"; !slices.Equal(r.Scores(x, q), x.LineIndex().Scores(bm25.Terms(q))) {
+		t.Errorf("%q: a question naming no day changed the scores", q)
 	}
 }
 

@@ -225,6 +225,8 @@ func evalVariant(t *testing.T, spec string) swc.Strategy {
 				r.Fill = f
 			case k == "asked":
 				r.Asked = f == 1
+			case k == "day":
+				r.Day = f
 			default:
 				selectOption(t, spec, &r.Select.Weights, o)
 			}

@@ -24,7 +24,8 @@ import (
 // is Select. Build it with NewRecall.
 //
 // Turns are ranked by Okapi BM25 over their lines as shown (anchored, the
-// speaker's name included); a turn that opens a run (the messages one
+// speaker's name included), a day the question names weighing as a word
+// of the turns held on it (Day); a turn that opens a run (the messages one
 // person sends in a row) adds Reply × the best score of the questions
 // (turns holding "?") of the run right before it in its session, since
 // the answer to what matches the question is usually the reply, and in a
@@ -107,6 +108,16 @@ type Recall struct {
 	// filling the budget past them (Fill) keep the length's cost.
 	Asked bool
 
+	// Day is the weight of a calendar date the question names in full
+	// ("What did Kevin watch on 10.01.2024?", "… on 7 July, 2023"; see
+	// namedDays): every turn of a session held that day adds Day × the
+	// inverse document frequency a term found in exactly those sessions'
+	// turns would have — as if the session header's date were a word of
+	// each of its turns, which BM25 over the lines cannot see; a turn
+	// whose anchored line names the day ("last night [9 January 2024]")
+	// holds it too. 0: none (NewRecall sets DefaultDay).
+	Day float64
+
 	mu   sync.Mutex
 	vecs map[*Analysis][][]float32
 }
@@ -119,21 +130,23 @@ const RRFK = 60
 // measurement on LoCoMo; DefaultPrompt on held-out LongMemEval questions,
 // where 0.25 to 0.75 gain alike; DefaultFill taken a priori and measured
 // on both LongMemEval and LoCoMo, 0.25 and 0.75 gaining too at 16,000
-// tokens on LongMemEval (see docs/benchmark.md).
+// tokens on LongMemEval; DefaultDay a priori, a named day weighing as a
+// word of the turns held on it (see docs/benchmark.md).
 const (
 	DefaultStandOut = 0.35
 	DefaultReply    = 1
 	DefaultPrompt   = 0.5
 	DefaultFill     = 0.5
+	DefaultDay      = 1
 )
 
 var _ swc.QueryAware = (*Recall)(nil)
 
 // NewRecall returns a Recall strategy named name over sel, with
-// DefaultStandOut, DefaultReply, DefaultPrompt and DefaultFill, and Asked
-// set.
+// DefaultStandOut, DefaultReply, DefaultPrompt, DefaultFill and
+// DefaultDay, and Asked set.
 func NewRecall(name string, sel *Select) *Recall {
-	return &Recall{name: name, Select: sel, StandOut: DefaultStandOut, Reply: DefaultReply, Prompt: DefaultPrompt, Fill: DefaultFill, Asked: true}
+	return &Recall{name: name, Select: sel, StandOut: DefaultStandOut, Reply: DefaultReply, Prompt: DefaultPrompt, Fill: DefaultFill, Day: DefaultDay, Asked: true}
 }
 
 // Name returns the condition name.
@@ -186,6 +199,9 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 		prompt = 0
 	}
 	own := x.LineIndex().Scores(bm25.Terms(query))
+	if r.Day > 0 {
+		dayScores(x, query, r.Day, own)
+	}
 	if r.Reply == 0 && prompt == 0 {
 		return own
 	}
@@ -201,6 +217,54 @@ func (r *Recall) Scores(x *Analysis, query string) []float64 {
 		}
 	}
 	return out
+}
+
+// dayScores adds to scores, for the turns of the sessions held on a day
+// query names and the turns whose line (anchored) names that day — "last
+// night [9 January 2024]" — w × the IDF of a term found in all of those
+// turns and no other (see Recall.Day).
+func dayScores(x *Analysis, query string, w float64, scores []float64) {
+	days := namedDays(query)
+	if len(days) == 0 {
+		return
+	}
+	held := make([]bool, len(x.Conv.Sessions))
+	var texts []string
+	for _, d := range days {
+		texts = append(texts, d.time().Format("2 January 2006"))
+		for i := range x.Conv.Sessions {
+			if d.on(x.Conv.Sessions[i].Start) {
+				held[i] = true
+			}
+		}
+	}
+	var on []int
+	for t := range x.Turns {
+		ti := &x.Turns[t]
+		if held[ti.Session] || slices.ContainsFunc(texts, func(s string) bool { return namesDay(ti.Line, s) }) {
+			on = append(on, t)
+		}
+	}
+	bonus := w * bm25.IDF(len(x.Turns), len(on))
+	for _, t := range on {
+		scores[t] += bonus
+	}
+}
+
+// namesDay reports whether line holds the date text ("9 January 2024")
+// as a whole, not inside a longer number ("19 January 2024").
+func namesDay(line, text string) bool {
+	for i := 0; ; {
+		k := strings.Index(line[i:], text)
+		if k < 0 {
+			return false
+		}
+		k += i
+		if k == 0 || line[k-1] < '0' || line[k-1] > '9' {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // asked returns the best own score of the questions turn t answers:

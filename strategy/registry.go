@@ -33,7 +33,7 @@ var registry = []Info{
 		New: func(e Engines) swc.Strategy { return newSWC("swc-anchored", e, swc.GistTemporal, true) }},
 	{Name: "swc-select", Doc: "single sentences chosen for value per token (new terms, entities, numbers, dates; the speaker telling of themselves), anchored, in order", Compressor: true,
 		New: func(e Engines) swc.Strategy { return selection.New("swc-select", e.Analyzer) }},
-	{Name: "swc-recall", Doc: "per question, the turns that stand out for it (BM25, a reply sharing its question's score), swc-select filling the rest around them", QueryAware: true,
+	{Name: "swc-recall", Doc: "per question, the turns that stand out for it (BM25, a reply sharing its question's score, a day it names weighing as a word of that day's turns), swc-select filling the rest around them", QueryAware: true,
 		New: func(e Engines) swc.Strategy {
 			r := selection.NewRecall("swc-recall", selection.New("swc-select", e.Analyzer))
 			r.Embedder = e.RecallEmbedder

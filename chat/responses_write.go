@@ -18,32 +18,39 @@ func (responsesCodec) parse(data []byte) (*Input, error) { return parseResponses
 // replaced, kept items as they came (a reasoning item with the item it
 // belongs to; a rewritten function_call_output with its "output"
 // replaced, a message item's "content", as rewriteItems says), a tool
-// loop's memory in its task's message item (responses_memory.go), any
-// other as a developer message item where out puts it; every other byte
-// of the body as it came.
+// loop's memory in its task's message item, any other at the end of the
+// leading system or developer message item, or, with none, at the start
+// of the first item kept when it is a user's message, else a user message
+// item of its own where out puts it (responses_memory.go): swc adds no
+// system or developer item; every other byte of the body as it came.
 func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
 	if in.Request == nil {
 		return nil, swc.Errorf(swc.EINVALID, "not a responses request body: nothing to splice the input into")
 	}
-	// A tool loop's memory goes into its task's message item
-	// (responses_memory.go); any other where out puts it, a developer
-	// message item.
-	// The memory follows the task in out.Source, so the task's item is
-	// written (and takes it, memDone) before the memory's place comes.
+	// A tool loop's memory goes into its task's message item, any other
+	// into the leading system or developer item (after) or the first
+	// user's (before) (responses_memory.go). The memory follows the task
+	// and the leading item in out.Source, so their item is written (and
+	// takes it, memDone) before the memory's place comes; it precedes the
+	// first user's, whose item takes it later.
 	memOrigin, memDone := memoryOrigin(in, out), out.Memory == ""
+	after, before := -1, -1
+	if !memDone && memOrigin < 0 {
+		after, before = responsesMemoryPlace(in, out)
+	}
 	items := make([][]byte, 0, len(out.Source))
 	size := len(in.Request)
 	done := make(map[int]bool, len(out.Source))
 	for k, src := range out.Source {
 		if src < 0 {
-			if memDone {
-				continue // in the task's item
+			if memDone || after >= 0 || before >= 0 {
+				continue // in the task's item, the leading one or the first user's
 			}
 			text, err := json.Marshal(out.Messages[k].Content)
 			if err != nil {
 				return nil, err
 			}
-			item := append(append([]byte(`{"type":"message","role":"developer","content":`), text...), '}')
+			item := append(append([]byte(`{"type":"message","role":"user","content":`), text...), '}')
 			items = append(items, item)
 			size += len(item)
 			continue
@@ -60,10 +67,24 @@ func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
 		if raw, err = rewriteCalls(in, out, o, raw, responsesCalls); err != nil {
 			return nil, err
 		}
-		if !memDone && o == memOrigin {
+		switch {
+		case memDone:
+		case o == memOrigin:
 			if b, ok := responsesMemoryAfter(raw, out.Memory, swc.RoleUser); ok {
 				raw, memDone = b, true
 			}
+		case o == after:
+			b, ok := responsesMemoryAfter(raw, out.Memory, in.Messages[src].Role)
+			if !ok {
+				return nil, swc.Errorf(swc.EINVALID, "%s: cannot write the memory into its content", in.Where[src])
+			}
+			raw, memDone = b, true
+		case o == before:
+			b, ok := responsesMemoryBefore(raw, out.Memory)
+			if !ok {
+				return nil, swc.Errorf(swc.EINVALID, "%s: cannot write the memory into its content", in.Where[src])
+			}
+			raw, memDone = b, true
 		}
 		items = append(items, raw)
 		size += len(raw)

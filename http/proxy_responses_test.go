@@ -129,9 +129,10 @@ func TestProxyResponsesSDK(t *testing.T) {
 	if resp.Header.Get("X-Request-Id") != "req_resp" {
 		t.Error("upstream request id not passed through")
 	}
-	// The memory first, then the latest items as the client sent them;
-	// every call with its output, every reasoning item before its call.
-	if typ, role, _ := itemType(t, gotItems[0]); typ != "message" || role != "developer" ||
+	// The memory first (a user's message item: swc adds no developer
+	// item), then the latest items as the client sent them; every call
+	// with its output, every reasoning item before its call.
+	if typ, role, _ := itemType(t, gotItems[0]); typ != "message" || role != "user" ||
 		!bytes.Contains(gotItems[0], []byte("Earlier conversation, consolidated")) {
 		t.Errorf("first item is not the memory: %.120s", gotItems[0])
 	}

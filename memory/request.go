@@ -17,9 +17,11 @@ import (
 // if it is a user's, else as a user message of its own, the first: swc
 // adds no system message (openai);
 // appended to "system" (anthropic, as a text block with a cache_control
-// mark when the body's marks leave room for one: see SpliceOptions); a
-// developer message item after the instruction items (responses, whose
-// "instructions" field stays as it was); a text part of
+// mark when the body's marks leave room for one: see SpliceOptions); at
+// the end of the leading system or developer message item, else at the
+// start of the first kept item when it is a user's message, else a user
+// message item of its own (responses, whose "instructions" field stays as
+// it was; no developer item added); a text part of
 // "systemInstruction" (gemini). Every other field of the body is kept as
 // it came (for responses, every byte outside "input"). res may come from
 // Compress or be assembled by the caller (Source -1 marks the memory

@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -157,19 +156,15 @@ func withMemoryBefore(raw json.RawMessage, memory string) (json.RawMessage, bool
 		}
 		q = jsonString(memory + s)
 	default:
-		var parts []json.RawMessage
-		if json.Unmarshal(content, &parts) != nil || parts == nil {
+		parts, err := arrayElems(content)
+		if err != nil {
 			return nil, false
 		}
-		open := bytes.IndexByte(content, '[')
 		part, err := json.Marshal(memoryBlock{Type: "text", Text: memory})
 		if err != nil {
 			return nil, false
 		}
-		if len(bytes.TrimSpace(content[open+1:bytes.LastIndexByte(content, ']')])) > 0 {
-			part = append(part, ',')
-		}
-		q = append(append(append([]byte(nil), content[:open+1]...), part...), content[open+1:]...)
+		q = joinElems(append([][]byte{part}, parts...))
 	}
 	next := make([]byte, 0, len(raw)+len(q))
 	next = append(append(append(next, raw[:start]...), q...), raw[end:]...)

@@ -110,10 +110,12 @@ func TestBudgetBelowMarker(t *testing.T) {
 	}
 }
 
+// turn is a turn of a test conversation.
+func turn(id, sp, text string) swc.Turn { return swc.Turn{ID: id, Speaker: sp, Text: text} }
+
 // recallConv has one question turn, its reply, and filler.
 func recallConv() *swc.Conversation {
 	day := time.Date(2023, 5, 1, 13, 0, 0, 0, time.UTC)
-	turn := func(id, sp, text string) swc.Turn { return swc.Turn{ID: id, Speaker: sp, Text: text} }
 	return &swc.Conversation{ID: "r", SpeakerA: "Ann", SpeakerB: "Bob", Sessions: []swc.Session{
 		{Index: 0, Start: day, DateText: "1 May, 2023", Turns: []swc.Turn{
 			turn("D1:1", "Ann", "The weather was lovely this morning."),
@@ -200,7 +202,6 @@ func TestRecallScores(t *testing.T) {
 // does a run after a session break.
 func TestRecallScoresRuns(t *testing.T) {
 	day := time.Date(2023, 12, 30, 22, 0, 0, 0, time.UTC)
-	turn := func(id, sp, text string) swc.Turn { return swc.Turn{ID: id, Speaker: sp, Text: text} }
 	c := &swc.Conversation{ID: "runs", SpeakerA: "Kate", SpeakerB: "Elise", Sessions: []swc.Session{
 		{Index: 0, Start: day, DateText: "30 December, 2023", Turns: []swc.Turn{
 			turn("D1:1", "Elise", "What pasta dish did you learn to make?"),
@@ -241,7 +242,6 @@ func TestRecallScoresRuns(t *testing.T) {
 // BM25's own.
 func TestRecallScoresDay(t *testing.T) {
 	may := func(d, h int) time.Time { return time.Date(2023, 5, d, h, 0, 0, 0, time.UTC) }
-	turn := func(id, sp, text string) swc.Turn { return swc.Turn{ID: id, Speaker: sp, Text: text} }
 	c := &swc.Conversation{ID: "days", SpeakerA: "Ann", SpeakerB: "Bo", Sessions: []swc.Session{
 		{Index: 0, Start: may(1, 20), DateText: "8:00 pm on 1 May, 2023", Turns: []swc.Turn{
 			turn("D1:1", "Ann", "I watched a movie about sharks."), turn("D1:2", "Bo", "Scary!")}},

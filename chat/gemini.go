@@ -29,8 +29,12 @@ import (
 //     "gemini:<content>:<part>" when it has none; arguments the args JSON);
 //   - thought parts, inlineData, fileData and parts of a type swc does not
 //     know stand as placeholders ("[thought]", "[inlineData image/png]"),
-//     an image counted by ImageTokens' rule (swc.Message.MediaTokens);
-//     executableCode and codeExecutionResult as their code and output.
+//     an image or a PDF counted as Gemini counts it (geminiMediaTokens;
+//     swc.Message.MediaTokens); executableCode and codeExecutionResult as
+//     their code and output;
+//   - a functionResponse's own parts (the media a tool returned, as Gemini
+//     CLI sends an image read_file read to a Gemini 3 model) stand as
+//     placeholders after its response's text, counted in its tool message.
 //
 // Raw holds each content byte for byte (thought signatures included), Body
 // the top-level fields, so that kept contents go back unchanged.
@@ -132,8 +136,9 @@ func parseGemini(data []byte) (*Input, error) {
 	}
 	in.Raw = elems
 	var open []geminiCall
+	res := geminiResolution(req)
 	for i, raw := range elems {
-		if err := parseGeminiContent(in, raw, i, where[i], &open); err != nil {
+		if err := parseGeminiContent(in, raw, i, where[i], res, &open); err != nil {
 			return nil, err
 		}
 	}
@@ -190,13 +195,16 @@ func geminiParts(c map[string]json.RawMessage, where string) ([]map[string]json.
 }
 
 type geminiFunction struct {
-	ID       string          `json:"id"`
-	Name     string          `json:"name"`
-	Args     json.RawMessage `json:"args"`
-	Response json.RawMessage `json:"response"`
+	ID       string            `json:"id"`
+	Name     string            `json:"name"`
+	Args     json.RawMessage   `json:"args"`
+	Response json.RawMessage   `json:"response"`
+	Parts    []json.RawMessage `json:"parts"`
 }
 
-func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, open *[]geminiCall) error {
+// parseGeminiContent reads content i; res is the request's
+// generationConfig.mediaResolution ("" for none).
+func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, res string, open *[]geminiCall) error {
 	role, parts, err := geminiContent(raw, where)
 	if err != nil {
 		return err
@@ -251,11 +259,20 @@ func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, ope
 			if !ok {
 				return swc.Errorf(swc.EINVALID, "%s.%s: answers no functionCall of the model content before it (name %q, id %q)", pw, key, f.Name, f.ID)
 			}
-			add(swc.Message{Role: swc.RoleTool, Content: geminiResponseText(f.Response), ToolCallID: id, Name: f.Name}, pw)
+			m := swc.Message{Role: swc.RoleTool, Content: geminiResponseText(f.Response), ToolCallID: id, Name: f.Name}
+			for k, rp := range f.Parts {
+				var mp map[string]json.RawMessage
+				if err := json.Unmarshal(rp, &mp); err != nil || mp == nil {
+					return swc.Errorf(swc.EINVALID, "%s.%s.parts[%d]: want a part object, got %s", pw, key, k, kind(rp))
+				}
+				m.Content = strings.TrimPrefix(m.Content+"\n"+geminiPartText(mp), "\n")
+				m.MediaTokens += geminiMediaTokens(mp, res)
+			}
+			add(m, pw)
 			continue
 		}
 		texts = append(texts, geminiPartText(p))
-		main.MediaTokens += geminiImageTokens(p) + geminiThoughtTokens(p)
+		main.MediaTokens += geminiMediaTokens(p, res) + geminiThoughtTokens(p)
 		hasMain = true
 	}
 	main.Content = strings.Join(texts, "\n")
@@ -358,12 +375,17 @@ func geminiPartText(p map[string]json.RawMessage) string {
 	return placeholder(geminiPartType(p))
 }
 
-// geminiImageTokens returns what a media part (inlineData or fileData)
-// counts: an image/* one by ImageTokens' rule, its size read from inline
-// PNG, JPEG or GIF data, else DefaultImageSide square; an
-// application/pdf one geminiPDFPageTokens a page (one page when swc
-// cannot read it); 0 for other parts.
-func geminiImageTokens(p map[string]json.RawMessage) int {
+// geminiMediaTokens returns what a media part (inlineData or fileData)
+// counts under res, the request's generationConfig.mediaResolution: an
+// image/* one as Gemini 3 counts an image, by the resolution level of the
+// part's mediaResolution (its numTokens when it gives one), else of res,
+// else high (geminiLevelTokens); an application/pdf one a page at that
+// level, else medium (geminiPDFPageTokens; one page when swc cannot read
+// the file); 0 for other parts. Gemini 3 gives an image the level's tokens
+// whatever its size; earlier models counted 258 a 768-pixel tile (64 or
+// 256 with a resolution set), at most what this counts for an image of
+// up to four tiles (1,536 pixels square).
+func geminiMediaTokens(p map[string]json.RawMessage, res string) int {
 	for _, media := range []string{"inlineData", "fileData"} {
 		v, _ := GeminiField(p, media)
 		if v == nil {
@@ -375,18 +397,75 @@ func geminiImageTokens(p map[string]json.RawMessage) int {
 			Data      string `json:"data"`
 		}
 		json.Unmarshal(v, &d)
+		level, n := geminiPartResolution(p)
+		if n > 0 {
+			return n
+		}
+		if level == "" {
+			level = res
+		}
 		switch mt := d.MIMEType + d.MIMEType2; {
 		case mt == "application/pdf":
-			return pdfTokens(d.Data, geminiPDFPageTokens)
-		case !strings.HasPrefix(mt, "image/"):
-			return 0
+			page := geminiPDFPageTokens
+			if t, ok := geminiLevelTokens[level]; ok {
+				page = t
+			}
+			return pdfTokens(d.Data, page)
+		case strings.HasPrefix(mt, "image/"):
+			if t, ok := geminiLevelTokens[level]; ok {
+				return t
+			}
+			return geminiImageDefault
 		}
-		if w, h, ok := imageSize(d.Data); ok {
-			return tileTokens(w, h)
-		}
-		return ImageTokens("", "high")
+		return 0
 	}
 	return 0
+}
+
+// geminiLevelTokens is what an image (or a PDF's page) counts at each
+// media resolution level under Gemini 3; geminiImageDefault an image's
+// count at none (high, Gemini 3's default for images).
+var geminiLevelTokens = map[string]int{
+	"MEDIA_RESOLUTION_LOW": 280, "MEDIA_RESOLUTION_MEDIUM": 560,
+	"MEDIA_RESOLUTION_HIGH": 1120, "MEDIA_RESOLUTION_ULTRA_HIGH": 2240,
+}
+
+const geminiImageDefault = 1120
+
+// geminiResolution returns a request's generationConfig.mediaResolution,
+// upper-cased ("" for none).
+func geminiResolution(req map[string]json.RawMessage) string {
+	gc, _ := GeminiField(req, "generationConfig")
+	var cfg map[string]json.RawMessage
+	if gc == nil || json.Unmarshal(gc, &cfg) != nil {
+		return ""
+	}
+	v, _ := GeminiField(cfg, "mediaResolution")
+	var s string
+	if v == nil || json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return strings.ToUpper(s)
+}
+
+// geminiPartResolution returns a part's own mediaResolution (Gemini 3:
+// {"level": "MEDIA_RESOLUTION_LOW"} or {"numTokens": 70}): its level,
+// upper-cased, and its tokens (0 for none).
+func geminiPartResolution(p map[string]json.RawMessage) (string, int) {
+	v, _ := GeminiField(p, "mediaResolution")
+	var r map[string]json.RawMessage
+	if v == nil || json.Unmarshal(v, &r) != nil {
+		return "", 0
+	}
+	var level string
+	var n int
+	if l, _ := GeminiField(r, "level"); l != nil {
+		json.Unmarshal(l, &level)
+	}
+	if t, _ := GeminiField(r, "numTokens"); t != nil {
+		json.Unmarshal(t, &n)
+	}
+	return strings.ToUpper(level), max(n, 0)
 }
 
 // geminiThoughtTokens returns the tokens (cl100k_base) of a thought

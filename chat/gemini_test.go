@@ -36,7 +36,7 @@ func TestParseGemini(t *testing.T) {
 	}
 	want := []swc.Message{
 		{Role: swc.RoleSystem, Content: "You are terse."},
-		{Role: swc.RoleUser, Content: "List the files\n[inlineData image/png]", MediaTokens: ImageTokens("", "high")},
+		{Role: swc.RoleUser, Content: "List the files\n[inlineData image/png]", MediaTokens: geminiImageDefault},
 		{Role: swc.RoleAssistant, Content: "[thought]", MediaTokens: tokens.Count("planning"), ToolCalls: []swc.ToolCall{
 			{ID: "c1", Name: "ls", Arguments: `{"dir":"."}`},
 			{ID: "gemini:1:2", Name: "cat", Arguments: `{"f":"a"}`}}},
@@ -81,7 +81,7 @@ func TestParseGeminiShapes(t *testing.T) {
 				{Role: swc.RoleAssistant, ToolCalls: []swc.ToolCall{{ID: "a", Name: "f", Arguments: "{}"}}},
 				{Role: swc.RoleTool, Content: `{"lines":3}`, ToolCallID: "a", Name: "f"}, {Role: swc.RoleUser, Content: "go on"}}},
 		{"a 512×512 PNG inline, a PDF file", `{"contents":[{"role":"user","parts":[{"inline_data":{"mime_type":"image/png","data":"iVBORw0KGgoAAAANSUhEUgAAAgAAAAIACAIAAAB7GkOt"}},{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/x.pdf"}}]}]}`,
-			[]swc.Message{{Role: swc.RoleUser, Content: "[inlineData image/png]\n[fileData application/pdf]", MediaTokens: tileTokens(512, 512) + geminiPDFPageTokens}}}, // the PDF swc cannot read: one page
+			[]swc.Message{{Role: swc.RoleUser, Content: "[inlineData image/png]\n[fileData application/pdf]", MediaTokens: geminiImageDefault + geminiPDFPageTokens}}}, // any image counts high; the PDF swc cannot read: one page
 		{"thought without text, empty parts", `{"contents":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"thought":true,"thoughtSignature":"eA=="},{"text":"a"}]},{"role":"user","parts":[]}]}`,
 			[]swc.Message{{Role: swc.RoleUser, Content: "q"}, {Role: swc.RoleAssistant, Content: "[thought]\na"}, {Role: swc.RoleUser}}},
 	} {
@@ -139,7 +139,7 @@ func TestParseGeminiSDKBody(t *testing.T) {
 		{Role: swc.RoleTool, Content: "go.mod\nmain.go", ToolCallID: "call-1", Name: "list_directory"},
 		{Role: swc.RoleTool, Content: "module x", ToolCallID: "gemini:1:2", Name: "read_file"},
 		{Role: swc.RoleAssistant, Content: "Two files."},
-		{Role: swc.RoleUser, Content: "Thanks. What is in main.go?\n[inlineData image/png]", MediaTokens: ImageTokens("", "high")},
+		{Role: swc.RoleUser, Content: "Thanks. What is in main.go?\n[inlineData image/png]", MediaTokens: geminiImageDefault},
 	}
 	for _, tc := range []struct {
 		file   string

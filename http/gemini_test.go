@@ -401,7 +401,7 @@ func TestGeminiProxyCountTokens(t *testing.T) {
 		`{"contents":` + string(loop["contents"]) + `}`,
 		`{"generateContentRequest":{"model":"models/gemini-2.5-flash","contents":` + string(loop["contents"]) + `}}`,
 	} {
-		resp := geminiDo(t, e, "POST", path, body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 840")
+		resp := geminiDo(t, e, "POST", path, body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 1200")
 		if got := readAll(t, resp); resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stateless" {
 			t.Fatalf("%d %s %s", resp.StatusCode, got, resp.Header.Get(swchttp.HeaderMode))
 		}
@@ -503,8 +503,8 @@ func TestGeminiProxySDKRequests(t *testing.T) {
 		t.Errorf("countTokens: %d %s", resp.StatusCode, sent)
 	}
 
-	// Over a budget of 840 tokens (the last question holds an image: 765): the memory holds the first turns.
-	resp = geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", gen, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 840")
+	// Over a budget of 1,200 tokens (the last question holds an image: 1,120): the memory holds the first turns.
+	resp = geminiDo(t, e, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", gen, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 1200")
 	body := readAll(t, resp)
 	_, sent := g.last(t)
 	if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "stateless" {

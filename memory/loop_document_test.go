@@ -117,43 +117,62 @@ func TestLoopStubsOldImages(t *testing.T) {
 }
 
 // TestLoopStubsGeminiMedia: Gemini CLI's read_file of a picture answers
-// with a functionResponse and, beside it in the same user content, the
-// picture as an inlineData part: the picture is part of the observation
-// (not a person's message, which would be kept whatever the budget), so
-// old ones are stubbed and the newest is sent as it came.
+// with a functionResponse and the picture as an inlineData part: beside
+// it in the same user content, or, to a Gemini 3 model, in the
+// functionResponse's own parts. Either way the picture is part of the
+// observation (not a person's message, which would be kept whatever the
+// budget) and counts as Gemini counts it, so old ones are stubbed and,
+// with room for it, the newest is sent as it came. Uncounted in the functionResponse's parts,
+// all 20 went upstream, the request's count blind to 22,400 tokens.
 func TestLoopStubsGeminiMedia(t *testing.T) {
 	shot, out := screenshot(t), strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
-	cs := []string{`{"role":"user","parts":[{"text":"Make the login page match the mock-up."}]}`}
-	for k := range 20 {
-		cs = append(cs,
-			fmt.Sprintf(`{"role":"model","parts":[{"functionCall":{"id":"s%d","name":"read_file","args":{"file_path":"/w/shot%d.png"}}}]}`, k, k),
-			fmt.Sprintf(`{"role":"user","parts":[{"functionResponse":{"id":"s%d","name":"read_file","response":{"output":"Binary content provided (1 item(s))."}}},{"inlineData":{"mimeType":"image/png","data":"%s"}}]}`, k, shot),
-			fmt.Sprintf(`{"role":"model","parts":[{"functionCall":{"id":"t%d","name":"read_file","args":{"file_path":"/w/decode.go","offset":%d}}}]}`, k, 100*k),
-			fmt.Sprintf(`{"role":"user","parts":[{"functionResponse":{"id":"t%d","name":"read_file","response":{"output":%q}}}]}`, k, out))
-	}
-	body := []byte(`{"systemInstruction":{"parts":[{"text":"You are a coding agent."}]},"contents":[` + strings.Join(cs, ",") + `]}`)
-	in, err := chat.Parse(body, chat.Gemini)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := DefaultOptions()
-	o.Budget = 8000
-	c := mustNew(t, o)
-	res, err := c.Compress(t.Context(), in.Messages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sent, err := SpliceRequest(in, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := chat.Parse(sent, chat.Gemini)
-	if err != nil {
-		t.Fatalf("the body sent does not parse: %v", err)
-	}
-	images := bytes.Count(sent, []byte(`"inlineData"`))
-	if n := c.CountMessages(back.Messages); n > o.Budget || images < 1 || images > 2 {
-		t.Errorf("%d tokens sent (budget %d), %d of the 20 pictures", n, o.Budget, images)
+	for _, tc := range []struct {
+		name     string
+		response string // the read_file's user content, %d its call, %s the picture
+	}{
+		{"beside the response", `{"role":"user","parts":[{"functionResponse":{"id":"s%d","name":"read_file","response":{"output":"Binary content provided (1 item(s))."}}},{"inlineData":{"mimeType":"image/png","data":"%s"}}]}`},
+		{"in the response's parts", `{"role":"user","parts":[{"functionResponse":{"id":"s%d","name":"read_file","response":{"output":"Binary content provided (1 item(s))."},"parts":[{"inlineData":{"mimeType":"image/png","data":"%s"}}]}}]}`},
+	} {
+		for _, budget := range []int{8000, 16000} {
+			t.Run(fmt.Sprintf("%s at %d", tc.name, budget), func(t *testing.T) {
+				cs := []string{`{"role":"user","parts":[{"text":"Make the login page match the mock-up."}]}`}
+				for k := range 20 {
+					cs = append(cs,
+						fmt.Sprintf(`{"role":"model","parts":[{"functionCall":{"id":"s%d","name":"read_file","args":{"file_path":"/w/shot%d.png"}}}]}`, k, k),
+						fmt.Sprintf(tc.response, k, shot),
+						fmt.Sprintf(`{"role":"model","parts":[{"functionCall":{"id":"t%d","name":"read_file","args":{"file_path":"/w/decode.go","offset":%d}}}]}`, k, 100*k),
+						fmt.Sprintf(`{"role":"user","parts":[{"functionResponse":{"id":"t%d","name":"read_file","response":{"output":%q}}}]}`, k, out))
+				}
+				body := []byte(`{"systemInstruction":{"parts":[{"text":"You are a coding agent."}]},"contents":[` + strings.Join(cs, ",") + `]}`)
+				in, err := chat.Parse(body, chat.Gemini)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := DefaultOptions()
+				o.Budget = budget
+				c := mustNew(t, o)
+				res, err := c.Compress(t.Context(), in.Messages)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sent, err := SpliceRequest(in, res)
+				if err != nil {
+					t.Fatal(err)
+				}
+				back, err := chat.Parse(sent, chat.Gemini)
+				if err != nil {
+					t.Fatalf("the body sent does not parse: %v", err)
+				}
+				images := bytes.Count(sent, []byte(`"inlineData"`))
+				newest := bytes.Contains(sent, []byte(`"id":"s19"`)) && bytes.Count(sent[bytes.Index(sent, []byte(`"id":"s19","name":"read_file","response"`)):], []byte(`"inlineData"`)) == 1
+				// At 8,000 a picture (1,120 tokens) is more than the tenth of
+				// the budget a restart keeps verbatim: it stays only while its
+				// exchange is the newest.
+				if n := c.CountMessages(back.Messages); n > o.Budget || images > 2 || budget > 8000 && (images < 1 || !newest) {
+					t.Errorf("%d tokens sent (budget %d), %d of the 20 pictures, the newest sent %v", n, o.Budget, images, newest)
+				}
+			})
+		}
 	}
 }
 

@@ -625,8 +625,23 @@ func copilotCLI(typ, wire, model string) agent {
 // through swc skip (swc would answer 404), the direct control runs.
 func TestGeminiCLI(t *testing.T) { runAll(t, geminiCLI()) }
 
-// geminiCLI is how to run Gemini CLI.
-func geminiCLI() agent {
+// TestGeminiCLI3: the same with a Gemini 3 model, the CLI's default
+// family, to which it sends a longer system prompt, and the media a tool
+// read in the functionResponse's own parts. At 8,000 tokens its system
+// prompt and newest exchange alone are over the budget (by about 650),
+// so every older exchange is dropped and none is left to clip: its runs
+// at 16,000 must show clipped turns.
+func TestGeminiCLI3(t *testing.T) {
+	a := geminiCLIWith("gemini-3-flash-preview")
+	a.clipAt = 16000
+	runAll(t, a)
+}
+
+// geminiCLI is how to run Gemini CLI (with Gemini 2.5 Pro).
+func geminiCLI() agent { return geminiCLIWith("gemini-2.5-pro") }
+
+// geminiCLIWith is how to run Gemini CLI with model.
+func geminiCLIWith(model string) agent {
 	// The CLI's loop check (after 30 turns, over the last 20 contents)
 	// takes a model content with text beside its call for no call: it
 	// keeps the trailing unanswered call and puts the first content, a
@@ -636,7 +651,7 @@ func geminiCLI() agent {
 	a := agent{name: "gemini-cli", bin: ".bin/gemini", proseUpTo: map[string]int{"gemini": 10}, setup: func(t *testing.T, home, base, key string) ([]string, []string) {
 		writeSettings(t, filepath.Join(home, ".gemini"), "gemini-api-key")
 		return []string{"GOOGLE_GEMINI_BASE_URL=" + base, "GEMINI_API_KEY=" + key},
-			[]string{"-p", prompt, "--yolo", "--model", "gemini-2.5-pro"}
+			[]string{"-p", prompt, "--yolo", "--model", model}
 	}}
 	if _, ok := geminiUpstream(&swchttp.ProxyConfig{}); !ok {
 		a.needs = "this build of swc has no Gemini route (http.ProxyConfig.Gemini): swc would answer 404"

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -85,13 +86,12 @@ func Load(dir string) ([]Trajectory, string, error) {
 	h := sha256.New()
 	var out []Trajectory
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, "", fmt.Errorf("trajectory: %w", err)
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), len(data))
-		h.Write(data)
 		if filepath.Ext(p) == ".db" {
+			// A database is hashed as it is read, not held: a heavy
+			// user's runs to hundreds of megabytes.
+			if err := hashFile(h, filepath.Base(p), p); err != nil {
+				return nil, "", fmt.Errorf("trajectory: %w", err)
+			}
 			ts, err := loadOpencode(p, h)
 			if err != nil {
 				return nil, "", swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))
@@ -99,6 +99,12 @@ func Load(dir string) ([]Trajectory, string, error) {
 			out = append(out, ts...)
 			continue
 		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, "", fmt.Errorf("trajectory: %w", err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), len(data))
+		h.Write(data)
 		t, err := parseFile(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), data)
 		if err != nil {
 			return nil, "", swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))
@@ -111,9 +117,8 @@ func Load(dir string) ([]Trajectory, string, error) {
 // loadOpencode reads the opencode database at path (its -wal file, when
 // there is one, is part of it and of h, the data's hash).
 func loadOpencode(path string, h io.Writer) ([]Trajectory, error) {
-	if wal, err := os.ReadFile(path + "-wal"); err == nil {
-		fmt.Fprintf(h, "-wal\x00%d\x00", len(wal))
-		h.Write(wal)
+	if err := hashFile(h, "-wal", path+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
 	db, err := openReadOnly(path)
 	if err != nil {
@@ -131,6 +136,26 @@ func loadOpencode(path string, h io.Writer) ([]Trajectory, error) {
 		return nil, fmt.Errorf("an opencode database with no session the model answered")
 	}
 	return ts, nil
+}
+
+// hashFile writes to h name, the size of the file at path and its bytes,
+// streamed: what writing name, the length and the data read whole would.
+func hashFile(h io.Writer, name, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(h, "%s\x00%d\x00", name, st.Size())
+	n, err := io.Copy(h, f)
+	if err == nil && n != st.Size() {
+		err = fmt.Errorf("%s changed while it was read (%d bytes, then %d)", path, st.Size(), n)
+	}
+	return err
 }
 
 // nestedRuns returns the first directory below dir, in walk order, that

@@ -1,7 +1,9 @@
 package trajectory
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -229,5 +231,48 @@ func TestOpencodeBadDatabase(t *testing.T) {
 		if swc.ErrorCode(err) != swc.EINVALID || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want EINVALID naming %s and %q", tc.name, err, path, tc.want)
 		}
+	}
+}
+
+// TestOpencodeHash checks the data's hash of a directory holding an
+// opencode database and a JSON trajectory: the files' names, sizes and
+// bytes, the database streamed rather than read whole, so a resumed run
+// matches one made when it was read whole; a changed database changes it.
+func TestOpencodeHash(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "opencode.db")
+	writeOpencodeDB(t, db, map[string][]ocRow{"ses_a": {
+		{"msg_01", ocUser, []string{ocTaskPart}},
+		{"msg_02", ocAnswer, []string{ocStep, `{"type":"text","text":"Done."}`}},
+	}})
+	run := []byte(`{"name":"r","openai":{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":"ok"}]}}`)
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), run, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "a.json\x00%d\x00", len(run))
+	h.Write(run)
+	fmt.Fprintf(h, "opencode.db\x00%d\x00", len(data))
+	h.Write(data)
+	if want := hex.EncodeToString(h.Sum(nil)); got != want {
+		t.Fatalf("hash %s, want %s (names, sizes and bytes in name order)", got, want)
+	}
+	if err := os.Remove(db); err != nil {
+		t.Fatal(err)
+	}
+	writeOpencodeDB(t, db, map[string][]ocRow{"ses_b": {
+		{"msg_01", ocUser, []string{ocTaskPart}},
+		{"msg_02", ocAnswer, []string{ocStep, `{"type":"text","text":"Done again."}`}},
+	}})
+	if _, again, err := Load(dir); err != nil || again == got {
+		t.Fatalf("a changed database: hash %s (before %s), err %v", again, got, err)
 	}
 }

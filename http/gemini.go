@@ -25,10 +25,28 @@ var protoGemini = protocol{"gemini", chat.Gemini}
 
 func (s *Server) geminiRoutes(mux *routeMux) {
 	// {model_method} is "gemini-2.5-flash:generateContent": a path
-	// wildcard is a whole segment.
-	mux.Handle("POST /v1beta/models/{model_method}", s.observe(s.geminiAuth(s.geminiCall)))
-	mux.Handle("GET /v1beta/models", s.observe(s.geminiAuth(s.relay)))
-	mux.Handle("GET /v1beta/models/{model}", s.observe(s.geminiAuth(s.relay)))
+	// wildcard is a whole segment. The API serves the same methods under
+	// v1beta (the SDKs' default), v1alpha (where Gemini 3's per-part
+	// mediaResolution started) and v1 (the stable version, whose models
+	// list is OpenAI's and Anthropic's route: GET /v1/models tells them
+	// apart by the key's header).
+	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
+		mux.Handle("POST "+v+"/models/{model_method}", s.observe(s.geminiAuth(s.geminiCall)))
+	}
+	for _, v := range []string{"/v1beta", "/v1alpha"} {
+		mux.Handle("GET "+v+"/models", s.observe(s.geminiAuth(s.relay)))
+		mux.Handle("GET "+v+"/models/{model}", s.observe(s.geminiAuth(s.relay)))
+	}
+}
+
+// geminiKeyed reports whether r carries its key as a Gemini client sends
+// it: x-goog-api-key or ?key=.
+func geminiKeyed(r *http.Request) bool {
+	if r.Header.Get("X-Goog-Api-Key") != "" {
+		return true
+	}
+	_, key := withoutKey(r.URL.RawQuery)
+	return key != ""
 }
 
 // geminiAuth authenticates a Gemini request: the swc key as x-goog-api-key,

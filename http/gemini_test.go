@@ -649,3 +649,49 @@ func TestGeminiProxyCachedContent(t *testing.T) {
 		t.Logf("%s: %d → %d bytes, roles %v", cache, len(body), len(sent), roles)
 	}
 }
+
+// TestGeminiAPIVersions: the Gemini API's methods under its v1alpha and
+// v1 versions (an SDK's api_version) are served as under v1beta, and
+// forwarded under the version they came with; GET /v1/models goes to the
+// Gemini upstream when the key comes as Gemini's, to OpenAI's otherwise.
+func TestGeminiAPIVersions(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	body := geminiLoop(60)
+	for _, v := range []string{"/v1alpha", "/v1"} {
+		path := v + "/models/gemini-3-flash-preview:generateContent"
+		resp := geminiDo(t, e, "POST", path, body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 3000")
+		got := readAll(t, resp)
+		r, sent := g.last(t)
+		after, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderTokensAfter))
+		if resp.StatusCode != 200 || got != geminiAnswer || r.URL.Path != path || resp.Header.Get(swchttp.HeaderMode) != "stateless" ||
+			after == 0 || after > 3000 || len(sent) >= len(body) || r.Header.Get("X-Goog-Api-Key") != "gemini-upstream-key" {
+			t.Errorf("%s: %d %s, upstream %s, mode %q, %d tokens after, %d → %d bytes", path, resp.StatusCode, got, r.URL.Path,
+				resp.Header.Get(swchttp.HeaderMode), after, len(body), len(sent))
+		}
+		path = v + "/models/gemini-3-flash-preview:countTokens"
+		resp = geminiDo(t, e, "POST", path, `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`, "x-goog-api-key: "+e.key)
+		readAll(t, resp)
+		if r, _ := g.last(t); resp.StatusCode != 200 || r.URL.Path != path {
+			t.Errorf("%s: %d, upstream %s", path, resp.StatusCode, r.URL.Path)
+		}
+	}
+	for _, tc := range []struct {
+		auth   string
+		gemini bool
+	}{
+		{"x-goog-api-key: " + e.key, true},
+		{"", true}, // ?key=
+		{"Authorization: Bearer " + e.key, false},
+	} {
+		path := "/v1/models"
+		if tc.auth == "" {
+			path += "?key=" + e.key
+		}
+		resp := geminiDo(t, e, "GET", path, "", tc.auth)
+		readAll(t, resp)
+		r, _ := g.last(t)
+		if gem := r.Header.Get("X-Goog-Api-Key") == "gemini-upstream-key"; resp.StatusCode != 200 || gem != tc.gemini || r.URL.Path != "/v1/models" || strings.Contains(r.URL.RawQuery, "key=") {
+			t.Errorf("GET %s with %q: %d, upstream %s?%s, to Gemini's %v (want %v)", path, tc.auth, resp.StatusCode, r.URL.Path, r.URL.RawQuery, gem, tc.gemini)
+		}
+	}
+}

@@ -342,18 +342,23 @@ func TestOpenAPI(t *testing.T) {
 	} {
 		cases = append(cases, apiCase{route: r.route, body: r.body, key: "key", want: 200})
 	}
-	gemBody := bodyFor("POST /v1beta/")
-	gem := "POST /v1beta/models/{model_method}"
-	cases = append(cases,
-		apiCase{route: gem, body: gemBody, key: "key", headers: []string{swchttp.HeaderBudget + ": 3000"}, want: 200},
-		apiCase{route: gem, path: "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=" + key, body: gemBody, headers: []string{swchttp.HeaderConversation + ": agent-g"}, want: 200},
-		apiCase{route: gem, path: "/v1beta/models/gemini-2.5-flash:countTokens", body: gemBody, headers: []string{"x-goog-api-key: KEY"}, want: 200},
-		apiCase{route: gem, body: `{"contents":`, key: "key", want: 400},
-		apiCase{route: gem, body: gemBody, key: "key", headers: []string{swchttp.HeaderBudget + ": lots"}, want: 400},
-		apiCase{route: gem, path: "/v1beta/models/gemini-2.5-flash", body: gemBody, key: "key", want: 404},
-		apiCase{route: "GET /v1beta/models", path: "/v1beta/models?key=" + key, want: 200},
-		apiCase{route: "GET /v1beta/models/{model}", path: "/v1beta/models/gemini-2.5-flash?key=" + key, want: 200},
-	)
+	gemBody := bodyFor("POST /v1beta/models/{model_method}")
+	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
+		gem := "POST " + v + "/models/{model_method}"
+		cases = append(cases,
+			apiCase{route: gem, body: gemBody, key: "key", headers: []string{swchttp.HeaderBudget + ": 3000"}, want: 200},
+			apiCase{route: gem, path: v + "/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=" + key, body: gemBody, headers: []string{swchttp.HeaderConversation + ": agent-g"}, want: 200},
+			apiCase{route: gem, path: v + "/models/gemini-2.5-flash:countTokens", body: gemBody, headers: []string{"x-goog-api-key: KEY"}, want: 200},
+			apiCase{route: gem, body: `{"contents":`, key: "key", want: 400},
+			apiCase{route: gem, body: gemBody, key: "key", headers: []string{swchttp.HeaderBudget + ": lots"}, want: 400},
+			apiCase{route: gem, path: v + "/models/gemini-2.5-flash", body: gemBody, key: "key", want: 404},
+		)
+		if v != "/v1" {
+			cases = append(cases,
+				apiCase{route: "GET " + v + "/models", path: v + "/models?key=" + key, want: 200},
+				apiCase{route: "GET " + v + "/models/{model}", path: v + "/models/gemini-2.5-flash?key=" + key, want: 200})
+		}
+	}
 	for _, c := range cases {
 		a.do(ts, client, key, c)
 	}
@@ -454,7 +459,7 @@ func bodyFor(route string) string {
 		return `{"model":"gpt-5","input":"hi"}`
 	case strings.Contains(route, "embeddings"):
 		return `{"model":"m","input":"x"}`
-	case strings.HasPrefix(route, "POST /v1beta/"):
+	case strings.HasPrefix(route, "POST /") && strings.HasSuffix(route, "/models/{model_method}"):
 		return `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
 	}
 	return ""

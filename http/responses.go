@@ -31,8 +31,13 @@ func (s *Server) responsesRoutes(mux *routeMux) {
 	relay("POST /v1/responses/{id}/cancel", protoResponses)
 	relay("GET /v1/responses/{id}/input_items", protoResponses)
 	// Both providers list models at /v1/models: an Anthropic client says
-	// so with anthropic-version (its SDKs always send it) or x-api-key.
+	// so with anthropic-version (its SDKs always send it) or x-api-key; a
+	// Gemini client of the API's v1 version with x-goog-api-key or ?key=.
 	models := func(w http.ResponseWriter, r *http.Request) {
+		if geminiKeyed(r) {
+			s.geminiAuth(s.relay).ServeHTTP(w, r)
+			return
+		}
 		p := protoOpenAI
 		if r.Header.Get("Anthropic-Version") != "" || r.Header.Get("Authorization") == "" && r.Header.Get("X-Api-Key") != "" {
 			p = protoAnthropic

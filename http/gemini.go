@@ -37,6 +37,17 @@ func (s *Server) geminiRoutes(mux *routeMux) {
 		mux.Handle("GET "+v+"/models", s.observe(s.geminiAuth(s.relay)))
 		mux.Handle("GET "+v+"/models/{model}", s.observe(s.geminiAuth(s.relay)))
 	}
+	// The resources a request may name, relayed on the same base URL, as
+	// an SDK pointed at swc calls them there: the Files API (an upload
+	// starts at /upload/v1beta/files; a resumable one's bytes go to the
+	// upload URL Google answers with) and cached contents.
+	for _, route := range []string{
+		"POST /upload/v1beta/files", "GET /v1beta/files", "GET /v1beta/files/{name}", "DELETE /v1beta/files/{name}",
+		"POST /v1beta/cachedContents", "GET /v1beta/cachedContents", "GET /v1beta/cachedContents/{name}",
+		"PATCH /v1beta/cachedContents/{name}", "DELETE /v1beta/cachedContents/{name}",
+	} {
+		mux.Handle(route, s.observe(s.geminiAuth(s.relay)))
+	}
 }
 
 // geminiKeyed reports whether r carries its key as a Gemini client sends
@@ -167,9 +178,16 @@ func geminiError(w http.ResponseWriter, status int, msg string) {
 }
 
 // geminiURL returns base + path, a version segment ("/v1beta") the base
-// ends with and the path starts with written once.
+// ends with and the path starts with written once; an upload's path
+// ("/upload/v1beta/files") goes after the base without its version.
 func geminiURL(base, path string) string {
 	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
+		if strings.HasPrefix(path, "/upload/") {
+			if strings.HasSuffix(base, v) {
+				return strings.TrimSuffix(base, v) + path
+			}
+			continue
+		}
 		if strings.HasSuffix(base, v) && strings.HasPrefix(path, v+"/") {
 			return base + path[len(v):]
 		}

@@ -695,3 +695,33 @@ func TestGeminiAPIVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiResources: the Files API and cached contents are relayed on
+// the same base URL, the method, path, query (without the swc key),
+// headers and body as they came, the server's key instead of the
+// client's.
+func TestGeminiResources(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	for _, tc := range []struct{ method, path, body string }{
+		{"POST", "/upload/v1beta/files", `{"file":{"display_name":"shot.png"}}`},
+		{"GET", "/v1beta/files?pageSize=10", ""},
+		{"GET", "/v1beta/files/abc-123", ""},
+		{"DELETE", "/v1beta/files/abc-123", ""},
+		{"POST", "/v1beta/cachedContents", `{"model":"models/gemini-2.5-flash","contents":[{"role":"user","parts":[{"text":"a long document"}]}],"ttl":"600s"}`},
+		{"GET", "/v1beta/cachedContents", ""},
+		{"GET", "/v1beta/cachedContents/c-1", ""},
+		{"PATCH", "/v1beta/cachedContents/c-1?updateMask=ttl", `{"ttl":"1200s"}`},
+		{"DELETE", "/v1beta/cachedContents/c-1", ""},
+	} {
+		resp := geminiDo(t, e, tc.method, tc.path, tc.body, "x-goog-api-key: "+e.key, "X-Goog-Upload-Protocol: resumable")
+		readAll(t, resp)
+		r, sent := g.last(t)
+		path, query, _ := strings.Cut(tc.path, "?")
+		if resp.StatusCode != 200 || resp.Header.Get(swchttp.HeaderMode) != "passthrough" || r.Method != tc.method || r.URL.Path != path ||
+			r.URL.RawQuery != query || string(sent) != tc.body || r.Header.Get("X-Goog-Api-Key") != "gemini-upstream-key" ||
+			r.Header.Get("X-Goog-Upload-Protocol") != "resumable" {
+			t.Errorf("%s %s: %d, mode %q; upstream %s %s?%s, key %q, body %q", tc.method, tc.path, resp.StatusCode,
+				resp.Header.Get(swchttp.HeaderMode), r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("X-Goog-Api-Key"), sent)
+		}
+	}
+}

@@ -143,7 +143,7 @@ type apiCase struct {
 
 // samplePath fills a route's path parameters.
 func samplePath(path string) string {
-	r := strings.NewReplacer("{model}", "gpt-5", "{model_method}", "gemini-2.5-flash:generateContent")
+	r := strings.NewReplacer("{model}", "gpt-5", "{model_method}", "gemini-2.5-flash:generateContent", "{name}", "abc-123")
 	if strings.HasPrefix(path, "/v1/responses/") {
 		return strings.ReplaceAll(r.Replace(path), "{id}", "resp_1")
 	}
@@ -358,6 +358,15 @@ func TestOpenAPI(t *testing.T) {
 				apiCase{route: "GET " + v + "/models", path: v + "/models?key=" + key, want: 200},
 				apiCase{route: "GET " + v + "/models/{model}", path: v + "/models/gemini-2.5-flash?key=" + key, want: 200})
 		}
+	}
+	for _, r := range []struct{ route, body string }{
+		{"POST /upload/v1beta/files", `{"file":{"display_name":"a.png"}}`}, {"GET /v1beta/files", ""}, {"GET /v1beta/files/{name}", ""},
+		{"DELETE /v1beta/files/{name}", ""}, {"POST /v1beta/cachedContents", `{"model":"models/gemini-2.5-flash","contents":[]}`},
+		{"GET /v1beta/cachedContents", ""}, {"GET /v1beta/cachedContents/{name}", ""},
+		{"PATCH /v1beta/cachedContents/{name}", `{"ttl":"600s"}`}, {"DELETE /v1beta/cachedContents/{name}", ""},
+	} {
+		_, path, _ := strings.Cut(r.route, " ")
+		cases = append(cases, apiCase{route: r.route, path: samplePath(path) + "?key=" + key, body: r.body, want: 200})
 	}
 	for _, c := range cases {
 		a.do(ts, client, key, c)

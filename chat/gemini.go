@@ -265,7 +265,10 @@ func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, res
 				if err := json.Unmarshal(rp, &mp); err != nil || mp == nil {
 					return swc.Errorf(swc.EINVALID, "%s.%s.parts[%d]: want a part object, got %s", pw, key, k, kind(rp))
 				}
-				m.Content = strings.TrimPrefix(m.Content+"\n"+geminiPartText(mp), "\n")
+				if m.Content != "" {
+					m.Content += "\n"
+				}
+				m.Content += geminiPartText(mp)
 				m.MediaTokens += geminiMediaTokens(mp, res)
 			}
 			add(m, pw)
@@ -377,11 +380,11 @@ func geminiPartText(p map[string]json.RawMessage) string {
 
 // geminiMediaTokens returns what a media part (inlineData or fileData)
 // counts under res, the request's generationConfig.mediaResolution: an
-// image/* one as Gemini 3 counts an image, by the resolution level of the
-// part's mediaResolution (its numTokens when it gives one), else of res,
-// else high (geminiLevelTokens); an application/pdf one a page at that
-// level, else medium (geminiPDFPageTokens; one page when swc cannot read
-// the file); 0 for other parts. Gemini 3 gives an image the level's tokens
+// image/* one as Gemini 3 counts an image, by the part's mediaResolution
+// (its numTokens when it gives some, else its level when swc knows it),
+// else by res, else high (geminiLevelTokens); an application/pdf one
+// that a page, else medium (geminiPDFPageTokens; one page when swc cannot
+// read the file); 0 for other parts (audio, video: their placeholders). Gemini 3 gives an image the level's tokens
 // whatever its size; earlier models counted 258 a 768-pixel tile (64 or
 // 256 with a resolution set), at most what this counts for an image of
 // up to four tiles (1,536 pixels square).
@@ -398,10 +401,7 @@ func geminiMediaTokens(p map[string]json.RawMessage, res string) int {
 		}
 		json.Unmarshal(v, &d)
 		level, n := geminiPartResolution(p)
-		if n > 0 {
-			return n
-		}
-		if level == "" {
+		if _, ok := geminiLevelTokens[level]; !ok {
 			level = res
 		}
 		switch mt := d.MIMEType + d.MIMEType2; {
@@ -410,8 +410,14 @@ func geminiMediaTokens(p map[string]json.RawMessage, res string) int {
 			if t, ok := geminiLevelTokens[level]; ok {
 				page = t
 			}
+			if n > 0 {
+				page = n
+			}
 			return pdfTokens(d.Data, page)
 		case strings.HasPrefix(mt, "image/"):
+			if n > 0 {
+				return n
+			}
 			if t, ok := geminiLevelTokens[level]; ok {
 				return t
 			}

@@ -27,11 +27,18 @@ func TestGeminiMediaTokens(t *testing.T) {
 		{"the part's level wins", `{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0K"},"mediaResolution":{"level":"MEDIA_RESOLUTION_ULTRA_HIGH"}}]}],"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_LOW"}}`, []int{2240}},
 		{"the part's tokens", `{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0K"},"mediaResolution":{"numTokens":70}}]}]}`, []int{70}},
 		{"an unknown level counts as none", `{"contents":[{"parts":[` + png + `]}],"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_UNSPECIFIED"}}`, []int{1120}},
+		{"a part's unknown level leaves the request's", `{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0K"},"mediaResolution":{"level":"MEDIA_RESOLUTION_UNSPECIFIED"}}]}],"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_LOW"}}`, []int{280}},
+		{"snake case at the part", `{"contents":[{"parts":[{"inline_data":{"mime_type":"image/png","data":"iVBORw0K"},"media_resolution":{"num_tokens":64}}]}]}`, []int{64}},
+		{"a PDF's tokens a page", `{"contents":[{"parts":[{"inlineData":{"mimeType":"application/pdf","data":"` + pdf3 + `"},"mediaResolution":{"numTokens":100}}]}]}`, []int{300}},
+		{"audio's tokens are its placeholder's", `{"contents":[{"parts":[{"inlineData":{"mimeType":"audio/mp3","data":"AAAA"},"mediaResolution":{"numTokens":100}}]}]}`, []int{0}},
 		{"a PDF's pages at medium", `{"contents":[{"parts":[` + pdf + `]}]}`, []int{3 * 560}},
 		{"a PDF's pages at the request's level", `{"contents":[{"parts":[` + pdf + `]}],"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_HIGH"}}`, []int{3 * 1120}},
 		{"audio counts as its placeholder", `{"contents":[{"parts":[{"inlineData":{"mimeType":"audio/mp3","data":"AAAA"}}]}]}`, []int{0}},
 		{"an image in a functionResponse's parts", `{"contents":[{"parts":[{"text":"look"}]},` + call +
 			`,{"role":"user","parts":[{"functionResponse":{"id":"r1","name":"read_file","response":{"output":"Binary content provided (1 item(s))."},"parts":[` + png + `]}}]}]}`,
+			[]int{0, 0, 1120}},
+		{"snake case function_response", `{"contents":[{"parts":[{"text":"look"}]},` + call +
+			`,{"role":"user","parts":[{"function_response":{"id":"r1","name":"read_file","response":{},"parts":[{"inline_data":{"mime_type":"image/png","data":"iVBORw0K"}}]}}]}]}`,
 			[]int{0, 0, 1120}},
 		{"two of them, at the request's level", `{"contents":[{"parts":[{"text":"look"}]},` + call +
 			`,{"role":"user","parts":[{"functionResponse":{"id":"r1","name":"read_file","response":{},"parts":[` + png + `,` + pdf + `]}}]}],"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_LOW"}}`,
@@ -78,6 +85,14 @@ func TestGeminiFunctionResponseParts(t *testing.T) {
 	}
 	if got, want := in.Messages[2].Content, "{}\n[inlineData image/png]"; got != want {
 		t.Errorf("tool message %q, want %q", got, want)
+	}
+	in, err = Parse([]byte(`{"contents":[{"parts":[{"text":"look"}]},`+call+
+		`,{"role":"user","parts":[{"functionResponse":{"id":"r1","name":"read_file","response":{"output":"\nshot.png"},"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0K"}}]}}]}]}`), Gemini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := in.Messages[2].Content, "\nshot.png\n[inlineData image/png]"; got != want {
+		t.Errorf("tool message %q, want %q (its output as it came)", got, want)
 	}
 	_, err = Parse([]byte(`{"contents":[{"parts":[{"text":"look"}]},`+call+
 		`,{"role":"user","parts":[{"functionResponse":{"id":"r1","name":"read_file","response":{},"parts":[7]}}]}]}`), Gemini)

@@ -13,10 +13,11 @@ import (
 )
 
 // This file is the Gemini API through the proxy: POST
-// /v1beta/models/{model}:generateContent and :streamGenerateContent
-// compressed as the other protocols are (the contents read by chat.Gemini),
-// :countTokens counted as swc would send the request, any other method of
-// a model and GET /v1beta/models relayed. Gemini clients send their key as
+// /v1beta/models/{model}:generateContent and :streamGenerateContent (and
+// the same under /v1alpha and /v1) compressed as the other protocols are
+// (the contents read by chat.Gemini), :countTokens counted as swc would
+// send the request, any other method of a model, GET /v1beta/models, the
+// Files API and cached contents relayed. Gemini clients send their key as
 // x-goog-api-key or ?key=; swc takes its own key there (or as a Bearer
 // token), never passes it on, and sends the server's Gemini key as
 // x-goog-api-key.
@@ -38,11 +39,11 @@ func (s *Server) geminiRoutes(mux *routeMux) {
 		mux.Handle("GET "+v+"/models/{model}", s.observe(s.geminiAuth(s.relay)))
 	}
 	// The resources a request may name, relayed on the same base URL, as
-	// an SDK pointed at swc calls them there: the Files API (an upload
-	// starts at /upload/v1beta/files; a resumable one's bytes go to the
-	// upload URL Google answers with) and cached contents.
+	// an SDK pointed at swc calls them there: the Files API (geminiUpload)
+	// and cached contents.
+	mux.Handle("POST /upload/v1beta/files", s.observe(s.geminiAuth(s.geminiUpload)))
 	for _, route := range []string{
-		"POST /upload/v1beta/files", "GET /v1beta/files", "GET /v1beta/files/{name}", "DELETE /v1beta/files/{name}",
+		"GET /v1beta/files", "GET /v1beta/files/{name}", "DELETE /v1beta/files/{name}",
 		"POST /v1beta/cachedContents", "GET /v1beta/cachedContents", "GET /v1beta/cachedContents/{name}",
 		"PATCH /v1beta/cachedContents/{name}", "DELETE /v1beta/cachedContents/{name}",
 	} {
@@ -51,13 +52,14 @@ func (s *Server) geminiRoutes(mux *routeMux) {
 }
 
 // geminiKeyed reports whether r carries its key as a Gemini client sends
-// it: x-goog-api-key or ?key=.
+// it: x-goog-api-key, or ?key= without an Authorization header (which
+// then would be the key an OpenAI client sent).
 func geminiKeyed(r *http.Request) bool {
-	if r.Header.Get("X-Goog-Api-Key") != "" {
+	if strings.TrimSpace(r.Header.Get("X-Goog-Api-Key")) != "" {
 		return true
 	}
 	_, key := withoutKey(r.URL.RawQuery)
-	return key != ""
+	return key != "" && r.Header.Get("Authorization") == ""
 }
 
 // geminiAuth authenticates a Gemini request: the swc key as x-goog-api-key,
@@ -103,6 +105,76 @@ func withoutKey(rawQuery string) (query, key string) {
 	return strings.Join(keep, "&"), key
 }
 
+// geminiUpload relays a request of the Files API's uploads, its body
+// streamed (a file's bytes, as large as the upstream takes, not held),
+// and points the upload URL Google answers a resumable upload's start
+// with (X-Goog-Upload-URL, X-Goog-Upload-Control-URL) back at swc: the
+// client then sends the bytes through swc, which puts the server's key
+// in place of its own, rather than to Google with the swc key.
+func (s *Server) geminiUpload(w http.ResponseWriter, r *http.Request, p protocol, tenant string) {
+	up, ok := s.upstream(w, p)
+	if !ok {
+		return
+	}
+	fail := func(status int, code, msg string) {
+		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
+		proxyError(w, p, status, code, msg)
+	}
+	if !s.allowBody(w, r, int(min(max(r.ContentLength, 0), 1<<30)), fail) {
+		return
+	}
+	s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()
+	var body upstreamBody
+	if r.ContentLength != 0 {
+		body = upstreamBody{r: r.Body, n: r.ContentLength}
+	}
+	uw := &uploadURLs{ResponseWriter: w, from: origin(up.URL), to: clientOrigin(r)}
+	s.forwardBody(uw, r, p, up, body, &proxyOut{mode: modePassthrough})
+}
+
+// uploadURLs rewrites, as the response's header is written, the upload
+// URLs the upstream answers with from its origin to swc's.
+type uploadURLs struct {
+	http.ResponseWriter
+	from, to string
+}
+
+func (u *uploadURLs) WriteHeader(code int) {
+	h := u.Header()
+	for _, k := range []string{"X-Goog-Upload-Url", "X-Goog-Upload-Control-Url"} {
+		if v := h.Get(k); u.from != "" && strings.HasPrefix(v, u.from+"/") {
+			h.Set(k, u.to+v[len(u.from):])
+		}
+	}
+	u.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (u *uploadURLs) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// origin returns the scheme and host of URL raw ("" when it has none).
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// clientOrigin returns the scheme and host the client reached swc at:
+// the request's Host, https behind TLS or when a proxy in front says so
+// (X-Forwarded-Proto).
+func clientOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if f, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ","); strings.TrimSpace(f) == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
 // geminiCall serves POST /v1beta/models/{model}:{method}: generateContent
 // and streamGenerateContent compressed, countTokens counted as swc would
 // send the request, other methods (embedContent, batchEmbedContents, …)
@@ -111,7 +183,7 @@ func (s *Server) geminiCall(w http.ResponseWriter, r *http.Request, p protocol, 
 	model, method, ok := strings.Cut(r.PathValue("model_method"), ":")
 	if !ok || model == "" || method == "" {
 		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
-		proxyError(w, p, http.StatusNotFound, "not_found", "no method in "+strconv.Quote(r.URL.Path)+" (want /v1beta/models/MODEL:generateContent, :streamGenerateContent or :countTokens)")
+		proxyError(w, p, http.StatusNotFound, "not_found", "no method in "+strconv.Quote(r.URL.Path)+" (want …/models/MODEL:generateContent, :streamGenerateContent or :countTokens)")
 		return
 	}
 	switch method {
@@ -177,22 +249,28 @@ func geminiError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": "swc: " + msg, "status": geminiStatus(status)}})
 }
 
-// geminiURL returns base + path, a version segment ("/v1beta") the base
-// ends with and the path starts with written once; an upload's path
-// ("/upload/v1beta/files") goes after the base without its version.
+// geminiURL returns base + path: a path naming the API's version
+// ("/v1beta/…", "/v1alpha/…", "/v1/…") or an upload ("/upload/v1beta/…")
+// goes after the base without the version the base may end with, so that
+// the version is the request's, written once.
 func geminiURL(base, path string) string {
 	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
-		if strings.HasPrefix(path, "/upload/") {
-			if strings.HasSuffix(base, v) {
-				return strings.TrimSuffix(base, v) + path
-			}
-			continue
-		}
-		if strings.HasSuffix(base, v) && strings.HasPrefix(path, v+"/") {
-			return base + path[len(v):]
+		if strings.HasPrefix(path, v+"/") || path == v || strings.HasPrefix(path, "/upload/") {
+			return strings.TrimSuffix(base, geminiBaseVersion(base)) + path
 		}
 	}
 	return base + path
+}
+
+// geminiBaseVersion returns the version segment base ends with ("" for
+// none).
+func geminiBaseVersion(base string) string {
+	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
+		if strings.HasSuffix(base, v) {
+			return v
+		}
+	}
+	return ""
 }
 
 // copyFlushing copies body to w, flushing whatever has arrived: Gemini's

@@ -342,6 +342,13 @@ func TestOpenAPI(t *testing.T) {
 	} {
 		cases = append(cases, apiCase{route: r.route, body: r.body, key: "key", want: 200})
 	}
+	for _, route := range []string{"GET /v1/models", "GET /v1/models/{model}"} { // a Gemini client's key
+		_, path, _ := strings.Cut(route, " ")
+		cases = append(cases,
+			apiCase{route: route, path: samplePath(path) + "?key=" + key, want: 200},
+			apiCase{route: route, headers: []string{"x-goog-api-key: KEY"}, want: 200},
+			apiCase{route: route, headers: []string{"x-goog-api-key: swc_made-up"}, want: 401})
+	}
 	gemBody := bodyFor("POST /v1beta/models/{model_method}")
 	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
 		gem := "POST " + v + "/models/{model_method}"

@@ -164,7 +164,8 @@ func TestLoopStubsGeminiMedia(t *testing.T) {
 					t.Fatalf("the body sent does not parse: %v", err)
 				}
 				images := bytes.Count(sent, []byte(`"inlineData"`))
-				newest := bytes.Contains(sent, []byte(`"id":"s19"`)) && bytes.Count(sent[bytes.Index(sent, []byte(`"id":"s19","name":"read_file","response"`)):], []byte(`"inlineData"`)) == 1
+				at := bytes.Index(sent, []byte(`"id":"s19","name":"read_file","response"`))
+				newest := at >= 0 && bytes.Count(sent[at:], []byte(`"inlineData"`)) == 1
 				// At 8,000 a picture (1,120 tokens) is more than the tenth of
 				// the budget a restart keeps verbatim: it stays only while its
 				// exchange is the newest.

@@ -118,7 +118,7 @@ func Load(dir string) ([]Trajectory, string, error) {
 // there is one, is part of it and of h, the data's hash).
 func loadOpencode(path string, h io.Writer) ([]Trajectory, error) {
 	if err := hashFile(h, "-wal", path+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, fmt.Errorf("its -wal file: %v", err)
 	}
 	db, err := openReadOnly(path)
 	if err != nil {

@@ -40,12 +40,17 @@ func (s *Server) geminiRoutes(mux *routeMux) {
 	}
 	// The resources a request may name, relayed on the same base URL, as
 	// an SDK pointed at swc calls them there: the Files API (geminiUpload)
-	// and cached contents.
+	// and cached contents; and the Interactions API.
 	mux.Handle("POST /upload/v1beta/files", s.observe(s.geminiAuth(s.geminiUpload)))
 	for _, route := range []string{
 		"GET /v1beta/files", "GET /v1beta/files/{name}", "DELETE /v1beta/files/{name}",
 		"POST /v1beta/cachedContents", "GET /v1beta/cachedContents", "GET /v1beta/cachedContents/{name}",
 		"PATCH /v1beta/cachedContents/{name}", "DELETE /v1beta/cachedContents/{name}",
+		// The Interactions API, Google's recommended API since June 2026:
+		// relayed as it came, not compressed (it keeps the conversation on
+		// Google's side with previous_interaction_id).
+		"POST /v1beta/interactions", "GET /v1beta/interactions/{id}", "DELETE /v1beta/interactions/{id}",
+		"POST /v1beta/interactions/{id}/cancel",
 	} {
 		mux.Handle(route, s.observe(s.geminiAuth(s.relay)))
 	}

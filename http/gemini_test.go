@@ -769,3 +769,40 @@ func TestGeminiUpload(t *testing.T) {
 			r.Header.Get("X-Goog-Api-Key"), r.Header.Get("Content-Type"))
 	}
 }
+
+// TestGeminiInteractions: the Interactions API is relayed as it came
+// (passthrough, not compressed): a streamed interaction's events reach
+// the client as the upstream sends them; get (with its query), delete
+// and cancel reach the upstream with the server's key.
+func TestGeminiInteractions(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	const events = "event: interaction.start\ndata: {\"interaction\":{\"id\":\"v1_1\"}}\n\nevent: content.delta\ndata: {\"delta\":{\"text\":\"Hi\"}}\n\ndata: [DONE]\n\n"
+	g.reply = func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if bytes.Contains(body, []byte(`"stream":true`)) || r.URL.Query().Get("stream") == "true" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, events)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"v1_1","status":"completed"}`)
+	}
+	body := `{"model":"gemini-3-flash-preview","input":[{"type":"user_input","content":[{"type":"text","text":"hi"}]}],"stream":true,"store":false}`
+	for _, tc := range []struct{ method, path, body, want string }{
+		{"POST", "/v1beta/interactions", body, events},
+		{"GET", "/v1beta/interactions/v1_1?stream=true&last_event_id=e1", "", events},
+		{"GET", "/v1beta/interactions/v1_1?include_input=true", "", `{"id":"v1_1","status":"completed"}`},
+		{"DELETE", "/v1beta/interactions/v1_1", "", `{"id":"v1_1","status":"completed"}`},
+		{"POST", "/v1beta/interactions/v1_1/cancel", "", `{"id":"v1_1","status":"completed"}`},
+	} {
+		resp := geminiDo(t, e, tc.method, tc.path, tc.body, "x-goog-api-key: "+e.key, "Api-Revision: 2026-05-20")
+		got := readAll(t, resp)
+		r, sent := g.last(t)
+		path, query, _ := strings.Cut(tc.path, "?")
+		if resp.StatusCode != 200 || got != tc.want || resp.Header.Get(swchttp.HeaderMode) != "passthrough" || r.Method != tc.method ||
+			r.URL.Path != path || r.URL.RawQuery != query || string(sent) != tc.body || r.Header.Get("X-Goog-Api-Key") != "gemini-upstream-key" ||
+			r.Header.Get("Api-Revision") != "2026-05-20" {
+			t.Errorf("%s %s: %d %q, mode %q; upstream %s %s?%s, body %q", tc.method, tc.path, resp.StatusCode, got,
+				resp.Header.Get(swchttp.HeaderMode), r.Method, r.URL.Path, r.URL.RawQuery, sent)
+		}
+	}
+}

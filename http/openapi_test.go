@@ -371,6 +371,8 @@ func TestOpenAPI(t *testing.T) {
 		{"DELETE /v1beta/files/{name}", ""}, {"POST /v1beta/cachedContents", `{"model":"models/gemini-2.5-flash","contents":[]}`},
 		{"GET /v1beta/cachedContents", ""}, {"GET /v1beta/cachedContents/{name}", ""},
 		{"PATCH /v1beta/cachedContents/{name}", `{"ttl":"600s"}`}, {"DELETE /v1beta/cachedContents/{name}", ""},
+		{"POST /v1beta/interactions", `{"model":"gemini-3-flash-preview","input":"hi"}`}, {"GET /v1beta/interactions/{id}", ""},
+		{"DELETE /v1beta/interactions/{id}", ""}, {"POST /v1beta/interactions/{id}/cancel", ""},
 	} {
 		_, path, _ := strings.Cut(r.route, " ")
 		cases = append(cases, apiCase{route: r.route, path: samplePath(path) + "?key=" + key, body: r.body, want: 200})

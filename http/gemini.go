@@ -121,11 +121,7 @@ func (s *Server) geminiUpload(w http.ResponseWriter, r *http.Request, p protocol
 	if !ok {
 		return
 	}
-	fail := func(status int, code, msg string) {
-		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
-		proxyError(w, p, status, code, msg)
-	}
-	if !s.allowBody(w, r, int(min(max(r.ContentLength, 0), 1<<30)), fail) {
+	if !s.allowBody(w, r, int(min(max(r.ContentLength, 0), 1<<30)), s.rejecter(w, p)) {
 		return
 	}
 	s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()
@@ -187,8 +183,7 @@ func clientOrigin(r *http.Request) string {
 func (s *Server) geminiCall(w http.ResponseWriter, r *http.Request, p protocol, tenant string) {
 	model, method, ok := strings.Cut(r.PathValue("model_method"), ":")
 	if !ok || model == "" || method == "" {
-		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
-		proxyError(w, p, http.StatusNotFound, "not_found", "no method in "+strconv.Quote(r.URL.Path)+" (want …/models/MODEL:generateContent, :streamGenerateContent or :countTokens)")
+		s.rejecter(w, p)(http.StatusNotFound, "not_found", "no method in "+strconv.Quote(r.URL.Path)+" (want …/models/MODEL:generateContent, :streamGenerateContent or :countTokens)")
 		return
 	}
 	switch method {

@@ -314,10 +314,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	if !ok {
 		return
 	}
-	reject := func(status int, typ, msg string) {
-		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
-		proxyError(w, p, status, typ, msg)
-	}
+	reject := s.rejecter(w, p)
 	budget := s.proxyBudget()
 	if h := r.Header.Get(HeaderBudget); h != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(h))

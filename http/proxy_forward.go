@@ -29,11 +29,19 @@ func (s *Server) readProxyBody(w http.ResponseWriter, r *http.Request, p protoco
 			s.streamThrough(w, r, p, up, body)
 			return nil, false
 		}
-		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
-		proxyError(w, p, http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
+		s.rejecter(w, p)(http.StatusBadRequest, "invalid_request_error", "reading body: "+err.Error())
 		return nil, false
 	}
 	return body, true
+}
+
+// rejecter returns what answers a proxied request of protocol p with an
+// error of swc's own, in p's shape, counted as rejected.
+func (s *Server) rejecter(w http.ResponseWriter, p protocol) func(status int, code, msg string) {
+	return func(status int, code, msg string) {
+		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
+		proxyError(w, p, status, code, msg)
+	}
 }
 
 // readLimited reads the request body, or returns errTooLarge past limit
@@ -62,10 +70,7 @@ func readLimited(r *http.Request, limit int64) ([]byte, error) {
 // it counts as its Content-Length (or as the limit, when it has none).
 func (s *Server) streamThrough(w http.ResponseWriter, r *http.Request, p protocol, up Upstream, head []byte) {
 	limit := s.proxyMaxBody()
-	fail := func(status int, code, msg string) {
-		s.proxy.metrics.requests.WithLabelValues(p.name, "rejected").Inc()
-		proxyError(w, p, status, code, msg)
-	}
+	fail := s.rejecter(w, p)
 	if !s.allowBody(w, r, int(min(max(r.ContentLength, limit+1), 1<<30)), fail) {
 		return
 	}

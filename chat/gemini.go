@@ -384,10 +384,11 @@ func geminiPartText(p map[string]json.RawMessage) string {
 // (its numTokens when it gives some, else its level when swc knows it),
 // else by res, else high (geminiLevelTokens); an application/pdf one
 // that a page, else medium (geminiPDFPageTokens; one page when swc cannot
-// read the file); 0 for other parts (audio, video: their placeholders). Gemini 3 gives an image the level's tokens
-// whatever its size; earlier models counted 258 a 768-pixel tile (64 or
-// 256 with a resolution set), at most what this counts for an image of
-// up to four tiles (1,536 pixels square).
+// read the file); 0 for other parts (audio, video: their placeholders).
+// Gemini 3 gives an image the level's tokens whatever its size; earlier
+// models counted 258 a 768-pixel tile (64 or 256 with a resolution set),
+// at most what this counts for an image of up to four tiles (1,536
+// pixels square).
 func geminiMediaTokens(p map[string]json.RawMessage, res string) int {
 	for _, media := range []string{"inlineData", "fileData"} {
 		v, _ := GeminiField(p, media)

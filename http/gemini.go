@@ -17,7 +17,7 @@ import (
 // the same under /v1alpha and /v1) compressed as the other protocols are
 // (the contents read by chat.Gemini), :countTokens counted as swc would
 // send the request, any other method of a model, GET /v1beta/models, the
-// Files API and cached contents relayed. Gemini clients send their key as
+// Files API, cached contents and the Interactions API relayed. Gemini clients send their key as
 // x-goog-api-key or ?key=; swc takes its own key there (or as a Bearer
 // token), never passes it on, and sends the server's Gemini key as
 // x-goog-api-key.
@@ -31,7 +31,7 @@ func (s *Server) geminiRoutes(mux *routeMux) {
 	// mediaResolution started) and v1 (the stable version, whose models
 	// list is OpenAI's and Anthropic's route: GET /v1/models tells them
 	// apart by the key's header).
-	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
+	for _, v := range geminiVersions {
 		mux.Handle("POST "+v+"/models/{model_method}", s.observe(s.geminiAuth(s.geminiCall)))
 	}
 	for _, v := range []string{"/v1beta", "/v1alpha"} {
@@ -254,24 +254,23 @@ func geminiError(w http.ResponseWriter, status int, msg string) {
 // goes after the base without the version the base may end with, so that
 // the version is the request's, written once.
 func geminiURL(base, path string) string {
-	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
-		if strings.HasPrefix(path, v+"/") || path == v || strings.HasPrefix(path, "/upload/") {
-			return strings.TrimSuffix(base, geminiBaseVersion(base)) + path
+	versioned := strings.HasPrefix(path, "/upload/")
+	for _, v := range geminiVersions {
+		versioned = versioned || strings.HasPrefix(path, v+"/")
+	}
+	if !versioned {
+		return base + path
+	}
+	for _, v := range geminiVersions {
+		if strings.HasSuffix(base, v) {
+			return strings.TrimSuffix(base, v) + path
 		}
 	}
 	return base + path
 }
 
-// geminiBaseVersion returns the version segment base ends with ("" for
-// none).
-func geminiBaseVersion(base string) string {
-	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
-		if strings.HasSuffix(base, v) {
-			return v
-		}
-	}
-	return ""
-}
+// geminiVersions are the API's version segments.
+var geminiVersions = []string{"/v1beta", "/v1alpha", "/v1"}
 
 // copyFlushing copies body to w, flushing whatever has arrived: Gemini's
 // streamGenerateContent without ?alt=sse streams one JSON array, element

@@ -60,6 +60,8 @@ var codecs = map[Format]Codec{
 	Anthropic: anthropicCodec{},
 	Responses: responsesCodec{},
 	Gemini:    geminiCodec{},
+
+	Interactions: interactionsCodec{},
 }
 
 // CodecOf returns the codec of format f, or false when f is not a

@@ -19,6 +19,7 @@ func TestCodecs(t *testing.T) {
 		{Anthropic, true, true},
 		{Responses, true, false},
 		{Gemini, true, false},
+		{Interactions, true, false},
 		{JSONL, false, false},
 		{LoCoMo, false, false},
 		{Auto, false, false},

@@ -22,7 +22,16 @@ import (
 // token), never passes it on, and sends the server's Gemini key as
 // x-goog-api-key.
 
-var protoGemini = protocol{"gemini", chat.Gemini}
+var (
+	protoGemini = protocol{"gemini", chat.Gemini}
+	// protoInteractions is the Interactions API: Gemini's transport (its
+	// upstream, key and error shape), its own request format.
+	protoInteractions = protocol{"gemini", chat.Interactions}
+)
+
+// google reports whether p goes to Google's Gemini API (its upstream, key
+// header, URLs and error shape).
+func (p protocol) google() bool { return p.name == protoGemini.name }
 
 func (s *Server) geminiRoutes(mux *routeMux) {
 	// {model_method} is "gemini-2.5-flash:generateContent": a path
@@ -46,14 +55,24 @@ func (s *Server) geminiRoutes(mux *routeMux) {
 		"GET /v1beta/files", "GET /v1beta/files/{name}", "DELETE /v1beta/files/{name}",
 		"POST /v1beta/cachedContents", "GET /v1beta/cachedContents", "GET /v1beta/cachedContents/{name}",
 		"PATCH /v1beta/cachedContents/{name}", "DELETE /v1beta/cachedContents/{name}",
-		// The Interactions API, Google's recommended API since June 2026:
-		// relayed as it came, not compressed (it keeps the conversation on
-		// Google's side with previous_interaction_id).
-		"POST /v1beta/interactions", "GET /v1beta/interactions/{id}", "DELETE /v1beta/interactions/{id}",
+		// The Interactions API's other methods (interactionsCreate
+		// compresses a new one).
+		"GET /v1beta/interactions/{id}", "DELETE /v1beta/interactions/{id}",
 		"POST /v1beta/interactions/{id}/cancel",
 	} {
 		mux.Handle(route, s.observe(s.geminiAuth(s.relay)))
 	}
+	mux.Handle("POST /v1beta/interactions", s.observe(s.geminiAuth(s.interactionsCreate)))
+}
+
+// interactionsCreate serves POST /v1beta/interactions, the Interactions
+// API (Google's recommended API for new projects since June 2026): an
+// interaction whose history comes in its input ("store": false, or a
+// client that keeps its own) is compressed as a generateContent request
+// is; one that continues another (previous_interaction_id), whose history
+// Google keeps, is relayed as it came.
+func (s *Server) interactionsCreate(w http.ResponseWriter, r *http.Request, _ protocol, tenant string) {
+	s.proxyHandle(w, r, protoInteractions, tenant)
 }
 
 // geminiKeyed reports whether r carries its key as a Gemini client sends
@@ -288,4 +307,13 @@ func copyFlushing(w io.Writer, rc *http.ResponseController, body io.Reader) {
 			return
 		}
 	}
+}
+
+// interactionsContinues reports whether an Interactions body continues a
+// stored interaction (a non-empty previous_interaction_id).
+func interactionsContinues(body []byte) bool {
+	var b struct {
+		Previous string `json:"previous_interaction_id"`
+	}
+	return json.Unmarshal(body, &b) == nil && b.Previous != ""
 }

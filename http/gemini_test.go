@@ -787,18 +787,18 @@ func TestGeminiInteractions(t *testing.T) {
 		io.WriteString(w, `{"id":"v1_1","status":"completed"}`)
 	}
 	body := `{"model":"gemini-3-flash-preview","input":[{"type":"user_input","content":[{"type":"text","text":"hi"}]}],"stream":true,"store":false}`
-	for _, tc := range []struct{ method, path, body, want string }{
-		{"POST", "/v1beta/interactions", body, events},
-		{"GET", "/v1beta/interactions/v1_1?stream=true&last_event_id=e1", "", events},
-		{"GET", "/v1beta/interactions/v1_1?include_input=true", "", `{"id":"v1_1","status":"completed"}`},
-		{"DELETE", "/v1beta/interactions/v1_1", "", `{"id":"v1_1","status":"completed"}`},
-		{"POST", "/v1beta/interactions/v1_1/cancel", "", `{"id":"v1_1","status":"completed"}`},
+	for _, tc := range []struct{ method, path, body, want, mode string }{
+		{"POST", "/v1beta/interactions", body, events, "fits"}, // compressed when over the budget: TestInteractionsToolLoop
+		{"GET", "/v1beta/interactions/v1_1?stream=true&last_event_id=e1", "", events, "passthrough"},
+		{"GET", "/v1beta/interactions/v1_1?include_input=true", "", `{"id":"v1_1","status":"completed"}`, "passthrough"},
+		{"DELETE", "/v1beta/interactions/v1_1", "", `{"id":"v1_1","status":"completed"}`, "passthrough"},
+		{"POST", "/v1beta/interactions/v1_1/cancel", "", `{"id":"v1_1","status":"completed"}`, "passthrough"},
 	} {
 		resp := geminiDo(t, e, tc.method, tc.path, tc.body, "x-goog-api-key: "+e.key, "Api-Revision: 2026-05-20")
 		got := readAll(t, resp)
 		r, sent := g.last(t)
 		path, query, _ := strings.Cut(tc.path, "?")
-		if resp.StatusCode != 200 || got != tc.want || resp.Header.Get(swchttp.HeaderMode) != "passthrough" || r.Method != tc.method ||
+		if resp.StatusCode != 200 || got != tc.want || resp.Header.Get(swchttp.HeaderMode) != tc.mode || r.Method != tc.method ||
 			r.URL.Path != path || r.URL.RawQuery != query || string(sent) != tc.body || r.Header.Get("X-Goog-Api-Key") != "gemini-upstream-key" ||
 			r.Header.Get("Api-Revision") != "2026-05-20" {
 			t.Errorf("%s %s: %d %q, mode %q; upstream %s %s?%s, body %q", tc.method, tc.path, resp.StatusCode, got,

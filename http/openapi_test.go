@@ -366,6 +366,12 @@ func TestOpenAPI(t *testing.T) {
 				apiCase{route: "GET " + v + "/models/{model}", path: v + "/models/gemini-2.5-flash?key=" + key, want: 200})
 		}
 	}
+	inter := "POST /v1beta/interactions"
+	cases = append(cases,
+		apiCase{route: inter, body: bodyFor(inter), key: "key", headers: []string{swchttp.HeaderBudget + ": 3000"}, want: 200},
+		apiCase{route: inter, body: bodyFor(inter), key: "key", headers: []string{swchttp.HeaderConversation + ": agent-i"}, want: 200},
+		apiCase{route: inter, body: `{"input":`, key: "key", want: 400},
+		apiCase{route: inter, body: bodyFor(inter), key: "key", headers: []string{swchttp.HeaderBudget + ": lots"}, want: 400})
 	for _, r := range []struct{ route, body string }{
 		{"POST /upload/v1beta/files", `{"file":{"display_name":"a.png"}}`}, {"GET /v1beta/files", ""}, {"GET /v1beta/files/{name}", ""},
 		{"DELETE /v1beta/files/{name}", ""}, {"POST /v1beta/cachedContents", `{"model":"models/gemini-2.5-flash","contents":[]}`},
@@ -479,6 +485,8 @@ func bodyFor(route string) string {
 		return `{"model":"m","input":"x"}`
 	case strings.HasPrefix(route, "POST /") && strings.HasSuffix(route, "/models/{model_method}"):
 		return `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	case route == "POST /v1beta/interactions":
+		return `{"model":"gemini-3-flash-preview","input":"hi"}`
 	}
 	return ""
 }

@@ -278,7 +278,7 @@ func (s *Server) proxyAuth(p protocol, h func(w http.ResponseWriter, r *http.Req
 			if p == protoAnthropic {
 				want = "x-api-key: KEY or Authorization: Bearer KEY"
 			}
-			if p == protoGemini {
+			if p.google() {
 				want = "x-goog-api-key: KEY, ?key=KEY or Authorization: Bearer KEY"
 			}
 			proxyError(w, p, http.StatusUnauthorized, "authentication_error", "missing or invalid swc key ("+want+"; make one with swc keys create)")
@@ -296,7 +296,7 @@ func (s *Server) proxyAuth(p protocol, h func(w http.ResponseWriter, r *http.Req
 // {"type":"error","error":{"type","message"}} or Gemini's
 // {"error":{"code","message","status"}}.
 func proxyError(w http.ResponseWriter, p protocol, status int, typ, msg string) {
-	if p == protoGemini {
+	if p.google() {
 		geminiError(w, status, msg)
 		return
 	}
@@ -360,6 +360,11 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 			return
 		}
 		body = trimmed
+	}
+	if p == protoInteractions && interactionsContinues(trimmed) {
+		s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()
+		s.forward(w, r, p, up, original, &proxyOut{mode: modePassthrough, passthrough: "provider history: previous_interaction_id"})
+		return
 	}
 	in, err := chat.ParseOwned(trimmed, p.format) // body is this request's, never written
 	if err != nil {
@@ -447,7 +452,7 @@ func (s *Server) upstream(w http.ResponseWriter, p protocol) (Upstream, bool) {
 	if p == protoAnthropic {
 		up, name, flag = s.Proxy.Anthropic, "anthropic", "--upstream-anthropic"
 	}
-	if p == protoGemini {
+	if p.google() {
 		up, name, flag = s.Proxy.Gemini, "gemini", "--upstream-gemini"
 	}
 	if up.URL == "" {

@@ -155,7 +155,7 @@ func upstreamURL(p protocol, base, path, rawQuery string) string {
 	if p == protoAnthropic && !strings.HasSuffix(base, "/v1") {
 		u = base + path
 	}
-	if p == protoGemini {
+	if p.google() {
 		u = geminiURL(base, path)
 	}
 	if rawQuery != "" {
@@ -254,7 +254,7 @@ func (s *Server) upstreamRequest(r *http.Request, p protocol, up Upstream, body 
 	if up.Key != "" {
 		if p == protoAnthropic {
 			req.Header.Set("X-Api-Key", up.Key)
-		} else if p == protoGemini {
+		} else if p.google() {
 			req.Header.Set("X-Goog-Api-Key", up.Key)
 		} else {
 			req.Header.Set("Authorization", "Bearer "+up.Key)

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
@@ -23,5 +25,32 @@ func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 			return stream(req, next)
 		}
 		return gen(req, next)
+	}
+}
+
+// InteractionsMiddleware is OpenAIMiddleware for the Gemini Interactions
+// API (POST …/interactions, a new interaction): its input's contents,
+// turns or steps compressed as generateContent's are (chat.Interactions).
+// An interaction that continues another (previous_interaction_id), whose
+// history Google keeps, goes as it came, reported to no one.
+func InteractionsMiddleware(c *Compressor, report func(*Result, error)) Middleware {
+	mw := middleware(c, report, "/interactions", chat.Interactions)
+	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+		if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/interactions") || req.Body == nil {
+			return next(req)
+		}
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		setBody(req, body)
+		var b struct {
+			Previous string `json:"previous_interaction_id"`
+		}
+		if json.Unmarshal(body, &b) == nil && b.Previous != "" {
+			return next(req)
+		}
+		return mw(req, next)
 	}
 }

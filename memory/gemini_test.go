@@ -263,3 +263,61 @@ func TestSpliceGeminiSDKBody(t *testing.T) {
 		t.Errorf("with memory:\n got %s\nwant %s", out, want)
 	}
 }
+
+// TestInteractionsMiddleware: a new interaction over the budget is
+// compressed, in the shape it came in; one that continues another, one
+// that fits and other methods go as they came.
+func TestInteractionsMiddleware(t *testing.T) {
+	o := DefaultOptions()
+	o.Budget = 3000
+	var results []*Result
+	mw := InteractionsMiddleware(mustNew(t, o), func(r *Result, err error) {
+		if err != nil {
+			t.Errorf("report: %v", err)
+		}
+		results = append(results, r)
+	})
+	var steps []string
+	for i := range 60 {
+		out := strings.Repeat(fmt.Sprintf("line %d: store_%d.go ok\\n", i, i), 12)
+		steps = append(steps,
+			fmt.Sprintf(`{"type":"function_call","id":"c%d","name":"run","arguments":{"command":"go test -run T%d"}}`, i, i),
+			fmt.Sprintf(`{"type":"function_result","call_id":"c%d","name":"run","result":"%s"}`, i, out))
+	}
+	big := []byte(`{"model":"gemini-3-flash-preview","store":false,"input":[{"type":"user_input","content":[{"type":"text","text":"fix it"}]},` + strings.Join(steps, ",") + `]}`)
+	continued := []byte(`{"model":"gemini-3-flash-preview","previous_interaction_id":"v1_1","input":[{"type":"function_result","call_id":"c9","name":"run","result":"` + strings.Repeat("x ", 9000) + `"}]}`)
+	for _, tc := range []struct {
+		method, path string
+		body         []byte
+		compressed   bool
+	}{
+		{"POST", "/v1beta/interactions", big, true},
+		{"POST", "/v1beta/interactions", continued, false},
+		{"POST", "/v1beta/interactions", []byte(`{"model":"m","input":"hi"}`), false},
+		{"POST", "/v1beta/interactions/v1_1/cancel", big, false},
+	} {
+		var cp capture
+		req := post(t, "https://generativelanguage.googleapis.com"+tc.path, tc.body)
+		req.Method = tc.method
+		if _, err := mw(req, cp.next); err != nil {
+			t.Fatal(err)
+		}
+		if got := !bytes.Equal(cp.body, tc.body); got != tc.compressed {
+			t.Errorf("%s (%d bytes): compressed %v, want %v", tc.path, len(tc.body), got, tc.compressed)
+			continue
+		}
+		if !tc.compressed {
+			continue
+		}
+		in, err := chat.Parse(cp.body, chat.Interactions)
+		if err != nil {
+			t.Fatalf("the body sent does not parse: %v", err)
+		}
+		if n := len(in.Messages); in.Messages[n-1].ToolCallID != "c59" || !bytes.Contains(cp.body, []byte(`{"type":"function_call","id":"c59"`)) {
+			t.Errorf("the newest call and result are not kept: %s", cp.body[len(cp.body)-300:])
+		}
+	}
+	if len(results) != 2 || results[0].Tokens > 3000 {
+		t.Errorf("reports %d (want the two requests read: the big one and the one that fits)", len(results))
+	}
+}

@@ -54,8 +54,9 @@ Serves the swc API (JSON; errors are {"error":{"code","message"}}):
   POST   /v1beta/models/MODEL:generateContent  :streamGenerateContent  :countTokens  the Gemini
          API, compressed the same way and forwarded to --upstream-gemini with GEMINI_API_KEY (the
          swc key as x-goog-api-key, ?key= or Bearer; also under /v1alpha and /v1); GET
-         /v1beta|v1alpha/models, the Files API (uploads streamed), cachedContents and the
-         Interactions API (not compressed) relayed
+         /v1beta|v1alpha/models, the Files API (uploads streamed) and cachedContents relayed
+  POST   /v1beta/interactions  the Interactions API, its input compressed the same way (with
+         previous_interaction_id relayed as it came); GET|DELETE /v1beta/interactions/{id} relayed
   GET    /v1/models  POST /v1/embeddings  /v1/responses/compact  GET|DELETE /v1/responses/{id} …
          relayed to the upstream as they came. GET /openapi.json: every route (OpenAPI 3.1).
 Every /v1 route needs "Authorization: Bearer KEY" (swc keys create). Status codes:

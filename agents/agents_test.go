@@ -366,7 +366,8 @@ var claudeCode = agent{name: "claude-code", bin: ".bin/claude", clipAt: 16000, s
 // in its tool result (Claude Code and opencode: an image block in the
 // tool_result; Codex: an input_image in the function_call_output; Gemini
 // CLI: an inlineData part beside the functionResponse), which swc counts
-// (1,049 tokens by Anthropic's rule, 765 by OpenAI's, 1,120 by Gemini 3's)
+// (1,049 tokens by Anthropic's rule, 765 by OpenAI's, 516 by Gemini
+// 2.5's tiles, Gemini CLI's default model, 1,120 by Gemini 3's)
 // and stubs once old, as any observation. Through swc at 16,000 tokens
 // the run keeps the provider's rules (check) and the upstream gets the
 // newest picture and fewer pictures than the agent sent.

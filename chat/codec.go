@@ -22,8 +22,10 @@ type Codec interface {
 	// Splice returns in's request body (in was read by this codec) with
 	// its messages replaced by out's.
 	Splice(in *Input, out Output) ([]byte, error)
-	// parse reads trimmed data of the codec's format, not yet validated.
-	parse(data []byte) (*Input, error)
+	// parse reads trimmed data of the codec's format, not yet validated;
+	// model is the model the request's URL names ("" when unknown), for
+	// a format whose body does not (Gemini: its media count by model).
+	parse(data []byte, model string) (*Input, error)
 }
 
 // Output is what a codec writes into a request: the messages a

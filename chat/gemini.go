@@ -97,8 +97,9 @@ type geminiCall struct {
 	answered bool
 }
 
-// parseGemini reads a Gemini request body.
-func parseGemini(data []byte) (*Input, error) {
+// parseGemini reads a Gemini request body to model ("" when unknown:
+// counted as Gemini 3 counts).
+func parseGemini(data []byte, model string) (*Input, error) {
 	in := &Input{}
 	if len(data) == 0 || data[0] != '{' {
 		return nil, swc.Errorf(swc.EINVALID, "gemini input is a generateContent request body (a JSON object with \"contents\"), got %s", kind(data))
@@ -136,7 +137,7 @@ func parseGemini(data []byte) (*Input, error) {
 	}
 	in.Raw = elems
 	var open []geminiCall
-	res := geminiResolution(req)
+	res := geminiMedia{level: geminiResolution(req), legacy: geminiLegacy(model)}
 	for i, raw := range elems {
 		if err := parseGeminiContent(in, raw, i, where[i], res, &open); err != nil {
 			return nil, err
@@ -202,9 +203,9 @@ type geminiFunction struct {
 	Parts    []json.RawMessage `json:"parts"`
 }
 
-// parseGeminiContent reads content i; res is the request's
-// generationConfig.mediaResolution ("" for none).
-func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, res string, open *[]geminiCall) error {
+// parseGeminiContent reads content i; res is how the request's media
+// count.
+func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, res geminiMedia, open *[]geminiCall) error {
 	role, parts, err := geminiContent(raw, where)
 	if err != nil {
 		return err
@@ -378,18 +379,33 @@ func geminiPartText(p map[string]json.RawMessage) string {
 	return placeholder(geminiPartType(p))
 }
 
+// geminiMedia is how a request's media count: its
+// generationConfig.mediaResolution (upper-cased, "" for none) and whether
+// its model counts as Gemini models before 3 did.
+type geminiMedia struct {
+	level  string
+	legacy bool
+}
+
+// geminiLegacy reports whether model (a request's, "" when unknown)
+// counts media as Gemini models before 3 did: gemini-1.x and gemini-2.x.
+func geminiLegacy(model string) bool {
+	m := strings.ToLower(strings.TrimPrefix(model, "models/"))
+	return strings.HasPrefix(m, "gemini-1") || strings.HasPrefix(m, "gemini-2")
+}
+
 // geminiMediaTokens returns what a media part (inlineData or fileData)
-// counts under res, the request's generationConfig.mediaResolution: an
-// image/* one as Gemini 3 counts an image, by the part's mediaResolution
-// (its numTokens when it gives some, else its level when swc knows it),
-// else by res, else high (geminiLevelTokens); an application/pdf one
-// that a page, else medium (geminiPDFPageTokens; one page when swc cannot
-// read the file); 0 for other parts (audio, video: their placeholders).
-// Gemini 3 gives an image the level's tokens whatever its size; earlier
-// models counted 258 a 768-pixel tile (64 or 256 with a resolution set),
-// at most what this counts for an image of up to four tiles (1,536
-// pixels square).
-func geminiMediaTokens(p map[string]json.RawMessage, res string) int {
+// counts under res: an image/* one as Gemini 3 counts an image, by the
+// part's mediaResolution (its numTokens when it gives some, else its
+// level when swc knows it), else by the request's level, else high
+// (geminiLevelTokens); an application/pdf one that a page, else medium
+// (geminiPDFPageTokens; one page when swc cannot read the file); 0 for
+// other parts (audio, video: their placeholders). Gemini 3 gives an image
+// the level's tokens whatever its size. For a model before Gemini 3
+// (res.legacy) an image or a page counts 64 at level low, 256 at medium
+// or high, else an image 258 a 768-pixel tile (geminiTileTokens) and a
+// page 258.
+func geminiMediaTokens(p map[string]json.RawMessage, res geminiMedia) int {
 	for _, media := range []string{"inlineData", "fileData"} {
 		v, _ := GeminiField(p, media)
 		if v == nil {
@@ -403,12 +419,20 @@ func geminiMediaTokens(p map[string]json.RawMessage, res string) int {
 		json.Unmarshal(v, &d)
 		level, n := geminiPartResolution(p)
 		if _, ok := geminiLevelTokens[level]; !ok {
-			level = res
+			level = res.level
 		}
+		levels := geminiLevelTokens
+		if res.legacy {
+			levels = geminiLegacyLevelTokens
+		}
+		t, leveled := levels[level]
 		switch mt := d.MIMEType + d.MIMEType2; {
 		case mt == "application/pdf":
 			page := geminiPDFPageTokens
-			if t, ok := geminiLevelTokens[level]; ok {
+			if res.legacy {
+				page = geminiTile
+			}
+			if leveled {
 				page = t
 			}
 			if n > 0 {
@@ -416,17 +440,43 @@ func geminiMediaTokens(p map[string]json.RawMessage, res string) int {
 			}
 			return pdfTokens(d.Data, page)
 		case strings.HasPrefix(mt, "image/"):
-			if n > 0 {
+			switch {
+			case n > 0:
 				return n
-			}
-			if t, ok := geminiLevelTokens[level]; ok {
+			case leveled:
 				return t
+			case res.legacy:
+				return geminiTileTokens(d.Data)
 			}
 			return geminiImageDefault
 		}
 		return 0
 	}
 	return 0
+}
+
+// geminiTile is what a 768-pixel tile of an image, or a PDF's page,
+// counts for a Gemini model before 3; geminiLegacyLevelTokens what an
+// image or a page counts there at a media resolution level.
+const geminiTile = 258
+
+var geminiLegacyLevelTokens = map[string]int{
+	"MEDIA_RESOLUTION_LOW": 64, "MEDIA_RESOLUTION_MEDIUM": 256, "MEDIA_RESOLUTION_HIGH": 256,
+}
+
+// geminiTileTokens returns what an image (base64 data) counts for a
+// Gemini model before 3: 258 when neither side is over 384 pixels, else
+// 258 a 768-pixel tile; four tiles (a 1,536-pixel square) when swc cannot
+// read its size (a fileData URI, a format other than PNG, JPEG or GIF).
+func geminiTileTokens(data string) int {
+	w, h, ok := imageSize(data)
+	switch {
+	case !ok || w <= 0 || h <= 0:
+		return 4 * geminiTile
+	case w <= 384 && h <= 384:
+		return geminiTile
+	}
+	return ((w + 767) / 768) * ((h + 767) / 768) * geminiTile
 }
 
 // geminiLevelTokens is what an image (or a PDF's page) counts at each

@@ -100,3 +100,65 @@ func TestGeminiFunctionResponseParts(t *testing.T) {
 		t.Fatalf("err %v, want one naming the part", err)
 	}
 }
+
+// TestGeminiMediaTokensByModel: a request to a Gemini model before 3
+// (the model its URL names) counts an image by 768-pixel tiles, 258
+// each (258 for one within 384 pixels; four tiles when its size cannot be
+// read), 64 or 256 at a media resolution level, and a PDF's page 258; a
+// Gemini 3 model, or none named, counts as TestGeminiMediaTokens; an
+// Interactions body's own model counts the same way.
+func TestGeminiMediaTokensByModel(t *testing.T) {
+	img := func(w, h int) string {
+		return `{"inlineData":{"mimeType":"image/png","data":"` + pngBase64(t, w, h) + `"}}`
+	}
+	pdf := `{"inlineData":{"mimeType":"application/pdf","data":"` + pdfBase64(t, 3, false, false) + `"}}`
+	for _, tc := range []struct {
+		name, model, parts, config string
+		want                       int
+	}{
+		{"a 1080p screenshot, 2.5", "gemini-2.5-pro", img(1920, 1080), "", 6 * 258},
+		{"a 4K screenshot, 2.5", "gemini-2.5-flash", img(3840, 2160), "", 15 * 258},
+		{"a small icon, 2.0", "gemini-2.0-flash", img(256, 300), "", 258},
+		{"just over 384, 1.5", "models/gemini-1.5-pro", img(385, 100), "", 258},
+		{"a URI, 2.5", "gemini-2.5-pro", `{"fileData":{"mimeType":"image/jpeg","fileUri":"gs://b/x.jpg"}}`, "", 4 * 258},
+		{"at low, 2.5", "gemini-2.5-pro", img(1920, 1080), `,"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_LOW"}`, 64},
+		{"at medium, 2.5", "gemini-2.5-pro", img(1920, 1080), `,"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_MEDIUM"}`, 256},
+		{"a PDF, 2.5", "gemini-2.5-pro", pdf, "", 3 * 258},
+		{"a 4K screenshot, 3", "gemini-3-flash-preview", img(3840, 2160), "", 1120},
+		{"a 4K screenshot, no model", "", img(3840, 2160), "", 1120},
+		{"a PDF, 3", "gemini-3-pro-preview", pdf, "", 3 * 560},
+	} {
+		body := `{"contents":[{"role":"user","parts":[{"text":"look"},` + tc.parts + `]}]` + tc.config + `}`
+		in, err := ParseOwnedModel([]byte(body), Gemini, tc.model)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := in.Messages[0].MediaTokens; got != tc.want {
+			t.Errorf("%s: %d tokens, want %d", tc.name, got, tc.want)
+		}
+	}
+	for model, want := range map[string]int{"gemini-2.5-flash": 6 * 258, "gemini-3-flash-preview": 1120} {
+		body := `{"model":"` + model + `","input":[{"type":"text","text":"look"},{"type":"image","mime_type":"image/png","data":"` + pngBase64(t, 1920, 1080) + `"}]}`
+		in, err := Parse([]byte(body), Interactions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := in.Messages[0].MediaTokens; got != want {
+			t.Errorf("interactions, %s: %d tokens, want %d", model, got, want)
+		}
+	}
+}
+
+func TestURLModel(t *testing.T) {
+	for path, want := range map[string]string{
+		"/v1beta/models/gemini-2.5-flash:generateContent":       "gemini-2.5-flash",
+		"/v1/models/gemini-3-pro-preview:streamGenerateContent": "gemini-3-pro-preview",
+		"/v1beta/models/gemini-2.5-flash":                       "",
+		"/v1/chat/completions":                                  "",
+		"/v1beta/tunedModels/x/models/y:generateContent":        "y",
+	} {
+		if got := URLModel(path); got != want {
+			t.Errorf("URLModel(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

@@ -103,13 +103,16 @@ func parseInteractions(data []byte) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
+	var model string
+	json.Unmarshal(in.Body["model"], &model)
+	res := geminiMedia{legacy: geminiLegacy(model)}
 	var open []geminiCall
 	for o, g := range groups {
 		in.Raw = append(in.Raw, g.raw)
 		if turns {
-			err = parseInteractionsTurn(in, g.raw, o, where[o], &open)
+			err = parseInteractionsTurn(in, g.raw, o, where[o], res, &open)
 		} else {
-			err = parseInteractionsItems(in, g.items, g.where, g.model, o, where[o], &open)
+			err = parseInteractionsItems(in, g.items, g.where, g.model, o, where[o], res, &open)
 		}
 		if err != nil {
 			return nil, err
@@ -194,7 +197,7 @@ func interactionsGroups(input json.RawMessage) (groups []interactionsGroup, wher
 }
 
 // parseInteractionsTurn reads turn o ({"role","content"}).
-func parseInteractionsTurn(in *Input, raw json.RawMessage, o int, where string, open *[]geminiCall) error {
+func parseInteractionsTurn(in *Input, raw json.RawMessage, o int, where string, res geminiMedia, open *[]geminiCall) error {
 	var t struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -209,7 +212,7 @@ func parseInteractionsTurn(in *Input, raw json.RawMessage, o int, where string, 
 	if err != nil {
 		return err
 	}
-	return parseInteractionsItems(in, items, wheres, t.Role == "model", o, where, open)
+	return parseInteractionsItems(in, items, wheres, t.Role == "model", o, where, res, open)
 }
 
 // interactionsContent returns a content field's objects (a string as one
@@ -241,7 +244,7 @@ func interactionsContent(c json.RawMessage, where string) ([]json.RawMessage, []
 // parseInteractionsItems reads the items of source element o (a model
 // element's or a user element's), where[j] naming item j: messages as
 // Interactions describes.
-func parseInteractionsItems(in *Input, items []json.RawMessage, wheres []string, model bool, o int, where string, open *[]geminiCall) error {
+func parseInteractionsItems(in *Input, items []json.RawMessage, wheres []string, model bool, o int, where string, res geminiMedia, open *[]geminiCall) error {
 	add := func(m swc.Message, w string) {
 		in.Messages = append(in.Messages, m)
 		in.Where = append(in.Where, w)
@@ -286,7 +289,7 @@ func parseInteractionsItems(in *Input, items []json.RawMessage, wheres []string,
 				return swc.Errorf(swc.EINVALID, "%s: answers no function_call of the model turn before it (name %q, call_id %q)", w, it.Name, it.CallID)
 			}
 			m := swc.Message{Role: swc.RoleTool, ToolCallID: id, Name: it.Name}
-			text, media, err := interactionsResult(it.Result, w+".result")
+			text, media, err := interactionsResult(it.Result, w+".result", res)
 			if err != nil {
 				return err
 			}
@@ -305,7 +308,7 @@ func parseInteractionsItems(in *Input, items []json.RawMessage, wheres []string,
 				return err
 			}
 			for k, p := range parts {
-				t, media, err := interactionsContentText(p, pw[k])
+				t, media, err := interactionsContentText(p, pw[k], res)
 				if err != nil {
 					return err
 				}
@@ -315,7 +318,7 @@ func parseInteractionsItems(in *Input, items []json.RawMessage, wheres []string,
 			hasMain = true
 			continue
 		}
-		t, media, err := interactionsContentText(raw, w)
+		t, media, err := interactionsContentText(raw, w, res)
 		if err != nil {
 			return err
 		}
@@ -333,7 +336,7 @@ func parseInteractionsItems(in *Input, items []json.RawMessage, wheres []string,
 // interactionsContentText returns the text a content object (or a thought
 // or server tool step) stands for in its message, and the tokens of what
 // its placeholder stands for.
-func interactionsContentText(raw json.RawMessage, where string) (string, int, error) {
+func interactionsContentText(raw json.RawMessage, where string, res geminiMedia) (string, int, error) {
 	var it interactionsItem
 	if err := json.Unmarshal(raw, &it); err != nil {
 		return "", 0, swc.Errorf(swc.EINVALID, "%s: want a content object, got %s", where, kind(raw))
@@ -345,7 +348,7 @@ func interactionsContentText(raw json.RawMessage, where string) (string, int, er
 		}
 		return *it.Text, 0, nil
 	case "image", "audio", "document", "video":
-		return interactionsMedia(it), interactionsMediaTokens(it), nil
+		return interactionsMedia(it), interactionsMediaTokens(it, res), nil
 	case "thought":
 		n := 0
 		var summary []interactionsItem
@@ -354,7 +357,7 @@ func interactionsContentText(raw json.RawMessage, where string) (string, int, er
 				if s.Text != nil {
 					n += tokens.CountCached(*s.Text)
 				} else {
-					n += interactionsMediaTokens(s)
+					n += interactionsMediaTokens(s, res)
 				}
 			}
 		}
@@ -378,7 +381,7 @@ func interactionsMedia(it interactionsItem) string {
 // interactionsMediaTokens counts a media object as geminiMediaTokens
 // counts the part it would be in generateContent (its "resolution" the
 // part's level).
-func interactionsMediaTokens(it interactionsItem) int {
+func interactionsMediaTokens(it interactionsItem, res geminiMedia) int {
 	mt := it.MIMEType
 	if mt == "" {
 		switch it.Type {
@@ -399,13 +402,13 @@ func interactionsMediaTokens(it interactionsItem) int {
 		lv, _ := json.Marshal(map[string]string{"level": "MEDIA_RESOLUTION_" + strings.ToUpper(it.Res)})
 		p["mediaResolution"] = lv
 	}
-	return geminiMediaTokens(p, "")
+	return geminiMediaTokens(p, geminiMedia{legacy: res.legacy})
 }
 
 // interactionsResult returns a function_result's result as text (a string
 // as it is, contents as their texts and placeholders, anything else its
 // JSON) and the tokens of its media.
-func interactionsResult(raw json.RawMessage, where string) (string, int, error) {
+func interactionsResult(raw json.RawMessage, where string, res geminiMedia) (string, int, error) {
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case len(raw) == 0 || string(raw) == "null":
@@ -424,7 +427,7 @@ func interactionsResult(raw json.RawMessage, where string) (string, int, error) 
 		var texts []string
 		n := 0
 		for k, p := range parts {
-			t, media, err := interactionsContentText(p, pw[k])
+			t, media, err := interactionsContentText(p, pw[k], res)
 			if err != nil {
 				return "", 0, err
 			}

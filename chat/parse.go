@@ -47,7 +47,7 @@ type Input struct {
 // message index and field for bad input, and for the locomo format (which
 // holds conversations, not messages: use the locomo package).
 func Parse(data []byte, f Format) (*Input, error) {
-	return parse(data, f, true, false)
+	return parse(data, f, true, false, "")
 }
 
 // ParseOwned is Parse for data the caller hands over, such as a request
@@ -58,17 +58,41 @@ func Parse(data []byte, f Format) (*Input, error) {
 // after the request (in a memo, a store's state) keeps its texts in
 // memory, not the whole body.
 func ParseOwned(data []byte, f Format) (*Input, error) {
-	return parse(data, f, true, true)
+	return parse(data, f, true, true, "")
+}
+
+// ParseOwnedModel is ParseOwned for a request to model, the one its URL
+// names (a Gemini request's …/models/MODEL:generateContent; URLModel
+// reads it): a Gemini request's media count as that model counts them
+// (Gemini before 3: an image by 768-pixel tiles). The other formats read
+// the same as with ParseOwned; an Interactions body names its own model.
+func ParseOwnedModel(data []byte, f Format, model string) (*Input, error) {
+	return parse(data, f, true, true, model)
+}
+
+// URLModel returns the model a request path names as Gemini's do
+// (".../models/gemini-2.5-flash:generateContent" → "gemini-2.5-flash"),
+// "" for a path that names none.
+func URLModel(path string) string {
+	_, rest, ok := strings.Cut(path, "/models/")
+	if !ok {
+		return ""
+	}
+	model, _, ok := strings.Cut(rest, ":")
+	if !ok || strings.Contains(model, "/") {
+		return ""
+	}
+	return model
 }
 
 // ParseBatch is Parse for a batch appended to a stored conversation: its
 // messages pass ValidateBatch instead of Validate (a tool call may end
 // the batch; its result may come in the next one).
 func ParseBatch(data []byte, f Format) (*Input, error) {
-	return parse(data, f, false, false)
+	return parse(data, f, false, false, "")
 }
 
-func parse(data []byte, f Format, strict, owned bool) (*Input, error) {
+func parse(data []byte, f Format, strict, owned bool, model string) (*Input, error) {
 	if f == "" || f == Auto {
 		var err error
 		if f, err = Detect(data); err != nil {
@@ -83,7 +107,7 @@ func parse(data []byte, f Format, strict, owned bool) (*Input, error) {
 		}
 		return in, nil
 	}
-	in, err := parseGeneral(data, f)
+	in, err := parseGeneral(data, f, model)
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +120,11 @@ func parse(data []byte, f Format, strict, owned bool) (*Input, error) {
 // parseGeneral is Parse for trimmed data in a known format (not yet
 // validated), without the fast path: the parsers for every shape each format accepts, and the
 // error messages for bad input.
-func parseGeneral(data []byte, f Format) (*Input, error) {
+func parseGeneral(data []byte, f Format, model string) (*Input, error) {
 	var in *Input
 	var err error
 	if c, ok := CodecOf(f); ok {
-		in, err = c.parse(data)
+		in, err = c.parse(data, model)
 	} else {
 		switch f {
 		case JSONL:

@@ -2,8 +2,11 @@ package http_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"strconv"
@@ -135,4 +138,43 @@ func TestInteractionsContinued(t *testing.T) {
 			t.Errorf("%s: %d, mode %q (%q), sent %s", tc.body, resp.StatusCode, resp.Header.Get(swchttp.HeaderMode), resp.Header.Get(swchttp.HeaderPassthrough), sent)
 		}
 	}
+}
+
+// TestGeminiModelCounts: a picture counts as the model the request names
+// counts it: a 4K screenshot 15 tiles of 258 tokens to gemini-2.5-flash
+// (the URL's model; the body's for an interaction), 1,120 to a Gemini 3
+// model; X-SWC-Tokens-Before says so.
+func TestGeminiModelCounts(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	g.reply = func(w http.ResponseWriter, r *http.Request, body []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, geminiAnswer)
+	}
+	var png bytes.Buffer
+	if err := pngEncode(&png, 3840, 2160); err != nil {
+		t.Fatal(err)
+	}
+	data := base64.StdEncoding.EncodeToString(png.Bytes())
+	gen := `{"contents":[{"role":"user","parts":[{"text":"what is on screen?"},{"inlineData":{"mimeType":"image/png","data":"` + data + `"}}]}]}`
+	before := map[string]int{}
+	for _, m := range []string{"gemini-2.5-flash", "gemini-3-flash-preview"} {
+		resp := geminiDo(t, e, "POST", "/v1beta/models/"+m+":generateContent", gen, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 100000")
+		readAll(t, resp)
+		before[m], _ = strconv.Atoi(resp.Header.Get(swchttp.HeaderTokensBefore))
+		inter := `{"model":"` + m + `","input":[{"type":"text","text":"what is on screen?"},{"type":"image","mime_type":"image/png","data":"` + data + `"}]}`
+		resp = geminiDo(t, e, "POST", "/v1beta/interactions", inter, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 100000")
+		readAll(t, resp)
+		if n, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderTokensBefore)); n <= 0 || n-before[m] > 8 || before[m]-n > 8 {
+			t.Errorf("%s: an interaction counts %d, generateContent %d", m, n, before[m])
+		}
+	}
+	if d := before["gemini-2.5-flash"] - before["gemini-3-flash-preview"]; d != 15*258-1120 {
+		t.Errorf("tokens before %v: the 2.5 request counts %d more, want %d", before, d, 15*258-1120)
+	}
+}
+
+// pngEncode writes a w×h grey PNG.
+func pngEncode(w io.Writer, width, height int) error {
+	img := image.NewGray(image.Rect(0, 0, width, height))
+	return png.Encode(w, img)
 }

@@ -366,7 +366,9 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		s.forward(w, r, p, up, original, &proxyOut{mode: modePassthrough, passthrough: "provider history: previous_interaction_id"})
 		return
 	}
-	in, err := chat.ParseOwned(trimmed, p.format) // body is this request's, never written
+	// The model a Gemini request's URL names: its media count by it.
+	model := chat.URLModel(r.URL.Path)
+	in, err := chat.ParseOwnedModel(trimmed, p.format, model) // body is this request's, never written
 	if err != nil {
 		if !json.Valid(trimmed) { // checked on the error path only: parsing is the hot path
 			malformed()
@@ -413,8 +415,8 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		// The messages as they go upstream: the compressor counts its
 		// memory as a message of its own, where a codec may write it
 		// into another (the system's, the task's).
-		if n, err := c.CountBody(out.body, p.format); err == nil {
-			out.after = n
+		if sent, err := chat.ParseOwnedModel(out.body, p.format, model); err == nil { // out.body is swc's, never written
+			out.after = c.CountMessages(sent.Messages)
 		}
 	}
 	s.proxy.metrics.requests.WithLabelValues(p.name, out.mode).Inc()

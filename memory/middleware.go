@@ -88,7 +88,7 @@ type compressed struct {
 }
 
 func compressBody(req *http.Request, c *Compressor, f chat.Format, body []byte, splice func(*chat.Input, *Result) ([]byte, error)) (compressed, error) {
-	in, err := chat.ParseOwned(body, f) // read for this request, never written
+	in, err := chat.ParseOwnedModel(body, f, chat.URLModel(req.URL.Path)) // read for this request, never written
 	if err != nil {
 		return compressed{}, err
 	}

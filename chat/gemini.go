@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/swcmem/swc"
@@ -449,10 +451,64 @@ func geminiMediaTokens(p map[string]json.RawMessage, res geminiMedia) int {
 				return geminiTileTokens(d.Data)
 			}
 			return geminiImageDefault
+		case d.Data == "": // a file's URI: its length is not in the request
+		case strings.HasPrefix(mt, "audio/"):
+			return int(math.Ceil(mediaLength(d.Data, false) * geminiAudioRate))
+		case strings.HasPrefix(mt, "video/"):
+			return geminiVideoTokens(p, mediaLength(d.Data, true), level, n, res.legacy)
 		}
 		return 0
 	}
 	return 0
+}
+
+// geminiVideoTokens returns what a video of secs seconds counts: a frame
+// a second (the part's videoMetadata fps), cut to its startOffset and
+// endOffset, each frame n tokens when the part gives n, else 70 (Gemini
+// 3 at low, medium or no level) or 280 (high), 258 (before Gemini 3;
+// 66 at low), and its sound 32 tokens a second.
+func geminiVideoTokens(p map[string]json.RawMessage, secs float64, level string, n int, legacy bool) int {
+	var fps float64
+	var start, end string
+	if v, _ := GeminiField(p, "videoMetadata"); v != nil {
+		var vm map[string]json.RawMessage
+		json.Unmarshal(v, &vm)
+		for name, to := range map[string]any{"fps": &fps, "startOffset": &start, "endOffset": &end} {
+			if f, _ := GeminiField(vm, name); f != nil {
+				json.Unmarshal(f, to)
+			}
+		}
+	}
+	if e, ok := offsetSeconds(end); ok && e < secs {
+		secs = e
+	}
+	if s, ok := offsetSeconds(start); ok {
+		secs = max(0, secs-s)
+	}
+	if fps <= 0 {
+		fps = 1
+	}
+	fps = min(fps, 60)
+	frame := n
+	if frame <= 0 {
+		switch {
+		case legacy && level == "MEDIA_RESOLUTION_LOW":
+			frame = 66
+		case legacy:
+			frame = geminiTile
+		case level == "MEDIA_RESOLUTION_HIGH" || level == "MEDIA_RESOLUTION_ULTRA_HIGH":
+			frame = 280
+		default:
+			frame = 70
+		}
+	}
+	return int(math.Ceil(secs*fps))*frame + int(math.Ceil(secs*geminiAudioRate))
+}
+
+// offsetSeconds reads a protobuf Duration's JSON ("12.5s").
+func offsetSeconds(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "s"), 64)
+	return v, err == nil && strings.HasSuffix(s, "s") && v >= 0
 }
 
 // geminiTile is what a 768-pixel tile of an image, or a PDF's page,

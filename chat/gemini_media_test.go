@@ -30,10 +30,10 @@ func TestGeminiMediaTokens(t *testing.T) {
 		{"a part's unknown level leaves the request's", `{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0K"},"mediaResolution":{"level":"MEDIA_RESOLUTION_UNSPECIFIED"}}]}],"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_LOW"}}`, []int{280}},
 		{"snake case at the part", `{"contents":[{"parts":[{"inline_data":{"mime_type":"image/png","data":"iVBORw0K"},"media_resolution":{"num_tokens":64}}]}]}`, []int{64}},
 		{"a PDF's tokens a page", `{"contents":[{"parts":[{"inlineData":{"mimeType":"application/pdf","data":"` + pdf3 + `"},"mediaResolution":{"numTokens":100}}]}]}`, []int{300}},
-		{"audio's tokens are its placeholder's", `{"contents":[{"parts":[{"inlineData":{"mimeType":"audio/mp3","data":"AAAA"},"mediaResolution":{"numTokens":100}}]}]}`, []int{0}},
+		{"a part's tokens are not audio's", `{"contents":[{"parts":[{"inlineData":{"mimeType":"audio/mp3","data":"AAAA"},"mediaResolution":{"numTokens":100}}]}]}`, []int{1}},
 		{"a PDF's pages at medium", `{"contents":[{"parts":[` + pdf + `]}]}`, []int{3 * 560}},
 		{"a PDF's pages at the request's level", `{"contents":[{"parts":[` + pdf + `]}],"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_HIGH"}}`, []int{3 * 1120}},
-		{"audio counts as its placeholder", `{"contents":[{"parts":[{"inlineData":{"mimeType":"audio/mp3","data":"AAAA"}}]}]}`, []int{0}},
+		{"audio by its length (3 bytes at 64 kbit/s: TestGeminiAudioVideoTokens)", `{"contents":[{"parts":[{"inlineData":{"mimeType":"audio/mp3","data":"AAAA"}}]}]}`, []int{1}},
 		{"an image in a functionResponse's parts", `{"contents":[{"parts":[{"text":"look"}]},` + call +
 			`,{"role":"user","parts":[{"functionResponse":{"id":"r1","name":"read_file","response":{"output":"Binary content provided (1 item(s))."},"parts":[` + png + `]}}]}]}`,
 			[]int{0, 0, 1120}},

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 	swchttp "github.com/swcmem/swc/http"
 	"github.com/swcmem/swc/internal/skipnote"
 )
@@ -381,6 +383,20 @@ func TestOpencodeReadsImages(t *testing.T) { readsFiles(t, opencode, ".png", `"t
 // a list holding an input_image.
 func TestCodexReadsImages(t *testing.T) { readsFiles(t, codex, ".png", `"type":"input_image"`) }
 
+// TestGeminiCLIReadsAudio: Gemini CLI's read_file sends a WAV back as an
+// inlineData part (audio/wav); swc counts each by its length, 32 tokens a
+// second (audioSeconds of it: 960 tokens), which it counted as nothing
+// before, and stubs it once old. The proxy's count of the agent's
+// requests holds every file it sent at that rate.
+func TestGeminiCLIReadsAudio(t *testing.T) {
+	a := geminiCLI()
+	a.noClip = "this run is about audio; TestGeminiCLI checks clipping"
+	readsFiles(t, a, ".wav", `"mimeType":"audio/wav"`)
+}
+
+// audioSeconds is the length of the WAV files TestGeminiCLIReadsAudio reads.
+const audioSeconds = 30
+
 func TestGeminiCLIReadsImages(t *testing.T) {
 	a := geminiCLI()
 	a.noClip = "this run is about pictures; TestGeminiCLI checks clipping"
@@ -413,8 +429,11 @@ func readsFiles(t *testing.T, a agent, ext, marker string) {
 	rn := prepare(t, a, budget, Steps, "")
 	rn.up.Images, rn.up.Ext = each, ext
 	write := WriteImageFiles
-	if ext == ".pdf" {
+	switch ext {
+	case ".pdf":
 		write = func(dir string, n, every int) error { return WritePDFFiles(dir, n, every, 3) }
+	case ".wav":
+		write = func(dir string, n, every int) error { return WriteAudioFiles(dir, n, every, audioSeconds) }
 	}
 	if err := write(rn.work, Steps, each); err != nil {
 		t.Fatal(err)
@@ -446,6 +465,36 @@ func readsFiles(t *testing.T, a agent, ext, marker string) {
 	if fwd < 1 || fwd >= sent {
 		t.Errorf("the upstream's last request held %d of the %d %s files: want the newest and fewer than all", fwd, sent, ext)
 	}
+	if ext == ".wav" {
+		checkAudioCounted(t, px.requests(), image, sent)
+	}
+}
+
+// checkAudioCounted reads the agent's request holding the most (sent) WAV
+// files as swc does, with the model its path names: the user's and the
+// tools' messages count every file at 32 tokens a second.
+func checkAudioCounted(t *testing.T, reqs []sent, marker []byte, files int) {
+	t.Helper()
+	for _, s := range reqs {
+		if bytes.Count(s.body, marker) != files {
+			continue
+		}
+		in, err := chat.ParseOwnedModel(bytes.Clone(s.body), chat.Gemini, chat.URLModel(s.path))
+		if err != nil {
+			t.Fatalf("the agent's request does not parse: %v", err)
+		}
+		media := 0
+		for _, m := range in.Messages {
+			if m.Role != swc.RoleAssistant {
+				media += m.MediaTokens
+			}
+		}
+		if want := files * audioSeconds * 32; media != want {
+			t.Errorf("the agent's %d audio files count %d tokens, want %d (%d seconds each, 32 a second)", files, media, want, audioSeconds)
+		}
+		return
+	}
+	t.Errorf("no request of the agent held its %d audio files", files)
 }
 
 func TestCodex(t *testing.T) { runAll(t, codex) }

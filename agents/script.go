@@ -2,10 +2,12 @@ package agents
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -229,6 +231,39 @@ func WritePDFFiles(dir string, n, every, pages int) error {
 		path := strings.TrimSuffix(ImageFile(dir, s), ".png") + ".pdf"
 		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("agents: PDF files: %w", err)
+		}
+	}
+	return nil
+}
+
+// WriteAudioFiles writes a WAV of seconds seconds (8 kHz, 8-bit mono, a
+// tone of its own) for every every-th step of 1..n into dir
+// (step-NN.wav): 32 tokens a second as Gemini counts audio.
+func WriteAudioFiles(dir string, n, every, seconds int) error {
+	const rate = 8000
+	for s := every; s <= n; s += every {
+		data := make([]byte, rate*seconds)
+		for i := range data {
+			data[i] = byte(128 + 60*math.Sin(float64(i)*float64(200+20*s)*2*math.Pi/rate))
+		}
+		var b bytes.Buffer
+		le := func(v uint32, size int) { b.Write(binary.LittleEndian.AppendUint32(nil, v)[:size]) }
+		b.WriteString("RIFF")
+		le(uint32(36+len(data)), 4)
+		b.WriteString("WAVEfmt ")
+		le(16, 4)
+		le(1, 2) // PCM
+		le(1, 2) // mono
+		le(rate, 4)
+		le(rate, 4) // bytes a second
+		le(1, 2)
+		le(8, 2)
+		b.WriteString("data")
+		le(uint32(len(data)), 4)
+		b.Write(data)
+		path := strings.TrimSuffix(ImageFile(dir, s), ".png") + ".wav"
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("agents: audio files: %w", err)
 		}
 	}
 	return nil

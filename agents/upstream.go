@@ -32,11 +32,11 @@ type Upstream struct {
 	Dir   string // where the step files are (WriteStepFiles)
 	// Images, when set, makes every Images-th step read step-NN.png
 	// (ImageFile, WriteImageFiles), or with Ext ".pdf" step-NN.pdf
-	// (WritePDFFiles), with the agent's file reader (readTools) where the
+	// (WritePDFFiles), ".wav" step-NN.wav (WriteAudioFiles), with the agent's file reader (readTools) where the
 	// request declares one: the agent sends the file back as its own tool
 	// result holds one.
 	Images int
-	Ext    string // ".png" (""), ".pdf"
+	Ext    string // ".png" (""), ".pdf", ".wav"
 	// Dump, when set, is a directory that receives every request body
 	// (NNN.json, by request number) and the agent's own (NNN.agent.json).
 	Dump string

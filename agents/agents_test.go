@@ -54,6 +54,9 @@ type agent struct {
 	// search, when set, says the agent's tool is deferred behind the
 	// API's own tool search: every run must see the script search.
 	search bool
+	// noRecall, when set, says why swc offers no swc_recall in the
+	// agent's protocol: check wants none offered.
+	noRecall string
 }
 
 // clipBudget is the budget at which every run must see at least one of
@@ -213,7 +216,7 @@ func (rn *run) start(t *testing.T, base, key string) func() result {
 func (rn *run) measure(r *result, px *proxy, mine func(s sent) bool) {
 	st := rn.up.Stats()
 	r.Steps, r.Finished, r.Loop, r.Breaches, r.FwdBytes = st.Step, st.Finished, st.Loop, st.Breaches, st.Bytes
-	r.Recall, r.WantRecall, r.Clipped, r.NoClip = st.Recall, rn.budget > 0, st.Clipped, rn.a.noClip
+	r.Recall, r.WantRecall, r.Clipped, r.NoClip = st.Recall, rn.budget > 0 && rn.a.noRecall == "", st.Clipped, rn.a.noClip
 	r.ClippedCalls, r.LongArgs = st.ClippedCalls, st.LongArgs
 	r.Unreasoned, r.ClipAt = st.Unreasoned, cmp.Or(rn.a.clipAt, clipBudget)
 	r.Searches, r.WantSearch = st.Searches, rn.a.search
@@ -531,6 +534,24 @@ func script(name, file string, args ...string) agent {
 				"ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + key},
 			append(append([]string{path}, args...), prompt)
 	}}
+}
+
+// TestInteractionsSDK runs a stateless tool loop on the Gemini
+// Interactions API with Google's SDK (@google/genai 3.1.0,
+// interactions.mjs): the whole history goes in each request's input, as
+// steps (a thought and a function_call from the model, a function_result
+// from the script); swc compresses it as it does generateContent.
+func TestInteractionsSDK(t *testing.T) {
+	a := agent{name: "genai-interactions", bin: ".bin/node", setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		path, err := filepath.Abs(filepath.Join(npmDir, "interactions.mjs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []string{"GOOGLE_GEMINI_BASE_URL=" + base, "GEMINI_API_KEY=" + key}, []string{path, prompt}
+	}}
+	a.noClip = "the upstream counts clipped turns of the message formats; TestSpliceInteractions holds an interaction's"
+	a.noRecall = "swc adds no swc_recall to an interaction"
+	runAll(t, a)
 }
 
 func TestAgentsSDKResponses(t *testing.T) {

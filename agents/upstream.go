@@ -228,6 +228,8 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 		u.gemini(w, r, n, body, orig)
 	case strings.HasSuffix(p, "/chat/completions"):
 		u.chat(w, n, body, orig)
+	case r.Method == http.MethodPost && strings.HasSuffix(p, "/interactions"):
+		u.interactions(w, n, body, orig)
 	default:
 		u.breach(n, breaches{{Rule: "route", Detail: "no such route: " + r.Method + " " + p}})
 		http.Error(w, `{"error":{"message":"no such route"}}`, http.StatusNotFound)

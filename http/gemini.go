@@ -49,23 +49,26 @@ func (s *Server) geminiRoutes(mux *routeMux) {
 	}
 	// The resources a request may name, relayed on the same base URL, as
 	// an SDK pointed at swc calls them there: the Files API (geminiUpload)
-	// and cached contents; and the Interactions API.
-	mux.Handle("POST /upload/v1beta/files", s.observe(s.geminiAuth(s.geminiUpload)))
-	for _, route := range []string{
-		"GET /v1beta/files", "GET /v1beta/files/{name}", "DELETE /v1beta/files/{name}",
-		"POST /v1beta/cachedContents", "GET /v1beta/cachedContents", "GET /v1beta/cachedContents/{name}",
-		"PATCH /v1beta/cachedContents/{name}", "DELETE /v1beta/cachedContents/{name}",
-		// The Interactions API's other methods (interactionsCreate
-		// compresses a new one).
-		"GET /v1beta/interactions/{id}", "DELETE /v1beta/interactions/{id}",
-		"POST /v1beta/interactions/{id}/cancel",
-	} {
-		mux.Handle(route, s.observe(s.geminiAuth(s.relay)))
+	// and cached contents; and the Interactions API. Under each version:
+	// @google/genai 3 calls v1 by default, earlier SDKs v1beta.
+	for _, v := range geminiVersions {
+		mux.Handle("POST /upload"+v+"/files", s.observe(s.geminiAuth(s.geminiUpload)))
+		for _, route := range []string{
+			"GET /files", "GET /files/{name}", "DELETE /files/{name}",
+			"POST /cachedContents", "GET /cachedContents", "GET /cachedContents/{name}",
+			"PATCH /cachedContents/{name}", "DELETE /cachedContents/{name}",
+			// The Interactions API's other methods (interactionsCreate
+			// compresses a new one).
+			"GET /interactions/{id}", "DELETE /interactions/{id}", "POST /interactions/{id}/cancel",
+		} {
+			method, path, _ := strings.Cut(route, " ")
+			mux.Handle(method+" "+v+path, s.observe(s.geminiAuth(s.relay)))
+		}
+		mux.Handle("POST "+v+"/interactions", s.observe(s.geminiAuth(s.interactionsCreate)))
 	}
-	mux.Handle("POST /v1beta/interactions", s.observe(s.geminiAuth(s.interactionsCreate)))
 }
 
-// interactionsCreate serves POST /v1beta/interactions, the Interactions
+// interactionsCreate serves POST /v1beta/interactions (and /v1, /v1alpha), the Interactions
 // API (Google's recommended API for new projects since June 2026): an
 // interaction whose history comes in its input ("store": false, or a
 // client that keeps its own) is compressed as a generateContent request

@@ -366,22 +366,24 @@ func TestOpenAPI(t *testing.T) {
 				apiCase{route: "GET " + v + "/models/{model}", path: v + "/models/gemini-2.5-flash?key=" + key, want: 200})
 		}
 	}
-	inter := "POST /v1beta/interactions"
-	cases = append(cases,
-		apiCase{route: inter, body: bodyFor(inter), key: "key", headers: []string{swchttp.HeaderBudget + ": 3000"}, want: 200},
-		apiCase{route: inter, body: bodyFor(inter), key: "key", headers: []string{swchttp.HeaderConversation + ": agent-i"}, want: 200},
-		apiCase{route: inter, body: `{"input":`, key: "key", want: 400},
-		apiCase{route: inter, body: bodyFor(inter), key: "key", headers: []string{swchttp.HeaderBudget + ": lots"}, want: 400})
-	for _, r := range []struct{ route, body string }{
-		{"POST /upload/v1beta/files", `{"file":{"display_name":"a.png"}}`}, {"GET /v1beta/files", ""}, {"GET /v1beta/files/{name}", ""},
-		{"DELETE /v1beta/files/{name}", ""}, {"POST /v1beta/cachedContents", `{"model":"models/gemini-2.5-flash","contents":[]}`},
-		{"GET /v1beta/cachedContents", ""}, {"GET /v1beta/cachedContents/{name}", ""},
-		{"PATCH /v1beta/cachedContents/{name}", `{"ttl":"600s"}`}, {"DELETE /v1beta/cachedContents/{name}", ""},
-		{"POST /v1beta/interactions", `{"model":"gemini-3-flash-preview","input":"hi"}`}, {"GET /v1beta/interactions/{id}", ""},
-		{"DELETE /v1beta/interactions/{id}", ""}, {"POST /v1beta/interactions/{id}/cancel", ""},
-	} {
-		_, path, _ := strings.Cut(r.route, " ")
-		cases = append(cases, apiCase{route: r.route, path: samplePath(path) + "?key=" + key, body: r.body, want: 200})
+	for _, v := range []string{"/v1beta", "/v1alpha", "/v1"} {
+		inter := "POST " + v + "/interactions"
+		cases = append(cases,
+			apiCase{route: inter, body: bodyFor(inter), key: "key", headers: []string{swchttp.HeaderBudget + ": 3000"}, want: 200},
+			apiCase{route: inter, body: bodyFor(inter), key: "key", headers: []string{swchttp.HeaderConversation + ": agent-i"}, want: 200},
+			apiCase{route: inter, body: `{"input":`, key: "key", want: 400},
+			apiCase{route: inter, body: bodyFor(inter), key: "key", headers: []string{swchttp.HeaderBudget + ": lots"}, want: 400})
+		for _, r := range []struct{ route, body string }{
+			{"POST /upload" + v + "/files", `{"file":{"display_name":"a.png"}}`}, {"GET " + v + "/files", ""}, {"GET " + v + "/files/{name}", ""},
+			{"DELETE " + v + "/files/{name}", ""}, {"POST " + v + "/cachedContents", `{"model":"models/gemini-2.5-flash","contents":[]}`},
+			{"GET " + v + "/cachedContents", ""}, {"GET " + v + "/cachedContents/{name}", ""},
+			{"PATCH " + v + "/cachedContents/{name}", `{"ttl":"600s"}`}, {"DELETE " + v + "/cachedContents/{name}", ""},
+			{"POST " + v + "/interactions", `{"model":"gemini-3-flash-preview","input":"hi"}`}, {"GET " + v + "/interactions/{id}", ""},
+			{"DELETE " + v + "/interactions/{id}", ""}, {"POST " + v + "/interactions/{id}/cancel", ""},
+		} {
+			_, path, _ := strings.Cut(r.route, " ")
+			cases = append(cases, apiCase{route: r.route, path: samplePath(path) + "?key=" + key, body: r.body, want: 200})
+		}
 	}
 	for _, c := range cases {
 		a.do(ts, client, key, c)
@@ -485,7 +487,7 @@ func bodyFor(route string) string {
 		return `{"model":"m","input":"x"}`
 	case strings.HasPrefix(route, "POST /") && strings.HasSuffix(route, "/models/{model_method}"):
 		return `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
-	case route == "POST /v1beta/interactions":
+	case strings.HasPrefix(route, "POST /") && strings.HasSuffix(route, "/interactions"):
 		return `{"model":"gemini-3-flash-preview","input":"hi"}`
 	}
 	return ""

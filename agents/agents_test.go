@@ -388,7 +388,8 @@ func TestCodexReadsImages(t *testing.T) { readsFiles(t, codex, ".png", `"type":"
 
 // TestGeminiCLIReadsAudio: Gemini CLI's read_file sends a WAV back as an
 // inlineData part (audio/wav); swc counts each by its length, 32 tokens a
-// second (audioSeconds of it: 960 tokens), which it counted as nothing
+// second (audioSeconds of it: 320 tokens; a reader that fell back to the
+// file's size would count four times that), which it counted as nothing
 // before, and stubs it once old. The proxy's count of the agent's
 // requests holds every file it sent at that rate.
 func TestGeminiCLIReadsAudio(t *testing.T) {
@@ -398,7 +399,7 @@ func TestGeminiCLIReadsAudio(t *testing.T) {
 }
 
 // audioSeconds is the length of the WAV files TestGeminiCLIReadsAudio reads.
-const audioSeconds = 30
+const audioSeconds = 10
 
 func TestGeminiCLIReadsImages(t *testing.T) {
 	a := geminiCLI()

@@ -236,15 +236,16 @@ func WritePDFFiles(dir string, n, every, pages int) error {
 	return nil
 }
 
-// WriteAudioFiles writes a WAV of seconds seconds (8 kHz, 8-bit mono, a
-// tone of its own) for every every-th step of 1..n into dir
+// WriteAudioFiles writes a WAV of seconds seconds (16 kHz, 16-bit mono,
+// a tone of its own) for every every-th step of 1..n into dir
 // (step-NN.wav): 32 tokens a second as Gemini counts audio.
 func WriteAudioFiles(dir string, n, every, seconds int) error {
-	const rate = 8000
+	const rate = 16000
 	for s := every; s <= n; s += every {
-		data := make([]byte, rate*seconds)
-		for i := range data {
-			data[i] = byte(128 + 60*math.Sin(float64(i)*float64(200+20*s)*2*math.Pi/rate))
+		data := make([]byte, 2*rate*seconds)
+		for i := 0; i < len(data); i += 2 {
+			v := int16(8000 * math.Sin(float64(i/2)*float64(200+20*s)*2*math.Pi/rate))
+			binary.LittleEndian.PutUint16(data[i:], uint16(v))
 		}
 		var b bytes.Buffer
 		le := func(v uint32, size int) { b.Write(binary.LittleEndian.AppendUint32(nil, v)[:size]) }
@@ -255,9 +256,9 @@ func WriteAudioFiles(dir string, n, every, seconds int) error {
 		le(1, 2) // PCM
 		le(1, 2) // mono
 		le(rate, 4)
-		le(rate, 4) // bytes a second
-		le(1, 2)
-		le(8, 2)
+		le(2*rate, 4) // bytes a second
+		le(2, 2)
+		le(16, 2)
 		b.WriteString("data")
 		le(uint32(len(data)), 4)
 		b.Write(data)

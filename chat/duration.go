@@ -50,21 +50,32 @@ func mediaLength(data string, video bool) float64 {
 	return float64(ms) / 1000
 }
 
-// b64 reads bytes at any offset of a standard base64 string, decoding
-// only the characters that hold them.
+// b64 reads bytes at any offset of a base64 string, decoding only the
+// characters that hold them.
 type b64 struct {
-	s string
-	n int // decoded length
+	s   string
+	n   int // decoded length
+	enc *base64.Encoding
 }
 
+// newB64 reads s in the alphabet it is written in: standard, or URL-safe
+// (what the Python SDK sends), padded or not.
 func newB64(s string) b64 {
 	s = strings.TrimRight(s, "\n\r ")
-	n := len(s) / 4 * 3
-	if len(s)%4 != 0 {
-		n = len(s) * 3 / 4
+	enc := base64.StdEncoding
+	if strings.ContainsAny(s, "-_") {
+		enc = base64.URLEncoding
 	}
-	n -= strings.Count(s[max(0, len(s)-2):], "=")
-	return b64{s: s, n: max(n, 0)}
+	pad := strings.Count(s[max(0, len(s)-2):], "=")
+	if len(s)%4 != 0 {
+		enc = enc.WithPadding(base64.NoPadding)
+		pad = 0
+	}
+	n := len(s)/4*3 - pad
+	if r := len(s) % 4; r > 1 {
+		n += r - 1
+	}
+	return b64{s: s, n: max(n, 0), enc: enc}
 }
 
 // at returns up to n bytes from offset off (fewer at the end; nil when
@@ -75,8 +86,10 @@ func (b b64) at(off, n int) []byte {
 	}
 	end := min(off+n, b.n)
 	cs, ce := off/3*4, min(len(b.s), (end+2)/3*4)
-	out := make([]byte, base64.StdEncoding.DecodedLen(ce-cs))
-	k, err := base64.StdEncoding.Decode(out, []byte(b.s[cs:ce]))
+	enc := b.enc.WithPadding(base64.NoPadding) // a slice, its padding trimmed
+	chunk := strings.TrimRight(b.s[cs:ce], "=")
+	out := make([]byte, enc.DecodedLen(len(chunk))+3)
+	k, err := enc.Decode(out, []byte(chunk))
 	if err != nil {
 		return nil
 	}
@@ -113,7 +126,9 @@ func mediaSeconds(b b64) (float64, bool) {
 		s, ok = mp4Seconds(b)
 	case string(head[:4]) == "\x1a\x45\xdf\xa3":
 		s, ok = matroskaSeconds(b)
-	case string(head[:3]) == "ID3" || head[0] == 0xff && head[1]&0xe0 == 0xe0:
+	case head[0] == 0xff && head[1]&0xf6 == 0xf0: // ADTS: MPEG sync, layer 00
+		s, ok = adtsSeconds(b)
+	case string(head[:3]) == "ID3" || head[0] == 0xff && head[1]&0xe0 == 0xe0 && head[1]&0x06 != 0:
 		s, ok = mp3Seconds(b)
 	}
 	if !ok || math.IsNaN(s) || s <= 0 || s > 1e7 {
@@ -453,8 +468,58 @@ func mp3Seconds(b b64) (float64, bool) {
 	if kbps <= 0 {
 		return 0, false
 	}
+	// A constant bitrate: the next frame's header must follow this frame,
+	// or the bytes were no MPEG audio.
+	size := 144 * kbps * 1000 / rate
+	switch {
+	case layer == 1:
+		size = (12*kbps*1000/rate + int(h[2]>>1&1)) * 4
+	case layer == 3 && !mpeg1:
+		size = 72*kbps*1000/rate + int(h[2]>>1&1)
+	default:
+		size += int(h[2] >> 1 & 1)
+	}
+	if next := b.at(off+i+size, 2); off+i+size < b.n && (len(next) < 2 || next[0] != 0xff || next[1]&0xfe != h[1]&0xfe) {
+		return 0, false
+	}
 	return float64(b.n-off-i) * 8 / float64(kbps*1000), true
 }
+
+// adtsSeconds walks the frames of an AAC stream in ADTS (each header
+// gives its frame's length and its raw blocks of 1,024 samples); past
+// adtsMaxFrames frames the rest is taken at the same bytes a sample.
+func adtsSeconds(b b64) (float64, bool) {
+	rates := [...]int{96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350}
+	off, samples, rate := 0, 0, 0
+	for frames := 0; frames < adtsMaxFrames; frames++ {
+		h := b.at(off, 7)
+		if len(h) < 7 || h[0] != 0xff || h[1]&0xf6 != 0xf0 {
+			break
+		}
+		idx := int(h[2]>>2) & 0x0f
+		if idx >= len(rates) {
+			return 0, false
+		}
+		if rate == 0 {
+			rate = rates[idx]
+		}
+		length := int(h[3]&0x03)<<11 | int(h[4])<<3 | int(h[5])>>5
+		if length < 7 {
+			break
+		}
+		samples += (int(h[6]&0x03) + 1) * 1024
+		off += length
+		if frames == adtsMaxFrames-1 && off < b.n {
+			samples = int(float64(samples) * float64(b.n) / float64(off))
+		}
+	}
+	if rate == 0 || samples == 0 {
+		return 0, false
+	}
+	return float64(samples) / float64(rate), true
+}
+
+const adtsMaxFrames = 100000
 
 // mp3Bitrate returns the kbit/s of bitrate index idx.
 func mp3Bitrate(mpeg1 bool, layer, idx int) int {

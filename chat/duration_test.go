@@ -94,6 +94,16 @@ func aviFile(usPerFrame, frames uint32) []byte {
 	return cat([]byte("RIFF"), le32(uint32(len(body))), body)
 }
 
+func adtsFile(rateIdx, frames int) []byte {
+	var b []byte
+	for i := range frames {
+		length := 7 + 100 + i%50
+		h := []byte{0xff, 0xf1, byte(1<<6 | rateIdx<<2), byte(2<<6 | length>>11), byte(length >> 3), byte(length<<5 | 0x1f), 0xfc}
+		b = append(append(b, h...), make([]byte, length-7)...)
+	}
+	return b
+}
+
 func TestMediaSeconds(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -112,12 +122,17 @@ func TestMediaSeconds(t *testing.T) {
 		{"ogg vorbis", vorbisFile(22050, 12), 12, true},
 		{"webm", webmFile(9), 9, true},
 		{"avi", aviFile(40000, 250), 10, true},
+		{"aac (ADTS), not read as MP3", adtsFile(4, 431), 431 * 1024.0 / 44100, true},
 		{"unknown bytes", make([]byte, 5000), 0, false},
 		{"a truncated mp4", mp4File(1000, 7500, false)[:100], 0, false},
 	} {
-		got, ok := mediaSeconds(newB64(base64.StdEncoding.EncodeToString(tc.file)))
-		if ok != tc.ok || math.Abs(got-tc.want) > 0.01 {
-			t.Errorf("%s: %.3f s, %v; want %.3f s, %v", tc.name, got, ok, tc.want, tc.ok)
+		// Any alphabet and padding an SDK sends: the Python SDK's is
+		// URL-safe.
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+			got, ok := mediaSeconds(newB64(enc.EncodeToString(tc.file)))
+			if ok != tc.ok || math.Abs(got-tc.want) > 0.01 {
+				t.Errorf("%s: %.3f s, %v; want %.3f s, %v", tc.name, got, ok, tc.want, tc.ok)
+			}
 		}
 	}
 }
@@ -130,21 +145,28 @@ func TestB64At(t *testing.T) {
 		raw[i] = byte(i * 7)
 	}
 	for _, n := range []int{998, 999, 1000} {
-		b := newB64(base64.StdEncoding.EncodeToString(raw[:n]))
-		if b.n != n {
-			t.Fatalf("length %d, want %d", b.n, n)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+			testB64At(t, newB64(enc.EncodeToString(raw[:n])), raw[:n])
 		}
-		for off := 0; off < n; off += 37 {
-			for _, k := range []int{1, 2, 3, 4, 64, 2000} {
-				want := raw[off:min(n, off+k)]
-				if got := b.at(off, k); !bytes.Equal(got, want) {
-					t.Fatalf("n %d, at(%d, %d) = %x, want %x", n, off, k, got, want)
-				}
+	}
+}
+
+func testB64At(t *testing.T, b b64, raw []byte) {
+	t.Helper()
+	n := len(raw)
+	if b.n != n {
+		t.Fatalf("%q…: length %d, want %d", b.s[:8], b.n, n)
+	}
+	for off := 0; off < n; off += 37 {
+		for _, k := range []int{1, 2, 3, 4, 64, 2000} {
+			want := raw[off:min(n, off+k)]
+			if got := b.at(off, k); !bytes.Equal(got, want) {
+				t.Fatalf("n %d, at(%d, %d) = %x, want %x", n, off, k, got, want)
 			}
 		}
-		if b.at(n, 1) != nil || b.at(-1, 1) != nil {
-			t.Errorf("out of range reads something")
-		}
+	}
+	if b.at(n, 1) != nil || b.at(-1, 1) != nil {
+		t.Errorf("out of range reads something")
 	}
 }
 

@@ -578,7 +578,7 @@ func geminiPartResolution(p map[string]json.RawMessage) (string, int) {
 	if t, _ := GeminiField(r, "numTokens"); t != nil {
 		json.Unmarshal(t, &n)
 	}
-	return strings.ToUpper(level), max(n, 0)
+	return strings.ToUpper(level), min(max(n, 0), 1<<20)
 }
 
 // geminiThoughtTokens returns the tokens (cl100k_base) of a thought

@@ -366,16 +366,59 @@ func interactionsContentText(raw json.RawMessage, where string, res geminiMedia)
 		return "", 0, swc.Errorf(swc.EINVALID, "%s.type: missing", where)
 	}
 	// A server tool's call or result (google_search_call, …) or a type
-	// swc does not know: its placeholder, then its JSON, counted as text.
-	return placeholder(it.Type) + "\n" + interactionsJSON(raw), 0, nil
+	// swc does not know: its placeholder, then its JSON, counted as text,
+	// but for the media and signatures it holds (interactionsBlobs).
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", 0, swc.Errorf(swc.EINVALID, "%s: %s", where, jsonErr(err))
+	}
+	media := interactionsBlobs(v, res)
+	b, _ := json.Marshal(v)
+	return placeholder(it.Type) + "\n" + string(b), media, nil
 }
 
-// interactionsMedia returns a media object's placeholder.
-func interactionsMedia(it interactionsItem) string {
-	if it.MIMEType == "" {
-		return placeholder(it.Type)
+// interactionsBlobs replaces, inside a server tool's step v, every
+// "data" and "signature" string with its size ("[N bytes]": base64 and
+// signatures are no text the model reads as such) and returns what the
+// media objects among them count (interactionsMediaTokens).
+func interactionsBlobs(v any, res geminiMedia) int {
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		if typ, _ := x["type"].(string); typ == "image" || typ == "audio" || typ == "video" || typ == "document" {
+			b, _ := json.Marshal(x)
+			var it interactionsItem
+			if json.Unmarshal(b, &it) == nil {
+				n += interactionsMediaTokens(it, res)
+			}
+		}
+		for k, e := range x {
+			if str, ok := e.(string); ok && (k == "data" || k == "signature") {
+				x[k] = fmt.Sprintf("[%d bytes]", len(str))
+				continue
+			}
+			n += interactionsBlobs(e, res)
+		}
+	case []any:
+		for _, e := range x {
+			n += interactionsBlobs(e, res)
+		}
 	}
-	return "[" + it.Type + " " + it.MIMEType + "]"
+	return n
+}
+
+// interactionsMedia returns a media object's placeholder, as Gemini's
+// reader writes a part's: "[inlineData image/png]" for bytes in the
+// request, "[fileData video/mp4]" for a URI.
+func interactionsMedia(it interactionsItem) string {
+	key := "fileData"
+	if it.Data != "" {
+		key = "inlineData"
+	}
+	if it.MIMEType == "" {
+		return "[" + key + " " + it.Type + "]"
+	}
+	return "[" + key + " " + it.MIMEType + "]"
 }
 
 // interactionsMediaTokens counts a media object as geminiMediaTokens
@@ -383,13 +426,15 @@ func interactionsMedia(it interactionsItem) string {
 // part's level).
 func interactionsMediaTokens(it interactionsItem, res geminiMedia) int {
 	mt := it.MIMEType
-	if mt == "" {
-		switch it.Type {
-		case "image":
-			mt = "image/*"
-		case "document":
-			mt = "application/pdf"
-		}
+	switch {
+	case mt == "" && it.Type == "document":
+		mt = "application/pdf"
+	case mt == "":
+		mt = it.Type + "/*"
+	case it.Type == "document" && mt != "application/pdf" && it.Data != "":
+		// A text document (CSV, HTML, plain text, …): read as its text,
+		// about a token a 4 bytes.
+		return (newB64(it.Data).n + 3) / 4
 	}
 	blob := map[string]string{"mimeType": mt}
 	key := "fileData"

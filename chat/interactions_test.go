@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestParseInteractions(t *testing.T) {
 			"assistant: [thought] [read c1]",
 			"tool c1: package a\nfunc A() {}",
 			"assistant: Reading b. [read c2]",
-			"tool c2: [error] no such file\n[image image/png]",
+			"tool c2: [error] no such file\n[inlineData image/png]",
 			"assistant: Done.",
 		}, []int{-1, 0, 1, 2, 3, 4, 5}},
 		{"turns", interactionsTurns, []string{
@@ -51,9 +52,9 @@ func TestParseInteractions(t *testing.T) {
 		{"a string", `{"model":"m","input":"hello"}`, []string{"user: hello"}, []int{0}},
 		{"a content object", `{"model":"m","input":{"type":"text","text":"hi"}}`, []string{"user: hi"}, []int{0}},
 		{"contents", `{"model":"m","input":[{"type":"text","text":"what is it?"},{"type":"image","uri":"files/x","mime_type":"image/jpeg","resolution":"low"}]}`,
-			[]string{"user: what is it?\n[image image/jpeg]"}, []int{0}},
+			[]string{"user: what is it?\n[fileData image/jpeg]"}, []int{0}},
 		{"a server tool's steps", `{"model":"m","input":[{"type":"user_input","content":[{"type":"text","text":"news?"}]},{"type":"google_search_call","id":"s1","arguments":{"queries":["x"]}},{"type":"google_search_result","call_id":"s1","result":[{"title":"t"}]},{"type":"model_output","content":[{"type":"text","text":"None."}]}]}`,
-			[]string{"user: news?", "assistant: [google_search_call]\n" + `{"type":"google_search_call","id":"s1","arguments":{"queries":["x"]}}` + "\n[google_search_result]\n" + `{"type":"google_search_result","call_id":"s1","result":[{"title":"t"}]}` + "\nNone."}, []int{0, 1}},
+			[]string{"user: news?", "assistant: [google_search_call]\n" + `{"arguments":{"queries":["x"]},"id":"s1","type":"google_search_call"}` + "\n[google_search_result]\n" + `{"call_id":"s1","result":[{"title":"t"}],"type":"google_search_result"}` + "\nNone."}, []int{0, 1}},
 	} {
 		in, err := Parse([]byte(tc.body), Interactions)
 		if err != nil {
@@ -86,9 +87,33 @@ func describe(m swc.Message) string {
 }
 
 // TestParseInteractionsMedia: an image counts as Gemini 3 counts it, by
-// its resolution; a thought's summary counts its tokens.
+// its resolution; a thought's summary counts its tokens; a server tool's
+// step counts the media it holds, not their bytes as text; a text
+// document a token a 4 bytes; media placeholders read as a Gemini
+// part's, which the tool loop knows (IsPlaceholder).
 func TestParseInteractionsMedia(t *testing.T) {
-	in, err := Parse([]byte(`{"model":"m","input":[{"type":"text","text":"a"},{"type":"image","uri":"files/x","mime_type":"image/png","resolution":"low"},{"type":"image","data":"AAAA","mime_type":"image/png"}]}`), Interactions)
+	png := pngBase64(t, 64, 64)
+	in, err := Parse([]byte(`{"model":"m","input":[{"type":"user_input","content":[{"type":"text","text":"plot it"}]},{"type":"code_execution_result","call_id":"x","signature":"`+strings.Repeat("s", 400)+`","result":[{"type":"image","mime_type":"image/png","data":"`+png+`"}]},{"type":"model_output","content":[{"type":"text","text":"Done."}]}]}`), Interactions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := in.Messages[1]; m.MediaTokens != 1120 || strings.Contains(m.Content, png) || !strings.Contains(m.Content, `"data":"[`) || strings.Contains(m.Content, "ssss") {
+		t.Errorf("a server step's image: %d tokens, text %q", m.MediaTokens, m.Content)
+	}
+	csv := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("a,b,c\n", 1000)))
+	in, err = Parse([]byte(`{"model":"m","input":[{"type":"text","text":"sum it"},{"type":"document","mime_type":"text/csv","data":"`+csv+`"}]}`), Interactions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := in.Messages[0].MediaTokens; got != 1500 {
+		t.Errorf("a CSV of 6,000 bytes counts %d, want 1,500", got)
+	}
+	for _, line := range []string{"[inlineData image/png]", "[fileData video/mp4]", "[inlineData audio]"} {
+		if !IsPlaceholder(line) {
+			t.Errorf("IsPlaceholder(%q) = false", line)
+		}
+	}
+	in, err = Parse([]byte(`{"model":"m","input":[{"type":"text","text":"a"},{"type":"image","uri":"files/x","mime_type":"image/png","resolution":"low"},{"type":"image","data":"AAAA","mime_type":"image/png"}]}`), Interactions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +167,7 @@ func TestSpliceInteractions(t *testing.T) {
 			Rewritten: map[int]string{3: "[swc:h1 read a.go → 2 lines]", 2: ""},
 			Calls:     map[int][]swc.ToolCall{2: {{ID: "c1", Name: "read", Arguments: `{"path":"a"}`}}}},
 			`{"input":[{"type":"user_input","content":[{"type":"text","text":"fix the bug"}]},{"content":[{"text":"MEM","type":"text"}],"type":"user_input"},{"signature":"sig1","type":"thought"},{"arguments":{"path":"a"},"id":"c1","name":"read","type":"function_call"},{"call_id":"c1","name":"read","result":"[swc:h1 read a.go → 2 lines]","type":"function_result"},{"type":"model_output","content":[{"type":"text","text":"Reading b."}]},{"type":"function_call","id":"c2","name":"read","arguments":{"path":"b.go"}},{"type":"function_result","call_id":"c2","name":"read","is_error":true,"result":[{"type":"text","text":"no such file"},{"type":"image","mime_type":"image/png","data":"AAAA"}]},{"type":"model_output","content":[{"type":"text","text":"Done."}]}],"model":"gemini-3-flash-preview","store":false,"system_instruction":"sys"}`},
-		{"a model turn first, the memory in the instruction", Output{Memory: "MEM", Source: []int{0, -1, 4, 5, 6}, Rewritten: map[int]string{4: "Reading"}},
+		{"a model turn first: the memory a user element before it", Output{Memory: "MEM", Source: []int{0, -1, 4, 5, 6}, Rewritten: map[int]string{4: "Reading"}},
 			`{"input":[{"content":[{"text":"MEM","type":"text"}],"type":"user_input"},{"content":[{"text":"Reading","type":"text"}],"type":"model_output"},{"type":"function_call","id":"c2","name":"read","arguments":{"path":"b.go"}},{"type":"function_result","call_id":"c2","name":"read","is_error":true,"result":[{"type":"text","text":"no such file"},{"type":"image","mime_type":"image/png","data":"AAAA"}]},{"type":"model_output","content":[{"type":"text","text":"Done."}]}],"model":"gemini-3-flash-preview","store":false,"system_instruction":"sys"}`},
 		{"the task rewritten: the memory in the instruction", Output{Memory: "MEM", Source: []int{0, 1, -1, 6}, Rewritten: map[int]string{1: "fix it"}},
 			`{"input":[{"content":[{"text":"fix it","type":"text"}],"type":"user_input"},{"type":"model_output","content":[{"type":"text","text":"Done."}]}],"model":"gemini-3-flash-preview","store":false,"system_instruction":"sys\n\nMEM"}`},
@@ -154,6 +179,14 @@ func TestSpliceInteractions(t *testing.T) {
 	for _, tc := range steps {
 		checkInteractionsSplice(t, tc.name, in, tc.res, tc.want)
 	}
+	// A first-revision list of contents holding a call and its result: a
+	// user element swc writes is a text object, not a step.
+	in, err = Parse([]byte(`{"model":"m","input":[{"type":"text","text":"go"},{"type":"function_call","id":"c","name":"f","arguments":{}},{"type":"function_result","call_id":"c","name":"f","result":"ok"}]}`), Interactions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInteractionsSplice(t, "contents with a call", in, Output{Memory: "MEM", Source: []int{-1, 1, 2}},
+		`{"input":[{"text":"MEM","type":"text"},{"type":"function_call","id":"c","name":"f","arguments":{}},{"type":"function_result","call_id":"c","name":"f","result":"ok"}],"model":"m"}`)
 	// interactionsTurns' messages: 0 user, 1 model c1, 2 tool c1, 3 model.
 	in, err = Parse([]byte(interactionsTurns), Interactions)
 	if err != nil {
@@ -193,7 +226,7 @@ func checkInteractionsSplice(t *testing.T, name string, in *Input, res Output, w
 
 // FuzzInteractions: any body either parses or is refused with an
 // EINVALID error, and one that parses is written back, every message kept
-// or the model's first message left out, as a body that parses again.
+// and a memory added, as a body that parses again.
 func FuzzInteractions(f *testing.F) {
 	for _, s := range []string{interactionsSteps, interactionsTurns, `{"input":"x"}`, `{"input":{"type":"image","data":"AA"}}`,
 		`{"input":[{"type":"function_call","id":"c","name":"f","arguments":null},{"type":"function_result","call_id":"c","result":null}]}`,

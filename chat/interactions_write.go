@@ -21,12 +21,14 @@ func (interactionsCodec) parse(data []byte, _ string) (*Input, error) { return p
 // kept element's items byte for byte; an element only partly kept or
 // holding a rewritten message from its items as they came, the kept ones
 // only (interactionsPartly); clipped calls' arguments written into their
-// function_call items. The memory goes after the task (a tool loop's:
-// its own user element right after the task's, so the task stays a cached
-// prefix), else at the end of "system_instruction", else, when the body
-// has none, as the first user element; when the kept elements start with
-// the model's, a user element holding the memory (StartText without one)
-// comes first. Every other field as it came.
+// function_call items. A tool loop's memory goes after the task, so the
+// task stays a cached prefix: in steps or contents a user element of its
+// own right after the task's (a user_input step, a text object), in turns
+// a text object appended to the task's turn; a conversation's at the end
+// of "system_instruction", else, when the body has none, as the first
+// user element. When the kept elements start with the model's, a user
+// element holding the memory (StartText without one) comes first. Every
+// other field as it came.
 func (interactionsCodec) Splice(in *Input, out Output) ([]byte, error) {
 	groups, _, turns, err := interactionsGroups(bytes.TrimSpace(in.Body["input"]))
 	if err != nil {
@@ -125,7 +127,10 @@ const (
 	styleTurns           // turns: a user turn
 )
 
-// interactionsStyle returns the shape of an input's array.
+// interactionsStyle returns the shape of an input's array: steps when it
+// holds a user_input or model_output step (the revision of May 2026),
+// else content objects (the first revision's list, which may hold
+// function_call and function_result contents too).
 func interactionsStyle(groups []interactionsGroup, turns bool) int {
 	if turns {
 		return styleTurns
@@ -136,7 +141,7 @@ func interactionsStyle(groups []interactionsGroup, turns bool) int {
 				Type string `json:"type"`
 			}
 			json.Unmarshal(e, &head)
-			if head.Type != "text" && head.Type != "image" && head.Type != "audio" && head.Type != "document" && head.Type != "video" {
+			if head.Type == "user_input" || head.Type == "model_output" {
 				return styleSteps
 			}
 		}

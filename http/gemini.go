@@ -26,12 +26,12 @@ var (
 	protoGemini = protocol{"gemini", chat.Gemini}
 	// protoInteractions is the Interactions API: Gemini's transport (its
 	// upstream, key and error shape), its own request format.
-	protoInteractions = protocol{"gemini", chat.Interactions}
+	protoInteractions = protocol{"interactions", chat.Interactions}
 )
 
 // google reports whether p goes to Google's Gemini API (its upstream, key
 // header, URLs and error shape).
-func (p protocol) google() bool { return p.name == protoGemini.name }
+func (p protocol) google() bool { return p == protoGemini || p == protoInteractions }
 
 func (s *Server) geminiRoutes(mux *routeMux) {
 	// {model_method} is "gemini-2.5-flash:generateContent": a path
@@ -312,11 +312,22 @@ func copyFlushing(w io.Writer, rc *http.ResponseController, body io.Reader) {
 	}
 }
 
-// interactionsContinues reports whether an Interactions body continues a
-// stored interaction (a non-empty previous_interaction_id).
-func interactionsContinues(body []byte) bool {
+// interactionsRelayed returns why an Interactions body goes as it came
+// ("" when swc reads it): one that continues a stored interaction
+// (previous_interaction_id: its history is Google's), or one without an
+// input (an agent's resumed run, a continuation_token alone).
+func interactionsRelayed(body []byte) string {
 	var b struct {
-		Previous string `json:"previous_interaction_id"`
+		Previous string          `json:"previous_interaction_id"`
+		Input    json.RawMessage `json:"input"`
 	}
-	return json.Unmarshal(body, &b) == nil && b.Previous != ""
+	switch {
+	case json.Unmarshal(body, &b) != nil:
+		return ""
+	case b.Previous != "":
+		return "provider history: previous_interaction_id"
+	case len(bytes.TrimSpace(b.Input)) == 0 || string(bytes.TrimSpace(b.Input)) == "null":
+		return "no input"
+	}
+	return ""
 }

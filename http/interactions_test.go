@@ -119,8 +119,9 @@ func TestInteractionsToolLoop(t *testing.T) {
 }
 
 // TestInteractionsContinued: an interaction that continues another
-// (previous_interaction_id) goes as it came, its history being Google's;
-// one that fits goes as it came too, counted.
+// (previous_interaction_id) goes as it came, its history being Google's,
+// and so does one without an input; one that fits goes as it came too,
+// counted.
 func TestInteractionsContinued(t *testing.T) {
 	e, g := newGeminiEnv(t)
 	g.reply = func(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -130,6 +131,7 @@ func TestInteractionsContinued(t *testing.T) {
 	for _, tc := range []struct{ body, mode, why string }{
 		{`{"model":"gemini-3-flash-preview","previous_interaction_id":"v1_1","input":[{"type":"function_result","call_id":"c9","name":"f","result":"ok"}]}`, "passthrough", "provider history: previous_interaction_id"},
 		{`{"model":"gemini-3-flash-preview","input":"hello"}`, "fits", ""},
+		{`{"agent":"deep-research-pro-preview","continuation_token":"t1"}`, "passthrough", "no input"},
 	} {
 		resp := geminiDo(t, e, "POST", "/v1beta/interactions", tc.body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 3000")
 		readAll(t, resp)

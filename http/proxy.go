@@ -211,7 +211,7 @@ func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 // and writes the messages. Routes, upstream paths, auth headers and error
 // shapes go by protocol; message bytes only through the codec.
 type protocol struct {
-	name   string // "openai", "anthropic", "responses" or "gemini"
+	name   string // "openai", "anthropic", "responses", "gemini" or "interactions"
 	format chat.Format
 }
 
@@ -361,10 +361,12 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		}
 		body = trimmed
 	}
-	if p == protoInteractions && interactionsContinues(trimmed) {
-		s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()
-		s.forward(w, r, p, up, original, &proxyOut{mode: modePassthrough, passthrough: "provider history: previous_interaction_id"})
-		return
+	if why := ""; p == protoInteractions {
+		if why = interactionsRelayed(trimmed); why != "" {
+			s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()
+			s.forward(w, r, p, up, original, &proxyOut{mode: modePassthrough, passthrough: why})
+			return
+		}
 	}
 	// The model a Gemini request's URL names: its media count by it.
 	model := chat.URLModel(r.URL.Path)
@@ -383,7 +385,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	}
 	// History handles in a chat memory serve swc_recall alone: asked for
 	// when the request may get it (a cheap look; recallOn decides below).
-	handles := s.mayRecall(r, in)
+	handles := s.mayRecall(r, p, in)
 	c, err := s.compressor(budget, p, handles)
 	if err != nil {
 		s.logger().Error("proxy: compressor", "err", err)
@@ -415,8 +417,8 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		// The messages as they go upstream: the compressor counts its
 		// memory as a message of its own, where a codec may write it
 		// into another (the system's, the task's).
-		if sent, err := chat.ParseOwnedModel(out.body, p.format, model); err == nil { // out.body is swc's, never written
-			out.after = c.CountMessages(sent.Messages)
+		if n, err := c.CountBodyModel(out.body, p.format, model); err == nil {
+			out.after = n
 		}
 	}
 	s.proxy.metrics.requests.WithLabelValues(p.name, out.mode).Inc()

@@ -246,9 +246,10 @@ func compressionSummary(c *memory.Compressor, in *chat.Input, res *memory.Result
 }
 
 // mayRecall reports, without reading the tools, whether the request may
-// go out with swc_recall (recallOn): recall is on and it declares tools.
-func (s *Server) mayRecall(r *http.Request, in *chat.Input) bool {
-	if s.Proxy.NoRecall || strings.EqualFold(strings.TrimSpace(r.Header.Get(HeaderRecall)), "off") {
+// go out with swc_recall (recallOn): recall is on, the protocol takes it
+// (not an interaction) and it declares tools.
+func (s *Server) mayRecall(r *http.Request, p protocol, in *chat.Input) bool {
+	if s.Proxy.NoRecall || p == protoInteractions || strings.EqualFold(strings.TrimSpace(r.Header.Get(HeaderRecall)), "off") {
 		return false
 	}
 	t := bytes.TrimSpace(in.Body["tools"])

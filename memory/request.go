@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/swcmem/swc"
@@ -49,7 +50,13 @@ func SpliceRequestWith(in *chat.Input, res *Result, o SpliceOptions) ([]byte, er
 // format f (chat.Parse reads it), as c counts them: a compressed request
 // as it goes out, its memory wherever the codec wrote it.
 func (c *Compressor) CountBody(body []byte, f chat.Format) (int, error) {
-	in, err := chat.Parse(body, f)
+	return c.CountBodyModel(body, f, "")
+}
+
+// CountBodyModel is CountBody for a request to model, the one its URL
+// names (chat.ParseOwnedModel: a Gemini request's media count by it).
+func (c *Compressor) CountBodyModel(body []byte, f chat.Format, model string) (int, error) {
+	in, err := chat.ParseOwnedModel(bytes.Clone(body), f, model)
 	if err != nil {
 		return 0, err
 	}

@@ -230,14 +230,20 @@ func base64Size(v []byte) (w, h int, ok bool) {
 // as a stream).
 const imageHead = 2048
 
-// imageSize reads the size of the PNG, JPEG or GIF image whose standard
-// base64 is data from its header, without decoding the pixels.
+// imageSize reads the size of the PNG, JPEG or GIF image whose base64
+// (standard or URL-safe) is data from its header, without decoding the
+// pixels.
 func imageSize[T string | []byte](data T) (w, h int, ok bool) {
 	if len(data) == 0 {
 		return 0, 0, false
 	}
 	var head [imageHead / 4 * 3]byte
-	if n, err := base64.StdEncoding.Decode(head[:], []byte(data[:min(len(data), imageHead)])); err == nil {
+	chunk := []byte(data[:min(len(data), imageHead)])
+	enc := base64.StdEncoding
+	if bytes.ContainsAny(chunk, "-_") {
+		enc = base64.URLEncoding // the Python SDKs send URL-safe base64
+	}
+	if n, err := enc.WithPadding(base64.NoPadding).Decode(head[:], bytes.TrimRight(chunk, "=")); err == nil {
 		if w, h, ok := sniffSize(bytes.NewReader(head[:n])); ok {
 			return w, h, true
 		}
@@ -252,7 +258,7 @@ func imageSize[T string | []byte](data T) (w, h int, ok bool) {
 	case []byte:
 		src = bytes.NewReader(d)
 	}
-	return sniffSize(base64.NewDecoder(base64.StdEncoding, src))
+	return sniffSize(base64.NewDecoder(enc, src))
 }
 
 // sniffSize reads the size of the PNG, JPEG or GIF image r holds, its

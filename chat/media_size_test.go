@@ -13,7 +13,8 @@ import (
 
 // TestImageSize reads each format's size from its base64, from the
 // decoded head or, for a JPEG whose frame follows long metadata, from the
-// whole stream; wrapped base64 and what is no image are handled.
+// whole stream; wrapped and URL-safe base64 and what is no image are
+// handled.
 func TestImageSize(t *testing.T) {
 	img := image.NewGray(image.Rect(0, 0, 300, 200))
 	enc := func(f func(*bytes.Buffer) error) []byte {
@@ -50,6 +51,8 @@ func TestImageSize(t *testing.T) {
 		{"jpeg", b64(jpegData), true},
 		{"jpeg with its frame after 6,000 bytes of metadata", b64(longJPEG), true},
 		{"base64 wrapped in lines", wrapped(b64(longJPEG)), true},
+		{"URL-safe base64 (the Python SDKs')", base64.URLEncoding.EncodeToString(pngData), true},
+		{"URL-safe, a long JPEG", base64.URLEncoding.EncodeToString(longJPEG), true},
 		{"empty", "", false},
 		{"not base64", "%%%%not base64%%%%", false},
 		{"base64 of no image", b64(bytes.Repeat([]byte("text "), 1000)), false},

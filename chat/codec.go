@@ -101,6 +101,34 @@ func pick(in *Input, out Output, idx []int) []swc.Message {
 	return msgs
 }
 
+// originMessages returns each body element's messages (in.Origin), in order,
+// and which messages out keeps.
+func originMessages(in *Input, out Output) (msgs map[int][]int, kept map[int]bool) {
+	msgs, kept = map[int][]int{}, map[int]bool{}
+	for i, o := range in.Origin {
+		if o >= 0 {
+			msgs[o] = append(msgs[o], i)
+		}
+	}
+	for _, src := range out.Source {
+		if src >= 0 {
+			kept[src] = true
+		}
+	}
+	return msgs, kept
+}
+
+// keptWhole reports whether out keeps every message of msgs as it came
+// (none left out, none rewritten).
+func keptWhole(msgs []int, kept map[int]bool, rewritten map[int]string) bool {
+	for _, i := range msgs {
+		if _, rw := rewritten[i]; !kept[i] || rw {
+			return false
+		}
+	}
+	return true
+}
+
 // keptOrigins returns the body elements (in.Origin) that out keeps a
 // message of, each once, in the order out first keeps one.
 func keptOrigins(in *Input, out Output) []int {

@@ -37,27 +37,11 @@ func (geminiCodec) Splice(in *Input, out Output) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	byOrigin := map[int][]int{} // origin → its messages, in order
-	for i, o := range in.Origin {
-		if o >= 0 {
-			byOrigin[o] = append(byOrigin[o], i)
-		}
-	}
-	kept := map[int]bool{}
-	for _, src := range out.Source {
-		if src >= 0 {
-			kept[src] = true
-		}
-	}
+	byOrigin, kept := originMessages(in, out)
 	var contents []json.RawMessage
 	memOrigin, memIn := memoryOrigin(in, out), false
 	for _, o := range keptOrigins(in, out) {
-		whole := true
-		for _, i := range byOrigin[o] {
-			if _, rw := rewritten[i]; !kept[i] || rw {
-				whole = false
-			}
-		}
+		whole := keptWhole(byOrigin[o], kept, rewritten)
 		if whole && o == memOrigin {
 			// A tool loop's memory after its task: a text part of the
 			// task's content, so what comes before it (the system

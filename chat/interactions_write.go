@@ -38,27 +38,11 @@ func (interactionsCodec) Splice(in *Input, out Output) ([]byte, error) {
 		return nil, swc.Errorf(swc.EINVALID, "interactions input: %d elements, %d read", len(groups), len(in.Raw))
 	}
 	style := interactionsStyle(groups, turns)
-	byOrigin := map[int][]int{}
-	for i, o := range in.Origin {
-		if o >= 0 {
-			byOrigin[o] = append(byOrigin[o], i)
-		}
-	}
-	kept := map[int]bool{}
-	for _, src := range out.Source {
-		if src >= 0 {
-			kept[src] = true
-		}
-	}
+	byOrigin, kept := originMessages(in, out)
 	var elems []json.RawMessage
 	memOrigin, memIn := memoryOrigin(in, out), false
 	for _, o := range keptOrigins(in, out) {
-		whole := true
-		for _, i := range byOrigin[o] {
-			if _, rw := out.Rewritten[i]; !kept[i] || rw {
-				whole = false
-			}
-		}
+		whole := keptWhole(byOrigin[o], kept, out.Rewritten)
 		args := callArgs(in, out, o)
 		mem := whole && o == memOrigin
 		if whole && args == nil && !mem {

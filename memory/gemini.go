@@ -2,7 +2,6 @@ package memory
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 
@@ -32,25 +31,14 @@ func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 // API (POST …/interactions, a new interaction): its input's contents,
 // turns or steps compressed as generateContent's are (chat.Interactions).
 // An interaction that continues another (previous_interaction_id), whose
-// history Google keeps, goes as it came, reported to no one.
+// history Google keeps, or has no input (an agent's run resumed by its
+// continuation_token), goes as it came, reported to no one.
 func InteractionsMiddleware(c *Compressor, report func(*Result, error)) Middleware {
-	mw := middleware(c, report, "/interactions", chat.Interactions)
-	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-		if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/interactions") || req.Body == nil {
-			return next(req)
-		}
-		body, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		setBody(req, body)
+	return middlewareExcept(c, report, "/interactions", chat.Interactions, func(body []byte) bool {
 		var b struct {
-			Previous string `json:"previous_interaction_id"`
+			Previous string          `json:"previous_interaction_id"`
+			Input    json.RawMessage `json:"input"`
 		}
-		if json.Unmarshal(body, &b) == nil && b.Previous != "" {
-			return next(req)
-		}
-		return mw(req, next)
-	}
+		return json.Unmarshal(body, &b) == nil && (b.Previous != "" || len(b.Input) == 0 || string(b.Input) == "null")
+	})
 }

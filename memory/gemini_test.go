@@ -293,6 +293,7 @@ func TestInteractionsMiddleware(t *testing.T) {
 	}{
 		{"POST", "/v1beta/interactions", big, true},
 		{"POST", "/v1beta/interactions", continued, false},
+		{"POST", "/v1/interactions", []byte(`{"agent":"deep-research-pro-preview","continuation_token":"t1"}`), false},
 		{"POST", "/v1beta/interactions", []byte(`{"model":"m","input":"hi"}`), false},
 		{"POST", "/v1beta/interactions/v1_1/cancel", big, false},
 	} {

@@ -44,6 +44,12 @@ func AnthropicMiddleware(c *Compressor, report func(*Result, error)) Middleware 
 // middleware compresses the requests to paths ending in suffix, read and
 // written by the codec of f (whose AlignUser c takes on).
 func middleware(c *Compressor, report func(*Result, error), suffix string, f chat.Format) Middleware {
+	return middlewareExcept(c, report, suffix, f, nil)
+}
+
+// middlewareExcept is middleware sending a body relay says to leave alone
+// as it came (nil: none), unreported.
+func middlewareExcept(c *Compressor, report func(*Result, error), suffix string, f chat.Format, relay func(body []byte) bool) Middleware {
 	if report == nil {
 		report = func(*Result, error) {}
 	}
@@ -69,6 +75,9 @@ func middleware(c *Compressor, report func(*Result, error), suffix string, f cha
 			return nil, err
 		}
 		setBody(req, body)
+		if relay != nil && relay(body) {
+			return next(req)
+		}
 		out, err := compressBody(req, c, f, body, splice)
 		if err != nil {
 			report(nil, err)

@@ -314,16 +314,24 @@ func copyFlushing(w io.Writer, rc *http.ResponseController, body io.Reader) {
 
 // interactionsRelayed returns why an Interactions body goes as it came
 // ("" when swc reads it): one that continues a stored interaction
-// (previous_interaction_id: its history is Google's), or one without an
-// input (an agent's resumed run, a continuation_token alone).
-func interactionsRelayed(body []byte) string {
+// (previous_interaction_id: its history is Google's; its input, results
+// of calls made before it, may not read on its own), or one without an
+// input (an agent's resumed run, a continuation_token alone). in and err
+// are what chat.Parse made of body: the body is read again only when it
+// did not parse.
+func interactionsRelayed(in *chat.Input, err error, body []byte) string {
 	var b struct {
 		Previous string          `json:"previous_interaction_id"`
 		Input    json.RawMessage `json:"input"`
 	}
 	switch {
+	case err == nil:
+		json.Unmarshal(in.Body["previous_interaction_id"], &b.Previous)
+		b.Input = in.Body["input"]
 	case json.Unmarshal(body, &b) != nil:
 		return ""
+	}
+	switch {
 	case b.Previous != "":
 		return "provider history: previous_interaction_id"
 	case len(bytes.TrimSpace(b.Input)) == 0 || string(bytes.TrimSpace(b.Input)) == "null":

@@ -130,6 +130,7 @@ func TestInteractionsContinued(t *testing.T) {
 	}
 	for _, tc := range []struct{ body, mode, why string }{
 		{`{"model":"gemini-3-flash-preview","previous_interaction_id":"v1_1","input":[{"type":"function_result","call_id":"c9","name":"f","result":"ok"}]}`, "passthrough", "provider history: previous_interaction_id"},
+		{`{"model":"gemini-3-flash-preview","previous_interaction_id":"v1_1","input":"and then?"}`, "passthrough", "provider history: previous_interaction_id"},
 		{`{"model":"gemini-3-flash-preview","input":"hello"}`, "fits", ""},
 		{`{"agent":"deep-research-pro-preview","continuation_token":"t1"}`, "passthrough", "no input"},
 	} {

@@ -361,16 +361,16 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		}
 		body = trimmed
 	}
-	if why := ""; p == protoInteractions {
-		if why = interactionsRelayed(trimmed); why != "" {
+	// The model a Gemini request's URL names: its media count by it.
+	model := chat.URLModel(r.URL.Path)
+	in, err := chat.ParseOwnedModel(trimmed, p.format, model) // body is this request's, never written
+	if p == protoInteractions {
+		if why := interactionsRelayed(in, err, trimmed); why != "" {
 			s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()
 			s.forward(w, r, p, up, original, &proxyOut{mode: modePassthrough, passthrough: why})
 			return
 		}
 	}
-	// The model a Gemini request's URL names: its media count by it.
-	model := chat.URLModel(r.URL.Path)
-	in, err := chat.ParseOwnedModel(trimmed, p.format, model) // body is this request's, never written
 	if err != nil {
 		if !json.Valid(trimmed) { // checked on the error path only: parsing is the hot path
 			malformed()

@@ -29,14 +29,14 @@ func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
 	case "", Auto:
 		return Auto, nil
-	case OpenAI, Anthropic, JSONL, LoCoMo:
+	case OpenAI, Anthropic, Gemini, Responses, Interactions, JSONL, LoCoMo:
 		return f, nil
 	}
-	return "", swc.Errorf(swc.EINVALID, "unknown format %q (want auto, openai, anthropic, jsonl or locomo)", s)
+	return "", swc.Errorf(swc.EINVALID, "unknown format %q (want auto, openai, anthropic, gemini, responses, interactions, jsonl or locomo)", s)
 }
 
 // tried is the end of Detect's error: what it looked for.
-const tried = "tried openai (a message array, a {\"messages\":…} request body, or JSONL with \"role\"), anthropic (a request body with \"system\" or tool_use/tool_result blocks), gemini (a request body with \"contents\"), jsonl (lines of {\"time\",\"speaker\",\"text\"}) and locomo (an array of samples with \"conversation\")"
+const tried = "tried openai (a message array, a {\"messages\":…} request body, or JSONL with \"role\"), anthropic (a request body with \"system\" or tool_use/tool_result blocks), gemini (a request body with \"contents\"), responses and interactions (a request body with \"input\"), jsonl (lines of {\"time\",\"speaker\",\"text\"}) and locomo (an array of samples with \"conversation\")"
 
 // Detect returns the format of data by its shape, or an EINVALID error
 // naming the formats it tried. It reads structure only; Parse reports what
@@ -104,6 +104,9 @@ func detectObject(obj map[string]json.RawMessage) (Format, error) {
 		}
 		return OpenAI, nil
 	}
+	if _, ok := obj["input"]; ok {
+		return inputFormat(obj), nil
+	}
 	if _, ok := obj["conversation"]; ok {
 		return LoCoMo, nil
 	}
@@ -114,6 +117,57 @@ func detectObject(obj map[string]json.RawMessage) (Format, error) {
 		return JSONL, nil
 	}
 	return "", swc.Errorf(swc.EINVALID, "cannot detect the format: a JSON object without \"messages\", \"role\" or \"speaker\"; %s", tried)
+}
+
+// interactionsFields are top-level fields of an Interactions request that
+// a Responses request does not have.
+var interactionsFields = []string{"system_instruction", "generation_config", "agent", "agent_config", "previous_interaction_id", "response_modalities"}
+
+// inputFormat tells a request body with "input" of the Interactions API
+// from one of the Responses API by what only an Interactions request
+// holds: one of its own top-level fields, a Gemini model, or input
+// elements of its own (one content object rather than a string or a list,
+// a step or content type the Responses API does not have, a turn of role
+// "model"). Anything else is a Responses request,
+// whose history Parse then reads or rejects.
+func inputFormat(obj map[string]json.RawMessage) Format {
+	for _, k := range interactionsFields {
+		if _, ok := obj[k]; ok {
+			return Interactions
+		}
+	}
+	var model string
+	if json.Unmarshal(obj["model"], &model) == nil {
+		if m := strings.TrimPrefix(strings.ToLower(model), "models/"); strings.HasPrefix(m, "gemini") || strings.HasPrefix(m, "gemma") {
+			return Interactions
+		}
+	}
+	var items []struct {
+		Type string `json:"type"`
+		Role string `json:"role"`
+	}
+	if in := bytes.TrimSpace(obj["input"]); len(in) > 0 && in[0] == '{' {
+		return Interactions // one content object: a Responses input is a string or a list
+	}
+	if json.Unmarshal(obj["input"], &items) != nil {
+		return Responses
+	}
+	for _, it := range items {
+		if it.Role == "model" || interactionsOnly(it.Type) {
+			return Interactions
+		}
+	}
+	return Responses
+}
+
+// interactionsOnly reports whether typ is an input element type of the
+// Interactions API that no Responses input item has.
+func interactionsOnly(typ string) bool {
+	switch typ {
+	case "user_input", "model_output", "thought", "function_result", "text", "image", "audio", "document", "video":
+		return true
+	}
+	return false
 }
 
 // lineFormat classifies one JSONL line: OpenAI for a message with "role",

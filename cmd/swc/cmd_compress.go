@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/strategy"
 	"github.com/swcmem/swc/tokens"
 )
@@ -24,7 +25,9 @@ type compressCmd struct {
 	upto           int
 	eng            *engineFlags
 	chat           *chatFlags
-	isChat         bool // compress chat messages (memory package)
+	isChat         bool        // compress chat messages (memory package)
+	input          *chat.Input // --input's messages as read (nil for LoCoMo)
+	body           []byte      // --input's bytes, trimmed
 }
 
 func parseCompress(env *Env, name, usage string, args []string) (*compressCmd, *bool, error) {
@@ -137,7 +140,7 @@ func leastBudget(convs []*swc.Conversation) int {
 }
 
 func runCompress(ctx context.Context, env *Env, args []string) error {
-	c, asJSON, err := parseCompress(env, "compress", "[--data FILE | --input FILE [--format F]] [--conversation ID] [--strategy NAME] [--budget 4000] [--keep-recent 8] [--tokenizer T] [--output-format text|openai|anthropic|json] [--gister …] [--embedder …] [--schedule …] [--json]", args)
+	c, asJSON, err := parseCompress(env, "compress", "[--data FILE | --input FILE [--format F]] [--conversation ID] [--strategy NAME] [--budget 4000] [--keep-recent 8] [--tokenizer T] [--output-format text|openai|anthropic|json|request] [--gister …] [--embedder …] [--schedule …] [--json]", args)
 	if err != nil {
 		return err
 	}
@@ -145,6 +148,9 @@ func runCompress(ctx context.Context, env *Env, args []string) error {
 		res, err := c.runChat(ctx, env)
 		if err != nil {
 			return err
+		}
+		if c.chat.output == "request" {
+			return writeRequest(env.Stdout, c.input, c.body, res)
 		}
 		return writeChat(env.Stdout, res, c.chat.output)
 	}

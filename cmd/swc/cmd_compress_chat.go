@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -30,7 +31,7 @@ func addChatFlags(fs *flag.FlagSet) *chatFlags {
 	fs.IntVar(&f.keepRecent, "keep-recent", memory.DefaultKeepRecent, "chat: the latest messages kept unchanged (a tool call keeps its results)")
 	fs.StringVar(&f.tokenizer, "tokenizer", string(tokens.Cl100k), "chat: tokenizer the budget counts with: cl100k_base or o200k_base")
 	fs.StringVar(&f.compaction, "compaction", memory.Replan, "chat: replan (the memory takes all the room the kept messages leave) or epoch (what the proxy sends: the memory at --budget's epoch boundary, the messages after it verbatim)")
-	fs.StringVar(&f.output, "output-format", "text", "text, openai (a messages array), anthropic ({system, messages}) or json (messages with the per-session report); openai/anthropic/json compress as chat messages")
+	fs.StringVar(&f.output, "output-format", "text", "text, openai (a messages array), anthropic ({system, messages}), json (messages with the per-session report) or request (--input's request body compressed in its own format, as the proxy writes it); openai/anthropic/json compress as chat messages")
 	return f
 }
 
@@ -41,8 +42,12 @@ func (f *chatFlags) check(data string, upto int) (bool, error) {
 	}
 	switch f.output {
 	case "text", "openai", "anthropic", "json":
+	case "request":
+		if f.in.path == "" {
+			return false, usagef("--output-format request writes a request body back compressed: give the body with --input")
+		}
 	default:
-		return false, usagef("--output-format %q: want text, openai, anthropic or json", f.output)
+		return false, usagef("--output-format %q: want text, openai, anthropic, json or request", f.output)
 	}
 	if _, err := tokens.Get(f.tokenizer); err != nil {
 		return false, usagef("--tokenizer: %s", swc.ErrorMessage(err))
@@ -73,6 +78,7 @@ func (c *compressCmd) messages(env *Env) (string, []swc.Message, error) {
 			return "", nil, err
 		}
 		if in.msgs != nil {
+			c.input, c.body = in.msgs, bytes.TrimSpace(in.data)
 			return in.name, in.msgs.Messages, nil
 		}
 		convs, name = in.convs, in.name
@@ -110,9 +116,17 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 	if err != nil {
 		return nil, err
 	}
+	alignUser := c.chat.output == "anthropic"
+	if c.chat.output == "request" {
+		codec, ok := chat.CodecOf(formatOf(c.input))
+		if !ok || c.input.Body == nil {
+			return nil, usagef("--output-format request: %s is not a request body (a Chat Completions, Messages, Gemini, Responses or Interactions request): use text, openai, anthropic or json", name)
+		}
+		alignUser = codec.AlignUser()
+	}
 	comp, err := memory.New(memory.Options{
 		Strategy: c.strategy, Budget: c.eng.budget, Tokenizer: c.chat.tokenizer, Compaction: c.chat.compaction,
-		KeepRecent: c.chat.keepRecent, AlignUser: c.chat.output == "anthropic",
+		KeepRecent: c.chat.keepRecent, AlignUser: alignUser,
 		SessionGap: c.chat.in.gap, SessionTurns: c.chat.in.turns,
 		Gister: eng.gister, Embedder: eng.embedder, Config: eng.cfg, Schedule: eng.schedule,
 	})
@@ -159,6 +173,31 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 	fmt.Fprintf(env.Stderr, "swc: %s: %d messages, %d → %d tokens (budget %d, %s); %s; %d messages kept as they were\n",
 		res.Strategy, len(msgs), res.TokensBefore, res.Tokens, res.Budget, res.Tokenizer, what, kept)
 	return res, nil
+}
+
+// formatOf is in's format, "" for none (LoCoMo conversations).
+func formatOf(in *chat.Input) chat.Format {
+	if in == nil {
+		return ""
+	}
+	return in.Format
+}
+
+// writeRequest prints in's request body with res's messages spliced in
+// (memory.SpliceRequest, as the proxy writes it), or as it came when it
+// fits the budget.
+func writeRequest(w io.Writer, in *chat.Input, body []byte, res *memory.Result) error {
+	if !res.Fits {
+		var err error
+		if body, err = memory.SpliceRequest(in, res); err != nil {
+			return err
+		}
+	}
+	if _, err := w.Write(body); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
 }
 
 // writeChat prints res in the chosen output format.

@@ -24,7 +24,7 @@ type inputFlags struct {
 func addInputFlags(fs *flag.FlagSet) *inputFlags {
 	f := &inputFlags{}
 	fs.StringVar(&f.path, "input", "", "chat messages to read instead of --data: FILE, or - for stdin")
-	fs.StringVar(&f.format, "format", "auto", "format of --input: auto, openai, anthropic, jsonl or locomo")
+	fs.StringVar(&f.format, "format", "auto", "format of --input: auto, openai, anthropic, gemini, responses, interactions, jsonl or locomo")
 	fs.DurationVar(&f.gap, "session-gap", chat.DefaultSessionGap, "with --input: silence that starts a new session (messages with timestamps)")
 	fs.IntVar(&f.turns, "session-turns", chat.DefaultSessionTurns, "with --input: messages per session when messages have neither session ids nor timestamps")
 	return f
@@ -48,7 +48,8 @@ func (f *inputFlags) check(data string) error {
 type chatInput struct {
 	name  string
 	convs []*swc.Conversation // locomo
-	msgs  *chat.Input         // openai, anthropic, jsonl
+	msgs  *chat.Input         // openai, anthropic, jsonl, request bodies
+	data  []byte              // the input as read
 }
 
 // read reads and parses --input. Errors name the file.
@@ -74,7 +75,7 @@ func (f *inputFlags) read(env *Env) (*chatInput, error) {
 			return nil, swc.Errorf(swc.EINVALID, "%s: %s", name, swc.ErrorMessage(err))
 		}
 	}
-	in := &chatInput{name: name}
+	in := &chatInput{name: name, data: data}
 	if format == chat.LoCoMo {
 		convs, warns, err := locomo.Parse(data, name)
 		if err != nil {

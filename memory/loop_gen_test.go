@@ -104,7 +104,7 @@ func genOutput(rng *rand.Rand, file string, maxLines int) string {
 }
 
 // loopBody returns msgs as a request body of format f (openai or
-// anthropic, responses or gemini).
+// anthropic, responses, gemini or interactions).
 func loopBody(msgs []swc.Message, f chat.Format) []byte {
 	if f == chat.Anthropic {
 		req := chat.ToAnthropic(msgs)
@@ -117,6 +117,9 @@ func loopBody(msgs []swc.Message, f chat.Format) []byte {
 	}
 	if f == chat.Gemini {
 		return geminiLoopBody(msgs, true)
+	}
+	if f == chat.Interactions {
+		return interactionsLoopBody(msgs)
 	}
 	if f == chat.Responses {
 		instructions, items := chat.ResponsesInput(msgs)
@@ -189,5 +192,45 @@ func geminiLoopBody(msgs []swc.Message, ids bool) []byte {
 		}
 	}
 	b, _ := json.Marshal(map[string]any{"systemInstruction": map[string]any{"parts": sys}, "contents": contents})
+	return b
+}
+
+// interactionsLoopBody writes msgs as an Interactions request of steps,
+// as a client keeping its own history sends it (store false): system
+// messages in system_instruction, a user text a user_input step, an
+// assistant turn a model_output step of its text then a function_call
+// step a call, a tool result a function_result step.
+func interactionsLoopBody(msgs []swc.Message) []byte {
+	text := func(s string) []map[string]any { return []map[string]any{{"type": "text", "text": s}} }
+	var sys []string
+	var steps []map[string]any
+	names := map[string]string{}
+	for _, m := range msgs {
+		switch m.Role {
+		case swc.RoleSystem:
+			sys = append(sys, m.Content)
+		case swc.RoleAssistant:
+			if m.Content != "" {
+				steps = append(steps, map[string]any{"type": "model_output", "content": text(m.Content)})
+			}
+			for _, tc := range m.ToolCalls {
+				names[tc.ID] = tc.Name
+				var args any = json.RawMessage(tc.Arguments)
+				if !json.Valid([]byte(tc.Arguments)) || !strings.HasPrefix(strings.TrimSpace(tc.Arguments), "{") {
+					args = map[string]any{"input": tc.Arguments}
+				}
+				steps = append(steps, map[string]any{"type": "function_call", "id": tc.ID, "name": tc.Name, "arguments": args})
+			}
+		case swc.RoleTool:
+			steps = append(steps, map[string]any{"type": "function_result", "call_id": m.ToolCallID, "name": names[m.ToolCallID], "result": m.Content})
+		default:
+			steps = append(steps, map[string]any{"type": "user_input", "content": text(m.Content)})
+		}
+	}
+	body := map[string]any{"model": "gemini-3-flash-preview", "store": false, "input": steps}
+	if len(sys) > 0 {
+		body["system_instruction"] = strings.Join(sys, "\n\n")
+	}
+	b, _ := json.Marshal(body)
 	return b
 }

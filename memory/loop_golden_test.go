@@ -44,7 +44,7 @@ func TestLoopGolden(t *testing.T) {
 			scripted++
 		}
 	}
-	for _, f := range []chat.Format{chat.OpenAI, chat.Anthropic, chat.Responses, chat.Gemini} {
+	for _, f := range []chat.Format{chat.OpenAI, chat.Anthropic, chat.Responses, chat.Gemini, chat.Interactions} {
 		t.Run(string(f), func(t *testing.T) {
 			o := DefaultOptions()
 			o.Budget = 16000

@@ -398,6 +398,8 @@ func sendBodyIn(t *testing.T, c *Compressor, body []byte, f chat.Format) (*Resul
 		mw, url = ResponsesMiddleware(c, report), "https://x.invalid/v1/responses"
 	case chat.Gemini:
 		mw, url = GeminiMiddleware(c, report), "https://x.invalid/v1beta/models/m:generateContent"
+	case chat.Interactions:
+		mw, url = InteractionsMiddleware(c, report), "https://x.invalid/v1beta/interactions"
 	}
 	var cp capture
 	in, err := chat.Parse(body, f)
@@ -415,7 +417,8 @@ func sendBodyIn(t *testing.T, c *Compressor, body []byte, f chat.Format) (*Resul
 
 // TestLoopProperty: over generated tool loops (1–500 steps, tool calls or
 // text actions, call ids unique or reused by every turn, results in the
-// calls' order or another, OpenAI, Anthropic, Responses and Gemini forms,
+// calls' order or another, OpenAI, Anthropic, Responses, Gemini and
+// Interactions forms,
 // budgets 500–64,000), replaying consecutive requests: never an error,
 // the providers' rules hold, every result follows its own turn's call,
 // every handle shown resolves to its own output, the budget holds unless
@@ -433,7 +436,7 @@ func TestLoopProperty(t *testing.T) {
 		text := rng.IntN(2) == 0
 		ids := loopIDs{reuse: rng.IntN(2) == 0, shuffle: rng.IntN(2) == 0, prose: rng.IntN(2) == 0}
 		msgs := genLoopIDs(rng, steps, text, 5+rng.IntN(120), ids)
-		f := []chat.Format{chat.OpenAI, chat.Anthropic, chat.Responses, chat.Gemini}[rng.IntN(4)]
+		f := []chat.Format{chat.OpenAI, chat.Anthropic, chat.Responses, chat.Gemini, chat.Interactions}[rng.IntN(5)]
 		o := DefaultOptions()
 		o.Budget = 500 + rng.IntN(63500)
 		c := mustNew(t, o)

@@ -78,7 +78,7 @@ func (c *compressCmd) messages(env *Env) (string, []swc.Message, error) {
 			return "", nil, err
 		}
 		if in.msgs != nil {
-			c.input, c.body = in.msgs, bytes.TrimSpace(in.data)
+			c.input, c.body = in.msgs, bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(in.data), []byte("\xef\xbb\xbf")))
 			return in.name, in.msgs.Messages, nil
 		}
 		convs, name = in.convs, in.name

@@ -39,7 +39,7 @@ func (responsesCodec) Splice(in *Input, out Output) ([]byte, error) {
 		after, before = responsesMemoryPlace(in, out)
 	}
 	items := make([][]byte, 0, len(out.Source))
-	size := len(in.Request)
+	size := len(in.Request) - (in.Span[1] - in.Span[0]) // every byte but the input's, which the items replace
 	done := make(map[int]bool, len(out.Source))
 	for k, src := range out.Source {
 		if src < 0 {

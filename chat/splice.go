@@ -201,11 +201,16 @@ func withMessages(in *Input, msgs []json.RawMessage, system json.RawMessage) ([]
 		}
 	}
 	sort.Strings(keys)
-	size := 64
-	for _, v := range in.Body {
-		size += len(v)
+	// Sized for what is written, not for the body read: a compressed
+	// request is a small part of its input, and the buffer goes upstream.
+	size := 64 + len(system)
+	for _, k := range keys {
+		size += len(k) + len(in.Body[k]) + 4
 	}
-	out := make([]byte, 0, size+len(system))
+	for _, m := range msgs {
+		size += len(m) + 1
+	}
+	out := make([]byte, 0, size)
 	out = append(out, '{')
 	field := func(k string, v []byte) {
 		if len(out) > 1 {

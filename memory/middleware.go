@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/internal/readsized"
 )
 
 // Middleware has the signature of option.Middleware in both official SDKs
@@ -69,7 +70,7 @@ func middlewareExcept(c *Compressor, report func(*Result, error), suffix string,
 		if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, suffix) || req.Body == nil {
 			return next(req)
 		}
-		body, err := io.ReadAll(req.Body)
+		body, err := readsized.ReadAll(req.Body, req.ContentLength)
 		req.Body.Close()
 		if err != nil {
 			return nil, err

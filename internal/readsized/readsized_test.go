@@ -1,0 +1,33 @@
+package readsized
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// TestReadAll: a body read whole whatever its announced length says
+// (none, exact, shorter or longer than it), read in one buffer of that
+// length when it is right.
+func TestReadAll(t *testing.T) {
+	body := strings.Repeat("0123456789", 100_000)
+	for _, tc := range []struct {
+		name string
+		size int64
+	}{
+		{"unknown", -1}, {"none", 0}, {"exact", int64(len(body))}, {"announced shorter", 1000}, {"announced longer", int64(len(body)) * 2},
+	} {
+		// HalfReader: the reads come in pieces, as from a connection.
+		got, err := ReadAll(iotest.HalfReader(strings.NewReader(body)), tc.size)
+		if err != nil || string(got) != body {
+			t.Errorf("%s: %d bytes, %v", tc.name, len(got), err)
+		}
+		if tc.name == "exact" && cap(got) != len(body)+1 {
+			t.Errorf("exact: a buffer of %d for %d bytes", cap(got), len(body))
+		}
+	}
+	if _, err := ReadAll(iotest.ErrReader(bytes.ErrTooLarge), 10); err != bytes.ErrTooLarge {
+		t.Errorf("a read error: %v", err)
+	}
+}

@@ -155,6 +155,10 @@ func TestCompressRequestErrors(t *testing.T) {
 	if err := os.WriteFile(arr, []byte(`[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	continued := filepath.Join(t.TempDir(), "continued.json")
+	if err := os.WriteFile(continued, []byte(`{"model":"gemini-3-flash-preview","previous_interaction_id":"v1_1","input":"and then?"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -163,6 +167,7 @@ func TestCompressRequestErrors(t *testing.T) {
 		{[]string{"compress", "--input", arr, "--output-format", "request"}, "is not a request body"},
 		{[]string{"compress", "--input", assistantSample, "--output-format", "request"}, "is not a request body"},
 		{[]string{"compress", "--input", arr, "--format", "bard"}, "want auto, openai, anthropic, gemini, responses, interactions"},
+		{[]string{"compress", "--input", continued, "--output-format", "request"}, "previous_interaction_id: the history is stored at the provider"},
 	} {
 		_, stderr, err := run(t, nil, tc.args...)
 		if err == nil || !strings.Contains(err.Error()+stderr, tc.want) {

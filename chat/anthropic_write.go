@@ -13,9 +13,9 @@ import (
 // requests' kept messages start at a user message.
 type anthropicCodec struct{}
 
-func (anthropicCodec) Format() Format                              { return Anthropic }
-func (anthropicCodec) AlignUser() bool                             { return true }
-func (anthropicCodec) parse(data []byte, _ string) (*Input, error) { return parseAnthropic(data) }
+func (anthropicCodec) Format() Format                               { return Anthropic }
+func (anthropicCodec) AlignUser() bool                              { return true }
+func (anthropicCodec) parse(data []byte, _ reading) (*Input, error) { return parseAnthropic(data) }
 
 // Splice writes the request body with the memory appended to system (or,
 // when it follows a kept user message, as in a tool loop after the task,

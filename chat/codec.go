@@ -23,9 +23,9 @@ type Codec interface {
 	// its messages replaced by out's.
 	Splice(in *Input, out Output) ([]byte, error)
 	// parse reads trimmed data of the codec's format, not yet validated;
-	// model is the model the request's URL names ("" when unknown), for
-	// a format whose body does not (Gemini: its media count by model).
-	parse(data []byte, model string) (*Input, error)
+	// rd says what the request's URL and the proxy know beside the body
+	// (Gemini: its media count by model, a file by its length).
+	parse(data []byte, rd reading) (*Input, error)
 }
 
 // Output is what a codec writes into a request: the messages a

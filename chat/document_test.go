@@ -114,7 +114,7 @@ func TestDocumentTokens(t *testing.T) {
 		parsers := []struct {
 			name string
 			in   func() (*Input, error)
-		}{{"general", func() (*Input, error) { return parseGeneral([]byte(tc.body), tc.f, "") }}}
+		}{{"general", func() (*Input, error) { return parseGeneral([]byte(tc.body), tc.f, reading{}) }}}
 		if tc.f == Anthropic || tc.f == OpenAI {
 			parsers = append(parsers, struct {
 				name string

@@ -225,3 +225,45 @@ func FuzzMediaSeconds(f *testing.F) {
 		}
 	})
 }
+
+// TestGeminiFileLengths: audio and video named by URI count by the length
+// FileLengths tells (what the Files API said of them), as the same bytes
+// inline would; a URI it does not know, or no FileLengths, counts nothing.
+func TestGeminiFileLengths(t *testing.T) {
+	files := func(uri string) (float64, bool) {
+		secs, ok := map[string]float64{"https://generativelanguage.googleapis.com/v1beta/files/vid": 7.5, "files/aud": 3}[uri]
+		return secs, ok
+	}
+	for _, tc := range []struct {
+		name, model, part string
+		files             FileLengths
+		want              int
+	}{
+		{"a video, Gemini 3", "", `{"fileData":{"mimeType":"video/mp4","fileUri":"https://generativelanguage.googleapis.com/v1beta/files/vid"}}`, files, 8*70 + 240},
+		{"a video, Gemini 2.5 at 2 fps", "gemini-2.5-flash", `{"file_data":{"mime_type":"video/mp4","file_uri":"https://generativelanguage.googleapis.com/v1beta/files/vid"},"videoMetadata":{"fps":2}}`, files, 15*258 + 240},
+		{"audio", "", `{"fileData":{"mimeType":"audio/mpeg","fileUri":"files/aud"}}`, files, 96},
+		{"a URI not known", "", `{"fileData":{"mimeType":"video/mp4","fileUri":"files/other"}}`, files, 0},
+		{"no lengths", "", `{"fileData":{"mimeType":"video/mp4","fileUri":"files/aud"}}`, nil, 0},
+		{"an image by URI counts as before", "", `{"fileData":{"mimeType":"image/png","fileUri":"files/aud"}}`, files, geminiImageDefault},
+	} {
+		body := `{"contents":[{"role":"user","parts":[{"text":"what is it?"},` + tc.part + `]}]}`
+		in, err := ParseOwnedFiles([]byte(body), Gemini, tc.model, tc.files)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := in.Messages[0].MediaTokens; got != tc.want {
+			t.Errorf("%s: %d tokens, want %d", tc.name, got, tc.want)
+		}
+	}
+	body := `{"model":"gemini-3-flash-preview","input":[{"type":"text","text":"and this?"},{"type":"video","mime_type":"video/mp4","uri":"https://generativelanguage.googleapis.com/v1beta/files/vid"}]}`
+	for _, f := range []FileLengths{files, nil} {
+		in, err := ParseOwnedFiles([]byte(body), Interactions, "", f)
+		want := 8*70 + 240
+		if f == nil {
+			want = 0
+		}
+		if err != nil || in.Messages[0].MediaTokens != want {
+			t.Errorf("an interaction's video by URI: %v, %d tokens, want %d", err, in.Messages[0].MediaTokens, want)
+		}
+	}
+}

@@ -80,7 +80,7 @@ func sameParse(t *testing.T, name string, data []byte, f Format) (fast bool) {
 	trimmed := []byte(strings.TrimSpace(strings.TrimPrefix(string(data), "\xef\xbb\xbf")))
 	fast = parseFast(trimmed, f, false) != nil
 	got, gotErr := Parse(data, f)
-	want, wantErr := parseGeneral(trimmed, f, "")
+	want, wantErr := parseGeneral(trimmed, f, reading{})
 	if wantErr == nil {
 		want.Format = f
 		wantErr = Validate(want.Messages, want.Where)
@@ -412,7 +412,7 @@ func BenchmarkParse(b *testing.B) {
 		b.Run(tc.name+"/general", func(b *testing.B) {
 			b.SetBytes(int64(len(tc.body)))
 			for b.Loop() {
-				in, err := parseGeneral(tc.body, tc.f, "")
+				in, err := parseGeneral(tc.body, tc.f, reading{})
 				if err != nil {
 					b.Fatal(err)
 				}

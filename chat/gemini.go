@@ -101,7 +101,7 @@ type geminiCall struct {
 
 // parseGemini reads a Gemini request body to model ("" when unknown:
 // counted as Gemini 3 counts).
-func parseGemini(data []byte, model string) (*Input, error) {
+func parseGemini(data []byte, rd reading) (*Input, error) {
 	in := &Input{}
 	if len(data) == 0 || data[0] != '{' {
 		return nil, swc.Errorf(swc.EINVALID, "gemini input is a generateContent request body (a JSON object with \"contents\"), got %s", kind(data))
@@ -139,7 +139,7 @@ func parseGemini(data []byte, model string) (*Input, error) {
 	}
 	in.Raw = elems
 	var open []geminiCall
-	res := geminiMedia{level: geminiResolution(req), legacy: geminiLegacy(model)}
+	res := geminiMedia{level: geminiResolution(req), legacy: geminiLegacy(rd.model), files: rd.files}
 	for i, raw := range elems {
 		if err := parseGeminiContent(in, raw, i, where[i], res, &open); err != nil {
 			return nil, err
@@ -387,6 +387,7 @@ func geminiPartText(p map[string]json.RawMessage) string {
 type geminiMedia struct {
 	level  string
 	legacy bool
+	files  FileLengths // the lengths of audio and video named by URI (nil: unknown)
 }
 
 // geminiLegacy reports whether model (a request's, "" when unknown)
@@ -417,6 +418,8 @@ func geminiMediaTokens(p map[string]json.RawMessage, res geminiMedia) int {
 			MIMEType  string `json:"mimeType"`
 			MIMEType2 string `json:"mime_type"`
 			Data      string `json:"data"`
+			URI       string `json:"fileUri"`
+			URI2      string `json:"file_uri"`
 		}
 		json.Unmarshal(v, &d)
 		level, n := geminiPartResolution(p)
@@ -451,7 +454,18 @@ func geminiMediaTokens(p map[string]json.RawMessage, res geminiMedia) int {
 				return geminiTileTokens(d.Data)
 			}
 			return geminiImageDefault
-		case d.Data == "": // a file's URI: its length is not in the request
+		case d.Data == "": // a file's URI: its length is not in the request, but may be known
+			secs, ok := 0.0, false
+			if res.files != nil && d.URI+d.URI2 != "" {
+				secs, ok = res.files(d.URI + d.URI2)
+			}
+			switch {
+			case !ok:
+			case strings.HasPrefix(mt, "audio/"):
+				return int(math.Ceil(secs * geminiAudioRate))
+			case strings.HasPrefix(mt, "video/"):
+				return geminiVideoTokens(p, secs, level, n, res.legacy)
+			}
 		case strings.HasPrefix(mt, "audio/"):
 			return int(math.Ceil(mediaLength(d.Data, false) * geminiAudioRate))
 		case strings.HasPrefix(mt, "video/"):

@@ -10,9 +10,9 @@ import (
 // geminiCodec is the Gemini API's format (gemini.go reads it).
 type geminiCodec struct{}
 
-func (geminiCodec) Format() Format                                  { return Gemini }
-func (geminiCodec) AlignUser() bool                                 { return false }
-func (geminiCodec) parse(data []byte, model string) (*Input, error) { return parseGemini(data, model) }
+func (geminiCodec) Format() Format                                { return Gemini }
+func (geminiCodec) AlignUser() bool                               { return false }
+func (geminiCodec) parse(data []byte, rd reading) (*Input, error) { return parseGemini(data, rd) }
 
 // Splice writes a Gemini request body with out's messages: kept
 // contents byte for byte; a content only partly kept (its function

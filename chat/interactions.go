@@ -80,7 +80,7 @@ func interactionsSide(typ string) string {
 }
 
 // parseInteractions reads an Interactions request body.
-func parseInteractions(data []byte) (*Input, error) {
+func parseInteractions(data []byte, files FileLengths) (*Input, error) {
 	in := &Input{}
 	if len(data) == 0 || data[0] != '{' {
 		return nil, swc.Errorf(swc.EINVALID, "interactions input is a request body (a JSON object with \"input\"), got %s", kind(data))
@@ -105,7 +105,7 @@ func parseInteractions(data []byte) (*Input, error) {
 	}
 	var model string
 	json.Unmarshal(in.Body["model"], &model)
-	res := geminiMedia{legacy: geminiLegacy(model)}
+	res := geminiMedia{legacy: geminiLegacy(model), files: files}
 	var open []geminiCall
 	for o, g := range groups {
 		in.Raw = append(in.Raw, g.raw)
@@ -436,7 +436,7 @@ func interactionsMediaTokens(it interactionsItem, res geminiMedia) int {
 		// about a token a 4 bytes.
 		return (newB64(it.Data).n + 3) / 4
 	}
-	blob := map[string]string{"mimeType": mt}
+	blob := map[string]string{"mimeType": mt, "fileUri": it.URI}
 	key := "fileData"
 	if it.Data != "" {
 		key, blob["data"] = "inlineData", it.Data
@@ -447,7 +447,7 @@ func interactionsMediaTokens(it interactionsItem, res geminiMedia) int {
 		lv, _ := json.Marshal(map[string]string{"level": "MEDIA_RESOLUTION_" + strings.ToUpper(it.Res)})
 		p["mediaResolution"] = lv
 	}
-	return geminiMediaTokens(p, geminiMedia{legacy: res.legacy})
+	return geminiMediaTokens(p, geminiMedia{legacy: res.legacy, files: res.files})
 }
 
 // interactionsResult returns a function_result's result as text (a string

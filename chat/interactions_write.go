@@ -11,9 +11,11 @@ import (
 // (interactions.go reads it).
 type interactionsCodec struct{}
 
-func (interactionsCodec) Format() Format                              { return Interactions }
-func (interactionsCodec) AlignUser() bool                             { return false }
-func (interactionsCodec) parse(data []byte, _ string) (*Input, error) { return parseInteractions(data) }
+func (interactionsCodec) Format() Format  { return Interactions }
+func (interactionsCodec) AlignUser() bool { return false }
+func (interactionsCodec) parse(data []byte, rd reading) (*Input, error) {
+	return parseInteractions(data, rd.files)
+}
 
 // Splice writes an Interactions request body with out's messages as an
 // array in "input", in the input's own shape (turns stay turns, steps

@@ -72,7 +72,7 @@ func TestMediaTokens(t *testing.T) {
 			OpenAI, []int{765, 85, 765}},
 	} {
 		fast := parseFast([]byte(tc.body), tc.f, false)
-		general, err := parseGeneral([]byte(tc.body), tc.f, "")
+		general, err := parseGeneral([]byte(tc.body), tc.f, reading{})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

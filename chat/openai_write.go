@@ -11,9 +11,9 @@ import (
 // openAICodec is the Chat Completions format (openai.go reads it).
 type openAICodec struct{}
 
-func (openAICodec) Format() Format                              { return OpenAI }
-func (openAICodec) AlignUser() bool                             { return false }
-func (openAICodec) parse(data []byte, _ string) (*Input, error) { return parseOpenAI(data) }
+func (openAICodec) Format() Format                               { return OpenAI }
+func (openAICodec) AlignUser() bool                              { return false }
+func (openAICodec) parse(data []byte, _ reading) (*Input, error) { return parseOpenAI(data) }
 
 // Splice writes the request body with out's messages: kept messages as
 // they came (a rewritten one with its "content" replaced, every other

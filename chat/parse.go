@@ -47,7 +47,7 @@ type Input struct {
 // message index and field for bad input, and for the locomo format (which
 // holds conversations, not messages: use the locomo package).
 func Parse(data []byte, f Format) (*Input, error) {
-	return parse(data, f, true, false, "")
+	return parse(data, f, true, false, reading{})
 }
 
 // ParseOwned is Parse for data the caller hands over, such as a request
@@ -58,7 +58,7 @@ func Parse(data []byte, f Format) (*Input, error) {
 // after the request (in a memo, a store's state) keeps its texts in
 // memory, not the whole body.
 func ParseOwned(data []byte, f Format) (*Input, error) {
-	return parse(data, f, true, true, "")
+	return parse(data, f, true, true, reading{})
 }
 
 // ParseOwnedModel is ParseOwned for a request to model, the one its URL
@@ -67,7 +67,29 @@ func ParseOwned(data []byte, f Format) (*Input, error) {
 // (Gemini before 3: an image by 768-pixel tiles). The other formats read
 // the same as with ParseOwned; an Interactions body names its own model.
 func ParseOwnedModel(data []byte, f Format, model string) (*Input, error) {
-	return parse(data, f, true, true, model)
+	return parse(data, f, true, true, reading{model: model})
+}
+
+// FileLengths tells the length in seconds of an audio or video file a
+// request names by URI (a Gemini fileData part's fileUri, an Interactions
+// media object's uri), ok false when it is not known: the request holds
+// only the URI, and the Files API that answered its upload or a read of
+// it said how long it is.
+type FileLengths func(uri string) (seconds float64, ok bool)
+
+// ParseOwnedFiles is ParseOwnedModel with files telling the lengths of
+// the audio and video a Gemini or Interactions request names by URI, so
+// that they count as Gemini counts them (nil, or a URI it does not know:
+// they count nothing).
+func ParseOwnedFiles(data []byte, f Format, model string, files FileLengths) (*Input, error) {
+	return parse(data, f, true, true, reading{model: model, files: files})
+}
+
+// reading is what a request is read with beside its body: the model its
+// URL names ("" when unknown) and the lengths of the files it names.
+type reading struct {
+	model string
+	files FileLengths
 }
 
 // URLModel returns the model a request path names as Gemini's do
@@ -89,10 +111,10 @@ func URLModel(path string) string {
 // messages pass ValidateBatch instead of Validate (a tool call may end
 // the batch; its result may come in the next one).
 func ParseBatch(data []byte, f Format) (*Input, error) {
-	return parse(data, f, false, false, "")
+	return parse(data, f, false, false, reading{})
 }
 
-func parse(data []byte, f Format, strict, owned bool, model string) (*Input, error) {
+func parse(data []byte, f Format, strict, owned bool, rd reading) (*Input, error) {
 	if f == "" || f == Auto {
 		var err error
 		if f, err = Detect(data); err != nil {
@@ -107,7 +129,7 @@ func parse(data []byte, f Format, strict, owned bool, model string) (*Input, err
 		}
 		return in, nil
 	}
-	in, err := parseGeneral(data, f, model)
+	in, err := parseGeneral(data, f, rd)
 	if err != nil {
 		return nil, err
 	}
@@ -120,11 +142,11 @@ func parse(data []byte, f Format, strict, owned bool, model string) (*Input, err
 // parseGeneral is Parse for trimmed data in a known format (not yet
 // validated), without the fast path: the parsers for every shape each format accepts, and the
 // error messages for bad input.
-func parseGeneral(data []byte, f Format, model string) (*Input, error) {
+func parseGeneral(data []byte, f Format, rd reading) (*Input, error) {
 	var in *Input
 	var err error
 	if c, ok := CodecOf(f); ok {
-		in, err = c.parse(data, model)
+		in, err = c.parse(data, rd)
 	} else {
 		switch f {
 		case JSONL:

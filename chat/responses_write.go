@@ -10,9 +10,9 @@ import (
 // responsesCodec is OpenAI's Responses format (responses.go reads it).
 type responsesCodec struct{}
 
-func (responsesCodec) Format() Format                              { return Responses }
-func (responsesCodec) AlignUser() bool                             { return false }
-func (responsesCodec) parse(data []byte, _ string) (*Input, error) { return parseResponses(data) }
+func (responsesCodec) Format() Format                               { return Responses }
+func (responsesCodec) AlignUser() bool                              { return false }
+func (responsesCodec) parse(data []byte, _ reading) (*Input, error) { return parseResponses(data) }
 
 // Splice writes the request body with out's items: the input array
 // replaced, kept items as they came (a reasoning item with the item it

@@ -163,6 +163,7 @@ type proxyState struct {
 	originals   *memo.Cache[recallKey, original] // the originals of stubbed and dropped observations (recall.go)
 	handles     *memo.Memo[obsKey, string]       // observations' handles, by content (recall_keep.go)
 	items       *memo.Cache[itemKey, storedItem] // Responses output items, by id (items.go)
+	files       *memo.Cache[fileKey, float64]    // Gemini audio and video files' lengths, by URI (files.go)
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -249,6 +250,7 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 		ib = DefaultItemBytes
 	}
 	s.proxy.items = memo.NewCache[itemKey, storedItem](ib, s.Proxy.TenantShare)
+	s.proxy.files = memo.NewCache[fileKey, float64](fileBytes, s.Proxy.TenantShare)
 	s.proxy.handles = newHandleMemo()
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))
@@ -363,7 +365,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	}
 	// The model a Gemini request's URL names: its media count by it.
 	model := chat.URLModel(r.URL.Path)
-	in, err := chat.ParseOwnedModel(trimmed, p.format, model) // body is this request's, never written
+	in, err := chat.ParseOwnedFiles(trimmed, p.format, model, s.fileLengths(tenant)) // body is this request's, never written
 	if p == protoInteractions {
 		if why := interactionsRelayed(in, err, trimmed); why != "" {
 			s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()
@@ -417,7 +419,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		// The messages as they go upstream: the compressor counts its
 		// memory as a message of its own, where a codec may write it
 		// into another (the system's, the task's).
-		if n, err := c.CountBodyModel(out.body, p.format, model); err == nil {
+		if n, err := c.CountBodyFiles(out.body, p.format, model, s.fileLengths(tenant)); err == nil {
 			out.after = n
 		}
 	}

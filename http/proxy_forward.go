@@ -220,6 +220,9 @@ func (s *Server) sendUpstreamBody(w http.ResponseWriter, r *http.Request, p prot
 		return nil
 	}
 	s.proxy.metrics.upstream.WithLabelValues(p.name, strconv.Itoa(resp.StatusCode)).Inc()
+	if k, ok := r.Context().Value(authKey{}).(swc.APIKey); ok && p.google() {
+		s.tapFiles(r, k.TenantID, resp)
+	}
 	if p == protoResponses {
 		if k, ok := r.Context().Value(authKey{}).(swc.APIKey); ok {
 			s.tapItems(r, k.TenantID, resp)

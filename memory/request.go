@@ -56,7 +56,13 @@ func (c *Compressor) CountBody(body []byte, f chat.Format) (int, error) {
 // CountBodyModel is CountBody for a request to model, the one its URL
 // names (chat.ParseOwnedModel: a Gemini request's media count by it).
 func (c *Compressor) CountBodyModel(body []byte, f chat.Format, model string) (int, error) {
-	in, err := chat.ParseOwnedModel(bytes.Clone(body), f, model)
+	return c.CountBodyFiles(body, f, model, nil)
+}
+
+// CountBodyFiles is CountBodyModel with files telling the lengths of the
+// audio and video the request names by URI (chat.ParseOwnedFiles).
+func (c *Compressor) CountBodyFiles(body []byte, f chat.Format, model string, files chat.FileLengths) (int, error) {
+	in, err := chat.ParseOwnedFiles(bytes.Clone(body), f, model, files)
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,78 @@
+package chat
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// GeminiFiles returns the audio and video files a Gemini Files API answer
+// describes, by URI, with their lengths in seconds: an upload's
+// {"file":{…}}, a get's file object, a list's {"files":[…]}. A file
+// object ({"name","uri","mimeType","sizeBytes","videoMetadata":
+// {"videoDuration":"13.5s"},…}) gives a video's length once the API has
+// processed it; before that, and for audio, whose length the API does not
+// give, its size at the rate an inline file swc cannot read counts at
+// (500 kbit/s for video, 64 kbit/s for audio), so that a long file counts
+// long. Other files (images, documents) and answers that are not JSON give
+// nothing.
+func GeminiFiles(body []byte) map[string]float64 {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return nil
+	}
+	var objs []json.RawMessage
+	switch {
+	case top["file"] != nil:
+		objs = append(objs, top["file"])
+	case top["files"] != nil:
+		json.Unmarshal(top["files"], &objs)
+	default:
+		objs = append(objs, body)
+	}
+	out := map[string]float64{}
+	for _, o := range objs {
+		if uri, secs, ok := geminiFileLength(o); ok {
+			out[uri] = secs
+		}
+	}
+	return out
+}
+
+// geminiFileLength reads one file object of the Files API.
+func geminiFileLength(raw json.RawMessage) (uri string, secs float64, ok bool) {
+	var f map[string]json.RawMessage
+	if json.Unmarshal(raw, &f) != nil {
+		return "", 0, false
+	}
+	var mime, size string
+	for name, to := range map[string]*string{"uri": &uri, "mimeType": &mime, "sizeBytes": &size} {
+		if v, _ := GeminiField(f, name); v != nil {
+			json.Unmarshal(v, to)
+		}
+	}
+	n, _ := strconv.ParseInt(size, 10, 64)
+	video := strings.HasPrefix(mime, "video/")
+	if uri == "" || !video && !strings.HasPrefix(mime, "audio/") {
+		return "", 0, false
+	}
+	if v, _ := GeminiField(f, "videoMetadata"); video && v != nil {
+		var vm map[string]json.RawMessage
+		json.Unmarshal(v, &vm)
+		var d string
+		if dv, _ := GeminiField(vm, "videoDuration"); dv != nil {
+			json.Unmarshal(dv, &d)
+		}
+		if s, ok := offsetSeconds(d); ok && s > 0 {
+			return uri, s, true
+		}
+	}
+	if n <= 0 {
+		return "", 0, false
+	}
+	rate := audioBytesPerSecond
+	if video {
+		rate = videoBytesPerSecond
+	}
+	return uri, float64(n) / float64(rate), true
+}

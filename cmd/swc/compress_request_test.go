@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"os"
@@ -173,5 +176,38 @@ func TestCompressRequestErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error()+stderr, tc.want) {
 			t.Errorf("%v: err %v, stderr %s; want %q", tc.args, err, stderr, tc.want)
 		}
+	}
+}
+
+// TestCompressModel: --model says which model a Gemini body is for (its
+// URL names it, not the body), so that its media count as that model
+// counts them: a 4K screenshot 15 tiles of 258 tokens before Gemini 3,
+// 1,120 tokens for Gemini 3 (the default).
+func TestCompressModel(t *testing.T) {
+	var pic bytes.Buffer
+	if err := png.Encode(&pic, image.NewGray(image.Rect(0, 0, 3840, 2160))); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "screenshot.json")
+	body := `{"contents":[{"role":"user","parts":[{"text":"what is on screen?"},{"inlineData":{"mimeType":"image/png","data":"` + base64.StdEncoding.EncodeToString(pic.Bytes()) + `"}}]}]}`
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]int{}
+	for _, model := range []string{"", "gemini-2.5-pro", "gemini-3-pro-preview"} {
+		out, stderr, err := run(t, nil, "compress", "--input", file, "--budget", "100000", "--model", model, "--output-format", "json")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", model, err, stderr)
+		}
+		var res struct {
+			TokensBefore int `json:"tokens_before"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		tokens[model] = res.TokensBefore
+	}
+	if tokens["gemini-2.5-pro"]-tokens[""] != 15*258-1120 || tokens["gemini-3-pro-preview"] != tokens[""] {
+		t.Errorf("tokens by model: %v", tokens)
 	}
 }

@@ -17,6 +17,7 @@ import (
 // inputFlags select chat messages as a command's input.
 type inputFlags struct {
 	path, format string
+	model        string
 	gap          time.Duration
 	turns        int
 }
@@ -25,6 +26,7 @@ func addInputFlags(fs *flag.FlagSet) *inputFlags {
 	f := &inputFlags{}
 	fs.StringVar(&f.path, "input", "", "chat messages to read instead of --data: FILE, or - for stdin")
 	fs.StringVar(&f.format, "format", "auto", "format of --input: auto, openai, anthropic, gemini, responses, interactions, jsonl or locomo")
+	fs.StringVar(&f.model, "model", "", "with --input of a Gemini request body, the model its URL names (the body does not): its media count as that model counts them (gemini-2.5-pro: images by 768-pixel tiles); default: as Gemini 3 counts them")
 	fs.DurationVar(&f.gap, "session-gap", chat.DefaultSessionGap, "with --input: silence that starts a new session (messages with timestamps)")
 	fs.IntVar(&f.turns, "session-turns", chat.DefaultSessionTurns, "with --input: messages per session when messages have neither session ids nor timestamps")
 	return f
@@ -87,7 +89,7 @@ func (f *inputFlags) read(env *Env) (*chatInput, error) {
 		in.convs = convs
 		return in, nil
 	}
-	if in.msgs, err = chat.Parse(data, format); err != nil {
+	if in.msgs, err = chat.ParseOwnedModel(data, format, f.model); err != nil { // data is read for this call alone
 		return nil, swc.Errorf(swc.ErrorCode(err), "%s: %s", name, swc.ErrorMessage(err))
 	}
 	for _, w := range in.msgs.Warnings {

@@ -1,11 +1,11 @@
 package http
 
 import (
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/internal/httpbody"
 )
 
 // Audio and video named by URI. A Gemini request may name a file of the
@@ -37,11 +37,11 @@ func (s *Server) tapFiles(r *http.Request, tenant string, resp *http.Response) {
 		!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		return
 	}
-	resp.Body = &fileTap{rc: resp.Body, keep: func(body []byte) {
+	resp.Body = httpbody.Tap(resp.Body, fileAnswerMax, func(body []byte) {
 		for uri, secs := range chat.GeminiFiles(body) {
 			s.proxy.files.Put(tenant, fileKey{tenant, uri}, secs, int64(len(uri)+len(tenant)+64))
 		}
-	}}
+	})
 }
 
 // fileLengths returns the lengths of tenant's files the proxy knows.
@@ -51,30 +51,3 @@ func (s *Server) fileLengths(tenant string) chat.FileLengths {
 	}
 	return func(uri string) (float64, bool) { return s.proxy.files.Get(fileKey{tenant, uri}) }
 }
-
-// fileTap is a response body that passes its bytes on and, at its end,
-// hands what it read (up to fileAnswerMax) to keep.
-type fileTap struct {
-	rc   io.ReadCloser
-	buf  []byte
-	over bool
-	keep func([]byte)
-}
-
-func (t *fileTap) Read(p []byte) (int, error) {
-	n, err := t.rc.Read(p)
-	if !t.over {
-		if len(t.buf)+n > fileAnswerMax {
-			t.over, t.buf = true, nil
-		} else {
-			t.buf = append(t.buf, p[:n]...)
-		}
-	}
-	if err == io.EOF && !t.over && t.keep != nil {
-		t.keep(t.buf)
-		t.keep, t.buf = nil, nil
-	}
-	return n, err
-}
-
-func (t *fileTap) Close() error { return t.rc.Close() }

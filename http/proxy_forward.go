@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/swcmem/swc/internal/readsized"
+	"github.com/swcmem/swc/internal/httpbody"
 	"io"
 	"net"
 	"net/http"
@@ -52,7 +52,7 @@ func readLimited(r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, errTooLarge
 	}
-	b, err := readsized.ReadAll(io.LimitReader(r.Body, limit+1), r.ContentLength)
+	b, err := httpbody.ReadAll(io.LimitReader(r.Body, limit+1), r.ContentLength)
 	if err != nil {
 		return nil, err
 	}

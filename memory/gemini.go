@@ -15,10 +15,15 @@ import (
 // content, since the API wants a user turn first; a request without a
 // systemInstruction (a model may take none: Gemma), or naming a
 // cachedContent (which must not set one), has it as the first text part
-// of its first content instead.
+// of its first content instead. Audio and video a request names by URI
+// (fileData) count by the length the Files API gave in an answer that
+// went through this middleware (an upload's, a get's: a processed
+// video's videoDuration, else the file's size at 500 kbit/s, audio at 64
+// kbit/s; chat.GeminiFiles), else nothing.
 func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
-	gen := middleware(c, report, ":generateContent", chat.Gemini)
-	stream := middleware(c, report, ":streamGenerateContent", chat.Gemini)
+	files := newFileLengths()
+	gen := middlewareExcept(c, report, ":generateContent", chat.Gemini, nil, files)
+	stream := middlewareExcept(c, report, ":streamGenerateContent", chat.Gemini, nil, files)
 	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 		if strings.HasSuffix(req.URL.Path, ":streamGenerateContent") {
 			return stream(req, next)
@@ -32,7 +37,8 @@ func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 // turns or steps compressed as generateContent's are (chat.Interactions).
 // An interaction that continues another (previous_interaction_id), whose
 // history Google keeps, or has no input (an agent's run resumed by its
-// continuation_token), goes as it came, reported to no one.
+// continuation_token), goes as it came, reported to no one. Media named
+// by URI count as GeminiMiddleware counts them.
 func InteractionsMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 	return middlewareExcept(c, report, "/interactions", chat.Interactions, func(body []byte) bool {
 		var b struct {
@@ -40,5 +46,5 @@ func InteractionsMiddleware(c *Compressor, report func(*Result, error)) Middlewa
 			Input    json.RawMessage `json:"input"`
 		}
 		return json.Unmarshal(body, &b) == nil && (b.Previous != "" || len(b.Input) == 0 || string(b.Input) == "null")
-	})
+	}, newFileLengths())
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/swcmem/swc/chat"
-	"github.com/swcmem/swc/internal/readsized"
+	"github.com/swcmem/swc/internal/httpbody"
 )
 
 // Middleware has the signature of option.Middleware in both official SDKs
@@ -45,12 +45,13 @@ func AnthropicMiddleware(c *Compressor, report func(*Result, error)) Middleware 
 // middleware compresses the requests to paths ending in suffix, read and
 // written by the codec of f (whose AlignUser c takes on).
 func middleware(c *Compressor, report func(*Result, error), suffix string, f chat.Format) Middleware {
-	return middlewareExcept(c, report, suffix, f, nil)
+	return middlewareExcept(c, report, suffix, f, nil, nil)
 }
 
 // middlewareExcept is middleware sending a body relay says to leave alone
-// as it came (nil: none), unreported.
-func middlewareExcept(c *Compressor, report func(*Result, error), suffix string, f chat.Format, relay func(body []byte) bool) Middleware {
+// as it came (nil: none), unreported, and reading the lengths of the
+// files a request names by URI from files (nil: none; files.go).
+func middlewareExcept(c *Compressor, report func(*Result, error), suffix string, f chat.Format, relay func(body []byte) bool, files *fileLengths) Middleware {
 	if report == nil {
 		report = func(*Result, error) {}
 	}
@@ -67,10 +68,17 @@ func middlewareExcept(c *Compressor, report func(*Result, error), suffix string,
 		return codec.Splice(in, output(res, c.opts.CacheBreakpoints))
 	}
 	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+		if files != nil && files.answers(req) {
+			resp, err := next(req)
+			if err == nil {
+				files.tap(resp)
+			}
+			return resp, err
+		}
 		if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, suffix) || req.Body == nil {
 			return next(req)
 		}
-		body, err := readsized.ReadAll(req.Body, req.ContentLength)
+		body, err := httpbody.ReadAll(req.Body, req.ContentLength)
 		req.Body.Close()
 		if err != nil {
 			return nil, err
@@ -79,7 +87,7 @@ func middlewareExcept(c *Compressor, report func(*Result, error), suffix string,
 		if relay != nil && relay(body) {
 			return next(req)
 		}
-		out, err := compressBody(req, c, f, body, splice)
+		out, err := compressBody(req, c, f, body, splice, files.lengths())
 		if err != nil {
 			report(nil, err)
 			return next(req)
@@ -97,8 +105,8 @@ type compressed struct {
 	body []byte // nil: send the original
 }
 
-func compressBody(req *http.Request, c *Compressor, f chat.Format, body []byte, splice func(*chat.Input, *Result) ([]byte, error)) (compressed, error) {
-	in, err := chat.ParseOwnedModel(body, f, chat.URLModel(req.URL.Path)) // read for this request, never written
+func compressBody(req *http.Request, c *Compressor, f chat.Format, body []byte, splice func(*chat.Input, *Result) ([]byte, error), files chat.FileLengths) (compressed, error) {
+	in, err := chat.ParseOwnedFiles(body, f, chat.URLModel(req.URL.Path), files) // read for this request, never written
 	if err != nil {
 		return compressed{}, err
 	}

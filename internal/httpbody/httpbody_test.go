@@ -1,7 +1,8 @@
-package readsized
+package httpbody
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -29,5 +30,23 @@ func TestReadAll(t *testing.T) {
 	}
 	if _, err := ReadAll(iotest.ErrReader(bytes.ErrTooLarge), 10); err != bytes.ErrTooLarge {
 		t.Errorf("a read error: %v", err)
+	}
+}
+
+// TestTap: the body read through a tap is the body; keep gets it whole
+// once, at its end, unless it was longer than max.
+func TestTap(t *testing.T) {
+	body := strings.Repeat("x", 10_000)
+	for _, max := range []int{10_000, 9_999} {
+		var kept []string
+		rc := Tap(io.NopCloser(iotest.HalfReader(strings.NewReader(body))), max, func(b []byte) { kept = append(kept, string(b)) })
+		got, err := io.ReadAll(rc)
+		if err != nil || string(got) != body {
+			t.Fatalf("max %d: read %d bytes, %v", max, len(got), err)
+		}
+		rc.Close()
+		if want := max >= len(body); len(kept) != map[bool]int{true: 1, false: 0}[want] || want && kept[0] != body {
+			t.Errorf("max %d: kept %d times", max, len(kept))
+		}
 	}
 }

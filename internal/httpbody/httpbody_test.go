@@ -28,6 +28,17 @@ func TestReadAll(t *testing.T) {
 			t.Errorf("exact: a buffer of %d for %d bytes", cap(got), len(body))
 		}
 	}
+	// A body announced as 32 MB that sends one byte: no room taken for
+	// the 32 MB it never sends.
+	got, err := ReadAll(strings.NewReader("x"), 32<<20)
+	if err != nil || string(got) != "x" || cap(got) > firstRead {
+		t.Errorf("announced 32 MB, sent 1 byte: %q, a buffer of %d, %v", got, cap(got), err)
+	}
+	// One that sends 1 MB of them: a buffer of at most 8 MB.
+	got, err = ReadAll(strings.NewReader(body), 32<<20)
+	if err != nil || string(got) != body || cap(got) > 8*len(body) {
+		t.Errorf("announced 32 MB, sent %d bytes: a buffer of %d, %v", len(body), cap(got), err)
+	}
 	if _, err := ReadAll(iotest.ErrReader(bytes.ErrTooLarge), 10); err != bytes.ErrTooLarge {
 		t.Errorf("a read error: %v", err)
 	}

@@ -104,7 +104,9 @@ func detectObject(obj map[string]json.RawMessage) (Format, error) {
 		}
 		return OpenAI, nil
 	}
-	if _, ok := obj["input"]; ok {
+	_, role := obj["role"]
+	_, speaker := obj["speaker"]
+	if _, ok := obj["input"]; ok && !role && !speaker {
 		return inputFormat(obj), nil
 	}
 	if _, ok := obj["conversation"]; ok {
@@ -120,19 +122,51 @@ func detectObject(obj map[string]json.RawMessage) (Format, error) {
 }
 
 // interactionsFields are top-level fields of an Interactions request that
-// a Responses request does not have.
-var interactionsFields = []string{"system_instruction", "generation_config", "agent", "agent_config", "previous_interaction_id", "response_modalities"}
+// a Responses request does not have; responsesFields the other way round.
+var (
+	interactionsFields = []string{"system_instruction", "generation_config", "agent", "agent_config", "previous_interaction_id", "response_modalities"}
+	responsesFields    = []string{"instructions", "previous_response_id", "conversation", "reasoning", "max_output_tokens", "include", "truncation", "prompt_cache_key"}
+)
 
-// inputFormat tells a request body with "input" of the Interactions API
-// from one of the Responses API by what only an Interactions request
-// holds: one of its own top-level fields, a Gemini model, or input
-// elements of its own (one content object rather than a string or a list,
-// a step or content type the Responses API does not have, a turn of role
-// "model"). Anything else is a Responses request,
-// whose history Parse then reads or rejects.
+// inputFormat tells a request body with "input" of the Responses API from
+// one of the Interactions API. What only a Responses request holds
+// decides first — one of its own top-level fields, an input item of a
+// role or type the Interactions API does not have (assistant, system,
+// developer; message, function_call_output, reasoning, item_reference,
+// …) — then what only an Interactions request holds: one of its own
+// top-level fields, an input that is one content object, an element of a
+// type the Responses API does not have (user_input, model_output,
+// thought, function_result, text, image, audio, document, video) or a
+// turn of role "model", and last a Gemini or Gemma model (a Responses
+// request to one through an OpenAI-compatible server shows one of the
+// marks above as soon as it has an answer in it). Anything else is a
+// Responses request, whose history Parse then reads or rejects.
 func inputFormat(obj map[string]json.RawMessage) Format {
+	for _, k := range responsesFields {
+		if _, ok := obj[k]; ok {
+			return Responses
+		}
+	}
+	var items []struct {
+		Type string `json:"type"`
+		Role string `json:"role"`
+	}
+	json.Unmarshal(obj["input"], &items)
+	for _, it := range items {
+		if responsesOnly(it.Type, it.Role) {
+			return Responses
+		}
+	}
 	for _, k := range interactionsFields {
 		if _, ok := obj[k]; ok {
+			return Interactions
+		}
+	}
+	if in := bytes.TrimSpace(obj["input"]); len(in) > 0 && in[0] == '{' {
+		return Interactions // one content object: a Responses input is a string or a list
+	}
+	for _, it := range items {
+		if it.Role == "model" || interactionsOnly(it.Type) {
 			return Interactions
 		}
 	}
@@ -142,22 +176,23 @@ func inputFormat(obj map[string]json.RawMessage) Format {
 			return Interactions
 		}
 	}
-	var items []struct {
-		Type string `json:"type"`
-		Role string `json:"role"`
-	}
-	if in := bytes.TrimSpace(obj["input"]); len(in) > 0 && in[0] == '{' {
-		return Interactions // one content object: a Responses input is a string or a list
-	}
-	if json.Unmarshal(obj["input"], &items) != nil {
-		return Responses
-	}
-	for _, it := range items {
-		if it.Role == "model" || interactionsOnly(it.Type) {
-			return Interactions
-		}
-	}
 	return Responses
+}
+
+// responsesOnly reports whether an input item of type typ and role role
+// is one only the Responses API has.
+func responsesOnly(typ, role string) bool {
+	switch role {
+	case "assistant", "system", "developer":
+		return true
+	}
+	switch typ {
+	case "message", "function_call_output", "reasoning", "item_reference", "custom_tool_call", "custom_tool_call_output",
+		"computer_call", "computer_call_output", "local_shell_call", "local_shell_call_output", "shell_call", "shell_call_output",
+		"apply_patch_call", "apply_patch_call_output", "mcp_approval_request", "mcp_approval_response", "compaction":
+		return true
+	}
+	return false
 }
 
 // interactionsOnly reports whether typ is an input element type of the

@@ -150,6 +150,14 @@ func TestDetect(t *testing.T) {
 		{`{"model":"m","input":[{"type":"user_input","content":[{"type":"text","text":"hi"}]}]}`, Interactions, ""},
 		{`{"model":"m","input":[{"role":"user","content":"hi"},{"role":"model","content":"hello"}]}`, Interactions, ""},
 		{`{"model":"m","input":[{"type":"text","text":"hi"}]}`, Interactions, ""},
+		// A Responses request to a Gemini or Gemma model through an
+		// OpenAI-compatible server, once it holds an answer or a field of
+		// its own; a message with an "input" member of its own.
+		{`{"model":"gemma3:27b","input":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}`, Responses, ""},
+		{`{"model":"gemini/gemini-2.5-flash","instructions":"be brief","input":"hi"}`, Responses, ""},
+		{`{"model":"gemini-2.5-flash","input":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}]}`, Responses, ""},
+		{`{"role":"user","content":"hi","input":"x"}`, OpenAI, ""},
+		{`{"speaker":"A","text":"hi","time":"2024-01-01T00:00:00Z","input":"x"}`, JSONL, ""},
 		{"  \n", "", "empty input"},
 		{`hello`, "", "tried openai"},
 		{`[{"foo":1}]`, "", "tried openai"},

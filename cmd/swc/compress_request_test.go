@@ -158,6 +158,10 @@ func TestCompressRequestErrors(t *testing.T) {
 	if err := os.WriteFile(arr, []byte(`[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	mixed := filepath.Join(t.TempDir(), "mixed.json")
+	if err := os.WriteFile(mixed, []byte(`{"model":"gemma3","input":[{"role":"user","content":"hi"},{"type":"user_input","content":[{"type":"text","text":"x"}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	continued := filepath.Join(t.TempDir(), "continued.json")
 	if err := os.WriteFile(continued, []byte(`{"model":"gemini-3-flash-preview","previous_interaction_id":"v1_1","input":"and then?"}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -171,6 +175,7 @@ func TestCompressRequestErrors(t *testing.T) {
 		{[]string{"compress", "--input", assistantSample, "--output-format", "request"}, "is not a request body"},
 		{[]string{"compress", "--input", arr, "--format", "bard"}, "want auto, openai, anthropic, gemini, responses, interactions"},
 		{[]string{"compress", "--input", continued, "--output-format", "request"}, "previous_interaction_id: the history is stored at the provider"},
+		{[]string{"compress", "--input", mixed}, "(read as interactions, told by its shape; --format names the format when that is wrong)"},
 	} {
 		_, stderr, err := run(t, nil, tc.args...)
 		if err == nil || !strings.Contains(err.Error()+stderr, tc.want) {

@@ -72,7 +72,8 @@ func (f *inputFlags) read(env *Env) (*chatInput, error) {
 		return nil, fmt.Errorf("--input %s: %w", name, err)
 	}
 	format, _ := chat.ParseFormat(f.format)
-	if format == chat.Auto {
+	detected := format == chat.Auto
+	if detected {
 		if format, err = chat.Detect(data); err != nil {
 			return nil, swc.Errorf(swc.EINVALID, "%s: %s", name, swc.ErrorMessage(err))
 		}
@@ -90,7 +91,11 @@ func (f *inputFlags) read(env *Env) (*chatInput, error) {
 		return in, nil
 	}
 	if in.msgs, err = chat.ParseOwnedModel(data, format, f.model); err != nil { // data is read for this call alone
-		return nil, swc.Errorf(swc.ErrorCode(err), "%s: %s", name, swc.ErrorMessage(err))
+		hint := ""
+		if detected {
+			hint = fmt.Sprintf(" (read as %s, told by its shape; --format names the format when that is wrong)", format)
+		}
+		return nil, swc.Errorf(swc.ErrorCode(err), "%s: %s%s", name, swc.ErrorMessage(err), hint)
 	}
 	for _, w := range in.msgs.Warnings {
 		fmt.Fprintf(env.Stderr, "swc: warning: %s: %s\n", name, w)

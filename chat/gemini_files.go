@@ -12,10 +12,11 @@ import (
 // object ({"name","uri","mimeType","sizeBytes","videoMetadata":
 // {"videoDuration":"13.5s"},…}) gives a video's length once the API has
 // processed it; before that, and for audio, whose length the API does not
-// give, its size at the rate an inline file swc cannot read counts at
-// (500 kbit/s for video, 64 kbit/s for audio), so that a long file counts
-// long. Other files (images, documents) and answers that are not JSON give
-// nothing.
+// give, its size at a low rate for its kind, so that a long file counts
+// long rather than short: 500 kbit/s for video and 64 kbit/s for
+// compressed audio (the rates an inline file swc cannot read counts at),
+// 256 kbit/s for WAV, AIFF and FLAC. Other files (images, documents) and
+// answers that are not JSON give nothing.
 func GeminiFiles(body []byte) map[string]float64 {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(body, &top) != nil {
@@ -71,8 +72,26 @@ func geminiFileLength(raw json.RawMessage) (uri string, secs float64, ok bool) {
 		return "", 0, false
 	}
 	rate := audioBytesPerSecond
-	if video {
+	switch {
+	case video:
 		rate = videoBytesPerSecond
+	case losslessAudio(mime):
+		rate = losslessBytesPerSecond
 	}
 	return uri, float64(n) / float64(rate), true
+}
+
+// losslessBytesPerSecond is the rate an uncompressed or lossless audio
+// file of unknown length is taken at: 256 kbit/s, speech's 16 kHz 16-bit
+// mono (CD audio is 1,411 kbit/s, so such a file counts long rather than
+// 5 or 20 times long at the compressed rate).
+const losslessBytesPerSecond = 32000
+
+// losslessAudio reports whether mime names uncompressed or lossless audio.
+func losslessAudio(mime string) bool {
+	switch strings.TrimPrefix(strings.ToLower(mime), "audio/") {
+	case "wav", "x-wav", "wave", "vnd.wave", "aiff", "x-aiff", "aif", "flac", "x-flac", "l16", "pcm":
+		return true
+	}
+	return false
 }

@@ -15,12 +15,14 @@ import (
 // the Files API's answers it relays (an upload's, a file's, a list's:
 // chat.GeminiFiles) and keeps each audio and video file's length by
 // tenant and URI, byte-bounded (fileBytes, one tenant at most
-// TenantShare), so that a later request naming it counts it
+// TenantShare of it), so that a later request naming it counts it
 // (chat.ParseOwnedFiles). A file uploaded another way, or through
 // another replica, counts nothing, as before.
 
-// fileBytes bounds the file lengths kept: about 10,000 files.
-const fileBytes = 1 << 20
+// fileBytes bounds the file lengths kept: about 25,000 files of about
+// 170 bytes each (a URI of about 70 bytes, the tenant and the entry),
+// one tenant's at most TenantShare of them (about 3,000 at an eighth).
+const fileBytes = 4 << 20
 
 // fileAnswerMax bounds a Files API answer the tap reads (a list of files
 // is a few hundred bytes a file); a longer one is relayed, not read.

@@ -68,3 +68,44 @@ func TestGeminiFileLengths(t *testing.T) {
 		t.Errorf("another tenant: %d tokens, want %d", n, unknown)
 	}
 }
+
+// TestGeminiFilesTapLimits: a Files API answer that is not a 200, not
+// JSON, or over the tap's 1 MiB reaches the client as it came, and
+// teaches swc nothing.
+func TestGeminiFilesTapLimits(t *testing.T) {
+	e, g := newGeminiEnv(t)
+	const uri = "https://generativelanguage.googleapis.com/v1beta/files/v"
+	file := `{"uri":"` + uri + `","mimeType":"video/mp4","videoMetadata":{"videoDuration":"60s"}}`
+	big := `{"files":[` + file + strings.Repeat(`,{"uri":"files/x","mimeType":"image/png"}`, 30_000) + `]}`
+	answers := map[string]struct {
+		status int
+		ctype  string
+		body   string
+	}{
+		"/v1beta/files/a": {404, "application/json", file},
+		"/v1beta/files/b": {200, "text/plain", file},
+		"/v1beta/files":   {200, "application/json", big},
+	}
+	g.reply = func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if a, ok := answers[r.URL.Path]; ok {
+			w.Header().Set("Content-Type", a.ctype)
+			w.WriteHeader(a.status)
+			io.WriteString(w, a.body)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, geminiAnswer)
+	}
+	for path, a := range answers {
+		resp := geminiDo(t, e, "GET", path, "", "x-goog-api-key: "+e.key)
+		if got := readAll(t, resp); resp.StatusCode != a.status || got != a.body {
+			t.Errorf("%s: %d, %d bytes; want %d, %d bytes", path, resp.StatusCode, len(got), a.status, len(a.body))
+		}
+	}
+	body := `{"contents":[{"role":"user","parts":[{"text":"what happens?"},{"fileData":{"mimeType":"video/mp4","fileUri":"` + uri + `"}}]}]}`
+	resp := geminiDo(t, e, "POST", "/v1beta/models/gemini-3-flash-preview:generateContent", body, "x-goog-api-key: "+e.key, swchttp.HeaderBudget+": 100000")
+	readAll(t, resp)
+	if n, _ := strconv.Atoi(resp.Header.Get(swchttp.HeaderTokensBefore)); n > 100 {
+		t.Errorf("the video counts %d tokens: an answer swc should not have read taught it its length", n)
+	}
+}

@@ -12,7 +12,7 @@ import (
 // fileLengths keeps the lengths of the audio and video files the Gemini
 // Files API's answers described (chat.GeminiFiles), by URI, for the
 // requests of one middleware that name them (GeminiMiddleware,
-// InteractionsMiddleware): bounded to about 10,000 files.
+// InteractionsMiddleware): bounded to about 7,000 files.
 type fileLengths struct {
 	c *memo.Cache[string, float64]
 }

@@ -78,10 +78,6 @@ func (c *compressCmd) messages(env *Env) (string, []swc.Message, error) {
 			return "", nil, err
 		}
 		if in.msgs != nil {
-			var prev string
-			if in.msgs.Format == chat.Interactions && json.Unmarshal(in.msgs.Body["previous_interaction_id"], &prev) == nil && prev != "" {
-				return "", nil, swc.Errorf(swc.EINVALID, "%s: previous_interaction_id: the history is stored at the provider, not in input, so there is nothing to compress (the proxy passes such requests through)", in.name)
-			}
 			c.input, c.body = in.msgs, bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(in.data), []byte("\xef\xbb\xbf")))
 			return in.name, in.msgs.Messages, nil
 		}

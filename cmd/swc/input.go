@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -96,6 +97,10 @@ func (f *inputFlags) read(env *Env) (*chatInput, error) {
 			hint = fmt.Sprintf(" (read as %s, told by its shape; --format names the format when that is wrong)", format)
 		}
 		return nil, swc.Errorf(swc.ErrorCode(err), "%s: %s%s", name, swc.ErrorMessage(err), hint)
+	}
+	var prev string
+	if format == chat.Interactions && json.Unmarshal(in.msgs.Body["previous_interaction_id"], &prev) == nil && prev != "" {
+		return nil, swc.Errorf(swc.EINVALID, "%s: previous_interaction_id: the history is stored at the provider, not in input, so there is nothing to compress (the proxy passes such requests through)", name)
 	}
 	for _, w := range in.msgs.Warnings {
 		fmt.Fprintf(env.Stderr, "swc: warning: %s: %s\n", name, w)

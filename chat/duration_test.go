@@ -230,9 +230,9 @@ func FuzzMediaSeconds(f *testing.F) {
 // FileLengths tells (what the Files API said of them), as the same bytes
 // inline would; a URI it does not know, or no FileLengths, counts nothing.
 func TestGeminiFileLengths(t *testing.T) {
-	files := func(uri string) (float64, bool) {
-		secs, ok := map[string]float64{"https://generativelanguage.googleapis.com/v1beta/files/vid": 7.5, "files/aud": 3}[uri]
-		return secs, ok
+	files := func(uri string) (MediaFile, bool) {
+		f, ok := map[string]MediaFile{"https://generativelanguage.googleapis.com/v1beta/files/vid": {7.5, "video/mp4"}, "files/aud": {3, "audio/mpeg"}}[uri]
+		return f, ok
 	}
 	for _, tc := range []struct {
 		name, model, part string
@@ -243,6 +243,7 @@ func TestGeminiFileLengths(t *testing.T) {
 		{"a video, Gemini 2.5 at 2 fps", "gemini-2.5-flash", `{"file_data":{"mime_type":"video/mp4","file_uri":"https://generativelanguage.googleapis.com/v1beta/files/vid"},"videoMetadata":{"fps":2}}`, files, 15*258 + 240},
 		{"audio", "", `{"fileData":{"mimeType":"audio/mpeg","fileUri":"files/aud"}}`, files, 96},
 		{"a URI not known", "", `{"fileData":{"mimeType":"video/mp4","fileUri":"files/other"}}`, files, 0},
+		{"a part without a MIME type: the file's", "", `{"fileData":{"fileUri":"https://generativelanguage.googleapis.com/v1beta/files/vid"}}`, files, 8*70 + 240},
 		{"no lengths", "", `{"fileData":{"mimeType":"video/mp4","fileUri":"files/aud"}}`, nil, 0},
 		{"an image by URI counts as before", "", `{"fileData":{"mimeType":"image/png","fileUri":"files/aud"}}`, files, geminiImageDefault},
 	} {

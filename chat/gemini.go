@@ -455,16 +455,20 @@ func geminiMediaTokens(p map[string]json.RawMessage, res geminiMedia) int {
 			}
 			return geminiImageDefault
 		case d.Data == "": // a file's URI: its length is not in the request, but may be known
-			secs, ok := 0.0, false
+			var f MediaFile
+			ok := false
 			if res.files != nil && d.URI+d.URI2 != "" {
-				secs, ok = res.files(d.URI + d.URI2)
+				f, ok = res.files(d.URI + d.URI2)
+			}
+			if mt == "" {
+				mt = f.MIMEType // a part may leave its MIME type out; the file has one
 			}
 			switch {
 			case !ok:
 			case strings.HasPrefix(mt, "audio/"):
-				return int(math.Ceil(secs * geminiAudioRate))
+				return int(math.Ceil(f.Seconds * geminiAudioRate))
 			case strings.HasPrefix(mt, "video/"):
-				return geminiVideoTokens(p, secs, level, n, res.legacy)
+				return geminiVideoTokens(p, f.Seconds, level, n, res.legacy)
 			}
 		case strings.HasPrefix(mt, "audio/"):
 			return int(math.Ceil(mediaLength(d.Data, false) * geminiAudioRate))

@@ -17,7 +17,7 @@ import (
 // compressed audio (the rates an inline file swc cannot read counts at),
 // 256 kbit/s for WAV, AIFF and FLAC. Other files (images, documents) and
 // answers that are not JSON give nothing.
-func GeminiFiles(body []byte) map[string]float64 {
+func GeminiFiles(body []byte) map[string]MediaFile {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(body, &top) != nil {
 		return nil
@@ -31,20 +31,20 @@ func GeminiFiles(body []byte) map[string]float64 {
 	default:
 		objs = append(objs, body)
 	}
-	out := map[string]float64{}
+	out := map[string]MediaFile{}
 	for _, o := range objs {
-		if uri, secs, ok := geminiFileLength(o); ok {
-			out[uri] = secs
+		if uri, f, ok := geminiFileLength(o); ok {
+			out[uri] = f
 		}
 	}
 	return out
 }
 
 // geminiFileLength reads one file object of the Files API.
-func geminiFileLength(raw json.RawMessage) (uri string, secs float64, ok bool) {
+func geminiFileLength(raw json.RawMessage) (uri string, file MediaFile, ok bool) {
 	var f map[string]json.RawMessage
 	if json.Unmarshal(raw, &f) != nil {
-		return "", 0, false
+		return "", MediaFile{}, false
 	}
 	var mime, size string
 	for name, to := range map[string]*string{"uri": &uri, "mimeType": &mime, "sizeBytes": &size} {
@@ -55,7 +55,7 @@ func geminiFileLength(raw json.RawMessage) (uri string, secs float64, ok bool) {
 	n, _ := strconv.ParseInt(size, 10, 64)
 	video := strings.HasPrefix(mime, "video/")
 	if uri == "" || !video && !strings.HasPrefix(mime, "audio/") {
-		return "", 0, false
+		return "", MediaFile{}, false
 	}
 	if v, _ := GeminiField(f, "videoMetadata"); video && v != nil {
 		var vm map[string]json.RawMessage
@@ -65,11 +65,11 @@ func geminiFileLength(raw json.RawMessage) (uri string, secs float64, ok bool) {
 			json.Unmarshal(dv, &d)
 		}
 		if s, ok := offsetSeconds(d); ok && s > 0 {
-			return uri, s, true
+			return uri, MediaFile{s, mime}, true
 		}
 	}
 	if n <= 0 {
-		return "", 0, false
+		return "", MediaFile{}, false
 	}
 	rate := audioBytesPerSecond
 	switch {
@@ -78,7 +78,7 @@ func geminiFileLength(raw json.RawMessage) (uri string, secs float64, ok bool) {
 	case losslessAudio(mime):
 		rate = losslessBytesPerSecond
 	}
-	return uri, float64(n) / float64(rate), true
+	return uri, MediaFile{float64(n) / float64(rate), mime}, true
 }
 
 // losslessBytesPerSecond is the rate an uncompressed or lossless audio

@@ -11,14 +11,14 @@ func TestGeminiFiles(t *testing.T) {
 	const vid = "https://generativelanguage.googleapis.com/v1beta/files/abc-123"
 	for _, tc := range []struct {
 		name, body string
-		want       map[string]float64
+		want       map[string]MediaFile
 	}{
-		{"an upload, still processing: its size at 500 kbit/s", `{"file":{"name":"files/abc-123","mimeType":"video/mp4","sizeBytes":"6250000","uri":"` + vid + `","state":"PROCESSING"}}`, map[string]float64{vid: 100}},
-		{"a get once processed", `{"name":"files/abc-123","mimeType":"video/mp4","sizeBytes":"6250000","uri":"` + vid + `","state":"ACTIVE","videoMetadata":{"videoDuration":"13.5s"}}`, map[string]float64{vid: 13.5}},
-		{"a list: audio at 64 kbit/s, an image left out", `{"files":[{"uri":"files/a","mimeType":"audio/mpeg","sizeBytes":"80000"},{"uri":"files/p","mimeType":"image/png","sizeBytes":"9000"}],"nextPageToken":"x"}`, map[string]float64{"files/a": 10}},
-		{"a WAV at 256 kbit/s", `{"file":{"uri":"files/w","mimeType":"audio/wav","sizeBytes":"3200000"}}`, map[string]float64{"files/w": 100}},
-		{"snake case", `{"file":{"uri":"files/v","mime_type":"video/webm","video_metadata":{"video_duration":"2s"}}}`, map[string]float64{"files/v": 2}},
-		{"no size and no duration", `{"uri":"files/v","mimeType":"video/mp4"}`, map[string]float64{}},
+		{"an upload, still processing: its size at 500 kbit/s", `{"file":{"name":"files/abc-123","mimeType":"video/mp4","sizeBytes":"6250000","uri":"` + vid + `","state":"PROCESSING"}}`, map[string]MediaFile{vid: {100, "video/mp4"}}},
+		{"a get once processed", `{"name":"files/abc-123","mimeType":"video/mp4","sizeBytes":"6250000","uri":"` + vid + `","state":"ACTIVE","videoMetadata":{"videoDuration":"13.5s"}}`, map[string]MediaFile{vid: {13.5, "video/mp4"}}},
+		{"a list: audio at 64 kbit/s, an image left out", `{"files":[{"uri":"files/a","mimeType":"audio/mpeg","sizeBytes":"80000"},{"uri":"files/p","mimeType":"image/png","sizeBytes":"9000"}],"nextPageToken":"x"}`, map[string]MediaFile{"files/a": {10, "audio/mpeg"}}},
+		{"a WAV at 256 kbit/s", `{"file":{"uri":"files/w","mimeType":"audio/wav","sizeBytes":"3200000"}}`, map[string]MediaFile{"files/w": {100, "audio/wav"}}},
+		{"snake case", `{"file":{"uri":"files/v","mime_type":"video/webm","video_metadata":{"video_duration":"2s"}}}`, map[string]MediaFile{"files/v": {2, "video/webm"}}},
+		{"no size and no duration", `{"uri":"files/v","mimeType":"video/mp4"}`, map[string]MediaFile{}},
 		{"not JSON", `<html>`, nil},
 	} {
 		if got := GeminiFiles([]byte(tc.body)); !reflect.DeepEqual(got, tc.want) {

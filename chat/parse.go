@@ -70,12 +70,20 @@ func ParseOwnedModel(data []byte, f Format, model string) (*Input, error) {
 	return parse(data, f, true, true, reading{model: model})
 }
 
-// FileLengths tells the length in seconds of an audio or video file a
-// request names by URI (a Gemini fileData part's fileUri, an Interactions
-// media object's uri), ok false when it is not known: the request holds
-// only the URI, and the Files API that answered its upload or a read of
-// it said how long it is.
-type FileLengths func(uri string) (seconds float64, ok bool)
+// FileLengths tells what is known of an audio or video file a request
+// names by URI (a Gemini fileData part's fileUri, an Interactions media
+// object's uri), ok false when nothing is: the request holds only the
+// URI, and the Files API that answered its upload or a read of it said
+// how long it is.
+type FileLengths func(uri string) (f MediaFile, ok bool)
+
+// MediaFile is an audio or video file as the Gemini Files API describes
+// it: its length and its MIME type (which tells how a part naming it
+// without one of its own counts).
+type MediaFile struct {
+	Seconds  float64
+	MIMEType string
+}
 
 // ParseOwnedFiles is ParseOwnedModel with files telling the lengths of
 // the audio and video a Gemini or Interactions request names by URI, so

@@ -40,8 +40,8 @@ func (s *Server) tapFiles(r *http.Request, tenant string, resp *http.Response) {
 		return
 	}
 	resp.Body = httpbody.Tap(resp.Body, fileAnswerMax, func(body []byte) {
-		for uri, secs := range chat.GeminiFiles(body) {
-			s.proxy.files.Put(tenant, fileKey{tenant, uri}, secs, int64(len(uri)+len(tenant)+64))
+		for uri, f := range chat.GeminiFiles(body) {
+			s.proxy.files.Put(tenant, fileKey{tenant, uri}, f, int64(len(uri)+len(tenant)+len(f.MIMEType)+64))
 		}
 	})
 }
@@ -51,5 +51,5 @@ func (s *Server) fileLengths(tenant string) chat.FileLengths {
 	if s.proxy.files == nil {
 		return nil
 	}
-	return func(uri string) (float64, bool) { return s.proxy.files.Get(fileKey{tenant, uri}) }
+	return func(uri string) (chat.MediaFile, bool) { return s.proxy.files.Get(fileKey{tenant, uri}) }
 }

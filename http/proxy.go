@@ -158,12 +158,12 @@ type proxyState struct {
 	base        *memory.Compressor         // the settings; its memos are shared
 	compressors map[int]*memory.Compressor // by budget
 	prefixes    *memo.Cache[prefixKey, prefix]
-	epochs      *memo.Cache[epochKey, string]    // stored conversations' epoch memories
-	tools       *memo.Memo[toolKey, int]         // tool definitions' tokens
-	originals   *memo.Cache[recallKey, original] // the originals of stubbed and dropped observations (recall.go)
-	handles     *memo.Memo[obsKey, string]       // observations' handles, by content (recall_keep.go)
-	items       *memo.Cache[itemKey, storedItem] // Responses output items, by id (items.go)
-	files       *memo.Cache[fileKey, float64]    // Gemini audio and video files' lengths, by URI (files.go)
+	epochs      *memo.Cache[epochKey, string]        // stored conversations' epoch memories
+	tools       *memo.Memo[toolKey, int]             // tool definitions' tokens
+	originals   *memo.Cache[recallKey, original]     // the originals of stubbed and dropped observations (recall.go)
+	handles     *memo.Memo[obsKey, string]           // observations' handles, by content (recall_keep.go)
+	items       *memo.Cache[itemKey, storedItem]     // Responses output items, by id (items.go)
+	files       *memo.Cache[fileKey, chat.MediaFile] // Gemini audio and video files' lengths, by URI (files.go)
 	metrics     *proxyMetrics
 	client      *http.Client
 }
@@ -250,7 +250,7 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 		ib = DefaultItemBytes
 	}
 	s.proxy.items = memo.NewCache[itemKey, storedItem](ib, s.Proxy.TenantShare)
-	s.proxy.files = memo.NewCache[fileKey, float64](fileBytes, s.Proxy.TenantShare)
+	s.proxy.files = memo.NewCache[fileKey, chat.MediaFile](fileBytes, s.Proxy.TenantShare)
 	s.proxy.handles = newHandleMemo()
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))

@@ -14,7 +14,7 @@ import (
 // requests of one middleware that name them (GeminiMiddleware,
 // InteractionsMiddleware): bounded to about 7,000 files.
 type fileLengths struct {
-	c *memo.Cache[string, float64]
+	c *memo.Cache[string, chat.MediaFile]
 }
 
 // fileLengthBytes bounds a fileLengths; fileAnswerMax a Files API answer
@@ -25,7 +25,7 @@ const (
 )
 
 func newFileLengths() *fileLengths {
-	return &fileLengths{c: memo.NewCache[string, float64](fileLengthBytes, 1)}
+	return &fileLengths{c: memo.NewCache[string, chat.MediaFile](fileLengthBytes, 1)}
 }
 
 // answers reports whether req is a request of the Files API whose answer
@@ -41,8 +41,8 @@ func (f *fileLengths) tap(resp *http.Response) {
 		return
 	}
 	resp.Body = httpbody.Tap(resp.Body, fileAnswerMax, func(body []byte) {
-		for uri, secs := range chat.GeminiFiles(body) {
-			f.c.Put("", uri, secs, int64(len(uri)+64))
+		for uri, file := range chat.GeminiFiles(body) {
+			f.c.Put("", uri, file, int64(len(uri)+len(file.MIMEType)+64))
 		}
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/swcmem/swc/internal/httpbody"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/httpbody"
 )
 
 var errTooLarge = errors.New("request body too large")

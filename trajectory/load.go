@@ -235,7 +235,7 @@ func parseFile(name string, data []byte) (Trajectory, error) {
 		}
 		return t, nil
 	}
-	f, err := detect(o, data)
+	f, err := chat.Detect(data) // an Interactions body is told from a Responses one, and refused below
 	if err != nil {
 		return t, err
 	}
@@ -244,19 +244,6 @@ func parseFile(name string, data []byte) (Trajectory, error) {
 	}
 	t.Bodies = []Body{{Format: f, Data: bytes.TrimSpace(data)}}
 	return t, nil
-}
-
-// detect returns a request body's format: responses for a body with
-// "input" and no "messages" (chat.Detect knows the formats a message list
-// alone can be in), else chat.Detect's answer (gemini for a body with
-// "contents").
-func detect(o object, data []byte) (chat.Format, error) {
-	_, input := o["input"]
-	_, messages := o["messages"]
-	if input && !messages {
-		return chat.Responses, nil
-	}
-	return chat.Detect(data)
 }
 
 // isWrapper reports whether o is a trajectory file rather than a request

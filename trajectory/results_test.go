@@ -115,6 +115,13 @@ func TestLoad(t *testing.T) {
 	if _, _, err := Load(other); err == nil || !strings.Contains(err.Error(), "replays openai, anthropic, responses and gemini request bodies") {
 		t.Errorf("a body of another format: %v, want an error naming the formats replayed", err)
 	}
+	inter := t.TempDir()
+	if err := os.WriteFile(filepath.Join(inter, "i.json"), []byte(`{"model":"gemini-3-flash-preview","input":[{"type":"user_input","content":[{"type":"text","text":"fix it"}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(inter); err == nil || !strings.Contains(err.Error(), "format interactions: the trajectory bench replays") {
+		t.Errorf("an Interactions body: %v, want an error naming its format and the formats replayed", err)
+	}
 	if _, _, err := Load(t.TempDir()); swc.ErrorCode(err) != swc.ENOTFOUND || strings.Contains(err.Error(), "below it") {
 		t.Errorf("an empty directory: %v, want ENOTFOUND", err)
 	}

@@ -57,6 +57,10 @@ type agent struct {
 	// noRecall, when set, says why swc offers no swc_recall in the
 	// agent's protocol: check wants none offered.
 	noRecall string
+	// media, when set, is the tokens of the files the agent's task names
+	// by URI after uploading them through the Files API: swc must count
+	// its first loop request at least these.
+	media int
 }
 
 // clipBudget is the budget at which every run must see at least one of
@@ -97,18 +101,21 @@ type result struct {
 	Mode         string // X-SWC-Mode of it
 	FwdBytes     int    // what the upstream got of it
 	Breaches     []Breach
-	Clipped      int         // the agent's turns the upstream got clipped (Stats.Clipped)
-	ClippedCalls int         // those that came with long call arguments clipped (Stats.ClippedCalls)
-	LongArgs     bool        // the script's calls had a long argument (Stats.LongArgs)
-	Unreasoned   int         // old turns sent whole without their thinking (Stats.Unreasoned)
-	NoClip       string      // why none are to be clipped (agent.noClip)
-	ClipAt       int         // the budget whose run must see one (agent.clipAt, or clipBudget)
-	WantRecall   bool        // swc offers swc_recall in this run's protocol
-	Recall       RecallStats // what the upstream saw of it
-	RecallRounds int         // swc_recall calls swc answered (X-SWC-Recall, summed)
-	Leaks        []int       // the agent's requests (by number) that hold swc_recall
-	WantSearch   bool        // the agent's tool is deferred (agent.search)
-	Searches     int         // replies of the upstream that ran its tool search
+	Clipped      int            // the agent's turns the upstream got clipped (Stats.Clipped)
+	ClippedCalls int            // those that came with long call arguments clipped (Stats.ClippedCalls)
+	LongArgs     bool           // the script's calls had a long argument (Stats.LongArgs)
+	Unreasoned   int            // old turns sent whole without their thinking (Stats.Unreasoned)
+	NoClip       string         // why none are to be clipped (agent.noClip)
+	ClipAt       int            // the budget whose run must see one (agent.clipAt, or clipBudget)
+	WantRecall   bool           // swc offers swc_recall in this run's protocol
+	Recall       RecallStats    // what the upstream saw of it
+	RecallRounds int            // swc_recall calls swc answered (X-SWC-Recall, summed)
+	Leaks        []int          // the agent's requests (by number) that hold swc_recall
+	WantSearch   bool           // the agent's tool is deferred (agent.search)
+	Searches     int            // replies of the upstream that ran its tool search
+	Media        int            // agent.media
+	FirstTokens  int            // X-SWC-Tokens-Before of the first request swc counted
+	Uploads      []UploadedFile // the Files API's uploads the upstream received
 	Wall         time.Duration
 	ExitErr      error
 	Output       string
@@ -220,6 +227,7 @@ func (rn *run) measure(r *result, px *proxy, mine func(s sent) bool) {
 	r.ClippedCalls, r.LongArgs = st.ClippedCalls, st.LongArgs
 	r.Unreasoned, r.ClipAt = st.Unreasoned, cmp.Or(rn.a.clipAt, clipBudget)
 	r.Searches, r.WantSearch = st.Searches, rn.a.search
+	r.Media, r.Uploads = rn.a.media, rn.up.Uploaded()
 	if px == nil {
 		return
 	}
@@ -227,6 +235,9 @@ func (rn *run) measure(r *result, px *proxy, mine func(s sent) bool) {
 	for i, s := range reqs {
 		if mine != nil && !mine(s) {
 			continue
+		}
+		if r.FirstTokens == 0 {
+			r.FirstTokens = s.before
 		}
 		r.RecallRounds += s.recalls
 		if bytes.Contains(s.body, []byte(RecallToolName)) {
@@ -280,6 +291,17 @@ func check(t *testing.T, r result, steps int) {
 		t.Logf("its output (end):\n%s", tail(r.Output, 1500))
 	} else if !strings.Contains(r.Output, Done) {
 		t.Errorf("the agent's output does not hold the final answer (%s):\n%s", Done, tail(r.Output, 2000))
+	}
+	if r.Media > 0 {
+		t.Logf("files uploaded: %v; the first request counted %d tokens (the task's audio by URI: %d)", r.Uploads, r.FirstTokens, r.Media)
+		switch {
+		case len(r.Uploads) == 0:
+			t.Errorf("the upstream received no upload whole")
+		case r.Budget > 0 && !r.Uploads[0].ViaSWC:
+			t.Errorf("the upload of %s went around swc: swc cannot learn its length", r.Uploads[0].URI)
+		case r.Budget > 0 && r.FirstTokens < r.Media:
+			t.Errorf("swc counted the first request %d tokens; its task names %d tokens of audio by URI", r.FirstTokens, r.Media)
+		}
 	}
 	if r.WantSearch && r.Searches == 0 {
 		t.Errorf("the upstream never ran its tool search: the agent's requests declare no deferred tool behind one")
@@ -552,6 +574,28 @@ func TestInteractionsSDK(t *testing.T) {
 	}}
 	a.noClip = "the upstream counts clipped turns of the message formats; TestSpliceInteractions holds an interaction's"
 	a.noRecall = "swc adds no swc_recall to an interaction"
+	runAll(t, a)
+}
+
+// TestGenAIFiles runs a tool loop on generateContent with Google's SDK
+// (@google/genai 3.1.0, files.mjs) whose task names a 120-second WAV by
+// URI, uploaded first through the Files API's resumable protocol and
+// read back with a get: swc relays the upload, learns the file's length
+// from the answers and counts the task's audio as Gemini does (32 tokens
+// a second).
+func TestGenAIFiles(t *testing.T) {
+	const seconds = 120
+	a := agent{name: "genai-files", bin: ".bin/node", media: seconds * 32, setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+		path, err := filepath.Abs(filepath.Join(npmDir, "files.mjs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteAudioFiles(home, 1, 1, seconds); err != nil {
+			t.Fatal(err)
+		}
+		audio := strings.TrimSuffix(ImageFile(home, 1), ".png") + ".wav"
+		return []string{"GOOGLE_GEMINI_BASE_URL=" + base, "GEMINI_API_KEY=" + key}, []string{path, audio, prompt}
+	}}
 	runAll(t, a)
 }
 

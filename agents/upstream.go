@@ -75,8 +75,10 @@ type Upstream struct {
 	// clippedCalls holds the handles of the turns whose calls came with
 	// long arguments clipped (Stats.ClippedCalls).
 	clippedCalls map[string]bool
-	seq          map[int]string // request number → HeaderSeq
-	got          []Received     // every request, in order
+	seq          map[int]string     // request number → HeaderSeq
+	got          []Received         // every request, in order
+	uploads      map[string]*upload // the Files API's uploads, by id (files.go)
+	files        []UploadedFile     // those received whole
 }
 
 // Received is one request the upstream got.
@@ -228,6 +230,10 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 		u.gemini(w, r, n, body, orig)
 	case strings.HasSuffix(p, "/chat/completions"):
 		u.chat(w, n, body, orig)
+	case r.Method == http.MethodPost && strings.HasPrefix(p, "/upload/") && strings.HasSuffix(p, "/files"):
+		u.geminiUpload(w, r, n, body)
+	case r.Method == http.MethodGet && strings.Contains(p, "/files/"):
+		u.geminiFile(w, p[strings.LastIndex(p, "/")+1:])
 	case r.Method == http.MethodPost && strings.HasSuffix(p, "/interactions"):
 		u.interactions(w, n, body, orig)
 	default:

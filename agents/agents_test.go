@@ -61,6 +61,10 @@ type agent struct {
 	// by URI after uploading them through the Files API: swc must count
 	// its first loop request at least these.
 	media int
+	// uploadAround says the agent uploads its files straight to the
+	// upstream (SWC_AGENTS_UPSTREAM), not through swc: swc learns of them
+	// by asking the Files API.
+	uploadAround bool
 }
 
 // clipBudget is the budget at which every run must see at least one of
@@ -114,6 +118,7 @@ type result struct {
 	WantSearch   bool           // the agent's tool is deferred (agent.search)
 	Searches     int            // replies of the upstream that ran its tool search
 	Media        int            // agent.media
+	UploadAround bool           // agent.uploadAround
 	FirstTokens  int            // X-SWC-Tokens-Before of the first request swc counted
 	Uploads      []UploadedFile // the Files API's uploads the upstream received
 	Wall         time.Duration
@@ -202,7 +207,7 @@ func (rn *run) start(t *testing.T, base, key string) func() result {
 		cmd.Dir = rn.work
 		cmd.Env = append([]string{
 			"HOME=" + rn.home, "PATH=" + rn.nodeDir + ":/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + os.TempDir(),
-			"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "CI=true",
+			"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "CI=true", "SWC_AGENTS_UPSTREAM=" + rn.up.URL,
 		}, env...)
 		cmd.WaitDelay = 5 * time.Second
 		var out bytes.Buffer
@@ -227,7 +232,7 @@ func (rn *run) measure(r *result, px *proxy, mine func(s sent) bool) {
 	r.ClippedCalls, r.LongArgs = st.ClippedCalls, st.LongArgs
 	r.Unreasoned, r.ClipAt = st.Unreasoned, cmp.Or(rn.a.clipAt, clipBudget)
 	r.Searches, r.WantSearch = st.Searches, rn.a.search
-	r.Media, r.Uploads = rn.a.media, rn.up.Uploaded()
+	r.Media, r.Uploads, r.UploadAround = rn.a.media, rn.up.Uploaded(), rn.a.uploadAround
 	if px == nil {
 		return
 	}
@@ -297,8 +302,8 @@ func check(t *testing.T, r result, steps int) {
 		switch {
 		case len(r.Uploads) == 0:
 			t.Errorf("the upstream received no upload whole")
-		case r.Budget > 0 && !r.Uploads[0].ViaSWC:
-			t.Errorf("the upload of %s went around swc: swc cannot learn its length", r.Uploads[0].URI)
+		case r.Budget > 0 && r.Uploads[0].ViaSWC == r.UploadAround:
+			t.Errorf("the upload of %s came through swc: %v; want %v", r.Uploads[0].URI, r.Uploads[0].ViaSWC, !r.UploadAround)
 		case r.Budget > 0 && r.FirstTokens < r.Media:
 			t.Errorf("swc counted the first request %d tokens; its task names %d tokens of audio by URI", r.FirstTokens, r.Media)
 		}
@@ -583,9 +588,18 @@ func TestInteractionsSDK(t *testing.T) {
 // read back with a get: swc relays the upload, learns the file's length
 // from the answers and counts the task's audio as Gemini does (32 tokens
 // a second).
-func TestGenAIFiles(t *testing.T) {
+func TestGenAIFiles(t *testing.T) { runAll(t, genaiFiles("genai-files", false)) }
+
+// TestGenAIFilesAround is TestGenAIFiles with the upload sent straight to
+// the upstream, around swc (another program's, another replica's): swc
+// asks the Files API for the file the first request names.
+func TestGenAIFilesAround(t *testing.T) { runAll(t, genaiFiles("genai-files-around", true)) }
+
+// genaiFiles is files.mjs over a 120-second WAV, uploaded through swc or
+// around it.
+func genaiFiles(name string, around bool) agent {
 	const seconds = 120
-	a := agent{name: "genai-files", bin: ".bin/node", media: seconds * 32, setup: func(t *testing.T, home, base, key string) ([]string, []string) {
+	return agent{name: name, bin: ".bin/node", media: seconds * 32, uploadAround: around, setup: func(t *testing.T, home, base, key string) ([]string, []string) {
 		path, err := filepath.Abs(filepath.Join(npmDir, "files.mjs"))
 		if err != nil {
 			t.Fatal(err)
@@ -594,9 +608,12 @@ func TestGenAIFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		audio := strings.TrimSuffix(ImageFile(home, 1), ".png") + ".wav"
-		return []string{"GOOGLE_GEMINI_BASE_URL=" + base, "GEMINI_API_KEY=" + key}, []string{path, audio, prompt}
+		env := []string{"GOOGLE_GEMINI_BASE_URL=" + base, "GEMINI_API_KEY=" + key}
+		if around {
+			env = append(env, "UPLOAD_AROUND=1")
+		}
+		return env, []string{path, audio, prompt}
 	}}
-	runAll(t, a)
 }
 
 func TestAgentsSDKResponses(t *testing.T) {

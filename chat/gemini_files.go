@@ -2,9 +2,35 @@ package chat
 
 import (
 	"encoding/json"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
+
+// GeminiFilePath returns the path of the Files API's get of the file a
+// URI names ("https://generativelanguage.googleapis.com/v1beta/files/abc-123"
+// → "/v1beta/files/abc-123"), or "" for a URI that names no file of it (a
+// YouTube video, a Cloud Storage object, a path with more after the id).
+func GeminiFilePath(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "https" && u.Scheme != "http" || u.RawQuery != "" || u.Fragment != "" {
+		return ""
+	}
+	version, id, ok := strings.Cut(u.Path, "/files/")
+	if !ok || !slices.Contains(geminiVersions, version) || id == "" || len(id) > 64 {
+		return ""
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return ""
+		}
+	}
+	return version + "/files/" + id
+}
+
+// geminiVersions are the Gemini API's version segments.
+var geminiVersions = []string{"/v1beta", "/v1alpha", "/v1"}
 
 // GeminiFiles returns the audio and video files a Gemini Files API answer
 // describes, by URI, with their lengths in seconds: an upload's

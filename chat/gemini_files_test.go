@@ -2,6 +2,7 @@ package chat
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +24,31 @@ func TestGeminiFiles(t *testing.T) {
 	} {
 		if got := GeminiFiles([]byte(tc.body)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestGeminiFilePath(t *testing.T) {
+	for _, tc := range []struct{ uri, want string }{
+		{"https://generativelanguage.googleapis.com/v1beta/files/abc-123", "/v1beta/files/abc-123"},
+		{"https://generativelanguage.googleapis.com/v1/files/x9", "/v1/files/x9"},
+		{"https://generativelanguage.googleapis.com/v1alpha/files/a_b", "/v1alpha/files/a_b"},
+		{"http://127.0.0.1:8080/v1beta/files/up-0001", "/v1beta/files/up-0001"},
+		{"https://www.youtube.com/watch?v=9hE5-98ZeCg", ""},
+		{"gs://bucket/v1beta/files/a", ""},
+		{"https://generativelanguage.googleapis.com/v1beta/files/ABC", ""},
+		{"https://generativelanguage.googleapis.com/v1beta/files/a/b", ""},
+		{"https://generativelanguage.googleapis.com/v1beta/files/", ""},
+		{"https://generativelanguage.googleapis.com/v1beta/files/a?alt=media", ""},
+		{"https://generativelanguage.googleapis.com/v2/files/a", ""},
+		{"https://generativelanguage.googleapis.com/files/a", ""},
+		{"https://generativelanguage.googleapis.com/v1beta/files/" + strings.Repeat("a", 65), ""},
+		{"files/abc", ""},
+		{"", ""},
+		{"https://generativelanguage.googleapis.com/v1beta/files/é", ""},
+	} {
+		if got := GeminiFilePath(tc.uri); got != tc.want {
+			t.Errorf("GeminiFilePath(%q) = %q, want %q", tc.uri, got, tc.want)
 		}
 	}
 }

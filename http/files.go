@@ -1,8 +1,15 @@
 package http
 
 import (
+	"context"
+	"io"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/internal/httpbody"
@@ -17,7 +24,7 @@ import (
 // tenant and URI, byte-bounded (fileBytes, one tenant at most
 // TenantShare of it), so that a later request naming it counts it
 // (chat.ParseOwnedFiles). A file uploaded another way, or through
-// another replica, counts nothing, as before.
+// another replica, it asks the Files API for (lookupFiles, below).
 
 // fileBytes bounds the file lengths kept: about 25,000 files of about
 // 170 bytes each (a URI of about 70 bytes, the tenant and the entry),
@@ -39,11 +46,7 @@ func (s *Server) tapFiles(r *http.Request, tenant string, resp *http.Response) {
 		!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		return
 	}
-	resp.Body = httpbody.Tap(resp.Body, fileAnswerMax, func(body []byte) {
-		for uri, f := range chat.GeminiFiles(body) {
-			s.proxy.files.Put(tenant, fileKey{tenant, uri}, f, int64(len(uri)+len(tenant)+len(f.MIMEType)+64))
-		}
-	})
+	resp.Body = httpbody.Tap(resp.Body, fileAnswerMax, func(body []byte) { s.keepFiles(tenant, body) })
 }
 
 // fileLengths returns the lengths of tenant's files the proxy knows.
@@ -52,4 +55,107 @@ func (s *Server) fileLengths(tenant string) chat.FileLengths {
 		return nil
 	}
 	return func(uri string) (chat.MediaFile, bool) { return s.proxy.files.Get(fileKey{tenant, uri}) }
+}
+
+// Files the proxy does not know. A request may name a file uploaded
+// another way (straight to Google, by another program) or through another
+// replica: the proxy then asks the Files API for it (GET /v1beta/files/ID,
+// with the server's key, as the client could through swc), at most
+// fileLookups files a request, fileLookupTimeout in all, one lookup of a
+// file at a time whatever the requests naming it, and remembers a file it
+// could not learn of for fileMissTTL, so a tool loop naming it pays once.
+// What it learns is kept as a relayed answer's is; a lookup that fails
+// leaves the file counting nothing, as before, and the request goes on.
+const (
+	fileLookups       = 8
+	fileLookupTimeout = 3 * time.Second
+	fileMissTTL       = 10 * time.Minute
+	fileMissBytes     = 256 << 10 // about 1,500 files not found, by tenant and URI
+)
+
+// missingFiles wraps the lengths of tenant's files so that a URI of the
+// Files API it does not know, and has not failed to learn of lately, is
+// added to *missed (each once).
+func (s *Server) missingFiles(tenant string, missed *[]string) chat.FileLengths {
+	known := s.fileLengths(tenant)
+	if known == nil {
+		return nil
+	}
+	return func(uri string) (chat.MediaFile, bool) {
+		f, ok := known(uri)
+		if !ok && !slices.Contains(*missed, uri) && chat.GeminiFilePath(uri) != "" {
+			if at, miss := s.proxy.fileMisses.Get(fileKey{tenant, uri}); !miss || s.now().Sub(at) >= fileMissTTL {
+				*missed = append(*missed, uri)
+			}
+		}
+		return f, ok
+	}
+}
+
+// lookupFiles asks the upstream for the files uris name, for the client
+// of r (tenant), and keeps what it learns; it reports whether it learned
+// of any.
+func (s *Server) lookupFiles(r *http.Request, up Upstream, tenant string, uris []string) bool {
+	ctx, cancel := context.WithTimeout(r.Context(), fileLookupTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	var learned atomic.Bool
+	for _, uri := range uris[:min(len(uris), fileLookups)] {
+		wg.Go(func() {
+			v, _, _ := s.proxy.fileLookup.Do(tenant+"\x00"+uri, func() (any, error) {
+				return s.lookupFile(ctx, r, up, tenant, uri), nil
+			})
+			if v.(bool) {
+				learned.Store(true)
+			}
+		})
+	}
+	wg.Wait()
+	return learned.Load()
+}
+
+// lookupFile asks the upstream for the file uri names and reports whether
+// its length is known now.
+func (s *Server) lookupFile(ctx context.Context, r *http.Request, up Upstream, tenant, uri string) bool {
+	key := fileKey{tenant, uri}
+	if _, ok := s.proxy.files.Get(key); ok {
+		return true // learned by a lookup that just ended
+	}
+	get := r.Clone(ctx)
+	get.Method, get.Body, get.ContentLength = http.MethodGet, nil, 0
+	get.URL = &url.URL{Path: chat.GeminiFilePath(uri)}
+	get.Header = r.Header.Clone()
+	get.Header.Del("Content-Type")
+	get.Header.Del("Content-Encoding")
+	get.Header.Set("Accept", "application/json") // not a streaming request's text/event-stream
+	result := "failed"
+	defer func() { s.proxy.metrics.fileLookups.WithLabelValues(result).Inc() }()
+	req, err := s.upstreamRequest(get, protoGemini, up, bodyOf(nil))
+	if err == nil {
+		var resp *http.Response
+		if resp, err = s.proxy.client.Do(req); err == nil {
+			defer resp.Body.Close()
+			result = "unknown"
+			if body, err := io.ReadAll(io.LimitReader(resp.Body, fileAnswerMax)); err == nil && resp.StatusCode == http.StatusOK {
+				s.keepFiles(tenant, body)
+			}
+		}
+	}
+	if _, ok := s.proxy.files.Get(key); ok {
+		result = "found"
+		return true
+	}
+	if err != nil {
+		s.logger().Warn("proxy: Files API lookup", "err", netErrorKind(err))
+	}
+	s.proxy.fileMisses.Put(tenant, key, s.now(), int64(len(uri)+len(tenant)+64))
+	return false
+}
+
+// keepFiles keeps the lengths of the audio and video files a Files API
+// answer of tenant's describes.
+func (s *Server) keepFiles(tenant string, body []byte) {
+	for uri, f := range chat.GeminiFiles(body) {
+		s.proxy.files.Put(tenant, fileKey{tenant, uri}, f, int64(len(uri)+len(tenant)+len(f.MIMEType)+64))
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/chat"
@@ -164,18 +165,21 @@ type proxyState struct {
 	handles     *memo.Memo[obsKey, string]           // observations' handles, by content (recall_keep.go)
 	items       *memo.Cache[itemKey, storedItem]     // Responses output items, by id (items.go)
 	files       *memo.Cache[fileKey, chat.MediaFile] // Gemini audio and video files' lengths, by URI (files.go)
+	fileMisses  *memo.Cache[fileKey, time.Time]      // when a lookup of a file found nothing (files.go)
+	fileLookup  singleflight.Group                   // lookups of files under way, by tenant and URI
 	metrics     *proxyMetrics
 	client      *http.Client
 }
 
 type proxyMetrics struct {
-	requests  *prometheus.CounterVec // protocol, mode
-	fallbacks *prometheus.CounterVec // reason
-	tokens    *prometheus.CounterVec // stage: before, after
-	compress  prometheus.Histogram
-	upstream  *prometheus.CounterVec // protocol, code
-	over      prometheus.Counter
-	recalls   *prometheus.CounterVec // answer: original, missing, query, invalid (recall.go)
+	requests    *prometheus.CounterVec // protocol, mode
+	fallbacks   *prometheus.CounterVec // reason
+	tokens      *prometheus.CounterVec // stage: before, after
+	compress    prometheus.Histogram
+	upstream    *prometheus.CounterVec // protocol, code
+	over        prometheus.Counter
+	recalls     *prometheus.CounterVec // answer: original, missing, query, invalid (recall.go)
+	fileLookups *prometheus.CounterVec // result: found, unknown, failed (files.go)
 }
 
 func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
@@ -203,7 +207,10 @@ func newProxyMetrics(reg *prometheus.Registry) *proxyMetrics {
 	m.recalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "swc_proxy_recall_calls_total", Help: "swc_recall calls swc answered inside the proxy, by answer: original (a handle resolved), missing (a handle not held), query (passages for a query), invalid (arguments swc could not read).",
 	}, []string{"answer"})
-	reg.MustRegister(m.requests, m.fallbacks, m.tokens, m.compress, m.upstream, m.over, m.recalls)
+	m.fileLookups = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "swc_proxy_file_lookups_total", Help: "Gemini Files API files a request named by URI that the proxy had not seen uploaded and asked the upstream for, by result: found (its length is known now), unknown (the upstream answered, but not with an audio or video file's length), failed (no answer in time).",
+	}, []string{"result"})
+	reg.MustRegister(m.requests, m.fallbacks, m.tokens, m.compress, m.upstream, m.over, m.recalls, m.fileLookups)
 	return m
 }
 
@@ -251,6 +258,7 @@ func (s *Server) proxyRoutes(mux *routeMux) {
 	}
 	s.proxy.items = memo.NewCache[itemKey, storedItem](ib, s.Proxy.TenantShare)
 	s.proxy.files = memo.NewCache[fileKey, chat.MediaFile](fileBytes, s.Proxy.TenantShare)
+	s.proxy.fileMisses = memo.NewCache[fileKey, time.Time](fileMissBytes, s.Proxy.TenantShare)
 	s.proxy.handles = newHandleMemo()
 	mux.Handle("POST /v1/chat/completions", s.observe(s.proxyAuthed(protoOpenAI)))
 	mux.Handle("POST /v1/messages", s.observe(s.proxyAuthed(protoAnthropic)))
@@ -365,7 +373,11 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	}
 	// The model a Gemini request's URL names: its media count by it.
 	model := chat.URLModel(r.URL.Path)
-	in, err := chat.ParseOwnedFiles(trimmed, p.format, model, s.fileLengths(tenant)) // body is this request's, never written
+	var missed []string                                                                        // Files API files the proxy does not know
+	in, err := chat.ParseOwnedFiles(trimmed, p.format, model, s.missingFiles(tenant, &missed)) // body is this request's, never written
+	if err == nil && len(missed) > 0 && s.lookupFiles(r, up, tenant, missed) {
+		in, err = chat.ParseOwnedFiles(trimmed, p.format, model, s.fileLengths(tenant)) // counted again with what was learned
+	}
 	if p == protoInteractions {
 		if why := interactionsRelayed(in, err, trimmed); why != "" {
 			s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()

@@ -3,7 +3,9 @@ package memory
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -51,6 +53,101 @@ func TestMiddlewareFileLengths(t *testing.T) {
 		}
 		if len(got) != 2 || got[1]-got[0] != 120*70+120*32 {
 			t.Errorf("%s: tokens before and after the Files API's answer: %v, want %d more", tc.name, got, 120*70+120*32)
+		}
+	}
+}
+
+// TestMiddlewareFileLookup: a request naming a Files API file the
+// middleware has not seen makes it ask the Files API, through the next
+// transport, with the request's own key (header or query) on the
+// request's host and base path; what it learns counts then and after. A
+// file the API does not know is not asked for again; one whose get
+// failed, at most three times in all.
+func TestMiddlewareFileLookup(t *testing.T) {
+	var mu sync.Mutex
+	gets := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		if r.Method != http.MethodGet {
+			io.WriteString(w, `{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]}}]}`)
+			return
+		}
+		mu.Lock()
+		gets[r.URL.Path]++
+		mu.Unlock()
+		id := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
+		switch {
+		case r.Header.Get("X-Goog-Api-Key") != "client-key" && r.URL.Query().Get("key") != "client-key":
+			w.WriteHeader(http.StatusForbidden)
+		case !strings.HasPrefix(r.URL.Path, "/gw/v1beta/files/"):
+			w.WriteHeader(http.StatusNotFound)
+		case strings.HasPrefix(id, "vid-"):
+			io.WriteString(w, `{"name":"files/`+id+`","mimeType":"video/mp4","uri":"https://generativelanguage.googleapis.com/v1beta/files/`+id+`","state":"ACTIVE","videoMetadata":{"videoDuration":"60s"}}`)
+		case id == "broken":
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"error":{"code":404,"status":"NOT_FOUND"}}`)
+		}
+	}))
+	defer srv.Close()
+	o := DefaultOptions()
+	o.Budget = 100000
+	var before []int
+	mw := GeminiMiddleware(mustNew(t, o), func(r *Result, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		before = append(before, r.TokensBefore)
+	})
+	next := func(r *http.Request) (*http.Response, error) { return srv.Client().Transport.RoundTrip(r) }
+	ask := func(query, header string, uris ...string) int {
+		t.Helper()
+		parts := []string{`{"text":"what happens?"}`}
+		for _, u := range uris {
+			parts = append(parts, `{"fileData":{"mimeType":"video/mp4","fileUri":"https://generativelanguage.googleapis.com/v1beta/files/`+u+`"}}`)
+		}
+		req := post(t, srv.URL+"/gw/v1beta/models/gemini-3-flash-preview:generateContent"+query, []byte(`{"contents":[{"role":"user","parts":[`+strings.Join(parts, ",")+`]}]}`))
+		if header != "" {
+			req.Header.Set("X-Goog-Api-Key", header)
+		}
+		resp, err := mw(req, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return before[len(before)-1]
+	}
+	const video = 60*70 + 60*32
+	part := ask("", "client-key", "gone") - ask("", "client-key")
+	for _, tc := range []struct {
+		name, query, header string
+		uris                []string
+		want, gets          int // the video's tokens; gets of the first file in all
+	}{
+		{"header", "", "client-key", []string{"vid-1"}, video, 1},
+		{"again", "", "client-key", []string{"vid-1"}, video, 1},
+		{"query", "?key=client-key&alt=sse", "", []string{"vid-2"}, video, 1},
+		{"unknown", "", "client-key", []string{"gone"}, 0, 1},
+		{"failing 1", "", "client-key", []string{"broken"}, 0, 1},
+		{"failing 2", "", "client-key", []string{"broken"}, 0, 2},
+		{"failing 3", "", "client-key", []string{"broken"}, 0, 3},
+		{"failing 4", "", "client-key", []string{"broken"}, 0, 3},
+		{"no file of the API", "", "client-key", []string{"UPPER"}, 0, 0},
+	} {
+		n := ask(tc.query, tc.header, tc.uris...) - ask(tc.query, tc.header) - len(tc.uris)*part
+		mu.Lock()
+		g := gets["/gw/v1beta/files/"+tc.uris[0]]
+		mu.Unlock()
+		if n != tc.want || g != tc.gets {
+			t.Errorf("%s: %d tokens for the file (want %d), %d gets of it (want %d)", tc.name, n, tc.want, g, tc.gets)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for p := range gets {
+		if !strings.HasPrefix(p, "/gw/v1beta/files/") {
+			t.Errorf("a get off the request's base path: %s", p)
 		}
 	}
 }

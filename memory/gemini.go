@@ -19,7 +19,9 @@ import (
 // (fileData) count by the length the Files API gave in an answer that
 // went through this middleware (an upload's, a get's: a processed
 // video's videoDuration, else the file's size at 500 kbit/s, audio at 64
-// kbit/s; chat.GeminiFiles), else nothing.
+// kbit/s; chat.GeminiFiles); a file of the Files API it has not seen it
+// asks the API about first, through next with the request's credentials
+// (at most 8 files a request, 3 seconds in all; files.go); else nothing.
 func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 	files := newFileLengths()
 	gen := middlewareExcept(c, report, ":generateContent", chat.Gemini, nil, files)

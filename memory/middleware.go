@@ -87,7 +87,7 @@ func middlewareExcept(c *Compressor, report func(*Result, error), suffix string,
 		if relay != nil && relay(body) {
 			return next(req)
 		}
-		out, err := compressBody(req, c, f, body, splice, files.lengths())
+		out, err := compressBody(req, c, f, body, splice, files, next)
 		if err != nil {
 			report(nil, err)
 			return next(req)
@@ -105,8 +105,16 @@ type compressed struct {
 	body []byte // nil: send the original
 }
 
-func compressBody(req *http.Request, c *Compressor, f chat.Format, body []byte, splice func(*chat.Input, *Result) ([]byte, error), files chat.FileLengths) (compressed, error) {
-	in, err := chat.ParseOwnedFiles(body, f, chat.URLModel(req.URL.Path), files) // read for this request, never written
+// compressBody compresses body, a request of format f, counting the
+// audio and video it names by URI by files (nil: counting them nothing),
+// which asks the Files API, through next, about those it does not know.
+func compressBody(req *http.Request, c *Compressor, f chat.Format, body []byte, splice func(*chat.Input, *Result) ([]byte, error), files *fileLengths, next func(*http.Request) (*http.Response, error)) (compressed, error) {
+	model := chat.URLModel(req.URL.Path)
+	var missed []string
+	in, err := chat.ParseOwnedFiles(body, f, model, files.missing(&missed)) // read for this request, never written
+	if err == nil && len(missed) > 0 && files.lookup(req, next, missed) {
+		in, err = chat.ParseOwnedFiles(body, f, model, files.lengths()) // counted again with what was learned
+	}
 	if err != nil {
 		return compressed{}, err
 	}

@@ -2,14 +2,20 @@
 // whose task names an audio file uploaded first with the Files API (a
 // resumable upload), as fileData: the request holds its URI, not its
 // bytes. A read_file function is run here until the model answers in text.
-// Usage: node files.mjs AUDIO PROMPT (GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL).
+// Usage: node files.mjs AUDIO PROMPT (GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL;
+// UPLOAD_AROUND, SWC_AGENTS_UPSTREAM).
 import { readFileSync } from 'node:fs';
 import { GoogleGenAI, createPartFromUri } from '@google/genai';
 
 const [audio, prompt] = process.argv.slice(2);
 const ai = new GoogleGenAI({ apiKey: process.env.GEMINI_API_KEY, httpOptions: { baseUrl: process.env.GOOGLE_GEMINI_BASE_URL } });
-const uploaded = await ai.files.upload({ file: audio, config: { mimeType: 'audio/wav' } });
-const file = await ai.files.get({ name: uploaded.name });
+// UPLOAD_AROUND: the upload and the get go straight to the provider
+// (SWC_AGENTS_UPSTREAM), as another program's would.
+const files = process.env.UPLOAD_AROUND
+  ? new GoogleGenAI({ apiKey: 'upstream-gemini-key', httpOptions: { baseUrl: process.env.SWC_AGENTS_UPSTREAM } })
+  : ai;
+const uploaded = await files.files.upload({ file: audio, config: { mimeType: 'audio/wav' } });
+const file = await files.files.get({ name: uploaded.name });
 const config = {
   systemInstruction: 'You read files with read_file when asked.',
   tools: [{

@@ -15,6 +15,20 @@ import (
 // names it by URI in its requests (fileData); swc learns its length from
 // these answers.
 
+// GeminiKey is the key swc's proxy sends the upstream Gemini requests
+// with: a Files API request that came through swc must carry it (and not
+// the agent's swc key).
+const GeminiKey = "upstream-gemini-key"
+
+// keyed notes a breach for a request that came through swc without the
+// server's key.
+func (u *Upstream) keyed(r *http.Request, n int) {
+	if r.Header.Get(HeaderSeq) != "" && r.Header.Get("X-Goog-Api-Key") != GeminiKey {
+		u.st.Breaches = append(u.st.Breaches, Breach{Request: n, Rule: "key", Detail: fmt.Sprintf("%s %s through swc without the server's key (x-goog-api-key %q, authorization %q)",
+			r.Method, r.URL.Path, r.Header.Get("X-Goog-Api-Key"), r.Header.Get("Authorization"))})
+	}
+}
+
 // upload is one resumable upload: what its start announced and the
 // bytes received.
 type upload struct {
@@ -52,6 +66,7 @@ func (u *Upstream) geminiUpload(w http.ResponseWriter, r *http.Request, n int, b
 	via := r.Header.Get(HeaderSeq) != ""
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.keyed(r, n)
 	if u.uploads == nil {
 		u.uploads = map[string]*upload{}
 	}
@@ -94,9 +109,10 @@ func (u *Upstream) geminiUpload(w http.ResponseWriter, r *http.Request, n int, b
 }
 
 // geminiFile answers a get of a file uploaded whole.
-func (u *Upstream) geminiFile(w http.ResponseWriter, id string) {
+func (u *Upstream) geminiFile(w http.ResponseWriter, r *http.Request, n int, id string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.keyed(r, n)
 	if up := u.uploads[id]; up != nil && up.got == up.size {
 		writeJSON(w, fileJSON(id, up))
 		return

@@ -89,7 +89,7 @@ func startProxy(t *testing.T, ups upstreams, budget int) *proxy {
 	// The Gemini route, in a build of swc that has it (Proxy.Gemini):
 	// without it the Gemini CLI's requests meet swc's 404.
 	if f, ok := geminiUpstream(&srv.Proxy); ok && ups.Gemini != nil {
-		f.Set(reflect.ValueOf(swchttp.Upstream{URL: ups.Gemini.URL, Key: "upstream-gemini-key"}))
+		f.Set(reflect.ValueOf(swchttp.Upstream{URL: ups.Gemini.URL, Key: GeminiKey}))
 	}
 	key, _, err := swchttp.CreateKey(ctx, db, "agents")
 	if err != nil {

@@ -233,7 +233,7 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && strings.HasPrefix(p, "/upload/") && strings.HasSuffix(p, "/files"):
 		u.geminiUpload(w, r, n, body)
 	case r.Method == http.MethodGet && strings.Contains(p, "/files/"):
-		u.geminiFile(w, p[strings.LastIndex(p, "/")+1:])
+		u.geminiFile(w, r, n, p[strings.LastIndex(p, "/")+1:])
 	case r.Method == http.MethodPost && strings.HasSuffix(p, "/interactions"):
 		u.interactions(w, n, body, orig)
 	default:

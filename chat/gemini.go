@@ -457,8 +457,8 @@ func geminiMediaTokens(p map[string]json.RawMessage, res geminiMedia) int {
 		case d.Data == "": // a file's URI: its length is not in the request, but may be known
 			var f MediaFile
 			ok := false
-			if res.files != nil && d.URI+d.URI2 != "" {
-				f, ok = res.files(d.URI + d.URI2)
+			if res.files != nil && d.URI+d.URI2 != "" && (mt == "" || strings.HasPrefix(mt, "audio/") || strings.HasPrefix(mt, "video/")) {
+				f, ok = res.files(d.URI + d.URI2) // only audio and video have a length to tell
 			}
 			if mt == "" {
 				mt = f.MIMEType // a part may leave its MIME type out; the file has one

@@ -46,7 +46,7 @@ func (s *Server) tapFiles(r *http.Request, tenant string, resp *http.Response) {
 		!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		return
 	}
-	resp.Body = httpbody.Tap(resp.Body, fileAnswerMax, func(body []byte) { s.keepFiles(tenant, body) })
+	resp.Body = httpbody.Tap(resp.Body, fileAnswerMax, func(body []byte) { s.keepFiles(tenant, body, "") })
 }
 
 // fileLengths returns the lengths of tenant's files the proxy knows.
@@ -62,8 +62,9 @@ func (s *Server) fileLengths(tenant string) chat.FileLengths {
 // replica: the proxy then asks the Files API for it (GET /v1beta/files/ID,
 // with the server's key, as the client could through swc), at most
 // fileLookups files a request, fileLookupTimeout in all, one lookup of a
-// file at a time whatever the requests naming it, and remembers a file it
-// could not learn of for fileMissTTL, so a tool loop naming it pays once.
+// tenant's file at a time whatever the requests naming it, and remembers a
+// file it could not learn of for fileMissTTL, so a tool loop naming it
+// pays once.
 // What it learns is kept as a relayed answer's is; a lookup that fails
 // leaves the file counting nothing, as before, and the request goes on.
 const (
@@ -94,19 +95,28 @@ func (s *Server) missingFiles(tenant string, missed *[]string) chat.FileLengths 
 
 // lookupFiles asks the upstream for the files uris name, for the client
 // of r (tenant), and keeps what it learns; it reports whether it learned
-// of any.
+// of any. A lookup is shared by the requests naming the file while it
+// runs and outlives the one that started it (a client gone does not make
+// the others count nothing); each request waits for it until its own
+// context ends or fileLookupTimeout passes.
 func (s *Server) lookupFiles(r *http.Request, up Upstream, tenant string, uris []string) bool {
-	ctx, cancel := context.WithTimeout(r.Context(), fileLookupTimeout)
+	wait, cancel := context.WithTimeout(r.Context(), fileLookupTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
 	var learned atomic.Bool
 	for _, uri := range uris[:min(len(uris), fileLookups)] {
 		wg.Go(func() {
-			v, _, _ := s.proxy.fileLookup.Do(tenant+"\x00"+uri, func() (any, error) {
+			ch := s.proxy.fileLookup.DoChan(tenant+"\x00"+uri, func() (any, error) {
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), fileLookupTimeout)
+				defer cancel()
 				return s.lookupFile(ctx, r, up, tenant, uri), nil
 			})
-			if v.(bool) {
-				learned.Store(true)
+			select {
+			case res := <-ch:
+				if res.Val.(bool) {
+					learned.Store(true)
+				}
+			case <-wait.Done():
 			}
 		})
 	}
@@ -115,7 +125,8 @@ func (s *Server) lookupFiles(r *http.Request, up Upstream, tenant string, uris [
 }
 
 // lookupFile asks the upstream for the file uri names and reports whether
-// its length is known now.
+// its length is known now. A file it could not learn of is not asked for
+// again for fileMissTTL.
 func (s *Server) lookupFile(ctx context.Context, r *http.Request, up Upstream, tenant, uri string) bool {
 	key := fileKey{tenant, uri}
 	if _, ok := s.proxy.files.Get(key); ok {
@@ -125,37 +136,51 @@ func (s *Server) lookupFile(ctx context.Context, r *http.Request, up Upstream, t
 	get.Method, get.Body, get.ContentLength = http.MethodGet, nil, 0
 	get.URL = &url.URL{Path: chat.GeminiFilePath(uri)}
 	get.Header = r.Header.Clone()
-	get.Header.Del("Content-Type")
-	get.Header.Del("Content-Encoding")
+	for _, h := range []string{"Content-Type", "Content-Encoding", "Accept-Encoding"} {
+		get.Header.Del(h)
+	}
 	get.Header.Set("Accept", "application/json") // not a streaming request's text/event-stream
 	result := "failed"
 	defer func() { s.proxy.metrics.fileLookups.WithLabelValues(result).Inc() }()
 	req, err := s.upstreamRequest(get, protoGemini, up, bodyOf(nil))
+	var resp *http.Response
 	if err == nil {
-		var resp *http.Response
-		if resp, err = s.proxy.client.Do(req); err == nil {
-			defer resp.Body.Close()
-			result = "unknown"
-			if body, err := io.ReadAll(io.LimitReader(resp.Body, fileAnswerMax)); err == nil && resp.StatusCode == http.StatusOK {
-				s.keepFiles(tenant, body)
-			}
-		}
+		resp, err = s.proxy.client.Do(req)
+	}
+	var body []byte
+	if err == nil {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, fileAnswerMax))
+		resp.Body.Close()
+	}
+	switch {
+	case err != nil:
+		s.logger().Warn("proxy: Files API lookup", "file", get.URL.Path, "err", netErrorKind(err))
+	case resp.StatusCode != http.StatusOK:
+		result = "unknown"
+		s.logger().Warn("proxy: Files API lookup", "file", get.URL.Path, "status", resp.StatusCode)
+	default:
+		result = "unknown"
+		s.keepFiles(tenant, body, uri)
 	}
 	if _, ok := s.proxy.files.Get(key); ok {
 		result = "found"
 		return true
-	}
-	if err != nil {
-		s.logger().Warn("proxy: Files API lookup", "err", netErrorKind(err))
 	}
 	s.proxy.fileMisses.Put(tenant, key, s.now(), int64(len(uri)+len(tenant)+64))
 	return false
 }
 
 // keepFiles keeps the lengths of the audio and video files a Files API
-// answer of tenant's describes.
-func (s *Server) keepFiles(tenant string, body []byte) {
-	for uri, f := range chat.GeminiFiles(body) {
+// answer of tenant's describes, by their URIs; asked, when set, is the URI
+// a get of one file was for, under which a file it describes alone is
+// kept too (a request may name a file by another version's URI, or a
+// gateway's host).
+func (s *Server) keepFiles(tenant string, body []byte, asked string) {
+	files := chat.GeminiFiles(body)
+	for uri, f := range files {
 		s.proxy.files.Put(tenant, fileKey{tenant, uri}, f, int64(len(uri)+len(tenant)+len(f.MIMEType)+64))
+		if _, ok := files[asked]; !ok && asked != "" && len(files) == 1 {
+			s.proxy.files.Put(tenant, fileKey{tenant, asked}, f, int64(len(asked)+len(tenant)+len(f.MIMEType)+64))
+		}
 	}
 }

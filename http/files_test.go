@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -137,6 +138,7 @@ func TestGeminiFileLookup(t *testing.T) {
 	g := &geminiUpstream{}
 	e.up.handle = g.handle
 	var gets sync.Map // path → *atomic.Int32
+	slowStarted, release := make(chan struct{}, 1), make(chan struct{})
 	g.reply = func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 		if r.Method != http.MethodGet {
@@ -150,6 +152,10 @@ func TestGeminiFileLookup(t *testing.T) {
 		case r.Header.Get("X-Goog-Api-Key") != "gemini-upstream-key" || r.Header.Get("Authorization") != "":
 			w.WriteHeader(http.StatusForbidden)
 			io.WriteString(w, `{"error":{"code":403,"message":"bad key","status":"PERMISSION_DENIED"}}`)
+		case id == "vid-slow":
+			slowStarted <- struct{}{}
+			<-release
+			fallthrough
 		case strings.HasPrefix(id, "vid-"):
 			time.Sleep(50 * time.Millisecond) // concurrent requests overlap
 			io.WriteString(w, `{"name":"files/`+id+`","mimeType":"video/mp4","sizeBytes":"9000000","uri":"https://generativelanguage.googleapis.com/v1beta/files/`+id+`","state":"ACTIVE","videoMetadata":{"videoDuration":"60s"}}`)
@@ -226,6 +232,33 @@ func TestGeminiFileLookup(t *testing.T) {
 	if getsOf("vid-2") != 1 {
 		t.Errorf("6 concurrent requests: %d gets, want 1", getsOf("vid-2"))
 	}
+	// The request that started a lookup goes away: the lookup goes on for
+	// the one waiting on it, and what it learned stays.
+	ctx, cancel := context.WithCancel(t.Context())
+	first := make(chan error, 1)
+	go func() {
+		body := `{"contents":[{"role":"user","parts":[{"fileData":{"mimeType":"video/mp4","fileUri":"` + file + `vid-slow"}}]}]}`
+		req, _ := http.NewRequestWithContext(ctx, "POST", e.ts.URL+"/v1beta/models/gemini-3-flash-preview:generateContent", strings.NewReader(body))
+		req.Header.Set("X-Goog-Api-Key", e.key)
+		resp, err := e.ts.Client().Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		first <- err
+	}()
+	<-slowStarted
+	waiting := make(chan int, 1)
+	go func() { waiting <- ask(file+"vid-slow") - none - part }()
+	time.Sleep(50 * time.Millisecond) // the second request waits on the lookup
+	cancel()
+	<-first
+	close(release)
+	if n := <-waiting; n != video {
+		t.Errorf("the request waiting on a lookup whose first asker went away: %d tokens, want %d", n, video)
+	}
+	if n := ask(file+"vid-slow") - none - part; n != video || getsOf("vid-slow") != 1 {
+		t.Errorf("after it: %d tokens (want %d), %d gets (want 1)", n, video, getsOf("vid-slow"))
+	}
 	// Ten files never seen: eight asked for.
 	var uris []string
 	for i := range 10 {
@@ -239,7 +272,7 @@ func TestGeminiFileLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := readAll(t, mr)
-	for _, want := range []string{`swc_proxy_file_lookups_total{result="found"} 10`, `swc_proxy_file_lookups_total{result="unknown"} 3`} {
+	for _, want := range []string{`swc_proxy_file_lookups_total{result="found"} 11`, `swc_proxy_file_lookups_total{result="unknown"} 3`} {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}

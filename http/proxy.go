@@ -373,17 +373,18 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	}
 	// The model a Gemini request's URL names: its media count by it.
 	model := chat.URLModel(r.URL.Path)
-	var missed []string                                                                        // Files API files the proxy does not know
+	// Files API files the proxy does not know go to missed, to ask for.
+	var missed []string
 	in, err := chat.ParseOwnedFiles(trimmed, p.format, model, s.missingFiles(tenant, &missed)) // body is this request's, never written
-	if err == nil && len(missed) > 0 && s.lookupFiles(r, up, tenant, missed) {
-		in, err = chat.ParseOwnedFiles(trimmed, p.format, model, s.fileLengths(tenant)) // counted again with what was learned
-	}
 	if p == protoInteractions {
 		if why := interactionsRelayed(in, err, trimmed); why != "" {
 			s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()
 			s.forward(w, r, p, up, original, &proxyOut{mode: modePassthrough, passthrough: why})
 			return
 		}
+	}
+	if err == nil && len(missed) > 0 && s.lookupFiles(r, up, tenant, missed) {
+		in, err = chat.ParseOwnedFiles(trimmed, p.format, model, s.fileLengths(tenant)) // counted again with what was learned
 	}
 	if err != nil {
 		if !json.Valid(trimmed) { // checked on the error path only: parsing is the hot path

@@ -21,8 +21,10 @@ import (
 // requests of one middleware that name them (GeminiMiddleware,
 // InteractionsMiddleware): bounded to about 7,000 files.
 type fileLengths struct {
-	c     *memo.Cache[string, chat.MediaFile]
-	tried *memo.Cache[string, int] // lookups that did not tell a length, by URI: failures, or -1 once the API answered
+	c        *memo.Cache[string, chat.MediaFile]
+	mu       sync.Mutex
+	tried    *memo.Cache[string, int] // lookups that did not tell a length, by URI: failures, or -1 once the API answered (mu)
+	inflight map[string]chan struct{} // lookups under way, by URI, closed when done (mu)
 }
 
 // fileLengthBytes bounds a fileLengths; fileAnswerMax a Files API answer
@@ -33,7 +35,8 @@ const (
 )
 
 func newFileLengths() *fileLengths {
-	return &fileLengths{c: memo.NewCache[string, chat.MediaFile](fileLengthBytes, 1), tried: memo.NewCache[string, int](fileTriedBytes, 1)}
+	return &fileLengths{c: memo.NewCache[string, chat.MediaFile](fileLengthBytes, 1), tried: memo.NewCache[string, int](fileTriedBytes, 1),
+		inflight: map[string]chan struct{}{}}
 }
 
 // answers reports whether req is a request of the Files API whose answer
@@ -49,14 +52,21 @@ func (f *fileLengths) tap(resp *http.Response) {
 		return
 	}
 	resp.Body = httpbody.Tap(resp.Body, fileAnswerMax, func(body []byte) {
-		f.keep(body)
+		f.keep(body, "")
 	})
 }
 
-// keep keeps the lengths of the files a Files API answer describes.
-func (f *fileLengths) keep(body []byte) {
-	for uri, file := range chat.GeminiFiles(body) {
+// keep keeps the lengths of the files a Files API answer describes, by
+// their URIs; asked, when set, is the URI a get of one file was for, under
+// which a file it describes alone is kept too (a request may name a file
+// by another version's URI, or a gateway's host).
+func (f *fileLengths) keep(body []byte, asked string) {
+	files := chat.GeminiFiles(body)
+	for uri, file := range files {
 		f.c.Put("", uri, file, int64(len(uri)+len(file.MIMEType)+64))
+		if _, ok := files[asked]; !ok && asked != "" && len(files) == 1 {
+			f.c.Put("", asked, file, int64(len(asked)+len(file.MIMEType)+64))
+		}
 	}
 }
 
@@ -72,15 +82,18 @@ func (f *fileLengths) lengths() chat.FileLengths {
 // another program, another process, or an SDK client without it): it
 // then asks the Files API for it through the client's transport, with the
 // request's own credentials (GET …/v1beta/files/ID on the request's
-// host), at most fileLookups files a request, fileLookupTimeout in all. A
-// file the API answered about without a length (not audio or video, not
-// found) is not asked for again; one whose get failed, at most
+// host), at most fileLookups files a request, in fileLookupTimeout or a
+// quarter of the time the request's deadline leaves, whichever is less;
+// one lookup of a file at a time, which outlives the request that started
+// it. A file the API answered about without a length (not audio or video,
+// not found) is not asked for again; one whose get failed, at most
 // fileLookupTries times.
 const (
 	fileLookups       = 8
 	fileLookupTimeout = 3 * time.Second
 	fileLookupTries   = 3
 	fileTriedBytes    = 128 << 10
+	minLookup         = 10 * time.Millisecond
 )
 
 // missing returns the lengths kept, adding to *missed (each once) a URI
@@ -93,7 +106,10 @@ func (f *fileLengths) missing(missed *[]string) chat.FileLengths {
 	return func(uri string) (chat.MediaFile, bool) {
 		file, ok := f.c.Get(uri)
 		if !ok && !slices.Contains(*missed, uri) && chat.GeminiFilePath(uri) != "" {
-			if n, _ := f.tried.Get(uri); n >= 0 && n < fileLookupTries {
+			f.mu.Lock()
+			n, _ := f.tried.Get(uri)
+			f.mu.Unlock()
+			if n >= 0 && n < fileLookupTries {
 				*missed = append(*missed, uri)
 			}
 		}
@@ -104,29 +120,41 @@ func (f *fileLengths) missing(missed *[]string) chat.FileLengths {
 // lookup asks the Files API, through next, for the files uris name, with
 // req's credentials, and reports whether it learned of any.
 func (f *fileLengths) lookup(req *http.Request, next func(*http.Request) (*http.Response, error), uris []string) bool {
-	ctx, cancel := context.WithTimeout(req.Context(), fileLookupTimeout)
+	timeout := fileLookupTimeout
+	if d, ok := req.Context().Deadline(); ok {
+		timeout = min(timeout, time.Until(d)/4)
+	}
+	if timeout < minLookup {
+		return false // no time to ask: the file counts nothing, as unknown
+	}
+	wait, cancel := context.WithTimeout(req.Context(), timeout)
 	defer cancel()
 	var wg sync.WaitGroup
 	var learned atomic.Bool
 	for _, uri := range uris[:min(len(uris), fileLookups)] {
+		f.mu.Lock()
+		done, running := f.inflight[uri]
+		if !running {
+			done = make(chan struct{})
+			f.inflight[uri] = done
+			go func() { // outlives req: a client gone does not spoil the others' lookup
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), timeout)
+				defer cancel()
+				f.lookupOne(ctx, req, next, uri)
+				f.mu.Lock()
+				delete(f.inflight, uri)
+				f.mu.Unlock()
+				close(done)
+			}()
+		}
+		f.mu.Unlock()
 		wg.Go(func() {
-			answered := false
-			if resp, err := next(fileGet(ctx, req, chat.GeminiFilePath(uri))); err == nil {
-				body, err := io.ReadAll(io.LimitReader(resp.Body, fileAnswerMax))
-				resp.Body.Close()
-				answered = err == nil && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests
-				if err == nil && resp.StatusCode == http.StatusOK {
-					f.keep(body)
+			select {
+			case <-done:
+				if _, ok := f.c.Get(uri); ok {
+					learned.Store(true)
 				}
-			}
-			switch _, ok := f.c.Get(uri); {
-			case ok:
-				learned.Store(true)
-			case answered:
-				f.tried.Put("", uri, -1, int64(len(uri)+32))
-			default:
-				n, _ := f.tried.Get(uri)
-				f.tried.Put("", uri, n+1, int64(len(uri)+32))
+			case <-wait.Done():
 			}
 		})
 	}
@@ -134,22 +162,54 @@ func (f *fileLengths) lookup(req *http.Request, next func(*http.Request) (*http.
 	return learned.Load()
 }
 
+// lookupOne asks the Files API, through next, for the file uri names and
+// notes a lookup that did not tell its length.
+func (f *fileLengths) lookupOne(ctx context.Context, req *http.Request, next func(*http.Request) (*http.Response, error), uri string) {
+	answered := false
+	if resp, err := next(fileGet(ctx, req, chat.GeminiFilePath(uri))); err == nil {
+		body, err := io.ReadAll(io.LimitReader(resp.Body, fileAnswerMax))
+		resp.Body.Close()
+		answered = err == nil && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests
+		if err == nil && resp.StatusCode == http.StatusOK {
+			f.keep(body, uri)
+		}
+	}
+	if _, ok := f.c.Get(uri); ok {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, _ := f.tried.Get(uri)
+	if answered {
+		n = -1
+	} else if n >= 0 {
+		n++
+	}
+	f.tried.Put("", uri, n, int64(len(uri)+32))
+}
+
 // fileGet returns the Files API's get of the file at path
 // ("/v1beta/files/ID") on req's host, under the base path req's own path
-// has before its version, with req's credentials: its headers and its
-// "key" query parameter.
+// has before its first version segment, with req's credentials: its
+// headers and its "key" query parameter.
 func fileGet(ctx context.Context, req *http.Request, path string) *http.Request {
 	g := req.Clone(ctx)
 	g.Method, g.Body, g.GetBody, g.ContentLength = http.MethodGet, http.NoBody, nil, 0
 	u := *req.URL
+	escaped := u.EscapedPath()
 	base := ""
-	for _, v := range []string{"/v1beta/", "/v1alpha/", "/v1/"} {
-		if i := strings.Index(u.Path, v); i >= 0 {
-			base = u.Path[:i]
+	for i := 0; i < len(escaped); i++ {
+		if escaped[i] != '/' {
+			continue
+		}
+		if rest := escaped[i:]; strings.HasPrefix(rest, "/v1beta/") || strings.HasPrefix(rest, "/v1alpha/") || strings.HasPrefix(rest, "/v1/") {
+			base = escaped[:i]
 			break
 		}
 	}
-	u.Path, u.RawPath = base+path, ""
+	if p, err := url.PathUnescape(base + path); err == nil {
+		u.Path, u.RawPath = p, base+path
+	}
 	q := url.Values{}
 	if k := req.URL.Query()["key"]; len(k) > 0 {
 		q["key"] = k
@@ -157,7 +217,7 @@ func fileGet(ctx context.Context, req *http.Request, path string) *http.Request 
 	u.RawQuery = q.Encode()
 	g.URL = &u
 	g.Header = req.Header.Clone()
-	for _, h := range []string{"Content-Type", "Content-Length", "Content-Encoding"} {
+	for _, h := range []string{"Content-Type", "Content-Length", "Content-Encoding", "Accept-Encoding"} {
 		g.Header.Del(h)
 	}
 	g.Header.Set("Accept", "application/json") // not a streaming request's text/event-stream

@@ -1,12 +1,14 @@
 package memory
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestMiddlewareFileLengths: a video named by URI counts, in a Gemini or
@@ -75,6 +77,9 @@ func TestMiddlewareFileLookup(t *testing.T) {
 		mu.Lock()
 		gets[r.URL.Path]++
 		mu.Unlock()
+		if r.URL.Query().Has("alt") || r.Header.Get("Accept") != "application/json" || r.Header.Get("Content-Type") != "" {
+			t.Errorf("the get of %s came with ?%s, Accept %q, Content-Type %q", r.URL.Path, r.URL.RawQuery, r.Header.Get("Accept"), r.Header.Get("Content-Type"))
+		}
 		id := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
 		switch {
 		case r.Header.Get("X-Goog-Api-Key") != "client-key" && r.URL.Query().Get("key") != "client-key":
@@ -142,6 +147,22 @@ func TestMiddlewareFileLookup(t *testing.T) {
 		if n != tc.want || g != tc.gets {
 			t.Errorf("%s: %d tokens for the file (want %d), %d gets of it (want %d)", tc.name, n, tc.want, g, tc.gets)
 		}
+	}
+	// A request whose deadline leaves no time asks nothing and counts the
+	// file nothing; a later one asks.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	time.Sleep(2 * time.Millisecond)
+	req := post(t, srv.URL+"/gw/v1beta/models/gemini-3-flash-preview:generateContent", []byte(`{"contents":[{"role":"user","parts":[{"fileData":{"mimeType":"video/mp4","fileUri":"https://generativelanguage.googleapis.com/v1beta/files/vid-3"}}]}]}`)).WithContext(ctx)
+	req.Header.Set("X-Goog-Api-Key", "client-key")
+	if _, err := mw(req, next); err == nil {
+		t.Error("a request past its deadline went out")
+	}
+	mu.Lock()
+	n := gets["/gw/v1beta/files/vid-3"]
+	mu.Unlock()
+	if got := ask("", "client-key", "vid-3") - ask("", "client-key") - part; n != 0 || got != video {
+		t.Errorf("a request past its deadline asked %d times; the next one counted %d tokens, want %d", n, got, video)
 	}
 	mu.Lock()
 	defer mu.Unlock()

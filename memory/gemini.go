@@ -21,7 +21,7 @@ import (
 // video's videoDuration, else the file's size at 500 kbit/s, audio at 64
 // kbit/s; chat.GeminiFiles); a file of the Files API it has not seen it
 // asks the API about first, through next with the request's credentials
-// (at most 8 files a request, 3 seconds in all; files.go); else nothing.
+// (at most 8 files a request, 3 seconds at most; files.go); else nothing.
 func GeminiMiddleware(c *Compressor, report func(*Result, error)) Middleware {
 	files := newFileLengths()
 	gen := middlewareExcept(c, report, ":generateContent", chat.Gemini, nil, files)

@@ -10,7 +10,8 @@ import { GoogleGenAI, createPartFromUri } from '@google/genai';
 const [audio, prompt] = process.argv.slice(2);
 const ai = new GoogleGenAI({ apiKey: process.env.GEMINI_API_KEY, httpOptions: { baseUrl: process.env.GOOGLE_GEMINI_BASE_URL } });
 // UPLOAD_AROUND: the upload and the get go straight to the provider
-// (SWC_AGENTS_UPSTREAM), as another program's would.
+// (SWC_AGENTS_UPSTREAM) with the provider's key, as another program's
+// would.
 const files = process.env.UPLOAD_AROUND
   ? new GoogleGenAI({ apiKey: 'upstream-gemini-key', httpOptions: { baseUrl: process.env.SWC_AGENTS_UPSTREAM } })
   : ai;

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"mime"
+	"strconv"
 	"strings"
 )
 
@@ -48,6 +50,40 @@ func mediaLength(data string, video bool) float64 {
 	ms := count()
 	mediaCache.Put(key, ms)
 	return float64(ms) / 1000
+}
+
+// pcmBytesPerSecond returns the bytes a second of raw 16-bit PCM audio
+// whose MIME type is mt ("audio/l16;rate=24000", "audio/pcm;rate=16000",
+// what Gemini's Live API and its text-to-speech speak): 2 × its rate ×
+// its channels (one unless a channels parameter says more); a type
+// without a rate is taken at 16 kHz, the rate Gemini reads audio at.
+// Such audio has no header to read its length from. ok is false for any
+// other type.
+func pcmBytesPerSecond(mt string) (bps int, ok bool) {
+	t, params, err := mime.ParseMediaType(mt)
+	if err != nil {
+		t, _, _ = strings.Cut(strings.ToLower(mt), ";")
+		t = strings.TrimSpace(t)
+	}
+	switch t {
+	case "audio/l16", "audio/pcm", "audio/x-l16", "audio/x-pcm":
+	default:
+		return 0, false
+	}
+	rate, channels := 16000, 1
+	if r, err := strconv.Atoi(params["rate"]); err == nil && r >= 1000 && r <= 768000 {
+		rate = r
+	}
+	if c, err := strconv.Atoi(params["channels"]); err == nil && c >= 1 && c <= 32 {
+		channels = c
+	}
+	return 2 * rate * channels, true
+}
+
+// pcmSeconds returns the length of raw PCM audio in standard or URL-safe
+// base64 at bps bytes a second.
+func pcmSeconds(data string, bps int) float64 {
+	return float64(newB64(data).n) / float64(bps)
 }
 
 // b64 reads bytes at any offset of a base64 string, decoding only the

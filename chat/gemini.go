@@ -471,6 +471,9 @@ func geminiMediaTokens(p map[string]json.RawMessage, res geminiMedia) int {
 				return geminiVideoTokens(p, f.Seconds, level, n, res.legacy)
 			}
 		case strings.HasPrefix(mt, "audio/"):
+			if bps, ok := pcmBytesPerSecond(mt); ok {
+				return int(math.Ceil(pcmSeconds(d.Data, bps) * geminiAudioRate))
+			}
 			return int(math.Ceil(mediaLength(d.Data, false) * geminiAudioRate))
 		case strings.HasPrefix(mt, "video/"):
 			return geminiVideoTokens(p, mediaLength(d.Data, true), level, n, res.legacy)

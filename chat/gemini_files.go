@@ -97,12 +97,15 @@ func geminiFileLength(raw json.RawMessage) (uri string, file MediaFile, ok bool)
 	if n <= 0 {
 		return "", MediaFile{}, false
 	}
-	rate := audioBytesPerSecond
+	rate, pcm := pcmBytesPerSecond(mime)
 	switch {
 	case video:
 		rate = videoBytesPerSecond
+	case pcm: // raw PCM: its length is its size at its rate
 	case losslessAudio(mime):
 		rate = losslessBytesPerSecond
+	default:
+		rate = audioBytesPerSecond
 	}
 	return uri, MediaFile{float64(n) / float64(rate), mime}, true
 }
@@ -115,7 +118,8 @@ const losslessBytesPerSecond = 32000
 
 // losslessAudio reports whether mime names uncompressed or lossless audio.
 func losslessAudio(mime string) bool {
-	switch strings.TrimPrefix(strings.ToLower(mime), "audio/") {
+	t, _, _ := strings.Cut(strings.ToLower(mime), ";")
+	switch strings.TrimPrefix(strings.TrimSpace(t), "audio/") {
 	case "wav", "x-wav", "wave", "vnd.wave", "aiff", "x-aiff", "aif", "flac", "x-flac", "l16", "pcm":
 		return true
 	}

@@ -102,14 +102,22 @@ func (s *Server) missingFiles(tenant string, missed *[]string) chat.FileLengths 
 func (s *Server) lookupFiles(r *http.Request, up Upstream, tenant string, uris []string) bool {
 	wait, cancel := context.WithTimeout(r.Context(), fileLookupTimeout)
 	defer cancel()
+	// The lookups outlive r: what they read of it is copied now, while r
+	// is the handler's.
+	get := r.Clone(context.WithoutCancel(r.Context()))
+	get.Method, get.Body, get.ContentLength = http.MethodGet, nil, 0
+	for _, h := range []string{"Content-Type", "Content-Encoding", "Accept-Encoding"} {
+		get.Header.Del(h)
+	}
+	get.Header.Set("Accept", "application/json") // not a streaming request's text/event-stream
 	var wg sync.WaitGroup
 	var learned atomic.Bool
 	for _, uri := range uris[:min(len(uris), fileLookups)] {
 		wg.Go(func() {
 			ch := s.proxy.fileLookup.DoChan(tenant+"\x00"+uri, func() (any, error) {
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), fileLookupTimeout)
+				ctx, cancel := context.WithTimeout(get.Context(), fileLookupTimeout)
 				defer cancel()
-				return s.lookupFile(ctx, r, up, tenant, uri), nil
+				return s.lookupFile(ctx, get, up, tenant, uri), nil
 			})
 			select {
 			case res := <-ch:
@@ -124,22 +132,17 @@ func (s *Server) lookupFiles(r *http.Request, up Upstream, tenant string, uris [
 	return learned.Load()
 }
 
-// lookupFile asks the upstream for the file uri names and reports whether
-// its length is known now. A file it could not learn of is not asked for
-// again for fileMissTTL.
-func (s *Server) lookupFile(ctx context.Context, r *http.Request, up Upstream, tenant, uri string) bool {
+// lookupFile asks the upstream for the file uri names, by a get made from
+// base (the client's request as a bodiless GET, its credentials), and
+// reports whether its length is known now. A file it could not learn of
+// is not asked for again for fileMissTTL.
+func (s *Server) lookupFile(ctx context.Context, base *http.Request, up Upstream, tenant, uri string) bool {
 	key := fileKey{tenant, uri}
 	if _, ok := s.proxy.files.Get(key); ok {
 		return true // learned by a lookup that just ended
 	}
-	get := r.Clone(ctx)
-	get.Method, get.Body, get.ContentLength = http.MethodGet, nil, 0
+	get := base.Clone(ctx)
 	get.URL = &url.URL{Path: chat.GeminiFilePath(uri)}
-	get.Header = r.Header.Clone()
-	for _, h := range []string{"Content-Type", "Content-Encoding", "Accept-Encoding"} {
-		get.Header.Del(h)
-	}
-	get.Header.Set("Accept", "application/json") // not a streaming request's text/event-stream
 	result := "failed"
 	defer func() { s.proxy.metrics.fileLookups.WithLabelValues(result).Inc() }()
 	req, err := s.upstreamRequest(get, protoGemini, up, bodyOf(nil))

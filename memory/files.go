@@ -137,10 +137,13 @@ func (f *fileLengths) lookup(req *http.Request, next func(*http.Request) (*http.
 		if !running {
 			done = make(chan struct{})
 			f.inflight[uri] = done
-			go func() { // outlives req: a client gone does not spoil the others' lookup
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), timeout)
+			// The lookup outlives req (a client gone does not spoil the
+			// others'): its request is made now, while req is the caller's.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), timeout)
+			get := fileGet(ctx, req, chat.GeminiFilePath(uri))
+			go func() {
 				defer cancel()
-				f.lookupOne(ctx, req, next, uri)
+				f.lookupOne(get, next, uri)
 				f.mu.Lock()
 				delete(f.inflight, uri)
 				f.mu.Unlock()
@@ -162,11 +165,11 @@ func (f *fileLengths) lookup(req *http.Request, next func(*http.Request) (*http.
 	return learned.Load()
 }
 
-// lookupOne asks the Files API, through next, for the file uri names and
-// notes a lookup that did not tell its length.
-func (f *fileLengths) lookupOne(ctx context.Context, req *http.Request, next func(*http.Request) (*http.Response, error), uri string) {
+// lookupOne asks the Files API, through next, for the file uri names by
+// get and notes a lookup that did not tell its length.
+func (f *fileLengths) lookupOne(get *http.Request, next func(*http.Request) (*http.Response, error), uri string) {
 	answered := false
-	if resp, err := next(fileGet(ctx, req, chat.GeminiFilePath(uri))); err == nil {
+	if resp, err := next(get); err == nil {
 		body, err := io.ReadAll(io.LimitReader(resp.Body, fileAnswerMax))
 		resp.Body.Close()
 		answered = err == nil && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
-	"mime"
 	"strconv"
 	"strings"
 )
@@ -17,7 +16,8 @@ import (
 // length comes from the file's container (mediaSeconds); one swc cannot
 // read is taken for a low bitrate, so that its length is rather over
 // than under: audio at audioBytesPerSecond (64 kbit/s), video at
-// videoBytesPerSecond (500 kbit/s).
+// videoBytesPerSecond (500 kbit/s). Raw PCM, which has no container, is
+// its size at its rate (pcmBytesPerSecond).
 const (
 	geminiAudioRate     = 32
 	audioBytesPerSecond = 8000
@@ -55,24 +55,34 @@ func mediaLength(data string, video bool) float64 {
 // pcmBytesPerSecond returns the bytes a second of raw 16-bit PCM audio
 // whose MIME type is mt ("audio/l16;rate=24000", "audio/pcm;rate=16000",
 // what Gemini's Live API and its text-to-speech speak): 2 × its rate ×
-// its channels (one unless a channels parameter says more); a type
-// without a rate is taken at 16 kHz, the rate Gemini reads audio at.
-// Such audio has no header to read its length from. ok is false for any
-// other type.
+// its channels (one unless a channels parameter says more). Such audio has
+// no header to read its length from. A type without a rate is taken at
+// 16 kHz, the rate Gemini reads audio at; one whose rate cannot be read
+// (not a number from 1,000 to 768,000) at 8 kHz, so that its length comes
+// out over rather than under. Parameters are read leniently (any case,
+// spaces, quotes; the first of a name counts). ok is false for any other
+// type.
 func pcmBytesPerSecond(mt string) (bps int, ok bool) {
-	t, params, err := mime.ParseMediaType(mt)
-	if err != nil {
-		t, _, _ = strings.Cut(strings.ToLower(mt), ";")
-		t = strings.TrimSpace(t)
-	}
-	switch t {
+	parts := strings.Split(mt, ";")
+	switch strings.ToLower(strings.TrimSpace(parts[0])) {
 	case "audio/l16", "audio/pcm", "audio/x-l16", "audio/x-pcm":
 	default:
 		return 0, false
 	}
+	params := map[string]string{}
+	for _, p := range parts[1:] {
+		k, v, _ := strings.Cut(p, "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if _, seen := params[k]; !seen && k != "" {
+			params[k] = strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
 	rate, channels := 16000, 1
-	if r, err := strconv.Atoi(params["rate"]); err == nil && r >= 1000 && r <= 768000 {
-		rate = r
+	if v, given := params["rate"]; given {
+		rate = 8000
+		if r, err := strconv.Atoi(v); err == nil && r >= 1000 && r <= 768000 {
+			rate = r
+		}
 	}
 	if c, err := strconv.Atoi(params["channels"]); err == nil && c >= 1 && c <= 32 {
 		channels = c

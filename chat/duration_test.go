@@ -190,6 +190,8 @@ func TestGeminiAudioVideoTokens(t *testing.T) {
 		{"raw PCM at 24 kHz: its size at its rate", "", part("audio/l16;rate=24000", make([]byte, 96000), ""), "", 64},
 		{"raw PCM, stereo", "", part("audio/L16; rate=8000; channels=2", make([]byte, 32000), ""), "", 32},
 		{"raw PCM without a rate: 16 kHz", "", part("audio/pcm", make([]byte, 96000), ""), "", 96},
+		{"raw PCM, its type in capitals, a rate among odd parameters", "", part("Audio/PCM; foo; RATE = 24000; rate=8000", make([]byte, 96000), ""), "", 64},
+		{"raw PCM whose rate cannot be read: 8 kHz, over rather than under", "", part("audio/l16;rate=24kHz", make([]byte, 32000), ""), "", 64},
 		{"mp4, Gemini 3", "gemini-3-flash-preview", part("video/mp4", mp4, ""), "", 8*70 + 240},
 		{"mp4, Gemini 3 at high", "", part("video/mp4", mp4, ""), `,"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_HIGH"}`, 8*280 + 240},
 		{"mp4, Gemini 2.5", "gemini-2.5-flash", part("video/mp4", mp4, ""), "", 8*258 + 240},

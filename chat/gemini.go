@@ -431,7 +431,7 @@ func geminiMediaTokens(p map[string]json.RawMessage, res geminiMedia) int {
 			levels = geminiLegacyLevelTokens
 		}
 		t, leveled := levels[level]
-		switch mt := d.MIMEType + d.MIMEType2; {
+		switch mt := strings.ToLower(d.MIMEType + d.MIMEType2); { // MIME types are case-insensitive
 		case mt == "application/pdf":
 			page := geminiPDFPageTokens
 			if res.legacy {
@@ -461,7 +461,7 @@ func geminiMediaTokens(p map[string]json.RawMessage, res geminiMedia) int {
 				f, ok = res.files(d.URI + d.URI2) // only audio and video have a length to tell
 			}
 			if mt == "" {
-				mt = f.MIMEType // a part may leave its MIME type out; the file has one
+				mt = strings.ToLower(f.MIMEType) // a part may leave its MIME type out; the file has one
 			}
 			switch {
 			case !ok:

@@ -41,7 +41,8 @@ var geminiVersions = []string{"/v1beta", "/v1alpha", "/v1"}
 // give, its size at a low rate for its kind, so that a long file counts
 // long rather than short: 500 kbit/s for video and 64 kbit/s for
 // compressed audio (the rates an inline file swc cannot read counts at),
-// 256 kbit/s for WAV, AIFF and FLAC. Other files (images, documents) and
+// 256 kbit/s for WAV, AIFF and FLAC, raw PCM (audio/l16, audio/pcm) at
+// its rate and channels. Other files (images, documents) and
 // answers that are not JSON give nothing.
 func GeminiFiles(body []byte) map[string]MediaFile {
 	var top map[string]json.RawMessage
@@ -79,8 +80,9 @@ func geminiFileLength(raw json.RawMessage) (uri string, file MediaFile, ok bool)
 		}
 	}
 	n, _ := strconv.ParseInt(size, 10, 64)
-	video := strings.HasPrefix(mime, "video/")
-	if uri == "" || !video && !strings.HasPrefix(mime, "audio/") {
+	lower := strings.ToLower(mime)
+	video := strings.HasPrefix(lower, "video/")
+	if uri == "" || !video && !strings.HasPrefix(lower, "audio/") {
 		return "", MediaFile{}, false
 	}
 	if v, _ := GeminiField(f, "videoMetadata"); video && v != nil {
@@ -120,7 +122,7 @@ const losslessBytesPerSecond = 32000
 func losslessAudio(mime string) bool {
 	t, _, _ := strings.Cut(strings.ToLower(mime), ";")
 	switch strings.TrimPrefix(strings.TrimSpace(t), "audio/") {
-	case "wav", "x-wav", "wave", "vnd.wave", "aiff", "x-aiff", "aif", "flac", "x-flac", "l16", "pcm":
+	case "wav", "x-wav", "wave", "vnd.wave", "aiff", "x-aiff", "aif", "flac", "x-flac":
 		return true
 	}
 	return false

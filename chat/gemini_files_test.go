@@ -19,6 +19,7 @@ func TestGeminiFiles(t *testing.T) {
 		{"a list: audio at 64 kbit/s, an image left out", `{"files":[{"uri":"files/a","mimeType":"audio/mpeg","sizeBytes":"80000"},{"uri":"files/p","mimeType":"image/png","sizeBytes":"9000"}],"nextPageToken":"x"}`, map[string]MediaFile{"files/a": {10, "audio/mpeg"}}},
 		{"a WAV at 256 kbit/s", `{"file":{"uri":"files/w","mimeType":"audio/wav","sizeBytes":"3200000"}}`, map[string]MediaFile{"files/w": {100, "audio/wav"}}},
 		{"raw PCM at its rate", `{"file":{"uri":"files/r","mimeType":"audio/L16;rate=24000","sizeBytes":"480000"}}`, map[string]MediaFile{"files/r": {10, "audio/L16;rate=24000"}}},
+		{"a type in capitals", `{"file":{"uri":"files/c","mimeType":"Video/MP4","sizeBytes":"6250000"}}`, map[string]MediaFile{"files/c": {100, "Video/MP4"}}},
 		{"a WAV with a parameter is still lossless", `{"file":{"uri":"files/w","mimeType":"audio/wav; codecs=1","sizeBytes":"3200000"}}`, map[string]MediaFile{"files/w": {100, "audio/wav; codecs=1"}}},
 		{"snake case", `{"file":{"uri":"files/v","mime_type":"video/webm","video_metadata":{"video_duration":"2s"}}}`, map[string]MediaFile{"files/v": {2, "video/webm"}}},
 		{"no size and no duration", `{"uri":"files/v","mimeType":"video/mp4"}`, map[string]MediaFile{}},

@@ -68,6 +68,7 @@ func TestMiddlewareFileLengths(t *testing.T) {
 func TestMiddlewareFileLookup(t *testing.T) {
 	var mu sync.Mutex
 	gets := map[string]int{}
+	var slowKey string // (mu)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 		if r.Method != http.MethodGet {
@@ -86,6 +87,15 @@ func TestMiddlewareFileLookup(t *testing.T) {
 			w.WriteHeader(http.StatusForbidden)
 		case !strings.HasPrefix(r.URL.Path, "/gw/v1beta/files/"):
 			w.WriteHeader(http.StatusNotFound)
+		case id == "vid-slow":
+			mu.Lock()
+			slowKey = r.Header.Get("X-Goog-Api-Key")
+			mu.Unlock()
+			select { // longer than its asker waits: the lookup outlives the request
+			case <-time.After(150 * time.Millisecond):
+			case <-r.Context().Done():
+			}
+			w.WriteHeader(http.StatusServiceUnavailable)
 		case strings.HasPrefix(id, "vid-"):
 			io.WriteString(w, `{"name":"files/`+id+`","mimeType":"video/mp4","uri":"https://generativelanguage.googleapis.com/v1beta/files/`+id+`","state":"ACTIVE","videoMetadata":{"videoDuration":"60s"}}`)
 		case id == "broken":
@@ -164,8 +174,26 @@ func TestMiddlewareFileLookup(t *testing.T) {
 	if got := ask("", "client-key", "vid-3") - ask("", "client-key") - part; n != 0 || got != video {
 		t.Errorf("a request past its deadline asked %d times; the next one counted %d tokens, want %d", n, got, video)
 	}
+	// A lookup slower than its asker waits goes on after the middleware
+	// has returned, while the caller reuses its request (run with -race):
+	// one get, with the caller's key and path as they were.
+	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	req = post(t, srv.URL+"/gw/v1beta/models/gemini-3-flash-preview:generateContent", []byte(`{"contents":[{"role":"user","parts":[{"fileData":{"mimeType":"video/mp4","fileUri":"https://generativelanguage.googleapis.com/v1beta/files/vid-slow"}}]}]}`)).WithContext(ctx)
+	req.Header.Set("X-Goog-Api-Key", "client-key")
+	resp, err := mw(req, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	req.Header.Set("X-Goog-Api-Key", "another-key")
+	req.URL.Path = "/elsewhere"
+	time.Sleep(200 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
+	if n := gets["/gw/v1beta/files/vid-slow"]; n != 1 || slowKey != "client-key" {
+		t.Errorf("the slow file: %d gets (want 1), with key %q", n, slowKey)
+	}
 	for p := range gets {
 		if !strings.HasPrefix(p, "/gw/v1beta/files/") {
 			t.Errorf("a get off the request's base path: %s", p)

@@ -73,3 +73,41 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplice: in every format, any body either parses or is refused with
+// an EINVALID error, never a panic; one that parses is written back, every
+// message kept and a memory added, as a body that parses again.
+func FuzzSplice(f *testing.F) {
+	fuzzSeeds(f)
+	for _, s := range []string{geminiBody, agentInput, interactionsSteps, interactionsTurns,
+		`{"contents":[{"role":"user","parts":[{"text":"u"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}},"thoughtSignature":"s"}]},{"parts":[{"functionResponse":{"name":"f","response":{"output":"x"}}}]}]}`,
+		`{"input":[{"role":"user","content":"u"},{"type":"reasoning","id":"r","encrypted_content":"e"},{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"x"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range []Format{OpenAI, Anthropic, Responses, Gemini, Interactions} {
+			in, err := Parse(data, format)
+			if err != nil {
+				if swc.ErrorCode(err) != swc.EINVALID {
+					t.Fatalf("%s: error %v is not EINVALID", format, err)
+				}
+				continue
+			}
+			all := Output{Memory: "MEM"}
+			for i := range in.Messages {
+				all.Source = append(all.Source, i)
+			}
+			out, err := Splice(in, all)
+			if err != nil {
+				if swc.ErrorCode(err) != swc.EINVALID {
+					t.Fatalf("%s: splice: error %v is not EINVALID", format, err)
+				}
+				continue // not a request body (a bare list of messages)
+			}
+			if _, err := Parse(out, format); err != nil {
+				t.Fatalf("%s: written %s does not parse: %v", format, out, err)
+			}
+		}
+	})
+}

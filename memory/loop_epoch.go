@@ -62,8 +62,14 @@ func (c *Compressor) loopEpochOf(msgs []swc.Message, l *loopShape, lc *loopCosts
 // exchanges before d. A stub's Known holds the identifiers of the
 // instructions, the head and the kept assistant turns up to its own; its
 // Focus those of the task and of the arguments of the calls up to its own
-// that read, edit or search. A stub so depends on the messages up to its
-// own exchange alone: a jump of b rewrites the observations it passes and
+// that read, edit or search. An observation whose call (tool and
+// arguments) and output are those of an earlier one stubbed here, byte
+// for byte (a file viewed again unchanged, a status asked twice), is
+// stubbed as its first line and a line naming the earlier stub's handle
+// (observe.StubOptions.Same). A stub so depends on the messages up to its
+// own exchange alone and on the drop point (a drop of the earlier one
+// makes the later one's stub whole; a drop moves every message after the
+// head anyway): a jump of b rewrites the observations it passes and
 // leaves the stubs written before as they were.
 func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, b, d, maxLines int) *loopEpoch {
 	known, focus := map[string]bool{}, map[string]bool{}
@@ -142,6 +148,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 			}
 		}
 	}
+	same := map[string]string{} // a stubbed call and its output → the first stub's handle
 	for u := range l.units[:b] {
 		un := &l.units[u]
 		if un.user {
@@ -161,6 +168,10 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 			ob, callID := observation(msgs, un, i)
 			opt.Handle = c.handle(callID, ob.Output)
 			opt.MaxTokens = lc.limit(i)
+			key := ob.Tool + "\x00" + ob.Arguments + "\x00" + ob.Output
+			if opt.Same = same[key]; opt.Same == "" {
+				same[key] = opt.Handle
+			}
 			st := c.stub(ob, opt)
 			e.rewritten[i] = st
 			e.stubbed++

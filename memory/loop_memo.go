@@ -12,9 +12,9 @@ import (
 // stubKey names a stub by its observation and options, Known and Focus
 // aside: those are checked against the answers the stub was written with.
 type stubKey struct {
-	handle, tool, args string
-	isError            bool
-	max                int
+	handle, tool, args, same string
+	isError                  bool
+	max                      int
 }
 
 // stubVal is a stub and the questions Stub asked of Known and Focus while
@@ -52,7 +52,7 @@ func newIDMemo(bytes int) *memo.Memo[string, []string] {
 
 // stub returns observe.Stub(ob, opt), remembered.
 func (c *Compressor) stub(ob observe.Observation, opt observe.StubOptions) string {
-	key := stubKey{handle: opt.Handle, tool: ob.Tool, args: ob.Arguments, isError: ob.IsError, max: opt.MaxTokens}
+	key := stubKey{handle: opt.Handle, tool: ob.Tool, args: ob.Arguments, same: opt.Same, isError: ob.IsError, max: opt.MaxTokens}
 	ask := func(f func(string) bool, id string) bool { return f != nil && f(id) }
 	if v, ok := c.memos.stubs.Get(key); ok {
 		same := true

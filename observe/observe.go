@@ -42,6 +42,10 @@ type StubOptions struct {
 	// chosen after the diagnostic and Focus rounds: 0 fills the stub up to
 	// MaxTokens with whatever line is worth most.
 	MinValue float64
+	// Same is the handle of an earlier observation of the same call that
+	// gave the same output, whose stub the request holds: the stub is
+	// then its first line and a line naming that handle ("" : none).
+	Same string
 }
 
 // DefaultStubTokens is a stub's most tokens when StubOptions.MaxTokens is 0.

@@ -226,6 +226,24 @@ func TestStubSmall(t *testing.T) {
 	}
 }
 
+// TestStubSame: an observation an earlier one gave byte for byte, of the
+// same call, is stubbed as its first line (its own handle, the call, the
+// outcome) and a line naming the earlier one's handle, within MaxTokens;
+// an empty output is its first line alone, as without Same.
+func TestStubSame(t *testing.T) {
+	o := Observation{Tool: "Bash", Arguments: `{"command":"git status"}`, Output: strings.Repeat("modified:   src/parser.c\n", 40)}
+	if got, want := Stub(o, StubOptions{Handle: "h2", Same: "h1"}), "[swc:h2 Bash(git status) → ok]\n[the same output as swc:h1 above]"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := Stub(o, StubOptions{Handle: "h2", Same: "h1", MaxTokens: 8}); tokens.Count(got) > 8 {
+		t.Errorf("%q is over 8 tokens", got)
+	}
+	o.Output = ""
+	if got, want := Stub(o, StubOptions{Handle: "h2", Same: "h1"}), Stub(o, StubOptions{Handle: "h2"}); got != want {
+		t.Errorf("empty output: got %q, want %q", got, want)
+	}
+}
+
 func TestStub(t *testing.T) {
 	tiny := Observation{Tool: "execute_bash", Arguments: `{"command":"ls"}`, Output: "a.py\nb.py\n"}
 	if got, want := Stub(tiny, StubOptions{Handle: "h0123456789"}), "[swc:h0123456789 execute_bash(ls) → ok]\na.py\nb.py"; got != want {

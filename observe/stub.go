@@ -45,6 +45,9 @@ func Stub(o Observation, opt StubOptions) string {
 	if body == "" {
 		return head
 	}
+	if opt.Same != "" {
+		return tokens.Truncate(head+"\n[the same output as swc:"+opt.Same+" above]", limit)
+	}
 	if len(body) <= 12*limit {
 		if full := head + "\n" + body; tokens.Count(full) <= limit {
 			return full

@@ -86,6 +86,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 	}
 	add(focus, msgs[l.head[len(l.head)-1]].Content) // the task
 	opt := observe.StubOptions{
+		OmitCall:  true, // the assistant turn above holds it
 		MaxTokens: c.opts.StubTokens,
 		MinValue:  max(c.opts.StubValue, 0),
 		Known:     func(id string) bool { return known[id] },

@@ -13,7 +13,7 @@ import (
 // aside: those are checked against the answers the stub was written with.
 type stubKey struct {
 	handle, tool, args, same string
-	isError                  bool
+	isError, omitCall        bool
 	max                      int
 }
 
@@ -52,7 +52,7 @@ func newIDMemo(bytes int) *memo.Memo[string, []string] {
 
 // stub returns observe.Stub(ob, opt), remembered.
 func (c *Compressor) stub(ob observe.Observation, opt observe.StubOptions) string {
-	key := stubKey{handle: opt.Handle, tool: ob.Tool, args: ob.Arguments, same: opt.Same, isError: ob.IsError, max: opt.MaxTokens}
+	key := stubKey{handle: opt.Handle, tool: ob.Tool, args: ob.Arguments, same: opt.Same, isError: ob.IsError, omitCall: opt.OmitCall, max: opt.MaxTokens}
 	ask := func(f func(string) bool, id string) bool { return f != nil && f(id) }
 	if v, ok := c.memos.stubs.Get(key); ok {
 		same := true

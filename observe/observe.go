@@ -42,6 +42,12 @@ type StubOptions struct {
 	// chosen after the diagnostic and Focus rounds: 0 fills the stub up to
 	// MaxTokens with whatever line is worth most.
 	MinValue float64
+	// OmitCall leaves the call out of the first line, which then names
+	// the handle and the outcome alone, "[swc:h3f9a2c1b0 → exit 1, 3
+	// failed]": for a request that holds the call right before its
+	// output (a tool loop's assistant turn), where the tokens are worth
+	// more as lines of the output.
+	OmitCall bool
 	// Same is the handle of an earlier observation of the same call that
 	// gave the same output, whose stub the request holds: the stub is
 	// then its first line and a line naming that handle ("" : none).

@@ -244,6 +244,27 @@ func TestStubSame(t *testing.T) {
 	}
 }
 
+// TestStubOmitCall: with OmitCall the first line names the handle and
+// the outcome alone, and the tokens it saves go to the output's lines.
+func TestStubOmitCall(t *testing.T) {
+	o := Observation{Tool: "execute_bash", Arguments: `{"command":"cd /workspace/ponylang__ponyc__0.1 && ls -l src/libponyc"}`, Output: "a.c\nb.c\n"}
+	if got, want := Stub(o, StubOptions{Handle: "h1", OmitCall: true}), "[swc:h1 → ok]\na.c\nb.c"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var b strings.Builder
+	for k := range 400 {
+		fmt.Fprintf(&b, "src/libponyc/mod_%d.c:%d: warning: unused variable 'value_%d'\n", k, k*3, k)
+	}
+	o.Output = b.String()
+	with, without := Stub(o, StubOptions{Handle: "h1"}), Stub(o, StubOptions{Handle: "h1", OmitCall: true})
+	if n := tokens.Count(without); n > DefaultStubTokens {
+		t.Errorf("%d tokens, over %d", n, DefaultStubTokens)
+	}
+	if strings.Count(without, "\n") <= strings.Count(with, "\n") {
+		t.Errorf("without the call the stub keeps no more lines:\n%s\n---\n%s", with, without)
+	}
+}
+
 func TestStub(t *testing.T) {
 	tiny := Observation{Tool: "execute_bash", Arguments: `{"command":"ls"}`, Output: "a.py\nb.py\n"}
 	if got, want := Stub(tiny, StubOptions{Handle: "h0123456789"}), "[swc:h0123456789 execute_bash(ls) → ok]\na.py\nb.py"; got != want {

@@ -37,7 +37,11 @@ func Stub(o Observation, opt StubOptions) string {
 		limit = DefaultStubTokens
 	}
 	body, exit, hasExit := unwrap(o.Output)
-	head := header(opt.Handle, callText(o), outcome(body, exit, hasExit, o.IsError))
+	call := ""
+	if !opt.OmitCall {
+		call = callText(o)
+	}
+	head := header(opt.Handle, call, outcome(body, exit, hasExit, o.IsError))
 	headTokens := tokens.Count(head)
 	if headTokens >= limit {
 		return tokens.Truncate(head, limit)

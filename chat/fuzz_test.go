@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -87,27 +88,37 @@ func FuzzSplice(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range []Format{OpenAI, Anthropic, Responses, Gemini, Interactions} {
-			in, err := Parse(data, format)
-			if err != nil {
-				if swc.ErrorCode(err) != swc.EINVALID {
-					t.Fatalf("%s: error %v is not EINVALID", format, err)
-				}
-				continue
-			}
-			all := Output{Memory: "MEM"}
-			for i := range in.Messages {
-				all.Source = append(all.Source, i)
-			}
-			out, err := Splice(in, all)
-			if err != nil {
-				if swc.ErrorCode(err) != swc.EINVALID {
-					t.Fatalf("%s: splice: error %v is not EINVALID", format, err)
-				}
-				continue // not a request body (a bare list of messages)
-			}
-			if _, err := Parse(out, format); err != nil {
-				t.Fatalf("%s: written %s does not parse: %v", format, out, err)
-			}
+			spliceBack(t, data, format)
 		}
 	})
+}
+
+// spliceBack parses data as format and, when it parses, writes it back
+// with every message kept and a memory added, failing t unless each step
+// succeeds (Parse may refuse with an EINVALID error, Splice only what
+// is not one JSON object: a bare list of messages, JSON lines, which have
+// no request body) and what it writes parses again.
+func spliceBack(t *testing.T, data []byte, format Format) {
+	t.Helper()
+	in, err := Parse(data, format)
+	if err != nil {
+		if swc.ErrorCode(err) != swc.EINVALID {
+			t.Fatalf("%s: error %v is not EINVALID", format, err)
+		}
+		return
+	}
+	all := Output{Memory: "MEM"}
+	for i := range in.Messages {
+		all.Source = append(all.Source, i)
+	}
+	out, err := Splice(in, all)
+	if err != nil {
+		if d := bytes.TrimSpace(data); swc.ErrorCode(err) != swc.EINVALID || bytes.HasPrefix(d, []byte("{")) && json.Valid(d) {
+			t.Fatalf("%s: splice: %v", format, err)
+		}
+		return // a bare list of messages, JSON lines: no request body to write into
+	}
+	if _, err := Parse(out, format); err != nil {
+		t.Fatalf("%s: written %s does not parse: %v", format, out, err)
+	}
 }

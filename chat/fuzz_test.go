@@ -97,7 +97,7 @@ func FuzzSplice(f *testing.F) {
 // with every message kept and a memory added, failing t unless each step
 // succeeds (Parse may refuse with an EINVALID error, Splice only what
 // is not one JSON object: a bare list of messages, JSON lines, which have
-// no request body) and what it writes parses again.
+// no request body) and what it writes parses again and holds the memory.
 func spliceBack(t *testing.T, data []byte, format Format) {
 	t.Helper()
 	in, err := Parse(data, format)
@@ -107,8 +107,9 @@ func spliceBack(t *testing.T, data []byte, format Format) {
 		}
 		return
 	}
-	all := Output{Memory: "MEM"}
-	for i := range in.Messages {
+	all := Output{Memory: "MEM-7f3a", Messages: []swc.Message{{Role: swc.RoleSystem, Content: "MEM-7f3a"}}, Source: []int{-1}}
+	for i, m := range in.Messages {
+		all.Messages = append(all.Messages, m)
 		all.Source = append(all.Source, i)
 	}
 	out, err := Splice(in, all)
@@ -120,5 +121,8 @@ func spliceBack(t *testing.T, data []byte, format Format) {
 	}
 	if _, err := Parse(out, format); err != nil {
 		t.Fatalf("%s: written %s does not parse: %v", format, out, err)
+	}
+	if !bytes.Contains(out, []byte("MEM-7f3a")) {
+		t.Fatalf("%s: written %s holds no memory", format, out)
 	}
 }

@@ -162,7 +162,7 @@ func TestMiddlewareFileLookup(t *testing.T) {
 	// file nothing; a later one asks.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
-	time.Sleep(2 * time.Millisecond)
+	<-ctx.Done() // past its deadline and done (on a busy machine the first can come well before the second)
 	req := post(t, srv.URL+"/gw/v1beta/models/gemini-3-flash-preview:generateContent", []byte(`{"contents":[{"role":"user","parts":[{"fileData":{"mimeType":"video/mp4","fileUri":"https://generativelanguage.googleapis.com/v1beta/files/vid-3"}}]}]}`)).WithContext(ctx)
 	req.Header.Set("X-Goog-Api-Key", "client-key")
 	if _, err := mw(req, next); err == nil {

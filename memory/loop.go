@@ -20,8 +20,8 @@ import (
 // consolidated into sessions: the instructions, the task, every later
 // user text and every assistant turn's calls go verbatim; the latest
 // observations go verbatim, older ones are replaced in place by a stub
-// (observe.Stub: handle, call, outcome and the output's most useful
-// lines), their turns' prose clipped (loop_turns.go), and past that the
+// (observe.Stub: handle, outcome and the output's most useful lines; the
+// call is in the turn above), their turns' prose clipped (loop_turns.go), and past that the
 // oldest whole exchanges are dropped and listed in the memory message.
 // The masking boundary moves in jumps, as a function of the history alone
 // (see loopWalk), so the requests of one epoch share their prefix byte
@@ -227,7 +227,8 @@ func loadsTools(m swc.Message) bool { return m.LoadsTools }
 // line), one of them a "[computer_screenshot]", the output of a Responses
 // computer_call_output, which the API wants a screenshot. Any other
 // media alone (an image or a PDF a tool read) is stubbed like text: the
-// stub keeps the call, which the agent can make again.
+// call stays in the assistant turn above, and the agent can make it
+// again.
 func keepsMedia(m swc.Message) bool {
 	return mediaOnly(m) && strings.Contains(m.Content, "[computer_screenshot]")
 }

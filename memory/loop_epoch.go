@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/observe"
 	"github.com/swcmem/swc/tokens"
 )
@@ -169,9 +170,14 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 			ob, callID := observation(msgs, un, i)
 			opt.Handle = c.handle(callID, ob.Output)
 			opt.MaxTokens = lc.limit(i)
-			key := ob.Tool + "\x00" + ob.Arguments + "\x00" + ob.Output
-			if opt.Same = same[key]; opt.Same == "" {
-				same[key] = opt.Handle
+			// Text only: a picture's content is its placeholder, the same
+			// for any two.
+			opt.Same = ""
+			if msgs[i].MediaTokens == 0 && !chat.HasPlaceholder(ob.Output) {
+				key := ob.Tool + "\x00" + ob.Arguments + "\x00" + ob.Output
+				if opt.Same = same[key]; opt.Same == "" {
+					same[key] = opt.Handle
+				}
 			}
 			st := c.stub(ob, opt)
 			e.rewritten[i] = st

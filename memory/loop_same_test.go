@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 )
 
 // sameLoop is a tool loop that reads src/parser.c three times: the second
@@ -119,5 +120,74 @@ func TestLoopSameOutput(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("no budget drops the first read and stubs the second")
+	}
+}
+
+// TestLoopSameOutputNotMediaNorSelf: pictures are never "the same
+// output" (their content is a placeholder, whatever the bytes), and a
+// text-acting agent's identical outputs, which share a handle (no call
+// id), each keep a whole stub rather than naming their own handle.
+func TestLoopSameOutputNotMediaNorSelf(t *testing.T) {
+	shot, out := screenshot(t), strings.Repeat("  12\tfunc decode(r *Reader) (Value, error) { return r.next() }\n", 20)
+	ms := []string{`{"role":"user","content":"Make the login page match the mock-up."}`}
+	for k := range 12 {
+		ms = append(ms,
+			fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"s%d","name":"browser_take_screenshot","input":{}}]}`, k),
+			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"s%d","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"%s"}}]}]}`, k, shot),
+			fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Read","input":{"offset":%d}}]}`, k, 100*k),
+			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":%q}]}`, k, out+fmt.Sprint(k)))
+	}
+	body := []byte(`{"model":"m","max_tokens":64,"system":"You are a coding agent.","messages":[` + strings.Join(ms, ",") + `]}`)
+	in, err := chat.Parse(body, chat.Anthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Budget = 1 << 20
+	c := mustNew(t, o).WithAlignUser()
+	res, err := c.Compress(context.Background(), in.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shots := 0
+	for i, st := range res.Rewritten {
+		if in.Messages[i].MediaTokens > 0 {
+			shots++
+			if strings.Contains(st, "the same output") {
+				t.Errorf("screenshot %d stubbed as the same output as another:\n%s", i, st)
+			}
+		}
+	}
+	if shots < 2 {
+		t.Fatalf("%d screenshots stubbed; want 2 at least", shots)
+	}
+
+	view := "<returncode>0</returncode>\n<output>\n" + strings.Repeat("  41\tstatic int rule_41(ast_t* node) { return parse(node, depth + 1); }\n", 60) + "</output>"
+	msgs := []swc.Message{
+		{Role: swc.RoleSystem, Content: "You are a helpful assistant that can interact with a computer shell."},
+		{Role: swc.RoleUser, Content: "Fix the crash in src/parser.c."},
+	}
+	for s := range 10 {
+		cmd, obs := fmt.Sprintf("ls -l src/dir_%d", s), "<returncode>0</returncode>\n<output>\n"+strings.Repeat(fmt.Sprintf("-rw-r--r-- 1 root root 100 file_%d.c\n", s), 50)+"</output>"
+		if s == 1 || s == 3 {
+			cmd, obs = "cat -n src/parser.c", view
+		}
+		msgs = append(msgs,
+			swc.Message{Role: swc.RoleAssistant, Content: fmt.Sprintf("THOUGHT: step %d.\n\n```bash\n%s\n```", s, cmd)},
+			swc.Message{Role: swc.RoleUser, Content: obs})
+	}
+	res, err = mustNew(t, o).Compress(context.Background(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{5, 9} {
+		st, ok := res.Rewritten[i]
+		if !ok || !strings.Contains(msgs[i-1].Content, "parser.c") {
+			t.Fatalf("message %d: not a stubbed view of src/parser.c", i)
+		}
+		h, _, _ := strings.Cut(strings.TrimPrefix(st, "[swc:"), " ")
+		if strings.Contains(st, "the same output as swc:"+h) {
+			t.Errorf("message %d's stub names its own handle:\n%s", i, st)
+		}
 	}
 }

@@ -1,5 +1,6 @@
 // Package observe reduces an old tool output of a coding agent's tool loop
-// to a stub: a first line naming a stable handle, the call and its outcome,
+// to a stub: a first line naming a stable handle, the call (unless
+// OmitCall) and its outcome,
 // then the output's most useful lines as they stood (error and
 // failing-test lines, lines holding identifiers the request does not hold
 // yet, definitions), in their original order, elided runs marked. memory/
@@ -49,8 +50,11 @@ type StubOptions struct {
 	// more as lines of the output.
 	OmitCall bool
 	// Same is the handle of an earlier observation of the same call that
-	// gave the same output, whose stub the request holds: the stub is
-	// then its first line and a line naming that handle ("" : none).
+	// gave the same output, whose stub the request holds: the stub of an
+	// output that does not fit whole is then its first line and a line
+	// naming that handle (the first line alone when both do not fit
+	// MaxTokens); "" or Handle itself (a text-acting agent's identical
+	// outputs share a handle): none.
 	Same string
 }
 

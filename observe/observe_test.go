@@ -228,15 +228,28 @@ func TestStubSmall(t *testing.T) {
 
 // TestStubSame: an observation an earlier one gave byte for byte, of the
 // same call, is stubbed as its first line (its own handle, the call, the
-// outcome) and a line naming the earlier one's handle, within MaxTokens;
-// an empty output is its first line alone, as without Same.
+// outcome) and a line naming the earlier one's handle, within MaxTokens
+// (that line whole or not at all); an empty output is its first line
+// alone and one that fits is whole, as without Same, and so is a stub
+// whose Same is its own handle.
 func TestStubSame(t *testing.T) {
 	o := Observation{Tool: "Bash", Arguments: `{"command":"git status"}`, Output: strings.Repeat("modified:   src/parser.c\n", 40)}
 	if got, want := Stub(o, StubOptions{Handle: "h2", Same: "h1"}), "[swc:h2 Bash(git status) → ok]\n[the same output as swc:h1 above]"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	if got := Stub(o, StubOptions{Handle: "h2", Same: "h1", MaxTokens: 8}); tokens.Count(got) > 8 {
-		t.Errorf("%q is over 8 tokens", got)
+	head := "[swc:h2 Bash(git status) → ok]"
+	for limit := tokens.Count(head); limit < tokens.Count(head)+12; limit++ {
+		got := Stub(o, StubOptions{Handle: "h2", Same: "h1", MaxTokens: limit})
+		if tokens.Count(got) > limit || got != head && got != head+"\n[the same output as swc:h1 above]" {
+			t.Errorf("MaxTokens %d: %q; want the first line, and the line naming h1 whole or not at all", limit, got)
+		}
+	}
+	if got, want := Stub(o, StubOptions{Handle: "h2", Same: "h2"}), Stub(o, StubOptions{Handle: "h2"}); got != want {
+		t.Errorf("Same naming the stub's own handle: %q, want the whole stub %q", got, want)
+	}
+	short := Observation{Tool: "Bash", Arguments: `{"command":"git status"}`, Output: "clean\n"}
+	if got, want := Stub(short, StubOptions{Handle: "h2", Same: "h1"}), "[swc:h2 Bash(git status) → ok]\nclean"; got != want {
+		t.Errorf("an output that fits whole: %q, want %q", got, want)
 	}
 	o.Output = ""
 	if got, want := Stub(o, StubOptions{Handle: "h2", Same: "h1"}), Stub(o, StubOptions{Handle: "h2"}); got != want {

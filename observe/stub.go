@@ -9,8 +9,9 @@ import (
 
 // Stub returns the text that stands in for an old observation:
 // deterministic, at most MaxTokens tokens (cl100k_base), line structure
-// kept. Its first line names the handle, the call and the outcome,
-// "[swc:h3f9a2c1b0 execute_bash(cd /x && pytest -q) → exit 1, 3 failed]";
+// kept. Its first line names the handle, the call (unless OmitCall) and
+// the outcome, "[swc:h3f9a2c1b0 execute_bash(cd /x && pytest -q) → exit 1,
+// 3 failed]";
 // an output that fits whole follows it as it is (its wrapping tags cut).
 // Of a longer output, Stub keeps the lines a next turn most likely needs,
 // as they stood, in their original order, each run of omitted lines
@@ -49,13 +50,16 @@ func Stub(o Observation, opt StubOptions) string {
 	if body == "" {
 		return head
 	}
-	if opt.Same != "" {
-		return tokens.Truncate(head+"\n[the same output as swc:"+opt.Same+" above]", limit)
-	}
 	if len(body) <= 12*limit {
 		if full := head + "\n" + body; tokens.Count(full) <= limit {
 			return full
 		}
+	}
+	if opt.Same != "" && opt.Same != opt.Handle {
+		if same := head + "\n[the same output as swc:" + opt.Same + " above]"; tokens.Count(same) <= limit {
+			return same
+		}
+		return head
 	}
 	s := newSelector(body, opt)
 	s.choose(limit - headTokens)

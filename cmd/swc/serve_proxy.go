@@ -93,7 +93,7 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 		return swchttp.ProxyConfig{}, err
 	}
 	if f.stubTokens != 0 && f.stubTokens < minStubTokens {
-		return swchttp.ProxyConfig{}, usagef("--stub-tokens must be at least %d (got %d): a stub holds a handle, the call and its outcome", minStubTokens, f.stubTokens)
+		return swchttp.ProxyConfig{}, usagef("--stub-tokens must be at least %d (got %d): a stub holds a handle, the outcome and a line or two of the output", minStubTokens, f.stubTokens)
 	}
 	if f.turnTokens != -1 && f.turnTokens != 0 && f.turnTokens < minTurnTokens {
 		return swchttp.ProxyConfig{}, usagef("--turn-tokens must be at least %d, or -1 to keep turns whole (got %d)", minTurnTokens, f.turnTokens)
@@ -136,8 +136,8 @@ func addLoopFlags(fs *flag.FlagSet, keep, every *int) {
 // minTurnTokens is the least --turn-tokens: a sentence.
 const minTurnTokens = 16
 
-// minStubTokens is the least --stub-tokens: a stub's handle, call and
-// outcome, with a line or two of its output.
+// minStubTokens is the least --stub-tokens: a stub's handle and outcome,
+// with a line or two of its output.
 const minStubTokens = 48
 
 // loopWindow checks --loop-keep and --loop-every and returns them as

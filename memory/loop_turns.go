@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -47,7 +48,9 @@ func (c *Compressor) turnHead(m swc.Message, max int) (text, handle string, ok b
 // prose is at most max+turnSlack tokens, or the text opens with a
 // bracket (the text chat makes of a call with no place for text,
 // "[web_search_call] {…}"), or it opens a fenced block it never closes,
-// or its prose holds markup an agent acts by.
+// or its prose holds markup an agent acts by, or the command a
+// text-acting agent's turn gives (see command) is in none of its blocks
+// (a fence opened mid-line: the prose holds the command).
 func (c *Compressor) clipHead(m swc.Message, content string, max int) (text, handle string, ok bool) {
 	if len(content) < 4*max || strings.HasPrefix(content, "[") {
 		return "", "", false
@@ -55,6 +58,9 @@ func (c *Compressor) clipHead(m swc.Message, content string, max int) (text, han
 	prose, code, ok := fences(content)
 	if !ok {
 		return "", "", false
+	}
+	if cmd := command(content); cmd != "" && len(m.ToolCalls) == 0 && !slices.ContainsFunc(code, func(k string) bool { return strings.Contains(k, cmd) }) {
+		return "", "", false // a command the fences do not see as a block (one opened mid-line): the prose holds it
 	}
 	for _, p := range prose {
 		if markup(p) { // an action written in tags, not in a fence

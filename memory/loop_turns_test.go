@@ -38,6 +38,7 @@ func TestTurnHead(t *testing.T) {
 		{"a block of four backticks holds a fenced block whole", long + "\n````markdown\n```python\nprint(1)\n```\n````", true,
 			[]string{"````markdown\n```python\nprint(1)\n```\n````"}, []string{"tests must pass"}},
 		{"a fence line with an info string does not close a block", long + "\n```bash\ncat > notes.md <<'EOF'\n```python\nprint(1)\n```\nEOF\n```", false, nil, nil},
+		{"a command in a fence opened mid-line: whole (the prose holds it)", long + " I'll list it now:```bash\nls -la src/libponyc/ast\n```\nthen\n````", false, nil, nil},
 		{"a first sentence too long: its words", strings.Repeat("naïve ", 200) + "end.", true, []string{"naïve naïve", "[swc:h"}, nil},
 		{"Chinese: its first sentences", "我需要先看解析器的代码。" + strings.Repeat("头部在编码确定之前就被读取了，所以名字会漂移。", 12), true, []string{"我需要先看解析器的代码。", "[swc:h"}, nil},
 		{"no spaces and no full stop: its leading characters", strings.Repeat("解析器读取头部", 60), true, []string{"解析器读取", "[swc:h"}, nil},

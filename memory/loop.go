@@ -21,8 +21,9 @@ import (
 // user text and every assistant turn's calls go verbatim; the latest
 // observations go verbatim, older ones are replaced in place by a stub
 // (observe.Stub: handle, outcome and the output's most useful lines; the
-// call is in the turn above), their turns' prose clipped (loop_turns.go), and past that the
-// oldest whole exchanges are dropped and listed in the memory message.
+// call is in the turn above), their turns' prose clipped (loop_turns.go),
+// and past that the oldest whole exchanges are dropped and listed in the
+// memory message.
 // The masking boundary moves in jumps, as a function of the history alone
 // (see loopWalk), so the requests of one epoch share their prefix byte
 // for byte.

@@ -150,7 +150,8 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 			}
 		}
 	}
-	same := map[string]string{} // a stubbed call and its output → the first stub's handle
+	type call struct{ tool, args, output string }
+	same := map[call]string{} // a stubbed call and its output → the first stub's handle
 	for u := range l.units[:b] {
 		un := &l.units[u]
 		if un.user {
@@ -174,7 +175,7 @@ func (c *Compressor) loopEpoch(msgs []swc.Message, l *loopShape, lc *loopCosts, 
 			// for any two.
 			opt.Same = ""
 			if msgs[i].MediaTokens == 0 && !chat.HasPlaceholder(ob.Output) {
-				key := ob.Tool + "\x00" + ob.Arguments + "\x00" + ob.Output
+				key := call{ob.Tool, ob.Arguments, ob.Output} // no copy of the output
 				if opt.Same = same[key]; opt.Same == "" {
 					same[key] = opt.Handle
 				}

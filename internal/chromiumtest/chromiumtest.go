@@ -39,8 +39,9 @@ func Path(t testing.TB) string {
 }
 
 // New returns a chromedp context for a fresh headless Chromium with a
-// width×height window, its own user-data-dir in t.TempDir() and a Timeout
-// deadline. The browser is closed when the test and its later-registered
+// width×height window, its own user-data-dir and TMPDIR in t.TempDir()
+// (Chromium leaves its singleton socket's directory in TMPDIR) and a
+// Timeout deadline. The browser is closed when the test and its later-registered
 // cleanups end. Without Chromium the test is skipped or failed, as Path.
 func New(t testing.TB, width, height int) context.Context {
 	t.Helper()
@@ -56,6 +57,7 @@ func New(t testing.TB, width, height int) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 		chromedp.WindowSize(width, height),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)

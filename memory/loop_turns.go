@@ -24,7 +24,9 @@ import (
 // reasoning (Anthropic's thinking blocks, Gemini's thought parts:
 // chat.StripReasoning), its text as it came without their placeholders
 // (handle ""; the writers then drop those parts, which the providers
-// want only in the turn being answered). ok
+// want only in the turn being answered), or, for a turn ending with a
+// tool call in XML tags, its text with the call's long parameters
+// clipped (clipXMLCall). ok
 // is false when neither applies: reasoning aside, the text is not all of
 // the message (a placeholder of a part that is not text,
 // chat.HasPlaceholder), and clipping would save little or cannot be done
@@ -38,6 +40,9 @@ func (c *Compressor) turnHead(m swc.Message, max int) (text, handle string, ok b
 		return "", "", false
 	}
 	if text, handle, ok := c.clipHead(m, content, max); ok {
+		return text, handle, true
+	}
+	if text, handle, ok := c.clipXMLCall(m, content); ok {
 		return text, handle, true
 	}
 	return content, "", reasoning

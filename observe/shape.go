@@ -9,7 +9,10 @@ import "strings"
 // or "EXECUTION RESULT of [" label, a file viewer's "[File: …]", a JSON
 // envelope {"output": …}, an exit status line ("Exit code: 1",
 // "returncode: 0"), or a file viewer's header ("Here's the result of
-// running `cat -n`"); or it ends with a shell's completion line ("[The
+// running `cat -n`"), or a tool's result header on a line of its own
+// ("[read_file for 'src/app.ts'] Result:", "[attempt_completion] Result:":
+// agents that write their calls as XML tags in their text, see
+// resultHeader); or it ends with a shell's completion line ("[The
 // command completed with exit code 0.]", "Exit code: 0"). By shape, never
 // by an agent's name.
 func IsObservation(text string) bool {
@@ -31,7 +34,7 @@ func IsObservation(text string) bool {
 			return true
 		}
 	}
-	if exitLine(first) || exitLine(last) {
+	if exitLine(first) || exitLine(last) || resultHeader(first) {
 		return true
 	}
 	for _, end := range endings {
@@ -73,6 +76,36 @@ func exitLine(line string) bool {
 	}
 	return false
 }
+
+// resultHeader reports whether line is a tool result's header: "[",
+// the tool's name (letters, digits, "_" and "-", a letter first), then
+// optionally " for '" what it was called on "'", then "] Result:" and
+// nothing else ("[execute_command for 'npm test'] Result:",
+// "[ask_followup_question for 'Which port?'] Result:", "[attempt_completion]
+// Result:") — how agents that call tools in XML tags of their text
+// (Cline's classic format, Roo Code, Kilo Code) open the user message
+// that answers the call.
+func resultHeader(line string) bool {
+	rest, ok := strings.CutPrefix(line, "[")
+	if !ok || rest == "" || !isLetterB(rest[0]) {
+		return false
+	}
+	i := 0
+	for i < len(rest) && (isLetterB(rest[i]) || isDigitB(rest[i]) || rest[i] == '_' || rest[i] == '-') {
+		i++
+	}
+	rest = rest[i:]
+	if on, ok := strings.CutPrefix(rest, " for '"); ok {
+		end := strings.LastIndex(on, "'] ")
+		if end < 0 {
+			return false
+		}
+		rest = on[end+1:]
+	}
+	return rest == "] Result:"
+}
+
+func isLetterB(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)

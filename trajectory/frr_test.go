@@ -195,6 +195,43 @@ func TestTinyTextActing(t *testing.T) {
 	}
 }
 
+// testdata/tiny_cline.json is a run of an agent that calls tools in XML
+// tags of its text (hand-written in the shape of Cline's classic format:
+// Anthropic form, each result a user message of text blocks, its header
+// "[read_file for '…'] Result:", the output, then the editor's state).
+// Requests: before a1 (nothing observed yet), before a2 (the path the
+// search found: the path, its file name and its stem, only in the search's
+// result; bff/src is the agent's own), before a3 (quote.regularMarketPrice
+// and regularMarketPrice, only in the file the read showed).
+func TestTinyXMLCalls(t *testing.T) {
+	rp := replayOf(t, "testdata/tiny_cline.json", "tiny-cline")
+	want := [][]string{nil, {"bff/src/services/quoteService.ts", "quoteService.ts", "quoteService"}, {"quote.regularMarketPrice", "regularMarketPrice"}}
+	if rp.Len() != len(want) {
+		t.Fatalf("%d requests, want %d", rp.Len(), len(want))
+	}
+	for i, w := range want {
+		q, err := rp.Request(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.Targets(); !slices.Equal(got, w) {
+			t.Errorf("request %d: targets %q, want %q", i, got, w)
+		}
+		if i == 2 {
+			if !slices.Equal(q.kinds, []kind{instruction, task, assistant, observation, assistant, observation}) {
+				t.Errorf("request 2: kinds %v, want the results observations", q.kinds)
+			}
+			body, err := Mask{K: 0}.Compress(context.Background(), q, 100000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, text := rp.Measure(body); strings.Contains(text, "regularMarketPrice") || !strings.Contains(text, "market is closed") {
+				t.Errorf("mask-0 kept an output or dropped the task: %q", text)
+			}
+		}
+	}
+}
+
 // testdata/tiny_sweagent.json is shaped like an SWE-agent run (hand-written):
 // a demonstration as the first user message, then the task, both ending
 // with the "(Current directory: …)\nbash-$" prompt SWE-agent appends to

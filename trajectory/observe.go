@@ -8,9 +8,11 @@ import (
 // observationRE matches the opening of the observation message of an
 // agent that acts in text: mini-swe-agent's "<returncode>0</returncode>",
 // "<output>", SWE-agent's and OpenHands' "OBSERVATION:", "Exit code: 1",
-// "[Command finished with exit code 0]", or a "<warning>" mini-swe-agent
-// puts before a long output.
-var observationRE = regexp.MustCompile(`(?i)^\s*(?:<returncode>-?\d+</returncode>|<output>|<warning>|<output_head>|observation:|exit code:\s*-?\d+|\[command finished with exit code -?\d+\]|\[the command (?:has no new output|timed out|completed)|the last command <command>)`)
+// "[Command finished with exit code 0]", a "<warning>" mini-swe-agent
+// puts before a long output, or the header of a tool's result on a line
+// of its own, "[read_file for 'src/app.ts'] Result:" (agents that call
+// tools in XML tags of their text: Cline's classic format, Roo Code).
+var observationRE = regexp.MustCompile(`(?i)^\s*(?:<returncode>-?\d+</returncode>|<output>|<warning>|<output_head>|observation:|exit code:\s*-?\d+|\[command finished with exit code -?\d+\]|\[the command (?:has no new output|timed out|completed)|the last command <command>|(?-i:\[[A-Za-z][\w-]*(?: for '[^\n]*')?\] Result:)[ \t]*(?:\r?\n|$))`)
 
 // promptRE matches the end of SWE-agent's observation message (before its
 // tool calls): the state it appends to every output, "(Open file: …)",

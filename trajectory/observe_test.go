@@ -19,6 +19,12 @@ func TestIsObservation(t *testing.T) {
 		{"/bin/bash: line 9: javac: command not found\n(Open file: n/a)\n(Current directory: /r)\nbash-$", true},
 		{"(Open file: n/a)\n(Current directory: /r)\nbash-$\n", true},
 		{"I ran it in (Current directory: /r) and saw bash-$ prompts", false},
+		{"[read_file for 'src/app.ts'] Result:\nimport x from 'y';", true},
+		{"[execute_command for 'npm test -- --grep 'a''] Result:\nCommand executed.", true},
+		{"[attempt_completion] Result:", true},
+		{"[read_file for 'src/app.ts'] Result: and then?", false},
+		{"[read_file for 'a'] result:\nx", false},
+		{"[TASK RESUMPTION] This task was interrupted 7 minutes ago.", false},
 	}
 	for _, tt := range tests {
 		if got := IsObservation(tt.text); got != tt.want {

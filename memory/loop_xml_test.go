@@ -1,0 +1,140 @@
+package memory
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/swcmem/swc"
+)
+
+func TestXMLCallOf(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		ok         bool
+		values     []string
+	}{
+		{"read", "<thinking>\nLook at the routes.\n</thinking>\n\n<read_file>\n<path>src/routes.ts</path>\n</read_file>", true, []string{"src/routes.ts"}},
+		{"write, trailing space", "I'll write it.\n\n<write_to_file>\n<path>a.ts</path>\n<content>\nconst a = 1;\n</content>\n</write_to_file>\n\n", true, []string{"a.ts", "\nconst a = 1;\n"}},
+		{"a value holding its closing tag mid-line", "<write_to_file>\n<path>x.md</path>\n<content>\nwrite </content> tags like this\n</content>\n</write_to_file>", true, []string{"x.md", "\nwrite </content> tags like this\n"}},
+		{"a value holding tags", "<replace_in_file>\n<path>a.html</path>\n<diff>\n<<<<<<< SEARCH\n<b>x</b>\n=======\n<i>x</i>\n>>>>>>> REPLACE\n</diff>\n</replace_in_file>", true, []string{"a.html", "\n<<<<<<< SEARCH\n<b>x</b>\n=======\n<i>x</i>\n>>>>>>> REPLACE\n"}},
+		{"no parameters", "Done.\n<list_files>\n</list_files>", true, nil},
+		{"a fenced shell command", "THOUGHT: look\n\n```bash\ncat a.py\n```", false, nil},
+		{"CodeAct text, not parameters", "Run it.\n<execute_bash>\nls -la\n</execute_bash>", false, nil},
+		{"a function tag", "<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>", false, nil},
+		{"opening mid-line", "see <read_file>\n<path>a</path>\n</read_file>", false, nil},
+		{"prose after the call", "<read_file>\n<path>a</path>\n</read_file>\nThen I will edit it.", false, nil},
+		{"an unclosed parameter", "<read_file>\n<path>a\n</read_file>", false, nil},
+		{"an uppercase tag", "<Read_File>\n<path>a</path>\n</Read_File>", false, nil},
+		{"nothing", "", false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			xc, ok := xmlCallOf(tc.text)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if !ok {
+				return
+			}
+			var got []string
+			for _, v := range xc.values {
+				got = append(got, tc.text[v[0]:v[1]])
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.values) {
+				t.Errorf("values %q, want %q", got, tc.values)
+			}
+			if call := tc.text[xc.start:xc.end]; !strings.HasPrefix(call, "<") || !strings.HasSuffix(call, ">") || command(tc.text) != call {
+				t.Errorf("call %q, command %q", call, command(tc.text))
+			}
+		})
+	}
+}
+
+// clineLoop is a loop of an agent that calls tools in XML tags of its
+// text: each step reads a file, then writes it whole; each result opens
+// with its header.
+func clineLoop(steps int) []swc.Message {
+	msgs := []swc.Message{
+		{Role: swc.RoleSystem, Content: "You are a coding agent. Use one tool per message, written as XML tags."},
+		{Role: swc.RoleUser, Content: "<task>\nAdd the missing handlers to src/routes.ts.\n</task>"},
+	}
+	env := "\n<environment_details>\n# VSCode Open Tabs\nsrc/routes.ts\n</environment_details>"
+	for k := range steps {
+		file := fmt.Sprintf("src/handlers/h%02d.ts", k)
+		var body strings.Builder
+		for j := range 60 {
+			fmt.Fprintf(&body, "export const handler%02d_%02d = async (req: Request) => respond(req, %d);\n", k, j, 1000+j)
+		}
+		msgs = append(msgs,
+			swc.Message{Role: swc.RoleAssistant, Content: "<thinking>\nI need to see " + file + ".\n</thinking>\n\n<read_file>\n<path>" + file + "</path>\n</read_file>"},
+			swc.Message{Role: swc.RoleUser, Content: "[read_file for '" + file + "'] Result:\n" + body.String() + env},
+			swc.Message{Role: swc.RoleAssistant, Content: "<thinking>\nNow the new handler.\n</thinking>\n\n<write_to_file>\n<path>" + file + "</path>\n<content>\n" + body.String() + "export const added = 1;\n</content>\n</write_to_file>"},
+			swc.Message{Role: swc.RoleUser, Content: "[write_to_file for '" + file + "'] Result:\nThe content was successfully saved to " + file + "." + env})
+	}
+	return msgs
+}
+
+// TestLoopXMLCalls: a loop whose agent calls tools in XML tags of its
+// text is compressed as a tool loop: old results stubbed under handles,
+// the turns of stubbed exchanges keep their call's tags and short
+// parameters whole and their long ones clipped under the turn's handle,
+// which resolves to the turn; the turns of the verbatim window come as
+// they were.
+func TestLoopXMLCalls(t *testing.T) {
+	msgs := clineLoop(16)
+	o := DefaultOptions()
+	o.Budget = 12000
+	c := mustNew(t, o)
+	res, err := c.Compress(t.Context(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tokens > o.Budget {
+		t.Fatalf("%d tokens over the budget %d", res.Tokens, o.Budget)
+	}
+	stubs, clipped := 0, 0
+	for i, text := range res.Rewritten {
+		m := msgs[i]
+		switch m.Role {
+		case swc.RoleUser:
+			if !strings.HasPrefix(text, "[swc:h") {
+				t.Errorf("result %d rewritten without a stub's handle: %.60q", i, text)
+			}
+			stubs++
+		case swc.RoleAssistant:
+			if !strings.Contains(m.Content, "<write_to_file>") {
+				if text != m.Content {
+					t.Errorf("read turn %d rewritten: %q", i, text)
+				}
+				continue
+			}
+			clipped++
+			xc, ok := xmlCallOf(text)
+			if !ok || len(xc.values) != 2 {
+				t.Fatalf("turn %d no longer ends with its call: %q", i, text)
+			}
+			path, content := text[xc.values[0][0]:xc.values[0][1]], text[xc.values[1][0]:xc.values[1][1]]
+			if !strings.HasPrefix(path, "src/handlers/") || !strings.Contains(content, " more lines, ") || !strings.HasPrefix(text, "<thinking>\nNow the new handler.") {
+				t.Errorf("turn %d clipped to %q", i, text)
+			}
+			h := HistoryHandle([]swc.Message{m})
+			if !strings.Contains(content, "[swc:"+h+" … ") {
+				t.Errorf("turn %d: the clipped content names no handle %s: %q", i, h, content)
+			}
+			found := false
+			for _, r := range res.Recall {
+				found = found || r.Handle == h && len(r.Messages) == 1 && r.Messages[0] == i
+			}
+			if !found {
+				t.Errorf("turn %d: handle %s is not recallable", i, h)
+			}
+		}
+	}
+	if stubs == 0 || clipped == 0 {
+		t.Fatalf("%d results stubbed, %d turns clipped: not compressed as a tool loop", stubs, clipped)
+	}
+	last := len(msgs) - 2 // the last write, the turn being answered
+	if _, ok := res.Rewritten[last]; ok {
+		t.Errorf("the turn being answered was clipped")
+	}
+}

@@ -364,11 +364,28 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, fixed int) (b, d int,
 		}
 		return s
 	}
+	// The turns of the units before the boundary of the last jump that
+	// stubbed an observation are clipped (clipTo): what that saves
+	// counts too, but for the loop's last turn, whose calls go whole
+	// (compressLoop), and for dropped units, whose turns are gone.
+	last := lastTurn(l)
+	clipped := make([]int, len(l.units)) // per unit, what clipping its turn saved
+	clipUpTo := 0                        // the units before it are clipped
 	l.at = make([]int, len(l.units))
 	moveB := func(nb int) {
+		stubs := false
 		for ; b < nb; b++ {
 			total -= saving(b)
 			l.at[b] = nb
+			stubs = stubs || slices.ContainsFunc(l.units[b].obs, lc.stubbable)
+		}
+		for ; stubs && clipUpTo < nb; clipUpTo++ {
+			un := &l.units[clipUpTo]
+			if un.user || len(un.obs) == 0 || un.msgs[0] == last || clipUpTo < d && !un.kept() {
+				continue
+			}
+			clipped[clipUpTo] = c.turnSavingOf(lc.msgs[un.msgs[0]], lc.cost[un.msgs[0]])
+			total -= clipped[clipUpTo]
 		}
 	}
 	for u := range l.units {
@@ -412,7 +429,7 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, fixed int) (b, d int,
 					if un.kept() {
 						continue
 					}
-					total -= lc.cost[un.msgs[0]] // the assistant turn
+					total -= lc.cost[un.msgs[0]] - clipped[d] // the assistant turn, clipped or not
 					for _, j := range un.obs {
 						total -= lc.capped(j) // before b: stubbed
 					}

@@ -347,15 +347,15 @@ func observation(msgs []swc.Message, un *loopUnit, i int) (observe.Observation, 
 }
 
 // command returns the command of a text-acting agent's turn: the tool
-// call in XML tags its text ends with (xmlCallOf), or else its last
-// fenced code block ("" when it has none), trimmed. A block is what the
+// call in XML tags its text ends with, as a line (xmlCommand), or else
+// its last fenced code block ("" when it has none), trimmed. A block is what the
 // expression (?s)```[a-zA-Z]*\n(.*?)``` matches, the blocks found left
 // to right without overlapping (TestCommandMatchesExpression); a scan
 // rather than the expression, whose backtracking cost a text agent's new
 // request about a millisecond.
 func command(text string) string {
-	if xc, ok := xmlCallOf(text); ok {
-		return text[xc.start:xc.end]
+	if cmd := xmlCommand(text); cmd != "" {
+		return cmd
 	}
 	body, found := "", false
 	for i := 0; ; {

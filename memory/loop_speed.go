@@ -22,6 +22,7 @@ type loopMemos struct {
 	cmds  *memo.Memo[string, string]     // command
 	hands *memo.Memo[handleKey, string]  // observe.Handle
 	calls *memo.Memo[callsKey, callsVal] // clipCalls
+	saves *memo.Memo[callsKey, int]      // turnSaving
 }
 
 func newLoopMemos(bytes int) loopMemos {
@@ -32,6 +33,9 @@ func newLoopMemos(bytes int) loopMemos {
 		looks: memo.New(bytes, func(k string, _ bool) int { return len(k) }),
 		cmds:  memo.New(bytes, func(k, v string) int { return len(k) + len(v) }),
 		hands: memo.New(bytes, func(k handleKey, v string) int { return len(k.callID) + len(k.output) + len(v) }),
+		saves: memo.New(bytes, func(k callsKey, _ int) int {
+			return len(k.role) + len(k.name) + len(k.content) + len(k.calls) + 56
+		}),
 		calls: memo.New(bytes, func(k callsKey, v callsVal) int {
 			n := len(k.role) + len(k.name) + len(k.content) + len(k.calls) + len(v.handle) + 48
 			for _, tc := range v.calls {
@@ -77,6 +81,37 @@ func (c *Compressor) clipCallsOf(m swc.Message) ([]swc.ToolCall, string, bool) {
 	cs, h, ok := c.clipCalls(m)
 	c.memos.loop.calls.Put(k, callsVal{calls: cs, handle: h, ok: ok})
 	return cs, h, ok
+}
+
+// turnSavingOf returns how many tokens clipping old assistant turn m
+// saves (turnHead, clipCalls): cost, m's tokens whole, less its tokens
+// clipped; 0 when nothing of it is. Remembered: every request's walk
+// asks it of every turn its boundary passes.
+func (c *Compressor) turnSavingOf(m swc.Message, cost int) int {
+	if c.opts.TurnTokens <= 0 {
+		return 0
+	}
+	var b strings.Builder
+	for _, tc := range m.ToolCalls {
+		b.WriteString(tc.ID + "\x00" + tc.Name + "\x00" + tc.Arguments + "\x01")
+	}
+	k := callsKey{role: string(m.Role), name: m.Name, content: m.Content, calls: b.String(), time: m.Time.UnixNano()}
+	if v, ok := c.memos.loop.saves.Get(k); ok {
+		return v
+	}
+	short, changed := m, false
+	if t, _, ok := c.turnHead(m, c.opts.TurnTokens); ok {
+		short.Content, short.MediaTokens, changed = t, 0, true
+	}
+	if cs, _, ok := c.clipCallsOf(m); ok {
+		short.ToolCalls, changed = cs, true
+	}
+	v := 0
+	if changed {
+		v = max(cost-c.Cost(short), 0)
+	}
+	c.memos.loop.saves.Put(k, v)
+	return v
 }
 
 // dropKey names a dropped call's line: its observation whole (the

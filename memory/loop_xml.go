@@ -53,32 +53,53 @@ func xmlCallOf(text string) (xc xmlCall, ok bool) {
 		return xc, false
 	}
 	open := "<" + name + ">"
-	at := -1
-	for i := strings.LastIndex(t[:lt], open); i >= 0; i = strings.LastIndex(t[:i], open) {
-		if i == 0 || t[i-1] == '\n' {
-			at = i
+	// The call opens at the first line-start opening tag from which the
+	// rest parses as one (a written file may show the same tool's call
+	// as an example: its opening comes later); at most maxXMLOpenings of
+	// them are tried.
+	tried := 0
+	for i := 0; tried < maxXMLOpenings; {
+		k := strings.Index(t[i:lt], open)
+		if k < 0 {
 			break
 		}
+		at := i + k
+		i = at + 1
+		if at > 0 && t[at-1] != '\n' {
+			continue
+		}
+		tried++
+		if values, ok := xmlParams(t[at+len(open):lt], at+len(open)); ok {
+			return xmlCall{start: at, end: len(t), values: values}, true
+		}
 	}
-	if at < 0 {
-		return xc, false
-	}
-	xc.start, xc.end = at, len(t)
-	body := t[at+len(open) : lt]
-	base := at + len(open)
+	return xc, false
+}
+
+// maxXMLOpenings bounds the openings xmlCallOf tries, so that a text of
+// many lines opening with the tag costs a few parses, not one per line.
+const maxXMLOpenings = 4
+
+// xmlParams returns the value spans (offset by base) of body, the text
+// between a call's tags, when it is nothing but parameter elements
+// "<P>value</P>", each opening at a line's start (a value may span lines
+// and hold anything but its closing tag followed by the next parameter's
+// opening or the call's end).
+func xmlParams(body string, base int) ([][2]int, bool) {
+	var values [][2]int
 	for p := 0; ; {
 		for p < len(body) && strings.IndexByte(" \t\r\n", body[p]) >= 0 {
 			p++
 		}
 		if p == len(body) {
-			break
+			return values, true
 		}
 		if body[p] != '<' || p > 0 && body[p-1] != '\n' {
-			return xc, false
+			return nil, false
 		}
 		gt := strings.IndexByte(body[p:], '>')
 		if gt < 0 || !tagName(body[p+1:p+gt]) {
-			return xc, false
+			return nil, false
 		}
 		param := body[p+1 : p+gt]
 		from := p + gt + 1
@@ -97,13 +118,48 @@ func xmlCallOf(text string) (xc xmlCall, ok bool) {
 			q = k + 1
 		}
 		if to < 0 {
-			return xc, false
+			return nil, false
 		}
-		xc.values = append(xc.values, [2]int{base + from, base + to})
+		values = append(values, [2]int{base + from, base + to})
 		p = to + len(closing)
 	}
-	return xc, true
 }
+
+// xmlCommand returns the call text ends with as a command: a line with
+// the tool's name, "_" and "-" read as spaces (so that "read_file" reads
+// as reading, see looksAt), then its parameters, "name=value" for a value
+// on one line of at most xmlArgBytes bytes, the name alone for another;
+// then, on the next lines, the call as written (its arguments whole, as
+// a native call's are: what the loop works on). "" when text ends with
+// no such call.
+func xmlCommand(text string) string {
+	xc, ok := xmlCallOf(text)
+	if !ok {
+		return ""
+	}
+	call := text[xc.start:xc.end]
+	name := call[1:strings.IndexByte(call, '>')]
+	var b strings.Builder
+	b.WriteString(strings.NewReplacer("_", " ", "-", " ").Replace(name))
+	b.WriteByte('(')
+	for k, v := range xc.values {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		open := strings.LastIndexByte(text[:v[0]], '<')
+		b.WriteString(text[open+1 : v[0]-1])
+		val := strings.TrimSpace(text[v[0]:v[1]])
+		if len(val) <= xmlArgBytes && !strings.ContainsAny(val, "\r\n") {
+			b.WriteString("=" + val)
+		}
+	}
+	b.WriteString(")\n")
+	b.WriteString(call)
+	return b.String()
+}
+
+// xmlArgBytes is the longest parameter value xmlCommand writes out.
+const xmlArgBytes = 200
 
 // nextParam reports whether rest, what follows a parameter's closing
 // tag, is the end of the call or, after space, the next parameter's

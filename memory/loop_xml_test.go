@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,8 @@ func TestXMLCallOf(t *testing.T) {
 		{"prose after the call", "<read_file>\n<path>a</path>\n</read_file>\nThen I will edit it.", false, nil},
 		{"an unclosed parameter", "<read_file>\n<path>a\n</read_file>", false, nil},
 		{"an uppercase tag", "<Read_File>\n<path>a</path>\n</Read_File>", false, nil},
+		{"a written file showing the same call", "<write_to_file>\n<path>docs/tools.md</path>\n<content>\nExample:\n<write_to_file>\n<path>x</path>\n</write_to_file>\n</content>\n</write_to_file>", true, []string{"docs/tools.md", "\nExample:\n<write_to_file>\n<path>x</path>\n</write_to_file>\n"}},
+		{"CRLF", "<read_file>\r\n<path>a.ts</path>\r\n</read_file>", true, []string{"a.ts"}},
 		{"nothing", "", false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,10 +46,31 @@ func TestXMLCallOf(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(tc.values) {
 				t.Errorf("values %q, want %q", got, tc.values)
 			}
-			if call := tc.text[xc.start:xc.end]; !strings.HasPrefix(call, "<") || !strings.HasSuffix(call, ">") || command(tc.text) != call {
+			if call := tc.text[xc.start:xc.end]; !strings.HasPrefix(call, "<") || !strings.HasSuffix(call, ">") || command(tc.text) == "" {
 				t.Errorf("call %q, command %q", call, command(tc.text))
 			}
 		})
+	}
+}
+
+func TestXMLCommand(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"<thinking>\nLook.\n</thinking>\n\n<read_file>\n<path>src/routes.ts</path>\n</read_file>", "read file(path=src/routes.ts)"},
+		{"<search_files>\n<path>src</path>\n<regex>getQuote</regex>\n<file_pattern>*.ts</file_pattern>\n</search_files>", "search files(path=src, regex=getQuote, file_pattern=*.ts)"},
+		{"<write_to_file>\n<path>index.html</path>\n<content>\n<html>\n<head></head>\n</html>\n</content>\n</write_to_file>", "write to file(path=index.html, content)"},
+		{"<list-files>\n</list-files>", "list files()"},
+		{"THOUGHT: x\n\n```bash\ncat a.py\n```", "cat a.py"},
+	} {
+		got := command(tc.text)
+		if xc, ok := xmlCallOf(tc.text); ok {
+			tc.want += "\n" + tc.text[xc.start:xc.end]
+		}
+		if got != tc.want {
+			t.Errorf("command(%.40q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	if !looksAtMatch(command("<read_file>\n<path>a.ts</path>\n</read_file>")) {
+		t.Error("a read_file call does not read as looking at a file")
 	}
 }
 
@@ -134,7 +158,57 @@ func TestLoopXMLCalls(t *testing.T) {
 		t.Fatalf("%d results stubbed, %d turns clipped: not compressed as a tool loop", stubs, clipped)
 	}
 	last := len(msgs) - 2 // the last write, the turn being answered
+	if msgs[last].Role != swc.RoleAssistant {
+		t.Fatalf("message %d is no assistant turn", last)
+	}
 	if _, ok := res.Rewritten[last]; ok {
 		t.Errorf("the turn being answered was clipped")
+	}
+}
+
+// TestLoopXMLFeedbackKept: a result holding the person's words (their
+// <feedback> on a result, their <answer> to a question) is their text,
+// kept whole however far back, while the results around it are stubbed.
+func TestLoopXMLFeedbackKept(t *testing.T) {
+	msgs := clineLoop(16)
+	feedback := "[attempt_completion] Result:\nThe user has provided feedback on the results.\n<feedback>\nAlso export handler totals from src/handlers/index.ts.\n</feedback>\n<environment_details>\n# VSCode Open Tabs\nsrc/routes.ts\n</environment_details>"
+	at := 6 // after the second step's write result
+	msgs = append(msgs[:at:at], append([]swc.Message{
+		{Role: swc.RoleAssistant, Content: "<attempt_completion>\n<result>\nDone.\n</result>\n</attempt_completion>"},
+		{Role: swc.RoleUser, Content: feedback},
+	}, msgs[at:]...)...)
+	o := DefaultOptions()
+	o.Budget = 12000
+	res, err := mustNew(t, o).Compress(t.Context(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Rewritten[at+1]; ok || !slices.Contains(res.Source, at+1) {
+		t.Fatalf("the person's feedback was rewritten or left out (sources %v)", res.Source)
+	}
+	if len(res.Rewritten) == 0 {
+		t.Fatal("nothing stubbed: not compressed as a tool loop")
+	}
+}
+
+// TestLoopWalkCountsClippedTurns: the walk prices the turns of stubbed
+// exchanges clipped, so a loop whose turns write files whole is not taken
+// for larger than it goes out: the request keeps more of the loop and
+// fills the budget, as a loop of short turns does. Priced whole, every
+// drop freed the room of turns that clipping had already freed (about
+// half of this budget went unused).
+func TestLoopWalkCountsClippedTurns(t *testing.T) {
+	msgs := clineLoop(30)
+	o := DefaultOptions()
+	o.Budget = 8000
+	c := mustNew(t, o).WithAlignUser()
+	for _, cut := range []int{len(msgs), len(msgs) - 4, len(msgs) - 12, len(msgs) - 26} { // each ends with a result
+		res, err := c.Compress(t.Context(), msgs[:cut])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Tokens > o.Budget || res.Tokens < o.Budget*2/3 {
+			t.Errorf("%d messages: %d tokens sent at a budget of %d (want from 2/3 of it to all)", cut, res.Tokens, o.Budget)
+		}
 	}
 }

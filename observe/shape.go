@@ -34,7 +34,7 @@ func IsObservation(text string) bool {
 			return true
 		}
 	}
-	if exitLine(first) || exitLine(last) || resultHeader(first) {
+	if exitLine(first) || exitLine(last) || resultHeader(t) {
 		return true
 	}
 	for _, end := range endings {
@@ -77,16 +77,19 @@ func exitLine(line string) bool {
 	return false
 }
 
-// resultHeader reports whether line is a tool result's header: "[",
-// the tool's name (letters, digits, "_" and "-", a letter first), then
-// optionally " for '" what it was called on "'", then "] Result:" and
-// nothing else ("[execute_command for 'npm test'] Result:",
-// "[ask_followup_question for 'Which port?'] Result:", "[attempt_completion]
-// Result:") — how agents that call tools in XML tags of their text
-// (Cline's classic format, Roo Code, Kilo Code) open the user message
-// that answers the call.
-func resultHeader(line string) bool {
-	rest, ok := strings.CutPrefix(line, "[")
+// resultHeader reports whether text opens with a tool result's header:
+// "[", the tool's name (letters, digits, "_" and "-", a letter first),
+// then optionally " for '" what it was called on "'" (which may span
+// lines, up to maxHeaderBytes), then "] Result:" at the end of a line
+// ("[execute_command for 'npm test'] Result:", "[ask_followup_question
+// for 'Which port?'] Result:", "[attempt_completion] Result:") — how
+// agents that call tools in XML tags of their text (Cline's classic
+// format, Roo Code, Kilo Code) open the user message that answers the
+// call. Such a message that holds the person's words, their <feedback>
+// on a result or their <answer> to a question, is theirs: not an
+// observation, so it is kept whole as a person's text is.
+func resultHeader(text string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(text, " \t\r\n"), "[")
 	if !ok || rest == "" || !isLetterB(rest[0]) {
 		return false
 	}
@@ -95,14 +98,39 @@ func resultHeader(line string) bool {
 		i++
 	}
 	rest = rest[i:]
+	const mark = "] Result:"
 	if on, ok := strings.CutPrefix(rest, " for '"); ok {
-		end := strings.LastIndex(on, "'] ")
+		end := -1
+		for k := 0; k < len(on) && k <= maxHeaderBytes; {
+			j := strings.Index(on[k:], "'"+mark)
+			if j < 0 || k+j > maxHeaderBytes {
+				break
+			}
+			if lineEnds(on[k+j+1+len(mark):]) {
+				end = k + j + 1
+				break
+			}
+			k += j + 1
+		}
 		if end < 0 {
 			return false
 		}
-		rest = on[end+1:]
+		rest = on[end:]
 	}
-	return rest == "] Result:"
+	if !strings.HasPrefix(rest, mark) || !lineEnds(rest[len(mark):]) {
+		return false
+	}
+	return !strings.Contains(text, "<feedback>") && !strings.Contains(text, "<answer>")
+}
+
+// maxHeaderBytes bounds what a result's header names ("for '…'").
+const maxHeaderBytes = 2000
+
+// lineEnds reports whether s, after spaces and tabs, is empty or starts
+// a new line.
+func lineEnds(s string) bool {
+	s = strings.TrimLeft(s, " \t\r")
+	return s == "" || s[0] == '\n'
 }
 
 func isLetterB(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }

@@ -25,6 +25,9 @@ func TestIsObservation(t *testing.T) {
 		{"[read_file for 'src/app.ts'] Result: and then?", false},
 		{"[read_file for 'a'] result:\nx", false},
 		{"[TASK RESUMPTION] This task was interrupted 7 minutes ago.", false},
+		{"[execute_command for 'python - <<EOF\nprint(1)\nEOF'] Result:\n1", true},
+		{"[attempt_completion] Result:\nThe user has provided feedback on the results.\n<feedback>\nAlso add a test.\n</feedback>", false},
+		{"[ask_followup_question for 'Which port?'] Result:\n<answer>\n8080\n</answer>", false},
 	}
 	for _, tt := range tests {
 		if got := IsObservation(tt.text); got != tt.want {

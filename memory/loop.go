@@ -366,11 +366,28 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, fixed int) (b, d int,
 	}
 	// The turns of the units before the boundary of the last jump that
 	// stubbed an observation are clipped (clipTo): what that saves
-	// counts too, but for the loop's last turn, whose calls go whole
-	// (compressLoop), and for dropped units, whose turns are gone.
-	last := lastTurn(l)
+	// counts too, but for dropped units, whose turns are gone, and for
+	// the loop's last turn, whose calls go whole (compressLoop). Which
+	// turn is last is what the walk has seen so far, so that the walk
+	// over a prefix depends on that prefix alone: a turn reached while no
+	// later assistant turn is walked (a user text after its results) is
+	// pending, its saving counted once the next turn is walked.
 	clipped := make([]int, len(l.units)) // per unit, what clipping its turn saved
 	clipUpTo := 0                        // the units before it are clipped
+	cur, pending := 0, -1                // the unit walked; a clipped turn not yet counted
+	latest := func(k int) bool {         // no assistant turn walked after unit k's
+		for v := k + 1; v <= cur; v++ {
+			if !l.units[v].user {
+				return false
+			}
+		}
+		return true
+	}
+	count := func(k int) {
+		i := l.units[k].msgs[0]
+		clipped[k] = c.turnSavingOf(lc.msgs[i], lc.cost[i])
+		total -= clipped[k]
+	}
 	l.at = make([]int, len(l.units))
 	moveB := func(nb int) {
 		stubs := false
@@ -381,14 +398,23 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, fixed int) (b, d int,
 		}
 		for ; stubs && clipUpTo < nb; clipUpTo++ {
 			un := &l.units[clipUpTo]
-			if un.user || len(un.obs) == 0 || un.msgs[0] == last || clipUpTo < d && !un.kept() {
-				continue
+			switch {
+			case un.user || len(un.obs) == 0 || clipUpTo < d && !un.kept():
+			case latest(clipUpTo):
+				pending = clipUpTo
+			default:
+				count(clipUpTo)
 			}
-			clipped[clipUpTo] = c.turnSavingOf(lc.msgs[un.msgs[0]], lc.cost[un.msgs[0]])
-			total -= clipped[clipUpTo]
 		}
 	}
 	for u := range l.units {
+		cur = u
+		if pending >= 0 && !l.units[u].user {
+			if pending >= d || l.units[pending].kept() {
+				count(pending)
+			}
+			pending = -1
+		}
 		uObs := 0 // the current unit's observations walked so far
 		for _, i := range l.units[u].msgs {
 			total += lc.cost[i]

@@ -157,6 +157,27 @@ func TestTinyFRR(t *testing.T) {
 	}
 }
 
+// requestsTargeting returns the requests of rp, checking that there are
+// as many as want lists and that each one's targets are want's.
+func requestsTargeting(t *testing.T, rp *Replay, want [][]string) []*Request {
+	t.Helper()
+	if rp.Len() != len(want) {
+		t.Fatalf("%d requests, want %d", rp.Len(), len(want))
+	}
+	qs := make([]*Request, len(want))
+	for i, w := range want {
+		q, err := rp.Request(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.Targets(); !slices.Equal(got, w) {
+			t.Errorf("request %d: targets %q, want %q", i, got, w)
+		}
+		qs[i] = q
+	}
+	return qs
+}
+
 func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
 
 // testdata/tiny_text.json is a text-acting run: observations are user
@@ -170,17 +191,8 @@ func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
 func TestTinyTextActing(t *testing.T) {
 	rp := replayOf(t, "testdata/tiny_text.json", "tiny-text")
 	want := [][]string{nil, {"django/contrib/sitemaps/__init__.py", "__init__.py", "__init__"}, nil}
-	if rp.Len() != len(want) {
-		t.Fatalf("%d requests, want %d", rp.Len(), len(want))
-	}
-	for i, w := range want {
-		q, err := rp.Request(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := q.Targets(); !slices.Equal(got, w) {
-			t.Errorf("request %d: targets %q, want %q", i, got, w)
-		}
+	for i, q := range requestsTargeting(t, rp, want) {
+		w := want[i]
 		if i == 2 && (q.kinds[3] != observation || q.kinds[5] != user) {
 			t.Errorf("request 2: kinds %v, want messages[3] an observation, messages[5] a user message", q.kinds)
 		}
@@ -206,17 +218,7 @@ func TestTinyTextActing(t *testing.T) {
 func TestTinyXMLCalls(t *testing.T) {
 	rp := replayOf(t, "testdata/tiny_cline.json", "tiny-cline")
 	want := [][]string{nil, {"bff/src/services/quoteService.ts", "quoteService.ts", "quoteService"}, {"quote.regularMarketPrice", "regularMarketPrice"}}
-	if rp.Len() != len(want) {
-		t.Fatalf("%d requests, want %d", rp.Len(), len(want))
-	}
-	for i, w := range want {
-		q, err := rp.Request(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := q.Targets(); !slices.Equal(got, w) {
-			t.Errorf("request %d: targets %q, want %q", i, got, w)
-		}
+	for i, q := range requestsTargeting(t, rp, want) {
 		if i == 2 {
 			if !slices.Equal(q.kinds, []kind{instruction, task, assistant, observation, assistant, observation}) {
 				t.Errorf("request 2: kinds %v, want the results observations", q.kinds)
@@ -243,17 +245,7 @@ func TestTinySWEAgent(t *testing.T) {
 	rp := replayOf(t, "testdata/tiny_sweagent.json", "tiny-sweagent")
 	path := "gson/src/main/java/com/google/gson/stream/JsonWriter.java"
 	want := [][]string{nil, {path}, {"checkNotNaN"}}
-	if rp.Len() != len(want) {
-		t.Fatalf("%d requests, want %d", rp.Len(), len(want))
-	}
-	for i, w := range want {
-		q, err := rp.Request(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := q.Targets(); !slices.Equal(got, w) {
-			t.Errorf("request %d: targets %q, want %q", i, got, w)
-		}
+	for i, q := range requestsTargeting(t, rp, want) {
 		if q.kinds[1] != task || q.kinds[2] != task {
 			t.Errorf("request %d: kinds %v, want the demonstration and the task both the task", i, q.kinds)
 		}

@@ -384,8 +384,7 @@ func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, fixed int) (b, d int,
 		return true
 	}
 	count := func(k int) {
-		i := l.units[k].msgs[0]
-		clipped[k] = c.turnSavingOf(lc.msgs[i], lc.cost[i])
+		clipped[k] = c.turnSavingOf(lc.msgs[l.units[k].msgs[0]])
 		total -= clipped[k]
 	}
 	l.at = make([]int, len(l.units))

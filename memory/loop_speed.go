@@ -84,10 +84,10 @@ func (c *Compressor) clipCallsOf(m swc.Message) ([]swc.ToolCall, string, bool) {
 }
 
 // turnSavingOf returns how many tokens clipping old assistant turn m
-// saves (turnHead, clipCalls): cost, m's tokens whole, less its tokens
-// clipped; 0 when nothing of it is. Remembered: every request's walk
-// asks it of every turn its boundary passes.
-func (c *Compressor) turnSavingOf(m swc.Message, cost int) int {
+// saves (turnHead, clipCalls): its tokens whole less its tokens clipped;
+// 0 when nothing of it is. Remembered: every request's walk asks it of
+// every turn its boundary passes.
+func (c *Compressor) turnSavingOf(m swc.Message) int {
 	if c.opts.TurnTokens <= 0 {
 		return 0
 	}
@@ -108,7 +108,7 @@ func (c *Compressor) turnSavingOf(m swc.Message, cost int) int {
 	}
 	v := 0
 	if changed {
-		v = max(cost-c.Cost(short), 0)
+		v = max(c.Cost(m)-c.Cost(short), 0)
 	}
 	c.memos.loop.saves.Put(k, v)
 	return v

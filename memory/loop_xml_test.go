@@ -212,3 +212,53 @@ func TestLoopWalkCountsClippedTurns(t *testing.T) {
 		}
 	}
 }
+
+// FuzzXMLCall: whatever a turn's text, xmlCallOf's spans lie in order
+// within it, and a call clipped by clipXMLCall still ends the text as a
+// call of as many parameters, each value under the clipping length as it
+// was.
+func FuzzXMLCall(f *testing.F) {
+	for _, m := range clineLoop(2) {
+		f.Add(m.Content)
+	}
+	f.Add("<write_to_file>\n<path>docs/tools.md</path>\n<content>\nExample:\n<write_to_file>\n<path>x</path>\n</write_to_file>\n</content>\n</write_to_file>")
+	f.Add("<a>\r\n<p>v</p>\r\n</a>")
+	o := DefaultOptions()
+	o.TurnTokens = 8
+	c, err := New(o)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		xc, ok := xmlCallOf(text)
+		if !ok {
+			if _, _, clipped := c.clipXMLCall(swc.Message{Role: swc.RoleAssistant, Content: text}, text); clipped {
+				t.Fatal("clipped a text that ends with no call")
+			}
+			return
+		}
+		if xc.start < 0 || xc.end > len(text) || xc.start >= xc.end {
+			t.Fatalf("call span [%d, %d) of %d bytes", xc.start, xc.end, len(text))
+		}
+		prev := xc.start
+		for _, v := range xc.values {
+			if v[0] < prev || v[1] < v[0] || v[1] > xc.end {
+				t.Fatalf("value span %v out of order (after %d, call ends at %d)", v, prev, xc.end)
+			}
+			prev = v[1]
+		}
+		out, _, clipped := c.clipXMLCall(swc.Message{Role: swc.RoleAssistant, Content: text}, text)
+		if !clipped {
+			return
+		}
+		yc, ok := xmlCallOf(out)
+		if !ok || len(yc.values) != len(xc.values) {
+			t.Fatalf("clipped call no longer parses as %d parameters: %q", len(xc.values), out)
+		}
+		for k, v := range xc.values {
+			if val := text[v[0]:v[1]]; len(val) < 4*c.clipArgTokens() && out[yc.values[k][0]:yc.values[k][1]] != val {
+				t.Fatalf("short value %d changed: %q → %q", k, val, out[yc.values[k][0]:yc.values[k][1]])
+			}
+		}
+	})
+}

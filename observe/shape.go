@@ -79,10 +79,11 @@ func exitLine(line string) bool {
 
 // resultHeader reports whether text opens with a tool result's header:
 // "[", the tool's name (letters, digits, "_" and "-", a letter first),
-// then optionally " for '" what it was called on "'" (which may span
-// lines, up to maxHeaderBytes), then "] Result:" at the end of a line
+// then optionally " for " what it was called on (which may span lines,
+// up to maxHeaderBytes), then "] Result:" at the end of a line
 // ("[execute_command for 'npm test'] Result:", "[ask_followup_question
-// for 'Which port?'] Result:", "[attempt_completion] Result:") — how
+// for 'Which port?'] Result:", "[read_file for 'a.ts', 'b.ts'] Result:",
+// "[read_file for 2 files] Result:", "[attempt_completion] Result:") — how
 // agents that call tools in XML tags of their text (Cline's classic
 // format, Roo Code, Kilo Code) open the user message that answers the
 // call. Such a message that holds the person's words, their <feedback>
@@ -99,15 +100,15 @@ func resultHeader(text string) bool {
 	}
 	rest = rest[i:]
 	const mark = "] Result:"
-	if on, ok := strings.CutPrefix(rest, " for '"); ok {
+	if on, ok := strings.CutPrefix(rest, " for "); ok {
 		end := -1
 		for k := 0; k < len(on) && k <= maxHeaderBytes; {
-			j := strings.Index(on[k:], "'"+mark)
+			j := strings.Index(on[k:], mark)
 			if j < 0 || k+j > maxHeaderBytes {
 				break
 			}
-			if lineEnds(on[k+j+1+len(mark):]) {
-				end = k + j + 1
+			if k+j > 0 && lineEnds(on[k+j+len(mark):]) {
+				end = k + j
 				break
 			}
 			k += j + 1
@@ -124,7 +125,7 @@ func resultHeader(text string) bool {
 }
 
 // maxHeaderBytes bounds what a result's header names ("for '…'").
-const maxHeaderBytes = 2000
+const maxHeaderBytes = 1000
 
 // lineEnds reports whether s, after spaces and tabs, is empty or starts
 // a new line.

@@ -14,10 +14,10 @@ var observationRE = regexp.MustCompile(`(?i)^\s*(?:<returncode>-?\d+</returncode
 
 // resultHeaderRE matches the header of a tool's result at the start of a
 // line of its own, "[read_file for 'src/app.ts'] Result:" (what the tool
-// was called on may span lines): agents that call tools in XML tags of
+// was called on may span lines, "[read_file for 2 files] Result:"): agents that call tools in XML tags of
 // their text (Cline's classic format, Roo Code). Such a message holding
 // the person's <feedback> or <answer> is theirs (IsObservation).
-var resultHeaderRE = regexp.MustCompile(`^\s*\[[A-Za-z][\w-]*(?: for '(?s:.{0,1000}?)')?\] Result:[ \t]*(?:\r?\n|$)`)
+var resultHeaderRE = regexp.MustCompile(`^\s*\[[A-Za-z][\w-]*(?: for (?s:.{1,1000}?))?\] Result:[ \t]*(?:\r?\n|$)`)
 
 // promptRE matches the end of SWE-agent's observation message (before its
 // tool calls): the state it appends to every output, "(Open file: …)",

@@ -22,6 +22,7 @@ func TestIsObservation(t *testing.T) {
 		{"[read_file for 'src/app.ts'] Result:\nimport x from 'y';", true},
 		{"[execute_command for 'npm test -- --grep 'a''] Result:\nCommand executed.", true},
 		{"[attempt_completion] Result:", true},
+		{"[read_file for 2 files] Result:\nx", true},
 		{"[read_file for 'src/app.ts'] Result: and then?", false},
 		{"[read_file for 'a'] result:\nx", false},
 		{"[TASK RESUMPTION] This task was interrupted 7 minutes ago.", false},

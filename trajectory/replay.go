@@ -1,6 +1,7 @@
 package trajectory
 
 import (
+	"errors"
 	"encoding/json"
 	"fmt"
 
@@ -46,10 +47,23 @@ func NewReplay(name string, b Body) (*Replay, error) {
 		}
 	}
 	if len(r.cuts) == 0 {
-		return nil, swc.Errorf(swc.EINVALID, "trajectory: %s: %s body has no assistant turn after its first message: nothing to replay", name, b.Format)
+		return nil, nothingError{swc.Errorf(swc.EINVALID, "trajectory: %s: %s body has no assistant turn after its first message: nothing to replay", name, b.Format)}
 	}
 	return r, nil
 }
+
+// ErrNothingToReplay is in the chain of NewReplay's error for a body with
+// no assistant turn after its first message (a session that ended before
+// the agent answered): a valid body with no request to replay, which the
+// Runner skips.
+var ErrNothingToReplay = errors.New("nothing to replay")
+
+// nothingError is NewReplay's EINVALID error for a body with nothing to
+// replay, with ErrNothingToReplay in its chain.
+type nothingError struct{ err *swc.Error }
+
+func (e nothingError) Error() string   { return e.err.Error() }
+func (e nothingError) Unwrap() []error { return []error{e.err, ErrNothingToReplay} }
 
 // Len is the number of requests.
 func (r *Replay) Len() int { return len(r.cuts) }

@@ -2,6 +2,7 @@ package trajectory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -27,6 +28,10 @@ type Runner struct {
 	// Progress, when set, is called after every row with the rows done and
 	// the total.
 	Progress func(done, total int)
+	// Skipped, when set, is told of each body with nothing to replay
+	// (ErrNothingToReplay: no assistant turn after its first message),
+	// which the run leaves out rather than failing.
+	Skipped func(err error)
 	// Now and CPU time each compression (defaults: time.Now and
 	// ProcessCPU).
 	Now func() time.Time
@@ -35,7 +40,8 @@ type Runner struct {
 
 // Run replays every request of every trajectory's bodies. It returns the
 // first error of Write, of a replay (a body that is not a valid run), or
-// ctx's; a compressor's error is a row's refusal, not an error.
+// ctx's; a compressor's error is a row's refusal, not an error, and a body
+// with nothing to replay is skipped (Skipped).
 func (r *Runner) Run(ctx context.Context) error {
 	if r.Now == nil {
 		r.Now = time.Now
@@ -48,6 +54,12 @@ func (r *Runner) Run(ctx context.Context) error {
 	for _, t := range r.Trajectories {
 		for _, b := range t.Bodies {
 			rp, err := NewReplay(t.Name, b)
+			if errors.Is(err, ErrNothingToReplay) {
+				if r.Skipped != nil {
+					r.Skipped(err)
+				}
+				continue
+			}
 			if err != nil {
 				return err
 			}

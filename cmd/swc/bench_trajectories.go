@@ -190,7 +190,8 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 			if benchProgressHook != nil {
 				benchProgressHook(done, total)
 			}
-		}}
+		},
+		Skipped: func(err error) { fmt.Fprintf(env.Stderr, "swc: bench: warning: %v; skipped\n", err) }}
 	fmt.Fprintf(env.Stderr, "swc: bench: %s\n", runner)
 	start := time.Now()
 	if err := runner.Run(ctx); err != nil {

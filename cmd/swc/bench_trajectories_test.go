@@ -95,3 +95,32 @@ func TestParseWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchTrajectoriesSkipsEmpty: a body with no assistant turn after its
+// first message (a session that ended before the agent answered) is
+// skipped with a warning naming it; the other runs are benched.
+func TestBenchTrajectoriesSkipsEmpty(t *testing.T) {
+	in := t.TempDir()
+	data, err := os.ReadFile("../../trajectory/testdata/tiny_text.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in, "tiny_text.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"Fix the bug."}]}`
+	if err := os.WriteFile(filepath.Join(in, "unanswered.json"), []byte(empty), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	_, stderr, err := run(t, nil, "bench", "--trajectories", in, "--out", dir, "--budgets", "100000", "--conditions", "truncation,swc")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "unanswered") || !strings.Contains(stderr, "nothing to replay; skipped") {
+		t.Errorf("no warning naming the skipped body:\n%s", stderr)
+	}
+	if sum := readTrajectorySummary(t, dir); len(sum.Cells) != 2 {
+		t.Errorf("%d cells, want 2 (tiny_text's, under two conditions)", len(sum.Cells))
+	}
+}

@@ -1,8 +1,8 @@
 package trajectory
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/swcmem/swc"

@@ -53,6 +53,15 @@ type callsKey struct {
 	time                       int64
 }
 
+// callsKeyOf returns the key of assistant message m.
+func callsKeyOf(m swc.Message) callsKey {
+	var b strings.Builder
+	for _, tc := range m.ToolCalls {
+		b.WriteString(tc.ID + "\x00" + tc.Name + "\x00" + tc.Arguments + "\x01")
+	}
+	return callsKey{role: string(m.Role), name: m.Name, content: m.Content, calls: b.String(), time: m.Time.UnixNano()}
+}
+
 type callsVal struct {
 	calls  []swc.ToolCall
 	handle string
@@ -70,11 +79,7 @@ func (c *Compressor) clipCallsOf(m swc.Message) ([]swc.ToolCall, string, bool) {
 	if !long || c.opts.TurnTokens <= 0 {
 		return nil, "", false
 	}
-	var b strings.Builder
-	for _, tc := range m.ToolCalls {
-		b.WriteString(tc.ID + "\x00" + tc.Name + "\x00" + tc.Arguments + "\x01")
-	}
-	k := callsKey{role: string(m.Role), name: m.Name, content: m.Content, calls: b.String(), time: m.Time.UnixNano()}
+	k := callsKeyOf(m)
 	if v, ok := c.memos.loop.calls.Get(k); ok {
 		return v.calls, v.handle, v.ok
 	}
@@ -91,11 +96,7 @@ func (c *Compressor) turnSavingOf(m swc.Message) int {
 	if c.opts.TurnTokens <= 0 {
 		return 0
 	}
-	var b strings.Builder
-	for _, tc := range m.ToolCalls {
-		b.WriteString(tc.ID + "\x00" + tc.Name + "\x00" + tc.Arguments + "\x01")
-	}
-	k := callsKey{role: string(m.Role), name: m.Name, content: m.Content, calls: b.String(), time: m.Time.UnixNano()}
+	k := callsKeyOf(m)
 	if v, ok := c.memos.loop.saves.Get(k); ok {
 		return v
 	}

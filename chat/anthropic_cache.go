@@ -125,7 +125,9 @@ type stubAt struct{ msg, block int }
 // lastStub returns the content block index of the last stub of source
 // message o: of the last tool_result whose content out rewrote, or of the
 // text block a rewrite of what is beside its tool_result blocks became
-// (besideResults: it comes after them, so its index is their number).
+// (besideResults: it comes after them, so its index is their number), or
+// of the one text block a user message's rewrite became (a result in the
+// user's text, as Cline's).
 func lastStub(in *Input, out Output, o int) (int, bool) {
 	k, found := 0, false
 	results, beside := 0, false
@@ -147,8 +149,11 @@ func lastStub(in *Input, out Output, o int) (int, bool) {
 			beside = true
 		}
 	}
-	if beside && results > 0 {
+	switch {
+	case beside && results > 0:
 		return results, true // after every tool_result block
+	case beside && !found:
+		return 0, true // the whole message, one text block (anthropicValue)
 	}
 	return k, found
 }

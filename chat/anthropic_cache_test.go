@@ -204,6 +204,60 @@ func TestStubCacheMarkBesideResults(t *testing.T) {
 	}
 }
 
+// TestStubCacheMarkInUserText: a tool loop whose results come back as
+// user text (Cline's "[read_file for 'a.ts'] Result:" message, a string
+// or a list of text blocks) has its stubs there: the last one is written
+// as one text block and takes the mark, the earlier one is a text block
+// too (so the prefix it is part of has the same bytes, marked or not).
+func TestStubCacheMarkInUserText(t *testing.T) {
+	body := `{"model":"c","max_tokens":9,"system":"s","messages":[{"role":"user","content":"task"},` +
+		`{"role":"assistant","content":"<read_file>\n<path>a.ts</path>\n</read_file>"},` +
+		`{"role":"user","content":"[read_file for 'a.ts'] Result:\nout of a"},` +
+		`{"role":"assistant","content":[{"type":"text","text":"<read_file>\n<path>b.ts</path>\n</read_file>"}]},` +
+		`{"role":"user","content":[{"type":"text","text":"[read_file for 'b.ts'] Result:"},{"type":"text","text":"out of b"},{"type":"text","text":"<environment_details>x</environment_details>"}]},` +
+		`{"role":"assistant","content":"<read_file>\n<path>c.ts</path>\n</read_file>"},` +
+		`{"role":"user","content":[{"type":"text","text":"[read_file for 'c.ts'] Result:\nout of c","cache_control":{"type":"ephemeral"}}]}]}`
+	in, err := Parse([]byte(body), Anthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Output{Rewritten: map[int]string{}}
+	for i, m := range in.Messages {
+		if m.Role == swc.RoleUser && (strings.Contains(m.Content, "out of a") || strings.Contains(m.Content, "out of b")) {
+			out.Rewritten[i], m.Content = "[swc:h0 stub]", "[swc:h0 stub]"
+		}
+		out.Messages = append(out.Messages, m)
+		out.Source = append(out.Source, i)
+	}
+	if len(out.Rewritten) != 2 {
+		t.Fatalf("%d messages rewritten, want 2: %+v", len(out.Rewritten), in.Messages)
+	}
+	got, err := Splice(in, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(got, &b); err != nil {
+		t.Fatalf("%v: %s", err, got)
+	}
+	for _, c := range []struct {
+		msg  int
+		want string
+	}{
+		{2, `[{"type":"text","text":"[swc:h0 stub]"}]`},
+		{4, `[{"type":"text","text":"[swc:h0 stub]","cache_control":{"type":"ephemeral"}}]`},
+		{6, `[{"type":"text","text":"[read_file for 'c.ts'] Result:\nout of c","cache_control":{"type":"ephemeral"}}]`},
+	} {
+		if got := string(b.Messages[c.msg].Content); got != c.want {
+			t.Errorf("message %d: %s, want %s", c.msg, got, c.want)
+		}
+	}
+}
+
 // TestStubCacheMarkTTLInMessage: the marks of the stub's own message
 // count too — a later block of it marked for an hour gives the stub's
 // mark the hour; a 5-minute block before the stub and an hour's mark
@@ -370,7 +424,7 @@ func TestMemoryInTask(t *testing.T) {
 		{"the task's 5 minutes before an hour's: none of ours", body(`[{"type":"text","text":"a"`+five+`},{"type":"text","text":"b"}]`, hour), nil, false,
 			`[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b"},{"type":"text","text":"mem"}]`, `"s"`},
 		{"the task rewritten: the memory in the system", body(`"do it"`, five), []string{"one"}, true,
-			`"short"`, `[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem"}]`},
+			`[{"type":"text","text":"short"}]`, `[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}},{"type":"text","text":"mem"}]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in, err := Parse([]byte(tc.body), Anthropic)

@@ -62,18 +62,35 @@ func replaceValue(obj []byte, name string, v []byte) ([]byte, error) {
 
 // anthropicValue writes the new content of a rewritten Anthropic message,
 // or of a tool_result block (v: the value it replaces): an assistant's
-// list of blocks as anthropicTurn says, a user message's list that holds
-// tool_result blocks as besideResults says, any other content as a
-// string.
+// list of blocks as anthropicTurn says, a user message's as besideResults
+// says (a list, so that a cache mark can go on its text: a tool loop
+// whose results come back as user text, such as Cline's, has its stubs
+// there), a tool_result's content as a string.
 func anthropicValue(m *swc.Message, _, v []byte, text string) ([]byte, error) {
 	v = bytes.TrimSpace(v)
+	if m.Role == swc.RoleUser && text != "" {
+		if len(v) == 0 || v[0] != '[' {
+			return textBlocks(text, nil), nil
+		}
+		return besideResults(v, text, true)
+	}
 	if len(v) == 0 || v[0] != '[' {
 		return jsonString(text), nil
 	}
 	if m.Role != swc.RoleAssistant {
-		return besideResults(v, text)
+		return besideResults(v, text, false)
 	}
 	return anthropicTurn(v, text)
+}
+
+// textBlocks returns text as a content list of one text block, with the
+// cache_control mark when mark is not nil.
+func textBlocks(text string, mark json.RawMessage) []byte {
+	block := append([]byte(`[{"type":"text","text":`), jsonString(text)...)
+	if mark != nil {
+		block = append(append(block, `,"cache_control":`...), mark...)
+	}
+	return append(block, '}', ']')
 }
 
 // besideResults returns a user message's content blocks (list) with text
@@ -81,9 +98,10 @@ func anthropicValue(m *swc.Message, _, v []byte, text string) ([]byte, error) {
 // their places at the start (the API wants them first), then text as one
 // text block, which stands for every other block (Claude Code's document
 // block beside a PDF's result, a reminder) and carries the cache_control
-// mark of the last of them that had one. A list without tool_result
-// blocks becomes text as a string.
-func besideResults(list []byte, text string) ([]byte, error) {
+// mark of the last of them that had one. A tool_result's own list of
+// blocks (no tool_result in it) becomes text as a string, a user
+// message's list without tool_result blocks text as one text block.
+func besideResults(list []byte, text string, user bool) ([]byte, error) {
 	elems, err := arrayElems(list)
 	if err != nil {
 		return nil, err
@@ -106,6 +124,9 @@ func besideResults(list []byte, text string) ([]byte, error) {
 		}
 	}
 	if len(out) == 0 {
+		if user && text != "" {
+			return textBlocks(text, mark), nil
+		}
 		return jsonString(text), nil
 	}
 	if text != "" {

@@ -1,12 +1,14 @@
 package memory
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/chat"
 )
 
 func TestXMLCallOf(t *testing.T) {
@@ -261,4 +263,71 @@ func FuzzXMLCall(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoopXMLCacheMark: in Anthropic form a loop whose results come back
+// as user text (Cline) has its last stub marked for the prompt cache, as
+// a native loop's last stubbed tool_result is: a jump of the window then
+// keeps every earlier stub cached, where the client's mark on its last
+// message, whose prefix the jump changed, keeps nothing.
+func TestLoopXMLCacheMark(t *testing.T) {
+	msgs := clineLoop(16)
+	body := map[string]any{"model": "claude-sonnet-4-5", "max_tokens": 8192, "system": msgs[0].Content}
+	var list []map[string]any
+	for i, m := range msgs[1:] {
+		content := any(m.Content)
+		if i == len(msgs)-2 { // the client marks its last message
+			content = []map[string]any{{"type": "text", "text": m.Content, "cache_control": map[string]string{"type": "ephemeral"}}}
+		}
+		list = append(list, map[string]any{"role": string(m.Role), "content": content})
+	}
+	body["messages"] = list
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := chat.Parse(raw, chat.Anthropic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Budget = 12000
+	res, err := mustNew(t, o).Compress(t.Context(), in.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := -1
+	for i, m := range in.Messages {
+		if _, ok := res.Rewritten[i]; ok && m.Role == swc.RoleUser {
+			last = max(last, in.Origin[i])
+		}
+	}
+	if last < 0 {
+		t.Fatal("no result stubbed")
+	}
+	out, err := SpliceRequest(in, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &sent); err != nil {
+		t.Fatal(err)
+	}
+	var marked []int
+	for i, m := range sent.Messages {
+		if strings.Contains(string(m.Content), `"cache_control"`) {
+			marked = append(marked, i)
+		}
+	}
+	if want := []int{last, len(sent.Messages) - 1}; !slices.Equal(marked, want) {
+		t.Errorf("marked messages %v, want the last stub's and the client's %v", marked, want)
+	}
+	var blocks []map[string]json.RawMessage
+	if err := json.Unmarshal(sent.Messages[last].Content, &blocks); err != nil || len(blocks) != 1 || !strings.HasPrefix(string(blocks[0]["text"]), `"[swc:h`) {
+		t.Errorf("the last stub is not one marked text block: %s", sent.Messages[last].Content)
+	}
 }

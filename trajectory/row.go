@@ -65,6 +65,7 @@ type Row struct {
 	CPUMS  float64 `json:"cpu_ms"`
 
 	text string // the sent body's text, while the row is made
+	body []byte // the sent body, while the row is made
 }
 
 // Key identifies a row for resuming.

@@ -25,6 +25,9 @@ type Runner struct {
 	Done func(Key) bool
 	// Write receives each new row as it is made (required).
 	Write func(Row) error
+	// Sent, when set, receives each new row's request body as its
+	// condition sent it (nil for a refusal), before Write gets the row.
+	Sent func(Row, []byte) error
 	// Progress, when set, is called after every row with the rows done and
 	// the total.
 	Progress func(done, total int)
@@ -134,7 +137,14 @@ func (r *Runner) replay(ctx context.Context, rp *Replay, progress func(int)) err
 				row.RawCost = rawCost
 			}
 			row.text = ""
+			body := row.body
+			row.body = nil
 			if r.Done == nil || !r.Done(row.Key()) {
+				if r.Sent != nil {
+					if err := r.Sent(row, body); err != nil {
+						return err
+					}
+				}
 				if err := r.Write(row); err != nil {
 					return err
 				}
@@ -165,7 +175,7 @@ func (r *Runner) compress(ctx context.Context, q *Request, g *group, targets []s
 	}
 	var text string
 	row.SentTokens, text = rp.Measure(body)
-	row.text = text
+	row.text, row.body = text, body
 	row.OverBudget = row.SentTokens > g.budget
 	for _, id := range targets {
 		if strings.Contains(text, id) {

@@ -27,7 +27,7 @@ const defaultTrajectoryBudgets = "8000,16000,32000"
 const defaultTrajectoryOut = "swc-bench-trajectories"
 
 // trajectoryFlags are bench's settings that apply under --trajectories.
-var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budgets": true, "conditions": true, "strategies": true, "windows": true}
+var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budgets": true, "conditions": true, "strategies": true, "windows": true, "conversations": true, "save-contexts": true}
 
 // parseWindow reads one of --windows: KEEP/EVERY, or KEEP/EVERY/STUB
 // with a stub size, or KEEP/EVERY/STUB/TURN with an old assistant turn's
@@ -125,9 +125,11 @@ func splitList(s string) []string {
 }
 
 // runTrajectoryBench is `swc bench --trajectories DIR`: every request of
-// every trajectory in DIR compressed under every condition at every
-// budget, rows in OUT/results.jsonl as they are made (a rerun resumes),
-// then summary.json, summary.csv, report.md and report.html.
+// every trajectory in DIR (or those --conversations names) compressed
+// under every condition at every budget, rows in OUT/results.jsonl as
+// they are made (a rerun resumes), with --save-contexts each request as
+// sent in OUT/requests.jsonl, then summary.json, summary.csv, report.md
+// and report.html.
 func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benchFlags) error {
 	var other []string
 	outSet := false
@@ -141,7 +143,7 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 		f.out = defaultTrajectoryOut
 	}
 	if len(other) > 0 {
-		return usagef("bench: %s do not apply under --trajectories (it takes --out, --budgets, --conditions and --strategies)", strings.Join(other, ", "))
+		return usagef("bench: %s do not apply under --trajectories (it takes --out, --budgets, --conditions, --strategies, --windows, --conversations and --save-contexts)", strings.Join(other, ", "))
 	}
 	if f.budgets == "" {
 		f.budgets = defaultTrajectoryBudgets
@@ -157,6 +159,9 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 	trajs, hash, err := trajectory.Load(f.trajectories)
 	if err != nil {
 		return err
+	}
+	if trajs, err = trajectory.Pick(trajs, f.conversations); err != nil {
+		return fmt.Errorf("bench: --conversations: %w", err)
 	}
 	dir := f.out
 	lock, err := bench.LockDir(dir)
@@ -184,7 +189,16 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 	}
 	bar := newProgress(env.Stderr, env.StderrTTY, "bench trajectories", "requests", time.Now)
 	defer bar.clear()
-	runner := &trajectory.Runner{Trajectories: trajs, Conditions: conds, Budgets: budgets, Done: res.Done, Write: res.Write,
+	var sentBodies func(trajectory.Row, []byte) error
+	if f.saveContexts {
+		bodies, err := trajectory.OpenBodies(dir)
+		if err != nil {
+			return err
+		}
+		defer bodies.Close()
+		sentBodies = bodies.Write
+	}
+	runner := &trajectory.Runner{Trajectories: trajs, Conditions: conds, Budgets: budgets, Done: res.Done, Write: res.Write, Sent: sentBodies,
 		Progress: func(done, total int) {
 			bar.update(done, total)
 			if benchProgressHook != nil {

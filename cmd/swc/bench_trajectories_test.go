@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swcmem/swc/trajectory"
 )
 
 // TestBenchTrajectories runs the trajectory bench on the hand-written
@@ -123,4 +126,80 @@ func TestBenchTrajectoriesSkipsEmpty(t *testing.T) {
 	if sum := readTrajectorySummary(t, dir); len(sum.Cells) != 2 {
 		t.Errorf("%d cells, want 2 (tiny_text's, under two conditions)", len(sum.Cells))
 	}
+}
+
+// TestBenchTrajectoriesSaveContexts: --conversations picks trajectories
+// by name or position, and --save-contexts writes every request as each
+// condition sent it, one line per row (a refusal with its reason), the
+// body the request the row measured; a rerun that resumes adds none, and
+// an unknown name is an error naming the trajectories there are.
+func TestBenchTrajectoriesSaveContexts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	args := []string{"bench", "--trajectories", "../../trajectory/testdata", "--out", dir, "--budgets", "50,100000",
+		"--conditions", "mask-5,swc", "--conversations", "tiny-cline,0,tiny-cline", "--save-contexts"}
+	if _, stderr, err := run(t, nil, args...); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	rows := readJSONL[trajectory.Row](t, filepath.Join(dir, trajectory.ResultsFile))
+	sent := readJSONL[trajectory.SentBody](t, filepath.Join(dir, trajectory.BodiesFile))
+	if len(rows) == 0 || len(sent) != len(rows) {
+		t.Fatalf("%d rows, %d bodies: want one body per row", len(rows), len(sent))
+	}
+	names := map[string]bool{}
+	refused := 0
+	for i, r := range rows {
+		names[r.Trajectory] = true
+		s := sent[i]
+		if s.Trajectory != r.Trajectory || s.Format != r.Format || s.Budget != r.Budget || s.Condition != r.Condition || s.Request != r.Request || s.Refused != r.Refused {
+			t.Fatalf("line %d: body of %+v for row %+v", i+1, s, r)
+		}
+		if r.Refused != "" {
+			refused++
+			if len(s.Body) != 0 {
+				t.Errorf("line %d: a refusal with a body", i+1)
+			}
+			continue
+		}
+		var body struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(s.Body, &body); err != nil || len(body.Messages) == 0 {
+			t.Errorf("line %d: the body is no request with messages: %v", i+1, err)
+		}
+	}
+	if len(names) != 2 || !names["tiny-cline"] {
+		t.Errorf("trajectories %v, want tiny-cline and the first", names)
+	}
+	if refused == len(rows) {
+		t.Errorf("every request refused")
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, trajectory.BodiesFile))
+	if _, stderr, err := run(t, nil, args...); err != nil || !strings.Contains(stderr, "resuming") {
+		t.Fatalf("rerun: %v\n%s", err, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, trajectory.BodiesFile)); string(after) != string(before) {
+		t.Errorf("the rerun changed %s", trajectory.BodiesFile)
+	}
+	_, _, err := run(t, nil, "bench", "--trajectories", "../../trajectory/testdata", "--out", dir, "--conversations", "nope")
+	if err == nil || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "tiny-cline") {
+		t.Errorf("an unknown trajectory: %v, want an error naming it and those there are", err)
+	}
+}
+
+// readJSONL reads a JSON-lines file into values of T.
+func readJSONL[T any](t *testing.T, path string) []T {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []T
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("%s line %d: %v", path, i+1, err)
+		}
+		out = append(out, v)
+	}
+	return out
 }

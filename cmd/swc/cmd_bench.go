@@ -99,7 +99,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	f := &benchFlags{}
 	data := addDataFlags(fs)
 	fs.StringVar(&f.conditions, "conditions", "", "comma-separated conditions (default: all: "+strings.Join(strategy.Names(strategy.All), ",")+"; see 'swc compress -h' for what each keeps)")
-	fs.StringVar(&f.conversations, "conversations", "", "comma-separated sample ids or positions (default: all)")
+	fs.StringVar(&f.conversations, "conversations", "", "comma-separated sample ids or positions (default: all); with --trajectories, trajectory names or positions")
 	fs.StringVar(&f.out, "out", "swc-bench", "output directory (results.jsonl, summary.json, summary.csv, report.md, report.html)")
 	fs.BoolVar(&f.offline, "offline", false, "offline metrics only (the default without --qa; says so explicitly)")
 	fs.StringVar(&f.qa, "qa", "", "QA model, e.g. anthropic:claude-sonnet-4-6 (none: offline)")
@@ -108,7 +108,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
 	fs.IntVar(&f.judgeAudit, "judge-audit", 0, "ask the judge about N sampled questions with deliberately wrong answers")
 	fs.StringVar(&f.budgets, "budgets", "", "comma-separated budgets, e.g. 1000,2000,4000,8000: run every condition at each (DIR/budget-N, each resumable) and draw accuracy-versus-tokens curves (DIR/curves.*); replaces --budget")
-	fs.BoolVar(&f.saveContexts, "save-contexts", false, "write DIR/contexts.jsonl: every context scored (condition, budget, conversation, question_id, tokens, text)")
+	fs.BoolVar(&f.saveContexts, "save-contexts", false, "write DIR/contexts.jsonl: every context scored (condition, budget, conversation, question_id, tokens, text); with --trajectories, DIR/requests.jsonl: every request as each condition sent it (trajectory, format, budget, condition, request, body)")
 	fs.StringVar(&f.trajectories, "trajectories", "", "run the trajectory bench instead: every request of the coding-agent runs in DIR (*.json trajectory files or request bodies, in OpenAI Chat Completions, Anthropic Messages, OpenAI Responses or Gemini API form; SWE-agent *.traj files; Claude Code *.jsonl session transcripts; Codex CLI rollout-*.jsonl and Gemini CLI session-*.jsonl session files; opencode's opencode.db, each session a run) under truncation, mask-5, mask-10, trim-half and swc at --budgets (default "+defaultTrajectoryBudgets+"): forward-reference retention, tokens, refusals, breaches, prefix stability, time (docs/benchmark.md)")
 	fs.StringVar(&f.strategies, "strategies", "", "with --trajectories: more swc strategies to run as conditions (comma-separated compressor strategies, e.g. swc-anchored)")
 	fs.StringVar(&f.windows, "windows", "", "with --trajectories: more tool-loop windows to run swc with, KEEP/EVERY, KEEP/EVERY/STUB_TOKENS or KEEP/EVERY/STUB_TOKENS/TURN_TOKENS each (comma-separated, e.g. 0/3,3/5,2/3/80,2/3/0/-1; KEEP 0: no window; STUB_TOKENS 0: the default; TURN_TOKENS -1: turns kept whole), each a condition named swc-KEEP-EVERY[-STUB_TOKENS[-TURN_TOKENS]] (see swc serve's --loop-keep, --loop-every, --stub-tokens, --turn-tokens)")

@@ -1,0 +1,129 @@
+package trajectory
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/swcmem/swc"
+)
+
+// BodiesFile is the name of the file of the requests as each condition
+// sent them (swc bench --trajectories --save-contexts).
+const BodiesFile = "requests.jsonl"
+
+// A SentBody is one line of BodiesFile: a row's key and the request body
+// its condition sent, compacted to one line, or the refusal.
+type SentBody struct {
+	Trajectory string          `json:"trajectory"`
+	Format     string          `json:"format"`
+	Budget     int             `json:"budget"`
+	Condition  string          `json:"condition"`
+	Request    int             `json:"request"`
+	Refused    string          `json:"refused,omitempty"`
+	Body       json.RawMessage `json:"body,omitempty"`
+}
+
+// Bodies is an output directory's BodiesFile, open for appending.
+type Bodies struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+// OpenBodies opens dir's BodiesFile for appending, a torn last line (from
+// a run killed while writing) cut off.
+func OpenBodies(dir string) (*Bodies, error) {
+	path := filepath.Join(dir, BodiesFile)
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("trajectory: %w", err)
+	}
+	good := bytes.LastIndexByte(data, '\n') + 1
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("trajectory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("trajectory: %w", err)
+	}
+	if err := f.Truncate(int64(good)); err == nil {
+		_, err = f.Seek(int64(good), 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("trajectory: %w", err)
+	}
+	return &Bodies{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// Write appends the body row's condition sent (nil for a refusal) as one
+// line, written through to the file.
+func (b *Bodies) Write(row Row, body []byte) error {
+	line := SentBody{Trajectory: row.Trajectory, Format: row.Format, Budget: row.Budget, Condition: row.Condition, Request: row.Request, Refused: row.Refused}
+	if row.Refused == "" {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, body); err != nil {
+			return fmt.Errorf("trajectory: %s request %d under %s: the body sent is no JSON: %w", row.Trajectory, row.Request, row.Condition, err)
+		}
+		line.Body = buf.Bytes()
+	}
+	enc := json.NewEncoder(b.w) // one line, its newline; the body's bytes unescaped
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(line); err != nil {
+		return fmt.Errorf("trajectory: %w", err)
+	}
+	if err := b.w.Flush(); err != nil {
+		return fmt.Errorf("trajectory: write %s: %w", BodiesFile, err)
+	}
+	return nil
+}
+
+// Close closes the file.
+func (b *Bodies) Close() error {
+	if err := b.w.Flush(); err != nil {
+		b.f.Close()
+		return err
+	}
+	return b.f.Close()
+}
+
+// Pick returns the trajectories names lists (comma-separated names or
+// positions from 0, in the order given, each once), or all of them when
+// names is empty; an ENOTFOUND error names one it does not find.
+func Pick(trajs []Trajectory, names string) ([]Trajectory, error) {
+	if strings.TrimSpace(names) == "" {
+		return trajs, nil
+	}
+	var out []Trajectory
+	var seen []int
+	for _, name := range strings.Split(names, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		i := slices.IndexFunc(trajs, func(t Trajectory) bool { return t.Name == name })
+		if n, err := strconv.Atoi(name); i < 0 && err == nil && strconv.Itoa(n) == name && n >= 0 && n < len(trajs) {
+			i = n
+		}
+		if i < 0 {
+			known := make([]string, len(trajs))
+			for k, t := range trajs {
+				known[k] = t.Name
+			}
+			return nil, swc.Errorf(swc.ENOTFOUND, "trajectory: no trajectory %q (have: %s)", name, strings.Join(known, ", "))
+		}
+		if !slices.Contains(seen, i) {
+			seen = append(seen, i)
+			out = append(out, trajs[i])
+		}
+	}
+	return out, nil
+}

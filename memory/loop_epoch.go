@@ -238,10 +238,7 @@ func countLine(handles []string, max int) string {
 // error mark, the output's lines and its first error line, at most
 // loopLineTokens tokens.
 func (c *Compressor) dropLine(ob observe.Observation, handle string) string {
-	call := clip(strings.Join(strings.Fields(ob.Arguments), " "), 48)
-	if ob.Tool != "" {
-		call = ob.Tool + "(" + call + ")"
-	}
+	call := callSummary(ob.Tool, ob.Arguments)
 	var outcome []string
 	if code, ok := exitCodeOf(ob.Output); ok {
 		outcome = append(outcome, "exit "+code)

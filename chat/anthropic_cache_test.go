@@ -147,6 +147,25 @@ func TestMemoryBlockShape(t *testing.T) {
 	}
 }
 
+// messageContents returns the content of each message of a Messages
+// request body.
+func messageContents(t *testing.T, body []byte) []json.RawMessage {
+	t.Helper()
+	var b struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	out := make([]json.RawMessage, len(b.Messages))
+	for i, m := range b.Messages {
+		out[i] = m.Content
+	}
+	return out
+}
+
 // spliceStubs splices in with every message kept, those whose content is
 // one of outputs rewritten to stub, and out's memory and marks setting.
 func spliceStubs(t *testing.T, in *Input, out Output, stub string, outputs ...string) []byte {
@@ -183,17 +202,10 @@ func TestStubCacheMarkBesideResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := spliceStubs(t, in, Output{}, "[swc:h0 stub]", "output of t1", "[document]")
-	var b struct {
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(got, &b); err != nil {
-		t.Fatalf("%v: %s", err, got)
-	}
+	contents := messageContents(t, got)
 	blocks := func(i int) []map[string]json.RawMessage {
 		var c []map[string]json.RawMessage
-		json.Unmarshal(b.Messages[i].Content, &c)
+		json.Unmarshal(contents[i], &c)
 		return c
 	}
 	if c := blocks(4); len(c) != 2 || string(c[0]["type"]) != `"tool_result"` || string(c[1]["cache_control"]) != `{"type":"ephemeral"}` {
@@ -236,14 +248,7 @@ func TestStubCacheMarkInUserText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b struct {
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(got, &b); err != nil {
-		t.Fatalf("%v: %s", err, got)
-	}
+	contents := messageContents(t, got)
 	for _, c := range []struct {
 		msg  int
 		want string
@@ -252,7 +257,7 @@ func TestStubCacheMarkInUserText(t *testing.T) {
 		{4, `[{"type":"text","text":"[swc:h0 stub]","cache_control":{"type":"ephemeral"}}]`},
 		{6, `[{"type":"text","text":"[read_file for 'c.ts'] Result:\nout of c","cache_control":{"type":"ephemeral"}}]`},
 	} {
-		if got := string(b.Messages[c.msg].Content); got != c.want {
+		if got := string(contents[c.msg]); got != c.want {
 			t.Errorf("message %d: %s, want %s", c.msg, got, c.want)
 		}
 	}

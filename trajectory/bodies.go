@@ -46,20 +46,9 @@ func OpenBodies(dir string) (*Bodies, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("trajectory: %w", err)
 	}
-	good := bytes.LastIndexByte(data, '\n') + 1
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("trajectory: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := openAt(path, bytes.LastIndexByte(data, '\n')+1)
 	if err != nil {
-		return nil, fmt.Errorf("trajectory: %w", err)
-	}
-	if err := f.Truncate(int64(good)); err == nil {
-		_, err = f.Seek(int64(good), 0)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("trajectory: %w", err)
+		return nil, err
 	}
 	return &Bodies{f: f, w: bufio.NewWriter(f)}, nil
 }

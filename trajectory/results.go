@@ -102,19 +102,9 @@ func OpenResults(dir string) (*Results, error) {
 			r.rows = append(r.rows, row)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("trajectory: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := openAt(path, good)
 	if err != nil {
-		return nil, fmt.Errorf("trajectory: %w", err)
-	}
-	if err := f.Truncate(int64(good)); err == nil {
-		_, err = f.Seek(int64(good), 0)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("trajectory: %w", err)
+		return nil, err
 	}
 	r.f, r.w = f, bufio.NewWriter(f)
 	if good > 0 && data[good-1] != '\n' {
@@ -155,4 +145,24 @@ func (r *Results) Close() error {
 		return err
 	}
 	return r.f.Close()
+}
+
+// openAt opens path (and makes its directory) for writing from byte good
+// on, the bytes after it cut off.
+func openAt(path string, good int) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("trajectory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("trajectory: %w", err)
+	}
+	if err := f.Truncate(int64(good)); err == nil {
+		_, err = f.Seek(int64(good), 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("trajectory: %w", err)
+	}
+	return f, nil
 }

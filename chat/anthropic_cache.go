@@ -138,15 +138,16 @@ func lastStub(in *Input, out Output, o int) (int, bool) {
 		if in.Messages[i].Role == swc.RoleTool {
 			results++
 		}
-		if _, ok := out.Rewritten[i]; !ok {
+		text, ok := out.Rewritten[i]
+		if !ok {
 			continue
 		}
 		if b, ok := blockIndex(in.Where[i]); ok {
 			if !found || b > k {
 				k, found = b, true
 			}
-		} else if in.Messages[i].Role == swc.RoleUser {
-			beside = true
+		} else if in.Messages[i].Role == swc.RoleUser && text != "" {
+			beside = true // an empty rewrite is written as a string, no block
 		}
 	}
 	switch {

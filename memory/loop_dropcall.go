@@ -24,7 +24,7 @@ const callValueBytes = 14
 // `read file(path=src/a.ts)` and the call), its tag's name and its
 // parameters' values (`read_file(src/a.ts)`); of a shell
 // command, the command without a leading `cd DIR &&` (so too a JSON
-// string value). The values' words go in order (fitValues): a word too
+// member named command, cmd or script). The values' words go in order (fitValues): a word too
 // long keeps its start and its end (a path's file name) around "…", and
 // the words that do not fit after it are left out. With a tool, the
 // result is tool(arguments).
@@ -32,7 +32,8 @@ func callSummary(tool, args string) string {
 	var values []string
 	if tool == "" {
 		if line, rest, ok := strings.Cut(args, "\n"); ok && strings.HasPrefix(rest, "<") && strings.HasSuffix(line, ")") {
-			if i, j := strings.IndexByte(line, '('), strings.IndexByte(rest, '>'); i > 0 && j > 1 {
+			i, j := strings.IndexByte(line, '('), strings.IndexByte(rest, '>')
+			if i > 0 && j > 1 && line[:i] == strings.NewReplacer("_", " ", "-", " ").Replace(rest[1:j]) {
 				tool = rest[1:j] // the tag's name, as the agent writes it
 				for p := range strings.SplitSeq(line[i+1:len(line)-1], ", ") {
 					if _, v, ok := strings.Cut(p, "="); ok {
@@ -72,9 +73,11 @@ func argValues(args string) []string {
 	}
 	var out []string
 	for dec.PeekKind() == '"' {
-		if _, err := dec.ReadToken(); err != nil { // the member's name
+		name, err := dec.ReadToken()
+		if err != nil {
 			break
 		}
+		command := shellMembers[name.String()]
 		v, err := dec.ReadValue()
 		if err != nil {
 			break
@@ -84,7 +87,10 @@ func argValues(args string) []string {
 		case '"':
 			var s string
 			if json.Unmarshal(v, &s) == nil && strings.TrimSpace(s) != "" {
-				out = append(out, shellCommand(s)) // a tool's "command": "cd DIR && …"
+				if command {
+					s = shellCommand(s) // "command": "cd DIR && …"
+				}
+				out = append(out, s)
 			}
 		default:
 			out = append(out, string(v))
@@ -95,6 +101,10 @@ func argValues(args string) []string {
 	}
 	return out
 }
+
+// shellMembers name the members of a call's arguments that hold a shell
+// command.
+var shellMembers = map[string]bool{"command": true, "cmd": true, "script": true}
 
 // shellCommand returns a command without a leading `cd DIR &&` or `cd
 // DIR;` (where an agent runs everything from), when more follows.

@@ -24,6 +24,8 @@ func TestCallSummary(t *testing.T) {
 		{"an edit: the path, then what fits", "Edit", `{"file_path":"/home/dev/project/internal/server/handlers.go","old_string":"func (s *Server) handle(w http.ResponseWriter)","new_string":"x"}`,
 			"Edit(/home/dev/p…nal/server/handlers.go func (s…)"},
 		{"no object", "custom", `free text arguments`, "custom(free text arguments)"},
+		{"an edit's string is no command", "Edit", `{"file_path":"a.sh","old_string":"cd x && rm -rf y"}`, "Edit(a.sh cd x && rm -rf y)"},
+		{"a text agent's command that only looks like an XML call", "", "echo $(date)\n<<EOF", "echo $(date) <<EOF"},
 		{"a text agent's command", "", "cd /testbed && python -m pytest tests/model_fields/test_jsonfield.py -x -q 2>&1 | tail -20",
 			"python -m pytest tests/mod…s/test_jsonfield.py…"},
 		{"a text agent's command, cd alone", "", "cd /testbed", "cd /testbed"},

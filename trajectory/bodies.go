@@ -42,15 +42,46 @@ type Bodies struct {
 // a run killed while writing) cut off.
 func OpenBodies(dir string) (*Bodies, error) {
 	path := filepath.Join(dir, BodiesFile)
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("trajectory: %w", err)
+	good, err := lastLineEnd(path)
+	if err != nil {
+		return nil, err
 	}
-	f, err := openAt(path, bytes.LastIndexByte(data, '\n')+1)
+	f, err := openAt(path, good)
 	if err != nil {
 		return nil, err
 	}
 	return &Bodies{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// lastLineEnd returns the offset after the last line break of path (0
+// when it has none or does not exist), reading it from its end a block at
+// a time: a file of bodies may be gigabytes.
+func lastLineEnd(path string) (int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("trajectory: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("trajectory: %w", err)
+	}
+	buf := make([]byte, 64<<10)
+	for end := st.Size(); end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && n < int(end-start) {
+			return 0, fmt.Errorf("trajectory: %w", err)
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return int(start) + i + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
 }
 
 // Write appends the body row's condition sent (nil for a refusal) as one
@@ -86,14 +117,15 @@ func (b *Bodies) Close() error {
 
 // Pick returns the trajectories names lists (comma-separated names or
 // positions from 0, in the order given, each once), or all of them when
-// names is empty; an ENOTFOUND error names one it does not find.
+// names is empty; an ENOTFOUND error names one it does not find, an
+// EINVALID one a list of commas and blanks.
 func Pick(trajs []Trajectory, names string) ([]Trajectory, error) {
 	if strings.TrimSpace(names) == "" {
 		return trajs, nil
 	}
 	var out []Trajectory
 	var seen []int
-	for _, name := range strings.Split(names, ",") {
+	for name := range strings.SplitSeq(names, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			continue
@@ -103,16 +135,25 @@ func Pick(trajs []Trajectory, names string) ([]Trajectory, error) {
 			i = n
 		}
 		if i < 0 {
-			known := make([]string, len(trajs))
-			for k, t := range trajs {
-				known[k] = t.Name
+			var known []string
+			for _, t := range trajs[:min(len(trajs), pickListed)] {
+				known = append(known, t.Name)
 			}
-			return nil, swc.Errorf(swc.ENOTFOUND, "trajectory: no trajectory %q (have: %s)", name, strings.Join(known, ", "))
+			if len(trajs) > pickListed {
+				known = append(known, fmt.Sprintf("… %d more", len(trajs)-pickListed))
+			}
+			return nil, swc.Errorf(swc.ENOTFOUND, "trajectory: no trajectory %q (have, by name or position 0–%d: %s)", name, len(trajs)-1, strings.Join(known, ", "))
 		}
 		if !slices.Contains(seen, i) {
 			seen = append(seen, i)
 			out = append(out, trajs[i])
 		}
 	}
+	if len(out) == 0 {
+		return nil, swc.Errorf(swc.EINVALID, "trajectory: %q names no trajectory", names)
+	}
 	return out, nil
 }
+
+// pickListed is how many names Pick's error lists.
+const pickListed = 20

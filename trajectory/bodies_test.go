@@ -76,7 +76,37 @@ func TestPick(t *testing.T) {
 	}
 	_, err := Pick(trajs, "a,c")
 	var e *swc.Error
-	if !errors.As(err, &e) || e.Code != swc.ENOTFOUND || !strings.Contains(err.Error(), `"c"`) || !strings.Contains(err.Error(), "a, b, 7") {
+	if !errors.As(err, &e) || e.Code != swc.ENOTFOUND || !strings.Contains(err.Error(), `"c"`) || !strings.Contains(err.Error(), "0–2: a, b, 7") {
 		t.Errorf("unknown name: %v, want ENOTFOUND naming it and those there are", err)
+	}
+	if _, err := Pick(trajs, " , "); !errors.As(err, &e) || e.Code != swc.EINVALID {
+		t.Errorf("no name: %v, want EINVALID", err)
+	}
+}
+
+// TestLastLineEnd: the end of the last whole line is found however far
+// from the file's end it is (a torn body of hundreds of kilobytes), and a
+// file with no line break, or none at all, has none.
+func TestLastLineEnd(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, data string
+		want       int
+	}{
+		{"whole lines", "a\nbb\n", 5},
+		{"a torn line far back", "a\n" + strings.Repeat("x", 200<<10), 2},
+		{"no line break", strings.Repeat("y", 70<<10), 0},
+		{"empty", "", 0},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := lastLineEnd(path); err != nil || got != tc.want {
+			t.Errorf("%s: %d, %v; want %d", tc.name, got, err, tc.want)
+		}
+	}
+	if got, err := lastLineEnd(filepath.Join(dir, "none")); err != nil || got != 0 {
+		t.Errorf("a missing file: %d, %v", got, err)
 	}
 }

@@ -190,6 +190,9 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 	bar := newProgress(env.Stderr, env.StderrTTY, "bench trajectories", "requests", time.Now)
 	defer bar.clear()
 	var sentBodies func(trajectory.Row, []byte) error
+	if f.saveContexts && res.Len() > 0 {
+		fmt.Fprintf(env.Stderr, "swc: bench: warning: --save-contexts writes the bodies of the rows this run makes; the %d rows already in %s get none from it (a new --out has every body)\n", res.Len(), filepath.Join(dir, trajectory.ResultsFile))
+	}
 	if f.saveContexts {
 		bodies, err := trajectory.OpenBodies(dir)
 		if err != nil {

@@ -174,8 +174,8 @@ func TestBenchTrajectoriesSaveContexts(t *testing.T) {
 		t.Errorf("every request refused")
 	}
 	before, _ := os.ReadFile(filepath.Join(dir, trajectory.BodiesFile))
-	if _, stderr, err := run(t, nil, args...); err != nil || !strings.Contains(stderr, "resuming") {
-		t.Fatalf("rerun: %v\n%s", err, stderr)
+	if _, stderr, err := run(t, nil, args...); err != nil || !strings.Contains(stderr, "resuming") || !strings.Contains(stderr, "get none from it") {
+		t.Fatalf("rerun: %v, want it to resume and warn that the rows done get no bodies\n%s", err, stderr)
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, trajectory.BodiesFile)); string(after) != string(before) {
 		t.Errorf("the rerun changed %s", trajectory.BodiesFile)

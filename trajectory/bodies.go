@@ -107,13 +107,7 @@ func (b *Bodies) Write(row Row, body []byte) error {
 }
 
 // Close closes the file.
-func (b *Bodies) Close() error {
-	if err := b.w.Flush(); err != nil {
-		b.f.Close()
-		return err
-	}
-	return b.f.Close()
-}
+func (b *Bodies) Close() error { return flushClose(b.w, b.f) }
 
 // Pick returns the trajectories names lists (comma-separated names or
 // positions from 0, in the order given, each once), or all of them when

@@ -139,12 +139,15 @@ func (r *Results) Write(row Row) error {
 }
 
 // Close closes the file.
-func (r *Results) Close() error {
-	if err := r.w.Flush(); err != nil {
-		r.f.Close()
+func (r *Results) Close() error { return flushClose(r.w, r.f) }
+
+// flushClose flushes w and closes f, w's file.
+func flushClose(w *bufio.Writer, f *os.File) error {
+	if err := w.Flush(); err != nil {
+		f.Close()
 		return err
 	}
-	return r.f.Close()
+	return f.Close()
 }
 
 // openAt opens path (and makes its directory) for writing from byte good

@@ -33,11 +33,12 @@ func callSummary(tool, args string) string {
 	if tool == "" {
 		if line, rest, ok := strings.Cut(args, "\n"); ok && strings.HasPrefix(rest, "<") && strings.HasSuffix(line, ")") {
 			i, j := strings.IndexByte(line, '('), strings.IndexByte(rest, '>')
-			if i > 0 && j > 1 && line[:i] == strings.NewReplacer("_", " ", "-", " ").Replace(rest[1:j]) {
-				tool = rest[1:j] // the tag's name, as the agent writes it
-				for p := range strings.SplitSeq(line[i+1:len(line)-1], ", ") {
-					if _, v, ok := strings.Cut(p, "="); ok {
-						values = append(values, v)
+			xc, isCall := xmlCallOf(rest)
+			if isCall && i > 0 && j > 1 && line[:i] == strings.NewReplacer("_", " ", "-", " ").Replace(rest[1:j]) {
+				tool = rest[1:j]              // the tag's name, as the agent writes it
+				for _, v := range xc.values { // the values xmlCommand writes out
+					if val := strings.TrimSpace(rest[v[0]:v[1]]); val != "" && len(val) <= xmlArgBytes && !strings.ContainsAny(val, "\r\n") {
+						values = append(values, val)
 					}
 				}
 			}

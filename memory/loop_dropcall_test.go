@@ -31,7 +31,8 @@ func TestCallSummary(t *testing.T) {
 		{"a text agent's command, cd alone", "", "cd /testbed", "cd /testbed"},
 		{"an XML call", "", "read file(path=bff/src/services/holdingService.ts)\n<read_file>\n<path>bff/src/services/holdingService.ts</path>\n</read_file>",
 			"read_file(bff/src/services/holdingService.ts)"},
-		{"an XML call with a long value", "", "write to file(path=src/a.ts, content)\n<write_to_file>\n<path>src/a.ts</path>\n<content>\nx\n</content>\n</write_to_file>",
+		{"an XML value holding a comma", "", xmlCommand("<read_file>\n<path>docs/a, b.md</path>\n</read_file>"), "read_file(docs/a, b.md)"},
+		{"an XML call with a long value", "", xmlCommand("<write_to_file>\n<path>src/a.ts</path>\n<content>\nconst a = 1;\nconst b = 2;\n</content>\n</write_to_file>"),
 			"write_to_file(src/a.ts)"},
 	} {
 		got := callSummary(tc.tool, tc.args)

@@ -83,14 +83,20 @@ func anthropicValue(m *swc.Message, _, v []byte, text string) ([]byte, error) {
 	return anthropicTurn(v, text)
 }
 
-// textBlocks returns text as a content list of one text block, with the
-// cache_control mark when mark is not nil.
+// textBlocks returns text as a content list of one text block
+// (markedTextBlock).
 func textBlocks(text string, mark json.RawMessage) []byte {
-	block := append([]byte(`[{"type":"text","text":`), jsonString(text)...)
+	return append(append([]byte{'['}, markedTextBlock(text, mark)...), ']')
+}
+
+// markedTextBlock returns text as a text block, with the cache_control mark
+// when mark is not nil.
+func markedTextBlock(text string, mark json.RawMessage) []byte {
+	block := append([]byte(`{"type":"text","text":`), jsonString(text)...)
 	if mark != nil {
 		block = append(append(block, `,"cache_control":`...), mark...)
 	}
-	return append(block, '}', ']')
+	return append(block, '}')
 }
 
 // besideResults returns a user message's content blocks (list) with text
@@ -130,11 +136,7 @@ func besideResults(list []byte, text string, user bool) ([]byte, error) {
 		return jsonString(text), nil
 	}
 	if text != "" {
-		block := append([]byte(`{"type":"text","text":`), jsonString(text)...)
-		if mark != nil {
-			block = append(append(block, `,"cache_control":`...), mark...)
-		}
-		out = append(out, append(block, '}'))
+		out = append(out, markedTextBlock(text, mark))
 	}
 	return append(append([]byte{'['}, bytes.Join(out, []byte{','})...), ']'), nil
 }

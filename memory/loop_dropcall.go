@@ -22,19 +22,19 @@ const callValueBytes = 14
 // /workspace/…/pass/syntax.c`, not `{"command": "view", "path":
 // "/workspace/pon…`); of a call in XML tags (xmlCommand's first line,
 // `read file(path=src/a.ts)` and the call), its tag's name and its
-// parameters' values (`read_file(src/a.ts)`); of a shell
-// command, the command without a leading `cd DIR &&` (so too a JSON
-// member named command, cmd or script). The values' words go in order (fitValues): a word too
-// long keeps its start and its end (a path's file name) around "…", and
-// the words that do not fit after it are left out. With a tool, the
-// result is tool(arguments).
+// parameters' values (`read_file(src/a.ts)`); of a shell command, the
+// command without a leading `cd DIR &&` (so too a JSON member named
+// command, cmd or script). The values' words go in order (fitValues): a
+// word too long keeps its start and its end (a path's file name) around
+// "…", and the words that do not fit after it are left out. With a tool,
+// the result is tool(arguments).
 func callSummary(tool, args string) string {
 	var values []string
 	if tool == "" {
 		if line, rest, ok := strings.Cut(args, "\n"); ok && strings.HasPrefix(rest, "<") && strings.HasSuffix(line, ")") {
 			i, j := strings.IndexByte(line, '('), strings.IndexByte(rest, '>')
 			xc, isCall := xmlCallOf(rest)
-			if isCall && i > 0 && j > 1 && line[:i] == strings.NewReplacer("_", " ", "-", " ").Replace(rest[1:j]) {
+			if isCall && i > 0 && j > 1 && line[:i] == xmlNameWords.Replace(rest[1:j]) {
 				tool = rest[1:j]              // the tag's name, as the agent writes it
 				for _, v := range xc.values { // the values xmlCommand writes out
 					if val := strings.TrimSpace(rest[v[0]:v[1]]); val != "" && len(val) <= xmlArgBytes && !strings.ContainsAny(val, "\r\n") {

@@ -140,7 +140,7 @@ func xmlCommand(text string) string {
 	call := text[xc.start:xc.end]
 	name := call[1:strings.IndexByte(call, '>')]
 	var b strings.Builder
-	b.WriteString(strings.NewReplacer("_", " ", "-", " ").Replace(name))
+	b.WriteString(xmlNameWords.Replace(name))
 	b.WriteByte('(')
 	for k, v := range xc.values {
 		if k > 0 {
@@ -157,6 +157,10 @@ func xmlCommand(text string) string {
 	b.WriteString(call)
 	return b.String()
 }
+
+// xmlNameWords writes a tool's tag name as words ("read_file": "read
+// file"), as xmlCommand's line names the call.
+var xmlNameWords = strings.NewReplacer("_", " ", "-", " ")
 
 // xmlArgBytes is the longest parameter value xmlCommand writes out.
 const xmlArgBytes = 200

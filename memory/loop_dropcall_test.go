@@ -1,9 +1,12 @@
 package memory
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/swcmem/swc/observe"
 )
 
 // TestCallSummary: a dropped call's line shows what the call was on —
@@ -51,5 +54,42 @@ func TestFitValues(t *testing.T) {
 		if !utf8.ValidString(got) || len(got) > n+len("…") {
 			t.Errorf("n=%d: %q (%d bytes)", n, got, len(got))
 		}
+	}
+}
+
+// TestDropLine: a dropped call's memory line names the call and what its
+// output held — a file view's definitions, not a line of its code that
+// names an error; a listing's entries; an error's headline — in at most
+// loopLineTokens tokens.
+func TestDropLine(t *testing.T) {
+	c, err := New(DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := "[read_file for 'src/services/holdingService.ts'] Result:\nimport { db } from '../db';\n\nexport const createHolding = async (data) => {\n  if (!data) {\n    throw new Error('Stock not found');\n  }\n};\n\nexport async function closeHolding(id) {\n  return db.close(id);\n}\n<environment_details>\n# VSCode Open Tabs\nsrc/a.ts\n</environment_details>"
+	long := strings.Repeat("very_long_function_name_number_", 3)
+	var many strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&many, "def %s%d(self):\n    pass\n", long, i)
+	}
+	for _, tc := range []struct {
+		name string
+		ob   observe.Observation
+		want string
+	}{
+		{"a file view", observe.Observation{Tool: "read_file", Arguments: `{"path":"src/services/holdingService.ts"}`, Output: view},
+			"[swc:h0000000000 read_file(src/services/holdingService.ts) → 11 lines: createHolding closeHolding]"},
+		{"a listing", observe.Observation{Tool: "Glob", Arguments: `{"pattern":"**/*Controller.ts"}`, Output: "/w/src/controllers/a.ts\n/w/src/controllers/b.ts\n/w/src/controllers/portfolioController.ts"},
+			"[swc:h0000000000 Glob(**/*Controller.ts) → 3 lines: a.ts b.ts portfolioController.ts]"},
+		{"an error", observe.Observation{Tool: "str_replace_editor", Arguments: `{"command":"str_replace","path":"/w/a.py"}`, Output: "ERROR:\nNo replacement was performed, old_str `x` did not appear verbatim in /w/a.py.", IsError: true},
+			"[swc:h0000000000 str_replace_editor(str_replace /w/a.py) → error, 2 lines, ERROR: No replacement was performed, old_str `x` did not appear verbatim in /w/a.py.]"},
+	} {
+		if got := c.dropLine(tc.ob, "h0000000000"); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+	got := c.dropLine(observe.Observation{Tool: "cat", Output: many.String()}, "h0000000000")
+	if n := c.counter.Count(got); n > loopLineTokens || !strings.HasSuffix(got, "…]") || !utf8.ValidString(got) {
+		t.Errorf("a long line: %d tokens (most %d): %q", n, loopLineTokens, got)
 	}
 }

@@ -234,95 +234,21 @@ func countLine(handles []string, max int) string {
 }
 
 // dropLine is the line of a dropped call: "[swc:HANDLE call → outcome]",
-// the outcome the exit code a text-acting agent's output starts with, the
-// error mark, the output's lines and its first error line, at most
-// loopLineTokens tokens.
+// the outcome observe.Brief's (exit status, test summary, line count,
+// then an error headline, a listing's entries or the names a file view
+// defines), the line at most loopLineTokens tokens.
 func (c *Compressor) dropLine(ob observe.Observation, handle string) string {
-	call := callSummary(ob.Tool, ob.Arguments)
-	var outcome []string
-	if code, ok := exitCodeOf(ob.Output); ok {
-		outcome = append(outcome, "exit "+code)
-	}
-	if ob.IsError {
-		outcome = append(outcome, "error")
-	}
-	outcome = append(outcome, fmt.Sprintf("%d lines", strings.Count(ob.Output, "\n")+1))
-	if at := firstError(ob.Output); at >= 0 {
-		from := strings.LastIndexByte(ob.Output[:at], '\n') + 1
-		to := strings.IndexByte(ob.Output[at:], '\n')
-		if to >= 0 && to < 16 { // "ERROR:" alone: the line after it too
-			if next := strings.IndexByte(ob.Output[at+to+1:], '\n'); next >= 0 {
-				to += 1 + next
-			} else {
-				to = -1
-			}
-		}
-		if to < 0 {
-			to = len(ob.Output) - at
-		}
-		outcome = append(outcome, clip(strings.Join(strings.Fields(ob.Output[from:at+to]), " "), 56))
-	}
-	line := "[swc:" + handle + " " + call + " → " + strings.Join(outcome, ", ") + "]"
+	head := "[swc:" + handle + " " + callSummary(ob.Tool, ob.Arguments) + " → "
+	line := head + observe.Brief(ob, dropLineBytes-len(head)) + "]"
 	if c.counter.Count(line) > loopLineTokens { // counted once: dropLineOf remembers the line
 		line = tokens.Truncate(line, loopLineTokens-2) + "…]"
 	}
 	return line
 }
 
-// clip returns s cut to at most n bytes (at a character), marked.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-// exitCodeOf returns the exit code a text-acting agent's output opens
-// with: what `^\s*<returncode>(-?\d+)</returncode>` captures
-// (TestExitCodeMatchesExpression), without the expression's set-up.
-func exitCodeOf(out string) (string, bool) {
-	i := 0
-	for i < len(out) && (out[i] == ' ' || out[i] == '\t' || out[i] == '\n' || out[i] == '\f' || out[i] == '\r') {
-		i++
-	}
-	rest, ok := strings.CutPrefix(out[i:], "<returncode>")
-	if !ok {
-		return "", false
-	}
-	j := 0
-	if j < len(rest) && rest[j] == '-' {
-		j++
-	}
-	d := j
-	for j < len(rest) && '0' <= rest[j] && rest[j] <= '9' {
-		j++
-	}
-	if j == d || !strings.HasPrefix(rest[j:], "</returncode>") {
-		return "", false
-	}
-	return rest[:j], true
-}
-
-// errorMarks start the lines firstError finds.
-var errorMarks = []string{"Error", "ERROR", "FAILED", "Traceback", "panic:", "fatal:"}
-
-// firstError returns the offset of the first error mark in s, or -1.
-func firstError(s string) int {
-	at := -1
-	for _, m := range errorMarks {
-		end := len(s)
-		if at >= 0 {
-			end = at
-		}
-		if i := strings.Index(s[:end], m); i >= 0 {
-			at = i
-		}
-	}
-	return at
-}
+// dropLineBytes is about the bytes of loopLineTokens tokens of a dropped
+// call's line (names and paths: 3.5 bytes a token).
+const dropLineBytes = loopLineTokens * 7 / 2
 
 // observation returns observation i of unit un with its call, and the id
 // of the call it answers ("" for a text-acting agent's).

@@ -7,11 +7,10 @@ import (
 	"testing"
 )
 
-// The expressions command, looksAtMatch and exitCodeOf scan for by hand;
+// The expressions command and looksAtMatch scan for by hand;
 // each scan must answer as its expression does.
 var (
-	fenceExpr    = regexp.MustCompile("(?s)```[a-zA-Z]*\\n(.*?)```")
-	exitCodeExpr = regexp.MustCompile(`^\s*<returncode>(-?\d+)</returncode>`)
+	fenceExpr = regexp.MustCompile("(?s)```[a-zA-Z]*\\n(.*?)```")
 )
 
 // commandByExpr is command as the expression finds the blocks.
@@ -75,22 +74,6 @@ func TestLooksAtMatchesExpression(t *testing.T) {
 		s := randomText(rng, parts, rng.IntN(8))
 		if got, want := looksAtMatch(s), looksAt.MatchString(s); got != want {
 			t.Fatalf("looksAtMatch(%q) = %v, want %v", s, got, want)
-		}
-	}
-}
-
-func TestExitCodeMatchesExpression(t *testing.T) {
-	cases := []string{
-		"", "<returncode>0</returncode>\n<output>\nx</output>", " \n\t<returncode>-12</returncode>",
-		"<returncode></returncode>", "<returncode>-</returncode>", "<returncode>1 </returncode>",
-		"x<returncode>1</returncode>", "<returncode>1</returncod", "\v<returncode>1</returncode>",
-		"\f\r<returncode>007</returncode>", "<returncode>--1</returncode>", "<returncode>١</returncode>",
-	}
-	for _, c := range cases {
-		code, ok := exitCodeOf(c)
-		m := exitCodeExpr.FindStringSubmatch(c)
-		if ok != (m != nil) || ok && code != m[1] {
-			t.Errorf("exitCodeOf(%q) = %q, %v; the expression: %q", c, code, ok, m)
 		}
 	}
 }

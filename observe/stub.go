@@ -12,7 +12,9 @@ import (
 // kept. Its first line names the handle, the call (unless OmitCall) and
 // the outcome, "[swc:h3f9a2c1b0 execute_bash(cd /x && pytest -q) → exit 1,
 // 3 failed]";
-// an output that fits whole follows it as it is (its wrapping tags cut).
+// an output that fits whole follows it as it is (its wrapping tags cut,
+// and the result header and trailing <environment_details> of an agent
+// that answers calls in its user's text: resultBody).
 // Of a longer output, Stub keeps the lines a next turn most likely needs,
 // as they stood, in their original order, each run of omitted lines
 // marked "[…37 lines]" — a bare "[…]" between two lines of a file view
@@ -38,6 +40,7 @@ func Stub(o Observation, opt StubOptions) string {
 		limit = DefaultStubTokens
 	}
 	body, exit, hasExit := unwrap(o.Output)
+	body = resultBody(body)
 	call := ""
 	if !opt.OmitCall {
 		call = callText(o)

@@ -1,0 +1,207 @@
+package observe
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestBrief(t *testing.T) {
+	tests := []struct {
+		name string
+		o    Observation
+		n    int
+		want string
+	}{
+		{
+			name: "code naming an error is no error",
+			o:    Observation{Output: "import x from 'y';\n\nexport const getHolding = async (req, res) => {\n  const error = new Error('Unauthorized');\n  throw error;\n};\n\nexport function closeHolding(id) {\n  return id;\n}"},
+			n:    120,
+			want: "10 lines: getHolding closeHolding",
+		},
+		{
+			name: "python view with line numbers",
+			o:    Observation{Output: "Here's the result of running `cat -n` on /w/a.py:\n   1\tclass Field:\n   2\t    def get_prep_value(self, value):\n   3\t        raise ValueError('x')\n   4\t    async def run(self):\n   5\t        pass"},
+			n:    120,
+			want: "6 lines: Field get_prep_value run",
+		},
+		{
+			name: "go methods and types",
+			o:    Observation{Output: "package a\n\ntype Store struct {\n}\n\nfunc (s *Store) Get(k string) {}\n\nfunc New() *Store { return nil }"},
+			n:    120,
+			want: "8 lines: Store Get New",
+		},
+		{
+			name: "c functions",
+			o:    Observation{Output: "#include <a.h>\n\nstatic int parse_x(parser_t* p)\n{\n  return f(p);\n}\n\nast_t* ast_new(token_t* t)\n{\n}"},
+			n:    120,
+			want: "10 lines: parse_x ast_new",
+		},
+		{
+			name: "error headline",
+			o:    Observation{Output: "ERROR:\nNo replacement was performed, old_str `x` did not appear verbatim in /w/a.py."},
+			n:    120,
+			want: "2 lines, ERROR: No replacement was performed, old_str `x` did not appear verbatim in /w/a.py.",
+		},
+		{
+			name: "compiler error after noise",
+			o:    Observation{Output: "building...\nsrc/a.c:12:5: error: unknown type name 'foo'\n1 error generated.", IsError: true},
+			n:    80,
+			want: "error, 3 lines, src/a.c:12:5: error: unknown type name 'foo'",
+		},
+		{
+			name: "an editor's diagnostics",
+			o:    Observation{Output: "[write_to_file for 'a.ts'] Result:\nThe content was saved.\n\nNew problems detected after saving the file:\na.ts\n- [ts Error] Line 291: Argument of type '{ id: string; }' is not assignable.\n<environment_details>\n# VSCode Open Tabs\na.ts\n</environment_details>"},
+			n:    80,
+			want: "5 lines, - [ts Error] Line 291: Argument of type '{ id: string; }' is not assign…",
+		},
+		{
+			name: "listing, common directory cut, environment details left out",
+			o:    Observation{Output: "[list_files for 'bff/src/controllers'] Result:\nbff/src/controllers/categoryController.ts\nbff/src/controllers/holdingController.ts\nbff/src/controllers/portfolioController.ts\n<environment_details>\n# VSCode Visible Files\nx.ts\n</environment_details>"},
+			n:    120,
+			want: "3 lines: categoryController.ts holdingController.ts portfolioController.ts",
+		},
+		{
+			name: "listing cut to fit",
+			o:    Observation{Output: "a.ts\nb.ts\nc.ts\nd.ts\nsrc/\n"},
+			n:    28,
+			want: "5 lines: a.ts b.ts c.ts …",
+		},
+		{
+			name: "a tree",
+			o:    Observation{Output: "- /w/proj/\n  - go.mod\n  - main.go\n  - cmd/"},
+			n:    120,
+			want: "4 lines: /w/proj/ go.mod main.go cmd/",
+		},
+		{
+			name: "search hits name their files",
+			o:    Observation{Output: "src/a.py:12:def f():\nsrc/a.py:30:    f()\nsrc/b/c.py:7:from a import f"},
+			n:    120,
+			want: "3 lines: a.py b/c.py",
+		},
+		{
+			name: "prose is neither",
+			o:    Observation{Output: "The file was saved.\nAll good."},
+			n:    120,
+			want: "2 lines",
+		},
+		{
+			name: "exit status and test summary",
+			o:    Observation{Output: "<returncode>1</returncode>\n<output>\nFAILED tests/test_a.py::test_x - assert 1 == 2\n===== 1 failed, 3 passed in 0.2s =====\n</output>"},
+			n:    120,
+			want: "exit 1, 1 failed, 3 passed, 2 lines, FAILED tests/test_a.py::test_x - assert 1 == 2",
+		},
+		{
+			name: "no output",
+			o:    Observation{Output: "<returncode>0</returncode>\n<output>\n</output>"},
+			n:    120,
+			want: "exit 0, no output",
+		},
+		{
+			name: "no room for names",
+			o:    Observation{Output: "a.ts\nb.ts"},
+			n:    12,
+			want: "2 lines",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Brief(tt.o, tt.n); got != tt.want {
+				t.Errorf("Brief = %q\nwant    %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHeadName(t *testing.T) {
+	tests := map[string]string{
+		"static int parse_x(parser_t* p)":    "parse_x",
+		"ast_t* ast_new(token_t* t, int id)": "ast_new",
+		"void Foo::bar() {":                  "bar",
+		"int main(int argc, char** argv)":    "main",
+		"int f(int);":                        "",
+		"describe('x', () => {":              "",
+		"main()":                             "",
+		"return f(x)":                        "",
+		"if (x) {":                           "",
+		"await load(x)":                      "",
+		"x = f(y)":                           "",
+		"print(f(x))":                        "",
+		"a.b c(d)":                           "",
+		"Review the changes and make sure they are as expected (correct indentation). Edit again.": "",
+		"Make sure it is expected (see above)":                                                     "",
+		"static const char* const name(void) {":                                                    "name",
+	}
+	for in, want := range tests {
+		if got := headName(in); got != want {
+			t.Errorf("headName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDefName(t *testing.T) {
+	tests := map[string]string{
+		"def f(x):":                       "f",
+		"async def g():":                  "g",
+		"class A(B):":                     "A",
+		"export default class App {":      "App",
+		"export async function load() {":  "load",
+		"pub fn parse(s: &str) {":         "parse",
+		"func (r *Repo) Find(id int) {":   "Find",
+		"export const f = async (a) => {": "f",
+		"const g = function (a) {":        "g",
+		"const h = 3;":                    "",
+		"let x = (a + b);":                "",
+		"interface Props {":               "Props",
+		"export type Id = string;":        "Id",
+		"return f(x)":                     "",
+		"definitely not":                  "",
+		"type ":                           "",
+		"function* gen() {":               "gen",
+		"private static void main(String": "",
+	}
+	for in, want := range tests {
+		if got := defName(in); got != want {
+			t.Errorf("defName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestBriefBounded: whatever the output, Brief stays near its bytes (an
+// error headline may take 24 at least), valid UTF-8 in, valid out.
+func TestBriefBounded(t *testing.T) {
+	long := strings.Repeat("é", 300)
+	outs := []string{
+		"Error: " + long,
+		strings.Repeat("src/"+long[:40]+".go\n", 50),
+		strings.Repeat("def "+long[:60]+"():\n", 20),
+		"a.ts\n" + long + ".ts",
+	}
+	for _, n := range []int{0, 10, 40, 100} {
+		for _, out := range outs {
+			got := Brief(Observation{Output: out}, n)
+			if !utf8.ValidString(got) {
+				t.Errorf("Brief(%.20q, %d) = %q: invalid UTF-8", out, n, got)
+			}
+			if len(got) > max(n, 24+len(", 51 lines")+len("…")+2) && len(got) > n+8 {
+				t.Errorf("Brief(%.20q, %d) = %d bytes: %q", out, n, len(got), got)
+			}
+		}
+	}
+}
+
+// TestStubResultBody: a stub of a result an agent got in its user's text
+// holds the output, not the result's header or the editor's state
+// appended after it.
+func TestStubResultBody(t *testing.T) {
+	out := "[read_file for 'a.ts'] Result:\nexport const a = 1;\n\n<environment_details>\n# VSCode Open Tabs\na.ts\n</environment_details>"
+	got := Stub(Observation{Output: out}, StubOptions{Handle: "h0000000000", OmitCall: true})
+	if want := "[swc:h0000000000 → ok]\nexport const a = 1;"; got != want {
+		t.Errorf("Stub = %q, want %q", got, want)
+	}
+	// Text after the block is the output's own: kept.
+	out = "[read_file for 'a.md'] Result:\nsee <environment_details>\nthen more"
+	if got := Stub(Observation{Output: out}, StubOptions{Handle: "h0000000000", OmitCall: true}); !strings.HasSuffix(got, "then more") {
+		t.Errorf("Stub = %q: the output's own text lost", got)
+	}
+}

@@ -43,7 +43,8 @@ func Brief(o Observation, n int) string {
 	if strings.TrimSpace(body) == "" {
 		return strings.Join(append(parts, "no output"), ", ")
 	}
-	parts = append(parts, strconv.Itoa(strings.Count(body, "\n")+1)+" lines")
+	lines := strings.Count(body, "\n") + 1
+	parts = append(parts, strconv.Itoa(lines)+" lines")
 	out := strings.Join(parts, ", ")
 	room := n - len(out) - 2
 	if h := headline(body); h != "" {
@@ -52,10 +53,10 @@ func Brief(o Observation, n int) string {
 	if room < 16 {
 		return out
 	}
-	if names := entries(body); len(names) > 0 {
+	if names := entries(body, lines); len(names) > 0 {
 		return out + ": " + fitNames(names, room)
 	}
-	if names := defined(body); len(names) > 0 {
+	if names := defined(body, room); len(names) > 0 {
 		return out + ": " + fitNames(names, room)
 	}
 	return out
@@ -73,8 +74,10 @@ func resultBody(body string) string {
 			body = ""
 		}
 	}
-	if i := strings.LastIndex(body, "<environment_details>"); i >= 0 && strings.HasSuffix(strings.TrimSpace(body), "</environment_details>") {
-		body = body[:i]
+	if strings.HasSuffix(strings.TrimRight(body, " \n"), "</environment_details>") {
+		if i := strings.LastIndex(body, "<environment_details>"); i >= 0 {
+			body = body[:i]
+		}
 	}
 	return strings.Trim(body, "\n")
 }
@@ -104,10 +107,10 @@ func headline(body string) string {
 // their common directory cut, or nil when body is neither: at least two
 // non-empty lines, nine in ten of them an entry (a path or a file name
 // alone, a tree's "- " before it) or all of them hits ("path:12:…").
-func entries(body string) []string {
-	var list, hits []string
-	lines, isEntry, isHit := 0, 0, 0
-	seen := map[string]bool{}
+// lines is body's line count; the scan stops as soon as body cannot be
+// either, and only a listing's entries are gathered.
+func entries(body string, lines int) []string {
+	n, notEntry, notHit := 0, 0, 0
 	for rest := body; rest != ""; {
 		line, next, _ := strings.Cut(rest, "\n")
 		rest = next
@@ -115,27 +118,43 @@ func entries(body string) []string {
 		if t == "" {
 			continue
 		}
-		lines++
-		if p, ok := hitPath(t); ok {
-			isHit++
-			if !seen[p] {
-				seen[p] = true
-				hits = append(hits, p)
+		n++
+		if _, ok := hitPath(t); ok {
+			notEntry++
+		} else {
+			notHit++
+			if !entry(strings.TrimPrefix(t, "- ")) {
+				notEntry++
 			}
-			continue
 		}
-		t = strings.TrimPrefix(t, "- ")
-		if entry(t) {
-			isEntry++
-			list = append(list, t)
+		if notHit > 0 && notEntry*10 > lines {
+			return nil
 		}
 	}
-	switch {
-	case lines >= 2 && isHit == lines:
-		list = hits
-	case lines >= 2 && isEntry*10 >= lines*9:
-	default:
+	hits := notHit == 0
+	if n < 2 || !hits && notEntry*10 > n {
 		return nil
+	}
+	var list []string
+	var seen map[string]bool
+	for rest := body; rest != ""; {
+		line, next, _ := strings.Cut(rest, "\n")
+		rest = next
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if hits {
+			if p, _ := hitPath(t); !seen[p] {
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				seen[p] = true
+				list = append(list, p)
+			}
+		} else if t = strings.TrimPrefix(t, "- "); entry(t) {
+			list = append(list, t)
+		}
 	}
 	if len(list) < 2 {
 		return list
@@ -198,10 +217,12 @@ func commonDir(list []string) int {
 
 // defined returns the names body's definitions define, in order, each
 // once: a function, method, class, type or interface of the usual
-// languages, and a JavaScript `const f = (…) =>` or `= function`.
-func defined(body string) []string {
+// languages, and a JavaScript `const f = (…) =>` or `= function`; the
+// scan stops once the names fill more than n bytes.
+func defined(body string, n int) []string {
 	var names []string
-	seen := map[string]bool{}
+	size := 0
+	var seen map[string]bool
 	for rest := body; rest != ""; {
 		line, next, _ := strings.Cut(rest, "\n")
 		rest = next
@@ -211,8 +232,14 @@ func defined(body string) []string {
 			name = headName(code)
 		}
 		if name != "" && !seen[name] {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
 			seen[name] = true
 			names = append(names, name)
+			if size += len(name) + 1; size > n {
+				break
+			}
 		}
 	}
 	return names

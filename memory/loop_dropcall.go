@@ -84,7 +84,7 @@ func argValues(args string) []string {
 			break
 		}
 		switch v.Kind() {
-		case 'n':
+		case 'n', 'f': // null, false: an option left off says nothing
 		case '"':
 			var s string
 			if json.Unmarshal(v, &s) == nil && strings.TrimSpace(s) != "" {

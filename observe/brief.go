@@ -25,7 +25,7 @@ import (
 // text ("[read_file for 'a.ts'] Result:"). The result is the same for
 // the same observation in any process.
 func Brief(o Observation, n int) string {
-	body, exit, hasExit := unwrap(o.Output)
+	body, exit, hasExit := unwrap(o.output())
 	body = resultBody(body)
 	var parts []string
 	switch {
@@ -44,7 +44,11 @@ func Brief(o Observation, n int) string {
 		return strings.Join(append(parts, "no output"), ", ")
 	}
 	lines := strings.Count(body, "\n") + 1
-	parts = append(parts, strconv.Itoa(lines)+" lines")
+	if lines == 1 {
+		parts = append(parts, "1 line")
+	} else {
+		parts = append(parts, strconv.Itoa(lines)+" lines")
+	}
 	out := strings.Join(parts, ", ")
 	room := n - len(out) - 2
 	if h := headline(body); h != "" {
@@ -168,14 +172,25 @@ func entries(body string, lines int) []string {
 	return list
 }
 
-// entry reports whether t is a path or a file name alone: a '/' or a '.'
-// in it, no spaces but a few inside a name, nothing a sentence or a line
-// of code holds.
+// entry reports whether t is a path or a file name alone: a path (a '/'
+// in it, at most three spaces inside its names) or a name with an
+// extension ("app.ts", ".gitignore", no spaces), nothing a sentence, a
+// version ("lazy_html 0.1.8") or a line of code holds.
 func entry(t string) bool {
-	if len(t) > 200 || !strings.ContainsAny(t, "/.") || strings.ContainsAny(t, "\t(){}[]<>=;,:\"'`") || strings.Count(t, " ") > 3 {
+	if t == "" || len(t) > 200 || strings.ContainsAny(t, "\t(){}[]<>=;,:\"'`") || strings.Count(t, " ") > 3 {
 		return false
 	}
-	return t != "." && t != ".." && !strings.HasSuffix(t, ".") && isWord(t[len(t)-1]) || strings.HasSuffix(t, "/")
+	if strings.HasSuffix(t, "/") {
+		return true
+	}
+	if !isWord(t[len(t)-1]) {
+		return false
+	}
+	if strings.IndexByte(t, '/') >= 0 {
+		return true
+	}
+	dot := strings.LastIndexByte(t, '.')
+	return dot >= 0 && dot < len(t)-1 && isAlpha(t[dot+1]) && strings.IndexByte(t, ' ') < 0
 }
 
 // hitPath returns the path of a search hit's line ("src/a.py:12:…",

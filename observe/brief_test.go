@@ -92,6 +92,24 @@ func TestBrief(t *testing.T) {
 			want: "exit 1, 1 failed, 3 passed, 2 lines, FAILED tests/test_a.py::test_x - assert 1 == 2",
 		},
 		{
+			name: "an output the provider marked as an error, ExUnit's summary",
+			o:    Observation{IsError: true, Output: "[error] Exit code 2\nRunning ExUnit with seed: 1\n\n  1) test renders (AppTest)\n     test/app_test.exs:12\n     ** (RuntimeError) boom\n\nFinished in 1.0 seconds\n58 tests, 1 failure"},
+			n:    120,
+			want: "exit 2, 58 tests, 1 failure, 8 lines, ** (RuntimeError) boom",
+		},
+		{
+			name: "versions are no listing",
+			o:    Observation{Output: "Resolving Hex dependencies...\nResolution completed in 1.375s\nUnchanged:\n  fine 0.1.4\n  lazy_html 0.1.8\n  jason 1.4.4"},
+			n:    120,
+			want: "6 lines",
+		},
+		{
+			name: "one line",
+			o:    Observation{Output: "The file a.ts has been updated."},
+			n:    120,
+			want: "1 line",
+		},
+		{
 			name: "no output",
 			o:    Observation{Output: "<returncode>0</returncode>\n<output>\n</output>"},
 			n:    120,
@@ -203,5 +221,20 @@ func TestStubResultBody(t *testing.T) {
 	out = "[read_file for 'a.md'] Result:\nsee <environment_details>\nthen more"
 	if got := Stub(Observation{Output: out}, StubOptions{Handle: "h0000000000", OmitCall: true}); !strings.HasSuffix(got, "then more") {
 		t.Errorf("Stub = %q: the output's own text lost", got)
+	}
+}
+
+// TestStubErrorMark: chat's "[error] " before an output its provider
+// marked as an error is not read as output: the exit status after it is.
+func TestStubErrorMark(t *testing.T) {
+	o := Observation{IsError: true, Output: "[error] Exit code 1\nFAILED test_a.py::test_x\n===== 1 failed in 0.1s ====="}
+	got := Stub(o, StubOptions{Handle: "h0000000000", OmitCall: true})
+	if want := "[swc:h0000000000 → exit 1, 1 failed]\nFAILED test_a.py::test_x\n===== 1 failed in 0.1s ====="; got != want {
+		t.Errorf("Stub = %q, want %q", got, want)
+	}
+	// Without the provider's mark the text is the output's own.
+	o.IsError = false
+	if got := Stub(o, StubOptions{Handle: "h0000000000", OmitCall: true}); !strings.Contains(got, "[error] Exit code 1") {
+		t.Errorf("Stub = %q: an unmarked output's text lost", got)
 	}
 }

@@ -210,6 +210,8 @@ var headStarts = []string{
 	// "Exception in thread "main" java.lang.X" and its "Caused by: …",
 	// Jest's "● Suite › test".
 	"[ERROR]", "Exception in thread", "Caused by:", "● ",
+	// Elixir's and Erlang's "** (RuntimeError) message".
+	"** (",
 }
 
 // headMarks are headlines inside a line: a compiler's "x.c:12:5: error:",

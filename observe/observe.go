@@ -22,6 +22,7 @@ package observe
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 )
 
 // Observation is one tool output (or the observation message of an agent
@@ -30,7 +31,19 @@ type Observation struct {
 	Tool      string // tool name; "" when the agent acts in text
 	Arguments string // the call's arguments as JSON text, or the command text a text-acting agent ran
 	Output    string // the output as the provider carried it
-	IsError   bool   // the provider marked it as an error (Anthropic is_error)
+	IsError   bool   // the provider marked it as an error (Anthropic is_error); Output may then open with "[error] ", the mark chat/ writes for it, which is not read as output
+}
+
+// errorMark is what chat/ writes before an output its provider marked as
+// an error.
+const errorMark = "[error] "
+
+// output returns o's output without the error mark.
+func (o Observation) output() string {
+	if o.IsError {
+		return strings.TrimPrefix(o.Output, errorMark)
+	}
+	return o.Output
 }
 
 // StubOptions say how Stub writes a stand-in.

@@ -270,7 +270,9 @@ func tailLines(s string, n int, f func(line string) bool) {
 // lines of body: pytest's "3 failed, 2 passed" (timing cut), unittest's
 // "FAILED (failures=1)", jest's "2 failed, 10 passed, 12 total", cargo's
 // "1 passed; 2 failed", mocha's "2 failing", tsc's "Found 3 errors in 2
-// files", or the count of go test's "--- FAIL" lines.
+// files", ExUnit's "58 tests, 1 failure", RSpec's "5 examples, 2
+// failures", PHPUnit's "Tests: 5, Assertions: 8, Failures: 2", or the
+// count of go test's "--- FAIL" lines.
 func testSummary(body string) string {
 	sum := ""
 	tailLines(body, 40, func(line string) bool {
@@ -293,6 +295,10 @@ func testSummary(body string) string {
 		case strings.HasSuffix(line, " failing") && isDigitB(firstByte(line)): // mocha
 			sum = line
 		case strings.HasPrefix(line, "Found ") && strings.Contains(line, " error"): // tsc
+			sum = strings.TrimSuffix(line, ".")
+		case isDigitB(firstByte(line)) && strings.Contains(line, " failure") && (strings.Contains(line, " test") || strings.Contains(line, " example")): // ExUnit, RSpec
+			sum = line
+		case strings.HasPrefix(line, "Tests: ") && strings.Contains(line, "Failures: "): // PHPUnit
 			sum = strings.TrimSuffix(line, ".")
 		default:
 			return true

@@ -39,7 +39,7 @@ func Stub(o Observation, opt StubOptions) string {
 	if limit <= 0 {
 		limit = DefaultStubTokens
 	}
-	body, exit, hasExit := unwrap(o.Output)
+	body, exit, hasExit := unwrap(o.output())
 	body = resultBody(body)
 	call := ""
 	if !opt.OmitCall {

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -41,7 +42,7 @@ func Brief(o Observation, n int) string {
 		parts = append(parts, e)
 	}
 	if strings.TrimSpace(body) == "" {
-		return strings.Join(append(parts, "no output"), ", ")
+		return wrote(o, strings.Join(append(parts, "no output"), ", "), n)
 	}
 	lines := strings.Count(body, "\n") + 1
 	if lines == 1 {
@@ -63,7 +64,73 @@ func Brief(o Observation, n int) string {
 	if names := defined(body, room); len(names) > 0 {
 		return out + ": " + fitNames(names, room)
 	}
+	return wrote(o, out, n)
+}
+
+// wrote returns out and, in what is left of n bytes, the names that the
+// code the call wrote defines ("…, defines ReviewTokenStore start_link
+// …"): a file's content, an edit's new string, a patch's added lines, a
+// text-acting agent's command (a heredoc). What the agent wrote is what
+// its later turns name.
+func wrote(o Observation, out string, n int) string {
+	const mark = ", defines "
+	room := n - len(out) - len(mark)
+	if room < 16 {
+		return out
+	}
+	if names := defined(written(o), room); len(names) > 0 {
+		return out + mark + fitNames(names, room)
+	}
 	return out
+}
+
+// written returns the code a call writes: of JSON arguments, the values
+// of content, file_text, new_str, new_string and code, an edits list's
+// new strings, and a patch's (patch, input) added lines; of a
+// text-acting agent's command, the command.
+func written(o Observation) string {
+	if o.Tool == "" {
+		return o.Arguments
+	}
+	args := strings.TrimSpace(o.Arguments)
+	if !strings.HasPrefix(args, "{") {
+		return ""
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return ""
+	}
+	var b strings.Builder
+	add := func(s string) {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	for _, k := range []string{"content", "file_text", "new_str", "new_string", "code"} {
+		if s, ok := m[k].(string); ok {
+			add(s)
+		}
+	}
+	if edits, ok := m["edits"].([]any); ok {
+		for _, e := range edits {
+			if e, ok := e.(map[string]any); ok {
+				if s, ok := e["new_string"].(string); ok {
+					add(s)
+				}
+			}
+		}
+	}
+	for _, k := range []string{"patch", "input"} {
+		if s, ok := m[k].(string); ok {
+			for rest := s; rest != ""; {
+				line, next, _ := strings.Cut(rest, "\n")
+				rest = next
+				if a, ok := strings.CutPrefix(line, "+"); ok && !strings.HasPrefix(a, "++") {
+					add(a)
+				}
+			}
+		}
+	}
+	return b.String()
 }
 
 // resultBody returns body without the header of a result that answers a
@@ -264,7 +331,8 @@ func defined(body string, n int) []string {
 var defModifiers = []string{"export ", "default ", "async ", "pub ", "public ", "private ", "protected ", "static ", "abstract ", "final ", "override ", "declare "}
 
 // defKinds open a definition; the name follows.
-var defKinds = []string{"def ", "class ", "func ", "fn ", "function ", "function* ", "interface ", "type ", "struct ", "enum ", "trait ", "module "}
+var defKinds = []string{"def ", "class ", "func ", "fn ", "fun ", "function ", "function* ", "interface ", "type ", "struct ", "enum ", "trait ", "module ", "object ", "record ",
+	"defmodule ", "defp ", "defmacro "}
 
 // defName returns the name a definition's first line defines, or "".
 func defName(t string) string {
@@ -285,6 +353,16 @@ func defName(t string) string {
 				if i := strings.IndexByte(r, ')'); i > 0 {
 					r = strings.TrimLeft(r[i+1:], " ")
 				}
+			}
+			if k == "defmodule " { // a dotted name: Spotter.Services.Store
+				i := 0
+				for i < len(r) && (isWord(r[i]) || r[i] == '.') {
+					i++
+				}
+				if nameAt(r) == "" {
+					return ""
+				}
+				return strings.TrimRight(r[:i], ".")
 			}
 			return nameAt(r)
 		}

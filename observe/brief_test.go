@@ -110,6 +110,24 @@ func TestBrief(t *testing.T) {
 			want: "1 line",
 		},
 		{
+			name: "a file written: what its code defines",
+			o:    Observation{Tool: "Write", Arguments: `{"file_path":"lib/store.ex","content":"defmodule Store do\n  def start_link(opts) do\n  end\n  defp hidden do\n  end\nend"}`, Output: "File created successfully at: lib/store.ex"},
+			n:    120,
+			want: "1 line, defines Store start_link hidden",
+		},
+		{
+			name: "an edit and a patch: their new code",
+			o:    Observation{Tool: "MultiEdit", Arguments: `{"file_path":"a.py","edits":[{"old_string":"def old():","new_string":"def fresh():"}],"patch":"*** Update File: b.go\n-func Gone() {}\n+func Added() {}"}`, Output: "ok"},
+			n:    120,
+			want: "1 line, defines fresh Added",
+		},
+		{
+			name: "a heredoc with no output",
+			o:    Observation{Arguments: "cat <<'EOF' > t.py\nclass KeyTransformIn(lookups.In):\n    def process_rhs(self):\n        pass\nEOF", Output: "<returncode>0</returncode>\n<output>\n</output>"},
+			n:    120,
+			want: "exit 0, no output, defines KeyTransformIn process_rhs",
+		},
+		{
 			name: "no output",
 			o:    Observation{Output: "<returncode>0</returncode>\n<output>\n</output>"},
 			n:    120,
@@ -176,6 +194,9 @@ func TestDefName(t *testing.T) {
 		"definitely not":                  "",
 		"type ":                           "",
 		"function* gen() {":               "gen",
+		"defmodule Spotter.Store do":      "Spotter.Store",
+		"defp hidden(x) do":               "hidden",
+		"fun main(args: Array<String>) {": "main",
 		"private static void main(String": "",
 	}
 	for in, want := range tests {

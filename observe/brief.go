@@ -64,7 +64,41 @@ func Brief(o Observation, n int) string {
 	if names := defined(body, room); len(names) > 0 {
 		return out + ": " + fitNames(names, room)
 	}
-	return wrote(o, out, n)
+	say := 0
+	if lines == 1 {
+		say = saysMore(body, o.Arguments)
+	}
+	if say == newIDs {
+		return out + ": " + clip(strings.Join(strings.Fields(body), " "), room)
+	}
+	if w := wrote(o, out, n); w != out || say != short {
+		return w
+	}
+	return out + ": " + clip(strings.Join(strings.Fields(body), " "), room)
+}
+
+// What a one-line output says beyond its call (saysMore).
+const (
+	nothingNew = iota
+	newIDs     // an identifier the call's arguments lack: a path a search found
+	short      // no identifier and short: "No matches found"
+)
+
+// saysMore tells what a one-line output says beyond its call: newIDs
+// when it holds an identifier the call's arguments do not (not the path
+// an edit's "The file a.go has been updated." repeats), short when it
+// holds none and is short, else nothingNew.
+func saysMore(line, args string) int {
+	ids := Identifiers(line)
+	for _, id := range ids {
+		if !strings.Contains(args, id) {
+			return newIDs
+		}
+	}
+	if len(ids) == 0 && len(line) <= 48 {
+		return short
+	}
+	return nothingNew
 }
 
 // wrote returns out and, in what is left of n bytes, the names that the
@@ -177,11 +211,13 @@ func headline(body string) string {
 // entries returns the entries of a listing or the files of search hits,
 // their common directory cut, or nil when body is neither: at least two
 // non-empty lines, nine in ten of them an entry (a path or a file name
-// alone, a tree's "- " before it) or all of them hits ("path:12:…").
+// alone, a tree's "- " before it; or a bare name, as ls lists a
+// directory, so long as half are paths or named files) or all of them
+// hits ("path:12:…").
 // lines is body's line count; the scan stops as soon as body cannot be
 // either, and only a listing's entries are gathered.
 func entries(body string, lines int) []string {
-	n, notEntry, notHit := 0, 0, 0
+	n, named, notEntry, notHit := 0, 0, 0, 0
 	for rest := body; rest != ""; {
 		line, next, _ := strings.Cut(rest, "\n")
 		rest = next
@@ -194,7 +230,10 @@ func entries(body string, lines int) []string {
 			notEntry++
 		} else {
 			notHit++
-			if !entry(strings.TrimPrefix(t, "- ")) {
+			switch e := strings.TrimPrefix(t, "- "); {
+			case entry(e):
+				named++
+			case !bareName(e):
 				notEntry++
 			}
 		}
@@ -203,7 +242,7 @@ func entries(body string, lines int) []string {
 		}
 	}
 	hits := notHit == 0
-	if n < 2 || !hits && notEntry*10 > n {
+	if n < 2 || !hits && (notEntry*10 > n || named*2 < n) {
 		return nil
 	}
 	var list []string
@@ -223,7 +262,7 @@ func entries(body string, lines int) []string {
 				seen[p] = true
 				list = append(list, p)
 			}
-		} else if t = strings.TrimPrefix(t, "- "); entry(t) {
+		} else if t = strings.TrimPrefix(t, "- "); entry(t) || bareName(t) {
 			list = append(list, t)
 		}
 	}
@@ -258,6 +297,20 @@ func entry(t string) bool {
 	}
 	dot := strings.LastIndexByte(t, '.')
 	return dot >= 0 && dot < len(t)-1 && isAlpha(t[dot+1]) && strings.IndexByte(t, ' ') < 0
+}
+
+// bareName reports whether t is one name alone (a directory ls lists
+// without a '/': "dsl", "node_modules"): letters, digits, '_', '-', '.'.
+func bareName(t string) bool {
+	if t == "" || len(t) > 80 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if !isWord(t[i]) && t[i] != '-' && t[i] != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // hitPath returns the path of a search hit's line ("src/a.py:12:…",

@@ -104,10 +104,34 @@ func TestBrief(t *testing.T) {
 			want: "6 lines",
 		},
 		{
-			name: "one line",
-			o:    Observation{Output: "The file a.ts has been updated."},
+			name: "one line that repeats the call",
+			o:    Observation{Tool: "Edit", Arguments: `{"file_path":"a.ts"}`, Output: "The file a.ts has been updated."},
 			n:    120,
 			want: "1 line",
+		},
+		{
+			name: "one line with a path the call lacks",
+			o:    Observation{Tool: "Glob", Arguments: `{"pattern":"test/**/*_test.exs"}`, Output: "/w/test/app/live_test.exs"},
+			n:    120,
+			want: "1 line: /w/test/app/live_test.exs",
+		},
+		{
+			name: "one short line",
+			o:    Observation{Tool: "Grep", Arguments: `{"pattern":"toggle_group"}`, Output: "No matches found"},
+			n:    120,
+			want: "1 line: No matches found",
+		},
+		{
+			name: "ls: files and directories",
+			o:    Observation{Tool: "Bash", Arguments: `{"command":"ls lib/"}`, Output: "application.ex\nbuilder.ex\ndsl\ndsl.ex\ntransformers"},
+			n:    120,
+			want: "5 lines: application.ex builder.ex dsl dsl.ex transformers",
+		},
+		{
+			name: "words are no listing",
+			o:    Observation{Output: "yes\nno\nok.go"},
+			n:    120,
+			want: "3 lines",
 		},
 		{
 			name: "a file written: what its code defines",

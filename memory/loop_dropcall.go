@@ -61,8 +61,9 @@ func callSummary(tool, args string) string {
 }
 
 // argValues returns the values of a JSON object's members in order
-// (strings unquoted, lists and objects as compact JSON, nulls and empty
-// strings left out), or args itself when it is no object.
+// (strings unquoted, lists and objects as compact JSON, nulls, falses and
+// empty strings left out), or args itself when it is no object or has
+// nothing else.
 func argValues(args string) []string {
 	t := strings.TrimSpace(args)
 	if !strings.HasPrefix(t, "{") {

@@ -13,12 +13,16 @@ import (
 // count, and then the one thing most worth naming in what is left:
 //   - the first diagnostic headline ("ERROR: No replacement was
 //     performed…", "x.c:12:5: error: …", "- [ts Error] Line 291: …");
-//     source code that merely names an error (`throw new Error(…)`) is
-//     none;
+//     a file view has none, and a line that reads as code or settings
+//     (`FAILED = 2`, `ERROR_NOT_FOUND,`, `  error: red`) is none;
 //   - of a listing (file names or paths, one a line: ls, find, Glob, a
 //     list_files result) or of search hits ("path:12: text"), the
 //     entries or files, in order, their common directory left out;
-//   - of code (a file view), the names its definitions define, in order.
+//   - of code (a file view), the names its definitions define, in order;
+//   - a one-line output that holds an identifier its call lacks (the
+//     path a search found);
+//   - the names the code the call wrote defines ("defines …");
+//   - a short one-line output with no identifier ("No matches found").
 //
 // What a tool loop wraps around the output is not counted: the tags and
 // status lines a stub's outcome reads, and the header and trailing
@@ -39,7 +43,7 @@ func Brief(o Observation, n int) string {
 		parts = append(parts, s)
 	}
 	if e := exception(body); e != "" {
-		parts = append(parts, e)
+		parts = append(parts, clip(e, 60))
 	}
 	if strings.TrimSpace(body) == "" {
 		return wrote(o, strings.Join(append(parts, "no output"), ", "), n)
@@ -64,7 +68,7 @@ func Brief(o Observation, n int) string {
 	if names := defined(body, room); len(names) > 0 {
 		return out + ": " + fitNames(names, room)
 	}
-	say := 0
+	say := nothingNew
 	if lines == 1 {
 		say = saysMore(body, o.Arguments)
 	}
@@ -84,19 +88,33 @@ const (
 	short      // no identifier and short: "No matches found"
 )
 
+// saysMoreBytes bounds what saysMore reads of a one-line output.
+const saysMoreBytes = 4 << 10
+
 // saysMore tells what a one-line output says beyond its call: newIDs
 // when it holds an identifier the call's arguments do not (not the path
 // an edit's "The file a.go has been updated." repeats), short when it
-// holds none and is short, else nothingNew.
+// holds none and is short, else nothingNew. Only the line's first
+// saysMoreBytes are read, and the arguments' identifiers once.
 func saysMore(line, args string) int {
+	if len(line) > saysMoreBytes {
+		line = line[:saysMoreBytes]
+	}
 	ids := Identifiers(line)
+	if len(ids) == 0 {
+		if len(line) <= 48 {
+			return short
+		}
+		return nothingNew
+	}
+	have := map[string]bool{}
+	for _, id := range Identifiers(args) {
+		have[id] = true
+	}
 	for _, id := range ids {
-		if !strings.Contains(args, id) {
+		if !have[id] {
 			return newIDs
 		}
-	}
-	if len(ids) == 0 && len(line) <= 48 {
-		return short
 	}
 	return nothingNew
 }
@@ -104,8 +122,8 @@ func saysMore(line, args string) int {
 // wrote returns out and, in what is left of n bytes, the names that the
 // code the call wrote defines ("…, defines ReviewTokenStore start_link
 // …"): a file's content, an edit's new string, a patch's added lines, a
-// text-acting agent's command (a heredoc). What the agent wrote is what
-// its later turns name.
+// text-acting agent's heredoc. What the agent wrote is what its later
+// turns name.
 func wrote(o Observation, out string, n int) string {
 	const mark = ", defines "
 	room := n - len(out) - len(mark)
@@ -121,10 +139,12 @@ func wrote(o Observation, out string, n int) string {
 // written returns the code a call writes: of JSON arguments, the values
 // of content, file_text, new_str, new_string and code, an edits list's
 // new strings, and a patch's (patch, input) added lines; of a
-// text-acting agent's command, the command.
+// text-acting agent's command, its lines after the first (a heredoc's
+// body; the command line itself is no code it wrote).
 func written(o Observation) string {
 	if o.Tool == "" {
-		return o.Arguments
+		_, rest, _ := strings.Cut(o.Arguments, "\n")
+		return rest
 	}
 	args := strings.TrimSpace(o.Arguments)
 	if !strings.HasPrefix(args, "{") {
@@ -168,15 +188,27 @@ func written(o Observation) string {
 }
 
 // resultBody returns body without the header of a result that answers a
-// call written in XML tags ("[read_file for 'a.ts'] Result:") and
-// without a trailing <environment_details> block (the editor's state an
-// agent appends to each message), without the blank lines around it.
+// call written in XML tags ("[read_file for 'a.ts'] Result:", which may
+// span lines when the call's value does) and without a trailing
+// <environment_details> block (the editor's state an agent appends to
+// each message), without the blank lines around it.
 func resultBody(body string) string {
 	if resultHeader(body) {
-		if _, rest, ok := strings.Cut(body, "\n"); ok {
-			body = rest
-		} else {
-			body = ""
+		const mark = "] Result:"
+		for k := 0; k <= maxHeaderBytes+len(mark); {
+			j := strings.Index(body[k:], mark)
+			if j < 0 {
+				break
+			}
+			if end := k + j + len(mark); lineEnds(body[end:]) {
+				if _, rest, ok := strings.Cut(body[end:], "\n"); ok {
+					body = rest
+				} else {
+					body = ""
+				}
+				break
+			}
+			k += j + 1
 		}
 	}
 	if strings.HasSuffix(strings.TrimRight(body, " \n"), "</environment_details>") {
@@ -190,12 +222,17 @@ func resultBody(body string) string {
 // headline returns the first diagnostic headline of body (or an
 // editor's problem line, "- [ts Error] Line 291: …", which an agent
 // writing files in XML tags is told), its spaces collapsed; a bare
-// "ERROR:" takes the line after it too.
+// "ERROR:" takes the line after it too. A file view (its first lines
+// numbered) has none, nor has a line that reads as code or settings
+// (codeLike).
 func headline(body string) string {
+	if isView(body) {
+		return ""
+	}
 	for rest := body; rest != ""; {
 		line, next, _ := strings.Cut(rest, "\n")
 		rest = next
-		if diagnostic(line) != diagHead && !strings.Contains(line, " Error] ") {
+		if !strings.Contains(line, " Error] ") && (diagnostic(line) != diagHead || codeLike(line)) {
 			continue
 		}
 		h := strings.Join(strings.Fields(line), " ")
@@ -208,293 +245,62 @@ func headline(body string) string {
 	return ""
 }
 
-// entries returns the entries of a listing or the files of search hits,
-// their common directory cut, or nil when body is neither: at least two
-// non-empty lines, nine in ten of them an entry (a path or a file name
-// alone, a tree's "- " before it; or a bare name, as ls lists a
-// directory, so long as half are paths or named files) or all of them
-// hits ("path:12:…").
-// lines is body's line count; the scan stops as soon as body cannot be
-// either, and only a listing's entries are gathered.
-func entries(body string, lines int) []string {
-	n, named, notEntry, notHit := 0, 0, 0, 0
-	for rest := body; rest != ""; {
+// isView reports whether body is a numbered file view: its first three
+// non-empty lines (or all, when fewer) carry a view's line number.
+func isView(body string) bool {
+	seen := 0
+	for rest := body; rest != "" && seen < 3; {
 		line, next, _ := strings.Cut(rest, "\n")
 		rest = next
-		t := strings.TrimSpace(line)
-		if t == "" {
+		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		n++
-		if _, ok := hitPath(t); ok {
-			notEntry++
-		} else {
-			notHit++
-			switch e := strings.TrimPrefix(t, "- "); {
-			case entry(e):
-				named++
-			case !bareName(e):
-				notEntry++
-			}
-		}
-		if notHit > 0 && notEntry*10 > lines {
-			return nil
-		}
-	}
-	hits := notHit == 0
-	if n < 2 || !hits && (notEntry*10 > n || named*2 < n) {
-		return nil
-	}
-	var list []string
-	var seen map[string]bool
-	for rest := body; rest != ""; {
-		line, next, _ := strings.Cut(rest, "\n")
-		rest = next
-		t := strings.TrimSpace(line)
-		if t == "" {
-			continue
-		}
-		if hits {
-			if p, _ := hitPath(t); !seen[p] {
-				if seen == nil {
-					seen = map[string]bool{}
-				}
-				seen[p] = true
-				list = append(list, p)
-			}
-		} else if t = strings.TrimPrefix(t, "- "); entry(t) || bareName(t) {
-			list = append(list, t)
-		}
-	}
-	if len(list) < 2 {
-		return list
-	}
-	cut := commonDir(list)
-	for i, e := range list {
-		if len(e) > cut {
-			list[i] = e[cut:]
-		}
-	}
-	return list
-}
-
-// entry reports whether t is a path or a file name alone: a path (a '/'
-// in it, at most three spaces inside its names) or a name with an
-// extension ("app.ts", ".gitignore", no spaces), nothing a sentence, a
-// version ("lazy_html 0.1.8") or a line of code holds.
-func entry(t string) bool {
-	if t == "" || len(t) > 200 || strings.ContainsAny(t, "\t(){}[]<>=;,:\"'`") || strings.Count(t, " ") > 3 {
-		return false
-	}
-	if strings.HasSuffix(t, "/") {
-		return true
-	}
-	if !isWord(t[len(t)-1]) {
-		return false
-	}
-	if strings.IndexByte(t, '/') >= 0 {
-		return true
-	}
-	dot := strings.LastIndexByte(t, '.')
-	return dot >= 0 && dot < len(t)-1 && isAlpha(t[dot+1]) && strings.IndexByte(t, ' ') < 0
-}
-
-// bareName reports whether t is one name alone (a directory ls lists
-// without a '/': "dsl", "node_modules"): letters, digits, '_', '-', '.'.
-func bareName(t string) bool {
-	if t == "" || len(t) > 80 {
-		return false
-	}
-	for i := 0; i < len(t); i++ {
-		if !isWord(t[i]) && t[i] != '-' && t[i] != '.' {
+		if viewPrefix(line) == 0 {
 			return false
 		}
+		seen++
 	}
-	return true
+	return seen > 0
 }
 
-// hitPath returns the path of a search hit's line ("src/a.py:12:…",
-// "src/a.py-13-…"): a path, a ':' or '-', a line number and the same
-// separator again.
-func hitPath(t string) (string, bool) {
-	i := strings.IndexAny(t, ":-")
-	for i > 0 {
-		sep := t[i]
-		j := i + 1
-		for j < len(t) && isDigitB(t[j]) {
-			j++
-		}
-		if j > i+1 && j < len(t) && t[j] == sep && strings.ContainsAny(t[:i], "/.") && !strings.ContainsAny(t[:i], " \t") {
-			return t[:i], true
-		}
-		k := strings.IndexAny(t[i+1:], ":-")
-		if k < 0 {
-			break
-		}
-		i += 1 + k
+// codeLike reports whether a line that reads as a diagnostic is more
+// likely code, settings or a list item: it ends as a statement or an
+// item does (',', ';', '{'), assigns (" = ", "=>"), is an indented
+// lowercase "error:" key, or a Markdown bullet.
+func codeLike(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return true
 	}
-	return "", false
+	switch t[len(t)-1] {
+	case ',', ';', '{':
+		return true
+	}
+	if strings.Contains(t, " = ") || strings.Contains(t, "=>") || strings.HasPrefix(t, "* ") {
+		return true
+	}
+	return len(t) < len(line) && (strings.HasPrefix(t, "error:") || strings.HasPrefix(t, "error "))
 }
 
-// commonDir returns the length of the directory (up to and with its last
-// '/') that every one of list opens with.
-func commonDir(list []string) int {
-	p := list[0]
-	for _, e := range list[1:] {
-		i := 0
-		for i < len(p) && i < len(e) && p[i] == e[i] {
-			i++
-		}
-		p = p[:i]
-	}
-	return strings.LastIndexByte(p, '/') + 1
-}
-
-// defined returns the names body's definitions define, in order, each
-// once: a function, method, class, type or interface of the usual
-// languages, and a JavaScript `const f = (…) =>` or `= function`; the
-// scan stops once the names fill more than n bytes.
-func defined(body string, n int) []string {
-	var names []string
-	size := 0
-	var seen map[string]bool
-	for rest := body; rest != ""; {
-		line, next, _ := strings.Cut(rest, "\n")
-		rest = next
-		code, _ := codeOf(line)
-		name := defName(trimIndent(code))
-		if name == "" && code != "" && code[0] != ' ' && code[0] != '\t' {
-			name = headName(code)
-		}
-		if name != "" && !seen[name] {
-			if seen == nil {
-				seen = map[string]bool{}
-			}
-			seen[name] = true
-			names = append(names, name)
-			if size += len(name) + 1; size > n {
-				break
-			}
-		}
-	}
-	return names
-}
-
-// defModifiers are the words a definition may open with before its kind.
-var defModifiers = []string{"export ", "default ", "async ", "pub ", "public ", "private ", "protected ", "static ", "abstract ", "final ", "override ", "declare "}
-
-// defKinds open a definition; the name follows.
-var defKinds = []string{"def ", "class ", "func ", "fn ", "fun ", "function ", "function* ", "interface ", "type ", "struct ", "enum ", "trait ", "module ", "object ", "record ",
-	"defmodule ", "defp ", "defmacro "}
-
-// defName returns the name a definition's first line defines, or "".
-func defName(t string) string {
-	if t == "" || !defFirstAll[t[0]] {
-		return ""
-	}
-	for again := true; again; {
-		again = false
-		for _, m := range defModifiers {
-			if r, ok := strings.CutPrefix(t, m); ok {
-				t, again = r, true
-			}
-		}
-	}
-	for _, k := range defKinds {
-		if r, ok := strings.CutPrefix(t, k); ok {
-			if k == "func " && strings.HasPrefix(r, "(") { // a Go method: its receiver first
-				if i := strings.IndexByte(r, ')'); i > 0 {
-					r = strings.TrimLeft(r[i+1:], " ")
-				}
-			}
-			if k == "defmodule " { // a dotted name: Spotter.Services.Store
-				i := 0
-				for i < len(r) && (isWord(r[i]) || r[i] == '.') {
-					i++
-				}
-				if nameAt(r) == "" {
-					return ""
-				}
-				return strings.TrimRight(r[:i], ".")
-			}
-			return nameAt(r)
-		}
-	}
-	for _, k := range []string{"const ", "let ", "var "} {
-		if r, ok := strings.CutPrefix(t, k); ok {
-			name := nameAt(r)
-			v, ok := strings.CutPrefix(strings.TrimLeft(r[len(name):], " "), "=")
-			if name == "" || !ok {
-				return ""
-			}
-			v = strings.TrimPrefix(strings.TrimLeft(v, " "), "async ")
-			if strings.HasPrefix(v, "(") && strings.Contains(v, "=>") || strings.HasPrefix(v, "function") {
-				return name
-			}
-			return ""
-		}
-	}
-	return ""
-}
-
-// headName returns the name an unindented C-like function head defines
-// ("static int parse_x(parser_t* p)", "void Foo::bar() {"): the name
-// right before its first '(', after a type of at most a few words, the line
-// ending as a head does (in ')', '{', ',' or '('; not a statement's ';'
-// nor a sentence's '.'), no '=' or keyword before the name; or "".
-func headName(code string) string {
-	t := strings.TrimRight(code, " \r")
-	i := strings.IndexByte(t, '(')
-	if i <= 0 || !isWord(t[i-1]) || !isAlpha(t[0]) || !strings.ContainsRune("){,(", rune(t[len(t)-1])) {
-		return ""
-	}
-	before := strings.TrimRight(t[:i], " ")
-	sp := strings.LastIndexAny(before, " *&")
-	if sp <= 0 || strings.ContainsAny(before, "=.,\"'") || strings.Count(before, " ") > 4 {
-		return ""
-	}
-	first, _, _ := strings.Cut(before, " ")
-	switch first {
-	case "return", "if", "for", "while", "switch", "else", "await", "new", "throw", "case", "yield", "delete", "typeof", "do", "echo", "print", "assert", "raise", "del", "not", "and", "or", "in", "is", "go", "defer", "select":
-		return ""
-	}
-	name := before[sp+1:]
-	if j := strings.LastIndex(name, "::"); j >= 0 {
-		name = name[j+2:]
-	}
-	if nameAt(name) != name {
-		return ""
-	}
-	return name
-}
-
-// defFirstAll holds the first bytes of the words defName looks for.
-var defFirstAll = firstBytes(append(append(append([]string{}, defModifiers...), defKinds...), "const ", "let ", "var "))
-
-// nameAt returns the identifier s opens with ("" when none).
-func nameAt(s string) string {
-	i := 0
-	for i < len(s) && (isWord(s[i]) || s[i] == '$') {
-		i++
-	}
-	if i == 0 || isDigitB(s[0]) {
-		return ""
-	}
-	return s[:i]
-}
-
-// fitNames writes names in order, space-separated, in at most n bytes: a
-// name that does not fit ends the list with "…".
+// fitNames writes names in order, space-separated, in at most n bytes:
+// all of them when they fit, else as many as fit before " …".
 func fitNames(names []string, n int) string {
+	total := len(names) - 1
+	for _, s := range names {
+		total += len(s)
+	}
+	if total <= n {
+		return strings.Join(names, " ")
+	}
 	var b strings.Builder
 	for i, s := range names {
-		need := b.Len() + 1 + len(s)
-		if i < len(names)-1 {
-			need += len(" …")
+		sep := 0
+		if i > 0 {
+			sep = 1
 		}
-		if need > n {
+		if b.Len()+sep+len(s)+len(" …") > n {
 			if i == 0 {
-				return clip(s, max(n-3, 8))
+				return clip(s, max(n-len("…"), 8))
 			}
 			b.WriteString(" …")
 			break

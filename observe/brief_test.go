@@ -1,8 +1,10 @@
 package observe
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -281,5 +283,98 @@ func TestStubErrorMark(t *testing.T) {
 	o.IsError = false
 	if got := Stub(o, StubOptions{Handle: "h0000000000", OmitCall: true}); !strings.Contains(got, "[error] Exit code 1") {
 		t.Errorf("Stub = %q: an unmarked output's text lost", got)
+	}
+}
+
+// TestBriefNotMisled: code, settings, prose and comments that look like
+// an error line, a test summary, a listing or a definition are none.
+func TestBriefNotMisled(t *testing.T) {
+	tests := []struct {
+		name, out, want string
+	}{
+		{"an enum member", "class Status(Enum):\n    FAILED = 2\n    DONE = 3", "3 lines: Status"},
+		{"a C enumerator", "enum e {\n    OK,\n    ERROR_NOT_FOUND,\n};", "4 lines: e"},
+		{"a Rust match arm", "match e {\n        Error::NotFound => 1,\n}", "3 lines"},
+		{"a settings key", "colors:\n  error: red\n  warning: orange\n", "3 lines"},
+		{"a Markdown bullet", "# Changes\n\n* pgconn: error messages that embed secrets are redacted\n* more", "4 lines"},
+		{"a numbered view raising", "     1\tdef f():\n     2\t    raise ValueError('x')\n     3\tError: not a headline in a view", "3 lines: f"},
+		{"a C block comment", "/*\n** (a virtual table) designed for tests\n*/\nstatic int xOpen(sqlite3_vtab *p){", "4 lines: xOpen"},
+		{"an ExUnit test file viewed", "     1→defmodule FooTest do\n     2→  test \"returns failure on bad input\" do\n     3→  end\n     4→end", "4 lines: FooTest"},
+		{"a numbered Markdown item", "2. **Return an error at render time** in some cases", "1 line"},
+		{"prose after a kind's word", "type of value that is kept\nclass of errors we see\nobject with fields", "3 lines"},
+		{"go.mod", "module github.com/x/y\n\ngo 1.22", "3 lines"},
+		{"a Ruby class method and a C function returning a struct", "def self.create(x)\nend\nstruct ret f(int a)", "3 lines: create f"},
+		{"a call, not a head", "export default defineConfig({\n  plugins: [],\n})", "3 lines"},
+		{"prose with calls", "Use run(x) and then stop(y),\nthen go home.", "2 lines"},
+		{"a numbered .gitignore", "     1→node_modules/\n     2→dist/\n     3→*.log", "3 lines: node_modules/ dist/ *.log"},
+	}
+	for _, tt := range tests {
+		if got := Brief(Observation{Output: tt.out}, 120); got != tt.want {
+			t.Errorf("%s: Brief = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// Still headlines: Elixir's error, a bare compiler error.
+	for out, want := range map[string]string{
+		"** (RuntimeError) boom":              "1 line, ** (RuntimeError) boom",
+		"** (exit) exited in: GenServer.call": "1 line, ** (exit) exited in: GenServer.call",
+		"error: expected `;`, found `}`":      "1 line, error: expected `;`, found `}`",
+	} {
+		if got := Brief(Observation{Output: out}, 120); got != want {
+			t.Errorf("Brief(%q) = %q, want %q", out, got, want)
+		}
+	}
+	// A text agent's command line is no code it wrote; its heredoc is.
+	if got := Brief(Observation{Arguments: "type python3", Output: "<returncode>0</returncode>\n<output>\n</output>"}, 120); got != "exit 0, no output" {
+		t.Errorf("Brief of `type python3` = %q", got)
+	}
+}
+
+func TestResultBodyLongHeader(t *testing.T) {
+	out := "[execute_command for 'echo a &&\necho b'] Result:\nCommand executed.\nOutput:\na\nb"
+	if got, want := resultBody(out), "Command executed.\nOutput:\na\nb"; got != want {
+		t.Errorf("resultBody = %q, want %q", got, want)
+	}
+}
+
+func TestFitNames(t *testing.T) {
+	tests := []struct {
+		names []string
+		n     int
+		want  string
+	}{
+		{[]string{"abcdefghijkl"}, 12, "abcdefghijkl"},
+		{[]string{"abcdefghij", "k"}, 12, "abcdefghij k"},
+		{[]string{"abc", "def", "ghi"}, 9, "abc …"},
+		{[]string{"abcdefghijklmnopqrst", "b"}, 12, "abcdefghi…"},
+	}
+	for _, tt := range tests {
+		if got := fitNames(tt.names, tt.n); got != tt.want || len(got) > tt.n {
+			t.Errorf("fitNames(%q, %d) = %q, want %q", tt.names, tt.n, got, tt.want)
+		}
+	}
+}
+
+// TestBriefLinear: long one-line outputs of many separators, and one
+// that echoes its long arguments, take milliseconds, not seconds (a
+// scan per separator over the line before, an argument search per
+// identifier, took 0.4–6.5 s on these).
+func TestBriefLinear(t *testing.T) {
+	var echo strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&echo, "name_%d ", i)
+	}
+	cases := []Observation{
+		{Output: strings.Repeat(`{"id":0,"created_at":"2024-01-02T10:00:00Z"},`, 4000)},
+		{Output: strings.Repeat("2024-01-02 ", 15000)},
+		{Output: strings.Repeat("a-1-", 50000)},
+		{Output: strings.Repeat("0:0:", 50000)},
+		{Tool: "Bash", Arguments: `{"command":"echo ` + echo.String() + `"}`, Output: echo.String()},
+	}
+	for i, o := range cases {
+		start := time.Now()
+		Brief(o, 120)
+		if d := time.Since(start); d > 300*time.Millisecond {
+			t.Errorf("case %d: %v", i, d)
+		}
 	}
 }

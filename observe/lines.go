@@ -151,7 +151,7 @@ func diagnostic(t string) int {
 	}
 	if headFirst[tt[0]] {
 		for _, p := range headStarts {
-			if strings.HasPrefix(tt, p) {
+			if strings.HasPrefix(tt, p) && (p != "** (" || beamError(tt[len(p):])) {
 				return diagHead
 			}
 		}
@@ -210,8 +210,20 @@ var headStarts = []string{
 	// "Exception in thread "main" java.lang.X" and its "Caused by: …",
 	// Jest's "● Suite › test".
 	"[ERROR]", "Exception in thread", "Caused by:", "● ",
-	// Elixir's and Erlang's "** (RuntimeError) message".
+	// Elixir's and Erlang's "** (RuntimeError) message" (beamError).
 	"** (",
+}
+
+// beamError reports whether s, what follows "** (", is an Elixir or
+// Erlang error's name and its ')': "RuntimeError) boom", "exit)
+// exited in", "Mix) Could not" — not a C block comment's "** (a virtual
+// table) …".
+func beamError(s string) bool {
+	i := 0
+	for i < len(s) && (isWord(s[i]) || s[i] == '.') {
+		i++
+	}
+	return i > 0 && i < len(s) && s[i] == ')'
 }
 
 // headMarks are headlines inside a line: a compiler's "x.c:12:5: error:",

@@ -277,7 +277,7 @@ func testSummary(body string) string {
 	sum := ""
 	tailLines(body, 40, func(line string) bool {
 		t := strings.Trim(line, "= ")
-		if (strings.Contains(t, " passed") || strings.Contains(t, " failed") || strings.Contains(t, " error")) && strings.Contains(t, " in ") && isDigitB(firstByte(t)) {
+		if (strings.Contains(t, " passed") || strings.Contains(t, " failed") || strings.Contains(t, " error")) && strings.Contains(t, " in ") && countFirst(t) {
 			if i := strings.LastIndex(t, " in "); i > 0 {
 				t = t[:i]
 			}
@@ -296,7 +296,7 @@ func testSummary(body string) string {
 			sum = line
 		case strings.HasPrefix(line, "Found ") && strings.Contains(line, " error"): // tsc
 			sum = strings.TrimSuffix(line, ".")
-		case isDigitB(firstByte(line)) && strings.Contains(line, " failure") && (strings.Contains(line, " test") || strings.Contains(line, " example")): // ExUnit, RSpec
+		case countsFailures(line): // ExUnit, RSpec
 			sum = line
 		case strings.HasPrefix(line, "Tests: ") && strings.Contains(line, "Failures: "): // PHPUnit
 			sum = strings.TrimSuffix(line, ".")
@@ -312,6 +312,33 @@ func testSummary(body string) string {
 		return strconv.Itoa(n) + " FAIL"
 	}
 	return ""
+}
+
+// countFirst reports whether t opens with a count: digits and a space
+// ("3 failed", not a numbered item's "2. **Return an error…**").
+func countFirst(t string) bool {
+	i := 0
+	for i < len(t) && isDigitB(t[i]) {
+		i++
+	}
+	return i > 0 && i < len(t) && t[i] == ' '
+}
+
+// countsFailures reports whether line is a run's counts with a count of
+// failures: ", "-separated parts, each a count and a word, one of them
+// failures ("58 tests, 1 failure", "3 doctests, 5 tests, 0 failures, 1
+// excluded", "5 examples, 2 failures").
+func countsFailures(line string) bool {
+	failures := false
+	for _, part := range strings.Split(line, ", ") {
+		count, word, ok := strings.Cut(part, " ")
+		if !ok || count == "" || strings.Trim(count, "0123456789") != "" || word == "" {
+			return false
+		}
+		word, _, _ = strings.Cut(word, " ")
+		failures = failures || strings.HasPrefix(word, "failure")
+	}
+	return failures
 }
 
 func firstByte(s string) byte {

@@ -329,6 +329,9 @@ func countFirst(t string) bool {
 // failures ("58 tests, 1 failure", "3 doctests, 5 tests, 0 failures, 1
 // excluded", "5 examples, 2 failures").
 func countsFailures(line string) bool {
+	if !isDigitB(firstByte(line)) || !strings.Contains(line, " failure") {
+		return false
+	}
 	failures := false
 	for _, part := range strings.Split(line, ", ") {
 		count, word, ok := strings.Cut(part, " ")

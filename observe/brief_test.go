@@ -175,59 +175,61 @@ func TestBrief(t *testing.T) {
 	}
 }
 
-func TestHeadName(t *testing.T) {
-	tests := map[string]string{
-		"static int parse_x(parser_t* p)":    "parse_x",
-		"ast_t* ast_new(token_t* t, int id)": "ast_new",
-		"void Foo::bar() {":                  "bar",
-		"int main(int argc, char** argv)":    "main",
-		"int f(int);":                        "",
-		"describe('x', () => {":              "",
-		"main()":                             "",
-		"return f(x)":                        "",
-		"if (x) {":                           "",
-		"await load(x)":                      "",
-		"x = f(y)":                           "",
-		"print(f(x))":                        "",
-		"a.b c(d)":                           "",
-		"Review the changes and make sure they are as expected (correct indentation). Edit again.": "",
-		"Make sure it is expected (see above)":                                                     "",
-		"static const char* const name(void) {":                                                    "name",
-	}
-	for in, want := range tests {
-		if got := headName(in); got != want {
-			t.Errorf("headName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestDefName(t *testing.T) {
-	tests := map[string]string{
-		"def f(x):":                       "f",
-		"async def g():":                  "g",
-		"class A(B):":                     "A",
-		"export default class App {":      "App",
-		"export async function load() {":  "load",
-		"pub fn parse(s: &str) {":         "parse",
-		"func (r *Repo) Find(id int) {":   "Find",
-		"export const f = async (a) => {": "f",
-		"const g = function (a) {":        "g",
-		"const h = 3;":                    "",
-		"let x = (a + b);":                "",
-		"interface Props {":               "Props",
-		"export type Id = string;":        "Id",
-		"return f(x)":                     "",
-		"definitely not":                  "",
-		"type ":                           "",
-		"function* gen() {":               "gen",
-		"defmodule Spotter.Store do":      "Spotter.Store",
-		"defp hidden(x) do":               "hidden",
-		"fun main(args: Array<String>) {": "main",
-		"private static void main(String": "",
-	}
-	for in, want := range tests {
-		if got := defName(in); got != want {
-			t.Errorf("defName(%q) = %q, want %q", in, got, want)
+// TestDefinitionNames: the name a definition's first line defines, by
+// its kind's word (defName) or as a C-like function head (headName);
+// calls, statements and prose define none.
+func TestDefinitionNames(t *testing.T) {
+	for _, set := range []struct {
+		name  string
+		f     func(string) string
+		cases map[string]string
+	}{
+		{"headName", headName, map[string]string{
+			"static int parse_x(parser_t* p)":    "parse_x",
+			"ast_t* ast_new(token_t* t, int id)": "ast_new",
+			"void Foo::bar() {":                  "bar",
+			"int main(int argc, char** argv)":    "main",
+			"int f(int);":                        "",
+			"describe('x', () => {":              "",
+			"main()":                             "",
+			"return f(x)":                        "",
+			"if (x) {":                           "",
+			"await load(x)":                      "",
+			"x = f(y)":                           "",
+			"print(f(x))":                        "",
+			"a.b c(d)":                           "",
+			"Review the changes and make sure they are as expected (correct indentation). Edit again.": "",
+			"Make sure it is expected (see above)":                                                     "",
+			"static const char* const name(void) {":                                                    "name",
+		}},
+		{"defName", defName, map[string]string{
+			"def f(x):":                       "f",
+			"async def g():":                  "g",
+			"class A(B):":                     "A",
+			"export default class App {":      "App",
+			"export async function load() {":  "load",
+			"pub fn parse(s: &str) {":         "parse",
+			"func (r *Repo) Find(id int) {":   "Find",
+			"export const f = async (a) => {": "f",
+			"const g = function (a) {":        "g",
+			"const h = 3;":                    "",
+			"let x = (a + b);":                "",
+			"interface Props {":               "Props",
+			"export type Id = string;":        "Id",
+			"return f(x)":                     "",
+			"definitely not":                  "",
+			"type ":                           "",
+			"function* gen() {":               "gen",
+			"defmodule Spotter.Store do":      "Spotter.Store",
+			"defp hidden(x) do":               "hidden",
+			"fun main(args: Array<String>) {": "main",
+			"private static void main(String": "",
+		}},
+	} {
+		for in, want := range set.cases {
+			if got := set.f(in); got != want {
+				t.Errorf("%s(%q) = %q, want %q", set.name, in, got, want)
+			}
 		}
 	}
 }

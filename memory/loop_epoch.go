@@ -234,9 +234,9 @@ func countLine(handles []string, max int) string {
 }
 
 // dropLine is the line of a dropped call: "[swc:HANDLE call → outcome]",
-// the outcome observe.Brief's (exit status, test summary, line count,
-// then an error headline, a listing's entries or the names a file view
-// defines), the line at most loopLineTokens tokens.
+// the outcome what observe.Brief says of the output (exit status, test
+// summary, line count, then one thing the output held or the call
+// wrote), the line at most loopLineTokens tokens.
 func (c *Compressor) dropLine(ob observe.Observation, handle string) string {
 	head := "[swc:" + handle + " " + callSummary(ob.Tool, ob.Arguments) + " → "
 	line := head + observe.Brief(ob, dropLineBytes-len(head)) + "]"

@@ -23,7 +23,7 @@ func entries(body string, lines int) []string {
 		line, next, _ := strings.Cut(rest, "\n")
 		rest = next
 		t := listLine(line)
-		if t == "" {
+		if t == "" || t == "--" { // grep -C's separator between groups
 			continue
 		}
 		n++
@@ -52,7 +52,7 @@ func entries(body string, lines int) []string {
 		line, next, _ := strings.Cut(rest, "\n")
 		rest = next
 		t := listLine(line)
-		if t == "" {
+		if t == "" || t == "--" {
 			continue
 		}
 		if hits {
@@ -87,9 +87,9 @@ func listLine(line string) string {
 }
 
 // entry reports whether t is a path or a file name alone: a path (a '/'
-// in it, at most three spaces inside its names) or a name with an
-// extension ("app.ts", ".gitignore", no spaces), nothing a sentence, a
-// version ("lazy_html 0.1.8") or a line of code holds.
+// in it, at most three spaces inside its names after the first '/') or
+// a name with an extension ("app.ts", ".gitignore", no spaces), nothing
+// a sentence, a version ("lazy_html 0.1.8") or a line of code holds.
 func entry(t string) bool {
 	if t == "" || len(t) > 200 || strings.ContainsAny(t, "\t(){}[]<>=;,:\"'`") || strings.Count(t, " ") > 3 {
 		return false
@@ -100,8 +100,11 @@ func entry(t string) bool {
 	if !isWord(t[len(t)-1]) {
 		return false
 	}
-	if strings.IndexByte(t, '/') >= 0 {
-		return true
+	if slash := strings.IndexByte(t, '/'); slash >= 0 {
+		// Spaces only inside its names after the first '/': not a
+		// commit's "abc1234 fix src/a.go".
+		sp := strings.IndexByte(t, ' ')
+		return sp < 0 || sp > slash
 	}
 	dot := strings.LastIndexByte(t, '.')
 	return dot >= 0 && dot < len(t)-1 && isAlpha(t[dot+1]) && strings.IndexByte(t, ' ') < 0

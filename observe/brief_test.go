@@ -308,6 +308,8 @@ func TestBriefNotMisled(t *testing.T) {
 		{"a Ruby class method and a C function returning a struct", "def self.create(x)\nend\nstruct ret f(int a)", "3 lines: create f"},
 		{"a call, not a head", "export default defineConfig({\n  plugins: [],\n})", "3 lines"},
 		{"prose with calls", "Use run(x) and then stop(y),\nthen go home.", "2 lines"},
+		{"git log --oneline", "abc1234 fix src/a.go\ndef5678 add lib/b.go", "2 lines"},
+		{"grep -C groups", "src/a.py-11-x = 1\nsrc/a.py:12:def f():\n--\nsrc/b.py:7:f()", "4 lines: a.py b.py"},
 		{"a numbered .gitignore", "     1→node_modules/\n     2→dist/\n     3→*.log", "3 lines: node_modules/ dist/ *.log"},
 	}
 	for _, tt := range tests {

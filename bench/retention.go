@@ -7,11 +7,12 @@ import (
 )
 
 // The offline metrics. Contexts and gold answers are tokenised
-// with Tokens (LoCoMo's normalize_answer, then a whitespace split) and NOT
-// Porter-stemmed: retention asks whether the answer's words survive in the
-// context as written, and stemming would let "painting" in a context count
-// for a gold "painted". Case, punctuation, articles and "and" are ignored,
-// as in LoCoMo's F1.
+// with Tokens (LoCoMo's normalize_answer, then a whitespace split) after
+// WrittenDates (a date in digits, "31.12.2023", read as "31 December
+// 2023"; see dates.go) and NOT Porter-stemmed: retention asks whether the
+// answer's words survive in the context as written, and stemming would
+// let "painting" in a context count for a gold "painted". Case,
+// punctuation, articles and "and" are ignored, as in LoCoMo's F1.
 
 // Index is a context prepared for many questions: its normalised token
 // sequence and, for each distinct token, the positions where it occurs.
@@ -56,7 +57,7 @@ func (x *Index) Has(tok string) bool {
 // contiguous token sequence in the context, else 0 (LoCoMo's has_answer
 // idea). A gold answer with no tokens is never retained (0).
 func (x *Index) Retention(gold string) float64 {
-	g := Tokens(gold)
+	g := retentionTokens(gold)
 	if len(g) == 0 {
 		return 0
 	}
@@ -97,7 +98,7 @@ func matchAt(toks []string, start int, g []string) bool {
 // that occur anywhere in the context. When every token of the gold is a
 // stopword all its tokens count; a gold answer with no tokens scores 0.
 func (x *Index) TokenRecall(gold string) float64 {
-	g := contentTokens(Tokens(gold))
+	g := contentTokens(retentionTokens(gold))
 	if len(g) == 0 {
 		return 0
 	}
@@ -190,12 +191,12 @@ func EvidenceRetention(kept map[string]bool, evidence []string) (share float64, 
 // conversations.
 var tokenMemo = memo.New(LineMemoBytes, func(line string, t []string) int { return 2*len(line) + 16*len(t) })
 
-// lineTokens is Tokens(line), remembered.
+// lineTokens is retentionTokens(line), remembered.
 func lineTokens(line string) []string {
 	if t, ok := tokenMemo.Get(line); ok {
 		return t
 	}
-	t := Tokens(line)
+	t := retentionTokens(line)
 	tokenMemo.Put(line, t)
 	return t
 }

@@ -45,6 +45,11 @@ func TestRetention(t *testing.T) {
 		{"jobs melanie", 0, 1}, // last token of one line, first of the next: not adjacent
 		{"group yesterday", 1, 1},
 		{"SUNRISE!", 1, 1},
+		{"On 08.05.2023", 1, 1}, // a date in digits is read as the date (WrittenDates)
+		{"2023-05-08", 1, 1},    // ISO too
+		{"May 8th, 2023", 0, 1}, // the order differs: recall only
+		{"8 May 2023", 1, 1},    // as written
+		{"On 07.05.2023", 0, 2.0 / 3},
 	}
 	for _, tt := range tests {
 		if got := x.Retention(tt.gold); got != tt.retention {

@@ -100,7 +100,7 @@ func analyzeLine(l string) *lineInfo {
 	for _, t := range terms {
 		li.tf[t]++
 	}
-	for _, t := range Tokens(l) {
+	for _, t := range retentionTokens(l) {
 		li.toks[t] = true
 	}
 	lineMemo.Put(l, li)
@@ -153,7 +153,7 @@ func (s *Support) Top(question string, k int) []int {
 // for question. A gold answer with no tokens, or a question sharing no
 // term with any line, scores 0.
 func (s *Support) Recall(question, gold string, k int) float64 {
-	g := contentTokens(Tokens(gold))
+	g := contentTokens(retentionTokens(gold))
 	if len(g) == 0 {
 		return 0
 	}

@@ -172,24 +172,49 @@ func truncatePlain(s string, max int) (string, bool) {
 	return s, true
 }
 
-// truncateLibrary is Truncate by the library's encoding of all of s.
+// truncateLibrary is Truncate by the library's encoding of s: of a
+// prefix of it when that holds max tokens with room to spare. The
+// encoder splits a text into pieces by a pattern that looks at most a
+// character past a piece, and merges bytes inside a piece only, so the
+// tokens ending more than truncateMargin bytes before the end of a
+// prefix are the whole text's: a prefix of about 6 bytes a token (and
+// 4 times that until it holds enough) spares encoding a long turn whole
+// to keep its start (a 100,000-token output cut to 2,000 tokens).
 func truncateLibrary(s string, max int) string {
-	ids, _, err := get().Encode(s)
-	if err != nil {
-		return ""
+	for p := min(len(s), 6*max+4*truncateMargin); ; p = min(len(s), 4*p) {
+		for p < len(s) && !utf8.RuneStart(s[p]) {
+			p++
+		}
+		ids, _, err := get().Encode(s[:p])
+		if err != nil {
+			return ""
+		}
+		if len(ids) <= max {
+			if p == len(s) {
+				return s
+			}
+			continue
+		}
+		out, err := get().Decode(ids[:max])
+		if err != nil {
+			return ""
+		}
+		if p < len(s) && len(out)+truncateMargin > p {
+			continue // the cut may have moved the last tokens: a longer prefix
+		}
+		// The tokens are the bytes of s, but one can end inside a
+		// multi-byte character: keep whole characters only.
+		n := min(len(out), len(s))
+		for n > 0 && !utf8.ValidString(s[:n]) {
+			n--
+		}
+		return s[:n]
 	}
-	if len(ids) <= max {
-		return s
-	}
-	out, err := get().Decode(ids[:max])
-	if err != nil {
-		return ""
-	}
-	// The tokens are the bytes of s, but one can end inside a multi-byte
-	// character: keep whole characters only.
-	n := min(len(out), len(s))
-	for n > 0 && !utf8.ValidString(s[:n]) {
-		n--
-	}
-	return s[:n]
 }
+
+// truncateMargin is how many bytes before the end of an encoded prefix
+// the last kept token must end for truncateLibrary to trust it: more than
+// the longest piece the pattern makes of ordinary text, a run of spaces
+// or letters, would reach back (a longer run is cut within the margin
+// anyway, the encoder's pieces of it being the same up to there).
+const truncateMargin = 256

@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -82,4 +83,68 @@ func TestTruncatePlain(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTruncatePrefix: truncating from an encoded prefix gives the
+// truncation of the whole text's encoding, for long texts of many kinds
+// (code, JSON, logs, prose in several scripts, long runs of one letter,
+// base64) at budgets from a token to past the text.
+func TestTruncatePrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	b64 := make([]byte, 30000)
+	for i := range b64 {
+		b64[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[rng.IntN(64)]
+	}
+	texts := []string{
+		strings.Repeat("func (c *Compressor) loopWalk(l *loopShape, lc *loopCosts, fixed int) (b, d int, over bool) {\n\tbudget := o.Budget\n", 300),
+		strings.Repeat(`{"id": 12345, "name": "naïve café", "tags": ["a", "b"], "ok": true}, `, 500),
+		strings.Repeat("2026-12-06T05:34:14Z INFO proxy: passthrough reason=\"parse: messages[3].role\" 200 OK 12.5ms\n", 400),
+		strings.Repeat("王伟说你好世界。今天天气很好，我们去公园散步吧！", 800),
+		strings.Repeat("a", 40000),
+		strings.Repeat(" ", 5000) + "x" + strings.Repeat("\n", 3000) + "y",
+		string(b64),
+		strings.Repeat("🎉 emoji party 🎉🎉 ", 2000),
+	}
+	whole := func(s string, max int) string {
+		ids, _, err := get().Encode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) <= max {
+			return s
+		}
+		out, _ := get().Decode(ids[:max])
+		n := min(len(out), len(s))
+		for n > 0 && !utf8.ValidString(s[:n]) {
+			n--
+		}
+		return s[:n]
+	}
+	for _, s := range texts {
+		for _, max := range []int{1, 7, 100, 513, 2000, 5000, Count(s) - 1, Count(s), Count(s) + 10} {
+			if max <= 0 {
+				continue
+			}
+			if got, want := truncateLibrary(s, max), whole(s, max); got != want {
+				t.Errorf("truncateLibrary(%.30q…, %d): %d bytes, the whole text's encoding gives %d", s, max, len(got), len(want))
+			}
+		}
+	}
+}
+
+// BenchmarkTruncateLong: a 100,000-token log cut to 2,000 tokens, from an
+// encoded prefix (Truncate) and, the baseline, by encoding it whole.
+func BenchmarkTruncateLong(b *testing.B) {
+	s := strings.Repeat("2026-12-06T05:34:14Z INFO proxy: passthrough reason=\"parse: messages[3].role\" 200 OK 12.5ms naïve\n", 3000)
+	b.Run("prefix", func(b *testing.B) {
+		for b.Loop() {
+			Truncate(s, 2000)
+		}
+	})
+	b.Run("whole", func(b *testing.B) {
+		for b.Loop() {
+			ids, _, _ := get().Encode(s)
+			get().Decode(ids[:2000])
+		}
+	})
 }

@@ -223,19 +223,20 @@ func TrajectoryHTML(w io.Writer, s *trajectory.Summary) error {
 // no_targets,frr_pooled,frr_over,frr_over_n,recoverable_frr,
 // recoverable_frr_pooled,recoverable_frr_over,miss_count_line,
 // miss_dropped_without_handle,miss_no_handle,orr,orr_n,raw_tokens,sent_tokens,tokens_ratio,stable,pairs,
-// stable_share,cached_share,mark_cached_share,cost_ratio,wall_p50_ms,wall_p99_ms,cpu_p50_ms,cpu_p99_ms. It returns
+// stable_share,cached_share,mark_cached_share,cost_ratio,wall_p50_ms,wall_p99_ms,cpu_p50_ms,cpu_p99_ms,
+// input_breaches. It returns
 // the first write error.
 func TrajectoryCSV(w io.Writer, s *trajectory.Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"format", "budget", "condition", "requests", "refusals", "breaches", "over_budget", "frr", "frr_n", "no_targets", "frr_pooled", "frr_over", "frr_over_n",
 		"recoverable_frr", "recoverable_frr_pooled", "recoverable_frr_over", "miss_count_line", "miss_dropped_without_handle", "miss_no_handle", "orr", "orr_n",
-		"raw_tokens", "sent_tokens", "tokens_ratio", "stable", "pairs", "stable_share", "cached_share", "mark_cached_share", "cost_ratio", "wall_p50_ms", "wall_p99_ms", "cpu_p50_ms", "cpu_p99_ms"})
+		"raw_tokens", "sent_tokens", "tokens_ratio", "stable", "pairs", "stable_share", "cached_share", "mark_cached_share", "cost_ratio", "wall_p50_ms", "wall_p99_ms", "cpu_p50_ms", "cpu_p99_ms", "input_breaches"})
 	i, f4 := strconv.Itoa, func(x float64) string { return num(x, 4) }
 	for _, c := range s.Cells {
 		cw.Write([]string{c.Format, i(c.Budget), c.Condition, i(c.Requests), i(c.Refusals), i(c.Breaches), i(c.OverBudget), f4(c.FRR), i(c.FRRN), i(c.NoTargets), f4(c.Pooled), f4(c.FRROver), i(c.FRROverN),
 			f4(c.RecFRR), f4(c.RecPooled), f4(c.RecFRROver), i(c.Misses[trajectory.MissCountLine]), i(c.Misses[trajectory.MissNoHandleLine]), i(c.Misses[trajectory.MissNotObservation]), f4(c.ORR), i(c.ORRN),
 			strconv.FormatInt(c.RawTokens, 10), strconv.FormatInt(c.SentTokens, 10), f4(c.Ratio), i(c.Stable), i(c.Pairs), f4(c.StableShare), f4(c.CachedShare), f4(c.MarkCachedShare), f4(c.CostRatio),
-			f4(c.WallP50), f4(c.WallP99), f4(c.CPUP50), f4(c.CPUP99)})
+			f4(c.WallP50), f4(c.WallP99), f4(c.CPUP50), f4(c.CPUP99), i(c.InputBreaches)})
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

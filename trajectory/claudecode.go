@@ -18,7 +18,11 @@ import (
 // conversation the model saw is the chain of parentUuid links back from
 // the session's last message (an edited or retried prompt leaves a
 // branch off it; a compaction starts a chain anew, its summary the first
-// user message); subagents' lines (isSidechain) are not part of it. The
+// user message); subagents' lines (isSidechain) are not part of it. A file
+// of a subagent's lines alone (agent-ID.jsonl beside the session, as
+// Claude Code writes them) is that subagent's own conversation — its
+// task the first user message, its calls and results after — and is read
+// as that, from its last line back. The
 // bench reads such a file as the Messages body of that chain
 // (claudeCodeBody): the transcript holds neither the system prompt nor
 // the tool definitions, so the body has neither.
@@ -67,7 +71,7 @@ func claudeCodeBody(data []byte) ([]byte, error) {
 	byID := map[string]int{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
-	last := -1
+	last, lastSide := -1, -1 // the last message outside subagents, and in one
 	for n := 1; sc.Scan(); n++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
@@ -82,15 +86,23 @@ func claudeCodeBody(data []byte) ([]byte, error) {
 		}
 		byID[l.UUID] = len(lines)
 		lines = append(lines, l)
-		if (l.Type == "user" || l.Type == "assistant") && l.Message != nil && !l.IsSidechain {
-			last = len(lines) - 1
+		if (l.Type == "user" || l.Type == "assistant") && l.Message != nil {
+			if l.IsSidechain {
+				lastSide = len(lines) - 1
+			} else {
+				last = len(lines) - 1
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
+	side := false // a subagent's own transcript
 	if last < 0 {
-		return nil, fmt.Errorf("no user or assistant message outside subagents")
+		if lastSide < 0 {
+			return nil, fmt.Errorf("no user or assistant message")
+		}
+		last, side = lastSide, true
 	}
 	var chain []ccLine
 	seen := map[string]bool{}
@@ -100,7 +112,7 @@ func claudeCodeBody(data []byte) ([]byte, error) {
 			return nil, fmt.Errorf("parentUuid links loop at %s", l.UUID)
 		}
 		seen[l.UUID] = true
-		if (l.Type == "user" || l.Type == "assistant") && l.Message != nil && !l.IsSidechain {
+		if (l.Type == "user" || l.Type == "assistant") && l.Message != nil && l.IsSidechain == side {
 			chain = append(chain, l)
 		}
 		if l.ParentUUID == nil {

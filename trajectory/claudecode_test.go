@@ -122,3 +122,25 @@ func replaysClean(t *testing.T, name string, body Body, want int) {
 		}
 	}
 }
+
+// TestClaudeCodeSubagentTranscript: a file of a subagent's lines alone
+// (agent-ID.jsonl, every line isSidechain) is the subagent's own
+// conversation: its task, its calls and results, its report.
+func TestClaudeCodeSubagentTranscript(t *testing.T) {
+	data, err := os.ReadFile("testdata/tiny_claude_code_agent.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := parseFile("agent-a7f3", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Bodies) != 1 || tr.Bodies[0].Format != chat.Anthropic {
+		t.Fatalf("%d bodies", len(tr.Bodies))
+	}
+	want := "user(text) assistant(tool_use) user(tool_result) assistant(text)"
+	if got := messagesShape(t, tr.Bodies[0].Data); got != want {
+		t.Errorf("messages:\n got %s\nwant %s", got, want)
+	}
+	replaysClean(t, tr.Name, tr.Bodies[0], 2)
+}

@@ -35,8 +35,13 @@ type Row struct {
 	Unrecoverable []Miss `json:"unrecoverable,omitempty"`
 	// Refused is the compressor's error ("" when it compressed).
 	Refused string `json:"refused,omitempty"`
-	// Breaches are the sent body's provider-rule breaches.
-	Breaches []string `json:"breaches,omitempty"`
+	// Breaches are the sent body's provider-rule breaches that the
+	// condition made: a breach of a rule the request as the agent sent
+	// it already breaks (the same rule, wherever in the body) is the
+	// input's, and InputBreaches lists the input's breaches (see
+	// ownBreaches).
+	Breaches      []string `json:"breaches,omitempty"`
+	InputBreaches []string `json:"input_breaches,omitempty"`
 	// Stable says whether the previous request's sent list is a prefix of
 	// this one's (see PrefixStable); absent for a run's first request and
 	// when either request was refused.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -191,7 +192,7 @@ func (r *Runner) compress(ctx context.Context, q *Request, g *group, targets []s
 		}
 	}
 	out := q.decode(body)
-	row.Breaches = out.breaches
+	row.Breaches, row.InputBreaches = ownBreaches(out.breaches, q.decode(q.Body).breaches)
 	var marked int
 	if rp.Format == chat.Anthropic {
 		marked = g.marks.serve(out, rp.codec.list)
@@ -210,6 +211,46 @@ func (r *Runner) compress(ctx context.Context, q *Request, g *group, targets []s
 	g.prev = out
 	return row
 }
+
+// ownBreaches returns the breaches of sent whose rule input (the
+// request as the agent sent it) does not already break, and input's
+// breaches. A recorded session can break a provider rule itself (a
+// Gemini CLI record opening with the model's call of a skill, before the
+// user's prompt): what every condition then inherits is not theirs. A
+// rule is a breach's text without the places it names (breachRule).
+func ownBreaches(sent, input []string) (own, in []string) {
+	if len(input) == 0 || len(sent) == 0 {
+		return sent, input
+	}
+	rules := make(map[string]bool, len(input))
+	for _, b := range input {
+		rules[breachRule(b)] = true
+	}
+	for _, b := range sent {
+		if !rules[breachRule(b)] {
+			own = append(own, b)
+		}
+	}
+	return own, input
+}
+
+// breachRule is breach b without where it is: its leading place
+// ("contents[3]: ", "messages[2].content[1]: ") gone, and its numbers and
+// quoted names written as # and "…" ("messages[4]: tool_use \"x\" of
+// messages[3] answered 2 times" is "tool_use "…" of messages[#] answered
+// # times").
+func breachRule(b string) string {
+	if place, rest, ok := strings.Cut(b, ": "); ok && !strings.ContainsRune(place, ' ') {
+		b = rest
+	}
+	b = quotedRE.ReplaceAllString(b, `"…"`)
+	return digitsRE.ReplaceAllString(b, "#")
+}
+
+var (
+	quotedRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+	digitsRE = regexp.MustCompile(`\d+`)
+)
 
 // retained counts the ids text holds.
 func retained(text string, ids []string) int {

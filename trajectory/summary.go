@@ -33,9 +33,12 @@ type Cell struct {
 	Condition string `json:"condition"`
 	Requests  int    `json:"requests"`
 	Refusals  int    `json:"refusals"`
-	// Breaches counts the requests whose sent body breaks a provider rule.
-	Breaches   int `json:"breaches"`
-	OverBudget int `json:"over_budget"`
+	// Breaches counts the requests whose sent body breaks a provider rule
+	// the condition broke (Row.Breaches); InputBreaches those whose
+	// request as the agent sent it breaks one already.
+	Breaches      int `json:"breaches"`
+	InputBreaches int `json:"input_breaches"`
+	OverBudget    int `json:"over_budget"`
 	// FRR is the mean of the requests' forward-reference retention over
 	// the FRRN requests with targets (refusals left out); NoTargets
 	// requests had none. Pooled is Σretained/Σtargets over the same
@@ -149,6 +152,9 @@ func Summarize(s Settings, rows []Row) *Summary {
 		}
 		if len(r.Breaches) > 0 {
 			c.Breaches++
+		}
+		if len(r.InputBreaches) > 0 {
+			c.InputBreaches++
 		}
 		if r.OverBudget {
 			c.OverBudget++

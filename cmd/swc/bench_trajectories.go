@@ -258,4 +258,13 @@ func printTrajectoryTable(env *Env, s *trajectory.Summary) {
 		fmt.Fprintf(env.Stdout, "%-10s %6d  %-14s %6s %5d %8s %5d %7s %6s %6s %9.3f %8s %8d %7s %7s %7s %6s %10s\n", c.Format, c.Budget, c.Condition, frr, c.FRRN, over, c.FRROverN, rec, missed, own, c.Ratio,
 			fmt.Sprintf("%d/%d", c.Refusals, c.Requests), c.Breaches, stable, cached, marks, cost, fmt.Sprintf("%.1f/%.1f", c.WallP50, c.WallP99))
 	}
+	in := map[string]int{} // per format: requests that break a rule as the agent sent them
+	for _, c := range s.Cells {
+		in[c.Format] = max(in[c.Format], c.InputBreaches)
+	}
+	for _, f := range s.Formats {
+		if n := in[f]; n > 0 {
+			fmt.Fprintf(env.Stderr, "swc: bench: warning: %d %s requests break a provider rule as the agent sent them (results.jsonl: input_breaches); breaches counts only what a condition broke\n", n, f)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -42,17 +43,25 @@ type ccLine struct {
 }
 
 // isClaudeCode reports whether data is a Claude Code transcript: JSON
-// lines, one of the first of them a user or assistant event with a
-// message and a uuid.
+// lines, one of the first 20 of them a user or assistant event with a
+// message and a uuid, a summary line (type "summary" with a leafUuid) or
+// an event with a uuid and a sessionId.
 func isClaudeCode(data []byte) bool {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	for n := 0; n < 20 && sc.Scan(); n++ {
-		var l ccLine
+		var l struct {
+			ccLine
+			LeafUUID  string `json:"leafUuid"`
+			SessionID string `json:"sessionId"`
+		}
 		if json.Unmarshal(sc.Bytes(), &l) != nil {
 			return false
 		}
-		if (l.Type == "user" || l.Type == "assistant") && l.UUID != "" && l.Message != nil {
+		switch {
+		case (l.Type == "user" || l.Type == "assistant") && l.UUID != "" && l.Message != nil,
+			l.Type == "summary" && l.LeafUUID != "", // a compacted session's summary line
+			l.UUID != "" && l.SessionID != "":
 			return true
 		}
 	}
@@ -100,7 +109,7 @@ func claudeCodeBody(data []byte) ([]byte, error) {
 	side := false // a subagent's own transcript
 	if last < 0 {
 		if lastSide < 0 {
-			return nil, fmt.Errorf("no user or assistant message")
+			return nil, errNoMessages
 		}
 		last, side = lastSide, true
 	}
@@ -132,6 +141,12 @@ func claudeCodeBody(data []byte) ([]byte, error) {
 	}
 	return w.body()
 }
+
+// errNoMessages is claudeCodeBody's error for a transcript without a user
+// or assistant message (a session of summary lines alone, as Claude Code
+// leaves beside compacted ones): parseFile reads it as a body with
+// nothing to replay, which the bench skips with a warning.
+var errNoMessages = errors.New("no user or assistant message")
 
 // ccWriter builds the Messages list.
 type ccWriter struct {

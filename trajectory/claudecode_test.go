@@ -1,6 +1,7 @@
 package trajectory
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -143,4 +144,35 @@ func TestClaudeCodeSubagentTranscript(t *testing.T) {
 		t.Errorf("messages:\n got %s\nwant %s", got, want)
 	}
 	replaysClean(t, tr.Name, tr.Bodies[0], 2)
+}
+
+// TestClaudeCodeNoMessages: a transcript of summary lines alone (what
+// Claude Code leaves beside a compacted session) has nothing to replay:
+// the bench skips it with a warning and goes on with the others.
+func TestClaudeCodeNoMessages(t *testing.T) {
+	data := []byte(`{"type": "summary", "summary": "Fix the date parser", "leafUuid": "a4"}` + "\n" +
+		`{"isSidechain": false, "type": "system", "uuid": "y1", "parentUuid": null, "sessionId": "s-2", "content": "compacted"}` + "\n")
+	tr, err := parseFile("summary-only", data)
+	if err != nil {
+		t.Fatalf("a transcript of summary lines: %v", err)
+	}
+	good, err := os.ReadFile("testdata/tiny_claude_code_agent.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := parseFile("agent-a7f3", good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []error
+	var rows int
+	r := &Runner{Trajectories: []Trajectory{tr, other}, Conditions: []Condition{Truncation{}}, Budgets: []int{100000},
+		Write:   func(Row) error { rows++; return nil },
+		Skipped: func(err error) { skipped = append(skipped, err) }}
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 1 || !strings.Contains(skipped[0].Error(), "summary-only") || rows != 2 {
+		t.Errorf("skipped %v, %d rows; want the summary-only transcript skipped and the other's 2 requests", skipped, rows)
+	}
 }

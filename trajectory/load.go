@@ -183,6 +183,9 @@ func nestedRuns(dir string) string {
 func parseFile(name string, data []byte) (Trajectory, error) {
 	if isClaudeCode(data) {
 		body, err := claudeCodeBody(data)
+		if errors.Is(err, errNoMessages) {
+			body, err = []byte(`{"messages":[]}`), nil
+		}
 		if err != nil {
 			return Trajectory{Name: name}, fmt.Errorf("a Claude Code transcript: %v", err)
 		}

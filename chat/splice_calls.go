@@ -185,24 +185,82 @@ func geminiCalls(raw, orig []byte, o int, args map[string]string) ([]byte, error
 }
 
 // geminiCallID returns the id of part e when it is a functionCall (its
-// own, or geminiSyntheticID(o, j)) and the part's key for it.
+// own, or geminiSyntheticID(o, j)) and the part's key for it. The part is
+// read as tokens, the call's arguments skipped, not decoded (a call that
+// writes a file carries the file); a part the reader refuses (invalid
+// UTF-8) is decoded whole instead.
 func geminiCallID(e []byte, o, j int) (id, key string, ok bool) {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(e, &p) != nil {
+	// A part without a "functionCall" or "function_call" member is none:
+	// the bytes `unctionCall"` or `unction_call"` end such a key, and
+	// inside a string a quote is escaped.
+	if !bytes.Contains(e, []byte(`unctionCall"`)) && !bytes.Contains(e, []byte(`unction_call"`)) {
 		return "", "", false
 	}
-	fc, key := GeminiField(p, "functionCall")
-	if fc == nil {
-		return "", "", false
+	id, key, ok, err := geminiCallToken(e)
+	if err != nil {
+		var p map[string]json.RawMessage
+		if json.Unmarshal(e, &p) != nil {
+			return "", "", false
+		}
+		fc, k := GeminiField(p, "functionCall")
+		if fc == nil {
+			return "", "", false
+		}
+		var f struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(fc, &f)
+		id, key, ok = f.ID, k, true
 	}
-	var f struct {
-		ID string `json:"id"`
+	if ok && id == "" {
+		id = geminiSyntheticID(o, j)
 	}
-	_ = json.Unmarshal(fc, &f)
-	if f.ID == "" {
-		f.ID = geminiSyntheticID(o, j)
+	return id, key, ok
+}
+
+// geminiCallToken reads part e's functionCall (or function_call) member
+// and its id as tokens, skipping every other value.
+func geminiCallToken(e []byte) (id, key string, ok bool, err error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(e), fastOptions)
+	t, err := dec.ReadToken()
+	if err != nil || t.Kind() != '{' {
+		return "", "", false, err
 	}
-	return f.ID, key, true
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return "", "", false, err
+		}
+		k := name.String()
+		if (k != "functionCall" && k != "function_call") || dec.PeekKind() != '{' {
+			if err := dec.SkipValue(); err != nil {
+				return "", "", false, err
+			}
+			continue
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return "", "", false, err
+		}
+		for dec.PeekKind() != '}' {
+			m, err := dec.ReadToken()
+			if err != nil {
+				return "", "", false, err
+			}
+			if m.String() == "id" && dec.PeekKind() == '"' {
+				v, err := dec.ReadToken()
+				if err != nil {
+					return "", "", false, err
+				}
+				id = v.String()
+				continue
+			}
+			if err := dec.SkipValue(); err != nil {
+				return "", "", false, err
+			}
+		}
+		return id, k, true, nil
+	}
+	return "", "", false, nil
 }
 
 // topStrings returns the string members names of JSON object obj (those

@@ -181,6 +181,9 @@ func nestedRuns(dir string) string {
 
 // parseFile reads one file: a trajectory wrapper or a plain request body.
 func parseFile(name string, data []byte) (Trajectory, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Trajectory{Name: name}, errors.New("empty file")
+	}
 	if isClaudeCode(data) {
 		body, err := claudeCodeBody(data)
 		if errors.Is(err, errNoMessages) {

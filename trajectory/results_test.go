@@ -108,6 +108,13 @@ func TestLoad(t *testing.T) {
 	if _, _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "c.json") {
 		t.Errorf("a trajectory without bodies: %v, want an error naming c.json", err)
 	}
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "e.jsonl"), []byte(" \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(empty); err == nil || !strings.Contains(err.Error(), "e.jsonl: empty file") {
+		t.Errorf("an empty file: %v, want an error naming it empty", err)
+	}
 	other := t.TempDir()
 	if err := os.WriteFile(filepath.Join(other, "l.jsonl.json"), []byte(`{"time":"2024-01-01T00:00:00Z","speaker":"a","text":"hi"}`), 0o644); err != nil {
 		t.Fatal(err)

@@ -251,7 +251,7 @@ func parseResponses(data []byte) (*Input, error) {
 		if raw[0] != '{' {
 			return nil, swc.Errorf(swc.EINVALID, "input[%d]: want an item object, got %s", k, kind(raw))
 		}
-		if err := json.Unmarshal(raw, &items[k]); err != nil {
+		if err := decodeItem(raw, &items[k]); err != nil {
 			// An item of a type swc does not know is read for its type
 			// alone, whatever its other fields hold (it goes with the
 			// item before, byte for byte).
@@ -523,7 +523,7 @@ func toolCall(it *rItem, id string) swc.ToolCall {
 	}
 	switch {
 	case len(it.Arguments) > 0 && it.Arguments[0] == '"':
-		json.Unmarshal(it.Arguments, &tc.Arguments)
+		unquote(it.Arguments, &tc.Arguments)
 	case len(it.Arguments) > 0:
 		tc.Arguments = string(it.Arguments)
 	case it.Input != "":
@@ -573,11 +573,11 @@ func outputText(it *rItem) (string, int) {
 	switch out[0] {
 	case '"':
 		var s string
-		json.Unmarshal(out, &s)
+		unquote(out, &s)
 		return s, 0
 	case '[':
-		var parts []json.RawMessage
-		if json.Unmarshal(out, &parts) != nil {
+		parts, err := splitArray(out)
+		if err != nil {
 			return string(out), 0
 		}
 		var texts []string
@@ -611,7 +611,7 @@ type part struct {
 // it counts as an image or a file (fileTokens).
 func partText(raw json.RawMessage) (string, int) {
 	var p part
-	if json.Unmarshal(raw, &p) != nil {
+	if decodePart(raw, &p) != nil {
 		return placeholder(""), 0
 	}
 	switch {
@@ -623,7 +623,7 @@ func partText(raw json.RawMessage) (string, int) {
 		return strings.TrimSpace(p.Stdout + "\n" + p.Stderr), 0
 	case p.Type == "input_image" || p.Type == "computer_screenshot":
 		var url string
-		json.Unmarshal(p.ImageURL, &url)
+		unquote(p.ImageURL, &url)
 		return placeholder(p.Type), ImageTokens(url, p.Detail)
 	case p.Type == "input_file" && p.Filename != "":
 		return "[input_file: " + p.Filename + "]", fileTokens([]byte(p.FileData))
@@ -643,10 +643,10 @@ func messageItem(it *rItem, where string) (swc.Message, error) {
 	switch {
 	case len(c) == 0 || string(c) == "null":
 	case c[0] == '"':
-		json.Unmarshal(c, &m.Content)
+		unquote(c, &m.Content)
 	case c[0] == '[':
-		var parts []json.RawMessage
-		if err := json.Unmarshal(c, &parts); err != nil {
+		parts, err := splitArray(c)
+		if err != nil {
 			return m, swc.Errorf(swc.EINVALID, "%s.content: %s", where, jsonErr(err))
 		}
 		texts := make([]string, 0, len(parts))

@@ -1,0 +1,251 @@
+package chat
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// itemCases are input items of a Responses body, the usual and the odd.
+var itemCases = []string{
+	`{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}`,
+	`{"type":"function_call","id":"fc_1","call_id":"call_1","name":"shell","arguments":"{\"command\":[\"ls\"]}"}`,
+	`{"type":"function_call_output","call_id":"call_1","output":"a\nb\u00e9 \"q\""}`,
+	`{"type":"function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"x"}]}`,
+	`{"type":"custom_tool_call","call_id":"c","name":"apply_patch","input":"*** Begin Patch\n"}`,
+	`{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"t"}],"encrypted_content":"gAAA=="}`,
+	`{"type":"tool_search_call","call_id":"c","arguments":{"query":"x"}}`,
+	`{"type":"program","id":"p","code":"print(1)"}`,
+	`{"type":"program_output","call_id":"p","result":"1"}`,
+	`{"type":"mcp_approval_response","approval_request_id":"a","approve":true}`,
+	`{"type":"computer_call","call_id":"c","action":{"type":"click","x":1}}`,
+	`{"type":"apply_patch_call","call_id":"c","operation":{"type":"create_file","path":"a"}}`,
+	`{"role":"assistant","content":"plain"}`,
+	`{"role":null,"content":null,"output":null,"type":null}`,
+	`{"type":"message","role":"user","role":null}`,
+	`{"type":"a","type":"b"}`,
+	` { "type" : "message" , "content" : [ 1 , 2 ] } `,
+	`{"Type":"message"}`,
+	`{"TYPE":"x","Call_ID":"y"}`,
+	`{"type":1}`,
+	`{"role":2}`,
+	`{"type":"message","content":"\ud800"}`,
+	"{\"type\":\"message\",\"content\":\"\xff\"}",
+	"{\"type\":\"\xff\"}",
+	`{"type":"message"`,
+	`{"type":"message"} x`,
+	`[]`,
+	`null`,
+	`{}`,
+	`{"unknown":{"deep":[1,{"a":"b"}]},"type":"x"}`,
+	`{"id":"\u0041\n","name":"k\\u"}`,
+}
+
+func TestDecodeItemSameAsUnmarshal(t *testing.T) {
+	for _, raw := range itemCases {
+		sameAsUnmarshal(t, []byte(raw))
+	}
+	// The fast read takes the usual items itself.
+	for _, raw := range itemCases[:13] {
+		var it rItem
+		if !fastObject([]byte(raw), it.field, itemNames) {
+			t.Errorf("%s: read by json.Unmarshal, not the fast read", raw)
+		}
+	}
+	for _, raw := range []string{`{"Type":"message"}`, `{"type":1}`, "{\"type\":\"\xff\"}"} {
+		var it rItem
+		if fastObject([]byte(raw), it.field, itemNames) {
+			t.Errorf("%s: the fast read took it", raw)
+		}
+	}
+	for _, raw := range partCases {
+		samePartAsUnmarshal(t, []byte(raw))
+	}
+	for _, raw := range stringCases {
+		sameStringAsUnmarshal(t, []byte(raw))
+	}
+	for _, raw := range arrayCases {
+		sameArrayAsUnmarshal(t, []byte(raw))
+	}
+}
+
+// partCases are content parts, the usual and the odd.
+var partCases = []string{
+	`{"type":"input_text","text":"hi\nthere"}`,
+	`{"type":"output_text","text":"x","annotations":[]}`,
+	`{"type":"input_text","text":null}`,
+	`{"type":"refusal","refusal":"no"}`,
+	`{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"low"}`,
+	`{"type":"input_image","image_url":{"url":"x"}}`,
+	`{"type":"input_file","filename":"a.pdf","file_data":"JVBERi0="}`,
+	`{"type":"logs","stdout":"ok","stderr":""}`,
+	`{"Text":"x"}`,
+	`{"text":1}`,
+	`{"text":"\ud800"}`,
+	`{}`,
+	`[]`,
+}
+
+// stringCases are JSON strings and things that are not.
+var stringCases = []string{`"a"`, `""`, `"a\nb\u00e9\"\\"`, `"\ud800"`, `"\ud83d\ude00"`, "\"\xff\"", `"a" `, ` "a"`, `"a`, `1`, `null`, `"\x"`, "\"\t\""}
+
+// arrayCases are JSON arrays and things that are not.
+var arrayCases = []string{`[]`, `[1,"a",{"b":[2]},null]`, ` [ 1 , 2 ] `, `[1,]`, `[1] x`, `null`, `{}`, `"a"`, "[\"\xff\"]", `[`}
+
+func samePartAsUnmarshal(t *testing.T, raw []byte) {
+	t.Helper()
+	var got, want part
+	gerr := decodePart(raw, &got)
+	werr := json.Unmarshal(raw, &want)
+	if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+		t.Fatalf("%q: error %v, json.Unmarshal's %v", raw, gerr, werr)
+	}
+	if werr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: decoded %+v, json.Unmarshal %+v", raw, got, want)
+	}
+}
+
+func sameStringAsUnmarshal(t *testing.T, raw []byte) {
+	t.Helper()
+	got, want := "was", "was"
+	unquote(raw, &got)
+	json.Unmarshal(raw, &want)
+	if got != want {
+		t.Fatalf("%q: unquoted %q, json.Unmarshal %q", raw, got, want)
+	}
+}
+
+func sameArrayAsUnmarshal(t *testing.T, raw []byte) {
+	t.Helper()
+	got, gerr := splitArray(raw)
+	var want []json.RawMessage
+	werr := json.Unmarshal(raw, &want)
+	if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+		t.Fatalf("%q: error %v, json.Unmarshal's %v", raw, gerr, werr)
+	}
+	if werr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: split %q, json.Unmarshal %q", raw, got, want)
+	}
+}
+
+// sameAsUnmarshal checks decodeItem decodes raw as json.Unmarshal does,
+// error for error.
+func sameAsUnmarshal(t *testing.T, raw []byte) {
+	t.Helper()
+	var got, want rItem
+	gerr := decodeItem(raw, &got)
+	werr := json.Unmarshal(raw, &want)
+	if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+		t.Fatalf("%q: error %v, json.Unmarshal's %v", raw, gerr, werr)
+	}
+	if werr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: decoded %+v, json.Unmarshal %+v", raw, got, want)
+	}
+}
+
+func FuzzDecodeItem(f *testing.F) {
+	for _, raw := range itemCases {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		sameAsUnmarshal(t, raw)
+	})
+}
+
+func FuzzDecodePart(f *testing.F) {
+	for _, raw := range partCases {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { samePartAsUnmarshal(t, raw) })
+}
+
+func FuzzUnquote(f *testing.F) {
+	for _, raw := range stringCases {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameStringAsUnmarshal(t, raw) })
+}
+
+func FuzzSplitArray(f *testing.F) {
+	for _, raw := range arrayCases {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameArrayAsUnmarshal(t, raw) })
+}
+
+// codexBody returns a Responses body shaped like a Codex CLI request of
+// about tokens tokens (4 bytes a token): instructions, a task, then
+// steps of a reasoning item, a shell call and its output (a file viewed,
+// a JSON object in a JSON string, as Codex writes it), and now and then
+// a message.
+func codexBody(tokens int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"model":"gpt-5-codex","instructions":"You are Codex, a coding agent.","stream":true,"input":[`)
+	b.WriteString(`{"type":"message","role":"user","content":[{"type":"input_text","text":"Fix the failing test in pkg/store."}]}`)
+	for step := 0; b.Len() < 4*tokens; step++ {
+		fmt.Fprintf(&b, `,{"type":"reasoning","id":"rs_%d","summary":[{"type":"summary_text","text":"**Looking at store_%d.go**"}],"encrypted_content":"gAAAAB%s"}`, step, step, strings.Repeat("Zm9v", 200))
+		fmt.Fprintf(&b, `,{"type":"function_call","id":"fc_%d","call_id":"call_%d","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"sed -n '1,200p' pkg/store/store_%d.go\"],\"workdir\":\"/repo\"}"}`, step, step, step)
+		var out strings.Builder
+		for line := 1; line <= 120; line++ {
+			fmt.Fprintf(&out, "%4d\tfunc (s *Store) Get%d(ctx context.Context, key string) (\"value\", error) { return s.m[key], nil }\n", line, line)
+		}
+		inner, _ := json.Marshal(map[string]any{"output": out.String(), "metadata": map[string]int{"exit_code": 0}})
+		outer, _ := json.Marshal(string(inner))
+		fmt.Fprintf(&b, `,{"type":"function_call_output","call_id":"call_%d","output":%s}`, step, outer)
+		if step%5 == 4 {
+			fmt.Fprintf(&b, `,{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Step %d done: the store reads keys."}]}`, step)
+		}
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// BenchmarkParseResponses times Parse of a Codex-shaped Responses body
+// per size: fast, the items, parts and strings read as jsontext tokens;
+// general, every one by json.Unmarshal (the parser before).
+func BenchmarkParseResponses(b *testing.B) {
+	for _, tokens := range []int{10_000, 100_000} {
+		body := codexBody(tokens)
+		for _, mode := range []struct {
+			name string
+			fast bool
+		}{{"fast", true}, {"general", false}} {
+			b.Run(fmt.Sprintf("%dk/%s", tokens/1000, mode.name), func(b *testing.B) {
+				defer func(v bool) { fastJSON = v }(fastJSON)
+				fastJSON = mode.fast
+				b.SetBytes(int64(len(body)))
+				for b.Loop() {
+					if _, err := Parse(body, Responses); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestParseResponsesFastSameAsGeneral parses Codex-shaped bodies with the
+// fast reads and with json.Unmarshal alone: the same input.
+func TestParseResponsesFastSameAsGeneral(t *testing.T) {
+	for _, body := range [][]byte{codexBody(3_000), []byte(agentInput)} {
+		fast, err := Parse(body, Responses)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fastJSON = false
+		general, err := Parse(body, Responses)
+		fastJSON = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(fast.Messages, general.Messages) || !reflect.DeepEqual(fast.Raw, general.Raw) {
+			t.Errorf("fast and general parses differ:\n%+v\n%+v", fast.Messages, general.Messages)
+		}
+		if len(fast.Messages) < 3 {
+			t.Errorf("%d messages", len(fast.Messages))
+		}
+	}
+}

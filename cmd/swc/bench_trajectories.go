@@ -27,7 +27,7 @@ const defaultTrajectoryBudgets = "8000,16000,32000"
 const defaultTrajectoryOut = "swc-bench-trajectories"
 
 // trajectoryFlags are bench's settings that apply under --trajectories.
-var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budgets": true, "conditions": true, "strategies": true, "windows": true, "conversations": true, "save-contexts": true}
+var trajectoryFlags = map[string]bool{"trajectories": true, "out": true, "budgets": true, "conditions": true, "strategies": true, "windows": true, "conversations": true, "save-contexts": true, "cpuprofile": true, "memprofile": true, "memory-limit": true}
 
 // parseWindow reads one of --windows: KEEP/EVERY, or KEEP/EVERY/STUB
 // with a stub size, or KEEP/EVERY/STUB/TURN with an old assistant turn's
@@ -143,7 +143,7 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 		f.out = defaultTrajectoryOut
 	}
 	if len(other) > 0 {
-		return usagef("bench: %s do not apply under --trajectories (it takes --out, --budgets, --conditions, --strategies, --windows, --conversations and --save-contexts)", strings.Join(other, ", "))
+		return usagef("bench: %s do not apply under --trajectories (it takes --out, --budgets, --conditions, --strategies, --windows, --conversations, --save-contexts, --cpuprofile, --memprofile and --memory-limit)", strings.Join(other, ", "))
 	}
 	if f.budgets == "" {
 		f.budgets = defaultTrajectoryBudgets
@@ -214,6 +214,7 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 	if err := runner.Run(ctx); err != nil {
 		return fmt.Errorf("bench: %w (finished rows are kept in %s; rerun the same command to resume)", err, dir)
 	}
+	writeHeap()
 	bar.step("summarising and writing reports…")
 	sum := trajectory.Summarize(settings, res.Rows())
 	if err := report.WriteTrajectories(dir, sum); err != nil {

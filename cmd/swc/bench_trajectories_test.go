@@ -203,3 +203,25 @@ func readJSONL[T any](t *testing.T, path string) []T {
 	}
 	return out
 }
+
+// TestBenchTrajectoriesProfiles: --cpuprofile and --memprofile apply to
+// the trajectory bench (pprof files written), a LoCoMo-only flag is
+// still refused by name.
+func TestBenchTrajectoriesProfiles(t *testing.T) {
+	tmp := t.TempDir()
+	cpu, mem := filepath.Join(tmp, "cpu.prof"), filepath.Join(tmp, "mem.prof")
+	_, stderr, err := run(t, nil, "bench", "--trajectories", "../../trajectory/testdata", "--out", filepath.Join(tmp, "out"),
+		"--budgets", "100000", "--conditions", "truncation", "--conversations", "0", "--cpuprofile", cpu, "--memprofile", mem, "--memory-limit", "off")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, p := range []string{cpu, mem} {
+		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: no profile written (%v)", filepath.Base(p), err)
+		}
+	}
+	_, _, err = run(t, nil, "bench", "--trajectories", "../../trajectory/testdata", "--out", filepath.Join(tmp, "out2"), "--offline")
+	if err == nil || !strings.Contains(err.Error(), "--offline do not apply under --trajectories") {
+		t.Errorf("--offline under --trajectories: %v", err)
+	}
+}

@@ -84,7 +84,7 @@ func GeminiRequest(body map[string]json.RawMessage) (req map[string]json.RawMess
 	if g == nil {
 		return nil, false, swc.Errorf(swc.EINVALID, "request body has no \"contents\" (nor a \"generateContentRequest\" holding them)")
 	}
-	if err := json.Unmarshal(g, &req); err != nil || req == nil {
+	if err := decodeMap(g, &req); err != nil || req == nil {
 		return nil, false, swc.Errorf(swc.EINVALID, "generateContentRequest: want an object, got %s", kind(g))
 	}
 	if c, _ := GeminiField(req, "contents"); c == nil {
@@ -106,7 +106,7 @@ func parseGemini(data []byte, rd reading) (*Input, error) {
 	if len(data) == 0 || data[0] != '{' {
 		return nil, swc.Errorf(swc.EINVALID, "gemini input is a generateContent request body (a JSON object with \"contents\"), got %s", kind(data))
 	}
-	if err := json.Unmarshal(data, &in.Body); err != nil || in.Body == nil {
+	if err := decodeMap(data, &in.Body); err != nil || in.Body == nil {
 		return nil, swc.Errorf(swc.EINVALID, "not one JSON object (%s): gemini input is a generateContent request body", errText(err))
 	}
 	req, nested, err := GeminiRequest(in.Body)
@@ -159,11 +159,11 @@ func errText(err error) string {
 // its parts, or an EINVALID error naming where.
 func geminiContent(raw json.RawMessage, where string) (role string, parts []map[string]json.RawMessage, err error) {
 	var c map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &c); err != nil || c == nil {
+	if err := decodeMap(raw, &c); err != nil || c == nil {
 		return "", nil, swc.Errorf(swc.EINVALID, "%s: want a content object, got %s", where, kind(raw))
 	}
 	if r, ok := c["role"]; ok && string(r) != "null" {
-		if err := json.Unmarshal(r, &role); err != nil {
+		if err := unquote(r, &role); err != nil {
 			return "", nil, swc.Errorf(swc.EINVALID, "%s.role: want a string, got %s", where, kind(r))
 		}
 	}
@@ -184,13 +184,13 @@ func geminiParts(c map[string]json.RawMessage, where string) ([]map[string]json.
 	if !ok || string(p) == "null" {
 		return nil, nil
 	}
-	var rawParts []json.RawMessage
-	if err := json.Unmarshal(p, &rawParts); err != nil {
+	rawParts, err := splitArray(p)
+	if err != nil {
 		return nil, swc.Errorf(swc.EINVALID, "%s.parts: want an array of parts, got %s", where, kind(p))
 	}
 	parts := make([]map[string]json.RawMessage, len(rawParts))
 	for j, rp := range rawParts {
-		if err := json.Unmarshal(rp, &parts[j]); err != nil || parts[j] == nil {
+		if err := decodeMap(rp, &parts[j]); err != nil || parts[j] == nil {
 			return nil, swc.Errorf(swc.EINVALID, "%s.parts[%d]: want a part object, got %s", where, j, kind(rp))
 		}
 	}
@@ -203,6 +203,34 @@ type geminiFunction struct {
 	Args     json.RawMessage   `json:"args"`
 	Response json.RawMessage   `json:"response"`
 	Parts    []json.RawMessage `json:"parts"`
+}
+
+// decode decodes a functionCall or functionResponse into f as
+// json.Unmarshal does, error for error (responses_item.go).
+func (f *geminiFunction) decode(raw []byte) error {
+	if fastObject(raw, f.field, geminiFunctionNames) {
+		return nil
+	}
+	*f = geminiFunction{}
+	return json.Unmarshal(raw, f)
+}
+
+var geminiFunctionNames = []string{"id", "name", "args", "response", "parts"}
+
+func (f *geminiFunction) field(name string) field {
+	switch name {
+	case "id":
+		return field{str: &f.ID}
+	case "name":
+		return field{str: &f.Name}
+	case "args":
+		return field{raw: &f.Args}
+	case "response":
+		return field{raw: &f.Response}
+	case "parts":
+		return field{arr: &f.Parts}
+	}
+	return field{}
 }
 
 // parseGeminiContent reads content i; res is how the request's media
@@ -231,7 +259,7 @@ func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, res
 				return swc.Errorf(swc.EINVALID, "%s.%s: a functionCall part in a user content (only the model calls functions)", pw, key)
 			}
 			var f geminiFunction
-			if err := json.Unmarshal(fc, &f); err != nil {
+			if err := f.decode(fc); err != nil {
 				return swc.Errorf(swc.EINVALID, "%s.%s: want an object with name and args, got %s", pw, key, kind(fc))
 			}
 			if f.Name == "" {
@@ -255,7 +283,7 @@ func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, res
 				return swc.Errorf(swc.EINVALID, "%s.%s: a functionResponse part in a model content (responses come in user contents)", pw, key)
 			}
 			var f geminiFunction
-			if err := json.Unmarshal(fr, &f); err != nil {
+			if err := f.decode(fr); err != nil {
 				return swc.Errorf(swc.EINVALID, "%s.%s: want an object with name and response, got %s", pw, key, kind(fr))
 			}
 			id, ok := answer(*open, f.ID, f.Name)
@@ -265,7 +293,7 @@ func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, res
 			m := swc.Message{Role: swc.RoleTool, Content: geminiResponseText(f.Response), ToolCallID: id, Name: f.Name}
 			for k, rp := range f.Parts {
 				var mp map[string]json.RawMessage
-				if err := json.Unmarshal(rp, &mp); err != nil || mp == nil {
+				if err := decodeMap(rp, &mp); err != nil || mp == nil {
 					return swc.Errorf(swc.EINVALID, "%s.%s.parts[%d]: want a part object, got %s", pw, key, k, kind(rp))
 				}
 				if m.Content != "" {
@@ -317,12 +345,12 @@ func geminiResponseText(raw json.RawMessage) string {
 		return ""
 	}
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) == nil && len(obj) == 1 {
+	if decodeMap(raw, &obj) == nil && len(obj) == 1 {
 		var s string
-		if v, ok := obj["output"]; ok && json.Unmarshal(v, &s) == nil {
+		if v, ok := obj["output"]; ok && unquote(v, &s) == nil {
 			return s
 		}
-		if v, ok := obj["error"]; ok && json.Unmarshal(v, &s) == nil {
+		if v, ok := obj["error"]; ok && unquote(v, &s) == nil {
 			return "[error] " + s
 		}
 	}
@@ -342,7 +370,7 @@ func geminiPartText(p map[string]json.RawMessage) string {
 			return placeholder("thought")
 		}
 		var s string
-		json.Unmarshal(v, &s)
+		unquote(v, &s)
 		return s
 	}
 	for _, media := range []string{"inlineData", "fileData"} {

@@ -121,12 +121,13 @@ func firstKept(in *Input, out Output) (origin int, model bool) {
 // parts removed, its function calls and every other part as they came.
 func geminiPartly(in *Input, msgs []int, raw json.RawMessage, kept map[int]bool, rewritten map[int]string) (json.RawMessage, error) {
 	var c map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &c); err != nil {
+	if err := decodeMap(raw, &c); err != nil {
 		return nil, swc.Errorf(swc.EINVALID, "gemini content: %v", err)
 	}
 	var parts []json.RawMessage
 	if p, ok := c["parts"]; ok && string(p) != "null" {
-		if err := json.Unmarshal(p, &parts); err != nil {
+		var err error
+		if parts, err = splitArray(p); err != nil {
 			return nil, swc.Errorf(swc.EINVALID, "gemini content parts: %v", err)
 		}
 	}
@@ -144,7 +145,7 @@ func geminiPartly(in *Input, msgs []int, raw json.RawMessage, kept map[int]bool,
 	mainDone := false
 	for _, rp := range parts {
 		var p map[string]json.RawMessage
-		if err := json.Unmarshal(rp, &p); err != nil {
+		if err := decodeMap(rp, &p); err != nil {
 			return nil, swc.Errorf(swc.EINVALID, "gemini part: %v", err)
 		}
 		if fr, key := GeminiField(p, "functionResponse"); fr != nil {
@@ -162,7 +163,7 @@ func geminiPartly(in *Input, msgs []int, raw json.RawMessage, kept map[int]bool,
 				continue
 			}
 			var f map[string]json.RawMessage
-			if err := json.Unmarshal(fr, &f); err != nil {
+			if err := decodeMap(fr, &f); err != nil {
 				return nil, swc.Errorf(swc.EINVALID, "gemini functionResponse: %v", err)
 			}
 			resp, _ := json.Marshal(map[string]string{"output": text})

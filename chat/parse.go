@@ -180,7 +180,8 @@ func splitTop(data []byte, what string) (elems []json.RawMessage, where []string
 		return nil, nil, false, swc.Errorf(swc.EINVALID, "empty input: no messages")
 	}
 	if data[0] == '[' {
-		if err := json.Unmarshal(data, &elems); err != nil {
+		var err error
+		if elems, err = splitArray(data); err != nil {
 			return nil, nil, false, swc.Errorf(swc.EINVALID, "%s: not a JSON array: %s", what, jsonErr(err))
 		}
 		where = make([]string, len(elems))

@@ -110,12 +110,13 @@ func (p *part) field(name string) field {
 }
 
 // A field is where the fast read puts a known field's value: a string, a
-// string that null makes nil, or the value's bytes. None set: a field
-// not decoded.
+// string that null makes nil, the value's bytes, or an array's elements'
+// bytes. None set: a field not decoded.
 type field struct {
 	str *string
 	opt **string
 	raw *json.RawMessage
+	arr *[]json.RawMessage
 }
 
 // fastObject decodes the JSON object raw through fieldOf (names: the
@@ -143,6 +144,24 @@ func fastObject(raw []byte, fieldOf func(string) field, names []string) bool {
 			}
 			end := int(dec.InputOffset()) // v is the decoder's: the field holds raw's bytes
 			*f.raw = json.RawMessage(raw[end-len(v) : end : end])
+		case f.arr != nil:
+			if dec.PeekKind() == 'n' {
+				if err := dec.SkipValue(); err != nil {
+					return false
+				}
+				*f.arr = nil
+				continue
+			}
+			v, err := dec.ReadValue()
+			if err != nil || v.Kind() != '[' {
+				return false
+			}
+			end := int(dec.InputOffset())
+			elems, ok := fastArray(raw[end-len(v) : end : end])
+			if !ok {
+				return false
+			}
+			*f.arr = elems
 		case f.str == nil && f.opt == nil:
 			if foldsTo(k, names) {
 				return false // json.Unmarshal matches names without regard to case
@@ -190,17 +209,56 @@ func foldsTo(name string, names []string) bool {
 	return false
 }
 
-// unquote sets *s to the JSON string raw as json.Unmarshal does (leaving
-// it as it was for anything else, as json.Unmarshal's ignored error
-// did).
-func unquote(raw []byte, s *string) {
+// unquote sets *s to the JSON string raw as json.Unmarshal does, error
+// for error (for anything but a string, *s as it was).
+func unquote(raw []byte, s *string) error {
 	if fastJSON && len(raw) >= 2 && raw[0] == '"' {
 		if b, err := jsontext.AppendUnquote(nil, raw); err == nil {
 			*s = unsafe.String(unsafe.SliceData(b), len(b)) // b is this string's alone
-			return
+			return nil
 		}
 	}
-	json.Unmarshal(raw, s)
+	return json.Unmarshal(raw, s)
+}
+
+// decodeMap decodes the JSON object raw into *m, a new map of each
+// member's bytes, as json.Unmarshal does, error for error.
+func decodeMap(raw []byte, m *map[string]json.RawMessage) error {
+	if fm, ok := fastMap(raw); ok {
+		*m = fm
+		return nil
+	}
+	*m = nil
+	return json.Unmarshal(raw, m)
+}
+
+func fastMap(raw []byte) (map[string]json.RawMessage, bool) {
+	if !fastJSON {
+		return nil, false
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), fastOptions)
+	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
+		return nil, false
+	}
+	m := map[string]json.RawMessage{}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return nil, false
+		}
+		k := name.String() // before the next read voids the token
+		v, err := dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		end := int(dec.InputOffset())
+		m[k] = json.RawMessage(raw[end-len(v) : end : end])
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, false
+	}
+	_, err := dec.ReadToken()
+	return m, errors.Is(err, io.EOF)
 }
 
 // splitArray returns the elements of the JSON array raw as

@@ -249,3 +249,136 @@ func TestParseResponsesFastSameAsGeneral(t *testing.T) {
 		}
 	}
 }
+
+// mapCases are JSON objects and things that are not.
+var mapCases = []string{`{}`, `{"a":1,"b":"x","a":[2]}`, ` { "a" : { "b" : null } } `, `{"A":1,"a":2}`, `null`, `[]`, `{"a":1} x`, `{"a":}`, "{\"\xff\":1}", `{"\ud800":1}`, `{"a\u0041":"\n"}`}
+
+// functionCases are Gemini functionCall and functionResponse values.
+var functionCases = []string{
+	`{"id":"c1","name":"read_file","args":{"path":"a.go"}}`,
+	`{"name":"run_shell_command","response":{"output":"ok"},"parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}`,
+	`{"name":"x","parts":null}`,
+	`{"name":"x","parts":[]}`,
+	`{"name":"x","parts":{}}`,
+	`{"name":"x","parts":[1,}`,
+	`{"Name":"x"}`,
+	`{"name":1}`,
+	`{"id":null,"args":null}`,
+}
+
+func sameMapAsUnmarshal(t *testing.T, raw []byte) {
+	t.Helper()
+	var got, want map[string]json.RawMessage
+	gerr := decodeMap(raw, &got)
+	werr := json.Unmarshal(raw, &want)
+	if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+		t.Fatalf("%q: error %v, json.Unmarshal's %v", raw, gerr, werr)
+	}
+	if werr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: decoded %q, json.Unmarshal %q", raw, got, want)
+	}
+}
+
+func sameFunctionAsUnmarshal(t *testing.T, raw []byte) {
+	t.Helper()
+	var got, want geminiFunction
+	gerr := got.decode(raw)
+	werr := json.Unmarshal(raw, &want)
+	if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+		t.Fatalf("%q: error %v, json.Unmarshal's %v", raw, gerr, werr)
+	}
+	if werr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: decoded %+v, json.Unmarshal %+v", raw, got, want)
+	}
+}
+
+func TestDecodeMapSameAsUnmarshal(t *testing.T) {
+	for _, raw := range mapCases {
+		sameMapAsUnmarshal(t, []byte(raw))
+	}
+	for _, raw := range functionCases {
+		sameFunctionAsUnmarshal(t, []byte(raw))
+	}
+}
+
+func FuzzDecodeMap(f *testing.F) {
+	for _, raw := range mapCases {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameMapAsUnmarshal(t, raw) })
+}
+
+func FuzzDecodeFunction(f *testing.F) {
+	for _, raw := range functionCases {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameFunctionAsUnmarshal(t, raw) })
+}
+
+// geminiCLIBody returns a Gemini API body shaped like a Gemini CLI
+// request of about tokens tokens: a system instruction, a task, then
+// per step a model content with a thought signature and a functionCall,
+// and a user content with its functionResponse (a file read).
+func geminiCLIBody(tokens int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"systemInstruction":{"parts":[{"text":"You are an interactive CLI agent."}]},"contents":[`)
+	b.WriteString(`{"role":"user","parts":[{"text":"Fix the failing test in pkg/store."}]}`)
+	for step := 0; b.Len() < 4*tokens; step++ {
+		fmt.Fprintf(&b, `,{"role":"model","parts":[{"text":"Reading store_%d.go.","thoughtSignature":"%s"},{"functionCall":{"id":"read-%d","name":"read_file","args":{"absolute_path":"/repo/pkg/store/store_%d.go"}}}]}`, step, strings.Repeat("Q2lF", 60), step, step)
+		var out strings.Builder
+		for line := 1; line <= 120; line++ {
+			fmt.Fprintf(&out, "func (s *Store) Get%d(ctx context.Context, key string) (\"value\", error) { return s.m[key], nil }\n", line)
+		}
+		resp, _ := json.Marshal(map[string]any{"output": out.String()})
+		fmt.Fprintf(&b, `,{"role":"user","parts":[{"functionResponse":{"id":"read-%d","name":"read_file","response":%s}}]}`, step, resp)
+	}
+	b.WriteString(`],"generationConfig":{"temperature":0}}`)
+	return b.Bytes()
+}
+
+// BenchmarkParseGemini times Parse of a Gemini CLI-shaped body per size:
+// fast, objects, arrays and strings read as jsontext tokens; general,
+// every one by json.Unmarshal (the parser before).
+func BenchmarkParseGemini(b *testing.B) {
+	for _, tokens := range []int{10_000, 100_000} {
+		body := geminiCLIBody(tokens)
+		for _, mode := range []struct {
+			name string
+			fast bool
+		}{{"fast", true}, {"general", false}} {
+			b.Run(fmt.Sprintf("%dk/%s", tokens/1000, mode.name), func(b *testing.B) {
+				defer func(v bool) { fastJSON = v }(fastJSON)
+				fastJSON = mode.fast
+				b.SetBytes(int64(len(body)))
+				for b.Loop() {
+					if _, err := Parse(body, Gemini); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestParseGeminiFastSameAsGeneral parses Gemini bodies with the fast
+// reads and with json.Unmarshal alone: the same input.
+func TestParseGeminiFastSameAsGeneral(t *testing.T) {
+	for _, body := range [][]byte{geminiCLIBody(3_000)} {
+		fast, err := Parse(body, Gemini)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fastJSON = false
+		general, err := Parse(body, Gemini)
+		fastJSON = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(fast.Messages, general.Messages) || !reflect.DeepEqual(fast.Raw, general.Raw) || !reflect.DeepEqual(fast.Body, general.Body) {
+			t.Errorf("fast and general parses differ:\n%+v\n%+v", fast.Messages, general.Messages)
+		}
+		if len(fast.Messages) < 3 || len(fast.Messages[2].ToolCalls) == 0 {
+			t.Errorf("%d messages: %+v", len(fast.Messages), fast.Messages)
+		}
+	}
+}

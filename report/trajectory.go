@@ -40,6 +40,13 @@ func trajectorySections(s *trajectory.Summary) []section {
 		"Cost with caching: what the sent requests cost with the provider's prompt cache over what the requests as the agent sent them (uncompressed, each a cache hit on the one before) would have, summed over a run's requests not refused. A request's cached part is its Cached share (Anthropic form: Cached (marks)) of its tokens, billed at 0.1 of the input price; the rest at 1.25 in Anthropic form (written to the cache: the client marks its last message) and at 1 in the others (OpenAI's rule for its current models). Below 1, the condition costs less than sending the whole history; above 1, its rewrites cost more in cache misses than its tokens save.",
 		"Times: compression of one request, wall clock and process CPU, median and 99th percentile.",
 	}}}
+	if len(st.Skipped) > 0 {
+		files := strconv.Itoa(len(st.Skipped)) + " files"
+		if len(st.Skipped) == 1 {
+			files = "1 file"
+		}
+		out[0].Items = append(out[0].Items, "Skipped, unreadable ("+files+"): "+strings.Join(st.Skipped, "; "))
+	}
 	for _, f := range s.Formats {
 		sec := section{ID: "format-" + f, Title: "Format " + f, Chart: "frr-" + f,
 			Text: []string{"One table per budget. The chart after the tables plots each condition's mean FRR against its sent/raw token ratio, one point per budget."}}

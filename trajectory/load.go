@@ -63,7 +63,15 @@ var wrapperFormats = []struct {
 // the files' names and bytes, so that a resumed run can tell whether the
 // data changed. It returns an EINVALID error naming the file for one that
 // is neither, or for a body in a format the bench does not replay.
-func Load(dir string) ([]Trajectory, string, error) {
+func Load(dir string) ([]Trajectory, string, error) { return LoadSkipping(dir, nil) }
+
+// LoadSkipping is Load, but a file Load would fail on (not JSON, cut
+// short, of no format the bench reads) is passed to skip, its error
+// naming it, and the others are read: a directory of an agent's sessions
+// may hold one being written, or one of another program's. The hash
+// covers the skipped files too. It returns an EINVALID error when every
+// file is skipped, naming the first; skip nil is Load.
+func LoadSkipping(dir string, skip func(err error)) ([]Trajectory, string, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, "", fmt.Errorf("trajectory: %w", err)
@@ -85,6 +93,17 @@ func Load(dir string) ([]Trajectory, string, error) {
 	sort.Strings(paths)
 	h := sha256.New()
 	var out []Trajectory
+	var first error // the first file skipped
+	bad := func(err error) error {
+		if skip == nil {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+		skip(err)
+		return nil
+	}
 	for _, p := range paths {
 		if filepath.Ext(p) == ".db" {
 			// A database is hashed as it is read, not held: a heavy
@@ -94,22 +113,34 @@ func Load(dir string) ([]Trajectory, string, error) {
 			}
 			ts, err := loadOpencode(p, h)
 			if err != nil {
-				return nil, "", swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))
+				if err := bad(swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))); err != nil {
+					return nil, "", err
+				}
+				continue
 			}
 			out = append(out, ts...)
 			continue
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, "", fmt.Errorf("trajectory: %w", err)
+			if err := bad(fmt.Errorf("trajectory: %w", err)); err != nil {
+				return nil, "", err
+			}
+			continue
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), len(data))
 		h.Write(data)
 		t, err := parseFile(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), data)
 		if err != nil {
-			return nil, "", swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))
+			if err := bad(swc.Errorf(swc.EINVALID, "trajectory: %s: %s", p, swc.ErrorMessage(err))); err != nil {
+				return nil, "", err
+			}
+			continue
 		}
 		out = append(out, t)
+	}
+	if len(out) == 0 && first != nil {
+		return nil, "", swc.Errorf(swc.EINVALID, "trajectory: no file of %s could be read (the first: %s)", dir, strings.TrimPrefix(swc.ErrorMessage(first), "trajectory: "))
 	}
 	return out, hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -144,3 +144,43 @@ func TestLoad(t *testing.T) {
 		t.Errorf("runs in a directory below: %v, want ENOTFOUND naming %s", err, day)
 	}
 }
+
+// TestLoadSkipping: a file the bench cannot read (cut short, not JSON,
+// of no format it replays) stops Load, naming it; LoadSkipping passes
+// each to skip, naming it, and reads the rest, the skipped files still in
+// the data's hash; with nothing left it is an error naming the first.
+func TestLoadSkipping(t *testing.T) {
+	dir := t.TempDir()
+	tiny, _ := os.ReadFile("testdata/tiny.json")
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.json", string(tiny))
+	write("cut.json", string(tiny[:len(tiny)/2]))
+	write("notes.jsonl", "just some notes\n")
+	if _, _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "cut.json") {
+		t.Fatalf("Load: %v, want an error naming cut.json", err)
+	}
+	var skipped []string
+	trajs, hash, err := LoadSkipping(dir, func(err error) { skipped = append(skipped, err.Error()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trajs) != 1 || trajs[0].Name != "tiny" {
+		t.Errorf("read %+v, want tiny alone", trajs)
+	}
+	if len(skipped) != 2 || !strings.Contains(skipped[0], "cut.json") || !strings.Contains(skipped[1], "notes.jsonl") {
+		t.Errorf("skipped %q, want cut.json and notes.jsonl named", skipped)
+	}
+	write("notes.jsonl", "other notes\n")
+	if _, hash2, _ := LoadSkipping(dir, func(error) {}); hash2 == hash {
+		t.Error("a skipped file changed, the data's hash did not")
+	}
+	os.Remove(filepath.Join(dir, "a.json"))
+	_, _, err = LoadSkipping(dir, func(error) {})
+	if swc.ErrorCode(err) != swc.EINVALID || !strings.Contains(err.Error(), "no file of") || !strings.Contains(err.Error(), "cut.json") {
+		t.Errorf("nothing readable: %v, want EINVALID naming the first file", err)
+	}
+}

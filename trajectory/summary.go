@@ -13,10 +13,13 @@ type Settings struct {
 	Data         string   `json:"data"`
 	DataSHA256   string   `json:"data_sha256"`
 	Trajectories []string `json:"trajectories"`
-	Budgets      []int    `json:"budgets"`
-	Conditions   []string `json:"conditions"`
-	Tokenizer    string   `json:"tokenizer"`
-	Version      string   `json:"version"`
+	// Skipped are the files of Data the bench could not read, each
+	// with why (LoadSkipping).
+	Skipped    []string `json:"skipped,omitempty"`
+	Budgets    []int    `json:"budgets"`
+	Conditions []string `json:"conditions"`
+	Tokenizer  string   `json:"tokenizer"`
+	Version    string   `json:"version"`
 }
 
 // Summary is summary.json: one cell per format, budget and condition.

@@ -156,7 +156,12 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 	if err != nil {
 		return err
 	}
-	trajs, hash, err := trajectory.Load(f.trajectories)
+	var skipped []string
+	trajs, hash, err := trajectory.LoadSkipping(f.trajectories, func(err error) {
+		msg := strings.TrimPrefix(swc.ErrorMessage(err), "trajectory: ")
+		skipped = append(skipped, msg)
+		fmt.Fprintf(env.Stderr, "swc: bench: warning: %s; skipped\n", msg)
+	})
 	if err != nil {
 		return err
 	}
@@ -180,7 +185,7 @@ func runTrajectoryBench(ctx context.Context, env *Env, fs *flag.FlagSet, f *benc
 	if n := res.Len(); n > 0 {
 		fmt.Fprintf(env.Stderr, "swc: bench: resuming: %d rows already in %s\n", n, filepath.Join(dir, trajectory.ResultsFile))
 	}
-	settings := trajectory.Settings{Data: f.trajectories, DataSHA256: hash, Budgets: budgets, Tokenizer: tokens.Name, Version: Version}
+	settings := trajectory.Settings{Data: f.trajectories, DataSHA256: hash, Skipped: skipped, Budgets: budgets, Tokenizer: tokens.Name, Version: Version}
 	for _, t := range trajs {
 		settings.Trajectories = append(settings.Trajectories, t.Name)
 	}

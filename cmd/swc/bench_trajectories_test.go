@@ -128,6 +128,39 @@ func TestBenchTrajectoriesSkipsEmpty(t *testing.T) {
 	}
 }
 
+// TestBenchTrajectoriesSkipsUnreadable: a file the bench cannot read (a
+// session cut short while being written) is skipped with a warning
+// naming it and why, the others are benched, and summary.json and the
+// report list it.
+func TestBenchTrajectoriesSkipsUnreadable(t *testing.T) {
+	in := t.TempDir()
+	data, err := os.ReadFile("../../trajectory/testdata/tiny_text.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in, "tiny_text.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in, "partial.json"), data[:len(data)/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	_, stderr, err := run(t, nil, "bench", "--trajectories", in, "--out", dir, "--budgets", "100000", "--conditions", "truncation")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "warning: "+filepath.Join(in, "partial.json")) || !strings.Contains(stderr, "; skipped") {
+		t.Errorf("no warning naming the unreadable file:\n%s", stderr)
+	}
+	sum := readTrajectorySummary(t, dir)
+	if len(sum.Cells) != 1 || len(sum.Settings.Skipped) != 1 || !strings.Contains(sum.Settings.Skipped[0], "partial.json") {
+		t.Errorf("%d cells, skipped %q: want tiny_text's cell and partial.json skipped", len(sum.Cells), sum.Settings.Skipped)
+	}
+	if md, _ := os.ReadFile(filepath.Join(dir, "report.md")); !strings.Contains(string(md), "Skipped, unreadable (1 file): ") {
+		t.Errorf("report.md does not list the skipped file")
+	}
+}
+
 // TestBenchTrajectoriesSaveContexts: --conversations picks trajectories
 // by name or position, and --save-contexts writes every request as each
 // condition sent it, one line per row (a refusal with its reason), the

@@ -205,34 +205,6 @@ type geminiFunction struct {
 	Parts    []json.RawMessage `json:"parts"`
 }
 
-// decode decodes a functionCall or functionResponse into f as
-// json.Unmarshal does, error for error (responses_item.go).
-func (f *geminiFunction) decode(raw []byte) error {
-	if fastObject(raw, f.field, geminiFunctionNames) {
-		return nil
-	}
-	*f = geminiFunction{}
-	return json.Unmarshal(raw, f)
-}
-
-var geminiFunctionNames = []string{"id", "name", "args", "response", "parts"}
-
-func (f *geminiFunction) field(name string) field {
-	switch name {
-	case "id":
-		return field{str: &f.ID}
-	case "name":
-		return field{str: &f.Name}
-	case "args":
-		return field{raw: &f.Args}
-	case "response":
-		return field{raw: &f.Response}
-	case "parts":
-		return field{arr: &f.Parts}
-	}
-	return field{}
-}
-
 // parseGeminiContent reads content i; res is how the request's media
 // count.
 func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, res geminiMedia, open *[]geminiCall) error {

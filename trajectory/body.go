@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/swcmem/swc/internal/rawjson"
 )
 
 // object is a JSON object's fields as they came.
@@ -17,11 +19,11 @@ func decodeObject(data []byte) (object, error) {
 	if len(data) == 0 || data[0] != '{' {
 		return nil, fmt.Errorf("not a JSON object")
 	}
-	var o object
-	if err := json.Unmarshal(data, &o); err != nil {
+	o, err := rawjson.Object(data)
+	if err != nil {
 		return nil, err
 	}
-	return o, nil
+	return object(o), nil
 }
 
 // decodeList reads the JSON array of field key of o.
@@ -30,8 +32,8 @@ func (o object) list(key string) ([]json.RawMessage, error) {
 	if !ok {
 		return nil, fmt.Errorf("no %q", key)
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
+	items, err := rawjson.Array(raw)
+	if err != nil {
 		return nil, fmt.Errorf("%s: want an array: %w", key, err)
 	}
 	return items, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/swcmem/swc/chat"
+	"github.com/swcmem/swc/internal/rawjson"
 )
 
 // geminiContent is a Gemini API content as the bench reads it: its role
@@ -30,7 +31,13 @@ func geminiPart(p map[string]json.RawMessage, name string, v any) bool {
 	if raw == nil {
 		return false
 	}
-	if v != nil {
+	switch v := v.(type) {
+	case nil:
+	case *string:
+		_ = rawjson.Unquote(raw, v)
+	case *geminiFunc:
+		_ = decodeGeminiFunc(raw, v)
+	default:
 		_ = json.Unmarshal(raw, v)
 	}
 	return true
@@ -50,7 +57,7 @@ func geminiTurn(items []json.RawMessage) string {
 	var b bytes.Buffer
 	for _, raw := range items {
 		var c geminiContent
-		if json.Unmarshal(raw, &c) != nil || c.Role != "model" {
+		if decodeGeminiContent(raw, &c) != nil || c.Role != "model" {
 			break
 		}
 		for _, p := range c.Parts {
@@ -164,7 +171,7 @@ func validateGemini(_ object, items []json.RawMessage) []string {
 	var out []string
 	signed, turnStart := false, 0
 	for i, raw := range items {
-		if err := json.Unmarshal(raw, &cs[i]); err != nil {
+		if err := decodeGeminiContent(raw, &cs[i]); err != nil {
 			out = append(out, fmt.Sprintf("contents[%d]: %v", i, err))
 			continue
 		}

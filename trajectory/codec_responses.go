@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/swcmem/swc/internal/rawjson"
 )
 
 // The Responses API's input items the bench tells apart.
@@ -37,7 +39,7 @@ type responsesItem struct {
 
 func responsesAssistant(item json.RawMessage) bool {
 	var it responsesItem
-	_ = json.Unmarshal(item, &it)
+	_ = decodeResponsesItem(item, &it)
 	return it.Role == "assistant" || responsesOutput[it.Type]
 }
 
@@ -48,13 +50,13 @@ func responsesTurn(items []json.RawMessage) string {
 	var b bytes.Buffer
 	for _, raw := range items {
 		var it responsesItem
-		if json.Unmarshal(raw, &it) != nil || !(it.Role == "assistant" || responsesOutput[it.Type]) {
+		if decodeResponsesItem(raw, &it) != nil || !(it.Role == "assistant" || responsesOutput[it.Type]) {
 			break
 		}
 		var s string
 		var parts []struct{ Text string }
 		switch {
-		case it.Role == "assistant" && json.Unmarshal(it.Content, &s) == nil:
+		case it.Role == "assistant" && rawjson.Unquote(it.Content, &s) == nil:
 			b.WriteString(s)
 			b.WriteByte('\n')
 		case it.Role == "assistant" && json.Unmarshal(it.Content, &parts) == nil:
@@ -84,7 +86,7 @@ func responsesRewrite(raw json.RawMessage, _ []string, texts map[string]string) 
 	parts := make([]string, len(items))
 	for i, item := range items {
 		var it responsesItem
-		if err := json.Unmarshal(item, &it); err != nil {
+		if err := decodeResponsesItem(item, &it); err != nil {
 			return nil, err
 		}
 		key, field := "", ""
@@ -126,7 +128,7 @@ func validateResponses(_ object, items []json.RawMessage) []string {
 	done := map[string]bool{} // call_ids whose latest call is answered
 	for i, raw := range items {
 		var it responsesItem
-		if err := json.Unmarshal(raw, &it); err != nil {
+		if err := decodeResponsesItem(raw, &it); err != nil {
 			out = append(out, fmt.Sprintf("input[%d]: %v", i, err))
 			continue
 		}

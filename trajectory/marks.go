@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+
+	"github.com/swcmem/swc/internal/rawjson"
 )
 
 // Anthropic's prompt cache serves a request's prefix only up to a point
@@ -92,14 +94,12 @@ var markRE = regexp.MustCompile(`,\s*"cache_control"\s*:\s*\{[^{}]*\}|"cache_con
 // contentBlocks is how many content blocks a message holds: its content
 // list's length, or one.
 func contentBlocks(item []byte) int {
-	var m struct {
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(item, &m) != nil {
+	var content json.RawMessage
+	if decodeContent(item, &content) != nil {
 		return 1
 	}
-	var blocks []json.RawMessage
-	if json.Unmarshal(m.Content, &blocks) != nil || len(blocks) == 0 {
+	blocks, err := rawjson.Array(content)
+	if err != nil || len(blocks) == 0 {
 		return 1
 	}
 	return len(blocks)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/swcmem/swc/internal/rawjson"
 )
 
 // A unit is where a prefix a provider's prompt cache holds may end: a
@@ -77,13 +79,10 @@ func (s *sent) prefixUnits() []unit {
 func blockUnits(us []unit, role string, content json.RawMessage, paras bool) []unit {
 	var blocks []json.RawMessage
 	var s string
-	var obj struct {
-		Parts []json.RawMessage `json:"parts"`
-	}
+	var err error
 	switch {
-	case bytes.HasPrefix(bytes.TrimSpace(content), []byte("{")) && json.Unmarshal(content, &obj) == nil:
-		blocks = obj.Parts
-	case json.Unmarshal(content, &s) == nil:
+	case bytes.HasPrefix(bytes.TrimSpace(content), []byte("{")) && decodeParts(content, &blocks) == nil:
+	case rawjson.Unquote(content, &s) == nil:
 		if s == "" {
 			return us
 		}
@@ -95,8 +94,10 @@ func blockUnits(us []unit, role string, content json.RawMessage, paras bool) []u
 			return paragraphUnits(us, role, s, len(b))
 		}
 		blocks = []json.RawMessage{b}
-	case json.Unmarshal(content, &blocks) != nil:
-		return us
+	default:
+		if blocks, err = rawjson.Array(content); err != nil {
+			return us
+		}
 	}
 	for i, b := range blocks {
 		var c bytes.Buffer

@@ -16,13 +16,7 @@ import (
 // FuzzDecodeFunction compare them with json.Unmarshal.
 
 // decodeItem decodes an input item into it as json.Unmarshal does.
-func decodeItem(raw []byte, it *rItem) error {
-	if rawjson.Fields(raw, it.field, itemNames) {
-		return nil
-	}
-	*it = rItem{}
-	return json.Unmarshal(raw, it)
-}
+func decodeItem(raw []byte, it *rItem) error { return rawjson.Decode(raw, it, it.field, itemNames) }
 
 // itemNames are rItem's JSON names.
 var itemNames = []string{"type", "role", "content", "id", "call_id", "approval_request_id", "name", "arguments", "input", "action", "operation", "code", "output", "result"}
@@ -63,13 +57,7 @@ func (it *rItem) field(name string) rawjson.Field {
 }
 
 // decodePart decodes a content part into p as json.Unmarshal does.
-func decodePart(raw []byte, p *part) error {
-	if rawjson.Fields(raw, p.field, partNames) {
-		return nil
-	}
-	*p = part{}
-	return json.Unmarshal(raw, p)
-}
+func decodePart(raw []byte, p *part) error { return rawjson.Decode(raw, p, p.field, partNames) }
 
 // partNames are part's JSON names.
 var partNames = []string{"type", "text", "refusal", "detail", "image_url", "filename", "file_data", "stdout", "stderr"}
@@ -101,11 +89,7 @@ func (p *part) field(name string) rawjson.Field {
 // decode decodes a functionCall or functionResponse into f as
 // json.Unmarshal does.
 func (f *geminiFunction) decode(raw []byte) error {
-	if rawjson.Fields(raw, f.field, geminiFunctionNames) {
-		return nil
-	}
-	*f = geminiFunction{}
-	return json.Unmarshal(raw, f)
+	return rawjson.Decode(raw, f, f.field, geminiFunctionNames)
 }
 
 var geminiFunctionNames = []string{"id", "name", "args", "response", "parts"}

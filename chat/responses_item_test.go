@@ -156,11 +156,18 @@ func codexBody(tokens int) []byte {
 }
 
 // BenchmarkParseResponses times Parse of a Codex-shaped Responses body
-// per size: fast, the items, parts and strings read as jsontext tokens;
-// general, every one by json.Unmarshal (the parser before).
-func BenchmarkParseResponses(b *testing.B) {
+// per size: fast, the items, parts and strings read by rawjson; general,
+// every one by json.Unmarshal (the parser before).
+func BenchmarkParseResponses(b *testing.B) { benchParse(b, Responses, codexBody) }
+
+// BenchmarkParseGemini times Parse of a Gemini CLI-shaped body per size:
+// fast, objects, arrays, calls and strings read by rawjson; general,
+// every one by json.Unmarshal (the parser before).
+func BenchmarkParseGemini(b *testing.B) { benchParse(b, Gemini, geminiCLIBody) }
+
+func benchParse(b *testing.B, f Format, body func(tokens int) []byte) {
 	for _, tokens := range []int{10_000, 100_000} {
-		body := codexBody(tokens)
+		data := body(tokens)
 		for _, mode := range []struct {
 			name string
 			fast bool
@@ -168,9 +175,9 @@ func BenchmarkParseResponses(b *testing.B) {
 			b.Run(fmt.Sprintf("%dk/%s", tokens/1000, mode.name), func(b *testing.B) {
 				defer func(v bool) { rawjson.Fast = v }(rawjson.Fast)
 				rawjson.Fast = mode.fast
-				b.SetBytes(int64(len(body)))
+				b.SetBytes(int64(len(data)))
 				for b.Loop() {
-					if _, err := Parse(body, Responses); err != nil {
+					if _, err := Parse(data, f); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -179,25 +186,28 @@ func BenchmarkParseResponses(b *testing.B) {
 	}
 }
 
-// TestParseResponsesFastSameAsGeneral parses Codex-shaped bodies with the
-// fast reads and with json.Unmarshal alone: the same input.
-func TestParseResponsesFastSameAsGeneral(t *testing.T) {
-	for _, body := range [][]byte{codexBody(3_000), []byte(agentInput)} {
-		fast, err := Parse(body, Responses)
+// TestParseFastSameAsGeneral parses Codex- and Gemini CLI-shaped bodies
+// with rawjson's reads and with json.Unmarshal alone: the same input.
+func TestParseFastSameAsGeneral(t *testing.T) {
+	for _, tc := range []struct {
+		f    Format
+		body []byte
+	}{{Responses, codexBody(3_000)}, {Responses, []byte(agentInput)}, {Gemini, geminiCLIBody(3_000)}} {
+		fast, err := Parse(tc.body, tc.f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rawjson.Fast = false
-		general, err := Parse(body, Responses)
+		general, err := Parse(tc.body, tc.f)
 		rawjson.Fast = true
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(fast.Messages, general.Messages) || !reflect.DeepEqual(fast.Raw, general.Raw) {
-			t.Errorf("fast and general parses differ:\n%+v\n%+v", fast.Messages, general.Messages)
+		if !reflect.DeepEqual(fast.Messages, general.Messages) || !reflect.DeepEqual(fast.Raw, general.Raw) || !reflect.DeepEqual(fast.Body, general.Body) {
+			t.Errorf("%s: fast and general parses differ:\n%+v\n%+v", tc.f, fast.Messages, general.Messages)
 		}
-		if len(fast.Messages) < 3 {
-			t.Errorf("%d messages", len(fast.Messages))
+		if len(fast.Messages) < 3 || tc.f == Gemini && len(fast.Messages[2].ToolCalls) == 0 {
+			t.Errorf("%s: %d messages", tc.f, len(fast.Messages))
 		}
 	}
 }
@@ -260,51 +270,4 @@ func geminiCLIBody(tokens int) []byte {
 	}
 	b.WriteString(`],"generationConfig":{"temperature":0}}`)
 	return b.Bytes()
-}
-
-// BenchmarkParseGemini times Parse of a Gemini CLI-shaped body per size:
-// fast, objects, arrays and strings read as jsontext tokens; general,
-// every one by json.Unmarshal (the parser before).
-func BenchmarkParseGemini(b *testing.B) {
-	for _, tokens := range []int{10_000, 100_000} {
-		body := geminiCLIBody(tokens)
-		for _, mode := range []struct {
-			name string
-			fast bool
-		}{{"fast", true}, {"general", false}} {
-			b.Run(fmt.Sprintf("%dk/%s", tokens/1000, mode.name), func(b *testing.B) {
-				defer func(v bool) { rawjson.Fast = v }(rawjson.Fast)
-				rawjson.Fast = mode.fast
-				b.SetBytes(int64(len(body)))
-				for b.Loop() {
-					if _, err := Parse(body, Gemini); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
-}
-
-// TestParseGeminiFastSameAsGeneral parses Gemini bodies with the fast
-// reads and with json.Unmarshal alone: the same input.
-func TestParseGeminiFastSameAsGeneral(t *testing.T) {
-	for _, body := range [][]byte{geminiCLIBody(3_000)} {
-		fast, err := Parse(body, Gemini)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rawjson.Fast = false
-		general, err := Parse(body, Gemini)
-		rawjson.Fast = true
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(fast.Messages, general.Messages) || !reflect.DeepEqual(fast.Raw, general.Raw) || !reflect.DeepEqual(fast.Body, general.Body) {
-			t.Errorf("fast and general parses differ:\n%+v\n%+v", fast.Messages, general.Messages)
-		}
-		if len(fast.Messages) < 3 || len(fast.Messages[2].ToolCalls) == 0 {
-			t.Errorf("%d messages: %+v", len(fast.Messages), fast.Messages)
-		}
-	}
 }

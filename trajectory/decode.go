@@ -15,11 +15,7 @@ import (
 // decodeResponsesItem decodes a Responses input item as json.Unmarshal
 // does.
 func decodeResponsesItem(raw []byte, it *responsesItem) error {
-	if rawjson.Fields(raw, it.field, responsesItemNames) {
-		return nil
-	}
-	*it = responsesItem{}
-	return json.Unmarshal(raw, it)
+	return rawjson.Decode(raw, it, it.field, responsesItemNames)
 }
 
 var responsesItemNames = []string{"type", "role", "content", "call_id", "arguments", "input"}
@@ -87,11 +83,7 @@ func fastObject(raw []byte) (map[string]json.RawMessage, bool) {
 // decodeGeminiFunc decodes a functionCall or functionResponse as
 // json.Unmarshal does.
 func decodeGeminiFunc(raw []byte, f *geminiFunc) error {
-	if rawjson.Fields(raw, f.field, geminiFuncNames) {
-		return nil
-	}
-	*f = geminiFunc{}
-	return json.Unmarshal(raw, f)
+	return rawjson.Decode(raw, f, f.field, geminiFuncNames)
 }
 
 var geminiFuncNames = []string{"id", "name", "args"}
@@ -111,18 +103,15 @@ func (f *geminiFunc) field(name string) rawjson.Field {
 // decodeContent decodes the "content" member of a message as
 // json.Unmarshal into struct{ Content json.RawMessage } does.
 func decodeContent(raw []byte, content *json.RawMessage) error {
-	if rawjson.Fields(raw, func(name string) rawjson.Field {
-		if name == "content" {
-			return rawjson.Field{Raw: content}
-		}
-		return rawjson.Field{}
-	}, contentNames) {
-		return nil
-	}
 	var m struct {
 		Content json.RawMessage `json:"content"`
 	}
-	err := json.Unmarshal(raw, &m)
+	err := rawjson.Decode(raw, &m, func(name string) rawjson.Field {
+		if name == "content" {
+			return rawjson.Field{Raw: &m.Content}
+		}
+		return rawjson.Field{}
+	}, contentNames)
 	*content = m.Content
 	return err
 }
@@ -132,18 +121,15 @@ var contentNames = []string{"content"}
 // decodeParts decodes the "parts" member of a Gemini content as
 // json.Unmarshal into struct{ Parts []json.RawMessage } does.
 func decodeParts(raw []byte, parts *[]json.RawMessage) error {
-	if rawjson.Fields(raw, func(name string) rawjson.Field {
-		if name == "parts" {
-			return rawjson.Field{Arr: parts}
-		}
-		return rawjson.Field{}
-	}, partsNames) {
-		return nil
-	}
 	var obj struct {
 		Parts []json.RawMessage `json:"parts"`
 	}
-	err := json.Unmarshal(raw, &obj)
+	err := rawjson.Decode(raw, &obj, func(name string) rawjson.Field {
+		if name == "parts" {
+			return rawjson.Field{Arr: &obj.Parts}
+		}
+		return rawjson.Field{}
+	}, partsNames)
 	*parts = obj.Parts
 	return err
 }

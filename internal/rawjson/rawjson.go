@@ -8,8 +8,9 @@
 // (a name differing from a known one by case only, a string field holding
 // another kind, invalid UTF-8 or an unpaired surrogate, anything after
 // the value) it hands the whole value to json.Unmarshal, so that what is
-// decoded, and every error, is json.Unmarshal's (FuzzObject, FuzzArray,
-// FuzzUnquote, FuzzFields compare the two). A value's bytes in what it
+// decoded, and every error, is json.Unmarshal's (FuzzObject, FuzzArray and
+// FuzzUnquote compare the two; chat's FuzzDecodeItem, FuzzDecodePart and
+// FuzzDecodeFunction and the trajectory bench's FuzzDecodeStructs, Fields). A value's bytes in what it
 // returns are slices of the input, not copies.
 package rawjson
 
@@ -192,6 +193,18 @@ func Fields(raw []byte, fieldOf func(name string) Field, names []string) bool {
 		}
 	}
 	return end(dec)
+}
+
+// Decode decodes the JSON object raw into *v, a struct whose members
+// fieldOf places (names: its JSON names), as json.Unmarshal does, error
+// for error: by Fields, else by json.Unmarshal into a zeroed *v.
+func Decode[T any](raw []byte, v *T, fieldOf func(name string) Field, names []string) error {
+	if Fields(raw, fieldOf, names) {
+		return nil
+	}
+	var zero T
+	*v = zero
+	return json.Unmarshal(raw, v)
 }
 
 // value reads the next value and returns its bytes in raw, the input.

@@ -104,3 +104,38 @@ func loopMessagesJSON(msgs []swc.Message) ([]byte, error) {
 	}
 	return append([]byte{','}, b[1:len(b)-1]...), nil
 }
+
+// loopResponsesTools is loopTools as the Responses API declares a
+// function.
+const loopResponsesTools = `[{"type":"function","name":"execute_bash","description":"Run a shell command in the repository and return its output.","parameters":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}}]`
+
+// LoopResponsesBody returns a Responses request body of a loop's msgs, as
+// Codex CLI sends one (instructions, the tool, store false, every item
+// in input), its input last (the body ends in "]}").
+func LoopResponsesBody(msgs []swc.Message) ([]byte, error) {
+	instructions, items := chat.ResponsesInput(msgs)
+	ins, err := json.Marshal(instructions)
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	b = fmt.Appendf(b, `{"model":"gpt-5-codex","instructions":%s,"tools":%s,"stream":false,"store":false,"input":[`, ins, loopResponsesTools)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, "]}"...), nil
+}
+
+// loopItemsJSON returns msgs as the comma-separated items of a Responses
+// input array, each preceded by a comma.
+func loopItemsJSON(msgs []swc.Message) []byte {
+	_, items := chat.ResponsesInput(msgs)
+	var b []byte
+	for _, it := range items {
+		b = append(append(b, ','), it...)
+	}
+	return b
+}

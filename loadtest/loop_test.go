@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/swcmem/swc"
@@ -42,33 +43,54 @@ func TestAgentLoop(t *testing.T) {
 		t.Fatalf("compressed loop: %v, %d stubbed, %d over", err, len(res.Rewritten), res.OverBudget)
 	}
 
-	p := &proxyRun{cfg: ProxyConfig{History: 30, Bodies: BodiesLoop}, agents: map[int][]byte{}, steps: map[int]int{}}
-	msgs := AgentLoop(30, 7)
-	steps := 0
-	for _, m := range msgs {
-		if m.Role == swc.RoleAssistant {
-			steps++
+	for _, tc := range []struct {
+		bodies string
+		body   func([]swc.Message) ([]byte, error)
+		format chat.Format
+	}{{BodiesLoop, LoopBody, chat.OpenAI}, {BodiesLoopResponses, LoopResponsesBody, chat.Responses}} {
+		p := &proxyRun{cfg: ProxyConfig{History: 30, Bodies: tc.bodies}, agents: map[int][]byte{}, steps: map[int]int{}}
+		msgs := AgentLoop(30, 7)
+		steps := 0
+		for _, m := range msgs {
+			if m.Role == swc.RoleAssistant {
+				steps++
+			}
 		}
-	}
-	for k := range 3 {
-		got, err := p.agentBody(7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msgs = append(msgs, LoopStep(7, steps+k)...)
-		want, err := LoopBody(msgs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("request %d of agent 7:\n%s\nwant\n%s", k, got, want)
-		}
-		var req struct {
-			Tools    []json.RawMessage `json:"tools"`
-			Messages []json.RawMessage `json:"messages"`
-		}
-		if err := json.Unmarshal(got, &req); err != nil || len(req.Tools) != 1 || len(req.Messages) != len(msgs) {
-			t.Fatalf("request %d: %v, %d tools, %d messages; want 1, %d", k, err, len(req.Tools), len(req.Messages), len(msgs))
+		for k := range 3 {
+			got, err := p.agentBody(7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs = append(msgs, LoopStep(7, steps+k)...)
+			want, err := tc.body(msgs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := chat.Parse(got, tc.format)
+			if err != nil || len(in.Messages) != len(msgs) {
+				t.Fatalf("%s: request %d: %v, %d messages; want %d", tc.bodies, k, err, len(in.Messages), len(msgs))
+			}
+			if tc.format == chat.OpenAI && !bytes.Equal(got, want) {
+				t.Fatalf("%s: request %d of agent 7:\n%s\nwant\n%s", tc.bodies, k, got, want)
+			}
+			// In Responses form a step's assistant message is numbered
+			// within the step: the messages are the loop's all the same.
+			w, err := chat.Parse(want, tc.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range in.Messages {
+				in.Messages[i].ID, w.Messages[i].ID = "", ""
+			}
+			if !reflect.DeepEqual(in.Messages, w.Messages) {
+				t.Fatalf("%s: request %d of agent 7: messages differ from the loop's", tc.bodies, k)
+			}
+			var req struct {
+				Tools []json.RawMessage `json:"tools"`
+			}
+			if err := json.Unmarshal(got, &req); err != nil || len(req.Tools) != 1 {
+				t.Fatalf("%s: request %d: %v, %d tools; want 1", tc.bodies, k, err, len(req.Tools))
+			}
 		}
 	}
 }

@@ -33,16 +33,19 @@ type ProxyConfig struct {
 	CPUProfile string
 	// Bodies is what the compression phase's agents send: "chat" (the
 	// default: AgentHistory, a chat with a tool call every fifth exchange,
-	// growing by a user message a request) or "loop" (AgentLoop, a coding
+	// growing by a user message a request), "loop" (AgentLoop, a coding
 	// agent's tool loop, growing by an exchange a request: an assistant
-	// turn calling execute_bash and the outputs).
+	// turn calling execute_bash and the outputs) or "loop-responses" (the
+	// same loops as Responses bodies to /v1/responses, as Codex CLI sends
+	// them; phase 4's stored conversations stay Chat Completions bodies).
 	Bodies string
 }
 
 // Bodies of ProxyConfig.
 const (
-	BodiesChat = "chat"
-	BodiesLoop = "loop"
+	BodiesChat          = "chat"
+	BodiesLoop          = "loop"
+	BodiesLoopResponses = "loop-responses"
 )
 
 // ProxyResult is what RunProxy measured (swc loadtest-proxy --json prints
@@ -95,8 +98,8 @@ func RunProxy(ctx context.Context, t Target, upstream string, cfg ProxyConfig) (
 	if cfg.Bodies == "" {
 		cfg.Bodies = BodiesChat
 	}
-	if cfg.Bodies != BodiesChat && cfg.Bodies != BodiesLoop {
-		return ProxyResult{}, fmt.Errorf("loadtest-proxy: bodies %q: want %q or %q", cfg.Bodies, BodiesChat, BodiesLoop)
+	if cfg.Bodies != BodiesChat && cfg.Bodies != BodiesLoop && cfg.Bodies != BodiesLoopResponses {
+		return ProxyResult{}, fmt.Errorf("loadtest-proxy: bodies %q: want %q, %q or %q", cfg.Bodies, BodiesChat, BodiesLoop, BodiesLoopResponses)
 	}
 	p := &proxyRun{ctx: ctx, t: t, cfg: cfg, agents: map[int][]byte{}, steps: map[int]int{},
 		hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}}
@@ -148,7 +151,7 @@ func (p *proxyRun) run(res *ProxyResult, up string) error {
 	res.OverheadP50MS = res.ProxySmall.P50MS - res.DirectSmall.P50MS
 	res.OverheadP99MS = res.ProxySmall.P99MS - res.DirectSmall.P99MS
 
-	_, h, err := p.call(proxy, large, p.cfg.Budget)
+	_, h, err := p.callPath(proxy, p.path(), large, p.cfg.Budget)
 	if err != nil {
 		return err
 	}
@@ -161,6 +164,11 @@ func (p *proxyRun) run(res *ProxyResult, up string) error {
 	}
 	res.TTFEAddedP50MS = res.ProxyTTFE.P50MS - res.DirectTTFE.P50MS
 	res.TTFEAddedP99MS = res.ProxyTTFE.P99MS - res.DirectTTFE.P99MS
+	if p.cfg.Bodies == BodiesLoopResponses { // stored conversations are Chat Completions'
+		if large, err = LoopBody(AgentLoop(p.cfg.History, 0)); err != nil {
+			return err
+		}
+	}
 	return p.stored(res, large)
 }
 
@@ -267,7 +275,12 @@ func (p *proxyRun) stored(res *ProxyResult, large []byte) error {
 // X-SWC-Budget when budget > 0), reads the answer whole and returns the
 // time it took and its headers; an answer other than 200 is an error.
 func (p *proxyRun) call(base string, body []byte, budget int) (time.Duration, http.Header, error) {
-	req, err := http.NewRequestWithContext(p.ctx, http.MethodPost, base+"/v1/chat/completions", bytes.NewReader(body))
+	return p.callPath(base, "/v1/chat/completions", body, budget)
+}
+
+// callPath is call to path.
+func (p *proxyRun) callPath(base, path string, body []byte, budget int) (time.Duration, http.Header, error) {
+	req, err := http.NewRequestWithContext(p.ctx, http.MethodPost, base+path, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -300,10 +313,22 @@ func (p *proxyRun) unique(body []byte) []byte {
 // history returns agent a's first history as a request body: cfg.History
 // messages of AgentHistory, or of AgentLoop with its tool declared.
 func (p *proxyRun) history(a int) ([]byte, error) {
-	if p.cfg.Bodies == BodiesLoop {
+	switch p.cfg.Bodies {
+	case BodiesLoop:
 		return LoopBody(AgentLoop(p.cfg.History, a))
+	case BodiesLoopResponses:
+		return LoopResponsesBody(AgentLoop(p.cfg.History, a))
 	}
 	return RequestBody(AgentHistory(p.cfg.History, a), false)
+}
+
+// path is where the compression phase's requests go: /v1/responses for
+// Responses bodies, else /v1/chat/completions.
+func (p *proxyRun) path() string {
+	if p.cfg.Bodies == BodiesLoopResponses {
+		return "/v1/responses"
+	}
+	return "/v1/chat/completions"
 }
 
 // agentBody returns agent a's next request: its history, grown by one
@@ -318,18 +343,22 @@ func (p *proxyRun) agentBody(a int) ([]byte, error) {
 			return nil, err
 		}
 		b = full[:bytes.LastIndex(full, []byte("]}"))]
-		if p.cfg.Bodies == BodiesLoop {
+		if p.cfg.Bodies != BodiesChat { // every turn of a loop has its text
 			p.steps[a] = bytes.Count(b, []byte(`"role":"assistant"`))
 		}
 	}
-	if p.cfg.Bodies == BodiesLoop {
+	switch p.cfg.Bodies {
+	case BodiesLoop:
 		next, err := loopMessagesJSON(LoopStep(a, p.steps[a]))
 		if err != nil {
 			return nil, err
 		}
 		p.steps[a]++
 		b = append(b, next...)
-	} else {
+	case BodiesLoopResponses:
+		b = append(b, loopItemsJSON(LoopStep(a, p.steps[a]))...)
+		p.steps[a]++
+	default:
 		b = fmt.Appendf(b, `,{"role":"user","content":"Question %d from agent %d: what did I say about the Atlas budget?"}`, p.seq.Add(1), a)
 	}
 	p.agents[a] = b
@@ -382,7 +411,7 @@ func (p *proxyRun) agent(base string, first, clients int) func(int) (time.Durati
 			return 0, err
 		}
 		sent[c]++
-		d, _, err := p.call(base, body, p.cfg.Budget)
+		d, _, err := p.callPath(base, p.path(), body, p.cfg.Budget)
 		return d, err
 	}
 }
@@ -400,7 +429,7 @@ func (p *proxyRun) introduce(base string, first, clients int) ([]time.Duration, 
 		if err != nil {
 			return 0, err
 		}
-		d, _, err := p.call(base, body, p.cfg.Budget)
+		d, _, err := p.callPath(base, p.path(), body, p.cfg.Budget)
 		return d, err
 	})
 }

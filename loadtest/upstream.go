@@ -12,7 +12,8 @@ import (
 
 // FakeUpstream is a zero-latency provider on loopback: OpenAI Chat
 // Completions (a fixed answer, or for stream:true a first SSE event at once
-// and the rest 20 ms later) and Anthropic Messages (a fixed answer).
+// and the rest 20 ms later), OpenAI Responses and Anthropic Messages (a
+// fixed answer).
 type FakeUpstream struct {
 	URL string // http://127.0.0.1:PORT, without /v1
 	srv *http.Server
@@ -40,6 +41,7 @@ func StartFakeUpstream() (*FakeUpstream, error) {
 		return nil, err
 	}
 	const answer = `{"id":"cc-1","object":"chat.completion","created":1,"model":"gpt-4o","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"ok"}}]}`
+	const responsesAnswer = `{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"gpt-5-codex","output":[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"ok","annotations":[]}]}],"usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2}}`
 	const anthropicAnswer = `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
 	chunk := `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":null}]}` + "\n\n"
 	f := &FakeUpstream{URL: "http://" + ln.Addr().String()}
@@ -51,6 +53,11 @@ func StartFakeUpstream() (*FakeUpstream, error) {
 		if strings.HasSuffix(r.URL.Path, "/messages") {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, anthropicAnswer)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/responses") {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, responsesAnswer)
 			return
 		}
 		if bytes.Contains(body, []byte(`"stream":true`)) {

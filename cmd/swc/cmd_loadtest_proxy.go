@@ -35,6 +35,8 @@ upstream called directly as the baseline:
      coding agents in a tool loop instead (about 100,000 tokens at the
      default --history, the tool declared): each request is the previous
      one plus an assistant turn calling execute_bash and its outputs;
+     --bodies loop-responses sends those loops as Responses bodies to
+     /v1/responses, as Codex CLI does;
   3. streaming: --requests sequential stream:true requests; time to the first
      SSE event, direct vs through the proxy (the upstream sends its first
      event at once and the rest 20 ms later);
@@ -52,14 +54,14 @@ func runLoadtestProxy(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&cfg.History, "history", 400, "messages of the compressed history")
 	fs.IntVar(&cfg.Budget, "budget", 3000, "X-SWC-Budget of the compression phase")
 	fs.IntVar(&cfg.AgentRequests, "agent-requests", 50, "requests of one agent in the compression phase, its history growing by one message each")
-	fs.StringVar(&cfg.Bodies, "bodies", loadtest.BodiesChat, "what the compression phase's agents send: chat (a chat with tool calls, growing by a user message) or loop (a coding agent's tool loop, growing by a call and its output)")
+	fs.StringVar(&cfg.Bodies, "bodies", loadtest.BodiesChat, "what the compression phase's agents send: chat (a chat with tool calls, growing by a user message), loop (a coding agent's tool loop, growing by a call and its output) or loop-responses (the same loops as Responses bodies to /v1/responses, as Codex CLI sends them)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the compression phase at --clients clients to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if cfg.Bodies != loadtest.BodiesChat && cfg.Bodies != loadtest.BodiesLoop {
-		return usagef("loadtest-proxy: --bodies %q: want chat or loop", cfg.Bodies)
+	if cfg.Bodies != loadtest.BodiesChat && cfg.Bodies != loadtest.BodiesLoop && cfg.Bodies != loadtest.BodiesLoopResponses {
+		return usagef("loadtest-proxy: --bodies %q: want chat, loop or loop-responses", cfg.Bodies)
 	}
 	if cfg.Requests < 1 || cfg.Clients < 1 || cfg.History < 2 || cfg.Budget < 1 || cfg.AgentRequests < 1 {
 		return usagef("loadtest-proxy: --requests, --clients, --history, --budget and --agent-requests must be positive")

@@ -45,25 +45,28 @@ func TestLoadtestProxySmall(t *testing.T) {
 	}
 }
 
-// TestLoadtestProxyLoop runs swc loadtest-proxy --bodies loop with small
-// numbers: the agents' tool loops are compressed within the budget.
+// TestLoadtestProxyLoop runs swc loadtest-proxy --bodies loop and
+// --bodies loop-responses with small numbers: the agents' tool loops are
+// compressed within the budget, in Chat Completions and Responses form.
 func TestLoadtestProxyLoop(t *testing.T) {
-	out, stderr, err := run(t, nil, "loadtest-proxy", "--bodies", "loop", "--requests", "12", "--clients", "2", "--history", "60",
-		"--budget", "2000", "--agent-requests", "3", "--json")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	var r loadtest.ProxyResult
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	if r.Bodies != "loop" || r.ProxyLarge1.N != 12 || r.ProxyLarge.N != 12 || r.ColdLarge.N != 4 {
-		t.Errorf("result %+v", r)
-	}
-	before, _ := strconv.Atoi(r.TokensBefore)
-	after, err := strconv.Atoi(r.TokensAfter)
-	if err != nil || after > 2000 || before <= 2000 {
-		t.Errorf("tokens %q → %q, budget 2000", r.TokensBefore, r.TokensAfter)
+	for _, bodies := range []string{"loop", "loop-responses"} {
+		out, stderr, err := run(t, nil, "loadtest-proxy", "--bodies", bodies, "--requests", "12", "--clients", "2", "--history", "60",
+			"--budget", "2000", "--agent-requests", "3", "--json")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", bodies, err, stderr)
+		}
+		var r loadtest.ProxyResult
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if r.Bodies != bodies || r.ProxyLarge1.N != 12 || r.ProxyLarge.N != 12 || r.ColdLarge.N != 4 {
+			t.Errorf("%s: result %+v", bodies, r)
+		}
+		before, _ := strconv.Atoi(r.TokensBefore)
+		after, err := strconv.Atoi(r.TokensAfter)
+		if err != nil || after > 2000 || before <= 2000 {
+			t.Errorf("%s: tokens %q → %q, budget 2000", bodies, r.TokensBefore, r.TokensAfter)
+		}
 	}
 }
 

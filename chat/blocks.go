@@ -31,7 +31,7 @@ func OnlyToolResults(raw json.RawMessage) (out json.RawMessage, ok bool) {
 // tool_result blocks (results) or the others (!results) alone, every
 // other byte as it came; ok is false when either side is empty.
 func keepBlocks(raw json.RawMessage, results bool) (out json.RawMessage, ok bool) {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), fastOptions)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), fastOptions)
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return nil, false
 	}
@@ -72,7 +72,7 @@ func keepBlocks(raw json.RawMessage, results bool) (out json.RawMessage, ok bool
 // splitBlocks returns the elements of a content list that are not
 // tool_result blocks and those that are (slices of list).
 func splitBlocks(list []byte) (kept, results [][]byte, ok bool) {
-	dec := jsontext.NewDecoder(bytes.NewReader(list), fastOptions)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(list), fastOptions)
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, nil, false
 	}

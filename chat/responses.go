@@ -56,7 +56,7 @@ const Responses Format = "responses"
 // "no input". It returns "" when the input holds the whole history, and
 // for a body that is not a JSON object (Parse reports what is wrong).
 func ProviderHistory(body []byte) string {
-	dec := jsontext.NewDecoder(bytes.NewReader(body), fastOptions)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(body), fastOptions)
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return ""
 	}
@@ -178,7 +178,7 @@ func parseResponses(data []byte) (*Input, error) {
 	}
 	buf := bytes.Clone(data)
 	in := &Input{Format: Responses, Body: map[string]json.RawMessage{}, Request: buf}
-	dec := jsontext.NewDecoder(bytes.NewReader(buf), fastOptions)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(buf), fastOptions)
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, swc.Errorf(swc.EINVALID, "body: %s", jsonErr(err))
 	}
@@ -277,7 +277,7 @@ func parseResponses(data []byte) (*Input, error) {
 
 // itemSpans returns where each element of a JSON array is in it.
 func itemSpans(arr []byte) ([]span, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(arr), fastOptions)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(arr), fastOptions)
 	dec.ReadToken() // '['
 	var spans []span
 	for dec.PeekKind() != ']' {

@@ -79,7 +79,7 @@ func valueSpan(raw []byte, path ...any) (start, end int, err error) {
 
 // fastValueSpan is valueSpan with jsontext; ok false at any error.
 func fastValueSpan(raw []byte, path ...any) (start, end int, ok bool) {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), fastOptions)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), fastOptions)
 	for _, p := range path {
 		t, err := dec.ReadToken()
 		if err != nil {

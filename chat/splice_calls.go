@@ -221,7 +221,7 @@ func geminiCallID(e []byte, o, j int) (id, key string, ok bool) {
 // geminiCallToken reads part e's functionCall (or function_call) member
 // and its id as tokens, skipping every other value.
 func geminiCallToken(e []byte) (id, key string, ok bool, err error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(e), fastOptions)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(e), fastOptions)
 	t, err := dec.ReadToken()
 	if err != nil || t.Kind() != '{' {
 		return "", "", false, err
@@ -268,7 +268,7 @@ func geminiCallToken(e []byte) (id, key string, ok bool, err error) {
 // arguments may be a whole file); nil when obj is not an object jsontext
 // reads.
 func topStrings(obj []byte, names ...string) map[string]string {
-	dec := jsontext.NewDecoder(bytes.NewReader(obj), fastOptions)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(obj), fastOptions)
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return nil
 	}

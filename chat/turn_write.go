@@ -20,7 +20,7 @@ import (
 
 // arraySpans returns where each element of JSON array list is in it.
 func arraySpans(list []byte) ([]span, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(list), fastOptions)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(list), fastOptions)
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '[' {
 		return nil, errorf("want an array, got %s", kind(list))
 	}

@@ -47,7 +47,7 @@ func fastObject(raw []byte) (map[string]json.RawMessage, bool) {
 	if !Fast {
 		return nil, false
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), options)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), options)
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return nil, false
 	}
@@ -82,7 +82,7 @@ func fastArray(raw []byte) ([]json.RawMessage, bool) {
 	if !Fast {
 		return nil, false
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), options)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), options)
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '[' {
 		return nil, false
 	}
@@ -128,7 +128,7 @@ func Fields(raw []byte, fieldOf func(name string) Field, names []string) bool {
 	if !Fast {
 		return false
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), options)
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), options)
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return false
 	}

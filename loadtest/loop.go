@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -129,13 +130,15 @@ func LoopResponsesBody(msgs []swc.Message) ([]byte, error) {
 	return append(b, "]}"...), nil
 }
 
-// loopItemsJSON returns msgs as the comma-separated items of a Responses
-// input array, each preceded by a comma.
-func loopItemsJSON(msgs []swc.Message) []byte {
+// loopItemsJSON returns msgs, step s of agent a, as the comma-separated
+// items of a Responses input array, each preceded by a comma, their
+// message ids made the step's own ("msg_A_S_0", not the "msg_0" of every
+// step).
+func loopItemsJSON(a, s int, msgs []swc.Message) []byte {
 	_, items := chat.ResponsesInput(msgs)
 	var b []byte
 	for _, it := range items {
-		b = append(append(b, ','), it...)
+		b = append(append(b, ','), bytes.ReplaceAll(it, []byte(`"id":"msg_`), fmt.Appendf(nil, `"id":"msg_%d_%d_`, a, s))...)
 	}
 	return b
 }

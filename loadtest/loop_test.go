@@ -73,13 +73,19 @@ func TestAgentLoop(t *testing.T) {
 			if tc.format == chat.OpenAI && !bytes.Equal(got, want) {
 				t.Fatalf("%s: request %d of agent 7:\n%s\nwant\n%s", tc.bodies, k, got, want)
 			}
-			// In Responses form a step's assistant message is numbered
-			// within the step: the messages are the loop's all the same.
+			// In Responses form a step's assistant message is named by
+			// its step: the messages are the loop's all the same.
 			w, err := chat.Parse(want, tc.format)
 			if err != nil {
 				t.Fatal(err)
 			}
+			ids := map[string]bool{}
 			for i := range in.Messages {
+				if id := in.Messages[i].ID; id != "" && ids[id] {
+					t.Fatalf("%s: request %d: message id %q twice", tc.bodies, k, id)
+				} else {
+					ids[id] = true
+				}
 				in.Messages[i].ID, w.Messages[i].ID = "", ""
 			}
 			if !reflect.DeepEqual(in.Messages, w.Messages) {

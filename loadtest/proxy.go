@@ -356,7 +356,7 @@ func (p *proxyRun) agentBody(a int) ([]byte, error) {
 		p.steps[a]++
 		b = append(b, next...)
 	case BodiesLoopResponses:
-		b = append(b, loopItemsJSON(LoopStep(a, p.steps[a]))...)
+		b = append(b, loopItemsJSON(a, p.steps[a], LoopStep(a, p.steps[a]))...)
 		p.steps[a]++
 	default:
 		b = fmt.Appendf(b, `,{"role":"user","content":"Question %d from agent %d: what did I say about the Atlas budget?"}`, p.seq.Add(1), a)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/rawjson"
 	"github.com/swcmem/swc/tokens"
 )
 
@@ -163,7 +164,7 @@ func geminiContent(raw json.RawMessage, where string) (role string, parts []map[
 		return "", nil, swc.Errorf(swc.EINVALID, "%s: want a content object, got %s", where, kind(raw))
 	}
 	if r, ok := c["role"]; ok && string(r) != "null" {
-		if err := unquote(r, &role); err != nil {
+		if err := rawjson.Unquote(r, &role); err != nil {
 			return "", nil, swc.Errorf(swc.EINVALID, "%s.role: want a string, got %s", where, kind(r))
 		}
 	}
@@ -184,7 +185,7 @@ func geminiParts(c map[string]json.RawMessage, where string) ([]map[string]json.
 	if !ok || string(p) == "null" {
 		return nil, nil
 	}
-	rawParts, err := splitArray(p)
+	rawParts, err := rawjson.Array(p)
 	if err != nil {
 		return nil, swc.Errorf(swc.EINVALID, "%s.parts: want an array of parts, got %s", where, kind(p))
 	}
@@ -319,10 +320,10 @@ func geminiResponseText(raw json.RawMessage) string {
 	var obj map[string]json.RawMessage
 	if decodeMap(raw, &obj) == nil && len(obj) == 1 {
 		var s string
-		if v, ok := obj["output"]; ok && unquote(v, &s) == nil {
+		if v, ok := obj["output"]; ok && rawjson.Unquote(v, &s) == nil {
 			return s
 		}
-		if v, ok := obj["error"]; ok && unquote(v, &s) == nil {
+		if v, ok := obj["error"]; ok && rawjson.Unquote(v, &s) == nil {
 			return "[error] " + s
 		}
 	}
@@ -342,7 +343,7 @@ func geminiPartText(p map[string]json.RawMessage) string {
 			return placeholder("thought")
 		}
 		var s string
-		unquote(v, &s)
+		rawjson.Unquote(v, &s)
 		return s
 	}
 	for _, media := range []string{"inlineData", "fileData"} {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/rawjson"
 )
 
 // geminiCodec is the Gemini API's format (gemini.go reads it).
@@ -127,7 +128,7 @@ func geminiPartly(in *Input, msgs []int, raw json.RawMessage, kept map[int]bool,
 	var parts []json.RawMessage
 	if p, ok := c["parts"]; ok && string(p) != "null" {
 		var err error
-		if parts, err = splitArray(p); err != nil {
+		if parts, err = rawjson.Array(p); err != nil {
 			return nil, swc.Errorf(swc.EINVALID, "gemini content parts: %v", err)
 		}
 	}

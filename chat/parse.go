@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/rawjson"
 )
 
 // Input is a parsed message list and what is needed to send it back
@@ -181,7 +182,7 @@ func splitTop(data []byte, what string) (elems []json.RawMessage, where []string
 	}
 	if data[0] == '[' {
 		var err error
-		if elems, err = splitArray(data); err != nil {
+		if elems, err = rawjson.Array(data); err != nil {
 			return nil, nil, false, swc.Errorf(swc.EINVALID, "%s: not a JSON array: %s", what, jsonErr(err))
 		}
 		where = make([]string, len(elems))

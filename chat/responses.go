@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/rawjson"
 )
 
 // Responses is an OpenAI Responses API request body (POST /v1/responses):
@@ -523,7 +523,7 @@ func toolCall(it *rItem, id string) swc.ToolCall {
 	}
 	switch {
 	case len(it.Arguments) > 0 && it.Arguments[0] == '"':
-		unquote(it.Arguments, &tc.Arguments)
+		rawjson.Unquote(it.Arguments, &tc.Arguments)
 	case len(it.Arguments) > 0:
 		tc.Arguments = string(it.Arguments)
 	case it.Input != "":
@@ -573,10 +573,10 @@ func outputText(it *rItem) (string, int) {
 	switch out[0] {
 	case '"':
 		var s string
-		unquote(out, &s)
+		rawjson.Unquote(out, &s)
 		return s, 0
 	case '[':
-		parts, err := splitArray(out)
+		parts, err := rawjson.Array(out)
 		if err != nil {
 			return string(out), 0
 		}
@@ -623,7 +623,7 @@ func partText(raw json.RawMessage) (string, int) {
 		return strings.TrimSpace(p.Stdout + "\n" + p.Stderr), 0
 	case p.Type == "input_image" || p.Type == "computer_screenshot":
 		var url string
-		unquote(p.ImageURL, &url)
+		rawjson.Unquote(p.ImageURL, &url)
 		return placeholder(p.Type), ImageTokens(url, p.Detail)
 	case p.Type == "input_file" && p.Filename != "":
 		return "[input_file: " + p.Filename + "]", fileTokens([]byte(p.FileData))
@@ -643,9 +643,9 @@ func messageItem(it *rItem, where string) (swc.Message, error) {
 	switch {
 	case len(c) == 0 || string(c) == "null":
 	case c[0] == '"':
-		unquote(c, &m.Content)
+		rawjson.Unquote(c, &m.Content)
 	case c[0] == '[':
-		parts, err := splitArray(c)
+		parts, err := rawjson.Array(c)
 		if err != nil {
 			return m, swc.Errorf(swc.EINVALID, "%s.content: %s", where, jsonErr(err))
 		}

@@ -110,12 +110,8 @@ func (f *geminiFunction) field(name string) rawjson.Field {
 	return rawjson.Field{}
 }
 
-// unquote, splitArray and decodeMap are rawjson's, named for this
-// package's readers.
-func unquote(raw []byte, s *string) error { return rawjson.Unquote(raw, s) }
-
-func splitArray(raw []byte) ([]json.RawMessage, error) { return rawjson.Array(raw) }
-
+// decodeMap is rawjson.Object into *m, for the readers that test the map
+// and the error together.
 func decodeMap(raw []byte, m *map[string]json.RawMessage) error {
 	var err error
 	*m, err = rawjson.Object(raw)

@@ -118,6 +118,9 @@ type ProxyConfig struct {
 	// (memory.Options.TurnTokens; 0: its default, -1: turns never
 	// clipped).
 	TurnTokens int
+	// HoldBudget cuts a tool loop's newest outputs when they alone
+	// overflow the budget (memory.Options.HoldBudget).
+	HoldBudget bool
 	// CacheBreakpoints is memory.BreakpointsAuto (default: a cache_control
 	// mark on the memory block of Anthropic requests whose own marks leave
 	// room) or memory.BreakpointsOff.

@@ -115,6 +115,7 @@ func (s *Server) baseCompressor() (*memory.Compressor, error) {
 		o.StubTokens = s.Proxy.StubTokens
 	}
 	o.TurnTokens = s.Proxy.TurnTokens
+	o.HoldBudget = s.Proxy.HoldBudget
 	if s.Proxy.CacheBreakpoints != "" {
 		o.CacheBreakpoints = s.Proxy.CacheBreakpoints
 	}

@@ -22,3 +22,20 @@ func TestProxyStubTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyHoldBudget: ProxyConfig.HoldBudget reaches the proxy's
+// compressor (memory.Options.HoldBudget); off by default.
+func TestProxyHoldBudget(t *testing.T) {
+	for _, set := range []bool{false, true} {
+		s := New(nil, nil, nil)
+		s.Proxy.HoldBudget = set
+		s.Handler()
+		c, err := s.baseCompressor()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Options().HoldBudget; got != set {
+			t.Errorf("HoldBudget %v: the compressor's %v", set, got)
+		}
+	}
+}

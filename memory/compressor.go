@@ -290,7 +290,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 		if l := asLoop(msgs); l != nil {
 			lr := c.compressLoop(msgs, costs, l, res)
 			if lr.OverBudget == 0 || !l.userTexts() && !l.early(costs, o.Budget) {
-				return lr, nil
+				return c.holdBudget(msgs, costs, l, lr), nil
 			}
 			// The loop keeps every user text a person wrote verbatim, and
 			// its head; when that leaves it over budget, the history is
@@ -300,7 +300,7 @@ func (c *Compressor) Compress(ctx context.Context, msgs []swc.Message) (*Result,
 			// (loopShape.early).
 			hr, err := c.compressHistory(ctx, msgs, costs, c.newResult(before), o.HistoryHandles)
 			if err != nil || hr.OverBudget > 0 {
-				return lr, nil
+				return c.holdBudget(msgs, costs, l, lr), nil
 			}
 			return hr, nil
 		}

@@ -15,6 +15,7 @@ type stubKey struct {
 	handle, tool, args, same string
 	isError, omitCall        bool
 	max                      int
+	minValue                 float64
 }
 
 // stubVal is a stub and the questions Stub asked of Known and Focus while
@@ -52,7 +53,7 @@ func newIDMemo(bytes int) *memo.Memo[string, []string] {
 
 // stub returns observe.Stub(ob, opt), remembered.
 func (c *Compressor) stub(ob observe.Observation, opt observe.StubOptions) string {
-	key := stubKey{handle: opt.Handle, tool: ob.Tool, args: ob.Arguments, same: opt.Same, isError: ob.IsError, omitCall: opt.OmitCall, max: opt.MaxTokens}
+	key := stubKey{handle: opt.Handle, tool: ob.Tool, args: ob.Arguments, same: opt.Same, isError: ob.IsError, omitCall: opt.OmitCall, max: opt.MaxTokens, minValue: opt.MinValue}
 	ask := func(f func(string) bool, id string) bool { return f != nil && f(id) }
 	if v, ok := c.memos.stubs.Get(key); ok {
 		same := true

@@ -138,6 +138,17 @@ type Options struct {
 	// costs 10–13 tokens of the memory's room, which a context read
 	// without a recall tool spends better on what was said.
 	HistoryHandles bool
+	// HoldBudget holds the budget in a tool loop whose newest outputs
+	// alone overflow it (a file read of a megabyte, a few large parallel
+	// reads): they are cut to the lines worth most and their handle
+	// (water-filling, see cutNewest) until the request fits, instead of
+	// going out whole over the budget (Result.OverBudget). Off by default:
+	// the next step uses the newest output most (about 60% of what a
+	// coding agent's next turn names from outputs is in it), so sending
+	// it whole is worth the overshoot unless the budget is the model's
+	// own limit — a local model's context window, a provider's — where an
+	// overshoot is a failed request.
+	HoldBudget bool
 	// CacheBreakpoints is BreakpointsAuto (default) or BreakpointsOff: the
 	// Anthropic middleware's cache_control mark on the memory block.
 	CacheBreakpoints string

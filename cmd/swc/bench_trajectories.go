@@ -59,7 +59,7 @@ func parseWindow(w string) (keep, every, stub, turn int, err error) {
 // the baselines and swc (memory.DefaultOptions, as compress and the proxy
 // run it), then one more per extra compressor strategy and per extra
 // tool-loop window (KEEP/EVERY), all filtered by --conditions when it is
-// set.
+// set, which may name swc-hold too (swc holding the budget).
 func trajectoryConditions(conditions, strategies, windows string) ([]trajectory.Condition, error) {
 	base, err := memory.New(memory.DefaultOptions())
 	if err != nil {
@@ -99,6 +99,15 @@ func trajectoryConditions(conditions, strategies, windows string) ([]trajectory.
 	if len(want) == 0 {
 		return all, nil
 	}
+	// Run only when named: swc holding the budget (Options.HoldBudget,
+	// swc serve --hold-budget).
+	ho := memory.DefaultOptions()
+	ho.HoldBudget = true
+	hold, err := memory.New(ho)
+	if err != nil {
+		return nil, err
+	}
+	all = append(all, trajectory.NewSWC("swc-hold", hold))
 	var out []trajectory.Condition
 	var names []string
 	for _, c := range all {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swcmem/swc/chat"
 	"github.com/swcmem/swc/trajectory"
 )
 
@@ -256,5 +257,43 @@ func TestBenchTrajectoriesProfiles(t *testing.T) {
 	_, _, err = run(t, nil, "bench", "--trajectories", "../../trajectory/testdata", "--out", filepath.Join(tmp, "out2"), "--offline")
 	if err == nil || !strings.Contains(err.Error(), "--offline do not apply under --trajectories") {
 		t.Errorf("--offline under --trajectories: %v", err)
+	}
+}
+
+// TestBenchTrajectoriesHold: --conditions swc-hold runs swc holding the
+// budget (not run unless named): where swc sends a request whose newest
+// output overflows the budget over it, swc-hold sends it within, never
+// more tokens than swc.
+func TestBenchTrajectoriesHold(t *testing.T) {
+	in := t.TempDir()
+	if err := os.WriteFile(filepath.Join(in, "loop.json"), requestLoop(chat.OpenAI, 3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, stderr, err := run(t, nil, "bench", "--trajectories", in, "--out", dir, "--budgets", "600", "--conditions", "swc,swc-hold"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	rows := readJSONL[trajectory.Row](t, filepath.Join(dir, trajectory.ResultsFile))
+	sent := map[int]trajectory.Row{}
+	for _, r := range rows {
+		if r.Condition == "swc" {
+			sent[r.Request] = r
+		}
+	}
+	held := 0
+	for _, r := range rows {
+		if r.Condition != "swc-hold" {
+			continue
+		}
+		s := sent[r.Request]
+		if r.SentTokens > s.SentTokens || len(r.Breaches) > 0 {
+			t.Errorf("request %d: swc-hold sent %d tokens (breaches %v), swc %d", r.Request, r.SentTokens, r.Breaches, s.SentTokens)
+		}
+		if s.OverBudget && !r.OverBudget {
+			held++
+		}
+	}
+	if held == 0 {
+		t.Errorf("swc-hold held the budget in no request swc sent over it: %+v", rows)
 	}
 }

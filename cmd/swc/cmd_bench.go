@@ -98,7 +98,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "bench", "[--data FILE | --trajectories DIR] [--conditions LIST] [--conversations LIST] [--budget 4000] [--out DIR] [--offline | --qa PROVIDER:MODEL --judge PROVIDER:MODEL] [--gold original|corrected] [--judge-prompt paper|strict] [engine flags]")
 	f := &benchFlags{}
 	data := addDataFlags(fs)
-	fs.StringVar(&f.conditions, "conditions", "", "comma-separated conditions (default: all: "+strings.Join(strategy.Names(strategy.All), ",")+"; see 'swc compress -h' for what each keeps)")
+	fs.StringVar(&f.conditions, "conditions", "", "comma-separated conditions (default: all: "+strings.Join(strategy.Names(strategy.All), ",")+"; see 'swc compress -h' for what each keeps; with --trajectories: truncation, mask-5, mask-10, trim-half, swc, and, when named, swc-hold, swc with --hold-budget)")
 	fs.StringVar(&f.conversations, "conversations", "", "comma-separated sample ids or positions (default: all); with --trajectories, trajectory names or positions")
 	fs.StringVar(&f.out, "out", "swc-bench", "output directory (results.jsonl, summary.json, summary.csv, report.md, report.html)")
 	fs.BoolVar(&f.offline, "offline", false, "offline metrics only (the default without --qa; says so explicitly)")

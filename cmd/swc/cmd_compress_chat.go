@@ -24,6 +24,7 @@ type chatFlags struct {
 	tokenizer  string
 	output     string
 	compaction string
+	holdBudget bool
 }
 
 func addChatFlags(fs *flag.FlagSet) *chatFlags {
@@ -31,6 +32,7 @@ func addChatFlags(fs *flag.FlagSet) *chatFlags {
 	fs.IntVar(&f.keepRecent, "keep-recent", memory.DefaultKeepRecent, "chat: the latest messages kept unchanged (a tool call keeps its results)")
 	fs.StringVar(&f.tokenizer, "tokenizer", string(tokens.Cl100k), "chat: tokenizer the budget counts with: cl100k_base or o200k_base")
 	fs.StringVar(&f.compaction, "compaction", memory.Replan, "chat: replan (the memory takes all the room the kept messages leave) or epoch (what the proxy sends: the memory at --budget's epoch boundary, the messages after it verbatim)")
+	fs.BoolVar(&f.holdBudget, "hold-budget", false, holdBudgetHelp)
 	fs.StringVar(&f.output, "output-format", "text", "text, openai (a messages array), anthropic ({system, messages}), json (messages with the per-session report) or request (--input's request body compressed in its own format, as the proxy writes it); openai/anthropic/json compress as chat messages")
 	return f
 }
@@ -126,7 +128,7 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 	}
 	comp, err := memory.New(memory.Options{
 		Strategy: c.strategy, Budget: c.eng.budget, Tokenizer: c.chat.tokenizer, Compaction: c.chat.compaction,
-		KeepRecent: c.chat.keepRecent, AlignUser: alignUser,
+		KeepRecent: c.chat.keepRecent, AlignUser: alignUser, HoldBudget: c.chat.holdBudget,
 		SessionGap: c.chat.in.gap, SessionTurns: c.chat.in.turns,
 		Gister: eng.gister, Embedder: eng.embedder, Config: eng.cfg, Schedule: eng.schedule,
 	})
@@ -146,6 +148,9 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 	}
 	if res.OverBudget > 0 {
 		fmt.Fprintf(env.Stderr, "swc: warning: %s: %d tokens over the budget of %d: the messages no compression may remove (instructions, task, user texts, the last exchange) exceed it\n", name, res.OverBudget, res.Budget)
+	}
+	if c.chat.holdBudget && len(res.Truncated) > 0 && len(res.Rewritten) > 0 {
+		fmt.Fprintf(env.Stderr, "swc: %s: --hold-budget cut the newest tool outputs %v to fit (each keeps its handle)\n", name, res.Truncated)
 	}
 	kept := len(res.Messages) - len(res.Rewritten)
 	if res.Memory != "" {

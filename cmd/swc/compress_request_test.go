@@ -216,3 +216,51 @@ func TestCompressModel(t *testing.T) {
 		t.Errorf("tokens by model: %v", tokens)
 	}
 }
+
+// TestCompressHoldBudget: a tool loop whose newest output alone overflows
+// the budget goes out whole over it, with a warning; with --hold-budget
+// that output is cut to a stub with its handle and the request fits, in
+// every request format.
+func TestCompressHoldBudget(t *testing.T) {
+	dir := t.TempDir()
+	const budget = 600
+	for _, f := range []chat.Format{chat.OpenAI, chat.Anthropic, chat.Gemini, chat.Responses} {
+		t.Run(string(f), func(t *testing.T) {
+			body := requestLoop(f, 2)
+			file := filepath.Join(dir, string(f)+".json")
+			if err := os.WriteFile(file, body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := memory.New(memory.Options{Strategy: strategy.Default, Budget: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"compress", "--input", file, "--budget", fmt.Sprint(budget), "--output-format", "request"}
+			for _, hold := range []bool{false, true} {
+				a := args
+				if hold {
+					a = append(a, "--hold-budget")
+				}
+				out, stderr, err := run(t, nil, a...)
+				if err != nil {
+					t.Fatalf("%v\n%s", err, stderr)
+				}
+				in, err := chat.Parse([]byte(out), f)
+				if err != nil {
+					t.Fatalf("output does not read as %s: %v", f, err)
+				}
+				n := c.CountMessages(in.Messages)
+				last := in.Messages[len(in.Messages)-1].Content
+				if !hold {
+					if n <= budget || !strings.Contains(stderr, "over the budget") || strings.Contains(last, "[swc:") {
+						t.Errorf("without --hold-budget: %d tokens, last output %.80q\n%s", n, last, stderr)
+					}
+					continue
+				}
+				if n > budget || !strings.Contains(stderr, "--hold-budget cut the newest tool outputs") || !strings.Contains(last, "[swc:h") || strings.Contains(stderr, "over the budget") {
+					t.Errorf("--hold-budget: %d tokens of %d, last output %.80q\n%s", n, budget, last, stderr)
+				}
+			}
+		})
+	}
+}

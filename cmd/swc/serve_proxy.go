@@ -30,6 +30,7 @@ type proxyFlags struct {
 	cacheBreakpoints  string
 	strategy          string
 	turnTokens        int
+	holdBudget        bool
 	recall            bool
 	recallRounds      int
 }
@@ -46,6 +47,7 @@ func addProxyFlags(fs *flag.FlagSet, f *proxyFlags) {
 	fs.Float64Var(&f.restartShare, "restart-share", memory.DefaultRestartShare, "epoch: most of the budget (after the instructions) the tail of a new epoch starts with")
 	addLoopFlags(fs, &f.loopKeep, &f.loopEvery)
 	fs.IntVar(&f.stubTokens, "stub-tokens", observe.DefaultStubTokens, fmt.Sprintf("tool loops: the least size of an old tool output's stub, in tokens (a stub holds up to a third of its output, at most 3 times this; at least %d; 0: the default): smaller stubs send fewer tokens and keep fewer of the identifiers the agent uses next", minStubTokens))
+	fs.BoolVar(&f.holdBudget, "hold-budget", false, holdBudgetHelp)
 	fs.IntVar(&f.turnTokens, "turn-tokens", memory.DefaultTurnTokens, fmt.Sprintf("tool loops: the most tokens of prose an assistant turn keeps once its tool outputs are stubbed (its first sentences, then a handle swc_recall resolves to the whole turn; its fenced code blocks whole, its tool calls' ids, names and arguments too but a string argument over this + 16 tokens, cut to its leading lines and the handle; at least %d; -1: never clipped)", minTurnTokens))
 	fs.StringVar(&f.strategy, "proxy-strategy", memory.DefaultStrategy, "strategy of the proxy's memory: "+strings.Join(strategy.Names(strategy.ForCompressor), ", "))
 	fs.BoolVar(&f.recall, "recall", true, "add the swc_recall tool to Chat Completions, Messages and Responses requests that declare tools, and answer its calls inside the proxy with the originals of the tool outputs compression shortened or left out (a request's X-SWC-Recall: off turns it off)")
@@ -99,7 +101,7 @@ func proxyConfig(env *Env, f proxyFlags, ef *engineFlags, eng *engines) (swchttp
 		return swchttp.ProxyConfig{}, usagef("--turn-tokens must be at least %d, or -1 to keep turns whole (got %d)", minTurnTokens, f.turnTokens)
 	}
 	cfg := swchttp.ProxyConfig{
-		LoopKeep: keep, LoopEvery: every, StubTokens: f.stubTokens, TurnTokens: f.turnTokens,
+		LoopKeep: keep, LoopEvery: every, StubTokens: f.stubTokens, TurnTokens: f.turnTokens, HoldBudget: f.holdBudget,
 		OpenAI:          swchttp.Upstream{URL: f.openai, Key: env.Vars["OPENAI_API_KEY"]},
 		Anthropic:       swchttp.Upstream{URL: f.anthropic, Key: env.Vars["ANTHROPIC_API_KEY"]},
 		Gemini:          swchttp.Upstream{URL: f.gemini, Key: env.Vars["GEMINI_API_KEY"]},
@@ -132,6 +134,9 @@ func addLoopFlags(fs *flag.FlagSet, keep, every *int) {
 	fs.IntVar(keep, "loop-keep", memory.DefaultLoopKeep, "tool loops: the last exchanges whose tool outputs stay verbatim whatever the budget; older outputs become stubs with a handle (0: no window, outputs are stubbed only to fit the budget)")
 	fs.IntVar(every, "loop-every", memory.DefaultLoopEvery, "tool loops: the window moves in jumps of this many exchanges, so the requests between two jumps extend each other byte for byte (prompt caching; 0: the default)")
 }
+
+// holdBudgetHelp is --hold-budget's help, in compress and serve.
+const holdBudgetHelp = "tool loops: hold the budget when the newest tool outputs alone overflow it (a huge file read, large parallel reads), cutting them to their most useful lines and a handle swc_recall resolves, instead of sending them whole over the budget; for a budget that is the model's own limit (a local model's context window), since the next step uses the newest output most"
 
 // minTurnTokens is the least --turn-tokens: a sentence.
 const minTurnTokens = 16

@@ -170,7 +170,7 @@ func TestProxyConfigGemini(t *testing.T) {
 	}
 }
 
-// TestProxyConfigNumbers: --stub-tokens, --turn-tokens and
+// TestProxyConfigNumbers: --stub-tokens, --turn-tokens, --hold-budget and
 // --max-proxy-body reach the proxy's settings, 0 their default (-1 for
 // --turn-tokens keeps turns whole); a stub too small for its handle, call
 // and outcome, fewer tokens than a sentence, and a negative body limit
@@ -187,6 +187,12 @@ func TestProxyConfigNumbers(t *testing.T) {
 			[][2]int64{{0, 0}, {80, 80}, {minStubTokens, minStubTokens}, {minStubTokens - 1, -99}, {-5, -99}}},
 		{"--turn-tokens", func(p *proxyFlags, v int64) { p.turnTokens = int(v) }, func(c swchttp.ProxyConfig) int64 { return int64(c.TurnTokens) },
 			[][2]int64{{0, 0}, {-1, -1}, {64, 64}, {minTurnTokens, minTurnTokens}, {minTurnTokens - 1, -99}, {-2, -99}}},
+		{"--hold-budget", func(p *proxyFlags, v int64) { p.holdBudget = v == 1 }, func(c swchttp.ProxyConfig) int64 {
+			if c.HoldBudget {
+				return 1
+			}
+			return 0
+		}, [][2]int64{{0, 0}, {1, 1}}},
 		{"--max-proxy-body", func(p *proxyFlags, v int64) { p.maxBody = v }, func(c swchttp.ProxyConfig) int64 { return c.MaxBody },
 			[][2]int64{{0, 0}, {swchttp.DefaultProxyMaxBody, swchttp.DefaultProxyMaxBody}, {1 << 20, 1 << 20}, {-1, -99}}},
 	} {

@@ -38,6 +38,7 @@ type sent struct {
 	before, after int    // X-SWC-Tokens-Before/After
 	mode          string // X-SWC-Mode
 	over          string // X-SWC-Over-Budget
+	tools         int    // X-SWC-Tool-Tokens
 	recalls       int    // X-SWC-Recall: swc_recall calls swc answered for it
 	errBody       string // the start of a 4xx/5xx answer
 }
@@ -50,8 +51,9 @@ type upstreams struct{ Anthropic, OpenAI, Gemini *Upstream }
 func every(up *Upstream) upstreams { return upstreams{up, up, up} }
 
 // startProxy starts swc's service with its proxy pointed at ups and
-// budget as the default budget, and returns it with a key.
-func startProxy(t *testing.T, ups upstreams, budget int) *proxy {
+// budget as the default budget, each of opts then setting the proxy's
+// configuration, and returns it with a key.
+func startProxy(t *testing.T, ups upstreams, budget int, opts ...func(*swchttp.ProxyConfig)) *proxy {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "swc.db"))
@@ -86,6 +88,9 @@ func startProxy(t *testing.T, ups upstreams, budget int) *proxy {
 		srv.Proxy.Anthropic = swchttp.Upstream{URL: ups.Anthropic.URL, Key: "sk-upstream-anthropic"}
 	}
 	srv.Proxy.Budget = budget
+	for _, o := range opts {
+		o(&srv.Proxy)
+	}
 	// The Gemini route, in a build of swc that has it (Proxy.Gemini):
 	// without it the Gemini CLI's requests meet swc's 404.
 	if f, ok := geminiUpstream(&srv.Proxy); ok && ups.Gemini != nil {
@@ -174,6 +179,7 @@ func (r *recorder) WriteHeader(code int) {
 			r.s.mode += ": " + why
 		}
 		r.s.over = h.Get("X-SWC-Over-Budget")
+		r.s.tools, _ = strconv.Atoi(h.Get(swchttp.HeaderToolTokens))
 		r.s.recalls, _ = strconv.Atoi(h.Get(swchttp.HeaderRecall))
 		r.p.mu.Unlock()
 	}

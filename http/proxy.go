@@ -411,6 +411,16 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		return
 	}
 	tools := s.toolTokens(c, in.Body["tools"])
+	if s.Proxy.HoldBudget && tools > 0 {
+		// Held, the budget is the model's whole input: the tool
+		// definitions take their part of it.
+		budget = c.Held(tools).Options().Budget
+		if c, err = s.compressor(budget, p, handles); err != nil {
+			s.logger().Error("proxy: compressor", "err", err)
+			reject(http.StatusInternalServerError, "api_error", "internal error while compressing")
+			return
+		}
+	}
 	if n := s.maxMessages(); len(in.Messages) > n {
 		s.passthrough(w, r, p, up, original, "max-messages: "+strconv.Itoa(len(in.Messages))+" messages; swc compresses at most "+strconv.Itoa(n)+" (swc serve --max-messages)", tools)
 		return

@@ -10,7 +10,6 @@ import (
 
 	"github.com/swcmem/swc/internal/memo"
 	"github.com/swcmem/swc/memory"
-	"github.com/swcmem/swc/tokens"
 )
 
 // A request swc cannot parse or compress is not swc's to refuse: the
@@ -76,11 +75,9 @@ func newToolMemo() *memo.Memo[toolKey, int] {
 }
 
 // toolTokens returns the tokens of a request's tool definitions (the raw
-// value of its "tools" field; 0 for none) with c's tokenizer: their JSON
-// text, compacted, counted as text, without the definitions marked
-// "defer_loading": true, which the provider keeps out of the context
-// until a tool search loads them (upfrontTools). The budget does not
-// cover them.
+// value of its "tools" field; 0 for none) with c's tokenizer
+// (memory.Compressor.ToolTokens), remembered. The budget covers them only
+// under ProxyConfig.HoldBudget.
 func (s *Server) toolTokens(c *memory.Compressor, raw json.RawMessage) int {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" || string(raw) == "[]" {
@@ -91,54 +88,9 @@ func (s *Server) toolTokens(c *memory.Compressor, raw json.RawMessage) int {
 	if n, ok := s.proxy.tools.Get(k); ok {
 		return n
 	}
-	counter, err := tokens.Get(name)
-	if err != nil {
-		return 0 // the compressor was built with this tokenizer: cannot happen
-	}
-	text := upfrontTools(raw)
-	var buf bytes.Buffer
-	if json.Compact(&buf, text) == nil {
-		text = buf.Bytes()
-	}
-	n := counter.Count(string(text))
+	n := c.ToolTokens(raw)
 	s.proxy.tools.Put(k, n)
 	return n
-}
-
-// upfrontTools returns the tools of raw (a "tools" array) without those
-// marked "defer_loading": true, as an array; raw itself when none is (or
-// it is not an array of objects).
-func upfrontTools(raw json.RawMessage) json.RawMessage {
-	if !bytes.Contains(raw, []byte(`"defer_loading"`)) {
-		return raw
-	}
-	var tools []json.RawMessage
-	if json.Unmarshal(raw, &tools) != nil {
-		return raw
-	}
-	kept := tools[:0:0]
-	for _, t := range tools {
-		var d struct {
-			DeferLoading bool `json:"defer_loading"`
-		}
-		if json.Unmarshal(t, &d) == nil && d.DeferLoading {
-			continue
-		}
-		kept = append(kept, t)
-	}
-	if len(kept) == len(tools) {
-		return raw
-	}
-	// The kept definitions' own bytes, joined (json.Marshal would escape
-	// their '<', '>' and '&' and count more tokens than they hold).
-	out := []byte{'['}
-	for i, t := range kept {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, t...)
-	}
-	return append(out, ']')
 }
 
 // setProxyHeaders writes X-SWC-Tool-Tokens when the count is known and

@@ -118,6 +118,9 @@ func compressBody(req *http.Request, c *Compressor, f chat.Format, body []byte, 
 	if err != nil {
 		return compressed{}, err
 	}
+	if c.opts.HoldBudget {
+		c = c.Held(c.ToolTokens(in.Body["tools"]))
+	}
 	res, err := c.Compress(req.Context(), in.Messages)
 	if err != nil {
 		return compressed{}, err

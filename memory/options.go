@@ -147,7 +147,9 @@ type Options struct {
 	// coding agent's next turn names from outputs is in it), so sending
 	// it whole is worth the overshoot unless the budget is the model's
 	// own limit — a local model's context window, a provider's — where an
-	// overshoot is a failed request.
+	// overshoot is a failed request. For the same reason the middleware
+	// (and the proxy, swc compress) then take a request's tool definitions
+	// off the budget (ToolTokens, Held): the messages get what they leave.
 	HoldBudget bool
 	// CacheBreakpoints is BreakpointsAuto (default) or BreakpointsOff: the
 	// Anthropic middleware's cache_control mark on the memory block.

@@ -135,6 +135,12 @@ func (c *compressCmd) runChat(ctx context.Context, env *Env) (*memory.Result, er
 	if err != nil {
 		return nil, usagef("%s", swc.ErrorMessage(err))
 	}
+	if c.chat.holdBudget && c.input != nil && c.input.Body != nil {
+		if tools := comp.ToolTokens(c.input.Body["tools"]); tools > 0 {
+			comp = comp.Held(tools)
+			fmt.Fprintf(env.Stderr, "swc: %s: --hold-budget: the tool definitions take %d tokens of the budget, the messages get %d\n", name, tools, comp.Options().Budget)
+		}
+	}
 	res, err := comp.Compress(ctx, msgs)
 	eng.printUsage(env.Stderr)
 	if err != nil {

@@ -392,28 +392,39 @@ var claudeCode = agent{name: "claude-code", bin: ".bin/claude", clipAt: 16000, s
 			"--output-format", "text", "--max-turns", "200"}
 }}
 
-// TestClaudeCodeHoldBudget: Claude Code through swc serve --hold-budget,
-// whose budget then covers the request's tool definitions too (Claude
-// Code's are most of a small budget): every request it compresses goes
-// upstream with its messages and its tools within the budget, and the run
-// keeps the provider's rules and finishes.
-func TestClaudeCodeHoldBudget(t *testing.T) {
+// TestClaudeCodeHoldBudget, TestCodexHoldBudget, TestGeminiCLIHoldBudget:
+// the real agent through swc serve --hold-budget, whose budget then
+// covers the request's tool definitions too (Claude Code's are a third
+// of a 32,000-token budget): every request swc compresses goes upstream
+// with its messages and its tools within the budget, and the run keeps
+// the provider's rules and finishes.
+func TestClaudeCodeHoldBudget(t *testing.T) { holdsBudget(t, claudeCode) }
+
+func TestCodexHoldBudget(t *testing.T) { holdsBudget(t, codex) }
+
+func TestGeminiCLIHoldBudget(t *testing.T) { holdsBudget(t, geminiCLI()) }
+
+func holdsBudget(t *testing.T, a agent) {
 	if testing.Short() {
-		t.Skip("runs a real agent program (a minute); not with -short")
+		t.Skip("runs a real agent program (seconds); not with -short")
 	}
-	npmBin(t, claudeCode.bin)
+	npmBin(t, a.bin)
+	if a.needs != "" {
+		t.Skip(a.needs)
+	}
 	t.Parallel()
 	const budget = 32000
-	rn := prepare(t, claudeCode, budget, Steps, "")
+	rn := prepare(t, a, budget, Steps, "")
 	px := startProxy(t, every(rn.up), budget, func(c *swchttp.ProxyConfig) { c.HoldBudget = true })
 	r := rn.start(t, px.URL, px.Key)()
 	rn.measure(&r, px, nil)
 	check(t, r, Steps)
-	held := 0
+	held, tools := 0, 0
 	for i, s := range px.requests() {
 		if s.tools == 0 || s.after == 0 || s.over != "" {
 			continue // not a compressed request of the loop, or over by what no cut removes
 		}
+		tools = s.tools
 		if s.after+s.tools > budget {
 			t.Errorf("request %d (%s): %d tokens of messages and %d of tools sent, budget %d", i+1, s.path, s.after, s.tools, budget)
 		}
@@ -421,6 +432,7 @@ func TestClaudeCodeHoldBudget(t *testing.T) {
 			held++
 		}
 	}
+	t.Logf("%s: tool definitions %d tokens; %d requests over the budget with them held within it", a.name, tools, held)
 	if held == 0 {
 		t.Errorf("no request had messages and tools over the budget of %d: the run did not test holding it", budget)
 	}

@@ -264,3 +264,32 @@ func TestCompressHoldBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestCompressHoldBudgetTools: with --hold-budget the request's tool
+// definitions take their part of the budget: the messages are compressed
+// to what they leave, and stderr says how much that is.
+func TestCompressHoldBudgetTools(t *testing.T) {
+	const budget = 3000
+	tools := `[{"type":"function","function":{"name":"read_file","description":"` + strings.Repeat("Reads a file and returns its numbered lines. ", 80) + `","parameters":{"type":"object"}}}]`
+	body := bytes.Replace(requestLoop(chat.OpenAI, 24), []byte(`{"model":"gpt-5",`), []byte(`{"model":"gpt-5","tools":`+tools+`,`), 1)
+	file := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := memory.New(memory.Options{Strategy: strategy.Default, Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toolTokens := c.ToolTokens([]byte(tools))
+	out, stderr, err := run(t, nil, "compress", "--input", file, "--budget", fmt.Sprint(budget), "--output-format", "request", "--hold-budget")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	in, err := chat.Parse([]byte(out), chat.OpenAI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.CountMessages(in.Messages); toolTokens < 500 || n > budget-toolTokens || !strings.Contains(stderr, fmt.Sprintf("the tool definitions take %d tokens of the budget, the messages get %d", toolTokens, budget-toolTokens)) {
+		t.Errorf("%d tokens of messages, tools %d, budget %d:\n%s", n, toolTokens, budget, stderr)
+	}
+}

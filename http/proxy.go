@@ -411,10 +411,14 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		return
 	}
 	tools := s.toolTokens(c, in.Body["tools"])
-	if s.Proxy.HoldBudget && tools > 0 {
+	if held := tools; s.Proxy.HoldBudget && tools > 0 {
 		// Held, the budget is the model's whole input: the tool
-		// definitions take their part of it.
-		budget = c.Held(tools).Options().Budget
+		// definitions take their part of it, swc_recall's too when the
+		// request may get it.
+		if handles {
+			held += s.toolTokens(c, json.RawMessage("["+RecallTool(p.name)+"]"))
+		}
+		budget = c.Held(held).Options().Budget
 		if c, err = s.compressor(budget, p, handles); err != nil {
 			s.logger().Error("proxy: compressor", "err", err)
 			reject(http.StatusInternalServerError, "api_error", "internal error while compressing")
@@ -471,7 +475,13 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 	// swc_recall only when there is something to recall: a request that
 	// fits goes out byte for byte, streamed as it comes.
 	if held := s.keepOriginals(tenant, in, out.res, send); showsHandle(send, held) && s.recallOn(r, p, in) {
-		s.forwardRecall(w, r, p, up, send, out, &recaller{s: s, in: in, res: out.res, tenant: tenant, conv: conv})
+		rc := &recaller{s: s, in: in, res: out.res, tenant: tenant, conv: conv, room: -1}
+		if s.Proxy.HoldBudget {
+			// Held, the rounds' answers fit what the request leaves of
+			// the budget (its tools already taken off it).
+			rc.room, rc.count = budget-out.after, func(s string) int { return c.Cost(swc.Message{Content: s}) }
+		}
+		s.forwardRecall(w, r, p, up, send, out, rc)
 		return
 	}
 	s.forward(w, r, p, up, send, out)

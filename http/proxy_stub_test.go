@@ -1,6 +1,7 @@
 package http
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/swcmem/swc/observe"
@@ -37,5 +38,29 @@ func TestProxyHoldBudget(t *testing.T) {
 		if got := c.Options().HoldBudget; got != set {
 			t.Errorf("HoldBudget %v: the compressor's %v", set, got)
 		}
+	}
+}
+
+// TestFitRoom: a recall answer goes whole while the room holds it, cut to
+// its beginning and a line saying how much was left out when not, and
+// each answer takes its tokens off the room; no room bound, whole.
+func TestFitRoom(t *testing.T) {
+	count := func(s string) int { return len(strings.Fields(s)) }
+	long := strings.Repeat("word ", 2000)
+	rc := &recaller{room: -1, count: count}
+	if got := rc.fitRoom(long); got != long {
+		t.Errorf("no bound: %d bytes of %d", len(got), len(long))
+	}
+	rc = &recaller{room: 1000, count: count}
+	if got := rc.fitRoom("a short original"); got != "a short original" || rc.room != 1000-3-recallMargin {
+		t.Errorf("a short original: %q, room left %d", got, rc.room)
+	}
+	got := rc.fitRoom(long)
+	cut, _, ok := strings.Cut(got, "\n[swc_recall: ")
+	if !ok || !strings.HasPrefix(long, cut) || count(got) > 1000-3-2*recallMargin || !strings.Contains(got, "tokens of this original left out to keep the request within its budget]") {
+		t.Errorf("a long original: %d words, %.80q", count(got), got)
+	}
+	if again := rc.fitRoom(long); strings.Contains(again, "word") || rc.room != 0 {
+		t.Errorf("no room left: %.80q, room %d", again, rc.room)
 	}
 }

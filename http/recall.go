@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/swcmem/swc/tokens"
 	"net/http"
 	"strconv"
 	"strings"
@@ -423,12 +424,45 @@ type recaller struct {
 	res          *memory.Result // the request's compression (nil when it fit): its memory's handles
 	tenant, conv string
 	own          map[string]string // handle → original, of the request's observations and memory (made on first use)
+	// room is what the budget leaves for the rounds' answers under
+	// ProxyConfig.HoldBudget (-1: no bound), count their tokens.
+	room  int
+	count func(string) int
 }
 
-// answer returns the tool result for the arguments args (JSON text).
+// answer returns the tool result for the arguments args (JSON text),
+// within rc.room (fitRoom).
 func (rc *recaller) answer(ctx context.Context, args string) string {
 	text, kind := rc.resolve(ctx, args)
 	rc.s.proxy.metrics.recalls.WithLabelValues(kind).Inc()
+	return rc.fitRoom(text)
+}
+
+// recallMargin is what each answer leaves of rc.room for the assistant
+// turn that asked for it and the message around it.
+const recallMargin = 64
+
+// fitRoom returns text within what rc.room leaves (less recallMargin),
+// and takes it off the room: under --hold-budget the next round's request
+// must fit the budget too, so an original longer than that goes as its
+// beginning and a line saying how much was left out.
+func (rc *recaller) fitRoom(text string) string {
+	if rc.room < 0 {
+		return text
+	}
+	n := rc.count(text)
+	left := rc.room - recallMargin
+	if n > left {
+		orig := text
+		for keep := max(left-24, 0); ; keep = keep * 9 / 10 { // 24: the closing line's tokens
+			cut := tokens.Truncate(orig, keep)
+			text = cut + "\n[swc_recall: " + strconv.Itoa(n-rc.count(cut)) + " tokens of this original left out to keep the request within its budget]"
+			if n = rc.count(text); n <= left || keep == 0 {
+				break
+			}
+		}
+	}
+	rc.room = max(rc.room-n-recallMargin, 0)
 	return text
 }
 

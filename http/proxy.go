@@ -118,8 +118,11 @@ type ProxyConfig struct {
 	// (memory.Options.TurnTokens; 0: its default, -1: turns never
 	// clipped).
 	TurnTokens int
-	// HoldBudget cuts a tool loop's newest outputs when they alone
-	// overflow the budget (memory.Options.HoldBudget).
+	// HoldBudget makes the budget the model's whole input: a request's
+	// tool definitions (and swc_recall's, when it may get it) are taken
+	// off it, a tool loop's newest outputs are cut when they alone
+	// overflow it (memory.Options.HoldBudget), and swc_recall's answers
+	// fit what the request leaves.
 	HoldBudget bool
 	// CacheBreakpoints is memory.BreakpointsAuto (default: a cache_control
 	// mark on the memory block of Anthropic requests whose own marks leave

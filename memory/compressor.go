@@ -167,7 +167,9 @@ type Result struct {
 	// (the first session pinned, then the most recent turns that fit).
 	Plan string `json:"plan,omitempty"`
 	// Truncated lists the input indexes of history messages cut because
-	// each alone exceeded the history's budget.
+	// each alone exceeded the history's budget, or of a tool loop's newest
+	// outputs cut to hold the budget (Options.HoldBudget; Rewritten holds
+	// their stubs).
 	Truncated []int `json:"truncated,omitempty"`
 	// Warnings are usable oddities (no timestamps, …).
 	Warnings []string `json:"warnings,omitempty"`

@@ -482,7 +482,7 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		if s.Proxy.HoldBudget {
 			// Held, the rounds' answers fit what the request leaves of
 			// the budget (its tools already taken off it).
-			rc.room, rc.count = budget-out.after, func(s string) int { return c.Cost(swc.Message{Content: s}) }
+			rc.room, rc.count = max(budget-out.after, 0), func(s string) int { return c.Cost(swc.Message{Content: s}) }
 		}
 		s.forwardRecall(w, r, p, up, send, out, rc)
 		return

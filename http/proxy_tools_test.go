@@ -80,5 +80,14 @@ func TestProxyHoldBudgetTools(t *testing.T) {
 		if n > room || !hold && n+toolTokens <= budget {
 			t.Errorf("hold %v: %d tokens of messages sent, want at most %d (tools %d; without HoldBudget, with the tools over %d)", hold, n, room, toolTokens, budget)
 		}
+		if !hold {
+			continue
+		}
+		// Tools over the budget alone: the request goes out, over it.
+		resp = e.post(t, "/v1/messages", body, "anthropic-version: 2023-06-01", "X-SWC-Budget: 500")
+		readAll(t, resp)
+		if resp.StatusCode != 200 || resp.Header.Get("X-SWC-Over-Budget") == "" {
+			t.Errorf("tools over the budget: %d, X-SWC-Over-Budget %q", resp.StatusCode, resp.Header.Get("X-SWC-Over-Budget"))
+		}
 	}
 }

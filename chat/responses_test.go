@@ -255,3 +255,34 @@ func TestResponsesInputRoundTrip(t *testing.T) {
 		t.Errorf("round trip\n got %v\nwant %v", got, want)
 	}
 }
+
+// FuzzProviderHistoryParse: a Responses body Parse reads has its whole
+// history in its input (ProviderHistory ""), so the proxy asks
+// ProviderHistory only of a body Parse refuses.
+func FuzzProviderHistoryParse(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"gpt-5","input":[{"role":"user","content":"hi"}]}`,
+		`{"model":"gpt-5","input":"hi"}`,
+		`{"model":"gpt-5","previous_response_id":"resp_1","input":[{"role":"user","content":"hi"}]}`,
+		`{"model":"gpt-5","previous_response_id":null,"input":[{"role":"user","content":"hi"}]}`,
+		`{"model":"gpt-5","previous\u005fresponse_id":"resp_1","input":"hi"}`,
+		`{"model":"gpt-5","conversation":"","input":"hi"}`,
+		`{"model":"gpt-5","conversation":{"id":"conv_1"},"input":"hi"}`,
+		`{"model":"gpt-5","input":[{"type":"item_reference","id":"msg_1"},{"role":"user","content":"hi"}]}`,
+		`{"model":"gpt-5","input":[{"TYPE":"item_reference","id":"msg_1"}]}`,
+		`{"model":"gpt-5","input":null}`,
+		`{"model":"gpt-5"}`,
+		`{"model":"gpt-5","input":"a","input":"b"}`,
+		`{"model":"gpt-5","conversation":"c","conversation":null,"input":"hi"}`,
+		`{"input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"ok"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if _, err := Parse(body, Responses); err == nil {
+			if why := ProviderHistory(body); why != "" {
+				t.Errorf("Parse reads %s, whose history ProviderHistory says is the provider's (%s)", body, why)
+			}
+		}
+	})
+}

@@ -370,18 +370,25 @@ func (s *Server) proxyHandle(w http.ResponseWriter, r *http.Request, p protocol,
 		return
 	}
 	original := body
-	if p == protoResponses {
-		var done bool
-		if trimmed, done = s.responsesHistory(w, r, up, trimmed, tenant); done {
-			return
-		}
-		body = trimmed
-	}
 	// The model a Gemini request's URL names: its media count by it.
 	model := chat.URLModel(r.URL.Path)
 	// Files API files the proxy does not know go to missed, to ask for.
 	var missed []string
 	in, err := chat.ParseOwnedFiles(trimmed, p.format, model, s.missingFiles(tenant, &missed)) // body is this request's, never written
+	if p == protoResponses && err != nil {
+		// The parse refuses a body whose history the provider stores
+		// (chat.ProviderHistory), so only a refused one is read again
+		// for why: relayed as it came, or read with the item references
+		// swc relayed resolved.
+		resolved, done := s.responsesHistory(w, r, up, trimmed, tenant)
+		if done {
+			return
+		}
+		if !bytes.Equal(resolved, trimmed) {
+			trimmed, missed = resolved, nil
+			in, err = chat.ParseOwnedFiles(trimmed, p.format, model, s.missingFiles(tenant, &missed))
+		}
+	}
 	if p == protoInteractions {
 		if why := interactionsRelayed(in, err, trimmed); why != "" {
 			s.proxy.metrics.requests.WithLabelValues(p.name, modePassthrough).Inc()

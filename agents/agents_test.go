@@ -405,14 +405,7 @@ func TestCodexHoldBudget(t *testing.T) { holdsBudget(t, codex) }
 func TestGeminiCLIHoldBudget(t *testing.T) { holdsBudget(t, geminiCLI()) }
 
 func holdsBudget(t *testing.T, a agent) {
-	if testing.Short() {
-		t.Skip("runs a real agent program (seconds); not with -short")
-	}
-	npmBin(t, a.bin)
-	if a.needs != "" {
-		t.Skip(a.needs)
-	}
-	t.Parallel()
+	oneRun(t, a)
 	const budget = 32000
 	rn := prepare(t, a, budget, Steps, "")
 	px := startProxy(t, every(rn.up), budget, func(c *swchttp.ProxyConfig) { c.HoldBudget = true })
@@ -490,10 +483,11 @@ func TestClaudeCodeReadsPDFs(t *testing.T) {
 	readsFiles(t, claudeCode, ".pdf", `"type":"document"`)
 }
 
-// readsFiles runs a with a picture (ext ".png") or a 3-page PDF (".pdf")
-// every fourth step through swc at 16,000 tokens; marker is how one shows
-// in a's requests.
-func readsFiles(t *testing.T, a agent, ext, marker string) {
+// oneRun skips a test of one run of a real agent under -short or when a
+// needs what is missing (or fails, in CI, without the program), and runs
+// it in parallel with the others.
+func oneRun(t *testing.T, a agent) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs a real agent program (seconds); not with -short")
 	}
@@ -502,6 +496,13 @@ func readsFiles(t *testing.T, a agent, ext, marker string) {
 		t.Skip(a.needs)
 	}
 	t.Parallel()
+}
+
+// readsFiles runs a with a picture (ext ".png") or a 3-page PDF (".pdf")
+// every fourth step through swc at 16,000 tokens; marker is how one shows
+// in a's requests.
+func readsFiles(t *testing.T, a agent, ext, marker string) {
+	oneRun(t, a)
 	const budget, each = 16000, 4
 	rn := prepare(t, a, budget, Steps, "")
 	rn.up.Images, rn.up.Ext = each, ext

@@ -122,6 +122,11 @@ type rItem struct {
 	Code              string          `json:"code"`
 	Output            json.RawMessage `json:"output"`
 	Result            string          `json:"result"` // program_output
+	// text and media are outputText's, when known (read is set): an
+	// item remembered by itemMemo carries them.
+	text  string
+	media int
+	read  bool
 }
 
 // Item kinds.
@@ -251,7 +256,7 @@ func parseResponses(data []byte) (*Input, error) {
 		if raw[0] != '{' {
 			return nil, swc.Errorf(swc.EINVALID, "input[%d]: want an item object, got %s", k, kind(raw))
 		}
-		if err := decodeItem(raw, &items[k]); err != nil {
+		if err := decodeItemMemo(raw, &items[k]); err != nil {
 			// An item of a type swc does not know is read for its type
 			// alone, whatever its other fields hold (it goes with the
 			// item before, byte for byte).
@@ -558,6 +563,9 @@ func callText(it *rItem) string {
 
 // outputText is an output item's text and the tokens its images count.
 func outputText(it *rItem) (string, int) {
+	if it.read {
+		return it.text, it.media
+	}
 	if it.Result != "" {
 		return it.Result, 0
 	}

@@ -156,8 +156,10 @@ func codexBody(tokens int) []byte {
 }
 
 // BenchmarkParseResponses times Parse of a Codex-shaped Responses body
-// per size: fast, the items, parts and strings read by rawjson; general,
-// every one by json.Unmarshal (the parser before).
+// per size: remembered, the same body again, its items from itemMemo (an
+// agent's next request resends them); fast, the items, parts and strings
+// read by rawjson; general, every one by json.Unmarshal (the parser
+// before).
 func BenchmarkParseResponses(b *testing.B) { benchParse(b, Responses, codexBody) }
 
 // BenchmarkParseGemini times Parse of a Gemini CLI-shaped body per size:
@@ -169,12 +171,12 @@ func benchParse(b *testing.B, f Format, body func(tokens int) []byte) {
 	for _, tokens := range []int{10_000, 100_000} {
 		data := body(tokens)
 		for _, mode := range []struct {
-			name string
-			fast bool
-		}{{"fast", true}, {"general", false}} {
+			name       string
+			fast, memo bool
+		}{{"remembered", true, true}, {"fast", true, false}, {"general", false, false}} {
 			b.Run(fmt.Sprintf("%dk/%s", tokens/1000, mode.name), func(b *testing.B) {
-				defer func(v bool) { rawjson.Fast = v }(rawjson.Fast)
-				rawjson.Fast = mode.fast
+				defer func(v, m bool) { rawjson.Fast, memoItems = v, m }(rawjson.Fast, memoItems)
+				rawjson.Fast, memoItems = mode.fast, mode.memo
 				b.SetBytes(int64(len(data)))
 				for b.Loop() {
 					if _, err := Parse(data, f); err != nil {
@@ -187,15 +189,27 @@ func benchParse(b *testing.B, f Format, body func(tokens int) []byte) {
 }
 
 // TestParseFastSameAsGeneral parses Codex- and Gemini CLI-shaped bodies
-// with rawjson's reads and with json.Unmarshal alone: the same input.
+// with rawjson's reads, with them and itemMemo (twice: the second time
+// from it) and with json.Unmarshal alone: the same input.
 func TestParseFastSameAsGeneral(t *testing.T) {
 	for _, tc := range []struct {
 		f    Format
 		body []byte
 	}{{Responses, codexBody(3_000)}, {Responses, []byte(agentInput)}, {Gemini, geminiCLIBody(3_000)}} {
+		memoItems = false
 		fast, err := Parse(tc.body, tc.f)
+		memoItems = true
 		if err != nil {
 			t.Fatal(err)
+		}
+		for range 2 { // the second time from itemMemo
+			remembered, err := Parse(tc.body, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(fast.Messages, remembered.Messages) || !reflect.DeepEqual(fast.Raw, remembered.Raw) || !reflect.DeepEqual(fast.Body, remembered.Body) {
+				t.Errorf("%s: parses with and without itemMemo differ", tc.f)
+			}
 		}
 		rawjson.Fast = false
 		general, err := Parse(tc.body, tc.f)

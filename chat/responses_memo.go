@@ -25,9 +25,17 @@ const minMemoItem = 256
 // swc serve's --memory-limit sizes the shared memos (memo.SetSharedBudget).
 const itemMemoBytes = 8 << 20
 
-var itemMemo = memo.NewShared(itemMemoBytes, func(k string, it rItem) int {
-	return len(k) + len(it.Type) + len(it.ID) + len(it.CallID) + len(it.ApprovalRequestID) + len(it.Name) + len(it.Input) + len(it.Code) + len(it.Result) + len(it.text) + 160
+var itemMemo = memo.NewShared(itemMemoBytes, func(k string, e itemEntry) int {
+	it := &e.it
+	return len(k) + len(it.Type) + len(it.ID) + len(it.CallID) + len(it.ApprovalRequestID) + len(it.Name) + len(it.Input) + len(it.Code) + len(it.Result) + len(it.text) + 176
 })
+
+// itemEntry is a remembered item and its key, the memo's own copy of the
+// item's bytes (a lookup's key aliases the request's).
+type itemEntry struct {
+	it  rItem
+	key string
+}
 
 // decodeItemMemo is decodeItem, remembered for an item of minMemoItem
 // bytes or more that decodes without error (with rawjson's reads: the
@@ -36,8 +44,8 @@ func decodeItemMemo(raw []byte, it *rItem) error {
 	if len(raw) < minMemoItem || !memoItems || !rawjson.Fast {
 		return decodeItem(raw, it)
 	}
-	if v, ok := itemMemo.Get(unsafe.String(&raw[0], len(raw))); ok { // the key is not kept
-		*it = v
+	if e, ok := itemMemo.GetOwn(unsafe.String(&raw[0], len(raw)), func(e itemEntry) string { return e.key }); ok {
+		*it = e.it
 		return nil
 	}
 	own := bytes.Clone(raw)
@@ -49,7 +57,8 @@ func decodeItemMemo(raw []byte, it *rItem) error {
 		v.text, v.media = outputText(&v) // remembered too
 		v.read = true
 	}
-	itemMemo.Put(unsafe.String(&own[0], len(own)), v)
+	key := unsafe.String(&own[0], len(own))
+	itemMemo.Put(key, itemEntry{it: v, key: key})
 	return nil
 }
 

@@ -45,6 +45,24 @@ func (m *Memo[K, V]) Get(k K) (V, bool) {
 	return v, ok
 }
 
+// GetOwn is Get for a key that aliases memory the memo must not keep (a
+// string over a request's bytes): an entry found in the old generation
+// moves back to the current one under own(v), a key the value carries,
+// not under k.
+func (m *Memo[K, V]) GetOwn(k K, own func(V) K) (V, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.cur[k]; ok {
+		return v, true
+	}
+	v, ok := m.old[k]
+	if ok {
+		delete(m.old, k)
+		m.add(own(v), v)
+	}
+	return v, ok
+}
+
 // Put stores v under k.
 func (m *Memo[K, V]) Put(k K, v V) {
 	m.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 func TestMemoBounded(t *testing.T) {
@@ -63,4 +64,31 @@ func TestMemoConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestGetOwn: an entry GetOwn finds in the old generation moves back to
+// the current one under the key its value carries, not the lookup's;
+// GetOwn finds what Get finds.
+func TestGetOwn(t *testing.T) {
+	type entry struct{ key string }
+	m := New(64, func(k string, _ entry) int { return len(k) })
+	stored := strings.Repeat("k", 40)
+	m.Put(stored, entry{stored})
+	m.Put(strings.Repeat("z", 40), entry{"z"}) // fills the generation: the first goes old
+	if _, ok := m.old[stored]; !ok {
+		t.Fatal("the entry is not in the old generation")
+	}
+	lookup := string([]byte(stored)) // equal, other memory
+	e, ok := m.GetOwn(lookup, func(e entry) string { return e.key })
+	if !ok || e.key != stored {
+		t.Fatalf("GetOwn: %v %v", e, ok)
+	}
+	for k := range m.cur {
+		if k == stored && unsafe.StringData(k) != unsafe.StringData(stored) {
+			t.Errorf("the entry moved back under the lookup's key, not its own")
+		}
+	}
+	if _, ok := m.GetOwn("absent", func(e entry) string { return e.key }); ok {
+		t.Error("found an absent key")
+	}
 }

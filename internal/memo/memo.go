@@ -31,24 +31,12 @@ func New[K comparable, V any](max int, size func(K, V) int) *Memo[K, V] {
 }
 
 // Get returns the value stored under k.
-func (m *Memo[K, V]) Get(k K) (V, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if v, ok := m.cur[k]; ok {
-		return v, true
-	}
-	v, ok := m.old[k]
-	if ok {
-		delete(m.old, k)
-		m.add(k, v)
-	}
-	return v, ok
-}
+func (m *Memo[K, V]) Get(k K) (V, bool) { return m.GetOwn(k, nil) }
 
 // GetOwn is Get for a key that aliases memory the memo must not keep (a
 // string over a request's bytes): an entry found in the old generation
 // moves back to the current one under own(v), a key the value carries,
-// not under k.
+// not under k (nil own: under k, as Get).
 func (m *Memo[K, V]) GetOwn(k K, own func(V) K) (V, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -58,7 +46,10 @@ func (m *Memo[K, V]) GetOwn(k K, own func(V) K) (V, bool) {
 	v, ok := m.old[k]
 	if ok {
 		delete(m.old, k)
-		m.add(own(v), v)
+		if own != nil {
+			k = own(v)
+		}
+		m.add(k, v)
 	}
 	return v, ok
 }

@@ -43,6 +43,11 @@ type Message struct {
 	// for ("[input_image]", "[thinking]", "[document]": images, PDFs,
 	// reasoning), counted in the message's cost; 0 when none.
 	MediaTokens int `json:"media_tokens,omitempty"`
+	// ReasoningTokens are the tokens of reasoning the request carries
+	// with the message that its Content does not show (a Responses
+	// reasoning item's encrypted content), counted in the message's cost
+	// and sent with it whatever its text becomes; 0 when none.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	// InPlace marks a system message that belongs where it stands in the
 	// conversation (an Anthropic mid-conversation system message, in
 	// "messages" rather than "system"): it is history, not an instruction

@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/swcmem/swc"
 	"github.com/swcmem/swc/internal/rawjson"
+	"github.com/swcmem/swc/tokens"
 )
 
 // Responses is an OpenAI Responses API request body (POST /v1/responses):
@@ -121,7 +122,8 @@ type rItem struct {
 	Operation         json.RawMessage `json:"operation"`
 	Code              string          `json:"code"`
 	Output            json.RawMessage `json:"output"`
-	Result            string          `json:"result"` // program_output
+	Result            string          `json:"result"`            // program_output
+	EncryptedContent  json.RawMessage `json:"encrypted_content"` // reasoning
 	// text and media are outputText's, when known (read is set): an
 	// item remembered by itemMemo carries them.
 	text  string
@@ -435,8 +437,60 @@ func (b *responsesBuilder) build() error {
 		b.in.Raw = append(b.in.Raw, json.RawMessage(b.input[b.spans[u.a].a:b.spans[u.e-1].e:b.spans[u.e-1].e]))
 	}
 	b.markLoaders()
+	b.countReasoning()
 	return nil
 }
+
+// countReasoning adds to each message the tokens of the reasoning items
+// among its items that come after the input's last user message item
+// (reasoningTokens): the API puts the reasoning of the turn being
+// answered in the model's context and drops an earlier turn's.
+func (b *responsesBuilder) countReasoning() {
+	last := -1
+	for k := range b.items {
+		if it := &b.items[k]; it.Role != nil && *it.Role == string(swc.RoleUser) && (it.Type == "message" || it.Type == "") {
+			last = k
+		}
+	}
+	for i, o := range b.in.Origin {
+		if o < 0 {
+			continue
+		}
+		u := b.units[o]
+		for k := max(u.a, last+1); k < u.e; k++ {
+			if b.items[k].Type == "reasoning" {
+				b.in.Messages[i].ReasoningTokens += reasoningTokens(&b.items[k])
+			}
+		}
+	}
+}
+
+// reasoningTokens estimates what a reasoning item counts in the model's
+// context: its encrypted_content's bytes over EncryptedBytesPerToken, and
+// the tokens of the texts of its content parts (reasoning_text, sent back
+// in the clear by providers that do). Its summary counts nothing.
+func reasoningTokens(it *rItem) int {
+	n := 0
+	if enc := bytes.TrimSpace(it.EncryptedContent); len(enc) > 2 && enc[0] == '"' {
+		n += (len(enc) - 2) / EncryptedBytesPerToken
+	}
+	if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '[' {
+		parts, _ := rawjson.Array(c)
+		for _, p := range parts {
+			if t, _ := partText(p); !IsPlaceholder(t) {
+				n += tokens.CountCached(t)
+			}
+		}
+	}
+	return n
+}
+
+// EncryptedBytesPerToken is how many bytes of a Responses reasoning item's
+// encrypted_content count as one token of the model's context: fitted on
+// Codex CLI sessions' reported input tokens, where the current turn's
+// encrypted reasoning counted 0.107 tokens a byte (0.075 to 0.16 a
+// session; docs/chat.md).
+const EncryptedBytesPerToken = 10
 
 // markLoaders marks LoadsTools the assistant messages whose items hold a
 // tool search the API ran: a tool_search_call and its tool_search_output

@@ -19,7 +19,7 @@ import (
 func decodeItem(raw []byte, it *rItem) error { return rawjson.Decode(raw, it, it.field, itemNames) }
 
 // itemNames are rItem's JSON names.
-var itemNames = []string{"type", "role", "content", "id", "call_id", "approval_request_id", "name", "arguments", "input", "action", "operation", "code", "output", "result"}
+var itemNames = []string{"type", "role", "content", "id", "call_id", "approval_request_id", "name", "arguments", "input", "action", "operation", "code", "output", "result", "encrypted_content"}
 
 // field returns where the fast read puts the item's member name.
 func (it *rItem) field(name string) rawjson.Field {
@@ -52,6 +52,8 @@ func (it *rItem) field(name string) rawjson.Field {
 		return rawjson.Field{Raw: &it.Output}
 	case "result":
 		return rawjson.Field{Str: &it.Result}
+	case "encrypted_content":
+		return rawjson.Field{Raw: &it.EncryptedContent}
 	}
 	return rawjson.Field{}
 }

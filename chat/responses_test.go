@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/swcmem/swc"
+	"github.com/swcmem/swc/internal/rawjson"
+	"github.com/swcmem/swc/tokens"
 )
 
 // agentInput is a Responses request as agents send one: instructions,
@@ -285,4 +288,45 @@ func FuzzProviderHistoryParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestResponsesReasoningTokens: a reasoning item after the input's last
+// user message counts its encrypted content's bytes over
+// EncryptedBytesPerToken and its reasoning_text parts' tokens, in the
+// message it goes with; one before that message, and a summary, count
+// nothing; the fast read and encoding/json's agree.
+func TestResponsesReasoningTokens(t *testing.T) {
+	enc := func(n int) string { return strings.Repeat("A", n) }
+	body := `{"model":"gpt-5","input":[
+  {"role":"user","content":"Fix the test."},
+  {"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"` + strings.Repeat("plan ", 200) + `"}],"encrypted_content":"` + enc(2000) + `"},
+  {"type":"function_call","id":"fc_1","call_id":"c1","name":"shell","arguments":"{}"},
+  {"type":"function_call_output","call_id":"c1","output":"ok"},
+  {"type":"message","role":"user","content":[{"type":"input_text","text":"Now the docs."}]},
+  {"type":"reasoning","id":"rs_2","summary":[],"encrypted_content":"` + enc(3000) + `"},
+  {"type":"function_call","id":"fc_2","call_id":"c2","name":"shell","arguments":"{}"},
+  {"type":"function_call_output","call_id":"c2","output":"ok"},
+  {"type":"reasoning","id":"rs_3","summary":[],"content":[{"type":"reasoning_text","text":"Read the docs folder first."}]},
+  {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]},
+  {"type":"reasoning","id":"rs_4","encrypted_content":"` + enc(505) + `"}
+ ]}`
+	defer func() { rawjson.Fast = true }()
+	for _, fast := range []bool{true, true, false} { // the second time from itemMemo
+		rawjson.Fast = fast
+		in, err := Parse([]byte(body), Responses)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, m := range in.Messages {
+			got = append(got, m.ReasoningTokens)
+		}
+		// user, call (rs_1: before the last user message), output, user,
+		// call (rs_2), output, message (rs_3's text, rs_4 going back).
+		text := tokens.Count("Read the docs folder first.")
+		want := []int{0, 0, 0, 0, 3000 / EncryptedBytesPerToken, 0, text + 505/EncryptedBytesPerToken}
+		if !slices.Equal(got, want) {
+			t.Errorf("fast %v: reasoning tokens %v, want %v", fast, got, want)
+		}
+	}
 }

@@ -214,9 +214,10 @@ type SessionSpan struct {
 }
 
 // Cost returns m's tokens as the budget counts them: content, tool call
-// names and arguments, its images (MediaTokens) and MessageOverhead.
+// names and arguments, its images (MediaTokens), the reasoning it carries
+// unshown (ReasoningTokens) and MessageOverhead.
 func (c *Compressor) Cost(m swc.Message) int {
-	n := c.countText(m.Content) + MessageOverhead + m.MediaTokens
+	n := c.countText(m.Content) + MessageOverhead + m.MediaTokens + m.ReasoningTokens
 	for _, tc := range m.ToolCalls {
 		n += c.counter.CountCached(tc.Name) + c.counter.CountCached(tc.Arguments)
 	}

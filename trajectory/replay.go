@@ -83,9 +83,10 @@ func (r *Replay) count(s string) int {
 }
 
 // cost is a message's tokens as a budget counts them: its text, each tool
-// call's name and arguments, its media, and MessageOverhead.
+// call's name and arguments, its media, the reasoning it carries unshown
+// (ReasoningTokens), and MessageOverhead.
 func (r *Replay) cost(m swc.Message) int {
-	n := r.count(m.Content) + m.MediaTokens + MessageOverhead
+	n := r.count(m.Content) + m.MediaTokens + m.ReasoningTokens + MessageOverhead
 	for _, tc := range m.ToolCalls {
 		n += r.count(tc.Name) + r.count(tc.Arguments)
 	}

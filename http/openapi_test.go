@@ -51,7 +51,7 @@ type apiCheck struct {
 
 func newAPICheck(t *testing.T) *apiCheck {
 	var doc openAPIDoc
-	if err := json.Unmarshal(swchttp.OpenAPI, &doc); err != nil {
+	if err := json.Unmarshal(swchttp.OpenAPI(), &doc); err != nil {
 		t.Fatalf("openapi.json: %v", err)
 	}
 	if !strings.HasPrefix(doc.OpenAPI, "3.1.") {
@@ -59,7 +59,7 @@ func newAPICheck(t *testing.T) *apiCheck {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	raw, err := jsonschema.UnmarshalJSON(bytes.NewReader(swchttp.OpenAPI))
+	raw, err := jsonschema.UnmarshalJSON(bytes.NewReader(swchttp.OpenAPI()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestOpenAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := readAll(t, resp); b != string(swchttp.OpenAPI) {
+	if b := readAll(t, resp); b != string(swchttp.OpenAPI()) {
 		t.Error("GET /openapi.json is not openapi.json")
 	}
 

@@ -207,9 +207,12 @@ type geminiFunction struct {
 }
 
 // parseGeminiContent reads content i; res is how the request's media
-// count.
+// count. The content is decoded (decodeGeminiContentMemo: the same
+// content resent by the next request is read once), then its calls and
+// responses are paired with the open calls of the model's content before
+// (open).
 func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, res geminiMedia, open *[]geminiCall) error {
-	role, parts, err := geminiContent(raw, where)
+	dc, err := decodeGeminiContentMemo(raw, where, res)
 	if err != nil {
 		return err
 	}
@@ -219,74 +222,130 @@ func parseGeminiContent(in *Input, raw json.RawMessage, i int, where string, res
 		in.Origin = append(in.Origin, i)
 	}
 	main := swc.Message{Role: swc.RoleUser}
-	if role == "model" {
+	if dc.model {
 		main.Role = swc.RoleAssistant
 		*open = (*open)[:0]
 	}
 	var texts []string
 	hasMain := false
+	for j := range dc.parts {
+		p := &dc.parts[j]
+		switch {
+		case p.call != nil:
+			id := p.call.ID
+			if id == "" {
+				id = geminiSyntheticID(i, j)
+			}
+			main.ToolCalls = append(main.ToolCalls, swc.ToolCall{ID: id, Name: p.call.Name, Arguments: p.call.args})
+			*open = append(*open, geminiCall{id: id, name: p.call.Name})
+			hasMain = true
+		case p.resp != nil:
+			pw := where + ".parts[" + strconv.Itoa(j) + "]"
+			id, ok := answer(*open, p.resp.ID, p.resp.Name)
+			if !ok {
+				return swc.Errorf(swc.EINVALID, "%s.%s: answers no functionCall of the model content before it (name %q, id %q)", pw, p.key, p.resp.Name, p.resp.ID)
+			}
+			add(swc.Message{Role: swc.RoleTool, Content: p.resp.text, ToolCallID: id, Name: p.resp.Name, MediaTokens: p.resp.media}, pw)
+		default:
+			texts = append(texts, p.text)
+			main.MediaTokens += p.media
+			hasMain = true
+		}
+	}
+	main.Content = strings.Join(texts, "\n")
+	if hasMain || len(dc.parts) == 0 {
+		add(main, where)
+	}
+	return nil
+}
+
+// gContent is a Gemini content as decoded: whether the model said it, and
+// its parts.
+type gContent struct {
+	model bool
+	parts []gPart
+}
+
+// gPart is a part of a content as decoded: a functionCall (call), a
+// functionResponse (resp; key is its field's name as written), or any
+// other part's text and the tokens its media and thought count.
+type gPart struct {
+	call  *gCall
+	resp  *gResponse
+	key   string
+	text  string
+	media int
+}
+
+// gCall is a functionCall: its id ("" for none), name and arguments
+// ("{}" for none).
+type gCall struct {
+	ID, Name, args string
+}
+
+// gResponse is a functionResponse: the id and name it answers, its text
+// and the tokens its media parts count.
+type gResponse struct {
+	ID, Name, text string
+	media          int
+}
+
+// decodeGeminiContent decodes content raw (named by where), its media
+// counted under res, or returns an EINVALID error naming what is wrong
+// with it alone (a call or a response in the wrong role's content, a
+// call without a name, a part that is not an object).
+func decodeGeminiContent(raw json.RawMessage, where string, res geminiMedia) (*gContent, error) {
+	role, parts, err := geminiContent(raw, where)
+	if err != nil {
+		return nil, err
+	}
+	dc := &gContent{model: role == "model", parts: make([]gPart, len(parts))}
 	for j, p := range parts {
-		pw := fmt.Sprintf("%s.parts[%d]", where, j)
+		pw := func() string { return fmt.Sprintf("%s.parts[%d]", where, j) }
 		if fc, key := GeminiField(p, "functionCall"); fc != nil {
 			if role != "model" {
-				return swc.Errorf(swc.EINVALID, "%s.%s: a functionCall part in a user content (only the model calls functions)", pw, key)
+				return nil, swc.Errorf(swc.EINVALID, "%s.%s: a functionCall part in a user content (only the model calls functions)", pw(), key)
 			}
 			var f geminiFunction
 			if err := f.decode(fc); err != nil {
-				return swc.Errorf(swc.EINVALID, "%s.%s: want an object with name and args, got %s", pw, key, kind(fc))
+				return nil, swc.Errorf(swc.EINVALID, "%s.%s: want an object with name and args, got %s", pw(), key, kind(fc))
 			}
 			if f.Name == "" {
-				return swc.Errorf(swc.EINVALID, "%s.%s.name: missing", pw, key)
-			}
-			id := f.ID
-			if id == "" {
-				id = geminiSyntheticID(i, j)
+				return nil, swc.Errorf(swc.EINVALID, "%s.%s.name: missing", pw(), key)
 			}
 			args := string(bytes.TrimSpace(f.Args))
 			if args == "" || args == "null" {
 				args = "{}"
 			}
-			main.ToolCalls = append(main.ToolCalls, swc.ToolCall{ID: id, Name: f.Name, Arguments: args})
-			*open = append(*open, geminiCall{id: id, name: f.Name})
-			hasMain = true
+			dc.parts[j] = gPart{call: &gCall{ID: f.ID, Name: f.Name, args: args}, key: key}
 			continue
 		}
 		if fr, key := GeminiField(p, "functionResponse"); fr != nil {
 			if role == "model" {
-				return swc.Errorf(swc.EINVALID, "%s.%s: a functionResponse part in a model content (responses come in user contents)", pw, key)
+				return nil, swc.Errorf(swc.EINVALID, "%s.%s: a functionResponse part in a model content (responses come in user contents)", pw(), key)
 			}
 			var f geminiFunction
 			if err := f.decode(fr); err != nil {
-				return swc.Errorf(swc.EINVALID, "%s.%s: want an object with name and response, got %s", pw, key, kind(fr))
+				return nil, swc.Errorf(swc.EINVALID, "%s.%s: want an object with name and response, got %s", pw(), key, kind(fr))
 			}
-			id, ok := answer(*open, f.ID, f.Name)
-			if !ok {
-				return swc.Errorf(swc.EINVALID, "%s.%s: answers no functionCall of the model content before it (name %q, id %q)", pw, key, f.Name, f.ID)
-			}
-			m := swc.Message{Role: swc.RoleTool, Content: geminiResponseText(f.Response), ToolCallID: id, Name: f.Name}
+			r := &gResponse{ID: f.ID, Name: f.Name, text: geminiResponseText(f.Response)}
 			for k, rp := range f.Parts {
 				var mp map[string]json.RawMessage
 				if err := decodeMap(rp, &mp); err != nil || mp == nil {
-					return swc.Errorf(swc.EINVALID, "%s.%s.parts[%d]: want a part object, got %s", pw, key, k, kind(rp))
+					return nil, swc.Errorf(swc.EINVALID, "%s.%s.parts[%d]: want a part object, got %s", pw(), key, k, kind(rp))
 				}
-				if m.Content != "" {
-					m.Content += "\n"
+				if r.text != "" {
+					r.text += "\n"
 				}
-				m.Content += geminiPartText(mp)
-				m.MediaTokens += geminiMediaTokens(mp, res)
+				r.text += geminiPartText(mp)
+				r.media += geminiMediaTokens(mp, res)
 			}
-			add(m, pw)
+			dc.parts[j] = gPart{resp: r, key: key}
 			continue
 		}
-		texts = append(texts, geminiPartText(p))
-		main.MediaTokens += geminiMediaTokens(p, res) + geminiThoughtTokens(p)
-		hasMain = true
+		dc.parts[j] = gPart{text: geminiPartText(p), media: geminiMediaTokens(p, res) + geminiThoughtTokens(p)}
 	}
-	main.Content = strings.Join(texts, "\n")
-	if hasMain || len(parts) == 0 {
-		add(main, where)
-	}
-	return nil
+	return dc, nil
 }
 
 // answer marks the open call a functionResponse answers, by id, else the

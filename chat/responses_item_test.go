@@ -163,8 +163,9 @@ func codexBody(tokens int) []byte {
 func BenchmarkParseResponses(b *testing.B) { benchParse(b, Responses, codexBody) }
 
 // BenchmarkParseGemini times Parse of a Gemini CLI-shaped body per size:
-// fast, objects, arrays, calls and strings read by rawjson; general,
-// every one by json.Unmarshal (the parser before).
+// remembered, the same body again, its contents from contentMemo; fast,
+// objects, arrays, calls and strings read by rawjson; general, every one
+// by json.Unmarshal (the parser before).
 func BenchmarkParseGemini(b *testing.B) { benchParse(b, Gemini, geminiCLIBody) }
 
 func benchParse(b *testing.B, f Format, body func(tokens int) []byte) {

@@ -62,6 +62,6 @@ func decodeItemMemo(raw []byte, it *rItem) error {
 	return nil
 }
 
-// memoItems turns itemMemo on; off, for a test or benchmark of decoding
-// itself.
+// memoItems turns itemMemo and contentMemo (gemini_memo.go) on; off, for a
+// test or benchmark of decoding itself.
 var memoItems = true

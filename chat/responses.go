@@ -190,6 +190,7 @@ func parseResponses(data []byte) (*Input, error) {
 		return nil, swc.Errorf(swc.EINVALID, "body: %s", jsonErr(err))
 	}
 	var input []byte
+	var spans []span // of input's items, when it is a list
 	var instructions, stored string
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadToken()
@@ -197,6 +198,17 @@ func parseResponses(data []byte) (*Input, error) {
 			return nil, swc.Errorf(swc.EINVALID, "body: %s", jsonErr(err))
 		}
 		key := name.String()
+		if key == "input" && dec.PeekKind() == '[' && in.Body[key] == nil {
+			// The items' places are found in the same pass.
+			a, e, sp, err := readItems(dec)
+			if err != nil {
+				return nil, swc.Errorf(swc.EINVALID, "body: %s", jsonErr(err))
+			}
+			spans = sp
+			in.Body[key] = buf[a:e:e]
+			input, in.Span = buf[a:e:e], [2]int{a, e}
+			continue
+		}
 		v, err := dec.ReadValue()
 		if err != nil {
 			return nil, swc.Errorf(swc.EINVALID, "body: %s", jsonErr(err))
@@ -248,10 +260,6 @@ func parseResponses(data []byte) (*Input, error) {
 	default:
 		return nil, swc.Errorf(swc.EINVALID, "input: want a string or a list of items, got %s", kind(input))
 	}
-	spans, err := itemSpans(input)
-	if err != nil {
-		return nil, err
-	}
 	items := make([]rItem, len(spans))
 	for k, sp := range spans {
 		raw := input[sp.a:sp.e]
@@ -282,20 +290,27 @@ func parseResponses(data []byte) (*Input, error) {
 	return in, nil
 }
 
-// itemSpans returns where each element of a JSON array is in it.
-func itemSpans(arr []byte) ([]span, error) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(arr), fastOptions)
-	dec.ReadToken() // '['
-	var spans []span
+// readItems reads the array dec is at (PeekKind '[') and returns where it
+// is in the decoder's input, [a, e), and where each of its elements is in
+// it, relative to a.
+func readItems(dec *jsontext.Decoder) (a, e int, spans []span, err error) {
+	if _, err := dec.ReadToken(); err != nil { // '['
+		return 0, 0, nil, err
+	}
+	a = int(dec.InputOffset()) - 1
+	spans = []span{}
 	for dec.PeekKind() != ']' {
 		v, err := dec.ReadValue()
 		if err != nil {
-			return nil, swc.Errorf(swc.EINVALID, "input[%d]: %s", len(spans), jsonErr(err))
+			return 0, 0, nil, err
 		}
 		end := int(dec.InputOffset())
-		spans = append(spans, span{end - len(v), end})
+		spans = append(spans, span{end - len(v) - a, end - a})
 	}
-	return spans, nil
+	if _, err := dec.ReadToken(); err != nil { // ']'
+		return 0, 0, nil, err
+	}
+	return a, int(dec.InputOffset()), spans, nil
 }
 
 // responsesBuilder turns input items into messages and their units.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -352,7 +353,7 @@ func (b *responsesBuilder) build() error {
 		if pending >= 0 {
 			first = pending
 		}
-		where := fmt.Sprintf("input[%d]", k)
+		where := "input[" + strconv.Itoa(k) + "]"
 		switch kd {
 		case kForward:
 			if pending < 0 {
